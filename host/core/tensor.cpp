@@ -1,0 +1,124 @@
+#include "core/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include "core/error.h"
+
+namespace ephost {
+
+size_t element_size(int32_t t) {
+  switch (t) {
+    case EPHOST_ELEMENT_FLOAT: case EPHOST_ELEMENT_INT32: case EPHOST_ELEMENT_UINT32: return 4;
+    case EPHOST_ELEMENT_DOUBLE: case EPHOST_ELEMENT_INT64: case EPHOST_ELEMENT_UINT64:
+    case EPHOST_ELEMENT_COMPLEX64: return 8;
+    case EPHOST_ELEMENT_UINT8: case EPHOST_ELEMENT_INT8: case EPHOST_ELEMENT_BOOL: return 1;
+    case EPHOST_ELEMENT_UINT16: case EPHOST_ELEMENT_INT16: case EPHOST_ELEMENT_FLOAT16:
+    case EPHOST_ELEMENT_BFLOAT16: return 2;
+    case EPHOST_ELEMENT_COMPLEX128: return 16;
+    case EPHOST_ELEMENT_STRING: return sizeof(const char*);
+    default: return 0;
+  }
+}
+
+const char* element_type_name(int32_t t) {
+  switch (t) {
+    case EPHOST_ELEMENT_FLOAT: return "float32";
+    case EPHOST_ELEMENT_UINT8: return "uint8";
+    case EPHOST_ELEMENT_INT8: return "int8";
+    case EPHOST_ELEMENT_UINT16: return "uint16";
+    case EPHOST_ELEMENT_INT16: return "int16";
+    case EPHOST_ELEMENT_INT32: return "int32";
+    case EPHOST_ELEMENT_INT64: return "int64";
+    case EPHOST_ELEMENT_STRING: return "string";
+    case EPHOST_ELEMENT_BOOL: return "bool";
+    case EPHOST_ELEMENT_FLOAT16: return "float16";
+    case EPHOST_ELEMENT_DOUBLE: return "float64";
+    case EPHOST_ELEMENT_UINT32: return "uint32";
+    case EPHOST_ELEMENT_UINT64: return "uint64";
+    case EPHOST_ELEMENT_COMPLEX64: return "complex64";
+    case EPHOST_ELEMENT_COMPLEX128: return "complex128";
+    case EPHOST_ELEMENT_BFLOAT16: return "bfloat16";
+    default: return "undefined";
+  }
+}
+
+int64_t element_count(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) fail(EPHOST_INVALID_ARGUMENT, "shape {} has a negative dimension", shape_to_string(shape));
+    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d)
+      fail(EPHOST_INVALID_ARGUMENT, "shape {} has too many elements", shape_to_string(shape));
+    n *= d;
+  }
+  return n;
+}
+
+std::string shape_to_string(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+std::shared_ptr<void> allocate_aligned(size_t bytes) {
+  size_t rounded = (bytes + 63) / 64 * 64;
+  if (rounded == 0) rounded = 64;
+  void* p = std::aligned_alloc(64, rounded);
+  if (!p) throw std::bad_alloc();
+  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+}
+
+Tensor Tensor::allocate(int32_t elem_type, std::vector<int64_t> shape) {
+  size_t esize = element_size(elem_type);
+  if (esize == 0) fail(EPHOST_INVALID_ARGUMENT, "cannot allocate a tensor of element type {}", elem_type);
+  Tensor t;
+  t.elem_type_ = elem_type;
+  t.count_ = element_count(shape);
+  t.shape_ = std::move(shape);
+  t.holder_ = allocate_aligned(static_cast<size_t>(t.count_) * esize);
+  t.data_ = t.holder_.get();
+  if (elem_type == EPHOST_ELEMENT_STRING) {
+    t.string_store_ = std::make_shared<std::vector<std::unique_ptr<std::string>>>();
+    auto** p = static_cast<const char**>(t.data_);
+    for (int64_t i = 0; i < t.count_; ++i) p[i] = "";
+  }
+  return t;
+}
+
+Tensor Tensor::borrow(int32_t elem_type, std::vector<int64_t> shape, void* data, std::shared_ptr<void> keep_alive) {
+  Tensor t;
+  t.elem_type_ = elem_type;
+  t.count_ = element_count(shape);
+  t.shape_ = std::move(shape);
+  t.data_ = data;
+  t.holder_ = std::move(keep_alive);
+  return t;
+}
+
+const char* Tensor::intern_string(const char* s, size_t size) {
+  if (!string_store_) string_store_ = std::make_shared<std::vector<std::unique_ptr<std::string>>>();
+  string_store_->push_back(std::make_unique<std::string>(s, size));
+  return string_store_->back()->c_str();
+}
+
+void Tensor::set_string(size_t i, const std::string& s) {
+  static_cast<const char**>(data_)[i] = intern_string(s.data(), s.size());
+}
+
+Tensor Tensor::clone() const {
+  if (empty()) return Tensor();
+  Tensor t = allocate(elem_type_, shape_);
+  if (elem_type_ == EPHOST_ELEMENT_STRING) {
+    auto** src = static_cast<const char* const*>(data_);
+    for (int64_t i = 0; i < count_; ++i) t.set_string(static_cast<size_t>(i), src[i]);
+  } else if (count_ > 0) {
+    std::memcpy(t.data_, data_, byte_size());
+  }
+  return t;
+}
+
+}  // namespace ephost

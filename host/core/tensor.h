@@ -1,0 +1,68 @@
+// Tensor: the host's value type. Owns its buffer (or borrows the caller's), knows its element type
+// and shape, and hands plugins an EphostTensorView of itself.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ephost/ephost_plugin.h"
+
+namespace ephost {
+
+// Bytes per element; sizeof(const char*) for strings; 0 for unknown types.
+size_t element_size(int32_t elem_type);
+// "float32", "int64", ... for messages.
+const char* element_type_name(int32_t elem_type);
+// Product of dims; 1 for a scalar. Throws INVALID_ARGUMENT on a negative dim or overflow.
+int64_t element_count(const std::vector<int64_t>& shape);
+// "[1,3,640,640]"
+std::string shape_to_string(const std::vector<int64_t>& shape);
+
+// 64-byte aligned buffer that frees itself.
+std::shared_ptr<void> allocate_aligned(size_t bytes);
+
+class Tensor {
+ public:
+  Tensor() = default;
+
+  // New tensor with an uninitialized (numeric) or empty-string-filled (string) buffer.
+  static Tensor allocate(int32_t elem_type, std::vector<int64_t> shape);
+  // A tensor over someone else's memory; `keep_alive` (may be null) is held as long as the tensor.
+  static Tensor borrow(int32_t elem_type, std::vector<int64_t> shape, void* data,
+                       std::shared_ptr<void> keep_alive = nullptr);
+
+  int32_t elem_type() const { return elem_type_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int64_t element_count() const { return count_; }
+  size_t byte_size() const { return static_cast<size_t>(count_) * element_size(elem_type_); }
+  void* data() { return data_; }
+  const void* data() const { return data_; }
+  template <typename T>
+  T* data_as() { return static_cast<T*>(data_); }
+  template <typename T>
+  const T* data_as() const { return static_cast<const T*>(data_); }
+  bool empty() const { return elem_type_ == EPHOST_ELEMENT_UNDEFINED; }
+
+  // For string tensors: store a copy of `s` and return a pointer that lives as long as the tensor.
+  const char* intern_string(const char* s, size_t size);
+  // For string tensors: set element i (copies).
+  void set_string(size_t i, const std::string& s);
+
+  EphostTensorView view() const { return EphostTensorView{elem_type_, shape_.size(), shape_.data(), data_}; }
+  // A deep copy with its own buffer.
+  Tensor clone() const;
+
+ private:
+  int32_t elem_type_ = EPHOST_ELEMENT_UNDEFINED;
+  std::vector<int64_t> shape_;
+  int64_t count_ = 0;
+  void* data_ = nullptr;
+  std::shared_ptr<void> holder_;
+  // String tensors keep their characters here; data_ is an array of pointers into it.
+  std::shared_ptr<std::vector<std::unique_ptr<std::string>>> string_store_;
+};
+
+}  // namespace ephost

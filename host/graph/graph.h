@@ -1,0 +1,153 @@
+// The host's in-memory graph: what the loader builds from an onnx::ModelProto and everything after it
+// (partitioner, planner, executor, the plugin-facing graph view) reads.
+//
+// Ownership: a Model owns its ModelProto and every Graph, Node and Value built from it; raw pointers
+// between them are valid for the Model's lifetime. Nested subgraphs (If/Loop/Scan graph attributes)
+// are Graphs owned by their Node. The IR is read-only once built: graph transforms rewrite the
+// ModelProto and the IR is rebuilt from it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace onnx {
+class ModelProto;
+class GraphProto;
+class NodeProto;
+class AttributeProto;
+class TensorProto;
+}  // namespace onnx
+
+namespace ephost {
+
+class Graph;
+class Node;
+class Model;
+struct GraphView;
+
+// Static type of a value: tensor element type and shape (dims -1 where symbolic or unknown).
+struct TypeInfo {
+  int32_t elem_type = 0;               // EphostElementType; 0 when unknown or not a tensor
+  bool has_shape = false;              // false: rank unknown
+  std::vector<int64_t> dims;           // -1 for symbolic/unknown
+  std::vector<std::string> dim_params; // symbolic names ("" where none), same length as dims
+};
+
+class Value {
+ public:
+  std::string name;
+  TypeInfo type;
+  Graph* owner = nullptr;     // the graph in which this entry lives
+  size_t index = 0;           // dense index in owner->values: executors index frames with it
+  Node* producer = nullptr;   // null for graph inputs, initializers and outer-scope values
+  size_t producer_output = 0; // which output of producer
+  // Nodes of `owner` that read this value: explicitly (inputs) or implicitly (their subgraphs do).
+  std::vector<Node*> consumers;
+  bool is_graph_input = false;
+  bool is_graph_output = false;
+  // Set for initializers: the data, materialized (external data already read and confined).
+  std::shared_ptr<Tensor> initializer;
+  // Set for outer-scope entries of a subgraph: the value of the enclosing graph it refers to.
+  Value* outer = nullptr;
+
+  bool is_initializer() const { return initializer != nullptr; }
+  // An initializer that is not also a graph input: its value never changes between runs.
+  bool is_constant_initializer() const { return initializer != nullptr && !is_graph_input; }
+  bool is_outer_scope() const { return outer != nullptr; }
+};
+
+class Node {
+ public:
+  size_t index = 0;  // position in owner->nodes; stable for the Model's lifetime
+  std::string name;  // never empty: the loader names anonymous nodes "<op_type>_<index>"
+  std::string op_type;
+  std::string domain;  // "" for ai.onnx
+  std::vector<Value*> inputs;           // nullptr for an omitted optional input
+  std::vector<Value*> outputs;          // nullptr for an omitted optional output
+  std::vector<Value*> implicit_inputs;  // values of `owner` (possibly outer-scope entries) read by subgraphs
+  const onnx::NodeProto* proto = nullptr;
+  Graph* owner = nullptr;
+  // Graph attributes, in attribute order: (attribute name, subgraph). GRAPHS attributes are not
+  // supported by any ONNX operator and are rejected at load.
+  std::vector<std::pair<std::string, std::unique_ptr<Graph>>> subgraphs;
+  // TENSOR attributes materialized at load: attribute name -> tensor.
+  std::map<std::string, std::shared_ptr<Tensor>> tensor_attributes;
+
+  // The attribute proto, or nullptr.
+  const onnx::AttributeProto* attribute(const std::string& name) const;
+  Graph* subgraph(const std::string& attribute_name) const;
+};
+
+class Graph {
+ public:
+  std::string name;
+  Model* model = nullptr;
+  Graph* parent_graph = nullptr;  // null for the main graph
+  Node* parent_node = nullptr;    // the node holding this graph as an attribute
+  const onnx::GraphProto* proto = nullptr;
+
+  std::vector<std::unique_ptr<Node>> nodes;    // index == Node::index
+  std::vector<std::unique_ptr<Value>> values;  // index == Value::index
+  std::unordered_map<std::string, Value*> by_name;
+  std::vector<Value*> inputs;          // formal inputs, in declaration order (may include initializers)
+  std::vector<Value*> outputs;         // in declaration order
+  std::vector<Value*> initializers;    // in declaration order
+  std::vector<Value*> outer_scope;     // outer-scope entries this graph (or its subgraphs) reads
+  std::vector<Node*> topological_order;  // computed at build; the loader rejects cycles
+
+  // The read-only view handed to plugins for this whole graph.
+  std::unique_ptr<GraphView> view;
+
+  Value* find(const std::string& value_name) const {
+    auto it = by_name.find(value_name);
+    return it == by_name.end() ? nullptr : it->second;
+  }
+  // Graph inputs that are not initializers: what a caller must feed.
+  std::vector<Value*> required_inputs() const;
+};
+
+// What a plugin sees as an EphostGraph: a whole graph, or the nodes of one fused group. For a group,
+// inputs are the values consumed from outside the group (in first-use order), outputs are the values
+// produced inside and used outside it (or graph outputs), initializers the constant initializers used.
+struct GraphView {
+  std::string name;
+  const Graph* graph = nullptr;  // the graph the nodes belong to
+  std::vector<const Node*> nodes;  // topological order
+  std::vector<const Value*> inputs;
+  std::vector<const Value*> outputs;
+  std::vector<const Value*> initializers;
+  const Node* parent_node = nullptr;
+};
+
+class Model {
+ public:
+  Model();
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  std::unique_ptr<onnx::ModelProto> proto;  // owns every proto the IR points at
+  std::string path;      // model file path, "" when loaded from a buffer
+  std::string base_dir;  // where external data is resolved from
+  int64_t ir_version = 0;
+  std::map<std::string, int64_t> opsets;  // domain ("" for ai.onnx) -> version
+  std::unique_ptr<Graph> main;
+
+  int64_t opset(const std::string& domain) const;
+};
+
+// Builds the IR for `model->proto` (already checked): values, producers/consumers, outer-scope
+// links, implicit inputs, initializer data, topological order, views; recursively for subgraphs.
+// Throws INVALID_GRAPH (cycle, value defined twice, input never defined) with the node and value named.
+void build_graph_ir(Model& model);
+
+// Builds the view of a whole graph (also used by build_graph_ir).
+std::unique_ptr<GraphView> make_full_view(const Graph& graph);
+
+}  // namespace ephost

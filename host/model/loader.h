@@ -1,0 +1,36 @@
+// Model loading: bytes (file or buffer) -> a checked, shape-inferred Model whose ModelProto is ready
+// for graph transforms and build_graph_ir. Every failure is an ephost::Error with a status code a user
+// recognises (NO_SUCHFILE, INVALID_PROTOBUF, INVALID_GRAPH, INVALID_ARGUMENT) and a message saying
+// what was expected, what was found and where.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "graph/graph.h"
+
+namespace ephost {
+
+struct LoadOptions {
+  // session.model_external_initializers_file_folder_path: where external data of a model loaded from
+  // a buffer lives. Empty: a buffer model with external data is an error that says to set it.
+  std::string external_data_folder;
+  bool run_checker = true;
+  bool infer_shapes = true;
+};
+
+// Reads, parses, resolves external data (relative to the model's folder; absolute paths and `..`
+// escapes rejected), runs onnx::checker and shape inference. Does not build the IR.
+std::unique_ptr<Model> load_model_from_file(const std::string& path, const LoadOptions& options);
+std::unique_ptr<Model> load_model_from_buffer(const void* data, size_t size, const LoadOptions& options);
+
+// Re-runs shape inference on model.proto (after graph transforms changed it).
+void infer_model_shapes(Model& model);
+
+// TensorProto -> Tensor (raw_data or typed fields; external data must already be resolved).
+Tensor tensor_from_proto(const onnx::TensorProto& proto);
+// Tensor -> TensorProto (raw_data; strings in string_data).
+void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto* out);
+
+}  // namespace ephost

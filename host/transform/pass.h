@@ -1,0 +1,60 @@
+// Graph transforms (ONNX Runtime's TransformGraph stage): a pipeline of passes run on the ModelProto
+// before partitioning. Others extend it by adding passes; each pass declares the optimization level
+// at which it starts to run (session option / EphostGraphOptimizationLevel).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace onnx {
+class ModelProto;
+class NodeProto;
+}  // namespace onnx
+
+namespace ephost {
+
+// Evaluates one node on constant inputs (used by constant folding). Supplied by the session, which
+// runs the node on the built-in CPU plugin. `opset` is the model's opset for the node's domain.
+using NodeEvaluator =
+    std::function<std::vector<Tensor>(const onnx::NodeProto& node, const std::vector<const Tensor*>& inputs,
+                                      const onnx::ModelProto& model)>;
+
+struct TransformContext {
+  int level = 99;            // EphostGraphOptimizationLevel
+  NodeEvaluator evaluate;    // may be empty: constant folding is then skipped
+};
+
+class GraphPass {
+ public:
+  virtual ~GraphPass() = default;
+  virtual std::string name() const = 0;
+  // Lowest optimization level at which the pass runs (1 = basic).
+  virtual int min_level() const = 0;
+  // Rewrites the model in place; returns how many rewrites it made (0 = unchanged).
+  virtual size_t apply(onnx::ModelProto& model, TransformContext& context) = 0;
+};
+
+struct PassResult {
+  std::string pass;
+  size_t rewrites = 0;
+};
+
+class PassPipeline {
+ public:
+  void add(std::unique_ptr<GraphPass> pass);
+  // Runs every pass whose min_level <= context.level, repeating the pipeline until nothing changes
+  // (at most a few rounds). Returns what each pass did.
+  std::vector<PassResult> run(onnx::ModelProto& model, TransformContext& context) const;
+
+ private:
+  std::vector<std::unique_ptr<GraphPass>> passes_;
+};
+
+// The default pipeline: no-op elimination, constant folding.
+PassPipeline default_pipeline();
+
+}  // namespace ephost

@@ -1,0 +1,163 @@
+/*
+ * ephost_c_api.h — the application ABI of libephost.
+ *
+ *   const EphostApi* api = EphostGetApi(EPHOST_API_VERSION);
+ *
+ * returns a table of functions that only grows at the end. An application built against an older
+ * header asks for its older version and gets a table it can use; asking for a version newer than the
+ * library returns NULL (never a crash) — call EphostGetVersionString() to say which library you got.
+ *
+ * Conventions:
+ *  - Every function that can fail returns EphostStatus* (NULL = success). The caller owns a non-NULL
+ *    status and releases it with ReleaseStatus.
+ *  - Outputs are the last parameters, named out_*. On failure they are left untouched.
+ *  - Objects are opaque and released with their Release* function; Release*(NULL) is a no-op.
+ *  - Strings returned as `char**` are allocated by the library and freed with FreeString. Strings
+ *    returned as `const char**` are owned by the object they came from and live as long as it.
+ *  - Thread safety: an env and a session may be used from several threads at once; Run is safe to
+ *    call concurrently on one session. Session options and values are not synchronized.
+ */
+#ifndef EPHOST_C_API_H_
+#define EPHOST_C_API_H_
+
+#include "ephost/ephost_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define EPHOST_API_VERSION 1u
+
+typedef struct EphostEnv EphostEnv;
+typedef struct EphostSessionOptions EphostSessionOptions;
+typedef struct EphostSession EphostSession;
+typedef struct EphostTensor EphostTensor;
+
+/* Graph optimization levels, as ONNX Runtime's GraphOptimizationLevel. */
+typedef enum EphostGraphOptimizationLevel {
+  EPHOST_OPT_DISABLE_ALL = 0,
+  EPHOST_OPT_ENABLE_BASIC = 1,    /* constant folding, no-op elimination */
+  EPHOST_OPT_ENABLE_EXTENDED = 2,
+  EPHOST_OPT_ENABLE_ALL = 99      /* default */
+} EphostGraphOptimizationLevel;
+
+/* One entry of the discovery report. Strings are owned by the env and live as long as it. */
+typedef struct EphostPluginReport {
+  uint32_t struct_size;
+  const char* path;         /* library path, or "<built-in>" */
+  const char* name;         /* plugin name, or "" when it could not describe itself */
+  const char* vendor;
+  const char* version;
+  const char* device_type;  /* "cpu", "gpu", "npu" */
+  const char* sdk_version;
+  const char* hardware_architecture;
+  const char* driver_version;
+  const char* source_keys;  /* comma-separated EPContext source keys */
+  int32_t default_priority;
+  uint32_t abi_version;     /* negotiated plugin ABI version, 0 when negotiation failed */
+  int32_t loaded;           /* 1 when usable, 0 when skipped */
+  const char* reason;       /* why it was skipped ("" when loaded) */
+} EphostPluginReport;
+
+typedef struct EphostApi {
+  uint32_t struct_size;
+  uint32_t version;
+
+  /* ---- status (version 1) ---- */
+  EphostStatusCode (*GetErrorCode)(const EphostStatus* status);
+  /* Valid until the status is released. */
+  const char* (*GetErrorMessage)(const EphostStatus* status);
+  void (*ReleaseStatus)(EphostStatus* status);
+  /* Name of a code, e.g. "INVALID_GRAPH". Static storage. */
+  const char* (*GetErrorCodeName)(EphostStatusCode code);
+  void (*FreeString)(char* string);
+
+  /* ---- env: logging and plugin discovery (version 1) ---- */
+  /* Creates an env and runs discovery: EPHOST_PLUGIN_PATH (':'-separated on POSIX, ';' on Windows),
+   * then the default plugin directory installed beside libephost, plus the built-in CPU plugin.
+   * Plugins that cannot be used are skipped and reported, never fatal. */
+  EphostStatus* (*CreateEnv)(EphostLogLevel min_log_level, EphostEnv** out_env);
+  /* Like CreateEnv, but searches only `plugin_dirs` (NULL-terminated list; may be empty), ignoring
+   * EPHOST_PLUGIN_PATH and the default directory. For hermetic tests and sandboxed applications. */
+  EphostStatus* (*CreateEnvWithPluginDirs)(EphostLogLevel min_log_level, const char* const* plugin_dirs,
+                                           EphostEnv** out_env);
+  /* Release the env. All sessions created from it must have been released first. */
+  void (*ReleaseEnv)(EphostEnv* env);
+  /* Load one plugin library explicitly. The attempt is added to the discovery report whether or not it
+   * succeeds; the returned status says why it failed. */
+  EphostStatus* (*RegisterPluginLibrary)(EphostEnv* env, const char* path);
+  size_t (*GetPluginReportCount)(const EphostEnv* env);
+  /* `out->struct_size` must be set by the caller. */
+  EphostStatus* (*GetPluginReport)(const EphostEnv* env, size_t index, EphostPluginReport* out);
+  /* The whole discovery report as a JSON array. Free with FreeString. */
+  EphostStatus* (*GetPluginReportJson)(const EphostEnv* env, char** out_json);
+
+  /* ---- session options (version 1) ---- */
+  EphostStatus* (*CreateSessionOptions)(EphostSessionOptions** out_options);
+  void (*ReleaseSessionOptions)(EphostSessionOptions* options);
+  /* A configuration entry with ONNX Runtime's key spellings, e.g. "session.disable_cpu_ep_fallback",
+   * "ep.context_enable". Keys at most 128 bytes, values at most 1024. Later entries win. */
+  EphostStatus* (*AddSessionConfigEntry)(EphostSessionOptions* options, const char* key, const char* value);
+  EphostStatus* (*SetIntraOpNumThreads)(EphostSessionOptions* options, int32_t num_threads);
+  EphostStatus* (*SetGraphOptimizationLevel)(EphostSessionOptions* options, EphostGraphOptimizationLevel level);
+  /* Append a provider to the registration-priority list (earlier = asked first). `keys`/`values` are
+   * its options (copied). Naming an unknown provider fails at session creation with the list of
+   * providers found. */
+  EphostStatus* (*AppendProvider)(EphostSessionOptions* options, const char* provider_name, const char* const* keys,
+                                  const char* const* values, size_t num_options);
+
+  /* ---- session (version 1) ---- */
+  EphostStatus* (*CreateSession)(EphostEnv* env, const char* model_path, const EphostSessionOptions* options,
+                                 EphostSession** out_session);
+  /* `model_data` is copied; it may be freed when the call returns. */
+  EphostStatus* (*CreateSessionFromArray)(EphostEnv* env, const void* model_data, size_t model_size,
+                                          const EphostSessionOptions* options, EphostSession** out_session);
+  void (*ReleaseSession)(EphostSession* session);
+  size_t (*SessionGetInputCount)(const EphostSession* session);
+  size_t (*SessionGetOutputCount)(const EphostSession* session);
+  /* Names are owned by the session. */
+  EphostStatus* (*SessionGetInputName)(const EphostSession* session, size_t index, const char** out_name);
+  EphostStatus* (*SessionGetOutputName)(const EphostSession* session, size_t index, const char** out_name);
+  /* Declared type of an input/output: element type, rank (-1 unknown) and dims (-1 for symbolic).
+   * `*out_dims` is owned by the session. */
+  EphostStatus* (*SessionGetInputType)(const EphostSession* session, size_t index, int32_t* out_elem_type,
+                                       int64_t* out_rank, const int64_t** out_dims);
+  EphostStatus* (*SessionGetOutputType)(const EphostSession* session, size_t index, int32_t* out_elem_type,
+                                        int64_t* out_rank, const int64_t** out_dims);
+  /* The partition report (node -> provider, refused claims and why) as JSON. Free with FreeString. */
+  EphostStatus* (*SessionGetPartitionReportJson)(const EphostSession* session, char** out_json);
+  /* Run. Inputs are bound by name; every graph input without an initializer must be given.
+   * `outputs[i]` receives a new tensor for `output_names[i]` (release with ReleaseTensor).
+   * Thread-safe. */
+  EphostStatus* (*Run)(EphostSession* session, const char* const* input_names, const EphostTensor* const* inputs,
+                       size_t num_inputs, const char* const* output_names, size_t num_outputs,
+                       EphostTensor** outputs);
+
+  /* ---- tensors (version 1) ---- */
+  /* A tensor over the caller's buffer (not copied, not freed): it must outlive the tensor.
+   * `data_size` must equal the element count times the element size. */
+  EphostStatus* (*CreateTensorWithData)(EphostElementType elem_type, const int64_t* shape, size_t rank, void* data,
+                                        size_t data_size, EphostTensor** out_tensor);
+  /* A tensor whose zero-filled buffer the library allocates (64-byte aligned). */
+  EphostStatus* (*CreateTensor)(EphostElementType elem_type, const int64_t* shape, size_t rank,
+                                EphostTensor** out_tensor);
+  void (*ReleaseTensor)(EphostTensor* tensor);
+  EphostElementType (*TensorGetElementType)(const EphostTensor* tensor);
+  /* `*out_shape` is owned by the tensor. */
+  void (*TensorGetShape)(const EphostTensor* tensor, const int64_t** out_shape, size_t* out_rank);
+  void* (*TensorGetData)(EphostTensor* tensor);
+  size_t (*TensorGetElementCount)(const EphostTensor* tensor);
+  /* Size in bytes of one element (sizeof(char*) for strings), 0 for unknown types. */
+  size_t (*GetElementSize)(EphostElementType elem_type);
+} EphostApi;
+
+/* The function table for `version` (1..EPHOST_API_VERSION), or NULL for an unknown version. */
+EPHOST_EXPORT const EphostApi* EphostGetApi(uint32_t version);
+/* The library's version, e.g. "0.1.0". Static storage. */
+EPHOST_EXPORT const char* EphostGetVersionString(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EPHOST_C_API_H_ */

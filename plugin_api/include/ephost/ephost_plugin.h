@@ -1,0 +1,371 @@
+/*
+ * ephost_plugin.h — the plugin ABI: what an execution-provider (EP) plugin library exports and what
+ * the host offers it.
+ *
+ * The contract in one paragraph: a plugin is a shared library exporting one C function,
+ * `ephost_plugin_negotiate` (EPHOST_PLUGIN_ENTRY_POINT). The host calls it once, offering the range of
+ * ABI versions it speaks and its own function table (EphostHostApi). The plugin answers with the
+ * version it will speak and a pointer to its function table (EphostPlugin). From then on the host
+ * calls the plugin only through that table, and the plugin calls the host only through EphostHostApi.
+ *
+ * Rules (learned from Vulkan's loader, SQLite's extension table and ONNX Runtime's plugin EP API):
+ *  - Every struct that crosses the boundary starts with `uint32_t struct_size`. Structs only grow at
+ *    the end; nothing is reordered or removed. A reader checks `struct_size` (or the negotiated
+ *    version) before touching a member added after ABI 1 — see EPHOST_STRUCT_HAS().
+ *  - No C++ type crosses the boundary and no exception may escape a function of either table. The
+ *    host catches anything a plugin throws anyway and turns it into EPHOST_RUNTIME_EXCEPTION, but a
+ *    plugin must not rely on that (the SDK's EPHOST_DEFINE_PLUGIN wrapper catches for you).
+ *  - Errors are EphostStatus* (NULL = success) created with EphostHostApi::status_create.
+ *  - Ownership and lifetime are stated on every function. "Host-owned" pointers must not be freed by
+ *    the plugin; "valid during the call" pointers must not be kept after the call returns.
+ *
+ * Plugin authors: see plugin_api/README.md for a guided tour and sdk/ for C++ helpers.
+ */
+#ifndef EPHOST_PLUGIN_H_
+#define EPHOST_PLUGIN_H_
+
+#include "ephost/ephost_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The newest plugin ABI version this header describes. */
+#define EPHOST_PLUGIN_ABI_VERSION 1u
+/* The oldest plugin ABI version a host built from this header still accepts. */
+#define EPHOST_PLUGIN_ABI_MIN_VERSION 1u
+
+/* Name of the one symbol a plugin library exports (type: EphostPluginNegotiateFn). */
+#define EPHOST_PLUGIN_ENTRY_POINT "ephost_plugin_negotiate"
+
+/* True when a struct whose first member is `struct_size` is large enough to contain `member`. */
+#define EPHOST_STRUCT_HAS(ptr, type, member) \
+  ((ptr)->struct_size >= offsetof(type, member) + sizeof(((type*)0)->member))
+
+/* ------------------------------------------------------------------------------------------------
+ * Opaque handles. All are host-owned unless stated otherwise.
+ * ---------------------------------------------------------------------------------------------- */
+
+/* A read-only view of a graph: the model's main graph, a control-flow subgraph, or the nodes of one
+ * fused group (in compile). Valid for the duration of the call that hands it over, unless stated. */
+typedef struct EphostGraph EphostGraph;
+/* A node of a graph. Same lifetime as the graph it came from. */
+typedef struct EphostNode EphostNode;
+/* A named value (tensor) of a graph: graph input, initializer, node output or outer-scope value. */
+typedef struct EphostValueInfo EphostValueInfo;
+/* One attribute of a node. */
+typedef struct EphostAttribute EphostAttribute;
+/* The sink get_capability writes its claims into (valid during get_capability only). */
+typedef struct EphostCapability EphostCapability;
+/* Inputs and outputs of one kernel or compiled-group invocation (valid during compute only). */
+typedef struct EphostKernelContext EphostKernelContext;
+/* A tensor produced by the host for the plugin (a subgraph's result); released with value_release. */
+typedef struct EphostValue EphostValue;
+/* The sink an EPContext emitter writes into (declared for the EPContext slots). */
+typedef struct EphostContextSink EphostContextSink;
+
+/* Plugin-owned handles: the host never looks inside them. */
+typedef struct EphostProvider EphostProvider; /* one provider instance (per session) */
+typedef struct EphostKernel EphostKernel;     /* one node's kernel */
+
+/* Attribute types; numbering is ONNX's AttributeProto.AttributeType. */
+typedef enum EphostAttributeType {
+  EPHOST_ATTR_UNDEFINED = 0,
+  EPHOST_ATTR_FLOAT = 1,
+  EPHOST_ATTR_INT = 2,
+  EPHOST_ATTR_STRING = 3,
+  EPHOST_ATTR_TENSOR = 4,
+  EPHOST_ATTR_GRAPH = 5,
+  EPHOST_ATTR_FLOATS = 6,
+  EPHOST_ATTR_INTS = 7,
+  EPHOST_ATTR_STRINGS = 8,
+  EPHOST_ATTR_TENSORS = 9,
+  EPHOST_ATTR_GRAPHS = 10
+} EphostAttributeType;
+
+/*
+ * A borrowed view of a tensor. `shape` and `data` are owned by whoever produced the view and stay
+ * valid for as long as that producer says (stated on each function). For EPHOST_ELEMENT_STRING the
+ * data is an array of `const char*`. A scalar has rank 0 and one element.
+ */
+typedef struct EphostTensorView {
+  int32_t elem_type;    /* EphostElementType */
+  size_t rank;
+  const int64_t* shape; /* `rank` entries */
+  const void* data;     /* NULL only for an absent optional input */
+} EphostTensorView;
+
+/* The verdict of a plugin on a compiled EPContext blob (declared for the EPContext issue).
+ * Numbering follows ONNX Runtime's OrtCompiledModelCompatibility. */
+typedef enum EphostContextVerdict {
+  EPHOST_CONTEXT_NOT_MINE = 0,          /* not this plugin's format: ask the next plugin */
+  EPHOST_CONTEXT_OPTIMAL = 1,           /* load it */
+  EPHOST_CONTEXT_PREFER_RECOMPILE = 2,  /* loads and runs, but a recompile would be better */
+  EPHOST_CONTEXT_UNSUPPORTED = 3        /* cannot be used: the host falls back (INVALID_GRAPH) */
+} EphostContextVerdict;
+
+/*
+ * What compile (and context_load) hand back for one fused group: a compute function plus state
+ * management, as ONNX Runtime's OrtNodeComputeInfo. The host calls create_state once per session,
+ * compute once per run (possibly from several threads at once with the same state: compute must
+ * be thread-safe or serialize itself), release_state when the session ends, then release.
+ * `user` is plugin-owned and passed back to every function.
+ */
+typedef struct EphostComputeInfo {
+  uint32_t struct_size;
+  void* user;
+  EphostStatus* (*create_state)(void* user, void** out_state);
+  EphostStatus* (*compute)(void* user, void* state, EphostKernelContext* context);
+  void (*release_state)(void* user, void* state);
+  void (*release)(void* user);
+} EphostComputeInfo;
+
+/* ------------------------------------------------------------------------------------------------
+ * Plugin metadata: how a plugin describes itself (EphostPlugin::describe).
+ * All strings are plugin-owned and must stay valid until the library is unloaded (string literals
+ * are the usual choice). Optional strings may be NULL.
+ * ---------------------------------------------------------------------------------------------- */
+typedef struct EphostPluginInfo {
+  uint32_t struct_size;          /* set by the host before describe: sizeof(EphostPluginInfo) it knows */
+  const char* name;              /* unique provider name, e.g. "dnnl"; [A-Za-z0-9_.-]+ */
+  const char* vendor;            /* e.g. "Contoso" */
+  const char* version;           /* plugin version, semver "MAJOR.MINOR.PATCH" */
+  int32_t device_type;           /* EphostDeviceType */
+  const char* const* context_source_keys; /* EPContext `source` values this plugin loads */
+  size_t num_context_source_keys;
+  const char* sdk_version;       /* backend SDK version the plugin was built with, e.g. "2.6.3" */
+  const char* hardware_architecture; /* e.g. "x86_64-avx2", "sm_90" */
+  const char* driver_version;    /* version of the driver found at run time, or NULL */
+  int32_t default_priority;      /* higher is asked earlier when the user lists no providers */
+} EphostPluginInfo;
+
+/* ------------------------------------------------------------------------------------------------
+ * EphostHostApi — what the host offers every plugin. Host-owned; valid from negotiation until the
+ * library is unloaded. Every function is thread-safe. Members after ABI 1 will be added at the end
+ * and are present when `struct_size` covers them.
+ * ---------------------------------------------------------------------------------------------- */
+typedef struct EphostHostApi {
+  uint32_t struct_size;
+  uint32_t abi_version; /* the version negotiated with this plugin */
+
+  /* --- status (ABI 1) --- */
+  /* New status with a copy of `message`. Never returns NULL for code != EPHOST_OK; returns NULL for
+   * EPHOST_OK. The receiver owns it. */
+  EphostStatus* (*status_create)(EphostStatusCode code, const char* message);
+  void (*status_release)(EphostStatus* status);
+  EphostStatusCode (*status_code)(const EphostStatus* status);
+  /* Valid until the status is released. */
+  const char* (*status_message)(const EphostStatus* status);
+
+  /* --- logging (ABI 1) --- */
+  /* Log `message` (copied) under the plugin's name. Cheap when the level is filtered out. */
+  void (*log)(const EphostProvider* provider_or_null, EphostLogLevel level, const char* message);
+
+  /* --- graph (ABI 1). Nodes are listed in a topological order. --- */
+  const char* (*graph_name)(const EphostGraph* graph);
+  /* Path of the model file, or "" when the model came from a buffer. */
+  const char* (*graph_model_path)(const EphostGraph* graph);
+  size_t (*graph_num_nodes)(const EphostGraph* graph);
+  const EphostNode* (*graph_node)(const EphostGraph* graph, size_t index);
+  size_t (*graph_num_inputs)(const EphostGraph* graph);
+  const EphostValueInfo* (*graph_input)(const EphostGraph* graph, size_t index);
+  size_t (*graph_num_outputs)(const EphostGraph* graph);
+  const EphostValueInfo* (*graph_output)(const EphostGraph* graph, size_t index);
+  size_t (*graph_num_initializers)(const EphostGraph* graph);
+  const EphostValueInfo* (*graph_initializer)(const EphostGraph* graph, size_t index);
+  /* Opset version imported for `domain` ("" or "ai.onnx" for the default domain), -1 if none. */
+  int64_t (*graph_opset)(const EphostGraph* graph, const char* domain);
+  /* The node that owns this graph as an attribute (If/Loop/Scan), or NULL for a top-level graph. */
+  const EphostNode* (*graph_parent_node)(const EphostGraph* graph);
+
+  /* --- node (ABI 1) --- */
+  /* Index unique within its graph, stable for the session. */
+  size_t (*node_id)(const EphostNode* node);
+  const char* (*node_name)(const EphostNode* node);
+  const char* (*node_op_type)(const EphostNode* node);
+  /* "" for the default ONNX domain. */
+  const char* (*node_domain)(const EphostNode* node);
+  size_t (*node_num_inputs)(const EphostNode* node);
+  /* NULL for an omitted optional input. */
+  const EphostValueInfo* (*node_input)(const EphostNode* node, size_t index);
+  size_t (*node_num_outputs)(const EphostNode* node);
+  /* NULL for an omitted optional output. */
+  const EphostValueInfo* (*node_output)(const EphostNode* node, size_t index);
+  /* Values of enclosing graphs that this node's subgraphs read (outer-scope values). */
+  size_t (*node_num_implicit_inputs)(const EphostNode* node);
+  const EphostValueInfo* (*node_implicit_input)(const EphostNode* node, size_t index);
+  size_t (*node_num_attributes)(const EphostNode* node);
+  const EphostAttribute* (*node_attribute_at)(const EphostNode* node, size_t index);
+  /* NULL when absent. */
+  const EphostAttribute* (*node_attribute)(const EphostNode* node, const char* name);
+  /* The subgraph held by graph attribute `attribute_name` (e.g. "then_branch"), or NULL. */
+  const EphostGraph* (*node_subgraph)(const EphostNode* node, const char* attribute_name);
+  /* The graph this node belongs to. */
+  const EphostGraph* (*node_graph)(const EphostNode* node);
+
+  /* --- attribute (ABI 1). Getters fail with EPHOST_INVALID_ARGUMENT on a type mismatch. --- */
+  const char* (*attribute_name)(const EphostAttribute* attribute);
+  EphostAttributeType (*attribute_type)(const EphostAttribute* attribute);
+  EphostStatus* (*attribute_int)(const EphostAttribute* attribute, int64_t* out);
+  EphostStatus* (*attribute_float)(const EphostAttribute* attribute, float* out);
+  /* `*out` points at host-owned bytes (not NUL-terminated in general; use `*out_size`). */
+  EphostStatus* (*attribute_string)(const EphostAttribute* attribute, const char** out, size_t* out_size);
+  /* `*out` points at a host-owned array valid as long as the graph. */
+  EphostStatus* (*attribute_ints)(const EphostAttribute* attribute, const int64_t** out, size_t* out_count);
+  EphostStatus* (*attribute_floats)(const EphostAttribute* attribute, const float** out, size_t* out_count);
+  size_t (*attribute_num_strings)(const EphostAttribute* attribute);
+  EphostStatus* (*attribute_string_at)(const EphostAttribute* attribute, size_t index, const char** out,
+                                       size_t* out_size);
+  /* A TENSOR attribute's value; the view stays valid as long as the graph. */
+  EphostStatus* (*attribute_tensor)(const EphostAttribute* attribute, EphostTensorView* out);
+
+  /* --- value info (ABI 1) --- */
+  const char* (*value_name)(const EphostValueInfo* value);
+  /* EphostElementType, or EPHOST_ELEMENT_UNDEFINED when unknown or not a tensor. */
+  int32_t (*value_elem_type)(const EphostValueInfo* value);
+  /* Rank, or -1 when the shape is unknown. */
+  int64_t (*value_rank)(const EphostValueInfo* value);
+  /* Dimension `index`: its size, or -1 when symbolic or unknown. */
+  int64_t (*value_dim)(const EphostValueInfo* value, size_t index);
+  /* Dimension `index`'s symbolic name, or "" when none. */
+  const char* (*value_dim_param)(const EphostValueInfo* value, size_t index);
+  /* The node producing this value, or NULL (graph input, initializer, outer scope). */
+  const EphostNode* (*value_producer)(const EphostValueInfo* value);
+  size_t (*value_num_consumers)(const EphostValueInfo* value);
+  const EphostNode* (*value_consumer)(const EphostValueInfo* value, size_t index);
+  int (*value_is_graph_input)(const EphostValueInfo* value);
+  int (*value_is_graph_output)(const EphostValueInfo* value);
+  /* An initializer that is not also a graph input (its value cannot change between runs). */
+  int (*value_is_constant_initializer)(const EphostValueInfo* value);
+  int (*value_is_outer_scope)(const EphostValueInfo* value);
+  /* The data of a constant initializer; the view stays valid as long as the session.
+   * EPHOST_INVALID_ARGUMENT when the value is not a constant initializer. */
+  EphostStatus* (*value_initializer_data)(const EphostValueInfo* value, EphostTensorView* out);
+
+  /* --- capability sink (ABI 1), used inside get_capability only --- */
+  /* Claim one node, to be run by this provider's kernel (kernel_create). */
+  EphostStatus* (*capability_add_node)(EphostCapability* capability, const EphostNode* node);
+  /* Claim a group of nodes to fuse and compile into one unit (compile). The host may trim nodes
+   * that an earlier provider already took, and refuses a group that would then form a cycle; both
+   * are reported in the partition report. */
+  EphostStatus* (*capability_add_fused_group)(EphostCapability* capability, const EphostNode* const* nodes,
+                                              size_t num_nodes);
+
+  /* --- kernel context (ABI 1), used inside compute only --- */
+  size_t (*kernel_num_inputs)(const EphostKernelContext* context);
+  /* Input `index`; `out->data` is NULL for an absent optional input. Valid during compute. */
+  EphostStatus* (*kernel_input)(const EphostKernelContext* context, size_t index, EphostTensorView* out);
+  size_t (*kernel_num_outputs)(const EphostKernelContext* context);
+  /* Allocate output `index` with `shape`; `*out_data` is host-owned, 64-byte aligned, valid during
+   * compute and must be fully written by the plugin. Calling twice for one output fails. For a
+   * string output, `*out_data` is an array of `const char*` that the plugin fills with pointers
+   * made by kernel_output_string. */
+  EphostStatus* (*kernel_output)(EphostKernelContext* context, size_t index, const int64_t* shape, size_t rank,
+                                 void** out_data);
+  /* Copy `size` bytes of `data` into storage owned by output `index` (a string tensor) and return it,
+   * NUL-terminated, for the plugin to store into that output's element array. */
+  EphostStatus* (*kernel_output_string)(EphostKernelContext* context, size_t index, const char* data,
+                                        size_t size, const char** out);
+  /* Number of threads the provider may use for this computation (session's intra-op setting). */
+  int32_t (*kernel_num_threads)(const EphostKernelContext* context);
+  /* Run the subgraph held by attribute `attribute_name` of the node being computed (control flow).
+   * `inputs` bind the subgraph's formal inputs in order; outer-scope values are bound by the host.
+   * On success `outputs[i]` receives one new host value per subgraph output; the plugin releases
+   * each with value_release. */
+  EphostStatus* (*kernel_run_subgraph)(EphostKernelContext* context, const char* attribute_name,
+                                       const EphostTensorView* inputs, size_t num_inputs, EphostValue** outputs,
+                                       size_t num_outputs);
+  /* View of a host value; valid until value_release. */
+  EphostStatus* (*value_tensor)(const EphostValue* value, EphostTensorView* out);
+  void (*value_release)(EphostValue* value);
+
+  /* --- EPContext sink (ABI 1, used by context_emit; implemented with the EPContext issue) --- */
+  /* Hand the host the bytes of this group's compiled context. The host writes every file. */
+  EphostStatus* (*context_set_blob)(EphostContextSink* sink, const void* data, size_t size);
+  /* Set an EPContext string attribute ("ep_sdk_version", "hardware_architecture", "notes", ...). */
+  EphostStatus* (*context_set_attribute)(EphostContextSink* sink, const char* name, const char* value);
+} EphostHostApi;
+
+/* ------------------------------------------------------------------------------------------------
+ * EphostPlugin — what a plugin offers the host. Plugin-owned (usually a static const), valid until
+ * the library is unloaded. A NULL optional member means "not supported".
+ * ---------------------------------------------------------------------------------------------- */
+typedef struct EphostPlugin {
+  uint32_t struct_size;
+  uint32_t abi_version; /* must equal the version answered in negotiation */
+
+  /* Fill `info` (its struct_size is set by the host). Required. Called once after negotiation. */
+  EphostStatus* (*describe)(EphostPluginInfo* info);
+
+  /* Create a provider for one session. `keys`/`values` are the provider options (host-owned, valid
+   * during the call): every `ep.<name>.<key>` session entry, plus "intra_op_num_threads". Required.
+   * The provider is released with provider_release. */
+  EphostStatus* (*provider_create)(const char* const* keys, const char* const* values, size_t num_options,
+                                   EphostProvider** out_provider);
+  void (*provider_release)(EphostProvider* provider);
+
+  /* Claim the nodes of `graph` this provider will run, through `capability`. Called once for the
+   * main graph and once per nested subgraph. Required. A failure is logged and reported, and the
+   * provider gets no nodes of that graph; it never fails the session. */
+  EphostStatus* (*get_capability)(EphostProvider* provider, const EphostGraph* graph, EphostCapability* capability);
+
+  /* Create the kernel for a node claimed with capability_add_node. The node stays valid for the
+   * session's lifetime, so a kernel may keep it. Optional when the plugin never claims single nodes. */
+  EphostStatus* (*kernel_create)(EphostProvider* provider, const EphostNode* node, EphostKernel** out_kernel);
+  /* Run the kernel. May be called from several threads at once (concurrent runs). */
+  EphostStatus* (*kernel_compute)(EphostKernel* kernel, EphostKernelContext* context);
+  void (*kernel_release)(EphostKernel* kernel);
+
+  /* Compile a fused group claimed with capability_add_fused_group. `group` is a view over the
+   * group's nodes; its inputs/outputs are the group's boundary, in the order the kernel context uses.
+   * `group` is valid during the call only (copy what you need). Optional. */
+  EphostStatus* (*compile)(EphostProvider* provider, const EphostGraph* group, const char* fused_name,
+                           EphostComputeInfo* out_compute);
+
+  /* Called before and after every Run of a session that uses this provider. Optional. */
+  EphostStatus* (*on_run_start)(EphostProvider* provider);
+  EphostStatus* (*on_run_end)(EphostProvider* provider);
+
+  /* --- EPContext (declared in ABI 1; the EPContext issue implements the host side) --- */
+  /* Write the compiled context of a group compiled earlier with `fused_name` into `sink`. Optional. */
+  EphostStatus* (*context_emit)(EphostProvider* provider, const char* fused_name, EphostContextSink* sink);
+  /* Judge an EPContext node and its blob before loading. `*out_reason` (plugin-owned string valid
+   * until the next call on this provider, or NULL) names the field that decided, e.g. "sdk_version
+   * 2.0 != 3.0". Optional: without it every context whose `source` matches is tried. */
+  EphostStatus* (*context_judge)(EphostProvider* provider, const EphostNode* context_node, const void* blob,
+                                 size_t blob_size, EphostContextVerdict* out_verdict, const char** out_reason);
+  /* Load an EPContext node and its blob into a compute unit. `blob` is valid during the call only. */
+  EphostStatus* (*context_load)(EphostProvider* provider, const EphostNode* context_node, const void* blob,
+                                size_t blob_size, EphostComputeInfo* out_compute);
+} EphostPlugin;
+
+/* ------------------------------------------------------------------------------------------------
+ * Negotiation.
+ * ---------------------------------------------------------------------------------------------- */
+typedef struct EphostPluginNegotiation {
+  uint32_t struct_size;
+  /* In: the range of plugin ABI versions the host speaks. */
+  uint32_t host_min_abi_version;
+  uint32_t host_max_abi_version;
+  /* In: the host's function table; valid until the library is unloaded. Its abi_version is filled
+   * in by the host after negotiation succeeds. */
+  const EphostHostApi* host_api;
+  /* Out: the version the plugin will speak, within [host_min, host_max]. */
+  uint32_t plugin_abi_version;
+  /* Out: the plugin's function table (plugin-owned, valid until unload). */
+  const EphostPlugin* plugin;
+} EphostPluginNegotiation;
+
+/*
+ * The entry point (exported as EPHOST_PLUGIN_ENTRY_POINT). Called once per load. The plugin picks
+ * the newest version it speaks that is <= host_max_abi_version; if none is >= host_min_abi_version it
+ * returns a status (EPHOST_NOT_IMPLEMENTED) saying which versions it speaks. The host enforces the
+ * range too: an answer outside it is refused and the library skipped with that reason.
+ */
+typedef EphostStatus* (*EphostPluginNegotiateFn)(EphostPluginNegotiation* negotiation);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EPHOST_PLUGIN_H_ */

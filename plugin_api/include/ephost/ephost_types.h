@@ -1,0 +1,95 @@
+/*
+ * ephost_types.h — types shared by the application ABI (ephost_c_api.h) and the plugin ABI
+ * (ephost_plugin.h).
+ *
+ * Pure C, no dependencies. Every enum value here is frozen: values are only ever added, never
+ * renumbered or removed.
+ */
+#ifndef EPHOST_TYPES_H_
+#define EPHOST_TYPES_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define EPHOST_EXPORT __declspec(dllexport)
+#else
+#define EPHOST_EXPORT __attribute__((visibility("default")))
+#endif
+
+/*
+ * Status codes. The numbering is ONNX Runtime's (OrtErrorCode) so that users recognise them.
+ * Added in ABI 1.
+ */
+typedef enum EphostStatusCode {
+  EPHOST_OK = 0,
+  EPHOST_FAIL = 1,
+  EPHOST_INVALID_ARGUMENT = 2,
+  EPHOST_NO_SUCHFILE = 3,
+  EPHOST_NO_MODEL = 4,
+  EPHOST_ENGINE_ERROR = 5,
+  EPHOST_RUNTIME_EXCEPTION = 6,
+  EPHOST_INVALID_PROTOBUF = 7,
+  EPHOST_MODEL_LOADED = 8,
+  EPHOST_NOT_IMPLEMENTED = 9,
+  EPHOST_INVALID_GRAPH = 10,
+  EPHOST_EP_FAIL = 11
+} EphostStatusCode;
+
+/*
+ * An error: a code and a message. NULL always means success (EPHOST_OK).
+ * Created by the host (plugins create them through EphostHostApi::status_create). Whoever receives a
+ * non-NULL status owns it and must release it exactly once (EphostApi::ReleaseStatus for
+ * applications, EphostHostApi::status_release for plugins), or pass it on as its own return value.
+ */
+typedef struct EphostStatus EphostStatus;
+
+/*
+ * Tensor element types. The numbering is ONNX's TensorProto.DataType, so a value read from a model
+ * can be used as is. Added in ABI 1.
+ */
+typedef enum EphostElementType {
+  EPHOST_ELEMENT_UNDEFINED = 0,
+  EPHOST_ELEMENT_FLOAT = 1,
+  EPHOST_ELEMENT_UINT8 = 2,
+  EPHOST_ELEMENT_INT8 = 3,
+  EPHOST_ELEMENT_UINT16 = 4,
+  EPHOST_ELEMENT_INT16 = 5,
+  EPHOST_ELEMENT_INT32 = 6,
+  EPHOST_ELEMENT_INT64 = 7,
+  EPHOST_ELEMENT_STRING = 8, /* data is an array of `const char*`, NUL-terminated UTF-8 */
+  EPHOST_ELEMENT_BOOL = 9,   /* one byte per element, 0 or 1 */
+  EPHOST_ELEMENT_FLOAT16 = 10,
+  EPHOST_ELEMENT_DOUBLE = 11,
+  EPHOST_ELEMENT_UINT32 = 12,
+  EPHOST_ELEMENT_UINT64 = 13,
+  EPHOST_ELEMENT_COMPLEX64 = 14,
+  EPHOST_ELEMENT_COMPLEX128 = 15,
+  EPHOST_ELEMENT_BFLOAT16 = 16
+} EphostElementType;
+
+/* Severity of a log message. Added in ABI 1. */
+typedef enum EphostLogLevel {
+  EPHOST_LOG_VERBOSE = 0,
+  EPHOST_LOG_INFO = 1,
+  EPHOST_LOG_WARNING = 2,
+  EPHOST_LOG_ERROR = 3,
+  EPHOST_LOG_FATAL = 4
+} EphostLogLevel;
+
+/* The kind of device a plugin drives. Added in ABI 1. */
+typedef enum EphostDeviceType {
+  EPHOST_DEVICE_CPU = 0,
+  EPHOST_DEVICE_GPU = 1,
+  EPHOST_DEVICE_NPU = 2
+} EphostDeviceType;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EPHOST_TYPES_H_ */
