@@ -51,6 +51,10 @@ class Tensor {
   // For string tensors: set element i (copies).
   void set_string(size_t i, const std::string& s);
 
+  // The buffer's owner (null for borrowed memory without a keep-alive): lets the executor hand a
+  // dead value's buffer to the next value that reuses it.
+  const std::shared_ptr<void>& holder() const { return holder_; }
+
   EphostTensorView view() const { return EphostTensorView{elem_type_, shape_.size(), shape_.data(), data_}; }
   // A deep copy with its own buffer.
   Tensor clone() const;

@@ -78,6 +78,13 @@ class Node {
   std::vector<std::pair<std::string, std::unique_ptr<Graph>>> subgraphs;
   // TENSOR attributes materialized at load: attribute name -> tensor.
   std::map<std::string, std::shared_ptr<Tensor>> tensor_attributes;
+  // Every attribute in NodeProto order: what plugins receive as EphostAttribute handles.
+  // Filled by index_node_attributes (host/abi), after build_graph_ir.
+  struct AttributeRef {
+    const onnx::AttributeProto* proto = nullptr;
+    const Tensor* tensor = nullptr;  // TENSOR attributes only
+  };
+  std::vector<AttributeRef> attributes;
 
   // The attribute proto, or nullptr.
   const onnx::AttributeProto* attribute(const std::string& name) const;
@@ -113,7 +120,8 @@ class Graph {
 };
 
 // What a plugin sees as an EphostGraph: a whole graph, or the nodes of one fused group. For a group,
-// inputs are the values consumed from outside the group (in first-use order), outputs are the values
+// inputs are the values consumed from outside the group (in first-use order; constant initializers
+// included, as ONNX Runtime does by default, and also listed in initializers), outputs are the values
 // produced inside and used outside it (or graph outputs), initializers the constant initializers used.
 struct GraphView {
   std::string name;

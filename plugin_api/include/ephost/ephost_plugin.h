@@ -256,12 +256,13 @@ typedef struct EphostHostApi {
   /* Input `index`; `out->data` is NULL for an absent optional input. Valid during compute. */
   EphostStatus* (*kernel_input)(const EphostKernelContext* context, size_t index, EphostTensorView* out);
   size_t (*kernel_num_outputs)(const EphostKernelContext* context);
-  /* Allocate output `index` with `shape`; `*out_data` is host-owned, 64-byte aligned, valid during
-   * compute and must be fully written by the plugin. Calling twice for one output fails. For a
-   * string output, `*out_data` is an array of `const char*` that the plugin fills with pointers
-   * made by kernel_output_string. */
-  EphostStatus* (*kernel_output)(EphostKernelContext* context, size_t index, const int64_t* shape, size_t rank,
-                                 void** out_data);
+  /* Allocate output `index` of element type `elem_type` (EphostElementType) with `shape`;
+   * `*out_data` is host-owned, 64-byte aligned, valid during compute and must be fully written by
+   * the plugin. Calling twice for one output fails. For a string output, `*out_data` is an array of
+   * `const char*` (initially all "") that the plugin fills with pointers made by
+   * kernel_output_string. */
+  EphostStatus* (*kernel_output)(EphostKernelContext* context, size_t index, int32_t elem_type, const int64_t* shape,
+                                 size_t rank, void** out_data);
   /* Copy `size` bytes of `data` into storage owned by output `index` (a string tensor) and return it,
    * NUL-terminated, for the plugin to store into that output's element array. */
   EphostStatus* (*kernel_output_string)(EphostKernelContext* context, size_t index, const char* data,
@@ -317,7 +318,9 @@ typedef struct EphostPlugin {
   void (*kernel_release)(EphostKernel* kernel);
 
   /* Compile a fused group claimed with capability_add_fused_group. `group` is a view over the
-   * group's nodes; its inputs/outputs are the group's boundary, in the order the kernel context uses.
+   * group's nodes; its inputs/outputs are the group's boundary, in the order the kernel context uses
+   * (inputs: values consumed from outside the group in first-use order, constant initializers
+   * included; outputs: values the group produces that are used outside it or are graph outputs).
    * `group` is valid during the call only (copy what you need). Optional. */
   EphostStatus* (*compile)(EphostProvider* provider, const EphostGraph* group, const char* fused_name,
                            EphostComputeInfo* out_compute);

@@ -17,6 +17,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -89,6 +90,24 @@ inline size_t element_size(int32_t elem_type) {
     case EPHOST_ELEMENT_STRING: return sizeof(const char*);
     default: return 0;
   }
+}
+
+// The element type a C++ type stands for (uint16_t means UINT16: pass FLOAT16/BFLOAT16 explicitly).
+template <typename T>
+constexpr int32_t element_type_of() {
+  if constexpr (std::is_same_v<T, float>) return EPHOST_ELEMENT_FLOAT;
+  else if constexpr (std::is_same_v<T, double>) return EPHOST_ELEMENT_DOUBLE;
+  else if constexpr (std::is_same_v<T, int64_t>) return EPHOST_ELEMENT_INT64;
+  else if constexpr (std::is_same_v<T, int32_t>) return EPHOST_ELEMENT_INT32;
+  else if constexpr (std::is_same_v<T, int16_t>) return EPHOST_ELEMENT_INT16;
+  else if constexpr (std::is_same_v<T, int8_t>) return EPHOST_ELEMENT_INT8;
+  else if constexpr (std::is_same_v<T, uint64_t>) return EPHOST_ELEMENT_UINT64;
+  else if constexpr (std::is_same_v<T, uint32_t>) return EPHOST_ELEMENT_UINT32;
+  else if constexpr (std::is_same_v<T, uint16_t>) return EPHOST_ELEMENT_UINT16;
+  else if constexpr (std::is_same_v<T, uint8_t>) return EPHOST_ELEMENT_UINT8;
+  else if constexpr (std::is_same_v<T, bool>) return EPHOST_ELEMENT_BOOL;
+  else if constexpr (std::is_same_v<T, const char*>) return EPHOST_ELEMENT_STRING;
+  else return EPHOST_ELEMENT_UNDEFINED;
 }
 
 inline int64_t element_count(const std::vector<int64_t>& shape) {
@@ -352,14 +371,16 @@ class KernelContext {
     return Tensor(view);
   }
   size_t num_outputs() const { return host().kernel_num_outputs(c_); }
-  void* output_raw(size_t i, const std::vector<int64_t>& shape) {
+  // Allocates output i. For types C++ cannot tell apart (float16 and bfloat16 bits in uint16_t,
+  // bool vs uint8_t) pass the element type explicitly.
+  void* output_raw(size_t i, int32_t elem_type, const std::vector<int64_t>& shape) {
     void* data = nullptr;
-    check(host().kernel_output(c_, i, shape.data(), shape.size(), &data));
+    check(host().kernel_output(c_, i, elem_type, shape.data(), shape.size(), &data));
     return data;
   }
   template <typename T>
-  T* output(size_t i, const std::vector<int64_t>& shape) {
-    return static_cast<T*>(output_raw(i, shape));
+  T* output(size_t i, const std::vector<int64_t>& shape, int32_t elem_type = element_type_of<T>()) {
+    return static_cast<T*>(output_raw(i, elem_type, shape));
   }
   const char* output_string(size_t i, const std::string& s) {
     const char* out = nullptr;

@@ -1,0 +1,59 @@
+// One entry of the discovery report: a library (or the built-in CPU plugin) the host considered, whether
+// it loaded, and why not. A loaded record also owns what keeps the plugin usable: the library handle and
+// the plugin's own copy of the host table.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ephost/ephost_plugin.h"
+
+namespace ephost {
+
+class PluginLibrary;
+
+// Path of the record made for a plugin linked into the host.
+inline constexpr const char* kBuiltinPluginPath = "<built-in>";
+
+struct PluginRecord {
+  PluginRecord();
+  ~PluginRecord();
+  PluginRecord(const PluginRecord&) = delete;
+  PluginRecord& operator=(const PluginRecord&) = delete;
+
+  std::string path;            // library path as given, kBuiltinPluginPath for the CPU plugin
+  bool loaded = false;
+  std::string reason;          // why skipped ("" when loaded)
+  uint32_t abi_version = 0;    // negotiated; 0 when negotiation failed
+
+  // Metadata copied from EphostPluginInfo (empty when describe failed).
+  std::string name;
+  std::string vendor;
+  std::string version;
+  std::string device_type;     // "cpu", "gpu", "npu"; "" when describe failed or the value is unknown
+  std::string sdk_version;
+  std::string hardware_architecture;
+  std::string driver_version;
+  std::vector<std::string> context_source_keys;
+  int32_t default_priority = 0;
+
+  bool builtin = false;
+  const EphostPlugin* plugin = nullptr;      // valid while loaded
+  const EphostHostApi* host_api = nullptr;   // this plugin's copy of the host table (while loaded)
+
+  // Canonical path of the library ("" for the built-in plugin and when it could not be resolved):
+  // two paths naming one file are one plugin.
+  std::string canonical_path;
+
+  // Ownership. Declared in this order on purpose: the library is unloaded before the host table it
+  // was given is freed (members are destroyed in reverse order).
+  std::unique_ptr<EphostHostApi> host_api_storage;
+  std::unique_ptr<PluginLibrary> library;
+};
+
+// "cpu" / "gpu" / "npu", or "" for a value outside EphostDeviceType.
+const char* device_type_name(int32_t device_type);
+
+}  // namespace ephost

@@ -1,0 +1,100 @@
+// Executes one graph (the main graph or a control-flow subgraph): the partition's groups become
+// steps (a kernel per single node, a compiled function per fused group), ordered by the execution
+// plan, with buffers placed by the allocation plan and, once a run with the same input shapes has
+// been seen, by that signature's memory pattern.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/tensor.h"
+#include "exec/provider_instance.h"
+#include "graph/graph.h"
+#include "partition/partition.h"
+#include "plan/allocation_plan.h"
+#include "plan/execution_plan.h"
+#include "plan/memory_pattern.h"
+#include "plan/plan_graph.h"
+
+namespace ephost {
+
+struct ExecOptions {
+  bool enable_mem_reuse = true;    // session.enable_mem_reuse
+  bool enable_mem_pattern = true;  // session.enable_mem_pattern
+  int32_t num_threads = 1;
+};
+
+class GraphExecutor;
+
+// Executors for every graph of a session, so a control-flow kernel can find its subgraph's.
+using ExecutorMap = std::unordered_map<const Graph*, std::unique_ptr<GraphExecutor>>;
+
+struct ExecStep {
+  std::string name;
+  const ProviderInstance* provider = nullptr;
+  const Node* node = nullptr;  // the node of a single-node step; the first node of a fused group
+  bool fused = false;
+  EphostKernel* kernel = nullptr;
+  EphostComputeInfo compute{};
+  void* state = nullptr;
+  std::unique_ptr<GraphView> view;
+  std::vector<const Value*> inputs;   // kernel-context order; nullptr for absent optional inputs
+  std::vector<const Value*> outputs;  // kernel-context order; nullptr for omitted optional outputs
+};
+
+// The values of one graph during one run.
+struct Frame {
+  const Graph* graph = nullptr;
+  const Frame* parent = nullptr;  // enclosing graph's frame, for outer-scope values
+  std::vector<Tensor> slots;      // by Value::index
+  std::vector<size_t> capacity;   // bytes of the buffer behind each slot
+  // Buffers of dead values handed to the value that reuses them (allocation plan's kReuse).
+  std::vector<std::pair<std::shared_ptr<void>, size_t>> reuse_stash;
+  std::vector<int64_t> observed_bytes;  // for recording a memory pattern
+  std::shared_ptr<const plan::MemoryPattern> pattern;
+  std::shared_ptr<void> pattern_block;
+};
+
+class GraphExecutor {
+ public:
+  // Creates kernels and compiles fused groups (through the plugin ABI), then plans.
+  GraphExecutor(const Graph& graph, GraphPartition partition, const std::vector<ProviderInstance*>& providers,
+                const ExecOptions& options, const ExecutorMap& executors);
+  ~GraphExecutor();
+
+  const Graph& graph() const { return graph_; }
+  const GraphPartition& partition() const { return partition_; }
+  const std::vector<std::unique_ptr<ExecStep>>& steps() const { return steps_; }
+  const plan::ExecutionPlan& execution_plan() const { return execution_plan_; }
+  const plan::AllocationPlan& allocation_plan() const { return allocation_plan_; }
+  size_t memory_patterns_recorded() const;
+
+  // Runs the graph. `feeds` bind graph inputs (and may override initializers that are inputs);
+  // outer-scope values come from `parent`. Returns the graph outputs in declaration order.
+  std::vector<Tensor> run(const std::vector<std::pair<const Value*, Tensor>>& feeds, const Frame* parent) const;
+
+  const ExecOptions& options() const { return options_; }
+  const ExecutorMap& executors() const { return executors_; }
+
+ private:
+  void build_steps(const std::vector<ProviderInstance*>& providers);
+  void build_plan();
+  friend class StepContext;
+  friend class RunState;
+
+  const Graph& graph_;
+  GraphPartition partition_;
+  ExecOptions options_;
+  const ExecutorMap& executors_;
+  std::vector<std::unique_ptr<ExecStep>> steps_;
+  plan::PlanGraph plan_graph_;
+  plan::ExecutionPlan execution_plan_;
+  plan::AllocationPlan allocation_plan_;
+  std::vector<int> reused_by_;  // value index -> value that takes over its buffer, or -1
+  mutable plan::MemoryPatternCache patterns_;
+};
+
+}  // namespace ephost

@@ -1,0 +1,44 @@
+#include "exec/provider_instance.h"
+
+#include <memory>
+
+#include "core/error.h"
+#include "core/status.h"
+#include "discovery/plugin_registry.h"
+
+namespace ephost {
+
+ProviderInstance::ProviderInstance(const PluginRecord& record,
+                                   const std::vector<std::pair<std::string, std::string>>& options)
+    : record_(record), name_(record.name), plugin_(record.plugin), host_api_(record.host_api) {
+  std::vector<const char*> keys, values;
+  for (const auto& kv : options) {
+    keys.push_back(kv.first.c_str());
+    values.push_back(kv.second.c_str());
+  }
+  EphostProvider* handle = nullptr;
+  call("provider_create", [&] { return plugin_->provider_create(keys.data(), values.data(), keys.size(), &handle); });
+  if (!handle) fail(EPHOST_EP_FAIL, "provider '{}': provider_create succeeded but returned no provider", name_);
+  handle_ = handle;
+}
+
+ProviderInstance::~ProviderInstance() {
+  if (!handle_) return;
+  try {
+    plugin_->provider_release(handle_);
+  } catch (...) {
+    // A plugin that throws while releasing cannot be helped; never let it escape a destructor.
+  }
+}
+
+void ProviderInstance::throw_status(const char* what, EphostStatus* status) const {
+  std::unique_ptr<EphostStatus> owned(status);
+  throw Error(status->code, fmt::format("provider '{}' {}: {}", name_, what, status->message));
+}
+
+void ProviderInstance::throw_exception(const char* what, const char* message) const {
+  throw Error(EPHOST_RUNTIME_EXCEPTION,
+              fmt::format("provider '{}' {} threw a C++ exception across the plugin ABI: {}", name_, what, message));
+}
+
+}  // namespace ephost

@@ -1,0 +1,53 @@
+// A provider created from a plugin for one session, and the one place that calls into plugin code:
+// every call is checked (status turned into an ephost::Error naming the provider) and fenced
+// (a C++ exception thrown by a misbehaving plugin never gets past here).
+#pragma once
+
+#include <string>
+
+#include "ephost/ephost_plugin.h"
+
+namespace ephost {
+
+struct PluginRecord;
+
+class ProviderInstance {
+ public:
+  // Creates the provider with `keys`/`values` options. Throws EP_FAIL-style errors naming the plugin.
+  ProviderInstance(const PluginRecord& record, const std::vector<std::pair<std::string, std::string>>& options);
+  ~ProviderInstance();
+  ProviderInstance(const ProviderInstance&) = delete;
+  ProviderInstance& operator=(const ProviderInstance&) = delete;
+
+  const std::string& name() const { return name_; }
+  const EphostPlugin& plugin() const { return *plugin_; }
+  const EphostHostApi& host_api() const { return *host_api_; }
+  EphostProvider* handle() const { return handle_; }
+  const PluginRecord& record() const { return record_; }
+
+  // Runs one plugin call returning EphostStatus*; throws ephost::Error("provider '<name>' <what>: ...").
+  template <typename Fn>
+  void call(const char* what, Fn&& fn) const {
+    EphostStatus* status = nullptr;
+    try {
+      status = fn();
+    } catch (const std::exception& e) {
+      throw_exception(what, e.what());
+    } catch (...) {
+      throw_exception(what, "unknown exception");
+    }
+    if (status) throw_status(what, status);
+  }
+
+ private:
+  [[noreturn]] void throw_status(const char* what, EphostStatus* status) const;
+  [[noreturn]] void throw_exception(const char* what, const char* message) const;
+
+  const PluginRecord& record_;
+  std::string name_;
+  const EphostPlugin* plugin_ = nullptr;
+  const EphostHostApi* host_api_ = nullptr;
+  EphostProvider* handle_ = nullptr;
+};
+
+}  // namespace ephost
