@@ -17,6 +17,7 @@
 #include "plan/allocation_plan.h"
 #include "plan/execution_plan.h"
 #include "plan/memory_pattern.h"
+#include "plan/memory_pattern_cache.h"
 #include "plan/plan_graph.h"
 
 namespace ephost {

@@ -22,6 +22,7 @@ class GraphProto;
 class NodeProto;
 class AttributeProto;
 class TensorProto;
+class TypeProto;
 }  // namespace onnx
 
 namespace ephost {
@@ -157,5 +158,9 @@ void build_graph_ir(Model& model);
 
 // Builds the view of a whole graph (also used by build_graph_ir).
 std::unique_ptr<GraphView> make_full_view(const Graph& graph);
+
+// The static type of an ONNX TypeProto: tensors only (other kinds give elem_type 0, no shape); dims
+// -1 where symbolic, missing or negative; unknown element types give 0.
+TypeInfo type_info_from_proto(const onnx::TypeProto& type);
 
 }  // namespace ephost

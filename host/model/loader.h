@@ -5,12 +5,18 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
 #include "graph/graph.h"
 
 namespace ephost {
+
+// The ai.onnx opsets a model may import (what the built-in CPU plugin targets). Models outside the
+// range are rejected at load with INVALID_GRAPH.
+constexpr int64_t kMinSupportedOpset = 7;
+constexpr int64_t kMaxSupportedOpset = 17;
 
 struct LoadOptions {
   // session.model_external_initializers_file_folder_path: where external data of a model loaded from
@@ -20,8 +26,12 @@ struct LoadOptions {
   bool infer_shapes = true;
 };
 
-// Reads, parses, resolves external data (relative to the model's folder; absolute paths and `..`
-// escapes rejected), runs onnx::checker and shape inference. Does not build the IR.
+// Reads, parses, checks the ai.onnx opset, resolves external data (relative to the model's folder, or
+// LoadOptions::external_data_folder for a buffer; absolute paths, `..` and symlink escapes rejected;
+// afterwards every tensor has its bytes in raw_data and data_location DEFAULT), turns sparse
+// initializers into dense ones, checks the structure (duplicate definitions, inputs nobody defines,
+// cycles; an acyclic but unsorted graph is sorted in place, stably), runs onnx::checker and shape
+// inference (whose failures only log a warning). Does not build the IR.
 std::unique_ptr<Model> load_model_from_file(const std::string& path, const LoadOptions& options);
 std::unique_ptr<Model> load_model_from_buffer(const void* data, size_t size, const LoadOptions& options);
 

@@ -3,6 +3,7 @@
 // compiled function), a value is a tensor that steps read and write. Ids are indices into the vectors.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>

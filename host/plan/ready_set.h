@@ -3,6 +3,7 @@
 // linear time, where a binary heap would add a log2 n factor.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

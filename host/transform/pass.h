@@ -3,6 +3,7 @@
 // at which it starts to run (session option / EphostGraphOptimizationLevel).
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -54,7 +55,23 @@ class PassPipeline {
   std::vector<std::unique_ptr<GraphPass>> passes_;
 };
 
-// The default pipeline: no-op elimination, constant folding.
+// The default pipeline, in this order: no-op elimination, constant folding, unused-initializer
+// elimination (all level 1).
 PassPipeline default_pipeline();
+
+// Constant folding does not fold a node whose output would be larger than this (memory).
+constexpr size_t kMaxFoldedTensorBytes = size_t(16) << 20;
+
+// The built-in passes, for tests and for pipelines that assemble their own.
+// Removes Identity, inference Dropout (mask unused), Cast to the same type, and Reshape/Expand/Flatten
+// whose output shape equals the input shape (static and known), rewiring consumers to the input.
+// Works in the main graph and in subgraphs (only for values local to each graph).
+std::unique_ptr<GraphPass> make_noop_elimination_pass();
+// Turns Constant nodes into initializers, folds Shape/Size of statically shaped values, and evaluates
+// deterministic ai.onnx nodes whose inputs are all constant initializers (context.evaluate; skipped
+// when empty). Main graph only.
+std::unique_ptr<GraphPass> make_constant_folding_pass();
+// Removes initializers (not graph inputs) that no node, graph output or subgraph reads.
+std::unique_ptr<GraphPass> make_unused_initializer_elimination_pass();
 
 }  // namespace ephost

@@ -1,0 +1,363 @@
+// The application ABI (ephost_c_api.h): a versioned table of functions over the host's C++ objects.
+// Every entry catches everything (ephost::guard): no exception and no abort leaves libephost.
+#include "ephost/ephost_c_api.h"
+
+#include <cstring>
+#include <deque>
+#include <mutex>
+
+#include "core/error.h"
+#include "core/status.h"
+#include "discovery/plugin_registry.h"
+#include "session/env.h"
+#include "session/session.h"
+
+struct EphostEnv {
+  std::unique_ptr<ephost::Env> env;
+  std::mutex mutex;
+  std::deque<std::string> joined_keys;  // storage for EphostPluginReport::source_keys
+};
+struct EphostSessionOptions {
+  ephost::SessionOptions options;
+};
+struct EphostSession {
+  std::unique_ptr<ephost::Session> session;
+};
+struct EphostTensor {
+  ephost::Tensor tensor;
+};
+
+namespace ephost {
+namespace {
+
+void require(const void* p, const char* what) {
+  if (!p) fail(EPHOST_INVALID_ARGUMENT, "{} must not be NULL", what);
+}
+
+EphostStatusCode GetErrorCode(const EphostStatus* s) { return s ? s->code : EPHOST_OK; }
+const char* GetErrorMessage(const EphostStatus* s) { return s ? s->message.c_str() : ""; }
+void ReleaseStatus(EphostStatus* s) { delete s; }
+const char* GetErrorCodeName(EphostStatusCode code) { return status_code_name(code); }
+void FreeString(char* s) { delete[] s; }
+
+char* copy_string(const std::string& s) {
+  char* out = new char[s.size() + 1];
+  std::memcpy(out, s.c_str(), s.size() + 1);
+  return out;
+}
+
+EphostStatus* CreateEnvImpl(EphostLogLevel level, const std::vector<std::string>* dirs, EphostEnv** out) {
+  return guard([&] {
+    require(out, "out_env");
+    auto env = std::make_unique<EphostEnv>();
+    env->env = std::make_unique<Env>(level, dirs);
+    *out = env.release();
+  });
+}
+EphostStatus* CreateEnv(EphostLogLevel level, EphostEnv** out) { return CreateEnvImpl(level, nullptr, out); }
+EphostStatus* CreateEnvWithPluginDirs(EphostLogLevel level, const char* const* dirs, EphostEnv** out) {
+  std::vector<std::string> list;
+  for (size_t i = 0; dirs && dirs[i]; ++i) list.emplace_back(dirs[i]);
+  return CreateEnvImpl(level, &list, out);
+}
+void ReleaseEnv(EphostEnv* env) { delete env; }
+
+EphostStatus* RegisterPluginLibrary(EphostEnv* env, const char* path) {
+  return guard([&] {
+    require(env, "env");
+    require(path, "path");
+    const PluginRecord& rec = env->env->registry().load_library(path);
+    if (!rec.loaded) fail(EPHOST_INVALID_ARGUMENT, "plugin library '{}' was not loaded: {}", path, rec.reason);
+  });
+}
+size_t GetPluginReportCount(const EphostEnv* env) { return env ? env->env->registry().records().size() : 0; }
+
+EphostStatus* GetPluginReport(const EphostEnv* cenv, size_t index, EphostPluginReport* out) {
+  return guard([&] {
+    require(cenv, "env");
+    require(out, "out");
+    auto* env = const_cast<EphostEnv*>(cenv);
+    const auto& records = env->env->registry().records();
+    if (index >= records.size())
+      fail(EPHOST_INVALID_ARGUMENT, "plugin report index {} out of range ({} entries)", index, records.size());
+    if (out->struct_size < sizeof(uint32_t)) fail(EPHOST_INVALID_ARGUMENT, "out->struct_size is not set");
+    const PluginRecord& r = *records[index];
+    std::string keys;
+    for (const auto& k : r.context_source_keys) keys += (keys.empty() ? "" : ",") + k;
+    const char* joined;
+    {
+      std::lock_guard<std::mutex> lock(env->mutex);
+      env->joined_keys.push_back(keys);
+      joined = env->joined_keys.back().c_str();
+    }
+    EphostPluginReport report{};
+    report.struct_size = out->struct_size;
+    report.path = r.path.c_str();
+    report.name = r.name.c_str();
+    report.vendor = r.vendor.c_str();
+    report.version = r.version.c_str();
+    report.device_type = r.device_type.c_str();
+    report.sdk_version = r.sdk_version.c_str();
+    report.hardware_architecture = r.hardware_architecture.c_str();
+    report.driver_version = r.driver_version.c_str();
+    report.source_keys = joined;
+    report.default_priority = r.default_priority;
+    report.abi_version = r.abi_version;
+    report.loaded = r.loaded ? 1 : 0;
+    report.reason = r.reason.c_str();
+    // Copy only what the caller's struct has room for (it may be an older, shorter one).
+    std::memcpy(out, &report, std::min<size_t>(out->struct_size, sizeof(report)));
+  });
+}
+EphostStatus* GetPluginReportJson(const EphostEnv* env, char** out) {
+  return guard([&] {
+    require(env, "env");
+    require(out, "out_json");
+    *out = copy_string(env->env->registry().report_json());
+  });
+}
+
+EphostStatus* CreateSessionOptions(EphostSessionOptions** out) {
+  return guard([&] {
+    require(out, "out_options");
+    *out = new EphostSessionOptions();
+  });
+}
+void ReleaseSessionOptions(EphostSessionOptions* o) { delete o; }
+EphostStatus* AddSessionConfigEntry(EphostSessionOptions* o, const char* key, const char* value) {
+  return guard([&] {
+    require(o, "options");
+    require(key, "key");
+    require(value, "value");
+    o->options.set(key, value);
+  });
+}
+EphostStatus* SetIntraOpNumThreads(EphostSessionOptions* o, int32_t n) {
+  return guard([&] {
+    require(o, "options");
+    if (n < 0) fail(EPHOST_INVALID_ARGUMENT, "intra-op thread count must be >= 0 (0 = default), got {}", n);
+    o->options.intra_op_threads = n;
+  });
+}
+EphostStatus* SetGraphOptimizationLevel(EphostSessionOptions* o, EphostGraphOptimizationLevel level) {
+  return guard([&] {
+    require(o, "options");
+    if (level != EPHOST_OPT_DISABLE_ALL && level != EPHOST_OPT_ENABLE_BASIC && level != EPHOST_OPT_ENABLE_EXTENDED &&
+        level != EPHOST_OPT_ENABLE_ALL)
+      fail(EPHOST_INVALID_ARGUMENT, "unknown graph optimization level {}", static_cast<int>(level));
+    o->options.optimization_level = level;
+  });
+}
+EphostStatus* AppendProvider(EphostSessionOptions* o, const char* name, const char* const* keys,
+                             const char* const* values, size_t n) {
+  return guard([&] {
+    require(o, "options");
+    require(name, "provider_name");
+    if (n && (!keys || !values)) fail(EPHOST_INVALID_ARGUMENT, "{} provider options but keys or values is NULL", n);
+    ProviderRequest r;
+    r.name = name;
+    for (size_t i = 0; i < n; ++i) {
+      require(keys[i], "option key");
+      require(values[i], "option value");
+      r.options.emplace_back(keys[i], values[i]);
+    }
+    o->options.providers.push_back(std::move(r));
+  });
+}
+
+const SessionOptions& options_or_default(const EphostSessionOptions* o) {
+  static const SessionOptions defaults;
+  return o ? o->options : defaults;
+}
+
+EphostStatus* CreateSession(EphostEnv* env, const char* path, const EphostSessionOptions* o, EphostSession** out) {
+  return guard([&] {
+    require(env, "env");
+    require(path, "model_path");
+    require(out, "out_session");
+    auto s = std::make_unique<EphostSession>();
+    s->session = Session::create_from_file(*env->env, path, options_or_default(o));
+    *out = s.release();
+  });
+}
+EphostStatus* CreateSessionFromArray(EphostEnv* env, const void* data, size_t size, const EphostSessionOptions* o,
+                                     EphostSession** out) {
+  return guard([&] {
+    require(env, "env");
+    require(data, "model_data");
+    require(out, "out_session");
+    auto s = std::make_unique<EphostSession>();
+    s->session = Session::create_from_buffer(*env->env, data, size, options_or_default(o));
+    *out = s.release();
+  });
+}
+void ReleaseSession(EphostSession* s) { delete s; }
+size_t SessionGetInputCount(const EphostSession* s) { return s ? s->session->inputs().size() : 0; }
+size_t SessionGetOutputCount(const EphostSession* s) { return s ? s->session->outputs().size() : 0; }
+
+const Value& io_value(const EphostSession* s, size_t index, bool input) {
+  require(s, "session");
+  const auto& list = input ? s->session->inputs() : s->session->outputs();
+  if (index >= list.size())
+    fail(EPHOST_INVALID_ARGUMENT, "{} index {} out of range (the model has {})", input ? "input" : "output", index,
+         list.size());
+  return *list[index];
+}
+EphostStatus* SessionGetInputName(const EphostSession* s, size_t i, const char** out) {
+  return guard([&] {
+    require(out, "out_name");
+    *out = io_value(s, i, true).name.c_str();
+  });
+}
+EphostStatus* SessionGetOutputName(const EphostSession* s, size_t i, const char** out) {
+  return guard([&] {
+    require(out, "out_name");
+    *out = io_value(s, i, false).name.c_str();
+  });
+}
+EphostStatus* io_type(const EphostSession* s, size_t i, bool input, int32_t* et, int64_t* rank, const int64_t** dims) {
+  return guard([&] {
+    const Value& v = io_value(s, i, input);
+    if (et) *et = v.type.elem_type;
+    if (rank) *rank = v.type.has_shape ? static_cast<int64_t>(v.type.dims.size()) : -1;
+    if (dims) *dims = v.type.dims.data();
+  });
+}
+EphostStatus* SessionGetInputType(const EphostSession* s, size_t i, int32_t* et, int64_t* rank, const int64_t** dims) {
+  return io_type(s, i, true, et, rank, dims);
+}
+EphostStatus* SessionGetOutputType(const EphostSession* s, size_t i, int32_t* et, int64_t* rank, const int64_t** dims) {
+  return io_type(s, i, false, et, rank, dims);
+}
+EphostStatus* SessionGetPartitionReportJson(const EphostSession* s, char** out) {
+  return guard([&] {
+    require(s, "session");
+    require(out, "out_json");
+    *out = copy_string(s->session->partition_report_json());
+  });
+}
+
+EphostStatus* Run(EphostSession* s, const char* const* input_names, const EphostTensor* const* inputs, size_t n_in,
+                  const char* const* output_names, size_t n_out, EphostTensor** outputs) {
+  return guard([&] {
+    require(s, "session");
+    if (n_in && (!input_names || !inputs)) fail(EPHOST_INVALID_ARGUMENT, "input_names and inputs must not be NULL");
+    if (n_out && (!output_names || !outputs)) fail(EPHOST_INVALID_ARGUMENT, "output_names and outputs must not be NULL");
+    std::vector<std::string> in_names, out_names;
+    std::vector<Tensor> in;
+    for (size_t i = 0; i < n_in; ++i) {
+      require(input_names[i], "input name");
+      if (!inputs[i]) fail(EPHOST_INVALID_ARGUMENT, "input '{}' is NULL", input_names[i]);
+      in_names.emplace_back(input_names[i]);
+      in.push_back(inputs[i]->tensor);
+    }
+    for (size_t i = 0; i < n_out; ++i) {
+      require(output_names[i], "output name");
+      out_names.emplace_back(output_names[i]);
+    }
+    if (n_out == 0) return;  // nothing requested: nothing to compute
+    std::vector<Tensor> results = s->session->run(in_names, in, out_names);
+    for (size_t i = 0; i < n_out; ++i) outputs[i] = new EphostTensor{std::move(results[i])};
+  });
+}
+
+std::vector<int64_t> shape_of(const int64_t* shape, size_t rank) {
+  if (rank && !shape) fail(EPHOST_INVALID_ARGUMENT, "shape is NULL but rank is {}", rank);
+  std::vector<int64_t> dims(shape, shape + rank);
+  element_count(dims);  // validates
+  return dims;
+}
+
+EphostStatus* CreateTensorWithData(EphostElementType et, const int64_t* shape, size_t rank, void* data, size_t size,
+                                   EphostTensor** out) {
+  return guard([&] {
+    require(out, "out_tensor");
+    if (element_size(et) == 0) fail(EPHOST_INVALID_ARGUMENT, "unsupported element type {}", static_cast<int>(et));
+    std::vector<int64_t> dims = shape_of(shape, rank);
+    size_t expected = static_cast<size_t>(element_count(dims)) * element_size(et);
+    if (size != expected)
+      fail(EPHOST_INVALID_ARGUMENT, "buffer holds {} bytes but a {} tensor of shape {} needs {}", size,
+           element_type_name(et), shape_to_string(dims), expected);
+    if (expected && !data) fail(EPHOST_INVALID_ARGUMENT, "data is NULL");
+    *out = new EphostTensor{Tensor::borrow(et, std::move(dims), data)};
+  });
+}
+EphostStatus* CreateTensor(EphostElementType et, const int64_t* shape, size_t rank, EphostTensor** out) {
+  return guard([&] {
+    require(out, "out_tensor");
+    if (element_size(et) == 0) fail(EPHOST_INVALID_ARGUMENT, "unsupported element type {}", static_cast<int>(et));
+    Tensor t = Tensor::allocate(et, shape_of(shape, rank));
+    if (et != EPHOST_ELEMENT_STRING && t.byte_size()) std::memset(t.data(), 0, t.byte_size());
+    *out = new EphostTensor{std::move(t)};
+  });
+}
+void ReleaseTensor(EphostTensor* t) { delete t; }
+EphostElementType TensorGetElementType(const EphostTensor* t) {
+  return t ? static_cast<EphostElementType>(t->tensor.elem_type()) : EPHOST_ELEMENT_UNDEFINED;
+}
+void TensorGetShape(const EphostTensor* t, const int64_t** shape, size_t* rank) {
+  if (shape) *shape = t ? t->tensor.shape().data() : nullptr;
+  if (rank) *rank = t ? t->tensor.shape().size() : 0;
+}
+void* TensorGetData(EphostTensor* t) { return t ? t->tensor.data() : nullptr; }
+size_t TensorGetElementCount(const EphostTensor* t) {
+  return t ? static_cast<size_t>(t->tensor.element_count()) : 0;
+}
+size_t GetElementSize(EphostElementType et) { return element_size(et); }
+
+EphostApi make_api_v1() {
+  EphostApi a{};
+  a.struct_size = sizeof(EphostApi);
+  a.version = 1;
+  a.GetErrorCode = &GetErrorCode;
+  a.GetErrorMessage = &GetErrorMessage;
+  a.ReleaseStatus = &ReleaseStatus;
+  a.GetErrorCodeName = &GetErrorCodeName;
+  a.FreeString = &FreeString;
+  a.CreateEnv = &CreateEnv;
+  a.CreateEnvWithPluginDirs = &CreateEnvWithPluginDirs;
+  a.ReleaseEnv = &ReleaseEnv;
+  a.RegisterPluginLibrary = &RegisterPluginLibrary;
+  a.GetPluginReportCount = &GetPluginReportCount;
+  a.GetPluginReport = &GetPluginReport;
+  a.GetPluginReportJson = &GetPluginReportJson;
+  a.CreateSessionOptions = &CreateSessionOptions;
+  a.ReleaseSessionOptions = &ReleaseSessionOptions;
+  a.AddSessionConfigEntry = &AddSessionConfigEntry;
+  a.SetIntraOpNumThreads = &SetIntraOpNumThreads;
+  a.SetGraphOptimizationLevel = &SetGraphOptimizationLevel;
+  a.AppendProvider = &AppendProvider;
+  a.CreateSession = &CreateSession;
+  a.CreateSessionFromArray = &CreateSessionFromArray;
+  a.ReleaseSession = &ReleaseSession;
+  a.SessionGetInputCount = &SessionGetInputCount;
+  a.SessionGetOutputCount = &SessionGetOutputCount;
+  a.SessionGetInputName = &SessionGetInputName;
+  a.SessionGetOutputName = &SessionGetOutputName;
+  a.SessionGetInputType = &SessionGetInputType;
+  a.SessionGetOutputType = &SessionGetOutputType;
+  a.SessionGetPartitionReportJson = &SessionGetPartitionReportJson;
+  a.Run = &Run;
+  a.CreateTensorWithData = &CreateTensorWithData;
+  a.CreateTensor = &CreateTensor;
+  a.ReleaseTensor = &ReleaseTensor;
+  a.TensorGetElementType = &TensorGetElementType;
+  a.TensorGetShape = &TensorGetShape;
+  a.TensorGetData = &TensorGetData;
+  a.TensorGetElementCount = &TensorGetElementCount;
+  a.GetElementSize = &GetElementSize;
+  return a;
+}
+
+}  // namespace
+}  // namespace ephost
+
+extern "C" EPHOST_EXPORT const EphostApi* EphostGetApi(uint32_t version) {
+  static const EphostApi api_v1 = ephost::make_api_v1();
+  // Version 1 is the only table so far; later versions extend it at the end and a request for an
+  // older version gets the same (larger) table, whose first members are unchanged.
+  if (version >= 1 && version <= EPHOST_API_VERSION) return &api_v1;
+  return nullptr;
+}
+
+extern "C" EPHOST_EXPORT const char* EphostGetVersionString(void) { return EPHOST_VERSION; }

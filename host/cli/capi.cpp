@@ -1,0 +1,107 @@
+#include "capi.h"
+
+namespace ephost_cli {
+
+void usage_error(const std::string& message) { throw CliError(EPHOST_INVALID_ARGUMENT, message, 2); }
+
+const EphostApi& api() {
+  static const EphostApi* table = EphostGetApi(EPHOST_API_VERSION);
+  if (!table) {
+    const char* v = EphostGetVersionString();
+    throw CliError(EPHOST_FAIL, std::string("libephost ") + (v ? v : "?") + " does not provide C API version " +
+                                    std::to_string(EPHOST_API_VERSION) + " (this ephost command needs it)");
+  }
+  return *table;
+}
+
+std::string code_name(EphostStatusCode code) {
+  switch (code) {
+    case EPHOST_OK: return "OK";
+    case EPHOST_FAIL: return "FAIL";
+    case EPHOST_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    case EPHOST_NO_SUCHFILE: return "NO_SUCHFILE";
+    case EPHOST_NO_MODEL: return "NO_MODEL";
+    case EPHOST_ENGINE_ERROR: return "ENGINE_ERROR";
+    case EPHOST_RUNTIME_EXCEPTION: return "RUNTIME_EXCEPTION";
+    case EPHOST_INVALID_PROTOBUF: return "INVALID_PROTOBUF";
+    case EPHOST_MODEL_LOADED: return "MODEL_LOADED";
+    case EPHOST_NOT_IMPLEMENTED: return "NOT_IMPLEMENTED";
+    case EPHOST_INVALID_GRAPH: return "INVALID_GRAPH";
+    case EPHOST_EP_FAIL: return "EP_FAIL";
+  }
+  // A code newer than this header: ask the library, which knows it.
+  if (const EphostApi* table = EphostGetApi(EPHOST_API_VERSION)) {
+    if (const char* name = table->GetErrorCodeName(code)) return name;
+  }
+  return "CODE_" + std::to_string(static_cast<int>(code));
+}
+
+void check(EphostStatus* status, const std::string& context) {
+  if (!status) return;
+  const EphostApi& a = api();
+  EphostStatusCode code = a.GetErrorCode(status);
+  const char* msg = a.GetErrorMessage(status);
+  std::string message = msg ? msg : "";
+  a.ReleaseStatus(status);
+  if (!context.empty()) message = context + ": " + message;
+  throw CliError(code == EPHOST_OK ? EPHOST_FAIL : code, message);
+}
+
+std::string take_string(char* s) {
+  if (!s) return {};
+  std::string out(s);
+  api().FreeString(s);
+  return out;
+}
+
+void EnvDeleter::operator()(EphostEnv* p) const { api().ReleaseEnv(p); }
+void SessionOptionsDeleter::operator()(EphostSessionOptions* p) const { api().ReleaseSessionOptions(p); }
+void SessionDeleter::operator()(EphostSession* p) const { api().ReleaseSession(p); }
+void TensorDeleter::operator()(EphostTensor* p) const { api().ReleaseTensor(p); }
+
+std::string element_type_name(int32_t t) {
+  switch (t) {
+    case EPHOST_ELEMENT_UNDEFINED: return "undefined";
+    case EPHOST_ELEMENT_FLOAT: return "float";
+    case EPHOST_ELEMENT_UINT8: return "uint8";
+    case EPHOST_ELEMENT_INT8: return "int8";
+    case EPHOST_ELEMENT_UINT16: return "uint16";
+    case EPHOST_ELEMENT_INT16: return "int16";
+    case EPHOST_ELEMENT_INT32: return "int32";
+    case EPHOST_ELEMENT_INT64: return "int64";
+    case EPHOST_ELEMENT_STRING: return "string";
+    case EPHOST_ELEMENT_BOOL: return "bool";
+    case EPHOST_ELEMENT_FLOAT16: return "float16";
+    case EPHOST_ELEMENT_DOUBLE: return "double";
+    case EPHOST_ELEMENT_UINT32: return "uint32";
+    case EPHOST_ELEMENT_UINT64: return "uint64";
+    case EPHOST_ELEMENT_COMPLEX64: return "complex64";
+    case EPHOST_ELEMENT_COMPLEX128: return "complex128";
+    case EPHOST_ELEMENT_BFLOAT16: return "bfloat16";
+  }
+  return "type" + std::to_string(t);
+}
+
+size_t element_size(int32_t t) {
+  switch (t) {
+    case EPHOST_ELEMENT_UINT8:
+    case EPHOST_ELEMENT_INT8:
+    case EPHOST_ELEMENT_BOOL: return 1;
+    case EPHOST_ELEMENT_UINT16:
+    case EPHOST_ELEMENT_INT16:
+    case EPHOST_ELEMENT_FLOAT16:
+    case EPHOST_ELEMENT_BFLOAT16: return 2;
+    case EPHOST_ELEMENT_FLOAT:
+    case EPHOST_ELEMENT_INT32:
+    case EPHOST_ELEMENT_UINT32: return 4;
+    case EPHOST_ELEMENT_INT64:
+    case EPHOST_ELEMENT_UINT64:
+    case EPHOST_ELEMENT_DOUBLE:
+    case EPHOST_ELEMENT_COMPLEX64: return 8;
+    case EPHOST_ELEMENT_COMPLEX128: return 16;
+    case EPHOST_ELEMENT_STRING: return sizeof(const char*);
+    default: return 0;
+  }
+}
+
+}  // namespace ephost_cli

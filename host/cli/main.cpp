@@ -1,0 +1,63 @@
+// `ephost`: runs, tests and benchmarks ONNX models through libephost's public C API, and shows which
+// plugins discovery found. Subcommands live in cmd_*.cpp; this file parses and dispatches.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "capi.h"
+#include "commands.h"
+#include "options.h"
+
+using namespace ephost_cli;
+
+namespace {
+
+int report_error(EphostStatusCode code, const std::string& message, int exit_code) {
+  std::cout.flush();
+  std::cerr << "ephost: error: " << code_name(code) << ": " << message << std::endl;
+  return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Runs ONNX models with execution providers that are plugins (libephost).", "ephost"};
+  app.require_subcommand(0, 1);
+  app.fallthrough();  // global options may follow the subcommand
+  GlobalArgs global;
+  add_global_args(app, global);
+  bool version = false;
+  app.add_flag("--version", version, "Print the versions of ephost and libephost and exit");
+
+  std::vector<Command> commands = {add_run_command(app), add_test_command(app), add_bench_command(app),
+                                   add_plugins_command(app)};
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    report_error(EPHOST_INVALID_ARGUMENT, e.what(), 2);
+    std::cerr << "Run 'ephost --help' for usage." << std::endl;
+    return 2;
+  }
+
+  try {
+    if (version) {
+      const char* lib = EphostGetVersionString();
+      std::cout << "ephost " << (lib ? lib : "?") << " (C API version " << EPHOST_API_VERSION << ", library "
+                << (lib ? lib : "?") << ")" << std::endl;
+      return 0;
+    }
+    for (const Command& c : commands)
+      if (c.app->parsed()) return c.run(global);
+    std::cerr << app.help() << std::endl;
+    return report_error(EPHOST_INVALID_ARGUMENT, "no command given (run, test, bench or plugins)", 2);
+  } catch (const CliError& e) {
+    return report_error(e.code(), e.what(), e.exit_code());
+  } catch (const std::exception& e) {
+    return report_error(EPHOST_FAIL, e.what(), 1);
+  }
+}

@@ -1,0 +1,59 @@
+// A session's inputs and outputs as the C API declares them, the inputs a command runs with (from
+// input_N.pb files or random), and a bound Run that can be repeated.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "capi.h"
+#include "tensor_io.h"
+
+namespace ephost_cli {
+
+struct InputArgs;
+
+struct ValueInfo {
+  std::string name;
+  int32_t elem_type = 0;
+  int64_t rank = -1;          // -1: unknown
+  std::vector<int64_t> dims;  // -1: symbolic
+};
+std::vector<ValueInfo> session_inputs(const EphostSession* session);
+std::vector<ValueInfo> session_outputs(const EphostSession* session);
+// "float [1,3,?,?]" ("float [?]" ... "float (unknown rank)").
+std::string describe(const ValueInfo& info);
+
+// The concrete shape of a random input: the declared dims, with --shape overriding them. Usage error
+// naming the input and dim when a symbolic dim (or an unknown rank) has no --shape, or when --shape
+// contradicts a fixed dim.
+std::vector<int64_t> resolve_shape(const ValueInfo& input, const std::map<std::string, std::vector<int64_t>>& shapes);
+
+// Binds tensors read from files to the session's inputs: by the proto names when every one names
+// a distinct session input, else by position (ONNX test layout: input_N.pb is the N-th graph input).
+// Sets each tensor's name to the input it is bound to.
+void bind_by_name_or_position(std::vector<HostTensor>& tensors, const std::vector<ValueInfo>& infos,
+                              const std::string& what);
+
+// The inputs of a run: --inputs DIR, else random tensors of the resolved shapes.
+std::vector<HostTensor> prepare_inputs(const EphostSession* session, const InputArgs& args);
+
+// Inputs bound once, run any number of times.
+class BoundRun {
+ public:
+  // `inputs` must outlive this object. Requests every output of the session.
+  BoundRun(EphostSession* session, const std::vector<HostTensor>& inputs);
+  const std::vector<std::string>& output_names() const { return output_names_; }
+  std::vector<TensorPtr> run() const;
+
+ private:
+  EphostSession* session_;
+  std::vector<TensorPtr> views_;
+  std::vector<const char*> input_names_;
+  std::vector<const EphostTensor*> input_ptrs_;
+  std::vector<std::string> output_names_;
+  std::vector<const char*> output_name_ptrs_;
+};
+
+}  // namespace ephost_cli

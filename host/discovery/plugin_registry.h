@@ -1,0 +1,70 @@
+// The plugin registry: every library the host considered (loaded or skipped, and why), and the loaded
+// plugins in registration-priority order. A library that is not a usable plugin is skipped with a
+// logged, recorded reason; nothing here stops discovery or crashes on a bad library.
+//
+// Thread-safety: every member function may be called from several threads (sessions being created);
+// mutations are serialized. Records never move once added. records() returns the live list: read it
+// while no other thread adds to the registry, or use report_json()/loaded_by_priority() which copy
+// under the lock.
+//
+// Lifetime: a loaded record keeps its library loaded and its host table alive until the registry is
+// destroyed; every provider created from a plugin must be released before that.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "discovery/plugin_record.h"
+#include "discovery/search_path.h"
+#include "ephost/ephost_plugin.h"
+
+namespace ephost {
+
+class PluginRegistry {
+ public:
+  PluginRegistry();
+  ~PluginRegistry();
+  PluginRegistry(const PluginRegistry&) = delete;
+  PluginRegistry& operator=(const PluginRegistry&) = delete;
+
+  // Negotiates with a plugin linked into the host (the CPU plugin), recorded with path "<built-in>"
+  // and builtin = true.
+  void add_builtin(EphostPluginNegotiateFn entry);
+
+  // Scans each directory (not recursive; files sorted by name) for candidate files (*.so on Linux,
+  // *.dll on Windows; other files are ignored without a record), loading each. A directory that does
+  // not exist is skipped (logged at info level).
+  void scan_directories(const std::vector<std::string>& dirs);
+
+  // Loads one library explicitly. Returns its record, added to the report whether or not it loaded.
+  const PluginRecord& load_library(const std::string& path);
+
+  // Every record, in discovery order. See the thread-safety note above.
+  const std::vector<std::unique_ptr<PluginRecord>>& records() const;
+
+  // The loaded plugin called `name`, or nullptr.
+  const PluginRecord* find_loaded(const std::string& name) const;
+
+  // Loaded plugins in default registration-priority order: higher default_priority first, ties by
+  // discovery order; built-in plugins always last.
+  std::vector<const PluginRecord*> loaded_by_priority() const;
+
+  // The discovery report: see discovery_report_json (report_json.h).
+  std::string report_json() const;
+
+ private:
+  // Negotiates, describes and checks the name of a plugin whose entry point is known. Throws
+  // PluginSkipped. Caller holds mutex_.
+  void admit(EphostPluginNegotiateFn entry, PluginRecord& record) const;
+  // Marks the record loaded or skipped (unloading it), logs, and appends it. Caller holds mutex_.
+  PluginRecord& finish(std::unique_ptr<PluginRecord> record, const std::string& skip_reason);
+  const PluginRecord* find_loaded_locked(const std::string& name) const;
+  const PluginRecord* find_loaded_file_locked(const std::string& canonical_path) const;
+
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<PluginRecord>> records_;
+};
+
+}  // namespace ephost

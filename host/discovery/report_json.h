@@ -1,0 +1,16 @@
+// The discovery report as JSON (the API's report and `ephost plugins`).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "discovery/plugin_record.h"
+
+namespace ephost {
+
+// A JSON array with one object per record, in discovery order: path, name, vendor, version, device_type,
+// context_source_keys[], sdk_version, hardware_architecture, driver_version, default_priority,
+// abi_version, loaded, reason, builtin. Invalid UTF-8 from a plugin is replaced, never thrown.
+std::string discovery_report_json(const std::vector<const PluginRecord*>& records);
+
+}  // namespace ephost

@@ -1,0 +1,222 @@
+#include "exec/graph_executor.h"
+
+#include <deque>
+
+#include "abi/handles.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "exec/step_context.h"  // lookup_value, StepContext
+
+namespace ephost {
+namespace {
+
+// Byte size known before running, or -1.
+int64_t static_bytes(const Value& v) {
+  if (!v.type.has_shape || element_size(v.type.elem_type) == 0 || v.type.elem_type == EPHOST_ELEMENT_STRING) return -1;
+  int64_t n = 1;
+  for (int64_t d : v.type.dims) {
+    if (d < 0) return -1;
+    n *= d;
+  }
+  return n * static_cast<int64_t>(element_size(v.type.elem_type));
+}
+
+// Equal keys mean equal sizes even when dims are symbolic ("N" in both).
+std::string shape_key(const Value& v) {
+  if (!v.type.has_shape || v.type.elem_type == 0 || v.type.elem_type == EPHOST_ELEMENT_STRING) return {};
+  std::string key = std::to_string(v.type.elem_type) + ":";
+  for (size_t i = 0; i < v.type.dims.size(); ++i) {
+    if (v.type.dims[i] >= 0)
+      key += std::to_string(v.type.dims[i]);
+    else if (i < v.type.dim_params.size() && !v.type.dim_params[i].empty())
+      key += "$" + v.type.dim_params[i];
+    else
+      return {};
+    key += ",";
+  }
+  return key;
+}
+
+}  // namespace
+
+GraphExecutor::GraphExecutor(const Graph& graph, GraphPartition partition,
+                             const std::vector<ProviderInstance*>& providers, const ExecOptions& options,
+                             const ExecutorMap& executors)
+    : graph_(graph), partition_(std::move(partition)), options_(options), executors_(executors) {
+  build_steps(providers);
+  build_plan();
+}
+
+GraphExecutor::~GraphExecutor() {
+  for (auto& step : steps_) {
+    try {
+      if (step->fused) {
+        if (step->compute.release_state) step->compute.release_state(step->compute.user, step->state);
+        if (step->compute.release) step->compute.release(step->compute.user);
+      } else if (step->kernel && step->provider->plugin().kernel_release) {
+        step->provider->plugin().kernel_release(step->kernel);
+      }
+    } catch (...) {
+      // Never let a plugin's exception out of a destructor.
+    }
+  }
+}
+
+void GraphExecutor::build_steps(const std::vector<ProviderInstance*>& providers) {
+  for (PartitionGroup& group : partition_.groups) {
+    auto step = std::make_unique<ExecStep>();
+    step->provider = providers.at(group.provider);
+    step->name = group.name;
+    step->node = group.nodes.front();
+    const ProviderInstance& p = *step->provider;
+    if (!group.fused) {
+      const Node* node = group.nodes.front();
+      step->inputs.assign(node->inputs.begin(), node->inputs.end());
+      step->outputs.assign(node->outputs.begin(), node->outputs.end());
+      if (!p.plugin().kernel_create || !p.plugin().kernel_compute)
+        fail(EPHOST_EP_FAIL, "provider '{}' claimed node '{}' as a single node but has no kernel_create", p.name(),
+             node->name);
+      std::string what = fmt::format("kernel_create for node '{}' ({})", node->name, node->op_type);
+      EphostKernel* kernel = nullptr;
+      p.call(what.c_str(), [&] { return p.plugin().kernel_create(p.handle(), to_handle(node), &kernel); });
+      step->kernel = kernel;
+    } else {
+      step->fused = true;
+      step->view = std::move(group.view);
+      step->inputs.assign(step->view->inputs.begin(), step->view->inputs.end());
+      step->outputs.assign(step->view->outputs.begin(), step->view->outputs.end());
+      if (!p.plugin().compile)
+        fail(EPHOST_EP_FAIL, "provider '{}' claimed fused group '{}' but has no compile", p.name(), group.name);
+      std::string what = fmt::format("compile of fused group '{}' ({} nodes)", group.name, group.nodes.size());
+      EphostComputeInfo info{};
+      info.struct_size = sizeof(EphostComputeInfo);
+      p.call(what.c_str(), [&] {
+        return p.plugin().compile(p.handle(), to_handle(step->view.get()), group.name.c_str(), &info);
+      });
+      if (!info.compute) fail(EPHOST_EP_FAIL, "provider '{}' {} returned no compute function", p.name(), what);
+      step->compute = info;
+      if (info.create_state) {
+        void* state = nullptr;
+        std::string w = "create_state for " + group.name;
+        p.call(w.c_str(), [&] { return info.create_state(info.user, &state); });
+        step->state = state;
+      }
+    }
+    steps_.push_back(std::move(step));
+  }
+}
+
+void GraphExecutor::build_plan() {
+  plan_graph_.values.resize(graph_.values.size());
+  for (const auto& v : graph_.values) {
+    plan::PlanValue& pv = plan_graph_.values[v->index];
+    pv.static_bytes = static_bytes(*v);
+    pv.shape_key = shape_key(*v);
+    pv.is_graph_input = v->is_graph_input;
+    pv.is_initializer = v->is_initializer();
+    pv.is_graph_output = v->is_graph_output;
+    pv.is_outer_scope = v->is_outer_scope();
+  }
+  for (const auto& step : steps_) {
+    plan::PlanStep ps;
+    ps.name = step->name;
+    auto add_input = [&](const Value* v) { ps.inputs.push_back(v ? static_cast<int>(v->index) : -1); };
+    for (const Value* v : step->inputs) add_input(v);
+    if (!step->fused)
+      for (const Value* v : step->node->implicit_inputs) add_input(v);
+    for (const Value* v : step->outputs) ps.outputs.push_back(v ? static_cast<int>(v->index) : -1);
+    plan_graph_.steps.push_back(std::move(ps));
+  }
+  execution_plan_ = plan::make_execution_plan(plan_graph_);
+  allocation_plan_ = plan::make_allocation_plan(plan_graph_, execution_plan_, options_.enable_mem_reuse);
+  reused_by_.assign(graph_.values.size(), -1);
+  for (size_t i = 0; i < allocation_plan_.values.size(); ++i) {
+    const auto& vp = allocation_plan_.values[i];
+    if (vp.kind == plan::AllocKind::kReuse && vp.reuse_of >= 0) reused_by_[vp.reuse_of] = static_cast<int>(i);
+  }
+}
+
+size_t GraphExecutor::memory_patterns_recorded() const { return patterns_.size(); }
+
+std::vector<Tensor> GraphExecutor::run(const std::vector<std::pair<const Value*, Tensor>>& feeds,
+                                       const Frame* parent) const {
+  Frame frame;
+  frame.graph = &graph_;
+  frame.parent = parent;
+  size_t n = graph_.values.size();
+  frame.slots.resize(n);
+  frame.capacity.assign(n, 0);
+  frame.reuse_stash.resize(n);
+  frame.observed_bytes.assign(n, -1);
+
+  std::vector<std::vector<int64_t>> input_shapes;
+  for (const auto& [value, tensor] : feeds) {
+    frame.slots[value->index] = tensor;
+    input_shapes.push_back(tensor.shape());
+  }
+  std::string signature;
+  if (options_.enable_mem_pattern) {
+    signature = plan::MemoryPatternCache::signature(input_shapes);
+    frame.pattern = patterns_.find(signature);
+    if (frame.pattern && frame.pattern->peak_bytes > 0)
+      frame.pattern_block = allocate_aligned(static_cast<size_t>(frame.pattern->peak_bytes));
+  }
+
+  for (size_t pos = 0; pos < execution_plan_.order.size(); ++pos) {
+    const ExecStep& step = *steps_[execution_plan_.order[pos]];
+    StepContext context(*this, frame, step);
+    const ProviderInstance& p = *step.provider;
+    if (step.fused) {
+      std::string what = fmt::format("compute of fused group '{}'", step.name);
+      p.call(what.c_str(), [&] { return step.compute.compute(step.compute.user, step.state, &context); });
+    } else {
+      std::string what = fmt::format("kernel for node '{}' ({})", step.node->name, step.node->op_type);
+      p.call(what.c_str(), [&] { return p.plugin().kernel_compute(step.kernel, &context); });
+    }
+    context.check_outputs_written();
+    for (int v : allocation_plan_.release_after[pos]) {
+      Tensor& slot = frame.slots[v];
+      int heir = reused_by_[v];
+      if (heir >= 0 && slot.holder()) frame.reuse_stash[heir] = {slot.holder(), frame.capacity[v]};
+      slot = Tensor();
+    }
+  }
+
+  std::vector<Tensor> outputs;
+  outputs.reserve(graph_.outputs.size());
+  std::vector<const void*> handed_out;
+  for (const Value* v : graph_.outputs) {
+    const Tensor* t = lookup_value(frame, v);
+    if (!t) fail(EPHOST_INVALID_GRAPH, "graph '{}' output '{}' was not produced", graph_.name, v->name);
+    // Outputs must own their memory: copy when the tensor is an input, an initializer, lives in the
+    // pattern block, or is the same buffer as an earlier output.
+    bool owned = v->producer && frame.slots[v->index].holder() != nullptr &&
+                 frame.slots[v->index].holder() != frame.pattern_block;
+    for (const void* d : handed_out) owned = owned && d != t->data();
+    outputs.push_back(owned ? *t : t->clone());
+    handed_out.push_back(outputs.back().data());
+  }
+
+  if (options_.enable_mem_pattern && !frame.pattern) {
+    auto pattern = std::make_shared<plan::MemoryPattern>(
+        plan::make_memory_pattern(plan_graph_, allocation_plan_, frame.observed_bytes));
+    patterns_.insert(signature, std::move(pattern));
+  }
+  return outputs;
+}
+
+const Tensor* lookup_value(const Frame& frame, const Value* v) {
+  const Tensor& slot = frame.slots[v->index];
+  if (!slot.empty()) return &slot;
+  if (v->initializer) return v->initializer.get();
+  for (const Frame* f = frame.parent; f; f = f->parent) {
+    const Value* outer = f->graph->find(v->name);
+    if (!outer) continue;
+    const Tensor& s = f->slots[outer->index];
+    if (!s.empty()) return &s;
+    if (outer->initializer) return outer->initializer.get();
+  }
+  return nullptr;
+}
+
+}  // namespace ephost

@@ -1,0 +1,616 @@
+// Model loading: read -> parse -> opset check -> external data -> sparse initializers -> structure
+// (duplicates, dangling inputs, cycles; unsorted acyclic graphs are sorted) -> onnx checker -> shape
+// inference.
+#include "model/loader.h"
+
+#include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+#include <unistd.h>
+
+#include <boost/filesystem.hpp>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/error.h"
+#include "core/log.h"
+
+namespace ephost {
+
+namespace fs = boost::filesystem;
+
+namespace {
+
+bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+
+void parse_model(const void* data, size_t size, const std::string& what, onnx::ModelProto* out) {
+  if (size > static_cast<size_t>(INT_MAX))
+    fail(EPHOST_INVALID_PROTOBUF,
+         "{} is {} bytes; a ModelProto cannot exceed 2 GiB (store large initializers as external data)", what,
+         size);
+  google::protobuf::io::CodedInputStream input(static_cast<const uint8_t*>(data), static_cast<int>(size));
+  input.SetRecursionLimit(100);
+  if (!out->ParseFromCodedStream(&input) || !input.ConsumedEntireMessage())
+    fail(EPHOST_INVALID_PROTOBUF, "failed to parse {} as an ONNX ModelProto ({} bytes)", what, size);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Opsets
+
+void read_opsets(Model& model) {
+  model.ir_version = model.proto->ir_version();
+  model.opsets.clear();
+  for (const auto& op : model.proto->opset_import()) {
+    std::string domain = is_default_domain(op.domain()) ? std::string() : op.domain();
+    auto it = model.opsets.find(domain);
+    if (it != model.opsets.end() && it->second != op.version())
+      fail(EPHOST_INVALID_GRAPH, "model imports domain '{}' twice, with opsets {} and {}",
+           domain.empty() ? "ai.onnx" : domain, it->second, op.version());
+    model.opsets[domain] = op.version();
+  }
+  auto it = model.opsets.find("");
+  if (it == model.opsets.end())
+    fail(EPHOST_INVALID_GRAPH, "model imports no ai.onnx opset; supported ai.onnx opsets are {} to {}",
+         kMinSupportedOpset, kMaxSupportedOpset);
+  if (it->second < kMinSupportedOpset || it->second > kMaxSupportedOpset)
+    fail(EPHOST_INVALID_GRAPH, "model uses ai.onnx opset {}; supported ai.onnx opsets are {} to {}", it->second,
+         kMinSupportedOpset, kMaxSupportedOpset);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Walking every TensorProto and GraphProto of a model
+
+void for_each_graph(onnx::GraphProto& g, const std::function<void(onnx::GraphProto&)>& fn);
+
+void for_each_graph_in_attribute(onnx::AttributeProto& a, const std::function<void(onnx::GraphProto&)>& fn) {
+  if (a.has_g()) for_each_graph(*a.mutable_g(), fn);
+  for (auto& sub : *a.mutable_graphs()) for_each_graph(sub, fn);
+}
+
+// Pre-order: fn(g) then g's subgraphs.
+void for_each_graph(onnx::GraphProto& g, const std::function<void(onnx::GraphProto&)>& fn) {
+  fn(g);
+  for (auto& node : *g.mutable_node())
+    for (auto& a : *node.mutable_attribute()) for_each_graph_in_attribute(a, fn);
+}
+
+void for_each_tensor_in_attribute(onnx::AttributeProto& a, const std::function<void(onnx::TensorProto&)>& fn) {
+  if (a.has_t()) fn(*a.mutable_t());
+  for (auto& t : *a.mutable_tensors()) fn(t);
+  if (a.has_sparse_tensor()) {
+    fn(*a.mutable_sparse_tensor()->mutable_values());
+    fn(*a.mutable_sparse_tensor()->mutable_indices());
+  }
+  for (auto& s : *a.mutable_sparse_tensors()) {
+    fn(*s.mutable_values());
+    fn(*s.mutable_indices());
+  }
+}
+
+void for_each_tensor(onnx::ModelProto& model, const std::function<void(onnx::TensorProto&)>& fn) {
+  for_each_graph(*model.mutable_graph(), [&](onnx::GraphProto& g) {
+    for (auto& t : *g.mutable_initializer()) fn(t);
+    for (auto& s : *g.mutable_sparse_initializer()) {
+      fn(*s.mutable_values());
+      fn(*s.mutable_indices());
+    }
+    for (auto& node : *g.mutable_node())
+      for (auto& a : *node.mutable_attribute()) for_each_tensor_in_attribute(a, fn);
+  });
+  for (auto& f : *model.mutable_functions())
+    for (auto& node : *f.mutable_node())
+      for (auto& a : *node.mutable_attribute()) {
+        for_each_tensor_in_attribute(a, fn);
+        for_each_graph_in_attribute(a, [&](onnx::GraphProto& g) {
+          for (auto& t : *g.mutable_initializer()) fn(t);
+          for (auto& n : *g.mutable_node())
+            for (auto& na : *n.mutable_attribute()) for_each_tensor_in_attribute(na, fn);
+        });
+      }
+}
+
+// ---------------------------------------------------------------------------------------------
+// External data
+
+bool parse_non_negative(const std::string& s, int64_t* out) {
+  if (s.empty() || s.size() > 19) return false;
+  int64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  *out = v;
+  return true;
+}
+
+bool is_within(const fs::path& base, const fs::path& p) {
+  auto b = base.begin(), be = base.end();
+  auto i = p.begin(), ie = p.end();
+  for (; b != be; ++b, ++i) {
+    if (*b == ".") continue;  // weakly_canonical keeps a trailing "." for a trailing slash
+    if (i == ie || *i != *b) return false;
+  }
+  return true;
+}
+
+class ExternalDataResolver {
+ public:
+  ExternalDataResolver(std::string base_dir, bool from_buffer) : base_dir_(std::move(base_dir)), from_buffer_(from_buffer) {}
+
+  void resolve(onnx::TensorProto& t) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL) return;
+    const std::string name = t.name().empty() ? std::string("<unnamed>") : t.name();
+    if (from_buffer_ && base_dir_.empty())
+      fail(EPHOST_INVALID_ARGUMENT,
+           "tensor '{}' of a model loaded from a buffer has external data; set the session option "
+           "session.model_external_initializers_file_folder_path to the folder that holds its data files",
+           name);
+
+    std::string location;
+    bool has_location = false;
+    int64_t offset = 0, length = -1;
+    for (const auto& kv : t.external_data()) {
+      if (kv.key() == "location") {
+        location = kv.value();
+        has_location = true;
+      } else if (kv.key() == "offset") {
+        if (!parse_non_negative(kv.value(), &offset))
+          fail(EPHOST_INVALID_GRAPH, "tensor '{}' has an invalid external data offset '{}'", name, kv.value());
+      } else if (kv.key() == "length") {
+        if (!parse_non_negative(kv.value(), &length))
+          fail(EPHOST_INVALID_GRAPH, "tensor '{}' has an invalid external data length '{}'", name, kv.value());
+      }
+    }
+    if (!has_location || location.empty())
+      fail(EPHOST_INVALID_GRAPH, "tensor '{}' has external data without a location", name);
+    if (t.data_type() == EPHOST_ELEMENT_STRING)
+      fail(EPHOST_INVALID_GRAPH, "string tensor '{}' cannot have external data (location '{}')", name, location);
+
+    const fs::path file = confine(name, location);
+
+    // Bytes the shape needs.
+    const size_t esize = element_size(t.data_type());
+    if (esize == 0)
+      fail(EPHOST_INVALID_GRAPH, "tensor '{}' has unsupported element type {}", name, t.data_type());
+    std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
+    int64_t count = 0;
+    try {
+      count = element_count(dims);
+    } catch (const Error& e) {
+      fail(EPHOST_INVALID_GRAPH, "tensor '{}': {}", name, e.what());
+    }
+    if (static_cast<uint64_t>(count) > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / esize)
+      fail(EPHOST_INVALID_GRAPH, "tensor '{}' shape {} is too large", name, shape_to_string(dims));
+    const int64_t need = count * static_cast<int64_t>(esize);
+    if (length < 0) length = need;
+    if (length != need)
+      fail(EPHOST_INVALID_GRAPH,
+           "tensor '{}' external data length {} (location '{}') does not match its shape {} of {}, which needs "
+           "{} bytes",
+           name, length, location, shape_to_string(dims), element_type_name(t.data_type()), need);
+
+    OpenFile& f = open(name, location, file);
+    if (offset > f.size || length > f.size - offset)
+      fail(EPHOST_INVALID_GRAPH,
+           "tensor '{}' external data (location '{}', offset {}, length {}) lies outside the file, which has {} "
+           "bytes",
+           name, location, offset, length, f.size);
+    std::string bytes;
+    bytes.resize(static_cast<size_t>(length));
+    f.stream.clear();
+    f.stream.seekg(offset);
+    if (length > 0 && !f.stream.read(&bytes[0], length))
+      fail(EPHOST_INVALID_GRAPH, "tensor '{}': failed to read {} bytes at offset {} of '{}'", name, length, offset,
+           file.string());
+    t.set_raw_data(std::move(bytes));
+    t.clear_external_data();
+    t.set_data_location(onnx::TensorProto::DEFAULT);
+  }
+
+ private:
+  struct OpenFile {
+    std::ifstream stream;
+    int64_t size = 0;
+  };
+
+  // The data file for `location`, confined to the base folder.
+  fs::path confine(const std::string& name, const std::string& location) {
+    std::string generic = location;
+    for (char& c : generic)
+      if (c == '\\') c = '/';  // a Windows-written model; never a separator we let pass unchecked
+    if (generic.find('\0') != std::string::npos)
+      fail(EPHOST_INVALID_GRAPH, "tensor '{}' external data location contains a NUL byte", name);
+    fs::path loc(generic);
+    if (loc.is_absolute() || loc.has_root_directory() || loc.has_root_name() || generic[0] == '/' ||
+        (generic.size() > 1 && generic[1] == ':'))
+      fail(EPHOST_INVALID_GRAPH,
+           "tensor '{}' external data location '{}' is an absolute path; locations must be relative to the model's "
+           "folder",
+           name, location);
+    for (const auto& part : loc)
+      if (part == "..")
+        fail(EPHOST_INVALID_GRAPH,
+             "tensor '{}' external data location '{}' leaves the model's folder ('..' is not allowed)", name,
+             location);
+    try {
+      if (base_canonical_.empty()) base_canonical_ = fs::weakly_canonical(fs::absolute(base_dir_));
+      fs::path full = fs::weakly_canonical(base_canonical_ / loc);
+      if (!is_within(base_canonical_, full))
+        fail(EPHOST_INVALID_GRAPH,
+             "tensor '{}' external data location '{}' resolves to '{}', outside the model's folder '{}'", name,
+             location, full.string(), base_canonical_.string());
+      return full;
+    } catch (const fs::filesystem_error& e) {
+      fail(EPHOST_INVALID_GRAPH, "tensor '{}' external data location '{}': {}", name, location, e.what());
+    }
+  }
+
+  OpenFile& open(const std::string& name, const std::string& location, const fs::path& file) {
+    auto it = files_.find(file.string());
+    if (it != files_.end()) return *it->second;
+    boost::system::error_code ec;
+    if (!fs::exists(file, ec))
+      fail(EPHOST_NO_SUCHFILE, "external data file '{}' of tensor '{}' (location '{}') does not exist",
+           file.string(), name, location);
+    if (!fs::is_regular_file(file, ec))
+      fail(EPHOST_INVALID_GRAPH, "external data location '{}' of tensor '{}' is not a regular file", location, name);
+    auto f = std::make_unique<OpenFile>();
+    f->stream.open(file.string(), std::ios::binary);
+    if (!f->stream)
+      fail(EPHOST_INVALID_GRAPH, "cannot open external data file '{}' of tensor '{}'", file.string(), name);
+    f->stream.seekg(0, std::ios::end);
+    f->size = static_cast<int64_t>(f->stream.tellg());
+    if (f->size < 0) fail(EPHOST_INVALID_GRAPH, "cannot read external data file '{}'", file.string());
+    return *files_.emplace(file.string(), std::move(f)).first->second;
+  }
+
+  std::string base_dir_;
+  bool from_buffer_;
+  fs::path base_canonical_;
+  std::unordered_map<std::string, std::unique_ptr<OpenFile>> files_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Sparse initializers -> dense initializers
+
+void densify_sparse_initializers(onnx::GraphProto& g) {
+  if (g.sparse_initializer_size() == 0) return;
+  constexpr uint64_t kMaxDenseBytes = uint64_t(1) << 31;
+  for (const auto& sp : g.sparse_initializer()) {
+    const std::string& name = sp.values().name();
+    std::vector<int64_t> dims(sp.dims().begin(), sp.dims().end());
+    Tensor values = tensor_from_proto(sp.values());
+    if (values.elem_type() == EPHOST_ELEMENT_STRING)
+      fail(EPHOST_NOT_IMPLEMENTED, "sparse initializer '{}' of strings is not supported", name);
+    int64_t count = 0;
+    try {
+      count = element_count(dims);
+    } catch (const Error& e) {
+      fail(EPHOST_INVALID_GRAPH, "sparse initializer '{}': {}", name, e.what());
+    }
+    const size_t esize = element_size(values.elem_type());
+    if (static_cast<uint64_t>(count) > kMaxDenseBytes / esize)
+      fail(EPHOST_INVALID_GRAPH, "sparse initializer '{}' of shape {} is too large to densify", name,
+           shape_to_string(dims));
+    const int64_t nnz = values.element_count();
+    if (values.shape().size() != 1)
+      fail(EPHOST_INVALID_GRAPH, "sparse initializer '{}' values must be 1-D, got {}", name,
+           shape_to_string(values.shape()));
+    Tensor indices = sp.has_indices() && sp.indices().dims_size() > 0 ? tensor_from_proto(sp.indices()) : Tensor();
+    if (nnz > 0 && (indices.empty() || indices.elem_type() != EPHOST_ELEMENT_INT64))
+      fail(EPHOST_INVALID_GRAPH, "sparse initializer '{}' needs int64 indices", name);
+    const bool linear = !indices.empty() && indices.shape().size() == 1;
+    if (nnz > 0) {
+      const auto& ishape = indices.shape();
+      bool ok = (linear && ishape[0] == nnz) ||
+                (ishape.size() == 2 && ishape[0] == nnz && ishape[1] == static_cast<int64_t>(dims.size()));
+      if (!ok)
+        fail(EPHOST_INVALID_GRAPH, "sparse initializer '{}' indices shape {} does not fit {} values of shape {}",
+             name, shape_to_string(ishape), nnz, shape_to_string(dims));
+    }
+    std::string raw(static_cast<size_t>(count) * esize, '\0');
+    const auto* idx = indices.empty() ? nullptr : indices.data_as<int64_t>();
+    const auto* src = static_cast<const char*>(values.data());
+    for (int64_t k = 0; k < nnz; ++k) {
+      int64_t flat = 0;
+      if (linear) {
+        flat = idx[k];
+      } else {
+        for (size_t d = 0; d < dims.size(); ++d) {
+          int64_t i = idx[k * static_cast<int64_t>(dims.size()) + static_cast<int64_t>(d)];
+          if (i < 0 || i >= dims[d]) {
+            flat = -1;
+            break;
+          }
+          flat = flat * dims[d] + i;
+        }
+      }
+      if (flat < 0 || flat >= count)
+        fail(EPHOST_INVALID_GRAPH, "sparse initializer '{}' has an index out of range for shape {}", name,
+             shape_to_string(dims));
+      std::memcpy(&raw[static_cast<size_t>(flat) * esize], src + static_cast<size_t>(k) * esize, esize);
+    }
+    onnx::TensorProto* dense = g.add_initializer();
+    dense->set_name(name);
+    dense->set_data_type(values.elem_type());
+    for (int64_t d : dims) dense->add_dims(d);
+    dense->set_raw_data(std::move(raw));
+  }
+  g.clear_sparse_initializer();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Structure: SSA, every input defined, acyclic. Sorts an unsorted acyclic graph in place (stable).
+
+struct Scope {
+  const Scope* parent = nullptr;
+  std::unordered_map<std::string_view, int> defs;  // name -> producing node index, -1 input/initializer
+
+  bool visible(std::string_view name) const {
+    for (const Scope* s = this; s; s = s->parent)
+      if (s->defs.count(name)) return true;
+    return false;
+  }
+};
+
+class StructureChecker {
+ public:
+  // Checks g; appends to outer_reads the names g (or its subgraphs) reads from enclosing graphs.
+  void check(onnx::GraphProto& g, const Scope* parent, const std::string& where, int depth,
+             std::vector<std::string>* outer_reads) {
+    if (depth > 64) fail(EPHOST_INVALID_GRAPH, "subgraphs nested deeper than 64 levels");
+    Scope scope;
+    scope.parent = parent;
+    scope.defs.reserve(static_cast<size_t>(g.input_size() + g.initializer_size() + g.node_size() * 2));
+    std::unordered_set<std::string_view> initializer_names;
+    for (const auto& in : g.input()) {
+      if (in.name().empty()) fail(EPHOST_INVALID_GRAPH, "{} has an input with an empty name", where);
+      if (!scope.defs.emplace(in.name(), -1).second)
+        fail(EPHOST_INVALID_GRAPH, "{} declares input '{}' more than once", where, in.name());
+    }
+    for (const auto& init : g.initializer()) {
+      if (init.name().empty()) fail(EPHOST_INVALID_GRAPH, "{} has an initializer with an empty name", where);
+      if (!initializer_names.insert(init.name()).second)
+        fail(EPHOST_INVALID_GRAPH, "{} defines initializer '{}' more than once", where, init.name());
+      scope.defs.emplace(init.name(), -1);  // also an input: an overridable default
+    }
+    const int n = g.node_size();
+    for (int i = 0; i < n; ++i) {
+      const auto& node = g.node(i);
+      for (const auto& out : node.output()) {
+        if (out.empty()) continue;
+        auto [it, inserted] = scope.defs.emplace(out, i);
+        if (!inserted) {
+          std::string prev = it->second < 0 ? std::string(initializer_names.count(out) ? "an initializer" : "a graph input")
+                                            : fmt::format("node '{}' ({})", node_label(g, it->second),
+                                                          g.node(it->second).op_type());
+          fail(EPHOST_INVALID_GRAPH, "{}: node '{}' ({}) output '{}' is already defined by {}", where,
+               node_label(g, i), node.op_type(), out, prev);
+        }
+      }
+    }
+
+    // Edges producer -> consumer (with multiplicity); outer reads deduplicated.
+    std::vector<std::vector<int>> consumers(static_cast<size_t>(n));
+    std::vector<int> indegree(static_cast<size_t>(n), 0);
+    std::unordered_set<std::string> outer_seen;
+    auto use = [&](int i, const std::string& name, bool implicit) {
+      auto it = scope.defs.find(name);
+      if (it != scope.defs.end()) {
+        if (it->second >= 0) {
+          consumers[static_cast<size_t>(it->second)].push_back(i);
+          ++indegree[static_cast<size_t>(i)];
+        }
+        return;
+      }
+      if (parent && parent->visible(name)) {
+        if (outer_seen.insert(name).second) outer_reads->push_back(name);
+        return;
+      }
+      const auto& node = g.node(i);
+      fail(EPHOST_INVALID_GRAPH,
+           "{}: node '{}' ({}) {} '{}' is not a graph input, an initializer, or the output of any node{}", where,
+           node_label(g, i), node.op_type(), implicit ? "reads (in a subgraph) value" : "input", name,
+           parent ? " (in this graph or an enclosing one)" : "");
+    };
+    for (int i = 0; i < n; ++i) {
+      auto& node = *g.mutable_node(i);
+      for (const auto& in : node.input())
+        if (!in.empty()) use(i, in, false);
+      for (auto& a : *node.mutable_attribute()) {
+        if (a.type() == onnx::AttributeProto::GRAPHS || a.graphs_size() > 0)
+          fail(EPHOST_INVALID_GRAPH, "{}: node '{}' ({}) has GRAPHS attribute '{}', which no operator supports",
+               where, node_label(g, i), node.op_type(), a.name());
+        if (a.type() != onnx::AttributeProto::GRAPH) continue;
+        if (!a.has_g())
+          fail(EPHOST_INVALID_GRAPH, "{}: node '{}' ({}) graph attribute '{}' has no graph", where,
+               node_label(g, i), node.op_type(), a.name());
+        std::vector<std::string> sub_reads;
+        std::string sub_where =
+            fmt::format("subgraph '{}' (attribute '{}' of node '{}')", a.g().name(), a.name(), node_label(g, i));
+        check(*a.mutable_g(), &scope, sub_where, depth + 1, &sub_reads);
+        for (const auto& name : sub_reads) use(i, name, true);
+      }
+    }
+    for (const auto& out : g.output()) {
+      if (!out.name().empty() && scope.defs.count(out.name())) continue;
+      if (!out.name().empty() && parent && parent->visible(out.name())) {
+        if (outer_seen.insert(out.name()).second) outer_reads->push_back(out.name());
+        continue;
+      }
+      fail(EPHOST_INVALID_GRAPH, "{}: graph output '{}' is not a graph input, an initializer, or the output of any node",
+           where, out.name());
+    }
+
+    // Kahn, ties by original index.
+    std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+    for (int i = 0; i < n; ++i)
+      if (indegree[static_cast<size_t>(i)] == 0) ready.push(i);
+    std::vector<int> order;
+    order.reserve(static_cast<size_t>(n));
+    bool sorted = true;
+    while (!ready.empty()) {
+      int i = ready.top();
+      ready.pop();
+      if (i != static_cast<int>(order.size())) sorted = false;
+      order.push_back(i);
+      for (int c : consumers[static_cast<size_t>(i)])
+        if (--indegree[static_cast<size_t>(c)] == 0) ready.push(c);
+    }
+    if (static_cast<int>(order.size()) != n) {
+      std::string left;
+      int count = 0, first = -1;
+      for (int i = 0; i < n; ++i) {
+        if (indegree[static_cast<size_t>(i)] == 0) continue;
+        if (first < 0) first = i;
+        if (count < 10) left += fmt::format("{}'{}' ({})", count ? ", " : "", node_label(g, i), g.node(i).op_type());
+        ++count;
+      }
+      if (count > 10) left += fmt::format(" and {} more", count - 10);
+      std::string edge;
+      for (const auto& in : g.node(first).input()) {
+        auto it = scope.defs.find(in);
+        if (it != scope.defs.end() && it->second >= 0 && indegree[static_cast<size_t>(it->second)] != 0) {
+          edge = fmt::format("; node '{}' reads '{}', produced by node '{}' which depends on it",
+                             node_label(g, first), in, node_label(g, it->second));
+          break;
+        }
+      }
+      fail(EPHOST_INVALID_GRAPH, "{} has a cycle: {} node(s) left unsorted: {}{}", where, count, left, edge);
+    }
+    if (!sorted) {
+      // Reorder without moving the NodeProto objects (string_views into them stay valid).
+      log_verbose(fmt::format("{}: nodes are not topologically sorted; sorting them", where));
+      std::vector<onnx::NodeProto*> nodes(static_cast<size_t>(n));
+      g.mutable_node()->ExtractSubrange(0, n, nodes.data());
+      for (int i : order) g.mutable_node()->AddAllocated(nodes[static_cast<size_t>(i)]);
+    }
+  }
+
+ private:
+  static std::string node_label(const onnx::GraphProto& g, int i) {
+    const auto& node = g.node(i);
+    return node.name().empty() ? node.op_type() + "_" + std::to_string(i) : node.name();
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Checker and shape inference
+
+void run_checker(const Model& model) {
+  const onnx::ModelProto& proto = *model.proto;
+  if (!proto.has_ir_version() || proto.ir_version() <= 0)
+    fail(EPHOST_INVALID_GRAPH, "ONNX checker: the model does not have an ir_version set");
+  int ir = static_cast<int>(std::min<int64_t>(proto.ir_version(), onnx::IR_VERSION));
+  if (proto.ir_version() > onnx::IR_VERSION)
+    log_warning(fmt::format("model ir_version {} is newer than the checker's ({}); checking it as {}",
+                            proto.ir_version(), static_cast<int>(onnx::IR_VERSION), ir));
+  onnx::checker::CheckerContext ctx;
+  ctx.set_ir_version(ir);
+  std::unordered_map<std::string, int> imports;
+  for (const auto& op : proto.opset_import()) imports[op.domain()] = static_cast<int>(op.version());
+  ctx.set_opset_imports(imports);
+  ctx.set_model_dir(model.base_dir);
+  try {
+    onnx::checker::LexicalScopeContext lex;
+    onnx::checker::check_graph(proto.graph(), ctx, lex);
+    if (ir >= 8) onnx::checker::check_model_local_functions(proto, ctx, lex);
+  } catch (const std::exception& e) {
+    fail(EPHOST_INVALID_GRAPH, "the model failed the ONNX checker: {}", e.what());
+  }
+}
+
+std::unique_ptr<Model> finish_loading(std::unique_ptr<onnx::ModelProto> proto, std::string path,
+                                      std::string base_dir, bool from_buffer, const LoadOptions& options) {
+  auto model = std::make_unique<Model>();
+  model->proto = std::move(proto);
+  model->path = std::move(path);
+  model->base_dir = std::move(base_dir);
+  read_opsets(*model);
+
+  ExternalDataResolver resolver(model->base_dir, from_buffer);
+  for_each_tensor(*model->proto, [&](onnx::TensorProto& t) { resolver.resolve(t); });
+  for_each_graph(*model->proto->mutable_graph(), densify_sparse_initializers);
+
+  std::vector<std::string> outer_reads;
+  StructureChecker().check(*model->proto->mutable_graph(), nullptr,
+                           model->proto->graph().name().empty()
+                               ? std::string("main graph")
+                               : fmt::format("graph '{}'", model->proto->graph().name()),
+                           0, &outer_reads);
+
+  if (options.run_checker) run_checker(*model);
+  if (options.infer_shapes) infer_model_shapes(*model);
+  return model;
+}
+
+}  // namespace
+
+std::unique_ptr<Model> load_model_from_file(const std::string& path, const LoadOptions& options) {
+  if (path.empty()) fail(EPHOST_INVALID_ARGUMENT, "model path is empty");
+  boost::system::error_code ec;
+  fs::path p(path);
+  if (!fs::exists(p, ec)) fail(EPHOST_NO_SUCHFILE, "model file '{}' does not exist", path);
+  if (fs::is_directory(p, ec)) fail(EPHOST_INVALID_ARGUMENT, "model path '{}' is a directory, not a file", path);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(EPHOST_NO_SUCHFILE, "cannot open model file '{}': {}", path, std::strerror(errno));
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  off_t size = ::lseek(fd, 0, SEEK_END);
+  if (size < 0 || ::lseek(fd, 0, SEEK_SET) < 0)
+    fail(EPHOST_INVALID_PROTOBUF, "cannot read model file '{}': {}", path, std::strerror(errno));
+  if (size == 0) fail(EPHOST_INVALID_PROTOBUF, "model file '{}' is empty (0 bytes)", path);
+  if (static_cast<uint64_t>(size) > static_cast<uint64_t>(INT_MAX))
+    fail(EPHOST_INVALID_PROTOBUF,
+         "model file '{}' is {} bytes; a ModelProto cannot exceed 2 GiB (store large initializers as external data)",
+         path, static_cast<int64_t>(size));
+
+  auto proto = std::make_unique<onnx::ModelProto>();
+  {
+    google::protobuf::io::FileInputStream file_stream(fd);
+    google::protobuf::io::CodedInputStream input(&file_stream);
+    input.SetTotalBytesLimit(INT_MAX);
+    input.SetRecursionLimit(100);
+    if (!proto->ParseFromCodedStream(&input) || !input.ConsumedEntireMessage() || file_stream.GetErrno() != 0)
+      fail(EPHOST_INVALID_PROTOBUF, "failed to parse '{}' as an ONNX ModelProto ({} bytes)", path,
+           static_cast<int64_t>(size));
+  }
+
+  fs::path dir = fs::absolute(p).parent_path();
+  return finish_loading(std::move(proto), path, dir.string(), false, options);
+}
+
+std::unique_ptr<Model> load_model_from_buffer(const void* data, size_t size, const LoadOptions& options) {
+  if (size == 0) fail(EPHOST_INVALID_PROTOBUF, "model buffer is empty (0 bytes)");
+  if (!data) fail(EPHOST_INVALID_ARGUMENT, "model buffer is NULL but its size is {}", size);
+  auto proto = std::make_unique<onnx::ModelProto>();
+  parse_model(data, size, "the model buffer", proto.get());
+  return finish_loading(std::move(proto), std::string(), options.external_data_folder, true, options);
+}
+
+void infer_model_shapes(Model& model) {
+  if (!model.proto) return;
+  try {
+    onnx::ShapeInferenceOptions opts(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/false);
+    onnx::shape_inference::InferShapes(*model.proto, onnx::OpSchemaRegistry::Instance(), opts);
+  } catch (const std::exception& e) {
+    log_warning(fmt::format("shape inference failed, continuing without the shapes it would add: {}", e.what()));
+  }
+}
+
+}  // namespace ephost

@@ -1,0 +1,152 @@
+// TensorProto <-> Tensor.
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <limits>
+
+#include "core/error.h"
+#include "model/loader.h"
+
+namespace ephost {
+
+namespace {
+
+const char* tensor_label(const onnx::TensorProto& p) { return p.name().empty() ? "<unnamed>" : p.name().c_str(); }
+
+// Copies `src` (a repeated numeric field) into `dst`, converting each element to T.
+template <typename T, typename Field>
+void copy_field(const Field& src, void* dst) {
+  T* out = static_cast<T*>(dst);
+  const int n = src.size();
+  for (int i = 0; i < n; ++i) out[i] = static_cast<T>(src.Get(i));
+}
+
+void check_count(const onnx::TensorProto& p, int64_t have, int64_t need, const char* field) {
+  if (have != need) {
+    std::vector<int64_t> dims(p.dims().begin(), p.dims().end());
+    fail(EPHOST_INVALID_GRAPH, "tensor '{}' ({}, shape {}) has {} values in {} but its shape needs {}",
+         tensor_label(p), element_type_name(p.data_type()), shape_to_string(dims), have, field, need);
+  }
+}
+
+}  // namespace
+
+Tensor tensor_from_proto(const onnx::TensorProto& p) {
+  const char* label = tensor_label(p);
+  if (p.data_location() == onnx::TensorProto::EXTERNAL)
+    fail(EPHOST_INVALID_GRAPH, "tensor '{}' has external data that was not resolved by the loader", label);
+  if (p.has_segment())
+    fail(EPHOST_INVALID_GRAPH, "tensor '{}' is segmented (TensorProto.segment), which is not supported", label);
+  const int32_t type = p.data_type();
+  const size_t esize = element_size(type);
+  if (type == EPHOST_ELEMENT_UNDEFINED || esize == 0)
+    fail(EPHOST_INVALID_GRAPH, "tensor '{}' has unsupported element type {}", label, type);
+
+  std::vector<int64_t> dims(p.dims().begin(), p.dims().end());
+  int64_t count = 0;
+  try {
+    count = element_count(dims);
+  } catch (const Error& e) {
+    fail(EPHOST_INVALID_GRAPH, "tensor '{}': {}", label, e.what());
+  }
+  if (static_cast<uint64_t>(count) > std::numeric_limits<uint64_t>::max() / 16 / esize)
+    fail(EPHOST_INVALID_GRAPH, "tensor '{}' shape {} is too large", label, shape_to_string(dims));
+  const uint64_t bytes = static_cast<uint64_t>(count) * esize;
+
+  if (p.has_raw_data() && (!p.raw_data().empty() || type != EPHOST_ELEMENT_STRING)) {
+    if (type == EPHOST_ELEMENT_STRING)
+      fail(EPHOST_INVALID_GRAPH, "string tensor '{}' uses raw_data; strings must be in string_data", label);
+    const std::string& raw = p.raw_data();
+    if (raw.size() != bytes)
+      fail(EPHOST_INVALID_GRAPH, "tensor '{}' ({}, shape {}) has {} bytes of raw_data but its shape needs {}",
+           label, element_type_name(type), shape_to_string(dims), raw.size(), bytes);
+    Tensor t = Tensor::allocate(type, std::move(dims));
+    if (bytes) std::memcpy(t.data(), raw.data(), bytes);  // little-endian host, as ONNX stores raw_data
+    return t;
+  }
+
+  switch (type) {
+    case EPHOST_ELEMENT_FLOAT:
+    case EPHOST_ELEMENT_COMPLEX64: {
+      const int64_t need = count * (type == EPHOST_ELEMENT_COMPLEX64 ? 2 : 1);
+      check_count(p, p.float_data_size(), need, "float_data");
+      Tensor t = Tensor::allocate(type, std::move(dims));
+      copy_field<float>(p.float_data(), t.data());
+      return t;
+    }
+    case EPHOST_ELEMENT_DOUBLE:
+    case EPHOST_ELEMENT_COMPLEX128: {
+      const int64_t need = count * (type == EPHOST_ELEMENT_COMPLEX128 ? 2 : 1);
+      check_count(p, p.double_data_size(), need, "double_data");
+      Tensor t = Tensor::allocate(type, std::move(dims));
+      copy_field<double>(p.double_data(), t.data());
+      return t;
+    }
+    case EPHOST_ELEMENT_INT64: {
+      check_count(p, p.int64_data_size(), count, "int64_data");
+      Tensor t = Tensor::allocate(type, std::move(dims));
+      copy_field<int64_t>(p.int64_data(), t.data());
+      return t;
+    }
+    case EPHOST_ELEMENT_UINT32:
+    case EPHOST_ELEMENT_UINT64: {
+      check_count(p, p.uint64_data_size(), count, "uint64_data");
+      Tensor t = Tensor::allocate(type, std::move(dims));
+      if (type == EPHOST_ELEMENT_UINT32)
+        copy_field<uint32_t>(p.uint64_data(), t.data());
+      else
+        copy_field<uint64_t>(p.uint64_data(), t.data());
+      return t;
+    }
+    case EPHOST_ELEMENT_INT32:
+    case EPHOST_ELEMENT_INT16:
+    case EPHOST_ELEMENT_INT8:
+    case EPHOST_ELEMENT_UINT16:
+    case EPHOST_ELEMENT_UINT8:
+    case EPHOST_ELEMENT_BOOL:
+    case EPHOST_ELEMENT_FLOAT16:
+    case EPHOST_ELEMENT_BFLOAT16: {
+      check_count(p, p.int32_data_size(), count, "int32_data");
+      Tensor t = Tensor::allocate(type, std::move(dims));
+      switch (type) {
+        case EPHOST_ELEMENT_INT32: copy_field<int32_t>(p.int32_data(), t.data()); break;
+        case EPHOST_ELEMENT_INT16: copy_field<int16_t>(p.int32_data(), t.data()); break;
+        case EPHOST_ELEMENT_INT8: copy_field<int8_t>(p.int32_data(), t.data()); break;
+        case EPHOST_ELEMENT_UINT8: copy_field<uint8_t>(p.int32_data(), t.data()); break;
+        case EPHOST_ELEMENT_BOOL: {
+          auto* out = t.data_as<uint8_t>();
+          for (int i = 0; i < p.int32_data_size(); ++i) out[i] = p.int32_data(i) != 0 ? 1 : 0;
+          break;
+        }
+        default:  // uint16, float16 and bfloat16 bits
+          copy_field<uint16_t>(p.int32_data(), t.data());
+          break;
+      }
+      return t;
+    }
+    case EPHOST_ELEMENT_STRING: {
+      check_count(p, p.string_data_size(), count, "string_data");
+      Tensor t = Tensor::allocate(type, std::move(dims));
+      for (int i = 0; i < p.string_data_size(); ++i) t.set_string(static_cast<size_t>(i), p.string_data(i));
+      return t;
+    }
+    default:
+      fail(EPHOST_INVALID_GRAPH, "tensor '{}' has unsupported element type {}", label, type);
+  }
+}
+
+void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto* out) {
+  if (tensor.empty()) fail(EPHOST_INVALID_ARGUMENT, "tensor_to_proto: tensor '{}' is empty", name);
+  out->Clear();
+  out->set_name(name);
+  out->set_data_type(tensor.elem_type());
+  for (int64_t d : tensor.shape()) out->add_dims(d);
+  if (tensor.elem_type() == EPHOST_ELEMENT_STRING) {
+    const auto* strings = tensor.data_as<const char*>();
+    for (int64_t i = 0; i < tensor.element_count(); ++i) out->add_string_data(strings[i] ? strings[i] : "");
+    return;
+  }
+  out->set_raw_data(tensor.data(), tensor.byte_size());
+}
+
+}  // namespace ephost

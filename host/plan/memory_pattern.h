@@ -1,0 +1,48 @@
+// The memory pattern: where each buffer the executor allocates lives inside one preallocated block
+// per device, recorded from the sizes seen in one run (ONNX Runtime's MemoryPatternGroup). With a
+// pattern, a run allocates one block per device and each value is a pointer into it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "plan/allocation_plan.h"
+#include "plan/plan_graph.h"
+
+namespace ephost::plan {
+
+constexpr int64_t kPatternAlignment = 64;  // every offset is a multiple of this
+
+struct MemoryBlock {
+  int32_t device = 0;
+  int64_t bytes = 0;      // the block to allocate: max(offset + aligned size) over its values
+  int64_t min_bytes = 0;  // the busiest step's aligned live bytes: no pattern can use less
+};
+
+struct MemoryPattern {
+  // Per value id: offset inside the block of the value's device, -1 when the value is not in a block.
+  std::vector<int64_t> offsets;
+  // Per value id: the observed byte size it occupies from its offset, -1 when not in a block.
+  std::vector<int64_t> sizes;
+  std::vector<MemoryBlock> blocks;  // one per device that has values in the pattern, ascending device
+  int64_t peak_bytes = 0;           // sum of the blocks' bytes (the one block's when all use device 0)
+
+  // The block of `device`, or nullptr when no value of that device is in the pattern.
+  const MemoryBlock* block(int32_t device) const;
+};
+
+// Assigns offsets to every value that is kAllocate or kReuse in `plan` and has observed_bytes >= 0
+// (the executor reports -1 for what it does not allocate: inputs, initializers, graph outputs; any
+// other kind is left out whatever it reports). A value occupies [offset, offset + observed) during
+// [def_step, last_use_step]; two values whose step ranges intersect never share a byte. Each value
+// gets its own offset, kReuse ones included: with a pattern the executor places every value at its
+// offset and ignores reuse_of and release_after for values in the block (the pattern already reuses
+// memory, and better, since it knows the real sizes).
+//
+// Sizes are rounded up to kPatternAlignment; each device's values are placed independently by
+// assign_offsets (greedy best-fit in several orders, the smallest block kept). Throws
+// INVALID_ARGUMENT when observed_bytes does not have one entry per value.
+MemoryPattern make_memory_pattern(const PlanGraph& g, const AllocationPlan& plan,
+                                  const std::vector<int64_t>& observed_bytes);
+
+}  // namespace ephost::plan

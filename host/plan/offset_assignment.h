@@ -1,0 +1,34 @@
+// Offset assignment (the "dynamic storage allocation" problem): buffers with known lifetimes and
+// sizes get offsets in one block so that buffers alive at the same step never share bytes, with the
+// block as small as possible. Internal to the memory pattern.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace ephost::plan {
+
+struct Lifetime {
+  int first = 0;      // first step (position) the buffer is alive at
+  int last = 0;       // last step it is alive at, inclusive
+  int64_t bytes = 0;  // already rounded to the alignment the offsets must keep
+};
+
+struct Placement {
+  std::vector<int64_t> offsets;  // per buffer
+  int64_t peak = 0;              // block size: max(offset + bytes)
+};
+
+// The busiest step's total: max over steps of the bytes of the buffers alive at it. No placement
+// can be smaller.
+int64_t max_live_bytes(const std::vector<Lifetime>& buffers, int steps);
+
+// Greedy best-fit placement (each buffer goes into the smallest gap left between the buffers whose
+// lifetimes overlap its own, or on top of them), tried in several orders: largest first (TFLite's
+// greedy-by-size), by first step (ONNX Runtime's memory pattern planner, offline), longest lifetime
+// first. Keeps the smallest block and stops as soon as one reaches max_live_bytes (it is optimal).
+// Offsets are sums of buffer sizes, so they keep the sizes' alignment. All lifetimes must lie in
+// [0, steps). About O(n log n + overlapping pairs) per order.
+Placement assign_offsets(const std::vector<Lifetime>& buffers, int steps);
+
+}  // namespace ephost::plan

@@ -1,0 +1,57 @@
+// A session: load -> initialize (graph transforms, providers, CPU fallback, partition, compile,
+// plan) -> run (seed: ONNX Runtime's InferenceSession lifecycle). Immutable after creation, so Run
+// may be called from several threads at once.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "exec/graph_executor.h"
+#include "graph/graph.h"
+#include "session/env.h"
+#include "session/session_options.h"
+
+namespace ephost {
+
+class Session {
+ public:
+  static std::unique_ptr<Session> create_from_file(Env& env, const std::string& path, const SessionOptions& options);
+  static std::unique_ptr<Session> create_from_buffer(Env& env, const void* data, size_t size,
+                                                     const SessionOptions& options);
+  ~Session();
+
+  const Graph& graph() const { return *model_->main; }
+  const std::vector<Value*>& inputs() const { return inputs_; }  // what a caller feeds
+  const std::vector<Value*>& outputs() const { return model_->main->outputs; }
+
+  // Runs with inputs bound by name; returns the requested outputs (all when output_names is empty).
+  std::vector<Tensor> run(const std::vector<std::string>& input_names, const std::vector<Tensor>& inputs,
+                          const std::vector<std::string>& output_names) const;
+
+  std::string partition_report_json() const;
+  const std::vector<std::unique_ptr<ProviderInstance>>& providers() const { return providers_; }
+  const GraphExecutor& main_executor() const { return *executors_.at(model_->main.get()); }
+  const ExecutorMap& executors() const { return executors_; }
+
+ private:
+  Session(Env& env, const SessionOptions& options);
+  void initialize(std::unique_ptr<Model> model);
+  void transform(Model& model);
+  void create_providers();
+  void partition_and_compile(const Graph& graph);
+  std::vector<std::pair<const Value*, Tensor>> bind_inputs(const std::vector<std::string>& names,
+                                                          const std::vector<Tensor>& tensors) const;
+
+  Env& env_;
+  SessionOptions options_;
+  std::unique_ptr<Model> model_;
+  std::vector<std::unique_ptr<ProviderInstance>> providers_;
+  std::vector<std::string> provider_names_;
+  ExecutorMap executors_;
+  std::vector<Value*> inputs_;
+  bool cpu_fallback_ = true;
+};
+
+}  // namespace ephost

@@ -1,0 +1,231 @@
+// ephost_cxx_api.h — header-only C++ wrapper over the application C API (ephost_c_api.h).
+//
+// RAII owners for env, session options, session and tensors; failures throw Ephost::Exception (namespace Ephost, like ONNX Runtime's Ort::) with
+// the status code and message. Nothing here adds behaviour: every call maps to one C function.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ephost/ephost_c_api.h"
+
+namespace Ephost {
+
+inline const EphostApi& api() {
+  static const EphostApi* table = EphostGetApi(EPHOST_API_VERSION);
+  if (!table)
+    throw std::runtime_error(std::string("libephost ") + EphostGetVersionString() +
+                             " does not provide API version " + std::to_string(EPHOST_API_VERSION));
+  return *table;
+}
+
+class Exception : public std::runtime_error {
+ public:
+  Exception(EphostStatusCode code, const std::string& message)
+      : std::runtime_error(std::string(api().GetErrorCodeName(code)) + ": " + message), code_(code),
+        message_(message) {}
+  EphostStatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  EphostStatusCode code_;
+  std::string message_;
+};
+
+// Throws when `status` is an error; releases it either way.
+inline void check(EphostStatus* status) {
+  if (!status) return;
+  EphostStatusCode code = api().GetErrorCode(status);
+  std::string message = api().GetErrorMessage(status);
+  api().ReleaseStatus(status);
+  throw Exception(code, message);
+}
+
+inline std::string take_string(char* s) {
+  std::string out = s ? s : "";
+  api().FreeString(s);
+  return out;
+}
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(EphostTensor* t) : t_(t, &release) {}
+  // A tensor over `data` (not copied; must outlive the tensor).
+  template <typename T>
+  static Tensor wrap(EphostElementType type, const std::vector<int64_t>& shape, T* data, size_t count) {
+    EphostTensor* t = nullptr;
+    check(api().CreateTensorWithData(type, shape.data(), shape.size(), data, count * sizeof(T), &t));
+    return Tensor(t);
+  }
+  // A zero-filled tensor owned by the library.
+  static Tensor allocate(EphostElementType type, const std::vector<int64_t>& shape) {
+    EphostTensor* t = nullptr;
+    check(api().CreateTensor(type, shape.data(), shape.size(), &t));
+    return Tensor(t);
+  }
+  EphostTensor* get() const { return t_.get(); }
+  explicit operator bool() const { return t_ != nullptr; }
+  EphostElementType type() const { return api().TensorGetElementType(t_.get()); }
+  std::vector<int64_t> shape() const {
+    const int64_t* s = nullptr;
+    size_t r = 0;
+    api().TensorGetShape(t_.get(), &s, &r);
+    return std::vector<int64_t>(s, s + r);
+  }
+  size_t size() const { return api().TensorGetElementCount(t_.get()); }
+  template <typename T>
+  T* data() const { return static_cast<T*>(api().TensorGetData(t_.get())); }
+  template <typename T>
+  std::vector<T> to_vector() const {
+    const T* p = data<T>();
+    return std::vector<T>(p, p + size());
+  }
+
+ private:
+  static void release(EphostTensor* t) { api().ReleaseTensor(t); }
+  std::shared_ptr<EphostTensor> t_;
+};
+
+class Env {
+ public:
+  explicit Env(EphostLogLevel level = EPHOST_LOG_WARNING) {
+    EphostEnv* e = nullptr;
+    check(api().CreateEnv(level, &e));
+    e_.reset(e);
+  }
+  // Discovery limited to `dirs` (hermetic).
+  Env(EphostLogLevel level, const std::vector<std::string>& dirs) {
+    std::vector<const char*> raw;
+    for (const auto& d : dirs) raw.push_back(d.c_str());
+    raw.push_back(nullptr);
+    EphostEnv* e = nullptr;
+    check(api().CreateEnvWithPluginDirs(level, raw.data(), &e));
+    e_.reset(e);
+  }
+  EphostEnv* get() const { return e_.get(); }
+  void register_plugin(const std::string& path) { check(api().RegisterPluginLibrary(e_.get(), path.c_str())); }
+  std::string plugin_report_json() const {
+    char* s = nullptr;
+    check(api().GetPluginReportJson(e_.get(), &s));
+    return take_string(s);
+  }
+  std::vector<EphostPluginReport> plugin_reports() const {
+    std::vector<EphostPluginReport> out;
+    size_t n = api().GetPluginReportCount(e_.get());
+    for (size_t i = 0; i < n; ++i) {
+      EphostPluginReport r{};
+      r.struct_size = sizeof(r);
+      check(api().GetPluginReport(e_.get(), i, &r));
+      out.push_back(r);
+    }
+    return out;
+  }
+
+ private:
+  struct Deleter {
+    void operator()(EphostEnv* e) const { api().ReleaseEnv(e); }
+  };
+  std::unique_ptr<EphostEnv, Deleter> e_;
+};
+
+class SessionOptions {
+ public:
+  SessionOptions() {
+    EphostSessionOptions* o = nullptr;
+    check(api().CreateSessionOptions(&o));
+    o_.reset(o);
+  }
+  EphostSessionOptions* get() const { return o_.get(); }
+  SessionOptions& add_config(const std::string& key, const std::string& value) {
+    check(api().AddSessionConfigEntry(o_.get(), key.c_str(), value.c_str()));
+    return *this;
+  }
+  SessionOptions& set_threads(int32_t n) {
+    check(api().SetIntraOpNumThreads(o_.get(), n));
+    return *this;
+  }
+  SessionOptions& set_optimization_level(EphostGraphOptimizationLevel level) {
+    check(api().SetGraphOptimizationLevel(o_.get(), level));
+    return *this;
+  }
+  SessionOptions& append_provider(const std::string& name,
+                                  const std::vector<std::pair<std::string, std::string>>& options = {}) {
+    std::vector<const char*> keys, values;
+    for (const auto& kv : options) {
+      keys.push_back(kv.first.c_str());
+      values.push_back(kv.second.c_str());
+    }
+    check(api().AppendProvider(o_.get(), name.c_str(), keys.data(), values.data(), keys.size()));
+    return *this;
+  }
+
+ private:
+  struct Deleter {
+    void operator()(EphostSessionOptions* o) const { api().ReleaseSessionOptions(o); }
+  };
+  std::unique_ptr<EphostSessionOptions, Deleter> o_;
+};
+
+class Session {
+ public:
+  Session(const Env& env, const std::string& model_path, const SessionOptions& options = SessionOptions()) {
+    EphostSession* s = nullptr;
+    check(api().CreateSession(env.get(), model_path.c_str(), options.get(), &s));
+    s_.reset(s);
+  }
+  Session(const Env& env, const void* data, size_t size, const SessionOptions& options = SessionOptions()) {
+    EphostSession* s = nullptr;
+    check(api().CreateSessionFromArray(env.get(), data, size, options.get(), &s));
+    s_.reset(s);
+  }
+  EphostSession* get() const { return s_.get(); }
+  std::vector<std::string> input_names() const {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < api().SessionGetInputCount(s_.get()); ++i) {
+      const char* n = nullptr;
+      check(api().SessionGetInputName(s_.get(), i, &n));
+      out.emplace_back(n);
+    }
+    return out;
+  }
+  std::vector<std::string> output_names() const {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < api().SessionGetOutputCount(s_.get()); ++i) {
+      const char* n = nullptr;
+      check(api().SessionGetOutputName(s_.get(), i, &n));
+      out.emplace_back(n);
+    }
+    return out;
+  }
+  std::string partition_report_json() const {
+    char* s = nullptr;
+    check(api().SessionGetPartitionReportJson(s_.get(), &s));
+    return take_string(s);
+  }
+  std::vector<Tensor> run(const std::vector<std::string>& input_names, const std::vector<Tensor>& inputs,
+                          const std::vector<std::string>& output_names) const {
+    std::vector<const char*> in_names, out_names;
+    std::vector<const EphostTensor*> in;
+    for (const auto& n : input_names) in_names.push_back(n.c_str());
+    for (const auto& t : inputs) in.push_back(t.get());
+    for (const auto& n : output_names) out_names.push_back(n.c_str());
+    std::vector<EphostTensor*> out(output_names.size(), nullptr);
+    check(api().Run(s_.get(), in_names.data(), in.data(), in.size(), out_names.data(), out_names.size(), out.data()));
+    std::vector<Tensor> result;
+    for (auto* t : out) result.emplace_back(t);
+    return result;
+  }
+
+ private:
+  struct Deleter {
+    void operator()(EphostSession* s) const { api().ReleaseSession(s); }
+  };
+  std::unique_ptr<EphostSession, Deleter> s_;
+};
+
+}  // namespace Ephost

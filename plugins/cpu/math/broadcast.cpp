@@ -1,0 +1,145 @@
+#include "broadcast.h"
+
+#include <cstring>
+
+namespace ephost::cpu::math {
+
+Shape broadcast_shapes(const Shape& a, const Shape& b) {
+  const size_t r = std::max(a.size(), b.size());
+  Shape out(r);
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
+    const int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
+    if (da == db || db == 1) {
+      out[i] = da;
+    } else if (da == 1) {
+      out[i] = db;
+    } else {
+      invalid("shapes " + to_string(a) + " and " + to_string(b) + " do not broadcast (dimension " +
+              std::to_string(i) + ": " + std::to_string(da) + " vs " + std::to_string(db) + ")");
+    }
+  }
+  return out;
+}
+
+Shape broadcast_shapes(const std::vector<Shape>& shapes) {
+  Shape out;
+  for (const Shape& s : shapes) out = broadcast_shapes(out, s);
+  return out;
+}
+
+bool broadcasts_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  const size_t off = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i)
+    if (from[i] != 1 && from[i] != to[off + i]) return false;
+  return true;
+}
+
+BroadcastPlan plan_broadcast(const std::vector<Shape>& inputs, const Shape& out) {
+  const size_t r = out.size();
+  const size_t k = inputs.size();
+  // Per input: its dims left-padded to the output rank and their row-major strides.
+  std::vector<std::vector<int64_t>> full_strides(k, std::vector<int64_t>(r, 0));
+  for (size_t j = 0; j < k; ++j) {
+    const Shape& s = inputs[j];
+    if (s.size() > r) invalid("shape " + to_string(s) + " has a higher rank than the result " + to_string(out));
+    const size_t off = r - s.size();
+    int64_t stride = 1;
+    for (size_t i = r; i-- > 0;) {
+      const int64_t d = i < off ? 1 : s[i - off];
+      if (d != 1 && d != out[i]) invalid("shape " + to_string(s) + " does not broadcast to " + to_string(out));
+      full_strides[j][i] = d == 1 ? 0 : stride;
+      stride *= d;
+    }
+  }
+  BroadcastPlan plan;
+  plan.strides.assign(k, {});
+  for (size_t i = 0; i < r; ++i) {
+    if (out[i] == 1) continue;
+    bool merge = !plan.dims.empty();
+    for (size_t j = 0; j < k && merge; ++j)
+      merge = plan.strides[j].back() == full_strides[j][i] * out[i];
+    if (merge) {
+      plan.dims.back() *= out[i];
+      for (size_t j = 0; j < k; ++j) plan.strides[j].back() = full_strides[j][i];
+    } else {
+      plan.dims.push_back(out[i]);
+      for (size_t j = 0; j < k; ++j) plan.strides[j].push_back(full_strides[j][i]);
+    }
+  }
+  if (plan.dims.empty()) {
+    plan.dims.push_back(1);
+    for (size_t j = 0; j < k; ++j) plan.strides[j].push_back(0);
+  }
+  return plan;
+}
+
+RowCursor::RowCursor(const BroadcastPlan& plan, int64_t row)
+    : plan_(plan), index_(plan.dims.size() - 1, 0), offsets_(plan.strides.size(), 0) {
+  for (size_t d = index_.size(); d-- > 0;) {
+    index_[d] = row % plan.dims[d];
+    row /= plan.dims[d];
+  }
+  for (size_t j = 0; j < offsets_.size(); ++j)
+    for (size_t d = 0; d < index_.size(); ++d) offsets_[j] += index_[d] * plan.strides[j][d];
+}
+
+void RowCursor::next() {
+  for (size_t d = index_.size(); d-- > 0;) {
+    if (++index_[d] < plan_.dims[d]) {
+      for (size_t j = 0; j < offsets_.size(); ++j) offsets_[j] += plan_.strides[j][d];
+      return;
+    }
+    index_[d] = 0;
+    for (size_t j = 0; j < offsets_.size(); ++j) offsets_[j] -= plan_.strides[j][d] * (plan_.dims[d] - 1);
+  }
+}
+
+namespace {
+
+template <typename T>
+void broadcast_copy_typed(const T* in, const Shape& in_shape, T* out, const Shape& out_shape, int threads) {
+  const int64_t n = numel(out_shape);
+  if (n == 0) return;
+  const BroadcastPlan plan = plan_broadcast({in_shape}, out_shape);
+  const int64_t inner = plan.inner(), rows = plan.rows();
+  const int64_t s = plan.strides[0].back();
+  parallel_for(rows, threads, std::max<int64_t>(1, kElementwiseGrain / inner), [&](int64_t r0, int64_t r1) {
+    RowCursor cur(plan, r0);
+    for (int64_t r = r0; r < r1; ++r, cur.next()) {
+      const T* p = in + cur.offset(0);
+      T* o = out + r * inner;
+      if (s == 1) {
+        std::memcpy(o, p, sizeof(T) * inner);
+      } else {
+        const T v = *p;
+        for (int64_t i = 0; i < inner; ++i) o[i] = v;
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void broadcast_copy(const void* in, const Shape& in_shape, void* out, const Shape& out_shape, size_t elem_size,
+                    int threads) {
+  switch (elem_size) {
+    case 1:
+      return broadcast_copy_typed(static_cast<const uint8_t*>(in), in_shape, static_cast<uint8_t*>(out), out_shape,
+                                  threads);
+    case 2:
+      return broadcast_copy_typed(static_cast<const uint16_t*>(in), in_shape, static_cast<uint16_t*>(out),
+                                  out_shape, threads);
+    case 4:
+      return broadcast_copy_typed(static_cast<const uint32_t*>(in), in_shape, static_cast<uint32_t*>(out),
+                                  out_shape, threads);
+    case 8:
+      return broadcast_copy_typed(static_cast<const uint64_t*>(in), in_shape, static_cast<uint64_t*>(out),
+                                  out_shape, threads);
+    default:
+      invalid("unsupported element size " + std::to_string(elem_size));
+  }
+}
+
+}  // namespace ephost::cpu::math

@@ -1,0 +1,61 @@
+#include "dnnl_util.h"
+
+#include <cstdlib>
+#include <memory>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace ephost::cpu::math {
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+dnnl::memory::desc plain_desc(const Shape& dims, dnnl::memory::data_type dt) {
+  return dnnl::memory::desc(dnnl::memory::dims(dims.begin(), dims.end()), dt, dnnl::memory::dims(strides_of(dims)));
+}
+
+dnnl::memory::desc strided_desc(const Shape& dims, const Shape& strides, dnnl::memory::data_type dt) {
+  return dnnl::memory::desc(dnnl::memory::dims(dims.begin(), dims.end()), dt,
+                            dnnl::memory::dims(strides.begin(), strides.end()));
+}
+
+namespace {
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+struct ThreadBuffer {
+  std::unique_ptr<void, FreeDeleter> data;
+  size_t size = 0;
+};
+}  // namespace
+
+void* thread_buffer(int slot, size_t bytes) {
+  thread_local ThreadBuffer buffers[kThreadBufferSlots];
+  ThreadBuffer& b = buffers[slot];
+  if (bytes == 0) bytes = 1;
+  if (b.size < bytes) {
+    b.data.reset();
+    // 64-byte alignment suits AVX-512 loads in oneDNN kernels.
+    size_t rounded = (bytes + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, rounded);
+    if (p == nullptr) throw std::bad_alloc();
+    b.data.reset(p);
+    b.size = rounded;
+  }
+  return b.data.get();
+}
+
+void set_num_threads(int threads) {
+#ifdef _OPENMP
+  if (threads < 1) threads = 1;
+  if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+}
+
+}  // namespace ephost::cpu::math

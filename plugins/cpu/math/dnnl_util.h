@@ -1,0 +1,29 @@
+// The one oneDNN CPU engine of the plugin, and small helpers to describe plain tensors.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "shape.h"
+
+namespace ephost::cpu::math {
+
+dnnl::engine& cpu_engine();
+
+// A row-major f32 descriptor, or one with explicit strides.
+dnnl::memory::desc plain_desc(const Shape& dims, dnnl::memory::data_type dt = dnnl::memory::data_type::f32);
+dnnl::memory::desc strided_desc(const Shape& dims, const Shape& strides,
+                                dnnl::memory::data_type dt = dnnl::memory::data_type::f32);
+
+// A per-thread growable buffer for reorder targets and scratchpads, one per slot (0: src, 1: dst,
+// 2: scratchpad, 3: weights, 4-5: other). The calling thread owns it and uses it within one call
+// only, so no locking is needed, and steady-state runs allocate nothing.
+constexpr int kThreadBufferSlots = 6;
+void* thread_buffer(int slot, size_t bytes);
+
+// Sets the calling thread's OpenMP team size (what oneDNN's OpenMP runtime reads).
+void set_num_threads(int threads);
+
+}  // namespace ephost::cpu::math

@@ -1,0 +1,40 @@
+// A minimal OpenMP range splitter. Guarded so that code compiled without -fopenmp (a test that only
+// includes the header) still builds and simply runs serially.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace ephost::cpu::math {
+
+// Calls f(begin, end) over disjoint chunks of [0, n) on up to `threads` threads, giving each thread
+// at least `grain` items so that small tensors do not pay for waking a team. f must not throw.
+template <typename F>
+void parallel_for(int64_t n, int threads, int64_t grain, F&& f) {
+  if (n <= 0) return;
+  int64_t t = std::min<int64_t>(threads, n / std::max<int64_t>(grain, 1));
+#ifdef _OPENMP
+  if (t > 1) {
+#pragma omp parallel num_threads(static_cast<int>(t))
+    {
+      int64_t id = omp_get_thread_num();
+      int64_t nt = omp_get_num_threads();
+      int64_t begin = n * id / nt, end = n * (id + 1) / nt;
+      if (begin < end) f(begin, end);
+    }
+    return;
+  }
+#else
+  (void)t;
+#endif
+  f(int64_t{0}, n);
+}
+
+// Elements per thread below which elementwise loops stay single-threaded.
+constexpr int64_t kElementwiseGrain = 1 << 15;
+
+}  // namespace ephost::cpu::math

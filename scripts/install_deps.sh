@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs everything ephost needs to build and test, from Debian 12 packages only.
+set -euo pipefail
+PACKAGES=(
+  cmake g++ make pkg-config
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  libboost-dev libboost-filesystem-dev
+  libfmt-dev libspdlog-dev nlohmann-json3-dev libcli11-dev libdnnl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-onnx python3-numpy
+  nodejs npm
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install_deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+echo "install_deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,152 @@
+// Sessions through the C API: model-loading errors, input validation, concurrent runs, API versioning.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <thread>
+
+#include "ephost/ephost_cxx_api.h"
+#include "test_support.h"
+
+using ephost_test::TempDir;
+
+namespace {
+
+Ephost::Env& cpu_env() {
+  static Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{});
+  return env;
+}
+
+template <typename Fn>
+void expect_error(EphostStatusCode code, const std::string& fragment, Fn&& fn) {
+  try {
+    fn();
+    FAIL() << "expected " << Ephost::api().GetErrorCodeName(code);
+  } catch (const Ephost::Exception& e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    EXPECT_NE(e.message().find(fragment), std::string::npos) << "message: " << e.message();
+  }
+}
+
+TEST(ApiVersion, OlderIsServedNewerIsNull) {
+  EXPECT_NE(EphostGetApi(1), nullptr);
+  EXPECT_EQ(EphostGetApi(EPHOST_API_VERSION + 1), nullptr);
+  EXPECT_EQ(EphostGetApi(0), nullptr);
+  EXPECT_GE(EphostGetApi(1)->struct_size, sizeof(EphostApi));
+}
+
+TEST(ModelLoading, MissingFileIsNoSuchFile) {
+  expect_error(EPHOST_NO_SUCHFILE, "/nonexistent/model.onnx",
+               [] { Ephost::Session s(cpu_env(), std::string("/nonexistent/model.onnx")); });
+}
+
+TEST(ModelLoading, GarbageBytesAreInvalidProtobuf) {
+  std::string junk = "this is not an onnx model at all \x01\x02\x03\xff\xfe";
+  expect_error(EPHOST_INVALID_PROTOBUF, "", [&] { Ephost::Session s(cpu_env(), junk.data(), junk.size()); });
+}
+
+TEST(ModelLoading, DanglingInputIsInvalidGraph) {
+  ephost_test::ModelBuilder m;
+  m.input("x", onnx::TensorProto::FLOAT, {2}).output("y", onnx::TensorProto::FLOAT, {2});
+  m.node("Add", {"x", "nowhere"}, {"y"}, "add");
+  std::string b = m.bytes();
+  expect_error(EPHOST_INVALID_GRAPH, "nowhere", [&] { Ephost::Session s(cpu_env(), b.data(), b.size()); });
+}
+
+TEST(ModelLoading, UnsupportedOpsetIsInvalidGraph) {
+  ephost_test::ModelBuilder m(99);
+  m.input("x", onnx::TensorProto::FLOAT, {2}).output("y", onnx::TensorProto::FLOAT, {2});
+  m.node("Relu", {"x"}, {"y"}, "relu");
+  std::string b = m.bytes();
+  expect_error(EPHOST_INVALID_GRAPH, "99", [&] { Ephost::Session s(cpu_env(), b.data(), b.size()); });
+}
+
+class RunValidation : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bytes_ = ephost_test::chain_model(2, 3).bytes();
+    session_ = std::make_unique<Ephost::Session>(cpu_env(), bytes_.data(), bytes_.size());
+  }
+  std::string bytes_;
+  std::unique_ptr<Ephost::Session> session_;
+  std::vector<float> x_ = std::vector<float>(6, 0.5f);
+};
+
+TEST_F(RunValidation, UnknownInputNameListsTheInputs) {
+  auto t = Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {2, 3}, x_.data(), 6);
+  expect_error(EPHOST_INVALID_ARGUMENT, "'x'", [&] { session_->run({"X"}, {t}, {"y"}); });
+}
+
+TEST_F(RunValidation, WrongTypeIsReported) {
+  std::vector<int64_t> xi(6, 1);
+  auto t = Ephost::Tensor::wrap(EPHOST_ELEMENT_INT64, {2, 3}, xi.data(), 6);
+  expect_error(EPHOST_INVALID_ARGUMENT, "expected element type float32, got int64",
+               [&] { session_->run({"x"}, {t}, {"y"}); });
+}
+
+TEST_F(RunValidation, WrongShapeIsReported) {
+  auto t = Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {3, 2}, x_.data(), 6);
+  expect_error(EPHOST_INVALID_ARGUMENT, "dimension 0 must be 2", [&] { session_->run({"x"}, {t}, {"y"}); });
+}
+
+TEST_F(RunValidation, MissingInputIsReported) {
+  expect_error(EPHOST_INVALID_ARGUMENT, "missing input", [&] { session_->run({}, {}, {"y"}); });
+}
+
+TEST_F(RunValidation, UnknownOutputIsReported) {
+  auto t = Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {2, 3}, x_.data(), 6);
+  expect_error(EPHOST_INVALID_ARGUMENT, "unknown output 'z'", [&] { session_->run({"x"}, {t}, {"z"}); });
+}
+
+TEST_F(RunValidation, BufferSizeMismatchIsReported) {
+  expect_error(EPHOST_INVALID_ARGUMENT, "needs 24", [&] {
+    EphostTensor* t = nullptr;
+    Ephost::check(Ephost::api().CreateTensorWithData(EPHOST_ELEMENT_FLOAT, std::vector<int64_t>{2, 3}.data(), 2,
+                                                     x_.data(), 20, &t));
+  });
+}
+
+TEST(ConcurrentRuns, ManyThreadsOneSessionSameAnswers) {
+  const int64_t rows = 32, cols = 48;
+  std::string bytes = ephost_test::chain_model(rows, cols).bytes();
+  Ephost::SessionOptions o;
+  o.set_threads(1);
+  Ephost::Session session(cpu_env(), bytes.data(), bytes.size(), o);
+  std::vector<std::thread> threads;
+  std::vector<int> failures(6, 0);
+  for (int t = 0; t < 6; ++t) {
+    threads.emplace_back([&, t] {
+      for (int iter = 0; iter < 40; ++iter) {
+        std::vector<float> x = ephost_test::ramp(static_cast<size_t>(rows * cols), 0.01f * (t + 1), -0.3f * iter);
+        auto in = Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {rows, cols}, x.data(), x.size());
+        auto out = session.run({"x"}, {in}, {"y"});
+        std::vector<float> y = out[0].to_vector<float>(), e = ephost_test::chain_expected(x, cols);
+        for (size_t i = 0; i < y.size(); ++i)
+          if (std::fabs(y[i] - e[i]) > 1e-5f) {
+            failures[t]++;
+            break;
+          }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 6; ++t) EXPECT_EQ(failures[t], 0) << "thread " << t;
+}
+
+TEST(SessionFromFile, ExternalDataOutsideTheModelFolderIsRejected) {
+  TempDir dir;
+  ephost_test::ModelBuilder m;
+  m.input("x", onnx::TensorProto::FLOAT, {2}).output("y", onnx::TensorProto::FLOAT, {2});
+  auto* w = m.proto().mutable_graph()->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(2);
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* kv = w->add_external_data();
+  kv->set_key("location");
+  kv->set_value("../escape.bin");
+  m.node("Add", {"x", "w"}, {"y"}, "add");
+  std::string path = m.save(dir);
+  expect_error(EPHOST_INVALID_GRAPH, "escape.bin", [&] { Ephost::Session s(cpu_env(), path); });
+}
+
+}  // namespace

@@ -1,0 +1,246 @@
+// Test plugin "beta" (priority 50): claims each maximal connected chain of float32 Mul, Relu and Add
+// nodes as one fused group and compiles it into a small interpreter over the group's nodes, with
+// broadcasting. Provider option `claim`: "all" (default) or "none".
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+#include <unordered_map>
+
+#include "elementwise.hpp"
+#include "ephost/sdk/plugin.hpp"
+
+namespace {
+
+using namespace ephost::sdk;
+
+// ---- claiming ---------------------------------------------------------------------------------------
+
+bool is_chain_node(const Node& node) {
+  std::string op = node.op_type();
+  if (op == "Add" || op == "Mul") return ephost_test::is_float_node(node, 2);
+  if (op == "Relu") return ephost_test::is_float_node(node, 1);
+  return false;
+}
+
+struct UnionFind {
+  std::vector<size_t> parent;
+  explicit UnionFind(size_t n) : parent(n) {
+    for (size_t i = 0; i < n; ++i) parent[i] = i;
+  }
+  size_t find(size_t x) { return parent[x] == x ? x : parent[x] = find(parent[x]); }
+  void join(size_t a, size_t b) { parent[find(a)] = find(b); }
+};
+
+// The graph's nodes with their positions (a topological order) keyed by node id.
+struct NodeIndex {
+  std::vector<Node> nodes;
+  std::map<size_t, size_t> position;
+  explicit NodeIndex(const Graph& graph) : nodes(graph.nodes()) {
+    for (size_t i = 0; i < nodes.size(); ++i) position[nodes[i].id()] = i;
+  }
+  std::vector<size_t> consumers_of(const Node& node) const {
+    std::vector<size_t> out;
+    for (size_t o = 0; o < node.num_outputs(); ++o) {
+      if (!node.has_output(o)) continue;
+      for (const Node& c : node.output(o).consumers()) {
+        auto it = position.find(c.id());
+        if (it != position.end()) out.push_back(it->second);
+      }
+    }
+    return out;
+  }
+};
+
+// True when no path leaves `group` and comes back into it (fusing it would form a cycle).
+bool is_convex(const NodeIndex& index, const std::set<size_t>& group) {
+  std::vector<size_t> stack;
+  std::set<size_t> seen;
+  for (size_t member : group)
+    for (size_t c : index.consumers_of(index.nodes[member]))
+      if (!group.count(c) && seen.insert(c).second) stack.push_back(c);
+  while (!stack.empty()) {
+    size_t n = stack.back();
+    stack.pop_back();
+    for (size_t c : index.consumers_of(index.nodes[n])) {
+      if (group.count(c)) return false;
+      if (seen.insert(c).second) stack.push_back(c);
+    }
+  }
+  return true;
+}
+
+// Connected components of chain nodes, each in topological order. A component that would form a cycle
+// when fused (a path through another node leaves and re-enters it) is split into single nodes.
+std::vector<std::vector<Node>> find_chains(const Graph& graph) {
+  NodeIndex index(graph);
+  size_t n = index.nodes.size();
+  std::vector<bool> eligible(n);
+  for (size_t i = 0; i < n; ++i) eligible[i] = is_chain_node(index.nodes[i]);
+  UnionFind sets(n);
+  for (size_t i = 0; i < n; ++i)
+    if (eligible[i])
+      for (size_t c : index.consumers_of(index.nodes[i]))
+        if (eligible[c]) sets.join(i, c);
+  std::map<size_t, std::set<size_t>> components;
+  for (size_t i = 0; i < n; ++i)
+    if (eligible[i]) components[sets.find(i)].insert(i);
+  std::vector<std::pair<size_t, std::vector<Node>>> chains;  // (first position, nodes)
+  for (const auto& [root, members] : components) {
+    if (is_convex(index, members)) {
+      std::vector<Node> chain;
+      for (size_t m : members) chain.push_back(index.nodes[m]);
+      chains.emplace_back(*members.begin(), std::move(chain));
+    } else {
+      for (size_t m : members) chains.emplace_back(m, std::vector<Node>{index.nodes[m]});
+    }
+  }
+  std::sort(chains.begin(), chains.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::vector<Node>> out;
+  for (auto& c : chains) out.push_back(std::move(c.second));
+  return out;
+}
+
+// ---- the compiled interpreter -----------------------------------------------------------------------
+
+struct FloatTensor {
+  std::vector<int64_t> shape;
+  std::vector<float> data;
+};
+
+// A borrowed float tensor: an input, a constant, or a local buffer.
+struct View {
+  const float* data = nullptr;
+  std::vector<int64_t> shape;
+};
+
+struct Step {
+  std::string op;
+  std::vector<std::string> inputs;
+  std::string output;
+};
+
+class ChainGroup : public CompiledGroup {
+ public:
+  ChainGroup(const Graph& group, const std::string& fused_name) : name_(fused_name) {
+    for (size_t i = 0; i < group.num_inputs(); ++i) inputs_.push_back(group.input(i).name());
+    for (size_t i = 0; i < group.num_outputs(); ++i) outputs_.push_back(group.output(i).name());
+    for (const Node& node : group.nodes()) {
+      Step step{node.op_type(), {}, node.output(0).name()};
+      for (size_t i = 0; i < node.num_inputs(); ++i) {
+        Value v = node.input(i);
+        step.inputs.push_back(v.name());
+        keep_constant(v);
+      }
+      steps_.push_back(std::move(step));
+    }
+  }
+
+  void compute(void*, KernelContext& ctx) override {
+    std::unordered_map<std::string, View> values;
+    std::deque<FloatTensor> locals;  // deque: views into it stay valid as it grows
+    for (const auto& [name, tensor] : constants_) values[name] = View{tensor.data.data(), tensor.shape};
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      Tensor t = ctx.input(i);
+      values[inputs_[i]] = View{ephost_test::float_data(t, "input '" + inputs_[i] + "'"), t.shape()};
+    }
+    for (const Step& step : steps_) {
+      FloatTensor& out = locals.emplace_back();
+      run_step(step, values, out);
+      values[step.output] = View{out.data.data(), out.shape};
+    }
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      const View& v = lookup(values, outputs_[i]);
+      float* dst = ctx.output<float>(i, v.shape);
+      size_t count = static_cast<size_t>(element_count(v.shape));
+      if (count) std::memcpy(dst, v.data, count * sizeof(float));
+    }
+  }
+
+ private:
+  // A node input that is a constant initializer outside the group's inputs is copied now.
+  void keep_constant(const Value& v) {
+    std::string name = v.name();
+    if (!v.is_constant() || constants_.count(name)) return;
+    for (const auto& in : inputs_)
+      if (in == name) return;
+    Tensor t = v.constant();
+    const float* p = ephost_test::float_data(t, "initializer '" + name + "'");
+    constants_[name] = FloatTensor{t.shape(), std::vector<float>(p, p + t.size())};
+  }
+
+  const View& lookup(const std::unordered_map<std::string, View>& values, const std::string& name) const {
+    auto it = values.find(name);
+    if (it == values.end()) fail(EPHOST_EP_FAIL, "beta group " + name_ + ": no value '" + name + "'");
+    return it->second;
+  }
+
+  void run_step(const Step& step, const std::unordered_map<std::string, View>& values, FloatTensor& out) const {
+    if (step.op == "Relu") {
+      const View& x = lookup(values, step.inputs[0]);
+      out.shape = x.shape;
+      out.data.resize(static_cast<size_t>(element_count(x.shape)));
+      ephost_test::unary(ephost_test::UnaryOp::kRelu, x.data, static_cast<int64_t>(out.data.size()), out.data.data());
+      return;
+    }
+    const View& a = lookup(values, step.inputs[0]);
+    const View& b = lookup(values, step.inputs[1]);
+    out.shape = ephost_test::broadcast_shape(a.shape, b.shape);
+    out.data.resize(static_cast<size_t>(element_count(out.shape)));
+    auto op = step.op == "Add" ? ephost_test::BinaryOp::kAdd : ephost_test::BinaryOp::kMul;
+    ephost_test::broadcast_binary(op, a.data, a.shape, b.data, b.shape, out.data.data(), out.shape);
+  }
+
+  std::string name_;
+  std::vector<std::string> inputs_, outputs_;
+  std::map<std::string, FloatTensor> constants_;
+  std::vector<Step> steps_;
+};
+
+class BetaProvider : public Provider {
+ public:
+  explicit BetaProvider(bool claim) : claim_(claim) {}
+  void get_capability(const Graph& graph, Capability& capability) override {
+    if (!claim_) return;
+    for (const auto& chain : find_chains(graph)) capability.add_fused_group(chain);
+  }
+  std::unique_ptr<CompiledGroup> compile(const Graph& group, const std::string& fused_name) override {
+    // Element types are checked at run time; here only that every node is one the interpreter knows.
+    for (const Node& node : group.nodes()) {
+      std::string op = node.op_type();
+      size_t arity = op == "Relu" ? 1 : 2;
+      if ((op != "Add" && op != "Mul" && op != "Relu") || node.num_inputs() != arity || !node.has_output(0))
+        fail(EPHOST_NOT_IMPLEMENTED, "beta cannot compile " + node.op_type() + " node '" + node.name() + "'");
+    }
+    return std::make_unique<ChainGroup>(group, fused_name);
+  }
+
+ private:
+  bool claim_;
+};
+
+struct BetaDescribe {
+  Description operator()() const {
+    Description d;
+    d.name = "beta";
+    d.vendor = "ephost tests";
+    d.version = "1.0.0";
+    d.device_type = EPHOST_DEVICE_CPU;
+    d.context_source_keys = {"BETA", "BetaExecutionProvider"};
+    d.sdk_version = "1.0.0";
+    d.hardware_architecture = "test-arch";
+    d.default_priority = 50;
+    return d;
+  }
+};
+
+struct BetaCreate {
+  std::unique_ptr<Provider> operator()(const Options& options) const {
+    return std::make_unique<BetaProvider>(ephost_test::claims_anything(options));
+  }
+};
+
+}  // namespace
+
+EPHOST_DEFINE_PLUGIN(BetaDescribe, BetaCreate)
