@@ -39,10 +39,24 @@ std::vector<std::string> split_plugin_path(const std::string& value) {
   return dirs;
 }
 
+namespace {
+
+// The file of libephost (or of the executable the host is linked into), absolute. dladdr reports the
+// main program by the name it was started with ("./app"), so that case goes through /proc/self/exe.
+fs::path host_binary_location() {
+  fs::path self = boost::dll::this_line_location().native();
+  if (self.is_absolute()) return self;
+  fs::path program = boost::dll::program_location().native();
+  std::error_code ec;
+  if (fs::equivalent(self, program, ec)) return program;
+  return fs::absolute(self);
+}
+
+}  // namespace
+
 std::string default_plugin_directory() {
   try {
-    fs::path self = boost::dll::this_line_location().native();
-    return (self.parent_path() / EPHOST_PLUGIN_DIR_NAME).lexically_normal().string();
+    return (host_binary_location().parent_path() / EPHOST_PLUGIN_DIR_NAME).lexically_normal().string();
   } catch (const std::exception& e) {
     log_warning(fmt::format("cannot locate libephost to find its plugin directory: {}", e.what()));
     return {};

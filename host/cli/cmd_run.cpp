@@ -1,0 +1,110 @@
+// ephost run MODEL: one run, printing each output (and optionally writing it and the partition report).
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "json_report.h"
+#include "model_io.h"
+#include "tensor_values.h"
+
+namespace fs = std::filesystem;
+
+namespace ephost_cli {
+
+namespace {
+
+struct RunArgs {
+  std::string model;
+  SessionArgs session;
+  InputArgs inputs;
+  std::string output_dir;
+  bool report = false;
+  size_t values = 8;
+};
+
+void print_tensor(std::ostream& os, size_t index, const HostTensor& t, size_t max_values) {
+  os << "  [" << index << "] " << t.name() << ": " << element_type_name(t.elem_type()) << " "
+     << shape_string(t.shape()) << "\n";
+  const size_t n = t.element_count();
+  if (max_values > 0 && n > 0) {
+    os << "      values:";
+    for (size_t i = 0; i < n && i < max_values; ++i) os << (i ? ", " : " ") << element_to_string(t, i);
+    if (n > max_values) os << ", ... (" << n << " elements)";
+    os << "\n";
+  }
+  if (auto s = compute_stats(t); s && n > 0) {
+    os << "      min " << number_to_string(s->min) << "  max " << number_to_string(s->max) << "  mean "
+       << number_to_string(s->mean) << "  sum " << number_to_string(s->sum) << "  abs_sum "
+       << number_to_string(s->abs_sum);
+    if (s->nan) os << "  nan " << s->nan;
+    if (s->inf) os << "  inf " << s->inf;
+    os << "\n";
+  }
+}
+
+int run_command(const RunArgs& args, const GlobalArgs& global) {
+  const EphostApi& a = api();
+  EnvPtr env = create_env(global);
+  SessionOptionsPtr options = make_session_options(args.session);
+  EphostSession* raw = nullptr;
+  auto t0 = std::chrono::steady_clock::now();
+  check(a.CreateSession(env.get(), args.model.c_str(), options.get(), &raw));
+  SessionPtr session(raw);
+  double create_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+
+  std::cout << "model: " << args.model << "\n";
+  if (args.report) {
+    char* json = nullptr;
+    check(a.SessionGetPartitionReportJson(session.get(), &json), "partition report");
+    print_json_report(std::cout, take_string(json), "partition");
+  }
+
+  std::vector<HostTensor> inputs = prepare_inputs(session.get(), args.inputs);
+  std::cout << "inputs:\n";
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::cout << "  [" << i << "] " << inputs[i].name() << ": " << element_type_name(inputs[i].elem_type()) << " "
+              << shape_string(inputs[i].shape())
+              << (args.inputs.inputs_dir.empty() ? " (random, seed " + std::to_string(args.inputs.seed) + ")"
+                                                 : " (from " + args.inputs.inputs_dir + ")")
+              << "\n";
+  }
+
+  BoundRun bound(session.get(), inputs);
+  t0 = std::chrono::steady_clock::now();
+  std::vector<TensorPtr> outputs = bound.run();
+  double run_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+
+  std::cout << "outputs:\n";
+  if (!args.output_dir.empty()) fs::create_directories(args.output_dir);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    HostTensor t = from_ephost(outputs[i].get(), bound.output_names()[i]);
+    print_tensor(std::cout, i, t, args.values);
+    if (!args.output_dir.empty())
+      save_tensor_file(t, (fs::path(args.output_dir) / ("output_" + std::to_string(i) + ".pb")).string());
+  }
+  std::cout << "session created in " << number_to_string(create_ms) << " ms, run took " << number_to_string(run_ms)
+            << " ms\n";
+  if (!args.output_dir.empty())
+    std::cout << "wrote " << outputs.size() << " output file(s) to " << args.output_dir << "\n";
+  return 0;
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand("run", "Run a model once and print its outputs");
+  cmd->add_option("model", args->model, "ONNX model file")->required()->check(CLI::ExistingFile);
+  add_input_args(cmd, args->inputs);
+  add_session_args(cmd, args->session);
+  cmd->add_option("--output-dir", args->output_dir, "Write the outputs there as output_N.pb TensorProto files");
+  cmd->add_flag("--report", args->report, "Print the partition report (node -> provider, refused claims)");
+  cmd->add_option("--values", args->values, "How many values of each output to print")->default_str("8");
+  return {cmd, [args](const GlobalArgs& g) { return run_command(*args, g); }};
+}
+
+}  // namespace ephost_cli

@@ -1,0 +1,241 @@
+// ephost test PATH...: runs ONNX backend test cases (model.onnx + test_data_set_*/input_N.pb,
+// output_N.pb), as ONNX Runtime's onnx_test_runner does, and compares with the backend tolerances.
+#include <CLI/CLI.hpp>
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "model_io.h"
+#include "tensor_values.h"
+
+namespace fs = std::filesystem;
+
+namespace ephost_cli {
+
+namespace {
+
+struct TestArgs {
+  std::vector<std::string> paths;
+  SessionArgs session;
+  Tolerance tolerance;
+  std::vector<std::string> filters;
+  std::vector<std::string> excludes;
+  bool verbose = false;
+};
+
+struct TestCase {
+  std::string name;  // as printed
+  fs::path dir;      // holds model.onnx
+};
+
+bool is_case_dir(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(dir / "model.onnx", ec);
+}
+
+// Numeric order of the suffix: test_data_set_2 before test_data_set_10.
+bool numbered_less(const fs::path& a, const fs::path& b) {
+  auto key = [](const fs::path& p) {
+    std::string s = p.filename().string();
+    size_t i = s.find_last_not_of("0123456789");
+    std::string digits = s.substr(i + 1);
+    return std::make_pair(s.substr(0, i + 1), digits.empty() ? -1L : std::stol(digits));
+  };
+  return key(a) < key(b);
+}
+
+std::vector<TestCase> find_cases(const std::string& path) {
+  std::vector<TestCase> out;
+  fs::path p(path);
+  std::error_code ec;
+  if (fs::is_regular_file(p, ec)) {
+    // A model file: its folder is the case.
+    p = fs::absolute(p).parent_path();
+    out.push_back({p.filename().string(), p});
+    return out;
+  }
+  if (is_case_dir(p)) {
+    out.push_back({fs::absolute(p).lexically_normal().filename().string(), p});
+    if (out.back().name.empty()) out.back().name = fs::absolute(p).parent_path().filename().string();
+    return out;
+  }
+  const auto opts = fs::directory_options::follow_directory_symlink | fs::directory_options::skip_permission_denied;
+  for (auto it = fs::recursive_directory_iterator(p, opts, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (!it->is_directory(ec)) continue;
+    if (is_case_dir(it->path())) {
+      out.push_back({it->path().lexically_relative(p).generic_string(), it->path()});
+      it.disable_recursion_pending();  // its test_data_set_* folders are not cases
+    }
+  }
+  if (ec) throw CliError(EPHOST_NO_SUCHFILE, "cannot search " + path + ": " + ec.message());
+  std::sort(out.begin(), out.end(), [](const TestCase& a, const TestCase& b) { return a.name < b.name; });
+  return out;
+}
+
+bool matches_any(const std::vector<std::string>& globs, const TestCase& c) {
+  const std::string base = c.dir.filename().string();
+  for (const auto& g : globs)
+    if (fnmatch(g.c_str(), c.name.c_str(), 0) == 0 || fnmatch(g.c_str(), base.c_str(), 0) == 0) return true;
+  return false;
+}
+
+struct DataSet {
+  std::string name;
+  std::vector<HostTensor> inputs;
+  std::vector<HostTensor> outputs;
+};
+
+enum class Outcome { kPass, kFail, kSkip };
+struct CaseResult {
+  Outcome outcome = Outcome::kPass;
+  std::string reason;
+};
+
+// Loads every data set; sets `skip` when a file is not a usable tensor.
+std::vector<DataSet> load_data_sets(const fs::path& dir, std::string& skip) {
+  std::vector<fs::path> set_dirs;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
+      set_dirs.push_back(entry.path());
+  }
+  std::sort(set_dirs.begin(), set_dirs.end(), numbered_less);
+  std::vector<DataSet> sets;
+  for (const auto& sd : set_dirs) {
+    DataSet ds;
+    ds.name = sd.filename().string();
+    for (auto [prefix, into] : {std::pair{"input_", &ds.inputs}, std::pair{"output_", &ds.outputs}}) {
+      for (const std::string& file : numbered_files(sd.string(), prefix)) {
+        LoadedValue v = load_value_file(file);
+        if (!v.tensor) {
+          skip = ds.name + "/" + v.unsupported;
+          return {};
+        }
+        into->push_back(std::move(*v.tensor));
+      }
+    }
+    sets.push_back(std::move(ds));
+  }
+  if (sets.empty()) skip = "no test_data_set_* folders";
+  return sets;
+}
+
+std::string error_text(const CliError& e) { return code_name(e.code()) + ": " + e.what(); }
+
+CaseResult run_case(EphostEnv* env, const EphostSessionOptions* options, const TestCase& c, const Tolerance& tol) {
+  CaseResult result;
+  std::string skip;
+  std::vector<DataSet> sets;
+  try {
+    sets = load_data_sets(c.dir, skip);
+  } catch (const CliError& e) {
+    return {Outcome::kFail, "reading test data: " + error_text(e)};
+  }
+  if (!skip.empty()) return {Outcome::kSkip, skip};
+
+  SessionPtr session;
+  try {
+    EphostSession* raw = nullptr;
+    check(api().CreateSession(env, (c.dir / "model.onnx").string().c_str(), options, &raw));
+    session.reset(raw);
+  } catch (const CliError& e) {
+    return {Outcome::kFail, "session creation failed: " + error_text(e)};
+  }
+
+  const bool several = sets.size() > 1;
+  for (DataSet& ds : sets) {
+    const std::string where = several ? ds.name + ": " : "";
+    std::vector<ValueInfo> outputs_info;
+    std::vector<TensorPtr> got;
+    std::vector<std::string> got_names;
+    try {
+      bind_by_name_or_position(ds.inputs, session_inputs(session.get()), ds.name + " inputs");
+      outputs_info = session_outputs(session.get());
+      bind_by_name_or_position(ds.outputs, outputs_info, ds.name + " outputs");
+      BoundRun bound(session.get(), ds.inputs);
+      got = bound.run();
+      got_names = bound.output_names();
+    } catch (const CliError& e) {
+      return {Outcome::kFail, where + "run failed: " + error_text(e)};
+    }
+    for (const HostTensor& expected : ds.outputs) {
+      size_t k = std::find(got_names.begin(), got_names.end(), expected.name()) - got_names.begin();
+      if (k == got_names.size() || !got[k])
+        return {Outcome::kFail, where + "output '" + expected.name() + "' was not produced"};
+      HostTensor actual = from_ephost(got[k].get(), expected.name());
+      if (auto diff = compare_tensors(expected, actual, tol))
+        return {Outcome::kFail, where + "output " + std::to_string(k) + " '" + expected.name() + "': " + *diff};
+    }
+  }
+  return result;
+}
+
+int test_command(const TestArgs& args, const GlobalArgs& global) {
+  std::vector<TestCase> cases;
+  for (const std::string& p : args.paths) {
+    std::vector<TestCase> found = find_cases(p);
+    if (found.empty()) throw CliError(EPHOST_NO_SUCHFILE, "no test cases (folders with model.onnx) under " + p);
+    for (auto& c : found)
+      if ((args.filters.empty() || matches_any(args.filters, c)) && !matches_any(args.excludes, c))
+        cases.push_back(std::move(c));
+  }
+
+  EnvPtr env = create_env(global);
+  SessionOptionsPtr options = make_session_options(args.session);
+  size_t passed = 0, failed = 0, skipped = 0;
+  for (const TestCase& c : cases) {
+    auto t0 = std::chrono::steady_clock::now();
+    CaseResult r;
+    try {
+      r = run_case(env.get(), options.get(), c, args.tolerance);
+    } catch (const CliError& e) {
+      r = {Outcome::kFail, error_text(e)};
+    } catch (const std::exception& e) {
+      r = {Outcome::kFail, e.what()};
+    }
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    switch (r.outcome) {
+      case Outcome::kPass:
+        ++passed;
+        if (args.verbose) std::cout << "PASS " << c.name << " (" << number_to_string(ms) << " ms)" << std::endl;
+        break;
+      case Outcome::kFail:
+        ++failed;
+        std::cout << "FAIL " << c.name << ": " << r.reason << std::endl;
+        break;
+      case Outcome::kSkip:
+        ++skipped;
+        std::cout << "SKIP " << c.name << ": " << r.reason << std::endl;
+        break;
+    }
+  }
+  std::cout << passed << " passed, " << failed << " failed";
+  if (skipped) std::cout << ", " << skipped << " skipped";
+  std::cout << std::endl;
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
+Command add_test_command(CLI::App& app) {
+  auto args = std::make_shared<TestArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "test", "Run ONNX backend test cases (model.onnx + test_data_set_*/) and compare with their outputs");
+  cmd->add_option("paths", args->paths, "Test case folders, or folders searched recursively for them")
+      ->required()
+      ->check(CLI::ExistingPath);
+  add_session_args(cmd, args->session);
+  cmd->add_option("--rtol", args->tolerance.rtol, "Relative tolerance for floating outputs")->default_str("1e-3");
+  cmd->add_option("--atol", args->tolerance.atol, "Absolute tolerance for floating outputs")->default_str("1e-7");
+  add_repeatable(cmd, "--filter", args->filters, "Only cases whose name or folder matches this glob (repeatable)");
+  add_repeatable(cmd, "--exclude", args->excludes, "Leave out cases whose name or folder matches this glob (repeatable)");
+  cmd->add_flag("-v,--verbose", args->verbose, "Also print a line for each passing case");
+  return {cmd, [args](const GlobalArgs& g) { return test_command(*args, g); }};
+}
+
+}  // namespace ephost_cli

@@ -1,0 +1,255 @@
+#include "resize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "parallel.h"
+
+namespace ephost::cpu::math {
+
+float resize_source_coordinate(CoordMode mode, int64_t o, int64_t in, int64_t out, float scale) {
+  const float x = static_cast<float>(o);
+  switch (mode) {
+    case CoordMode::kHalfPixel: return (x + 0.5f) / scale - 0.5f;
+    case CoordMode::kPytorchHalfPixel: return out > 1 ? (x + 0.5f) / scale - 0.5f : 0.f;
+    case CoordMode::kAlignCorners:
+      return out == 1 ? 0.f : x * static_cast<float>(in - 1) / static_cast<float>(out - 1);
+    case CoordMode::kAsymmetric: return x / scale;
+    case CoordMode::kTfHalfPixelForNN: return (x + 0.5f) / scale;
+  }
+  return x;
+}
+
+int64_t resize_output_size(int64_t in, float scale) {
+  return static_cast<int64_t>(std::floor(static_cast<double>(in) * static_cast<double>(scale)));
+}
+
+namespace {
+
+int64_t nearest_index(NearestMode m, float x, float scale) {
+  switch (m) {
+    case NearestMode::kRoundPreferFloor:
+      return x == std::floor(x) + 0.5f ? static_cast<int64_t>(std::floor(x)) : static_cast<int64_t>(std::round(x));
+    case NearestMode::kRoundPreferCeil:
+      return x == std::floor(x) + 0.5f ? static_cast<int64_t>(std::ceil(x)) : static_cast<int64_t>(std::round(x));
+    case NearestMode::kFloor: return static_cast<int64_t>(std::floor(x));
+    case NearestMode::kCeil: return static_cast<int64_t>(std::ceil(x));
+    case NearestMode::kSimple: return scale < 1.f ? static_cast<int64_t>(std::ceil(x)) : static_cast<int64_t>(x);
+  }
+  return 0;
+}
+
+void cubic_coefficients(float r, float A, float c[4]) {
+  const float r1 = r + 1.f, q = 1.f - r, q1 = q + 1.f;
+  c[0] = ((A * r1 - 5.f * A) * r1 + 8.f * A) * r1 - 4.f * A;
+  c[1] = ((A + 2.f) * r - (A + 3.f)) * r * r + 1.f;
+  c[2] = ((A + 2.f) * q - (A + 3.f)) * q * q + 1.f;
+  c[3] = ((A * q1 - 5.f * A) * q1 + 8.f * A) * q1 - 4.f * A;
+}
+
+}  // namespace
+
+AxisTaps resize_axis_taps(const ResizeParams& p, int64_t in, int64_t out, float scale) {
+  AxisTaps t;
+  t.taps = p.mode == ResizeMode::kNearest ? 1 : p.mode == ResizeMode::kLinear ? 2 : 4;
+  t.index.resize(out * t.taps);
+  t.weight.resize(out * t.taps);
+  const int64_t last = std::max<int64_t>(in - 1, 0);
+  for (int64_t o = 0; o < out; ++o) {
+    const float x = resize_source_coordinate(p.coord, o, in, out, scale);
+    int64_t* idx = &t.index[o * t.taps];
+    float* w = &t.weight[o * t.taps];
+    if (p.mode == ResizeMode::kNearest) {
+      idx[0] = std::clamp<int64_t>(nearest_index(p.nearest, x, scale), 0, last);
+      w[0] = 1.f;
+    } else if (p.mode == ResizeMode::kLinear) {
+      const float xc = std::clamp(x, 0.f, static_cast<float>(last));
+      const int64_t i0 = static_cast<int64_t>(xc);
+      idx[0] = i0;
+      idx[1] = std::min(i0 + 1, last);
+      w[1] = xc - static_cast<float>(i0);
+      w[0] = 1.f - w[1];
+    } else {
+      const float f = std::floor(x);
+      const int64_t i0 = static_cast<int64_t>(f);
+      cubic_coefficients(x - f, p.cubic_a, w);
+      float sum = 0.f;
+      for (int j = 0; j < 4; ++j) {
+        const int64_t i = i0 - 1 + j;
+        if (p.exclude_outside && (i < 0 || i > last)) w[j] = 0.f;
+        sum += w[j];
+        idx[j] = std::clamp<int64_t>(i, 0, last);
+      }
+      if (p.exclude_outside && sum != 0.f)
+        for (int j = 0; j < 4; ++j) w[j] /= sum;
+    }
+  }
+  t.identity = in == out;
+  for (int64_t o = 0; o < out && t.identity; ++o)
+    for (int64_t j = 0; j < t.taps && t.identity; ++j) {
+      const float w = t.weight[o * t.taps + j];
+      t.identity = w == 0.f || (w == 1.f && t.index[o * t.taps + j] == o);
+    }
+  return t;
+}
+
+namespace {
+
+std::vector<AxisTaps> all_taps(const Shape& in, const Shape& out, const std::vector<float>& scales,
+                               const ResizeParams& p) {
+  if (in.size() != out.size() || scales.size() != in.size())
+    invalid("resize needs one scale and one output size per input axis (rank " + std::to_string(in.size()) + ")");
+  std::vector<AxisTaps> taps;
+  for (size_t a = 0; a < in.size(); ++a) {
+    if (out[a] < 0) invalid("negative output size " + to_string(out));
+    if (in[a] == 0 && out[a] > 0) invalid("cannot resize an empty axis to " + std::to_string(out[a]));
+    taps.push_back(resize_axis_taps(p, in[a], out[a], scales[a]));
+  }
+  return taps;
+}
+
+template <typename T>
+void nearest_typed(const T* x, const Shape& in, T* y, const Shape& out, const std::vector<AxisTaps>& taps,
+                   int threads) {
+  const size_t r = in.size();
+  const Shape in_strides = strides_of(in);
+  const int64_t inner = r ? out[r - 1] : 1;
+  const int64_t rows = numel(out) / std::max<int64_t>(inner, 1);
+  if (numel(out) == 0) return;
+  // Column offsets of the last axis, precomputed once.
+  std::vector<int64_t> col(inner);
+  for (int64_t o = 0; o < inner; ++o) col[o] = r ? taps[r - 1].index[o] : 0;
+  parallel_for(rows, threads, std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(inner, 1)),
+               [&](int64_t r0, int64_t r1) {
+    for (int64_t row = r0; row < r1; ++row) {
+      int64_t rem = row, src = 0;
+      for (size_t a = r - 1; a-- > 0;) {
+        const int64_t o = rem % out[a];
+        rem /= out[a];
+        src += taps[a].index[o] * in_strides[a];
+      }
+      const T* xr = x + src;
+      T* yr = y + row * inner;
+      for (int64_t o = 0; o < inner; ++o) yr[o] = xr[col[o]];
+    }
+  });
+}
+
+// Resamples axis `axis` of x (shape `in`) into y with out length `len`.
+void resample_axis(const float* x, const Shape& in, int64_t axis, const AxisTaps& t, int64_t len, float* y,
+                   int threads) {
+  const int64_t outer = numel(in, 0, axis), inner = numel(in, axis + 1, in.size()), n_in = in[axis];
+  parallel_for(outer * len, threads, std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(inner, 1)),
+               [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t o = r % len, b = r / len;
+      float* yr = y + r * inner;
+      const float* xb = x + b * n_in * inner;
+      const int64_t* idx = &t.index[o * t.taps];
+      const float* w = &t.weight[o * t.taps];
+      for (int64_t i = 0; i < inner; ++i) yr[i] = 0.f;
+      for (int64_t j = 0; j < t.taps; ++j) {
+        const float* xr = xb + idx[j] * inner;
+        const float wj = w[j];
+        for (int64_t i = 0; i < inner; ++i) yr[i] += wj * xr[i];
+      }
+    }
+  });
+}
+
+// The common image case: only the last two axes change; one pass with 2-D taps.
+void resample_last2(const float* x, const Shape& in, const AxisTaps& th, const AxisTaps& tw, int64_t oh_len,
+                    int64_t ow_len, float* y, int threads) {
+  const size_t r = in.size();
+  const int64_t H = in[r - 2], W = in[r - 1];
+  const int64_t planes = numel(in, 0, r - 2);
+  parallel_for(planes * oh_len, threads, std::max<int64_t>(1, 8192 / std::max<int64_t>(ow_len, 1)),
+               [&](int64_t r0, int64_t r1) {
+    for (int64_t row = r0; row < r1; ++row) {
+      const int64_t oh = row % oh_len, p = row / oh_len;
+      const float* xp = x + p * H * W;
+      float* yr = y + row * ow_len;
+      const int64_t* hi = &th.index[oh * th.taps];
+      const float* hw = &th.weight[oh * th.taps];
+      for (int64_t ow = 0; ow < ow_len; ++ow) {
+        const int64_t* wi = &tw.index[ow * tw.taps];
+        const float* ww = &tw.weight[ow * tw.taps];
+        float acc = 0.f;
+        for (int64_t a = 0; a < th.taps; ++a) {
+          const float* xr = xp + hi[a] * W;
+          float s = 0.f;
+          for (int64_t b = 0; b < tw.taps; ++b) s += ww[b] * xr[wi[b]];
+          acc += hw[a] * s;
+        }
+        yr[ow] = acc;
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void resize_nearest(const void* x, const Shape& in, void* y, const Shape& out, const std::vector<float>& scales,
+                    const ResizeParams& p, size_t elem_size, int threads) {
+  ResizeParams q = p;
+  q.mode = ResizeMode::kNearest;
+  const auto taps = all_taps(in, out, scales, q);
+  if (in.empty()) {
+    std::memcpy(y, x, elem_size);
+    return;
+  }
+  switch (elem_size) {
+    case 1: return nearest_typed(static_cast<const uint8_t*>(x), in, static_cast<uint8_t*>(y), out, taps, threads);
+    case 2: return nearest_typed(static_cast<const uint16_t*>(x), in, static_cast<uint16_t*>(y), out, taps, threads);
+    case 4: return nearest_typed(static_cast<const uint32_t*>(x), in, static_cast<uint32_t*>(y), out, taps, threads);
+    case 8: return nearest_typed(static_cast<const uint64_t*>(x), in, static_cast<uint64_t*>(y), out, taps, threads);
+    default: invalid("unsupported element size " + std::to_string(elem_size));
+  }
+}
+
+void resize(const float* x, const Shape& in, float* y, const Shape& out, const std::vector<float>& scales,
+            const ResizeParams& p, int threads) {
+  if (p.mode == ResizeMode::kNearest) return resize_nearest(x, in, y, out, scales, p, sizeof(float), threads);
+  const auto taps = all_taps(in, out, scales, p);
+  if (numel(out) == 0) return;
+  const size_t r = in.size();
+  std::vector<size_t> changed;
+  for (size_t a = 0; a < r; ++a)
+    if (!taps[a].identity) changed.push_back(a);
+  if (changed.empty()) {
+    std::memcpy(y, x, sizeof(float) * numel(in));
+    return;
+  }
+  if (r >= 2 && changed.front() >= r - 2) {
+    // An untouched axis gets one-tap identity sampling, so one pass also serves one-axis changes.
+    auto identity = [](int64_t n) {
+      AxisTaps t;
+      t.taps = 1;
+      t.index.resize(n);
+      for (int64_t i = 0; i < n; ++i) t.index[i] = i;
+      t.weight.assign(n, 1.f);
+      t.identity = true;
+      return t;
+    };
+    const AxisTaps th = taps[r - 2].identity ? identity(in[r - 2]) : taps[r - 2];
+    const AxisTaps tw = taps[r - 1].identity ? identity(in[r - 1]) : taps[r - 1];
+    resample_last2(x, in, th, tw, out[r - 2], out[r - 1], y, threads);
+    return;
+  }
+  // Separable passes, innermost axis first, ping-ponging between two temporaries.
+  std::vector<float> buf[2];
+  Shape cur = in;
+  const float* src = x;
+  for (size_t i = changed.size(); i-- > 0;) {
+    const size_t a = changed[i];
+    Shape next = cur;
+    next[a] = out[a];
+    float* dst = i == 0 ? y : (buf[i % 2].resize(numel(next)), buf[i % 2].data());
+    resample_axis(src, cur, static_cast<int64_t>(a), taps[a], out[a], dst, threads);
+    src = dst;
+    cur = next;
+  }
+}
+
+}  // namespace ephost::cpu::math

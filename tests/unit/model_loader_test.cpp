@@ -1,0 +1,661 @@
+// Model loading: parsing, opsets, structure, checker, shape inference, external data, TensorProto
+// conversion, and robustness against arbitrary bytes.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+#include "core/error.h"
+#include "graph/graph.h"
+#include "model/loader.h"
+#include "model_builders.h"
+
+using namespace ephost;
+using namespace ephost_test;
+
+namespace {
+
+LoadOptions defaults() { return LoadOptions{}; }
+
+std::unique_ptr<Model> load_buffer(const onnx::ModelProto& m, LoadOptions options = {}) {
+  std::string bytes = serialize(m);
+  return load_model_from_buffer(bytes.data(), bytes.size(), options);
+}
+
+const onnx::ValueInfoProto* find_value_info(const onnx::GraphProto& g, const std::string& name) {
+  for (const auto& vi : g.value_info())
+    if (vi.name() == name) return &vi;
+  return nullptr;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Parsing and files
+
+TEST(ModelLoader, LoadsFromFile) {
+  TempDir dir;
+  std::string path = dir.write("add.onnx", serialize(add_model()));
+  auto model = load_model_from_file(path, defaults());
+  EXPECT_EQ(model->path, path);
+  EXPECT_EQ(std::filesystem::path(model->base_dir), std::filesystem::absolute(dir.path()));
+  EXPECT_EQ(model->ir_version, 8);
+  EXPECT_EQ(model->opset(""), 13);
+  EXPECT_EQ(model->opset("ai.onnx"), 13);
+  EXPECT_EQ(model->opset("com.example"), -1);
+  ASSERT_EQ(model->proto->graph().node_size(), 1);
+  build_graph_ir(*model);
+  ASSERT_TRUE(model->main);
+  EXPECT_EQ(model->main->nodes.size(), 1u);
+}
+
+TEST(ModelLoader, LoadsFromBuffer) {
+  auto model = load_buffer(add_model());
+  EXPECT_EQ(model->path, "");
+  EXPECT_EQ(model->opset(""), 13);
+}
+
+TEST(ModelLoader, MissingFileIsNoSuchFile) {
+  TempDir dir;
+  std::string path = dir.file("nope/missing.onnx");
+  expect_error([&] { load_model_from_file(path, defaults()); }, EPHOST_NO_SUCHFILE, {path});
+}
+
+TEST(ModelLoader, DirectoryIsInvalidArgument) {
+  TempDir dir;
+  expect_error([&] { load_model_from_file(dir.path().string(), defaults()); }, EPHOST_INVALID_ARGUMENT,
+               {"directory"});
+}
+
+TEST(ModelLoader, MalformedBytesAreInvalidProtobuf) {
+  const std::string junk = "\xff\xff\xff\xff this is not a protobuf \x0a\xff\xff\xff\xff\x0f";
+  expect_error([&] { load_model_from_buffer(junk.data(), junk.size(), defaults()); }, EPHOST_INVALID_PROTOBUF,
+               {"failed to parse", "ModelProto", std::to_string(junk.size()) + " bytes"});
+  TempDir dir;
+  std::string path = dir.write("junk.onnx", junk);
+  expect_error([&] { load_model_from_file(path, defaults()); }, EPHOST_INVALID_PROTOBUF,
+               {"failed to parse", path});
+}
+
+TEST(ModelLoader, TruncatedModelIsInvalidProtobuf) {
+  std::string bytes = serialize(add_model());
+  bytes.resize(bytes.size() - 3);
+  expect_error([&] { load_model_from_buffer(bytes.data(), bytes.size(), defaults()); }, EPHOST_INVALID_PROTOBUF,
+               {"failed to parse"});
+}
+
+TEST(ModelLoader, EmptyInputs) {
+  expect_error([&] { load_model_from_buffer("", 0, defaults()); }, EPHOST_INVALID_PROTOBUF, {"empty"});
+  expect_error([&] { load_model_from_buffer(nullptr, 12, defaults()); }, EPHOST_INVALID_ARGUMENT, {"NULL"});
+  TempDir dir;
+  std::string path = dir.write("empty.onnx", "");
+  expect_error([&] { load_model_from_file(path, defaults()); }, EPHOST_INVALID_PROTOBUF, {"empty", path});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Opsets
+
+TEST(ModelLoader, RejectsUnsupportedOpsets) {
+  expect_error([&] { load_buffer(add_model(6)); }, EPHOST_INVALID_GRAPH, {"opset 6", "7 to 17"});
+  expect_error([&] { load_buffer(add_model(18)); }, EPHOST_INVALID_GRAPH, {"opset 18", "7 to 17"});
+  EXPECT_NO_THROW(load_buffer(add_model(7)));
+  EXPECT_NO_THROW(load_buffer(add_model(17)));
+}
+
+TEST(ModelLoader, RejectsModelWithoutAiOnnxImport) {
+  auto m = add_model();
+  m.mutable_opset_import(0)->set_domain("com.example");
+  expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH, {"no ai.onnx opset", "7 to 17"});
+  m.clear_opset_import();
+  expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH, {"no ai.onnx opset"});
+}
+
+TEST(ModelLoader, AcceptsExplicitAiOnnxDomain) {
+  auto m = add_model();
+  m.mutable_opset_import(0)->set_domain("ai.onnx");
+  auto model = load_buffer(m);
+  EXPECT_EQ(model->opset(""), 13);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Structure
+
+TEST(ModelLoader, RejectsCycle) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "X");
+  add_node(g, "Add", {"X", "d"}, {"c"}, "first");
+  add_node(g, "Relu", {"c"}, {"d"}, "second");
+  add_output(g, "c");
+  expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH, {"cycle", "'first'", "'second'", "'d'"});
+}
+
+TEST(ModelLoader, RejectsDanglingInput) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "X");
+  add_node(g, "Add", {"X", "nowhere"}, {"Z"}, "adder");
+  add_output(g, "Z");
+  expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH, {"'adder'", "'nowhere'"});
+}
+
+TEST(ModelLoader, RejectsDanglingGraphOutput) {
+  auto m = add_model();
+  add_output(m.mutable_graph(), "ghost");
+  expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH, {"'ghost'"});
+}
+
+TEST(ModelLoader, RejectsDuplicateDefinitions) {
+  {
+    auto m = add_model();
+    add_node(m.mutable_graph(), "Relu", {"X"}, {"Z"}, "again");
+    expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH, {"'again'", "'Z'", "already defined", "'add'"});
+  }
+  {
+    auto m = add_model();
+    add_node(m.mutable_graph(), "Relu", {"Z"}, {"X"}, "shadow_input");
+    expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH, {"'X'", "graph input"});
+  }
+  {
+    auto m = add_model();
+    add_initializer(m.mutable_graph(), float_tensor("W", {1}, {1.f}));
+    add_initializer(m.mutable_graph(), float_tensor("W", {1}, {2.f}));
+    expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH, {"'W'", "more than once"});
+  }
+  {
+    auto m = add_model();
+    add_input(m.mutable_graph(), "X");
+    expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH, {"'X'", "more than once"});
+  }
+}
+
+TEST(ModelLoader, SortsUnsortedAcyclicGraph) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "X");
+  add_node(g, "Relu", {"b"}, {"c"}, "third");
+  add_node(g, "Neg", {"a"}, {"b"}, "second");
+  add_node(g, "Abs", {"X"}, {"a"}, "first");
+  add_output(g, "c");
+  auto model = load_buffer(m);
+  const auto& nodes = model->proto->graph().node();
+  ASSERT_EQ(nodes.size(), 3);
+  EXPECT_EQ(nodes[0].name(), "first");
+  EXPECT_EQ(nodes[1].name(), "second");
+  EXPECT_EQ(nodes[2].name(), "third");
+}
+
+TEST(ModelLoader, RejectsDanglingInputInsideSubgraph) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "cond", kBool, {});
+  onnx::GraphProto then_g, else_g;
+  then_g.set_name("then");
+  add_node(&then_g, "Identity", {"missing_outer"}, {"t"}, "then_id");
+  add_untyped_output(&then_g, "t");
+  else_g.set_name("else");
+  add_node(&else_g, "Identity", {"cond"}, {"e"}, "else_id");
+  add_untyped_output(&else_g, "e");
+  auto* n = add_node(g, "If", {"cond"}, {"out"}, "if");
+  attr_graph(n, "then_branch", then_g);
+  attr_graph(n, "else_branch", else_g);
+  add_output(g, "out", kBool, {}, false);
+  expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH, {"'then_id'", "'missing_outer'", "subgraph"});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checker and shape inference
+
+TEST(ModelLoader, CheckerFailureIsInvalidGraph) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "X");
+  add_node(g, "NoSuchOperator", {"X"}, {"Z"}, "bad");
+  add_output(g, "Z");
+  expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH, {"ONNX checker", "NoSuchOperator"});
+
+  LoadOptions off;
+  off.run_checker = false;
+  EXPECT_NO_THROW(load_buffer(m, off));
+}
+
+TEST(ModelLoader, CheckerRejectsMissingIrVersion) {
+  auto m = add_model();
+  m.clear_ir_version();
+  expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH, {"ir_version"});
+}
+
+TEST(ModelLoader, InfersShapes) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "X", kFloat, {-1, 3}, {"batch", ""});
+  add_input(g, "Y", kFloat, {1, 3});
+  add_node(g, "Relu", {"X"}, {"r"});
+  add_node(g, "Add", {"r", "Y"}, {"Z"});
+  add_output(g, "Z", kFloat, {}, false);
+  auto model = load_buffer(m);
+  const auto* vi = find_value_info(model->proto->graph(), "r");
+  ASSERT_NE(vi, nullptr);
+  ASSERT_TRUE(vi->type().tensor_type().has_shape());
+  EXPECT_EQ(vi->type().tensor_type().shape().dim(0).dim_param(), "batch");
+  EXPECT_EQ(vi->type().tensor_type().shape().dim(1).dim_value(), 3);
+
+  build_graph_ir(*model);
+  const Value* z = model->main->find("Z");
+  ASSERT_NE(z, nullptr);
+  EXPECT_EQ(z->type.elem_type, EPHOST_ELEMENT_FLOAT);
+  ASSERT_TRUE(z->type.has_shape);
+  EXPECT_EQ(z->type.dims, (std::vector<int64_t>{-1, 3}));
+  EXPECT_EQ(z->type.dim_params[0], "batch");
+}
+
+TEST(ModelLoader, ShapeInferenceFailureOnlyWarns) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "X", kFloat, {2, 3});
+  add_input(g, "Y", kFloat, {4, 5});
+  add_node(g, "Add", {"X", "Y"}, {"Z"});  // not broadcastable: inference fails
+  add_output(g, "Z", kFloat, {}, false);
+  EXPECT_NO_THROW(load_buffer(m));
+}
+
+// ---------------------------------------------------------------------------------------------
+// External data
+
+namespace {
+
+std::string float_bytes(const std::vector<float>& v) {
+  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+}
+
+// Z = Add(X, W), W [2,3] stored externally at `location`.
+onnx::ModelProto external_model(const std::string& location, int64_t offset = -1, int64_t length = -1) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "X");
+  auto* w = g->add_initializer();
+  w->set_name("W");
+  w->set_data_type(kFloat);
+  w->add_dims(2);
+  w->add_dims(3);
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto kv = [&](const std::string& k, const std::string& v) {
+    auto* e = w->add_external_data();
+    e->set_key(k);
+    e->set_value(v);
+  };
+  kv("location", location);
+  if (offset >= 0) kv("offset", std::to_string(offset));
+  if (length >= 0) kv("length", std::to_string(length));
+  add_node(g, "Add", {"X", "W"}, {"Z"}, "add");
+  add_output(g, "Z");
+  return m;
+}
+
+const std::vector<float> kWeights = {1, 2, 3, 4, 5, 6};
+
+void expect_weights_resolved(Model& model) {
+  const auto& w = model.proto->graph().initializer(0);
+  EXPECT_EQ(w.data_location(), onnx::TensorProto::DEFAULT);
+  EXPECT_EQ(w.external_data_size(), 0);
+  EXPECT_EQ(w.raw_data(), float_bytes(kWeights));
+  build_graph_ir(model);
+  const Value* v = model.main->find("W");
+  ASSERT_NE(v, nullptr);
+  ASSERT_TRUE(v->is_constant_initializer());
+  EXPECT_EQ(v->initializer->shape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(v->initializer->data_as<float>()[5], 6.f);
+}
+
+}  // namespace
+
+TEST(ExternalData, ResolvedRelativeToModelFolder) {
+  TempDir dir;
+  // 8 bytes of padding, the weights, more padding.
+  dir.write("weights.bin", std::string(8, 'x') + float_bytes(kWeights) + std::string(4, 'y'));
+  std::string path = dir.write("model.onnx", serialize(external_model("weights.bin", 8, 24)));
+  auto model = load_model_from_file(path, defaults());
+  expect_weights_resolved(*model);
+}
+
+TEST(ExternalData, SubfolderAndImplicitLength) {
+  TempDir dir;
+  dir.write("data/w.bin", float_bytes(kWeights) + "trailing");
+  std::string path = dir.write("model.onnx", serialize(external_model("data/w.bin")));
+  auto model = load_model_from_file(path, defaults());
+  expect_weights_resolved(*model);
+}
+
+TEST(ExternalData, RejectsParentEscape) {
+  TempDir dir;
+  dir.write("w.bin", float_bytes(kWeights));
+  std::string path = dir.write("sub/model.onnx", serialize(external_model("../w.bin")));
+  expect_error([&] { load_model_from_file(path, defaults()); }, EPHOST_INVALID_GRAPH, {"'W'", "'../w.bin'"});
+  path = dir.write("sub/model2.onnx", serialize(external_model("a/../../w.bin")));
+  expect_error([&] { load_model_from_file(path, defaults()); }, EPHOST_INVALID_GRAPH, {"'W'", "..'"});
+  path = dir.write("sub/model3.onnx", serialize(external_model("..\\w.bin")));
+  expect_error([&] { load_model_from_file(path, defaults()); }, EPHOST_INVALID_GRAPH, {"'W'"});
+}
+
+TEST(ExternalData, RejectsAbsoluteLocation) {
+  TempDir dir;
+  std::string abs = dir.write("w.bin", float_bytes(kWeights));
+  std::string path = dir.write("model.onnx", serialize(external_model(abs)));
+  expect_error([&] { load_model_from_file(path, defaults()); }, EPHOST_INVALID_GRAPH, {"'W'", abs, "absolute"});
+}
+
+TEST(ExternalData, RejectsSymlinkEscape) {
+  TempDir dir;
+  std::string outside = dir.write("outside/w.bin", float_bytes(kWeights));
+  std::filesystem::create_directories(dir.path() / "model");
+  std::filesystem::create_symlink(outside, dir.path() / "model" / "link.bin");
+  std::string path = dir.write("model/model.onnx", serialize(external_model("link.bin")));
+  expect_error([&] { load_model_from_file(path, defaults()); }, EPHOST_INVALID_GRAPH,
+               {"'W'", "'link.bin'", "outside"});
+}
+
+TEST(ExternalData, RejectsOutOfRange) {
+  TempDir dir;
+  dir.write("w.bin", float_bytes(kWeights));
+  std::string path = dir.write("m1.onnx", serialize(external_model("w.bin", 4, 24)));
+  expect_error([&] { load_model_from_file(path, defaults()); }, EPHOST_INVALID_GRAPH,
+               {"'W'", "'w.bin'", "offset 4", "outside the file"});
+  path = dir.write("m2.onnx", serialize(external_model("w.bin", 1000)));
+  expect_error([&] { load_model_from_file(path, defaults()); }, EPHOST_INVALID_GRAPH, {"'W'", "offset 1000"});
+  path = dir.write("m3.onnx", serialize(external_model("w.bin", 0, 12)));
+  expect_error([&] { load_model_from_file(path, defaults()); }, EPHOST_INVALID_GRAPH, {"'W'", "length 12"});
+}
+
+TEST(ExternalData, MissingDataFile) {
+  TempDir dir;
+  std::string path = dir.write("model.onnx", serialize(external_model("absent.bin")));
+  expect_error([&] { load_model_from_file(path, defaults()); }, EPHOST_NO_SUCHFILE, {"'W'", "absent.bin"});
+}
+
+TEST(ExternalData, BufferNeedsFolder) {
+  auto m = external_model("w.bin");
+  expect_error([&] { load_buffer(m); }, EPHOST_INVALID_ARGUMENT,
+               {"'W'", "session.model_external_initializers_file_folder_path"});
+  TempDir dir;
+  dir.write("w.bin", float_bytes(kWeights));
+  LoadOptions options;
+  options.external_data_folder = dir.path().string();
+  auto model = load_buffer(m, options);
+  expect_weights_resolved(*model);
+  EXPECT_EQ(model->path, "");
+}
+
+TEST(ExternalData, ResolvedInsideSubgraphConstant) {
+  TempDir dir;
+  dir.write("c.bin", float_bytes({7.f}));
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "cond", kBool, {});
+  onnx::GraphProto branch;
+  branch.set_name("branch");
+  onnx::TensorProto t;
+  t.set_data_type(kFloat);
+  t.add_dims(1);
+  t.set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* e = t.add_external_data();
+  e->set_key("location");
+  e->set_value("c.bin");
+  attr_tensor(add_node(&branch, "Constant", {}, {"k"}, "const"), "value", t);
+  add_output(&branch, "k", kFloat, {1});
+  auto* n = add_node(g, "If", {"cond"}, {"out"}, "if");
+  attr_graph(n, "then_branch", branch);
+  attr_graph(n, "else_branch", branch);
+  add_output(g, "out", kFloat, {1});
+  std::string path = dir.write("model.onnx", serialize(m));
+  auto model = load_model_from_file(path, defaults());
+  const auto& attr_t = model->proto->graph().node(0).attribute(0).g().node(0).attribute(0).t();
+  EXPECT_EQ(attr_t.data_location(), onnx::TensorProto::DEFAULT);
+  EXPECT_EQ(attr_t.raw_data(), float_bytes({7.f}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sparse initializers
+
+TEST(ModelLoader, DensifiesSparseInitializers) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "X", kFloat, {2, 3});
+  auto* sp = g->add_sparse_initializer();
+  sp->add_dims(2);
+  sp->add_dims(3);
+  *sp->mutable_values() = float_tensor("S", {2}, {5.f, 9.f});
+  *sp->mutable_indices() = int64_tensor("", {2}, {1, 5});
+  add_node(g, "Add", {"X", "S"}, {"Z"});
+  add_output(g, "Z");
+  auto model = load_buffer(m);
+  build_graph_ir(*model);
+  const Value* s = model->main->find("S");
+  ASSERT_NE(s, nullptr);
+  ASSERT_TRUE(s->is_constant_initializer());
+  const float* d = s->initializer->data_as<float>();
+  EXPECT_EQ(std::vector<float>(d, d + 6), (std::vector<float>{0, 5, 0, 0, 0, 9}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// TensorProto <-> Tensor
+
+TEST(TensorProto, TypedFieldsForEveryType) {
+  struct Case {
+    int32_t type;
+    std::function<void(onnx::TensorProto&)> fill;
+    std::function<void(const Tensor&)> check;
+  };
+  std::vector<Case> cases = {
+      {EPHOST_ELEMENT_FLOAT, [](auto& t) { t.add_float_data(1.5f); t.add_float_data(-2.f); },
+       [](const Tensor& x) { EXPECT_EQ(x.data_as<float>()[1], -2.f); }},
+      {EPHOST_ELEMENT_DOUBLE, [](auto& t) { t.add_double_data(0.25); t.add_double_data(8); },
+       [](const Tensor& x) { EXPECT_EQ(x.data_as<double>()[0], 0.25); }},
+      {EPHOST_ELEMENT_INT32, [](auto& t) { t.add_int32_data(-7); t.add_int32_data(9); },
+       [](const Tensor& x) { EXPECT_EQ(x.data_as<int32_t>()[0], -7); }},
+      {EPHOST_ELEMENT_INT16, [](auto& t) { t.add_int32_data(-300); t.add_int32_data(300); },
+       [](const Tensor& x) { EXPECT_EQ(x.data_as<int16_t>()[0], -300); }},
+      {EPHOST_ELEMENT_INT8, [](auto& t) { t.add_int32_data(-5); t.add_int32_data(5); },
+       [](const Tensor& x) { EXPECT_EQ(x.data_as<int8_t>()[0], -5); }},
+      {EPHOST_ELEMENT_UINT8, [](auto& t) { t.add_int32_data(250); t.add_int32_data(1); },
+       [](const Tensor& x) { EXPECT_EQ(x.data_as<uint8_t>()[0], 250); }},
+      {EPHOST_ELEMENT_UINT16, [](auto& t) { t.add_int32_data(60000); t.add_int32_data(1); },
+       [](const Tensor& x) { EXPECT_EQ(x.data_as<uint16_t>()[0], 60000); }},
+      {EPHOST_ELEMENT_BOOL, [](auto& t) { t.add_int32_data(1); t.add_int32_data(0); },
+       [](const Tensor& x) { EXPECT_EQ(x.data_as<uint8_t>()[0], 1); EXPECT_EQ(x.data_as<uint8_t>()[1], 0); }},
+      {EPHOST_ELEMENT_FLOAT16, [](auto& t) { t.add_int32_data(0x3C00); t.add_int32_data(0xC000); },
+       [](const Tensor& x) { EXPECT_EQ(x.data_as<uint16_t>()[0], 0x3C00); EXPECT_EQ(x.data_as<uint16_t>()[1], 0xC000); }},
+      {EPHOST_ELEMENT_BFLOAT16, [](auto& t) { t.add_int32_data(0x3F80); t.add_int32_data(0); },
+       [](const Tensor& x) { EXPECT_EQ(x.data_as<uint16_t>()[0], 0x3F80); }},
+      {EPHOST_ELEMENT_INT64, [](auto& t) { t.add_int64_data(-(int64_t(1) << 40)); t.add_int64_data(3); },
+       [](const Tensor& x) { EXPECT_EQ(x.data_as<int64_t>()[0], -(int64_t(1) << 40)); }},
+      {EPHOST_ELEMENT_UINT32, [](auto& t) { t.add_uint64_data(4000000000u); t.add_uint64_data(2); },
+       [](const Tensor& x) { EXPECT_EQ(x.data_as<uint32_t>()[0], 4000000000u); }},
+      {EPHOST_ELEMENT_UINT64, [](auto& t) { t.add_uint64_data(uint64_t(1) << 63); t.add_uint64_data(2); },
+       [](const Tensor& x) { EXPECT_EQ(x.data_as<uint64_t>()[0], uint64_t(1) << 63); }},
+      {EPHOST_ELEMENT_STRING, [](auto& t) { t.add_string_data("hello"); t.add_string_data(""); },
+       [](const Tensor& x) { EXPECT_STREQ(x.data_as<const char*>()[0], "hello"); EXPECT_STREQ(x.data_as<const char*>()[1], ""); }},
+      {EPHOST_ELEMENT_COMPLEX64, [](auto& t) { for (int i = 0; i < 4; ++i) t.add_float_data(float(i)); },
+       [](const Tensor& x) { EXPECT_EQ(x.data_as<float>()[3], 3.f); }},
+      {EPHOST_ELEMENT_COMPLEX128, [](auto& t) { for (int i = 0; i < 4; ++i) t.add_double_data(i); },
+       [](const Tensor& x) { EXPECT_EQ(x.data_as<double>()[3], 3.0); }},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(element_type_name(c.type));
+    onnx::TensorProto p;
+    p.set_name("t");
+    p.set_data_type(c.type);
+    p.add_dims(2);
+    c.fill(p);
+    Tensor t = tensor_from_proto(p);
+    EXPECT_EQ(t.elem_type(), c.type);
+    EXPECT_EQ(t.shape(), (std::vector<int64_t>{2}));
+    c.check(t);
+
+    // Round trip through raw_data (string_data for strings).
+    onnx::TensorProto back;
+    tensor_to_proto(t, "again", &back);
+    EXPECT_EQ(back.name(), "again");
+    EXPECT_EQ(back.data_type(), c.type);
+    Tensor t2 = tensor_from_proto(back);
+    ASSERT_EQ(t2.shape(), t.shape());
+    if (c.type == EPHOST_ELEMENT_STRING) {
+      EXPECT_TRUE(back.raw_data().empty());
+      c.check(t2);
+    } else {
+      EXPECT_EQ(back.raw_data().size(), t.byte_size());
+      EXPECT_EQ(std::memcmp(t.data(), t2.data(), t.byte_size()), 0);
+    }
+
+    // One value short: a size mismatch naming the tensor.
+    onnx::TensorProto wrong = p;
+    wrong.clear_dims();
+    wrong.add_dims(3);
+    expect_error([&] { tensor_from_proto(wrong); }, EPHOST_INVALID_GRAPH, {"'t'", "needs"});
+  }
+}
+
+TEST(TensorProto, RawDataAndScalars) {
+  Tensor t = tensor_from_proto(float_tensor("s", {}, {4.5f}));
+  EXPECT_TRUE(t.shape().empty());
+  EXPECT_EQ(t.element_count(), 1);
+  EXPECT_EQ(t.data_as<float>()[0], 4.5f);
+
+  Tensor empty = tensor_from_proto(float_tensor("e", {0, 3}, {}));
+  EXPECT_EQ(empty.element_count(), 0);
+}
+
+TEST(TensorProto, Rejections) {
+  onnx::TensorProto raw = float_tensor("bad_raw", {2, 2}, {1, 2, 3});
+  expect_error([&] { tensor_from_proto(raw); }, EPHOST_INVALID_GRAPH, {"'bad_raw'", "12 bytes", "16"});
+
+  onnx::TensorProto seg = float_tensor("seg", {1}, {1});
+  seg.mutable_segment()->set_begin(0);
+  seg.mutable_segment()->set_end(1);
+  expect_error([&] { tensor_from_proto(seg); }, EPHOST_INVALID_GRAPH, {"'seg'", "segment"});
+
+  onnx::TensorProto ext = float_tensor("ext", {1}, {1});
+  ext.set_data_location(onnx::TensorProto::EXTERNAL);
+  expect_error([&] { tensor_from_proto(ext); }, EPHOST_INVALID_GRAPH, {"'ext'", "external"});
+
+  onnx::TensorProto neg = float_tensor("neg", {-1}, {});
+  expect_error([&] { tensor_from_proto(neg); }, EPHOST_INVALID_GRAPH, {"'neg'"});
+
+  onnx::TensorProto huge;
+  huge.set_name("huge");
+  huge.set_data_type(kFloat);
+  for (int i = 0; i < 8; ++i) huge.add_dims(int64_t(1) << 20);
+  expect_error([&] { tensor_from_proto(huge); }, EPHOST_INVALID_GRAPH, {"'huge'"});
+
+  onnx::TensorProto big;  // fits in int64 but no data: a mismatch, not an allocation
+  big.set_name("big");
+  big.set_data_type(kFloat);
+  big.add_dims(int64_t(1) << 40);
+  expect_error([&] { tensor_from_proto(big); }, EPHOST_INVALID_GRAPH, {"'big'"});
+
+  onnx::TensorProto untyped;
+  untyped.set_name("untyped");
+  expect_error([&] { tensor_from_proto(untyped); }, EPHOST_INVALID_GRAPH, {"'untyped'", "element type"});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arbitrary bytes never crash the loader: every failure is an ephost::Error.
+
+namespace {
+
+onnx::ModelProto rich_model() {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "X", kFloat, {2, 3});
+  add_input(g, "cond", kBool, {});
+  add_initializer(g, float_tensor("W", {2, 3}, {1, 2, 3, 4, 5, 6}));
+  add_initializer(g, int64_tensor("shape", {2}, {3, 2}));
+  add_node(g, "Add", {"X", "W"}, {"a"}, "add");
+  add_node(g, "Reshape", {"a", "shape"}, {"r"}, "reshape");
+  onnx::GraphProto then_g;
+  then_g.set_name("then");
+  add_node(&then_g, "Relu", {"r"}, {"t"});
+  add_output(&then_g, "t", kFloat, {3, 2});
+  onnx::GraphProto else_g;
+  else_g.set_name("else");
+  add_node(&else_g, "Neg", {"r"}, {"e"});
+  add_output(&else_g, "e", kFloat, {3, 2});
+  auto* n = add_node(g, "If", {"cond"}, {"out"}, "if");
+  attr_graph(n, "then_branch", then_g);
+  attr_graph(n, "else_branch", else_g);
+  add_output(g, "out", kFloat, {3, 2});
+  return m;
+}
+
+void load_anything(const std::string& bytes, const LoadOptions& options) {
+  try {
+    auto model = load_model_from_buffer(bytes.data(), bytes.size(), options);
+    build_graph_ir(*model);
+  } catch (const Error&) {
+  }
+}
+
+}  // namespace
+
+TEST(ModelLoaderFuzz, ArbitraryBytesOnlyEverThrowEphostErrors) {
+  const std::string valid = serialize(rich_model());
+  {
+    auto model = load_model_from_buffer(valid.data(), valid.size(), defaults());
+    build_graph_ir(*model);  // the seed itself is valid
+  }
+  std::mt19937 rng(1234);
+  LoadOptions unchecked;
+  unchecked.run_checker = false;
+  unchecked.infer_shapes = false;
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::string bytes = valid;
+    switch (iter % 4) {
+      case 0: {  // flip a few bytes
+        int flips = 1 + static_cast<int>(rng() % 4);
+        for (int f = 0; f < flips; ++f) bytes[rng() % bytes.size()] = static_cast<char>(rng());
+        break;
+      }
+      case 1:  // truncate
+        bytes.resize(1 + rng() % (bytes.size() - 1));
+        break;
+      case 2: {  // random bytes
+        bytes.resize(1 + rng() % 512);
+        for (char& c : bytes) c = static_cast<char>(rng());
+        break;
+      }
+      case 3: {  // splice a chunk of itself somewhere else
+        size_t a = rng() % bytes.size(), len = 1 + rng() % 32;
+        bytes.insert(rng() % bytes.size(), bytes.substr(a, len));
+        break;
+      }
+    }
+    SCOPED_TRACE(iter);
+    EXPECT_NO_THROW(load_anything(bytes, defaults()));
+    EXPECT_NO_THROW(load_anything(bytes, unchecked));
+  }
+}
+
+TEST(ModelLoaderFuzz, DeeplyNestedBytesAreRejected) {
+  // GraphProto.node(1) -> NodeProto.attribute(5) -> AttributeProto.g(6) -> GraphProto ..., 2000 levels
+  // deep: protobuf's recursion limit must stop the parse before anything recurses on it.
+  auto wrap = [](int field, const std::string& inner) {
+    std::string out(1, static_cast<char>((field << 3) | 2));
+    size_t n = inner.size();
+    while (n >= 0x80) {
+      out += static_cast<char>(0x80 | (n & 0x7f));
+      n >>= 7;
+    }
+    out += static_cast<char>(n);
+    return out + inner;
+  };
+  std::string graph;
+  for (int i = 0; i < 2000; ++i) graph = wrap(1, wrap(5, wrap(6, graph)));
+  std::string model = std::string("\x08\x08") + wrap(7, graph);  // ir_version 8, graph
+  expect_error([&] { load_model_from_buffer(model.data(), model.size(), defaults()); }, EPHOST_INVALID_PROTOBUF,
+               {"failed to parse"});
+  TempDir dir;
+  std::string path = dir.write("deep.onnx", model);
+  expect_error([&] { load_model_from_file(path, defaults()); }, EPHOST_INVALID_PROTOBUF, {"failed to parse"});
+}
