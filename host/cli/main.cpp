@@ -8,6 +8,10 @@
 #include "commands.h"
 #include "options.h"
 
+#ifndef EPHOST_VERSION
+#define EPHOST_VERSION "unknown"
+#endif
+
 using namespace ephost_cli;
 
 namespace {
@@ -47,8 +51,8 @@ int main(int argc, char** argv) {
   try {
     if (version) {
       const char* lib = EphostGetVersionString();
-      std::cout << "ephost " << (lib ? lib : "?") << " (C API version " << EPHOST_API_VERSION << ", library "
-                << (lib ? lib : "?") << ")" << std::endl;
+      std::cout << "ephost " << EPHOST_VERSION << " (libephost " << (lib ? lib : "?") << ", C API version "
+                << EPHOST_API_VERSION << ")" << std::endl;
       return 0;
     }
     for (const Command& c : commands)

@@ -1,6 +1,6 @@
 #include "tensor_io.h"
 
-#include <onnx/onnx-data.pb.h>
+#include <onnx/onnx-data_pb.h>
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>

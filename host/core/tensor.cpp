@@ -77,7 +77,7 @@ Tensor Tensor::allocate(int32_t elem_type, std::vector<int64_t> shape) {
   if (esize == 0) fail(EPHOST_INVALID_ARGUMENT, "cannot allocate a tensor of element type {}", elem_type);
   Tensor t;
   t.elem_type_ = elem_type;
-  t.count_ = element_count(shape);
+  t.count_ = ephost::element_count(shape);
   t.shape_ = std::move(shape);
   t.holder_ = allocate_aligned(static_cast<size_t>(t.count_) * esize);
   t.data_ = t.holder_.get();
@@ -92,7 +92,7 @@ Tensor Tensor::allocate(int32_t elem_type, std::vector<int64_t> shape) {
 Tensor Tensor::borrow(int32_t elem_type, std::vector<int64_t> shape, void* data, std::shared_ptr<void> keep_alive) {
   Tensor t;
   t.elem_type_ = elem_type;
-  t.count_ = element_count(shape);
+  t.count_ = ephost::element_count(shape);
   t.shape_ = std::move(shape);
   t.data_ = data;
   t.holder_ = std::move(keep_alive);
@@ -113,7 +113,7 @@ Tensor Tensor::clone() const {
   if (empty()) return Tensor();
   Tensor t = allocate(elem_type_, shape_);
   if (elem_type_ == EPHOST_ELEMENT_STRING) {
-    auto** src = static_cast<const char* const*>(data_);
+    const char* const* src = static_cast<const char* const*>(data_);
     for (int64_t i = 0; i < count_; ++i) t.set_string(static_cast<size_t>(i), src[i]);
   } else if (count_ > 0) {
     std::memcpy(t.data_, data_, byte_size());

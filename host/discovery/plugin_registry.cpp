@@ -123,13 +123,18 @@ const PluginRecord* PluginRegistry::find_loaded(const std::string& name) const {
   return find_loaded_locked(name);
 }
 
+std::vector<const PluginRecord*> PluginRegistry::snapshot() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<const PluginRecord*> records;
+  records.reserve(records_.size());
+  for (const auto& r : records_) records.push_back(r.get());
+  return records;
+}
+
 std::vector<const PluginRecord*> PluginRegistry::loaded_by_priority() const {
-  std::vector<const PluginRecord*> plugins;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& r : records_)
-      if (r->loaded) plugins.push_back(r.get());
-  }
+  std::vector<const PluginRecord*> plugins = snapshot();
+  plugins.erase(std::remove_if(plugins.begin(), plugins.end(), [](const PluginRecord* r) { return !r->loaded; }),
+                plugins.end());
   std::stable_sort(plugins.begin(), plugins.end(), [](const PluginRecord* a, const PluginRecord* b) {
     if (a->builtin != b->builtin) return !a->builtin;
     return a->default_priority > b->default_priority;
@@ -137,13 +142,6 @@ std::vector<const PluginRecord*> PluginRegistry::loaded_by_priority() const {
   return plugins;
 }
 
-std::string PluginRegistry::report_json() const {
-  std::vector<const PluginRecord*> records;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& r : records_) records.push_back(r.get());
-  }
-  return discovery_report_json(records);
-}
+std::string PluginRegistry::report_json() const { return discovery_report_json(snapshot()); }
 
 }  // namespace ephost

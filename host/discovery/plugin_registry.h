@@ -4,8 +4,8 @@
 //
 // Thread-safety: every member function may be called from several threads (sessions being created);
 // mutations are serialized. Records never move once added. records() returns the live list: read it
-// while no other thread adds to the registry, or use report_json()/loaded_by_priority() which copy
-// under the lock.
+// while no other thread adds to the registry, or use snapshot(), report_json() or
+// loaded_by_priority(), which copy under the lock.
 //
 // Lifetime: a loaded record keeps its library loaded and its host table alive until the registry is
 // destroyed; every provider created from a plugin must be released before that.
@@ -43,6 +43,9 @@ class PluginRegistry {
 
   // Every record, in discovery order. See the thread-safety note above.
   const std::vector<std::unique_ptr<PluginRecord>>& records() const;
+
+  // Every record, in discovery order, copied under the lock: safe while other threads load libraries.
+  std::vector<const PluginRecord*> snapshot() const;
 
   // The loaded plugin called `name`, or nullptr.
   const PluginRecord* find_loaded(const std::string& name) const;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <numeric>
 #include <utility>
 
 #include "plan/overlap_index.h"
@@ -53,35 +52,39 @@ Placement place_in_order(const std::vector<Lifetime>& buffers, const OverlapInde
   return result;
 }
 
-int span(const Lifetime& b) { return b.last - b.first; }
+// The orders tried, best first on typical graphs. Each is a sort key; ties end on the buffer index
+// so the result is deterministic.
+struct Key {
+  int64_t k1, k2, k3;
+  bool operator<(const Key& o) const {
+    if (k1 != o.k1) return k1 < o.k1;
+    if (k2 != o.k2) return k2 < o.k2;
+    return k3 < o.k3;
+  }
+};
+using OrderKey = Key (*)(const Lifetime&);
 
-// Orders to try, best first on typical graphs. Every comparison ends on the buffer index so the
-// result is deterministic.
-using Before = bool (*)(const std::vector<Lifetime>&, int, int);
+int64_t steps_alive(const Lifetime& b) { return b.last - b.first + 1; }
 
-bool largest_first(const std::vector<Lifetime>& b, int x, int y) {
-  const Lifetime& p = b[static_cast<size_t>(x)];
-  const Lifetime& q = b[static_cast<size_t>(y)];
-  if (p.bytes != q.bytes) return p.bytes > q.bytes;
-  if (span(p) != span(q)) return span(p) > span(q);
-  if (p.first != q.first) return p.first < q.first;
-  return x < y;
-}
+// TFLite's greedy-by-size: big buffers first, they are the hardest to fit into gaps later.
+Key largest_first(const Lifetime& b) { return {-b.bytes, -steps_alive(b), b.first}; }
+// ONNX Runtime's planner, offline: allocation order. With equal sizes this is optimal (interval
+// graph colouring by start): every buffer placed so far that overlaps is alive at the same step.
+Key earliest_first(const Lifetime& b) { return {b.first, -b.bytes, 0}; }
+Key longest_first(const Lifetime& b) { return {-steps_alive(b), -b.bytes, b.first}; }
+Key largest_area_first(const Lifetime& b) { return {-b.bytes * steps_alive(b), -b.bytes, b.first}; }
+Key largest_then_earliest(const Lifetime& b) { return {-b.bytes, b.first, 0}; }
 
-bool earliest_first(const std::vector<Lifetime>& b, int x, int y) {
-  const Lifetime& p = b[static_cast<size_t>(x)];
-  const Lifetime& q = b[static_cast<size_t>(y)];
-  if (p.first != q.first) return p.first < q.first;
-  if (p.bytes != q.bytes) return p.bytes > q.bytes;
-  return x < y;
-}
+constexpr OrderKey kOrders[] = {largest_first, earliest_first, longest_first, largest_area_first,
+                                largest_then_earliest};
 
-bool longest_first(const std::vector<Lifetime>& b, int x, int y) {
-  const Lifetime& p = b[static_cast<size_t>(x)];
-  const Lifetime& q = b[static_cast<size_t>(y)];
-  if (span(p) != span(q)) return span(p) > span(q);
-  if (p.bytes != q.bytes) return p.bytes > q.bytes;
-  return x < y;
+std::vector<int> sorted_by(const std::vector<Lifetime>& buffers, OrderKey key) {
+  std::vector<std::pair<Key, int>> keyed(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) keyed[i] = {key(buffers[i]), static_cast<int>(i)};
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<int> order(buffers.size());
+  for (size_t i = 0; i < keyed.size(); ++i) order[i] = keyed[i].second;
+  return order;
 }
 
 }  // namespace
@@ -104,17 +107,14 @@ int64_t max_live_bytes(const std::vector<Lifetime>& buffers, int steps) {
 Placement assign_offsets(const std::vector<Lifetime>& buffers, int steps) {
   const int64_t lower_bound = max_live_bytes(buffers, steps);
   const OverlapIndex index(buffers, steps);
-  std::vector<int> order(buffers.size());
   Placement best;
-  best.peak = std::numeric_limits<int64_t>::max();
-  for (Before before : {largest_first, earliest_first, longest_first}) {
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](int x, int y) { return before(buffers, x, y); });
-    Placement candidate = place_in_order(buffers, index, order);
+  best.offsets.assign(buffers.size(), 0);
+  best.peak = buffers.empty() ? 0 : std::numeric_limits<int64_t>::max();
+  for (OrderKey key : kOrders) {
+    if (best.peak <= lower_bound) break;  // optimal: no order can do better
+    Placement candidate = place_in_order(buffers, index, sorted_by(buffers, key));
     if (candidate.peak < best.peak) best = std::move(candidate);
-    if (best.peak <= lower_bound) break;
   }
-  if (buffers.empty()) best.peak = 0;
   return best;
 }
 

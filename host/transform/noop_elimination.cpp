@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "core/log.h"
 #include "model/loader.h"
 #include "transform/pass.h"
@@ -26,6 +28,30 @@ int64_t attr_int(const onnx::NodeProto& node, const std::string& name, int64_t f
   for (const auto& a : node.attribute())
     if (a.name() == name && a.type() == onnx::AttributeProto::INT) return a.i();
   return fallback;
+}
+
+// Whether Reshape(data of shape `dims`, shape) returns `dims` unchanged.
+bool reshape_keeps_shape(const std::vector<int64_t>& dims, const onnx::TensorProto& shape_proto, bool allowzero) {
+  Tensor shape;
+  try {
+    shape = tensor_from_proto(shape_proto);
+  } catch (const std::exception&) {
+    return false;
+  }
+  if (shape.elem_type() != EPHOST_ELEMENT_INT64 || shape.shape().size() != 1 ||
+      shape.element_count() != static_cast<int64_t>(dims.size()))
+    return false;
+  const int64_t* v = shape.data_as<int64_t>();
+  int inferred = 0;
+  bool has_zero_dim = false;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == 0) has_zero_dim = true;
+    if (v[i] == dims[i]) continue;
+    if (v[i] == 0 && !allowzero) continue;  // copies dims[i]
+    if (v[i] == -1 && ++inferred == 1) continue;  // every other dim matches, so it infers dims[i]
+    return false;
+  }
+  return !(inferred && has_zero_dim);  // -1 next to a zero-sized dim is ambiguous
 }
 
 bool same_static_shape(const TypeInfo* a, const TypeInfo* b) {
@@ -135,7 +161,16 @@ class NoopElimination : public GraphPass {
       int64_t to = attr_int(node, "to", -1);
       return in && in->elem_type != 0 && to == in->elem_type;
     }
-    if (op == "Reshape" || op == "Expand") return same_static_shape(types.find(x), types.find(y));
+    if (op == "Reshape") {
+      const TypeInfo* in = types.find(x);
+      if (same_static_shape(in, types.find(y))) return true;
+      // The output shape may be unknown when the shape input was only folded this round: compare it.
+      if (!is_static(in) || node.input_size() < 2) return false;
+      auto it = initializers.find(node.input(1));
+      if (it == initializers.end() || graph_inputs.count(node.input(1))) return false;
+      return reshape_keeps_shape(in->dims, *it->second, attr_int(node, "allowzero", 0) != 0);
+    }
+    if (op == "Expand") return same_static_shape(types.find(x), types.find(y));
     if (op == "Flatten") {
       const TypeInfo* in = types.find(x);
       return in && in->dims.size() == 2 && same_static_shape(in, types.find(y));

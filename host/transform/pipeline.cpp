@@ -1,5 +1,7 @@
 #include <onnx/onnx_pb.h>
 
+#include <fmt/format.h>
+
 #include "core/log.h"
 #include "transform/pass.h"
 

@@ -2,6 +2,8 @@
 // output or subgraph (outer-scope read) of their graph uses are dropped. Recurses into subgraphs.
 #include <onnx/onnx_pb.h>
 
+#include <fmt/format.h>
+
 #include "core/log.h"
 #include "transform/pass.h"
 #include "transform/proto_util.h"

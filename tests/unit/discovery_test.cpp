@@ -244,15 +244,19 @@ TEST(Discovery, SkippedLibraryIsNotKeptLoaded) {
   PluginDir dir;
   std::string bad = dir.add_plugin("ephost_broken_bad_name");
   std::string alpha = dir.add_plugin("ephost_test_alpha");
+  std::string beta = dir.add_plugin("ephost_test_beta");
   {
     PluginRegistry registry;
     registry.scan_directories({dir.path()});
     ASSERT_FALSE(record_for(registry, bad)->loaded);
     ASSERT_TRUE(record_for(registry, alpha)->loaded);
+    ASSERT_TRUE(record_for(registry, beta)->loaded);
     EXPECT_FALSE(is_loaded_in_process(bad));
     EXPECT_TRUE(is_loaded_in_process(alpha));
+    EXPECT_TRUE(is_loaded_in_process(beta));
   }
   EXPECT_FALSE(is_loaded_in_process(alpha)) << "destroying the registry unloads its plugins";
+  EXPECT_FALSE(is_loaded_in_process(beta)) << "destroying the registry unloads its plugins";
 }
 
 TEST(Discovery, LogsEverySkipAtWarningLevelWithPathAndReason) {
@@ -331,10 +335,20 @@ TEST(Discovery, ConcurrentLoadsOfOneFileLoadItOnce) {
   PluginRegistry registry;
   std::vector<std::thread> threads;
   for (int i = 0; i < 8; ++i) threads.emplace_back([&] { registry.load_library(alpha); });
+  std::thread reader([&] {
+    for (int i = 0; i < 100; ++i) registry.report_json();
+  });
   for (auto& t : threads) t.join();
-  ASSERT_EQ(registry.records().size(), 8u);
+  reader.join();
+  std::vector<const PluginRecord*> records = registry.snapshot();
+  ASSERT_EQ(records.size(), 8u);
   int loaded = 0;
-  for (const auto& r : registry.records()) loaded += r->loaded ? 1 : 0;
+  for (const PluginRecord* r : records) {
+    loaded += r->loaded ? 1 : 0;
+    if (!r->loaded) {
+      EXPECT_EQ(r->reason, "already loaded from " + alpha);
+    }
+  }
   EXPECT_EQ(loaded, 1);
 }
 

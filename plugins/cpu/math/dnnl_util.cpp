@@ -3,10 +3,6 @@
 #include <cstdlib>
 #include <memory>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 namespace ephost::cpu::math {
 
 dnnl::engine& cpu_engine() {
@@ -47,15 +43,6 @@ void* thread_buffer(int slot, size_t bytes) {
     b.size = rounded;
   }
   return b.data.get();
-}
-
-void set_num_threads(int threads) {
-#ifdef _OPENMP
-  if (threads < 1) threads = 1;
-  if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
-#else
-  (void)threads;
-#endif
 }
 
 }  // namespace ephost::cpu::math

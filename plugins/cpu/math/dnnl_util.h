@@ -23,7 +23,4 @@ dnnl::memory::desc strided_desc(const Shape& dims, const Shape& strides,
 constexpr int kThreadBufferSlots = 6;
 void* thread_buffer(int slot, size_t bytes);
 
-// Sets the calling thread's OpenMP team size (what oneDNN's OpenMP runtime reads).
-void set_num_threads(int threads);
-
 }  // namespace ephost::cpu::math

@@ -34,6 +34,17 @@ void parallel_for(int64_t n, int threads, int64_t grain, F&& f) {
   f(int64_t{0}, n);
 }
 
+// Sets the calling thread's OpenMP team size: oneDNN (OpenMP runtime) reads it when it creates and
+// runs primitives. It is a per-thread setting, so concurrent kernels do not disturb each other.
+inline void set_num_threads(int threads) {
+#ifdef _OPENMP
+  if (threads < 1) threads = 1;
+  if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+}
+
 // Elements per thread below which elementwise loops stay single-threaded.
 constexpr int64_t kElementwiseGrain = 1 << 15;
 

@@ -1,0 +1,60 @@
+#include "cpu_provider.h"
+
+#include <string>
+#include <thread>
+
+#include "kernel_registry.h"
+
+namespace ephost::cpu {
+
+CpuProvider::CpuProvider(const sdk::Options& options) {
+  const std::string threads = sdk::option(options, "intra_op_num_threads", "1");
+  int n = 0;
+  try {
+    size_t used = 0;
+    n = std::stoi(threads, &used);
+    if (used != threads.size()) throw std::invalid_argument("trailing characters");
+  } catch (const std::exception&) {
+    sdk::fail(EPHOST_INVALID_ARGUMENT, "cpu provider: option intra_op_num_threads must be an integer, found '" +
+                                           threads + "'");
+  }
+  if (n < 0)
+    sdk::fail(EPHOST_INVALID_ARGUMENT,
+              "cpu provider: option intra_op_num_threads must be >= 0, found " + std::to_string(n));
+  // 0 means "as many as the machine has", as in ONNX Runtime.
+  config_.default_threads = n == 0 ? std::max(1u, std::thread::hardware_concurrency()) : n;
+  config_.conv_layout = sdk::option(options, "conv_layout", config_.conv_layout);
+  if (config_.conv_layout != "plain" && config_.conv_layout != "blocked" && config_.conv_layout != "auto")
+    sdk::fail(EPHOST_INVALID_ARGUMENT,
+              "cpu provider: option conv_layout must be plain, blocked or auto, found '" + config_.conv_layout + "'");
+}
+
+void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capability) {
+  const KernelRegistry& registry = KernelRegistry::instance();
+  for (const sdk::Node& node : graph.nodes()) {
+    const KernelDef* def = nullptr;
+    try {
+      def = registry.match(node);
+    } catch (const std::exception& e) {
+      // A malformed attribute makes one node unclaimable, not the whole graph.
+      sdk::log(EPHOST_LOG_VERBOSE, "cpu: not claiming " + node.op_type() + " '" + node.name() + "': " + e.what());
+      continue;
+    }
+    if (def != nullptr) {
+      capability.add_node(node);
+    } else {
+      sdk::log(EPHOST_LOG_VERBOSE, "cpu: no kernel for " + node.op_type() + " '" + node.name() + "' (domain '" +
+                                       node.domain() + "', opset " + std::to_string(node.opset()) + ")");
+    }
+  }
+}
+
+std::unique_ptr<sdk::Kernel> CpuProvider::create_kernel(const sdk::Node& node) {
+  const KernelDef* def = KernelRegistry::instance().match(node);
+  if (def == nullptr)
+    sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu: no kernel for " + node.op_type() + " '" + node.name() + "' at opset " +
+                                          std::to_string(node.opset()));
+  return def->create(node, config_);
+}
+
+}  // namespace ephost::cpu

@@ -1,0 +1,101 @@
+// What every CPU kernel shares: error messages naming the op and node, the thread count, input
+// access with checks, and element-type dispatch.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ephost/sdk/plugin.hpp"
+#include "math/shape.h"
+
+namespace ephost::cpu {
+
+namespace sdk = ::ephost::sdk;
+using math::Shape;
+
+// Provider-wide settings a kernel needs.
+struct KernelConfig {
+  int default_threads = 1;              // used when the host reports no thread count
+  std::string conv_layout = "auto";     // plain | blocked | auto (see math::ConvLayout)
+};
+
+// "<Op> '<node name>': what" as EPHOST_INVALID_ARGUMENT.
+[[noreturn]] void fail_node(const sdk::Node& node, const std::string& what);
+
+const char* type_name(int32_t elem_type);
+inline Shape shape_of(const sdk::Tensor& t) { return t.shape(); }
+
+class CpuKernel : public sdk::Kernel {
+ public:
+  CpuKernel(const sdk::Node& node, const KernelConfig& config);
+  // Sets the thread count, runs run(), and turns math errors (std::invalid_argument) into
+  // EPHOST_INVALID_ARGUMENT and any other exception into EPHOST_EP_FAIL, prefixed with op and node.
+  void compute(sdk::KernelContext& ctx) final;
+
+ protected:
+  virtual void run(sdk::KernelContext& ctx, int threads) = 0;
+
+  [[noreturn]] void fail(const std::string& what) const;
+  const std::string& op() const { return op_; }
+  const std::string& name() const { return name_; }
+  int64_t opset() const { return opset_; }
+
+  // Input i, failing when a required input is absent.
+  sdk::Tensor required(sdk::KernelContext& ctx, size_t i, const char* what) const;
+  void expect_type(const sdk::Tensor& t, std::initializer_list<int32_t> types, const char* what) const;
+  // An int32/int64 tensor's values.
+  std::vector<int64_t> ints_of(const sdk::Tensor& t, const char* what) const;
+  // A one-element numeric tensor as double.
+  double scalar_of(const sdk::Tensor& t, const char* what) const;
+  bool output_wanted(size_t i) const { return i < outputs_.size() && outputs_[i]; }
+
+ private:
+  std::string op_, name_;
+  int64_t opset_;
+  int default_threads_;
+  std::vector<bool> outputs_;  // which outputs the node produces (optional ones may be omitted)
+};
+
+// ---- element types --------------------------------------------------------------------------------
+
+template <typename T> struct ElemType;
+#define EPHOST_CPU_ELEM(T, E) \
+  template <> struct ElemType<T> { static constexpr int32_t value = E; };
+EPHOST_CPU_ELEM(float, EPHOST_ELEMENT_FLOAT)
+EPHOST_CPU_ELEM(double, EPHOST_ELEMENT_DOUBLE)
+EPHOST_CPU_ELEM(int8_t, EPHOST_ELEMENT_INT8)
+EPHOST_CPU_ELEM(uint8_t, EPHOST_ELEMENT_UINT8)
+EPHOST_CPU_ELEM(int16_t, EPHOST_ELEMENT_INT16)
+EPHOST_CPU_ELEM(uint16_t, EPHOST_ELEMENT_UINT16)
+EPHOST_CPU_ELEM(int32_t, EPHOST_ELEMENT_INT32)
+EPHOST_CPU_ELEM(uint32_t, EPHOST_ELEMENT_UINT32)
+EPHOST_CPU_ELEM(int64_t, EPHOST_ELEMENT_INT64)
+EPHOST_CPU_ELEM(uint64_t, EPHOST_ELEMENT_UINT64)
+EPHOST_CPU_ELEM(bool, EPHOST_ELEMENT_BOOL)
+#undef EPHOST_CPU_ELEM
+
+template <typename... Ts> struct Types {
+  static std::initializer_list<int32_t> ids() {
+    static const std::initializer_list<int32_t> l{ElemType<Ts>::value...};
+    return l;
+  }
+};
+
+// Calls f(T{}) for the T in Ts whose element type is `t`; false when none matches.
+template <typename... Ts, typename F>
+bool dispatch(Types<Ts...>, int32_t t, F&& f) {
+  return ((t == ElemType<Ts>::value ? (f(Ts{}), true) : false) || ...);
+}
+
+using FloatTypes = Types<float, double>;
+using SignedTypes = Types<float, double, int8_t, int16_t, int32_t, int64_t>;
+using NumericTypes = Types<float, double, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>;
+using IndexTypes = Types<int32_t, int64_t>;
+
+// Element types that pure data movement (Reshape, Concat, Gather, ...) accepts: any fixed-size type.
+bool is_movable_type(int32_t elem_type);
+
+}  // namespace ephost::cpu

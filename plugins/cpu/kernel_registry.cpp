@@ -1,0 +1,84 @@
+#include "kernel_registry.h"
+
+#include <algorithm>
+
+namespace ephost::cpu {
+
+namespace {
+std::string key(const std::string& domain, const std::string& op) {
+  return (domain == "ai.onnx" ? std::string() : domain) + "\n" + op;
+}
+}  // namespace
+
+const KernelRegistry& KernelRegistry::instance() {
+  static const KernelRegistry registry = [] {
+    KernelRegistry r;
+    register_elementwise_kernels(r);
+    register_activation_kernels(r);
+    register_conv_kernels(r);
+    register_pool_kernels(r);
+    register_normalization_kernels(r);
+    register_matmul_kernels(r);
+    register_resize_kernels(r);
+    register_tensor_kernels(r);
+    register_shape_kernels(r);
+    register_reduce_kernels(r);
+    register_cast_kernels(r);
+    register_control_flow_kernels(r);
+    return r;
+  }();
+  return registry;
+}
+
+void KernelRegistry::add(KernelDef def) {
+  const std::string k = key(def.domain, def.op);
+  defs_[k].push_back(std::move(def));
+}
+
+const KernelDef* KernelRegistry::match(const sdk::Node& node) const {
+  auto it = defs_.find(key(node.domain(), node.op_type()));
+  if (it == defs_.end()) return nullptr;
+  const int64_t opset = node.opset();
+  for (const KernelDef& d : it->second)
+    if (opset >= d.since && opset <= d.until && (!d.supports || d.supports(node))) return &d;
+  return nullptr;
+}
+
+std::vector<std::string> KernelRegistry::ops() const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : defs_) out.push_back(k.substr(k.find('\n') + 1));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool type_in(int32_t t, std::initializer_list<int32_t> types) {
+  return std::find(types.begin(), types.end(), t) != types.end();
+}
+
+bool input_type_in(const sdk::Node& node, size_t i, std::initializer_list<int32_t> types) {
+  if (!node.has_input(i)) return true;
+  const int32_t t = node.input(i).elem_type();
+  return t == EPHOST_ELEMENT_UNDEFINED || type_in(t, types);
+}
+
+bool output_type_in(const sdk::Node& node, size_t i, std::initializer_list<int32_t> types) {
+  if (!node.has_output(i)) return true;
+  const int32_t t = node.output(i).elem_type();
+  return t == EPHOST_ELEMENT_UNDEFINED || type_in(t, types);
+}
+
+bool all_movable(const sdk::Node& node) {
+  for (size_t i = 0; i < node.num_inputs(); ++i)
+    if (node.has_input(i)) {
+      const int32_t t = node.input(i).elem_type();
+      if (t != EPHOST_ELEMENT_UNDEFINED && !is_movable_type(t)) return false;
+    }
+  for (size_t i = 0; i < node.num_outputs(); ++i)
+    if (node.has_output(i)) {
+      const int32_t t = node.output(i).elem_type();
+      if (t != EPHOST_ELEMENT_UNDEFINED && !is_movable_type(t)) return false;
+    }
+  return true;
+}
+
+}  // namespace ephost::cpu

@@ -1,0 +1,229 @@
+// Unary elementwise ops (activations and math functions) and Clip.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "kernel_registry.h"
+#include "math/fast_math.h"
+#include "math/parallel.h"
+
+namespace ephost::cpu {
+
+namespace {
+
+template <typename Op, typename TypeList>
+class UnaryKernel : public CpuKernel {
+ public:
+  UnaryKernel(const sdk::Node& node, const KernelConfig& c) : CpuKernel(node, c), op_(node) {}
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor x = required(ctx, 0, "X");
+    const bool ok = dispatch(TypeList{}, x.elem_type(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* px = x.data<T>();
+      T* y = ctx.output<T>(0, x.shape());
+      const Op& op = op_;
+      math::parallel_for(x.size(), threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) y[i] = op(px[i]);
+      });
+    });
+    if (!ok) fail(std::string("unsupported type ") + type_name(x.elem_type()));
+  }
+
+ private:
+  Op op_;
+};
+
+// Ops take the node so they can read their attributes once, at kernel creation.
+#define EPHOST_STATELESS_OP(NAME, EXPR)              \
+  struct NAME {                                      \
+    explicit NAME(const sdk::Node&) {}               \
+    template <typename T>                            \
+    T operator()(T x) const {                        \
+      return static_cast<T>(EXPR);                   \
+    }                                                \
+  };
+
+EPHOST_STATELESS_OP(ReluOp, x > T(0) ? x : T(0))
+EPHOST_STATELESS_OP(NegOp, -x)
+EPHOST_STATELESS_OP(AbsOp, std::is_unsigned_v<T> ? x : (x < T(0) ? T(-x) : x))
+EPHOST_STATELESS_OP(SignOp, (x > T(0)) - (x < T(0)))
+EPHOST_STATELESS_OP(TanhOp, std::tanh(x))
+EPHOST_STATELESS_OP(ExpOp, std::exp(x))
+EPHOST_STATELESS_OP(LogOp, std::log(x))
+EPHOST_STATELESS_OP(SqrtOp, std::sqrt(x))
+EPHOST_STATELESS_OP(ErfOp, std::erf(x))
+EPHOST_STATELESS_OP(FloorOp, std::floor(x))
+EPHOST_STATELESS_OP(CeilOp, std::ceil(x))
+EPHOST_STATELESS_OP(RoundOp, std::nearbyint(x))  // half to even in the default rounding mode
+EPHOST_STATELESS_OP(ReciprocalOp, T(1) / x)
+EPHOST_STATELESS_OP(SinOp, std::sin(x))
+EPHOST_STATELESS_OP(CosOp, std::cos(x))
+EPHOST_STATELESS_OP(SoftsignOp, x / (T(1) + std::abs(x)))
+EPHOST_STATELESS_OP(SoftplusOp, x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)))
+#undef EPHOST_STATELESS_OP
+
+struct NotOp {
+  explicit NotOp(const sdk::Node&) {}
+  bool operator()(bool x) const { return !x; }
+};
+
+struct SigmoidOp {
+  explicit SigmoidOp(const sdk::Node&) {}
+  float operator()(float x) const { return math::fast_sigmoid(x); }
+  double operator()(double x) const { return 1.0 / (1.0 + std::exp(-x)); }
+};
+
+struct HardSigmoidOp {
+  float alpha, beta;
+  explicit HardSigmoidOp(const sdk::Node& n) : alpha(n.attr_float("alpha", 0.2f)), beta(n.attr_float("beta", 0.5f)) {}
+  template <typename T>
+  T operator()(T x) const {
+    const T v = T(alpha) * x + T(beta);
+    return v < T(0) ? T(0) : (v > T(1) ? T(1) : v);
+  }
+};
+
+struct HardSwishOp {
+  explicit HardSwishOp(const sdk::Node&) {}
+  template <typename T>
+  T operator()(T x) const {
+    const T v = x * T(1.0f / 6.0f) + T(0.5);
+    return x * (v < T(0) ? T(0) : (v > T(1) ? T(1) : v));
+  }
+};
+
+struct LeakyReluOp {
+  float alpha;
+  explicit LeakyReluOp(const sdk::Node& n) : alpha(n.attr_float("alpha", 0.01f)) {}
+  template <typename T>
+  T operator()(T x) const { return x < T(0) ? T(alpha) * x : x; }
+};
+
+struct EluOp {
+  float alpha;
+  explicit EluOp(const sdk::Node& n) : alpha(n.attr_float("alpha", 1.0f)) {}
+  template <typename T>
+  T operator()(T x) const { return x < T(0) ? T(alpha) * (std::exp(x) - T(1)) : x; }
+};
+
+struct SeluOp {
+  float alpha, gamma;
+  explicit SeluOp(const sdk::Node& n)
+      : alpha(n.attr_float("alpha", 1.67326319217681884765625f)), gamma(n.attr_float("gamma", 1.05070102214813232421875f)) {}
+  template <typename T>
+  T operator()(T x) const { return T(gamma) * (x <= T(0) ? T(alpha) * std::exp(x) - T(alpha) : x); }
+};
+
+struct ThresholdedReluOp {
+  float alpha;
+  explicit ThresholdedReluOp(const sdk::Node& n) : alpha(n.attr_float("alpha", 1.0f)) {}
+  template <typename T>
+  T operator()(T x) const { return x > T(alpha) ? x : T(0); }
+};
+
+struct GeluOp {
+  bool tanh_approx;
+  explicit GeluOp(const sdk::Node& n) : tanh_approx(n.attr_string("approximate", "none") == "tanh") {}
+  template <typename T>
+  T operator()(T x) const {
+    if (tanh_approx) {
+      const T k = T(0.7978845608028654);  // sqrt(2 / pi)
+      return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
+    }
+    return T(0.5) * x * (T(1) + std::erf(x * T(0.7071067811865476)));
+  }
+};
+
+// Clip: bounds are attributes before opset 11 and optional scalar inputs from opset 11 on.
+class ClipKernel : public CpuKernel {
+ public:
+  ClipKernel(const sdk::Node& node, const KernelConfig& c) : CpuKernel(node, c) {
+    if (node.opset() < 11) {
+      attr_min_ = node.attr_float("min", -std::numeric_limits<float>::max());
+      attr_max_ = node.attr_float("max", std::numeric_limits<float>::max());
+    }
+  }
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor x = required(ctx, 0, "input");
+    const bool ok = dispatch(NumericTypes{}, x.elem_type(), [&](auto tag) {
+      using T = decltype(tag);
+      T lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
+      if (opset() < 11) {
+        lo = static_cast<T>(attr_min_);
+        hi = static_cast<T>(attr_max_);
+      } else {
+        for (size_t i : {size_t{1}, size_t{2}}) {
+          const sdk::Tensor b = ctx.input(i);
+          if (!b.present()) continue;
+          if (b.elem_type() != x.elem_type())
+            fail(std::string(i == 1 ? "min" : "max") + " must have the input's type " + type_name(x.elem_type()) +
+                 ", found " + type_name(b.elem_type()));
+          if (b.size() != 1)
+            fail(std::string(i == 1 ? "min" : "max") + " must be a scalar, found shape " + math::to_string(b.shape()));
+          (i == 1 ? lo : hi) = b.data<T>()[0];
+        }
+      }
+      const T* px = x.data<T>();
+      T* y = ctx.output<T>(0, x.shape());
+      math::parallel_for(x.size(), threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+          const T v = px[i] < lo ? lo : px[i];
+          y[i] = v > hi ? hi : v;
+        }
+      });
+    });
+    if (!ok) fail(std::string("unsupported type ") + type_name(x.elem_type()));
+  }
+
+ private:
+  float attr_min_ = 0, attr_max_ = 0;
+};
+
+template <typename Op, typename TL>
+void add_unary(KernelRegistry& r, const char* op, int64_t since, int64_t until) {
+  r.add(op, since, until, inputs_of(TL::ids()), make_factory<UnaryKernel<Op, TL>>());
+}
+
+}  // namespace
+
+void register_activation_kernels(KernelRegistry& r) {
+  using F = FloatTypes;
+  using S = Types<float, double, int8_t, int16_t, int32_t, int64_t>;
+  add_unary<ReluOp, S>(r, "Relu", 1, 21);
+  add_unary<SigmoidOp, F>(r, "Sigmoid", 1, 21);
+  add_unary<HardSigmoidOp, F>(r, "HardSigmoid", 1, 21);
+  add_unary<HardSwishOp, F>(r, "HardSwish", 14, 21);
+  add_unary<LeakyReluOp, F>(r, "LeakyRelu", 1, 21);
+  add_unary<EluOp, F>(r, "Elu", 1, 21);
+  add_unary<SeluOp, F>(r, "Selu", 1, 21);
+  add_unary<ThresholdedReluOp, F>(r, "ThresholdedRelu", 10, 21);
+  add_unary<GeluOp, F>(r, "Gelu", 20, 21);
+  add_unary<TanhOp, F>(r, "Tanh", 1, 21);
+  add_unary<ExpOp, F>(r, "Exp", 1, 21);
+  add_unary<LogOp, F>(r, "Log", 1, 21);
+  add_unary<SqrtOp, F>(r, "Sqrt", 1, 21);
+  add_unary<ErfOp, F>(r, "Erf", 9, 21);
+  add_unary<FloorOp, F>(r, "Floor", 1, 21);
+  add_unary<CeilOp, F>(r, "Ceil", 1, 21);
+  add_unary<RoundOp, F>(r, "Round", 11, 21);
+  add_unary<ReciprocalOp, F>(r, "Reciprocal", 1, 21);
+  add_unary<SinOp, F>(r, "Sin", 7, 21);
+  add_unary<CosOp, F>(r, "Cos", 7, 21);
+  add_unary<SoftsignOp, F>(r, "Softsign", 1, 21);
+  add_unary<SoftplusOp, F>(r, "Softplus", 1, 21);
+  add_unary<NegOp, S>(r, "Neg", 1, 21);
+  add_unary<AbsOp, NumericTypes>(r, "Abs", 1, 21);
+  add_unary<SignOp, NumericTypes>(r, "Sign", 9, 21);
+  add_unary<NotOp, Types<bool>>(r, "Not", 1, 21);
+  r.add("Clip", 1, 21,
+        [](const sdk::Node& n) {
+          return n.opset() < 12 ? input_type_in(n, 0, FloatTypes::ids()) : input_type_in(n, 0, NumericTypes::ids());
+        },
+        make_factory<ClipKernel>());
+}
+
+}  // namespace ephost::cpu

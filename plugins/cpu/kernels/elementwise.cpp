@@ -1,0 +1,385 @@
+// Binary and variadic elementwise ops with numpy broadcasting: arithmetic, Pow, Mod, PRelu,
+// comparisons, logic, Min/Max/Sum/Mean, Where.
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+#include "kernel_registry.h"
+#include "math/broadcast.h"
+
+namespace ephost::cpu {
+
+namespace {
+
+using math::broadcast_binary;
+
+// Opset < 7 Add/Sub/Mul/Div only broadcast when the `broadcast` attribute says so, aligning B at
+// `axis` of A (default: the trailing axes) instead of numpy's right alignment.
+struct LegacyBroadcast {
+  bool legacy = false;
+  bool enabled = false;
+  int64_t axis = -1;
+  bool has_axis = false;
+
+  explicit LegacyBroadcast(const sdk::Node& node) {
+    if (node.opset() >= 7) return;
+    legacy = true;
+    enabled = node.attr_int("broadcast", 0) != 0;
+    has_axis = node.has_attr("axis");
+    axis = node.attr_int("axis", -1);
+  }
+
+  // B's shape rewritten so numpy rules give the legacy result; throws when not allowed.
+  Shape adapt(const Shape& a, const Shape& b) const {
+    if (!legacy) return b;
+    if (!enabled) {
+      if (a != b)
+        math::invalid("shapes " + math::to_string(a) + " and " + math::to_string(b) +
+                      " differ and the broadcast attribute is 0");
+      return b;
+    }
+    const int64_t ra = static_cast<int64_t>(a.size()), rb = static_cast<int64_t>(b.size());
+    int64_t start = has_axis ? axis : ra - rb;
+    if (start < 0) start += ra;
+    if (start < 0 || start + rb > ra)
+      math::invalid("B " + math::to_string(b) + " does not fit in A " + math::to_string(a) + " at axis " +
+                    std::to_string(axis));
+    Shape out(ra, 1);
+    for (int64_t i = 0; i < rb; ++i) {
+      if (b[i] != a[start + i] && b[i] != 1)
+        math::invalid("B " + math::to_string(b) + " does not match A " + math::to_string(a) + " at axis " +
+                      std::to_string(start));
+      out[start + i] = b[i];
+    }
+    return out;
+  }
+};
+
+enum class Arith { kAdd, kSub, kMul, kDiv };
+
+class ArithKernel : public CpuKernel {
+ public:
+  ArithKernel(const sdk::Node& node, const KernelConfig& c, Arith kind) : CpuKernel(node, c), kind_(kind), legacy_(node) {}
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor a = required(ctx, 0, "A"), b = required(ctx, 1, "B");
+    if (a.elem_type() != b.elem_type())
+      fail(std::string("A and B must have the same type, found ") + type_name(a.elem_type()) + " and " +
+           type_name(b.elem_type()));
+    const Shape as = a.shape(), bs = legacy_.adapt(as, b.shape());
+    const Shape os = math::broadcast_shapes(as, bs);
+    const bool ok = dispatch(NumericTypes{}, a.elem_type(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* pa = a.data<T>();
+      const T* pb = b.data<T>();
+      if constexpr (std::is_integral_v<T>) {
+        if (kind_ == Arith::kDiv)
+          for (int64_t i = 0, n = b.size(); i < n; ++i)
+            if (pb[i] == 0) fail("integer division by zero");
+      }
+      T* y = ctx.output<T>(0, os);
+      switch (kind_) {
+        case Arith::kAdd: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return T(x + z); }); break;
+        case Arith::kSub: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return T(x - z); }); break;
+        case Arith::kMul: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return T(x * z); }); break;
+        case Arith::kDiv: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return T(x / z); }); break;
+      }
+    });
+    if (!ok) fail(std::string("unsupported type ") + type_name(a.elem_type()));
+  }
+
+ private:
+  Arith kind_;
+  LegacyBroadcast legacy_;
+};
+
+class PowKernel : public CpuKernel {
+ public:
+  using CpuKernel::CpuKernel;
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor a = required(ctx, 0, "X"), b = required(ctx, 1, "Y");
+    const Shape as = a.shape(), bs = b.shape();
+    const Shape os = math::broadcast_shapes(as, bs);
+    using PowTypes = Types<float, double, int32_t, int64_t>;
+    bool ok = false;
+    dispatch(PowTypes{}, a.elem_type(), [&](auto ta) {
+      using T = decltype(ta);
+      ok = dispatch(PowTypes{}, b.elem_type(), [&](auto tb) {
+        using E = decltype(tb);
+        const T* pa = a.data<T>();
+        const E* pb = b.data<E>();
+        T* y = ctx.output<T>(0, os);
+        if (b.size() == 1 && static_cast<double>(pb[0]) == 2.0) {
+          broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, E) { return T(x * x); });
+        } else if constexpr (std::is_same_v<T, float>) {
+          broadcast_binary(pa, as, pb, bs, y, os, threads,
+                           [](float x, E e) { return std::pow(x, static_cast<float>(e)); });
+        } else {
+          broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, E e) {
+            return static_cast<T>(std::pow(static_cast<double>(x), static_cast<double>(e)));
+          });
+        }
+      });
+    });
+    if (!ok)
+      fail(std::string("unsupported types ") + type_name(a.elem_type()) + " ^ " + type_name(b.elem_type()));
+  }
+};
+
+class ModKernel : public CpuKernel {
+ public:
+  ModKernel(const sdk::Node& node, const KernelConfig& c) : CpuKernel(node, c), fmod_(node.attr_int("fmod", 0) != 0) {}
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor a = required(ctx, 0, "A"), b = required(ctx, 1, "B");
+    if (a.elem_type() != b.elem_type()) fail("A and B must have the same type");
+    const Shape as = a.shape(), bs = b.shape(), os = math::broadcast_shapes(as, bs);
+    const bool ok = dispatch(NumericTypes{}, a.elem_type(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* pa = a.data<T>();
+      const T* pb = b.data<T>();
+      if constexpr (std::is_integral_v<T>) {
+        for (int64_t i = 0, n = b.size(); i < n; ++i)
+          if (pb[i] == 0) fail("integer modulo by zero");
+      } else {
+        if (!fmod_) fail("fmod must be 1 for floating-point inputs");
+      }
+      T* y = ctx.output<T>(0, os);
+      const bool f = fmod_;
+      broadcast_binary(pa, as, pb, bs, y, os, threads, [f](T x, T z) -> T {
+        if constexpr (std::is_floating_point_v<T>) {
+          return std::fmod(x, z);
+        } else {
+          T r = static_cast<T>(x % z);
+          // Without fmod the result takes the divisor's sign (Python semantics).
+          if constexpr (std::is_signed_v<T>)
+            if (!f && r != 0 && ((r < 0) != (z < 0))) r = static_cast<T>(r + z);
+          return r;
+        }
+      });
+    });
+    if (!ok) fail(std::string("unsupported type ") + type_name(a.elem_type()));
+  }
+
+ private:
+  bool fmod_;
+};
+
+class PReluKernel : public CpuKernel {
+ public:
+  using CpuKernel::CpuKernel;
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor x = required(ctx, 0, "X"), s = required(ctx, 1, "slope");
+    if (x.elem_type() != s.elem_type()) fail("X and slope must have the same type");
+    const Shape xs = x.shape(), ss = s.shape();
+    if (!math::broadcasts_to(ss, xs))
+      fail("slope of shape " + math::to_string(ss) + " does not broadcast to X " + math::to_string(xs));
+    const bool ok = dispatch(SignedTypes{}, x.elem_type(), [&](auto tag) {
+      using T = decltype(tag);
+      T* y = ctx.output<T>(0, xs);
+      broadcast_binary(x.data<T>(), xs, s.data<T>(), ss, y, xs, threads,
+                       [](T v, T k) { return v < T(0) ? T(v * k) : v; });
+    });
+    if (!ok) fail(std::string("unsupported type ") + type_name(x.elem_type()));
+  }
+};
+
+enum class Cmp { kEqual, kLess, kGreater, kLessEqual, kGreaterEqual };
+
+class CompareKernel : public CpuKernel {
+ public:
+  CompareKernel(const sdk::Node& node, const KernelConfig& c, Cmp kind) : CpuKernel(node, c), kind_(kind) {}
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor a = required(ctx, 0, "A"), b = required(ctx, 1, "B");
+    if (a.elem_type() != b.elem_type())
+      fail(std::string("A and B must have the same type, found ") + type_name(a.elem_type()) + " and " +
+           type_name(b.elem_type()));
+    const Shape as = a.shape(), bs = b.shape(), os = math::broadcast_shapes(as, bs);
+    using CmpTypes = Types<float, double, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, bool>;
+    const bool ok = dispatch(CmpTypes{}, a.elem_type(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* pa = a.data<T>();
+      const T* pb = b.data<T>();
+      bool* y = ctx.output<bool>(0, os);
+      switch (kind_) {
+        case Cmp::kEqual: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return x == z; }); break;
+        case Cmp::kLess: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return x < z; }); break;
+        case Cmp::kGreater: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return x > z; }); break;
+        case Cmp::kLessEqual: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return x <= z; }); break;
+        case Cmp::kGreaterEqual:
+          broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return x >= z; });
+          break;
+      }
+    });
+    if (!ok) fail(std::string("unsupported type ") + type_name(a.elem_type()));
+  }
+
+ private:
+  Cmp kind_;
+};
+
+enum class Logic { kAnd, kOr, kXor };
+
+class LogicKernel : public CpuKernel {
+ public:
+  LogicKernel(const sdk::Node& node, const KernelConfig& c, Logic kind) : CpuKernel(node, c), kind_(kind) {}
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor a = required(ctx, 0, "A"), b = required(ctx, 1, "B");
+    expect_type(a, {EPHOST_ELEMENT_BOOL}, "A");
+    expect_type(b, {EPHOST_ELEMENT_BOOL}, "B");
+    const Shape as = a.shape(), bs = b.shape(), os = math::broadcast_shapes(as, bs);
+    const uint8_t* pa = a.data<uint8_t>();
+    const uint8_t* pb = b.data<uint8_t>();
+    uint8_t* y = ctx.output<uint8_t>(0, os);
+    switch (kind_) {
+      case Logic::kAnd: broadcast_binary(pa, as, pb, bs, y, os, threads, [](uint8_t x, uint8_t z) { return uint8_t((x != 0) & (z != 0)); }); break;
+      case Logic::kOr: broadcast_binary(pa, as, pb, bs, y, os, threads, [](uint8_t x, uint8_t z) { return uint8_t((x != 0) | (z != 0)); }); break;
+      case Logic::kXor: broadcast_binary(pa, as, pb, bs, y, os, threads, [](uint8_t x, uint8_t z) { return uint8_t((x != 0) ^ (z != 0)); }); break;
+    }
+  }
+
+ private:
+  Logic kind_;
+};
+
+enum class Fold { kMin, kMax, kSum, kMean };
+
+// Variadic Min/Max/Sum/Mean: folds the inputs pairwise into the output, which already has the full
+// broadcast shape, so every step after the first reads and writes y in place.
+class VariadicKernel : public CpuKernel {
+ public:
+  VariadicKernel(const sdk::Node& node, const KernelConfig& c, Fold kind) : CpuKernel(node, c), kind_(kind) {}
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const size_t n = ctx.num_inputs();
+    std::vector<sdk::Tensor> in;
+    std::vector<Shape> shapes;
+    for (size_t i = 0; i < n; ++i) {
+      in.push_back(required(ctx, i, "data"));
+      shapes.push_back(in.back().shape());
+      if (in.back().elem_type() != in[0].elem_type()) fail("all inputs must have the same type");
+    }
+    if (in.empty()) fail("needs at least one input");
+    const Shape os = math::broadcast_shapes(shapes);
+    const bool ok = dispatch(NumericTypes{}, in[0].elem_type(), [&](auto tag) {
+      using T = decltype(tag);
+      T* y = ctx.output<T>(0, os);
+      auto step = [&](const T* a, const Shape& as, const T* b, const Shape& bs) {
+        switch (kind_) {
+          case Fold::kMin: broadcast_binary(a, as, b, bs, y, os, threads, [](T x, T z) { return z < x ? z : x; }); break;
+          case Fold::kMax: broadcast_binary(a, as, b, bs, y, os, threads, [](T x, T z) { return z > x ? z : x; }); break;
+          case Fold::kSum:
+          case Fold::kMean: broadcast_binary(a, as, b, bs, y, os, threads, [](T x, T z) { return T(x + z); }); break;
+        }
+      };
+      if (n == 1) {
+        math::broadcast_copy(in[0].data<T>(), shapes[0], y, os, sizeof(T), threads);
+      } else {
+        step(in[0].data<T>(), shapes[0], in[1].data<T>(), shapes[1]);
+        for (size_t i = 2; i < n; ++i) step(y, os, in[i].data<T>(), shapes[i]);
+      }
+      if (kind_ == Fold::kMean) {
+        const T count = static_cast<T>(n);
+        const int64_t total = math::numel(os);
+        for (int64_t i = 0; i < total; ++i) y[i] = static_cast<T>(y[i] / count);
+      }
+    });
+    if (!ok) fail(std::string("unsupported type ") + type_name(in[0].elem_type()));
+  }
+
+ private:
+  Fold kind_;
+};
+
+class WhereKernel : public CpuKernel {
+ public:
+  using CpuKernel::CpuKernel;
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor c = required(ctx, 0, "condition"), x = required(ctx, 1, "X"), y = required(ctx, 2, "Y");
+    expect_type(c, {EPHOST_ELEMENT_BOOL}, "condition");
+    if (x.elem_type() != y.elem_type())
+      fail(std::string("X and Y must have the same type, found ") + type_name(x.elem_type()) + " and " +
+           type_name(y.elem_type()));
+    if (!is_movable_type(x.elem_type())) fail(std::string("unsupported type ") + type_name(x.elem_type()));
+    const Shape cs = c.shape(), xs = x.shape(), ys = y.shape();
+    const Shape os = math::broadcast_shapes({cs, xs, ys});
+    void* out = ctx.output_raw(0, os);
+    auto go = [&](auto tag) {
+      using T = decltype(tag);
+      math::broadcast_ternary(c.data<uint8_t>(), cs, x.data<T>(), xs, y.data<T>(), ys, static_cast<T*>(out), os,
+                              threads, [](uint8_t k, T a, T b) { return k ? a : b; });
+    };
+    switch (sdk::element_size(x.elem_type())) {
+      case 1: go(uint8_t{}); break;
+      case 2: go(uint16_t{}); break;
+      case 4: go(uint32_t{}); break;
+      case 8: go(uint64_t{}); break;
+      default: fail(std::string("unsupported type ") + type_name(x.elem_type()));
+    }
+  }
+};
+
+template <typename K, typename Arg>
+KernelFactory factory_with(Arg arg) {
+  return [arg](const sdk::Node& node, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
+    return std::make_unique<K>(node, c, arg);
+  };
+}
+
+bool same_numeric(const sdk::Node& node) {
+  return input_type_in(node, 0, NumericTypes::ids()) && input_type_in(node, 1, NumericTypes::ids());
+}
+
+}  // namespace
+
+void register_elementwise_kernels(KernelRegistry& r) {
+  const std::pair<const char*, Arith> arith[] = {
+      {"Add", Arith::kAdd}, {"Sub", Arith::kSub}, {"Mul", Arith::kMul}, {"Div", Arith::kDiv}};
+  for (const auto& [op, kind] : arith) r.add(op, 1, 21, same_numeric, factory_with<ArithKernel>(kind));
+
+  r.add("Pow", 1, 21, inputs_of({EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_INT64}, {0, 1}),
+        make_factory<PowKernel>());
+  r.add("Mod", 10, 21, same_numeric, make_factory<ModKernel>());
+  r.add("PRelu", 1, 21, inputs_of(SignedTypes::ids(), {0, 1}), make_factory<PReluKernel>());
+
+  const std::initializer_list<int32_t> cmp_types = {EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT8, EPHOST_ELEMENT_UINT8,
+                          EPHOST_ELEMENT_INT16, EPHOST_ELEMENT_UINT16, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_UINT32,
+                          EPHOST_ELEMENT_INT64, EPHOST_ELEMENT_UINT64, EPHOST_ELEMENT_BOOL};
+  r.add("Equal", 1, 21, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kEqual));
+  r.add("Less", 1, 21, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kLess));
+  r.add("Greater", 1, 21, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kGreater));
+  r.add("LessOrEqual", 12, 21, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kLessEqual));
+  r.add("GreaterOrEqual", 12, 21, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kGreaterEqual));
+
+  r.add("And", 7, 21, inputs_of({EPHOST_ELEMENT_BOOL}, {0, 1}), factory_with<LogicKernel>(Logic::kAnd));
+  r.add("Or", 7, 21, inputs_of({EPHOST_ELEMENT_BOOL}, {0, 1}), factory_with<LogicKernel>(Logic::kOr));
+  r.add("Xor", 7, 21, inputs_of({EPHOST_ELEMENT_BOOL}, {0, 1}), factory_with<LogicKernel>(Logic::kXor));
+
+  // Before opset 8 these did not broadcast; numpy rules accept every input those opsets allowed.
+  auto variadic_types = [](const sdk::Node& node) {
+    for (size_t i = 0; i < node.num_inputs(); ++i)
+      if (!input_type_in(node, i, NumericTypes::ids())) return false;
+    return true;
+  };
+  r.add("Min", 6, 21, variadic_types, factory_with<VariadicKernel>(Fold::kMin));
+  r.add("Max", 6, 21, variadic_types, factory_with<VariadicKernel>(Fold::kMax));
+  r.add("Sum", 6, 21, variadic_types, factory_with<VariadicKernel>(Fold::kSum));
+  r.add("Mean", 6, 21, variadic_types, factory_with<VariadicKernel>(Fold::kMean));
+
+  r.add("Where", 9, 21, [](const sdk::Node& n) { return all_movable(n); }, make_factory<WhereKernel>());
+}
+
+}  // namespace ephost::cpu

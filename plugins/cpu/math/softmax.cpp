@@ -1,0 +1,68 @@
+#include "softmax.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "fast_math.h"
+#include "parallel.h"
+
+namespace ephost::cpu::math {
+
+void softmax(const float* x, float* y, int64_t outer, int64_t n, int64_t inner, bool log, int threads) {
+  if (outer * n * inner == 0) return;
+  if (inner == 1) {
+    parallel_for(outer, threads, std::max<int64_t>(1, 8192 / n), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const float* xr = x + r * n;
+        float* yr = y + r * n;
+        float m = -std::numeric_limits<float>::infinity();
+        for (int64_t i = 0; i < n; ++i) m = std::max(m, xr[i]);
+        float sum = 0.f;
+        if (log) {
+          for (int64_t i = 0; i < n; ++i) sum += fast_exp(xr[i] - m);
+          const float ls = std::log(sum);
+          for (int64_t i = 0; i < n; ++i) yr[i] = xr[i] - m - ls;
+        } else {
+          for (int64_t i = 0; i < n; ++i) {
+            yr[i] = fast_exp(xr[i] - m);
+            sum += yr[i];
+          }
+          const float inv = 1.f / sum;
+          for (int64_t i = 0; i < n; ++i) yr[i] *= inv;
+        }
+      }
+    });
+    return;
+  }
+  // Strided axis: work on all `inner` lanes of one outer block at once so reads stay contiguous.
+  parallel_for(outer, threads, 1, [&](int64_t r0, int64_t r1) {
+    std::vector<float> m(inner), s(inner);
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* xb = x + r * n * inner;
+      float* yb = y + r * n * inner;
+      std::fill(m.begin(), m.end(), -std::numeric_limits<float>::infinity());
+      std::fill(s.begin(), s.end(), 0.f);
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < inner; ++i) m[i] = std::max(m[i], xb[j * inner + i]);
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < inner; ++i) {
+          const float e = fast_exp(xb[j * inner + i] - m[i]);
+          if (!log) yb[j * inner + i] = e;
+          s[i] += e;
+        }
+      if (log) {
+        for (int64_t i = 0; i < inner; ++i) s[i] = m[i] + std::log(s[i]);
+        for (int64_t j = 0; j < n; ++j)
+          for (int64_t i = 0; i < inner; ++i) yb[j * inner + i] = xb[j * inner + i] - s[i];
+      } else {
+        for (int64_t i = 0; i < inner; ++i) s[i] = 1.f / s[i];
+        for (int64_t j = 0; j < n; ++j)
+          for (int64_t i = 0; i < inner; ++i) yb[j * inner + i] *= s[i];
+      }
+    }
+  });
+}
+
+}  // namespace ephost::cpu::math

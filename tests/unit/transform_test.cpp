@@ -1,0 +1,478 @@
+// Graph transforms: the pipeline, no-op elimination, constant folding, unused-initializer removal.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "core/error.h"
+#include "graph/graph.h"
+#include "model/loader.h"
+#include "model_builders.h"
+#include "transform/pass.h"
+
+using namespace ephost;
+using namespace ephost_test;
+
+namespace {
+
+// Loads (checker + shape inference) so that the passes see inferred types.
+onnx::ModelProto loaded(const onnx::ModelProto& m) {
+  std::string bytes = serialize(m);
+  auto model = load_model_from_buffer(bytes.data(), bytes.size(), LoadOptions{});
+  return *model->proto;
+}
+
+size_t run_pass(GraphPass& pass, onnx::ModelProto& m, TransformContext context = {}) {
+  return pass.apply(m, context);
+}
+
+std::vector<std::string> op_types(const onnx::GraphProto& g) {
+  std::vector<std::string> ops;
+  for (const auto& n : g.node()) ops.push_back(n.op_type());
+  return ops;
+}
+
+const onnx::NodeProto* find_node(const onnx::GraphProto& g, const std::string& name) {
+  for (const auto& n : g.node())
+    if (n.name() == name) return &n;
+  return nullptr;
+}
+
+const onnx::TensorProto* find_initializer(const onnx::GraphProto& g, const std::string& name) {
+  for (const auto& t : g.initializer())
+    if (t.name() == name) return &t;
+  return nullptr;
+}
+
+std::vector<float> floats_of(const onnx::TensorProto& t) {
+  Tensor x = tensor_from_proto(t);
+  return std::vector<float>(x.data_as<float>(), x.data_as<float>() + x.element_count());
+}
+
+std::vector<int64_t> ints_of(const onnx::TensorProto& t) {
+  Tensor x = tensor_from_proto(t);
+  return std::vector<int64_t>(x.data_as<int64_t>(), x.data_as<int64_t>() + x.element_count());
+}
+
+// Still a valid model: the checker passes and the IR builds.
+void expect_valid(const onnx::ModelProto& m) {
+  std::string bytes = serialize(m);
+  std::unique_ptr<Model> model;
+  ASSERT_NO_THROW(model = load_model_from_buffer(bytes.data(), bytes.size(), LoadOptions{}));
+  ASSERT_NO_THROW(build_graph_ir(*model));
+}
+
+// A fake evaluator: elementwise Add/Mul of float tensors of one shape; "Huge" returns 17 MiB;
+// anything else throws.
+struct FakeEvaluator {
+  int calls = 0;
+  std::vector<std::string> seen;
+
+  NodeEvaluator fn() {
+    return [this](const onnx::NodeProto& node, const std::vector<const Tensor*>& inputs,
+                  const onnx::ModelProto&) -> std::vector<Tensor> {
+      ++calls;
+      seen.push_back(node.op_type());
+      if (node.op_type() == "Huge") {
+        return {Tensor::allocate(EPHOST_ELEMENT_FLOAT, {int64_t(17) << 18})};
+      }
+      if (node.op_type() != "Add" && node.op_type() != "Mul") throw std::runtime_error("not supported");
+      const Tensor& a = *inputs.at(0);
+      const Tensor& b = *inputs.at(1);
+      if (a.shape() != b.shape()) throw std::runtime_error("shape mismatch");
+      Tensor out = Tensor::allocate(EPHOST_ELEMENT_FLOAT, a.shape());
+      for (int64_t i = 0; i < a.element_count(); ++i)
+        out.data_as<float>()[i] = node.op_type() == "Add" ? a.data_as<float>()[i] + b.data_as<float>()[i]
+                                                          : a.data_as<float>()[i] * b.data_as<float>()[i];
+      std::vector<Tensor> result;
+      result.push_back(std::move(out));
+      return result;
+    };
+  }
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// No-op elimination
+
+TEST(NoopElimination, RemovesIdentityChainsAndRewiresConsumers) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "X");
+  add_node(g, "Identity", {"X"}, {"i1"}, "id1");
+  add_node(g, "Identity", {"i1"}, {"i2"}, "id2");
+  add_node(g, "Relu", {"i2"}, {"r"}, "relu");
+  add_node(g, "Add", {"i1", "r"}, {"Z"}, "add");
+  add_output(g, "Z");
+  m = loaded(m);
+  auto pass = make_noop_elimination_pass();
+  EXPECT_EQ(run_pass(*pass, m), 2u);
+  EXPECT_EQ(op_types(m.graph()), (std::vector<std::string>{"Relu", "Add"}));
+  EXPECT_EQ(find_node(m.graph(), "relu")->input(0), "X");
+  EXPECT_EQ(find_node(m.graph(), "add")->input(0), "X");
+  for (const auto& vi : m.graph().value_info()) EXPECT_NE(vi.name(), "i1");
+  EXPECT_EQ(run_pass(*pass, m), 0u);
+  expect_valid(m);
+}
+
+TEST(NoopElimination, KeepsNodesProducingGraphOutputs) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "X");
+  add_node(g, "Identity", {"X"}, {"Z"}, "id");
+  add_output(g, "Z");
+  m = loaded(m);
+  auto pass = make_noop_elimination_pass();
+  EXPECT_EQ(run_pass(*pass, m), 0u);
+  EXPECT_EQ(m.graph().node_size(), 1);
+}
+
+TEST(NoopElimination, Dropout) {
+  auto m = make_model(13);
+  auto* g = m.mutable_graph();
+  add_input(g, "X");
+  add_initializer(g, bool_tensor("no_training", false));
+  add_initializer(g, bool_tensor("training", true));
+  add_node(g, "Dropout", {"X"}, {"d1"}, "plain");
+  add_node(g, "Dropout", {"d1", "", "no_training"}, {"d2", "unused_mask"}, "inference");
+  add_node(g, "Dropout", {"d2", "", "training"}, {"d3"}, "train");
+  add_node(g, "Dropout", {"d3"}, {"d4", "mask"}, "mask_used");
+  add_node(g, "Relu", {"d4"}, {"Z"}, "relu");
+  add_output(g, "Z");
+  add_output(g, "mask", kBool, {2, 3});
+  m = loaded(m);
+  auto pass = make_noop_elimination_pass();
+  EXPECT_EQ(run_pass(*pass, m), 2u);
+  EXPECT_EQ(find_node(m.graph(), "plain"), nullptr);
+  EXPECT_EQ(find_node(m.graph(), "inference"), nullptr);
+  ASSERT_NE(find_node(m.graph(), "train"), nullptr);
+  EXPECT_EQ(find_node(m.graph(), "train")->input(0), "X");
+  EXPECT_NE(find_node(m.graph(), "mask_used"), nullptr);
+  expect_valid(m);
+}
+
+TEST(NoopElimination, CastToSameTypeOnly) {
+  auto m = make_model();
+  auto* g = m.mutable_graph();
+  add_input(g, "X");
+  attr_int(add_node(g, "Cast", {"X"}, {"same"}, "same_cast"), "to", kFloat);
+  attr_int(add_node(g, "Cast", {"same"}, {"ints"}, "int_cast"), "to", kInt64);
+  add_node(g, "Neg", {"ints"}, {"Z"});
+  add_output(g, "Z", kInt64, {2, 3});
+  auto unknown = m;  // same graph without types: the Cast is kept
+  m = loaded(m);
+  auto pass = make_noop_elimination_pass();
+  EXPECT_EQ(run_pass(*pass, m), 1u);
+  EXPECT_EQ(find_node(m.graph(), "same_cast"), nullptr);
+  EXPECT_EQ(find_node(m.graph(), "int_cast")->input(0), "X");
+  expect_valid(m);
+
+  unknown.mutable_graph()->mutable_input(0)->clear_type();
+  EXPECT_EQ(run_pass(*pass, unknown), 0u);
+}
+
+TEST(NoopElimination, ReshapeExpandFlattenWithSameShape) {
+  auto m = make_model(13);
+  auto* g = m.mutable_graph();
+  add_input(g, "X", kFloat, {2, 3});
+  add_input(g, "D", kFloat, {-1, 3}, {"n", ""});
+  add_initializer(g, int64_tensor("same_shape", {2}, {2, 3}));
+  add_initializer(g, int64_tensor("other_shape", {2}, {3, 2}));
+  add_initializer(g, int64_tensor("zero_minus_one", {2}, {0, -1}));
+  add_node(g, "Reshape", {"X", "same_shape"}, {"r1"}, "reshape_same");
+  add_node(g, "Reshape", {"r1", "zero_minus_one"}, {"r2"}, "reshape_copy");
+  add_node(g, "Expand", {"r2", "same_shape"}, {"e"}, "expand_same");
+  attr_int(add_node(g, "Flatten", {"e"}, {"f"}, "flatten_2d"), "axis", 1);
+  add_node(g, "Reshape", {"f", "other_shape"}, {"r3"}, "reshape_other");
+  add_node(g, "Reshape", {"D", "same_shape"}, {"r4"}, "reshape_dynamic");
+  add_output(g, "r3", kFloat, {3, 2});
+  add_output(g, "r4", kFloat, {2, 3});
+  m = loaded(m);
+  auto pass = make_noop_elimination_pass();
+  EXPECT_EQ(run_pass(*pass, m), 4u);
+  EXPECT_EQ(op_types(m.graph()), (std::vector<std::string>{"Reshape", "Reshape"}));
+  EXPECT_EQ(find_node(m.graph(), "reshape_other")->input(0), "X");
+  expect_valid(m);
+
+  // The initializers it left unused go with the unused-initializer pass.
+  auto unused = make_unused_initializer_elimination_pass();
+  EXPECT_EQ(run_pass(*unused, m), 1u);  // zero_minus_one
+  EXPECT_EQ(find_initializer(m.graph(), "zero_minus_one"), nullptr);
+  EXPECT_NE(find_initializer(m.graph(), "same_shape"), nullptr);
+}
+
+TEST(NoopElimination, SubgraphLocalValuesOnly) {
+  auto m = make_model(13);
+  auto* g = m.mutable_graph();
+  add_input(g, "X", kFloat, {2});
+  add_input(g, "cond", kBool, {});
+  add_node(g, "Identity", {"X"}, {"read_by_branch"}, "outer_id");  // read by a subgraph: kept
+  onnx::GraphProto then_g;
+  then_g.set_name("then");
+  add_node(&then_g, "Identity", {"read_by_branch"}, {"t1"}, "local_id");  // local: removed
+  add_node(&then_g, "Relu", {"t1"}, {"t2"}, "then_relu");
+  add_node(&then_g, "Identity", {"t2"}, {"t"}, "output_id");  // branch output: kept
+  add_output(&then_g, "t", kFloat, {2});
+  onnx::GraphProto else_g;
+  else_g.set_name("else");
+  add_node(&else_g, "Neg", {"X"}, {"e"});
+  add_output(&else_g, "e", kFloat, {2});
+  auto* n = add_node(g, "If", {"cond"}, {"Z"}, "if");
+  attr_graph(n, "then_branch", then_g);
+  attr_graph(n, "else_branch", else_g);
+  add_output(g, "Z", kFloat, {2});
+  m = loaded(m);
+  auto pass = make_noop_elimination_pass();
+  EXPECT_EQ(run_pass(*pass, m), 1u);
+  ASSERT_NE(find_node(m.graph(), "outer_id"), nullptr);
+  const auto& branch = find_node(m.graph(), "if")->attribute(0).g();
+  EXPECT_EQ(find_node(branch, "local_id"), nullptr);
+  EXPECT_EQ(find_node(branch, "then_relu")->input(0), "read_by_branch");
+  EXPECT_NE(find_node(branch, "output_id"), nullptr);
+  expect_valid(m);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Constant folding
+
+namespace {
+
+// c = Add(W1, W2); d = Mul(c, W1); Z = Add(X, d)
+onnx::ModelProto foldable_model() {
+  auto m = make_model(13);
+  auto* g = m.mutable_graph();
+  add_input(g, "X", kFloat, {3});
+  add_initializer(g, float_tensor("W1", {3}, {1, 2, 3}));
+  add_initializer(g, float_tensor("W2", {3}, {10, 20, 30}));
+  add_node(g, "Add", {"W1", "W2"}, {"c"}, "fold_add");
+  add_node(g, "Mul", {"c", "W1"}, {"d"}, "fold_mul");
+  add_node(g, "Add", {"X", "d"}, {"Z"}, "keep_add");
+  add_output(g, "Z", kFloat, {3});
+  return loaded(m);
+}
+
+}  // namespace
+
+TEST(ConstantFolding, FoldsChainsWithTheEvaluator) {
+  auto m = foldable_model();
+  FakeEvaluator eval;
+  TransformContext ctx;
+  ctx.evaluate = eval.fn();
+  auto pass = make_constant_folding_pass();
+  EXPECT_EQ(pass->apply(m, ctx), 2u);
+  EXPECT_EQ(eval.calls, 2);
+  EXPECT_EQ(op_types(m.graph()), (std::vector<std::string>{"Add"}));
+  ASSERT_NE(find_initializer(m.graph(), "d"), nullptr);
+  EXPECT_EQ(floats_of(*find_initializer(m.graph(), "d")), (std::vector<float>{11, 44, 99}));
+  EXPECT_EQ(pass->apply(m, ctx), 0u);
+  expect_valid(m);
+
+  // Cleaning up: c, W2 (and W1) are no longer read.
+  auto unused = make_unused_initializer_elimination_pass();
+  EXPECT_EQ(run_pass(*unused, m), 3u);
+  ASSERT_EQ(m.graph().initializer_size(), 1);
+  EXPECT_EQ(m.graph().initializer(0).name(), "d");
+}
+
+TEST(ConstantFolding, WithoutEvaluatorOnlyConstantsAndShapes) {
+  auto m = foldable_model();
+  auto pass = make_constant_folding_pass();
+  EXPECT_EQ(run_pass(*pass, m), 0u);
+  EXPECT_EQ(m.graph().node_size(), 3);
+}
+
+TEST(ConstantFolding, ConstantNodesBecomeInitializers) {
+  auto m = make_model(13);
+  auto* g = m.mutable_graph();
+  add_input(g, "X", kFloat, {3});
+  attr_tensor(add_node(g, "Constant", {}, {"k"}, "const_tensor"), "value", float_tensor("", {3}, {1, 2, 3}));
+  attr_ints(add_node(g, "Constant", {}, {"ints"}, "const_ints"), "value_ints", {3, 1});
+  attr_float(add_node(g, "Constant", {}, {"f"}, "const_float"), "value_float", 2.5f);
+  add_node(g, "Add", {"X", "k"}, {"a"});
+  add_node(g, "Mul", {"a", "f"}, {"b"});
+  add_node(g, "Reshape", {"b", "ints"}, {"Z"});
+  add_output(g, "Z", kFloat, {}, false);
+  m = loaded(m);
+  auto pass = make_constant_folding_pass();
+  EXPECT_EQ(run_pass(*pass, m), 3u);
+  EXPECT_EQ(op_types(m.graph()), (std::vector<std::string>{"Add", "Mul", "Reshape"}));
+  EXPECT_EQ(floats_of(*find_initializer(m.graph(), "k")), (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(ints_of(*find_initializer(m.graph(), "ints")), (std::vector<int64_t>{3, 1}));
+  const auto* f = find_initializer(m.graph(), "f");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->dims_size(), 0);
+  EXPECT_EQ(floats_of(*f), (std::vector<float>{2.5f}));
+  expect_valid(m);
+}
+
+TEST(ConstantFolding, ShapeAndSizeOfStaticValues) {
+  auto m = make_model(15);
+  auto* g = m.mutable_graph();
+  add_input(g, "X", kFloat, {2, 3, 4});
+  add_input(g, "D", kFloat, {-1, 3});
+  add_node(g, "Shape", {"X"}, {"s"}, "shape");
+  auto* sliced = add_node(g, "Shape", {"X"}, {"s_tail"}, "shape_sliced");
+  attr_int(sliced, "start", -2);
+  add_node(g, "Size", {"X"}, {"n"}, "size");
+  add_node(g, "Shape", {"D"}, {"sd"}, "shape_dynamic");
+  attr_int(add_node(g, "Concat", {"s", "s_tail", "sd"}, {"cat"}, "concat"), "axis", 0);
+  add_node(g, "Mul", {"n", "n"}, {"nn"});
+  add_output(g, "cat", kInt64, {-1});
+  add_output(g, "nn", kInt64, {}, false);
+  m = loaded(m);
+  auto pass = make_constant_folding_pass();
+  EXPECT_EQ(run_pass(*pass, m), 3u);
+  EXPECT_EQ(ints_of(*find_initializer(m.graph(), "s")), (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_EQ(ints_of(*find_initializer(m.graph(), "s_tail")), (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(ints_of(*find_initializer(m.graph(), "n")), (std::vector<int64_t>{24}));
+  EXPECT_NE(find_node(m.graph(), "shape_dynamic"), nullptr);
+  expect_valid(m);
+}
+
+TEST(ConstantFolding, WhatIsNeverFolded) {
+  auto m = make_model(13);
+  auto* g = m.mutable_graph();
+  add_input(g, "X", kFloat, {3});
+  add_input(g, "cond", kBool, {});
+  add_input(g, "Over", kFloat, {3});  // an overridable initializer: not constant
+  add_initializer(g, float_tensor("Over", {3}, {1, 1, 1}));
+  add_initializer(g, float_tensor("W", {3}, {1, 2, 3}));
+  add_node(g, "RandomNormalLike", {"W"}, {"rnd"}, "random");
+  add_node(g, "Add", {"W", "Over"}, {"over_sum"}, "reads_overridable");
+  add_node(g, "Add", {"W", "W"}, {"to_output"}, "graph_output");
+  add_node(g, "Mul", {"W", "W"}, {"read_by_branch"}, "outer_read");
+  add_node(g, "Huge", {"W"}, {"huge"}, "huge", "");
+  add_node(g, "Neg", {"W"}, {"neg"}, "evaluator_throws");
+  onnx::GraphProto branch;
+  branch.set_name("b");
+  add_node(&branch, "Add", {"read_by_branch", "W"}, {"t"});
+  add_output(&branch, "t", kFloat, {3});
+  auto* iff = add_node(g, "If", {"cond"}, {"if_out"}, "if");
+  attr_graph(iff, "then_branch", branch);
+  attr_graph(iff, "else_branch", branch);
+  add_node(g, "Sum", {"X", "rnd", "over_sum", "if_out", "neg"}, {"sum"}, "sum");
+  add_output(g, "sum", kFloat, {3});
+  add_output(g, "to_output", kFloat, {3});
+  LoadOptions no_check;
+  no_check.run_checker = false;  // "Huge" is no ONNX operator
+  std::string bytes = serialize(m);
+  m = *load_model_from_buffer(bytes.data(), bytes.size(), no_check)->proto;
+
+  // The If's branches are left alone too (Add(read_by_branch, W) reads outer values).
+  FakeEvaluator eval;
+  TransformContext ctx;
+  ctx.evaluate = eval.fn();
+  auto pass = make_constant_folding_pass();
+  EXPECT_EQ(pass->apply(m, ctx), 0u);
+  EXPECT_EQ(m.graph().node_size(), 8);
+  // Only the evaluable candidates reached the evaluator: Huge (too large) and Neg (throws).
+  EXPECT_EQ(eval.seen, (std::vector<std::string>{"Huge", "Neg"}));
+}
+
+TEST(ConstantFolding, FoldsOutputsUpTo16MiB) {
+  auto m = make_model(13);
+  auto* g = m.mutable_graph();
+  add_input(g, "X", kFloat, {3});
+  add_initializer(g, float_tensor("W", {3}, {1, 2, 3}));
+  add_node(g, "Add", {"W", "W"}, {"w2"}, "small");
+  add_node(g, "Add", {"X", "w2"}, {"Z"});
+  add_output(g, "Z", kFloat, {3});
+  m = loaded(m);
+  FakeEvaluator eval;
+  TransformContext ctx;
+  ctx.evaluate = eval.fn();
+  EXPECT_EQ(make_constant_folding_pass()->apply(m, ctx), 1u);
+  EXPECT_EQ(floats_of(*find_initializer(m.graph(), "w2")), (std::vector<float>{2, 4, 6}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pipeline
+
+namespace {
+
+class CountingPass : public GraphPass {
+ public:
+  CountingPass(std::string name, int level, size_t per_run) : name_(std::move(name)), level_(level), per_run_(per_run) {}
+  std::string name() const override { return name_; }
+  int min_level() const override { return level_; }
+  size_t apply(onnx::ModelProto&, TransformContext&) override {
+    ++runs;
+    return per_run_;
+  }
+  int runs = 0;
+
+ private:
+  std::string name_;
+  int level_;
+  size_t per_run_;
+};
+
+}  // namespace
+
+TEST(PassPipeline, RoundsLevelsAndCounts) {
+  PassPipeline pipeline;
+  auto busy = std::make_unique<CountingPass>("busy", 1, 1);
+  auto idle = std::make_unique<CountingPass>("idle", 1, 0);
+  auto extended = std::make_unique<CountingPass>("extended", 2, 5);
+  CountingPass* busy_p = busy.get();
+  CountingPass* idle_p = idle.get();
+  CountingPass* extended_p = extended.get();
+  pipeline.add(std::move(busy));
+  pipeline.add(std::move(idle));
+  pipeline.add(std::move(extended));
+
+  onnx::ModelProto m = make_model();
+  TransformContext ctx;
+  ctx.level = 1;
+  auto results = pipeline.run(m, ctx);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].pass, "busy");
+  EXPECT_EQ(results[0].rewrites, 4u);  // never settles: stops after 4 rounds
+  EXPECT_EQ(results[1].rewrites, 0u);
+  EXPECT_EQ(busy_p->runs, 4);
+  EXPECT_EQ(idle_p->runs, 4);
+  EXPECT_EQ(extended_p->runs, 0);
+
+  ctx.level = 0;
+  EXPECT_TRUE(pipeline.run(m, ctx).empty());
+  EXPECT_EQ(busy_p->runs, 4);
+}
+
+TEST(PassPipeline, DefaultPipelineRepeatsUntilSettled) {
+  // s = Shape(X); r = Reshape(X, s); Z = Relu(Identity(r)).
+  // Round 1 removes the Identity and folds the Shape; round 2 sees Reshape(X, [2,3]) as a no-op and
+  // drops the now unused initializer; round 3 changes nothing.
+  auto m = make_model(13);
+  auto* g = m.mutable_graph();
+  add_input(g, "X", kFloat, {2, 3});
+  add_node(g, "Shape", {"X"}, {"s"}, "shape");
+  add_node(g, "Reshape", {"X", "s"}, {"r"}, "reshape");
+  add_node(g, "Identity", {"r"}, {"i"}, "id");
+  add_node(g, "Relu", {"i"}, {"Z"}, "relu");
+  add_output(g, "Z", kFloat, {2, 3});
+  m = loaded(m);
+
+  TransformContext ctx;  // no evaluator
+  ctx.level = 1;
+  auto results = default_pipeline().run(m, ctx);
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].pass, "NoopElimination");
+  EXPECT_EQ(results[0].rewrites, 2u);
+  EXPECT_EQ(results[1].pass, "ConstantFolding");
+  EXPECT_EQ(results[1].rewrites, 1u);
+  EXPECT_EQ(results[2].pass, "UnusedInitializerElimination");
+  EXPECT_EQ(results[2].rewrites, 1u);
+  EXPECT_EQ(op_types(m.graph()), (std::vector<std::string>{"Relu"}));
+  EXPECT_EQ(m.graph().node(0).input(0), "X");
+  EXPECT_EQ(m.graph().initializer_size(), 0);
+
+  // The transformed model reloads, re-infers and builds.
+  std::string bytes = serialize(m);
+  auto model = load_model_from_buffer(bytes.data(), bytes.size(), LoadOptions{});
+  infer_model_shapes(*model);
+  build_graph_ir(*model);
+  EXPECT_EQ(model->main->nodes.size(), 1u);
+}
