@@ -70,14 +70,15 @@ EphostStatus* RegisterPluginLibrary(EphostEnv* env, const char* path) {
     if (!rec.loaded) fail(EPHOST_INVALID_ARGUMENT, "plugin library '{}' was not loaded: {}", path, rec.reason);
   });
 }
-size_t GetPluginReportCount(const EphostEnv* env) { return env ? env->env->registry().records().size() : 0; }
+size_t GetPluginReportCount(const EphostEnv* env) { return env ? env->env->registry().snapshot().size() : 0; }
 
 EphostStatus* GetPluginReport(const EphostEnv* cenv, size_t index, EphostPluginReport* out) {
   return guard([&] {
     require(cenv, "env");
     require(out, "out");
     auto* env = const_cast<EphostEnv*>(cenv);
-    const auto& records = env->env->registry().records();
+    // A snapshot: another thread may be registering a library meanwhile.
+    const std::vector<const PluginRecord*> records = env->env->registry().snapshot();
     if (index >= records.size())
       fail(EPHOST_INVALID_ARGUMENT, "plugin report index {} out of range ({} entries)", index, records.size());
     if (out->struct_size < sizeof(uint32_t)) fail(EPHOST_INVALID_ARGUMENT, "out->struct_size is not set");

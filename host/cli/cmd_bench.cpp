@@ -96,11 +96,11 @@ int bench_command(const BenchArgs& args, const GlobalArgs& global) {
   std::cout << (args.inputs.inputs_dir.empty() ? " (random)" : " (from " + args.inputs.inputs_dir + ")") << "\n";
   std::cout << "threads:  " << (args.session.threads > 0 ? std::to_string(args.session.threads) : "default")
             << ", providers: " << (args.session.providers.empty() ? "default" : args.session.providers) << "\n";
-  std::cout << "session creation: " << number_to_string(create_ms) << " ms\n";
+  std::cout << "session creation: " << ms_to_string(create_ms) << " ms\n";
   std::cout << "run (" << args.repeat << " runs after " << args.warmup << " warm-up):\n";
   TextTable table({"median", "p90", "min", "mean", "max"});
-  table.add_row({number_to_string(median(sorted)), number_to_string(percentile(sorted, 0.9)),
-                 number_to_string(sorted.front()), number_to_string(mean), number_to_string(sorted.back())});
+  table.add_row({ms_to_string(median(sorted)), ms_to_string(percentile(sorted, 0.9)), ms_to_string(sorted.front()),
+                 ms_to_string(mean), ms_to_string(sorted.back())});
   table.print(std::cout, "  ");
   std::cout << "  (milliseconds)" << std::endl;
   return 0;

@@ -56,14 +56,14 @@ int run_command(const RunArgs& args, const GlobalArgs& global) {
   SessionPtr session(raw);
   double create_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
+  std::vector<HostTensor> inputs = prepare_inputs(session.get(), args.inputs);
+
   std::cout << "model: " << args.model << "\n";
   if (args.report) {
     char* json = nullptr;
     check(a.SessionGetPartitionReportJson(session.get(), &json), "partition report");
     print_json_report(std::cout, take_string(json), "partition");
   }
-
-  std::vector<HostTensor> inputs = prepare_inputs(session.get(), args.inputs);
   std::cout << "inputs:\n";
   for (size_t i = 0; i < inputs.size(); ++i) {
     std::cout << "  [" << i << "] " << inputs[i].name() << ": " << element_type_name(inputs[i].elem_type()) << " "
@@ -86,7 +86,7 @@ int run_command(const RunArgs& args, const GlobalArgs& global) {
     if (!args.output_dir.empty())
       save_tensor_file(t, (fs::path(args.output_dir) / ("output_" + std::to_string(i) + ".pb")).string());
   }
-  std::cout << "session created in " << number_to_string(create_ms) << " ms, run took " << number_to_string(run_ms)
+  std::cout << "session created in " << ms_to_string(create_ms) << " ms, run took " << ms_to_string(run_ms)
             << " ms\n";
   if (!args.output_dir.empty())
     std::cout << "wrote " << outputs.size() << " output file(s) to " << args.output_dir << "\n";

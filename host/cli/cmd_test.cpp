@@ -202,7 +202,7 @@ int test_command(const TestArgs& args, const GlobalArgs& global) {
     switch (r.outcome) {
       case Outcome::kPass:
         ++passed;
-        if (args.verbose) std::cout << "PASS " << c.name << " (" << number_to_string(ms) << " ms)" << std::endl;
+        if (args.verbose) std::cout << "PASS " << c.name << " (" << ms_to_string(ms) << " ms)" << std::endl;
         break;
       case Outcome::kFail:
         ++failed;

@@ -59,7 +59,7 @@ std::vector<int64_t> resolve_shape(const ValueInfo& input,
   if (it != shapes.end()) {
     const std::vector<int64_t>& given = it->second;
     if (input.rank >= 0 && static_cast<int64_t>(given.size()) != input.rank)
-      usage_error("--shape " + input.name + "=" + shape_string(given) + " has rank " + std::to_string(given.size()) +
+      usage_error("--shape " + input.name + "=" + shape_string(given).substr(1, shape_string(given).size() - 2) + " has rank " + std::to_string(given.size()) +
                   " but input '" + input.name + "' is declared " + describe(input));
     for (size_t d = 0; input.rank >= 0 && d < given.size(); ++d) {
       if (input.dims[d] >= 0 && input.dims[d] != given[d])

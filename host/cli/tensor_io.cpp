@@ -142,6 +142,25 @@ void copy_field(const Field& field, HostTensor& t, size_t per_element = 1) {
 
 }  // namespace
 
+namespace {
+
+// How many values the proto's typed field for `type` holds, and how many of them make one element.
+std::pair<size_t, size_t> typed_field_size(const onnx::TensorProto& p, int32_t type) {
+  switch (type) {
+    case EPHOST_ELEMENT_FLOAT: return {p.float_data_size(), 1};
+    case EPHOST_ELEMENT_COMPLEX64: return {p.float_data_size(), 2};
+    case EPHOST_ELEMENT_DOUBLE: return {p.double_data_size(), 1};
+    case EPHOST_ELEMENT_COMPLEX128: return {p.double_data_size(), 2};
+    case EPHOST_ELEMENT_INT64: return {p.int64_data_size(), 1};
+    case EPHOST_ELEMENT_UINT32:
+    case EPHOST_ELEMENT_UINT64: return {p.uint64_data_size(), 1};
+    case EPHOST_ELEMENT_STRING: return {p.string_data_size(), 1};
+    default: return {p.int32_data_size(), 1};  // int32 and narrower, bool, float16/bfloat16 bit patterns
+  }
+}
+
+}  // namespace
+
 HostTensor from_proto(const onnx::TensorProto& proto, const std::string& base_dir) {
   std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
   for (int64_t d : shape)
@@ -150,28 +169,40 @@ HostTensor from_proto(const onnx::TensorProto& proto, const std::string& base_di
   if (type <= EPHOST_ELEMENT_UNDEFINED || type > EPHOST_ELEMENT_BFLOAT16)
     throw CliError(EPHOST_NOT_IMPLEMENTED, "TensorProto '" + proto.name() + "': unsupported element type " +
                                                std::to_string(type));
-  HostTensor t(proto.name(), type, shape);
-  const size_t n = t.element_count();
+  size_t n = 0;
+  try {
+    n = element_count(shape);
+  } catch (const CliError&) {
+    bad_proto(proto.name(), "shape " + shape_string(shape) + " is too large");
+  }
+  // Check the amount of data before allocating anything: a file that is not really a TensorProto can
+  // parse as one with absurd dims.
+  const bool external = proto.data_location() == onnx::TensorProto::EXTERNAL;
+  std::string ext;
+  if (external) ext = read_external(proto, base_dir);
+  const bool raw = type != EPHOST_ELEMENT_STRING && (external || proto.has_raw_data());
+  const std::string& raw_bytes = external ? ext : proto.raw_data();
+  const size_t esize = element_size(type);
+  if (raw) {
+    if (raw_bytes.size() / esize != n || raw_bytes.size() % esize != 0)
+      bad_proto(proto.name(), std::to_string(raw_bytes.size()) + " bytes of raw data for " + std::to_string(n) + " " +
+                                  element_type_name(type) + " elements of shape " + shape_string(shape));
+  } else {
+    auto [values, per_element] = typed_field_size(proto, type);
+    if (values / per_element != n || values % per_element != 0)
+      bad_proto(proto.name(), std::to_string(values) + " values for " + std::to_string(n) + " " +
+                                  element_type_name(type) + " elements of shape " + shape_string(shape));
+  }
 
+  HostTensor t(proto.name(), type, shape);
   if (type == EPHOST_ELEMENT_STRING) {
-    if (static_cast<size_t>(proto.string_data_size()) != n)
-      bad_proto(proto.name(), std::to_string(proto.string_data_size()) + " strings for " + std::to_string(n) +
-                                  " elements of shape " + shape_string(shape));
     for (size_t i = 0; i < n; ++i) t.strings()[i] = proto.string_data(static_cast<int>(i));
     return t;
   }
-
-  const bool external = proto.data_location() == onnx::TensorProto::EXTERNAL;
-  if (external || proto.has_raw_data()) {
-    std::string ext;
-    const std::string& raw = external ? (ext = read_external(proto, base_dir)) : proto.raw_data();
-    if (raw.size() != t.byte_size())
-      bad_proto(proto.name(), std::to_string(raw.size()) + " bytes of raw data for " + std::to_string(n) + " " +
-                                  element_type_name(type) + " elements of shape " + shape_string(shape));
-    if (!raw.empty()) std::memcpy(t.data(), raw.data(), raw.size());  // ONNX raw data is little-endian, as we are
+  if (raw) {
+    if (!raw_bytes.empty()) std::memcpy(t.data(), raw_bytes.data(), raw_bytes.size());  // little-endian, as we are
     return t;
   }
-
   switch (type) {
     case EPHOST_ELEMENT_FLOAT: copy_field<float>(proto.float_data(), t); break;
     case EPHOST_ELEMENT_COMPLEX64: copy_field<float>(proto.float_data(), t, 2); break;

@@ -45,6 +45,12 @@ std::string number_to_string(double v) {
   return buf;
 }
 
+std::string ms_to_string(double ms) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", ms);
+  return buf;
+}
+
 std::string element_to_string(const HostTensor& t, size_t i) {
   switch (t.elem_type()) {
     case EPHOST_ELEMENT_STRING: {
@@ -126,7 +132,8 @@ std::optional<std::string> compare_floating(const HostTensor& e, const HostTenso
     }
   }
   if (!bad) return std::nullopt;
-  return "max abs diff " + number_to_string(worst) + " at index " + index_string(e, worst_index) + " (expected " +
+  const std::string what = std::isinf(worst) ? "mismatch" : "max abs diff " + number_to_string(worst);
+  return what + " at index " + index_string(e, worst_index) + " (expected " +
          number_to_string(scalar_as_double(e, worst_index)) + ", got " +
          number_to_string(scalar_as_double(g, worst_index)) + "); " + std::to_string(bad) + " of " +
          std::to_string(n) + " values out of tolerance (rtol " + number_to_string(tol.rtol) + ", atol " +

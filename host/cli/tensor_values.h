@@ -20,6 +20,8 @@ double scalar_as_double(const HostTensor& t, size_t i);
 std::string element_to_string(const HostTensor& t, size_t i);
 // A double as short text (%.6g, "nan", "inf").
 std::string number_to_string(double v);
+// Milliseconds with three decimals ("12.345").
+std::string ms_to_string(double ms);
 
 struct TensorStats {
   size_t count = 0;      // scalars considered (finite ones for min/max/mean/sum)

@@ -96,15 +96,14 @@ unsigned host_byte_order() {
   return first == 1 ? ELFDATA2LSB : ELFDATA2MSB;
 }
 
-// The machine this code was built for, read from the header of the binary that contains it (libephost
-// or the executable it is linked into): no per-architecture table to keep up to date. EM_NONE when it
-// cannot be read, which disables the machine check.
+// The machine this process runs, read from its executable's header (/proc/self/exe on Linux): no
+// per-architecture table to keep up to date. EM_NONE when it cannot be read, which disables the check.
 unsigned host_machine() {
   static const unsigned machine = [] {
     try {
       ElfIdentity self;
       std::string why;
-      if (read_identity(boost::dll::this_line_location().string(), &self, &why)) return self.machine;
+      if (read_identity(boost::dll::program_location().string(), &self, &why)) return self.machine;
     } catch (...) {
     }
     return static_cast<unsigned>(EM_NONE);

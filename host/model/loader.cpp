@@ -50,6 +50,24 @@ void parse_model(const void* data, size_t size, const std::string& what, onnx::M
 // ---------------------------------------------------------------------------------------------
 // Opsets
 
+void for_each_graph(onnx::GraphProto& g, const std::function<void(onnx::GraphProto&)>& fn);
+
+// "ai.onnx" is an alias of "" for the default domain; onnx's checker and shape inference only know "".
+void normalize_default_domain(onnx::ModelProto& proto) {
+  for (auto& op : *proto.mutable_opset_import())
+    if (op.domain() == "ai.onnx") op.set_domain("");
+  auto fix_nodes = [](google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes) {
+    for (auto& n : nodes)
+      if (n.domain() == "ai.onnx") n.set_domain("");
+  };
+  for_each_graph(*proto.mutable_graph(), [&](onnx::GraphProto& g) { fix_nodes(*g.mutable_node()); });
+  for (auto& f : *proto.mutable_functions()) {
+    for (auto& op : *f.mutable_opset_import())
+      if (op.domain() == "ai.onnx") op.set_domain("");
+    fix_nodes(*f.mutable_node());
+  }
+}
+
 void read_opsets(Model& model) {
   model.ir_version = model.proto->ir_version();
   model.opsets.clear();
@@ -510,14 +528,36 @@ class StructureChecker {
 // ---------------------------------------------------------------------------------------------
 // Checker and shape inference
 
-void run_checker(const Model& model) {
-  const onnx::ModelProto& proto = *model.proto;
+void run_checker(Model& model) {
+  onnx::ModelProto& proto = *model.proto;
   if (!proto.has_ir_version() || proto.ir_version() <= 0)
     fail(EPHOST_INVALID_GRAPH, "ONNX checker: the model does not have an ir_version set");
   int ir = static_cast<int>(std::min<int64_t>(proto.ir_version(), onnx::IR_VERSION));
   if (proto.ir_version() > onnx::IR_VERSION)
     log_warning(fmt::format("model ir_version {} is newer than the checker's ({}); checking it as {}",
                             proto.ir_version(), static_cast<int>(onnx::IR_VERSION), ir));
+  // onnx's checker wants a shape on every tensor input/output of the main graph; ONNX Runtime accepts
+  // tensors of unknown rank there, and so do we: such value infos get an (empty) shape for the duration
+  // of the check only.
+  std::vector<onnx::TypeProto_Tensor*> patched;
+  struct Restore {
+    std::vector<onnx::TypeProto_Tensor*>& patched;
+    ~Restore() {
+      for (auto* tt : patched) tt->clear_shape();
+    }
+  } restore{patched};
+  auto patch = [&](onnx::ValueInfoProto& vi) {
+    if (vi.type().value_case() == onnx::TypeProto::kTensorType && !vi.type().tensor_type().has_shape()) {
+      auto* tt = vi.mutable_type()->mutable_tensor_type();
+      tt->mutable_shape();
+      patched.push_back(tt);
+    }
+  };
+  onnx::GraphProto& main = *proto.mutable_graph();
+  for (auto& vi : *main.mutable_input()) patch(vi);
+  for (auto& vi : *main.mutable_output()) patch(vi);
+  for (auto& vi : *main.mutable_value_info()) patch(vi);
+
   onnx::checker::CheckerContext ctx;
   ctx.set_ir_version(ir);
   std::unordered_map<std::string, int> imports;
@@ -540,6 +580,7 @@ std::unique_ptr<Model> finish_loading(std::unique_ptr<onnx::ModelProto> proto, s
   model->path = std::move(path);
   model->base_dir = std::move(base_dir);
   read_opsets(*model);
+  normalize_default_domain(*model->proto);
 
   ExternalDataResolver resolver(model->base_dir, from_buffer);
   for_each_tensor(*model->proto, [&](onnx::TensorProto& t) { resolver.resolve(t); });

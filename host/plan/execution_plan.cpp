@@ -36,7 +36,7 @@ Consumers find_consumers(const PlanGraph& g) {
 
 // Walks back from a step that could not be ordered, always to a producer that could not be ordered
 // either (one exists: that is why the step was never ready), until a step repeats: that loop is a
-// cycle. Returned in execution direction, first step repeated at the end.
+// cycle. Returned in execution direction from its smallest step id, which is repeated at the end.
 std::vector<int> find_cycle(const PlanGraph& g, const std::vector<int>& producer, const std::vector<int>& in_degree) {
   std::vector<int> seen_at(g.steps.size(), -1);
   std::vector<int> walk;
@@ -55,6 +55,7 @@ std::vector<int> find_cycle(const PlanGraph& g, const std::vector<int>& producer
   }
   std::vector<int> cycle(walk.begin() + seen_at[static_cast<size_t>(s)], walk.end());
   std::reverse(cycle.begin(), cycle.end());
+  std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());  // same text every time
   cycle.push_back(cycle.front());
   return cycle;
 }

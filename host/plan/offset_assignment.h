@@ -23,10 +23,15 @@ struct Placement {
 // can be smaller.
 int64_t max_live_bytes(const std::vector<Lifetime>& buffers, int steps);
 
-// Greedy best-fit placement (each buffer goes into the smallest gap left between the buffers whose
-// lifetimes overlap its own, or on top of them), tried in several orders: largest first (TFLite's
-// greedy-by-size), by first step (ONNX Runtime's memory pattern planner, offline), longest lifetime
-// first. Keeps the smallest block and stops as soon as one reaches max_live_bytes (it is optimal).
+// Greedy best-fit placement: each buffer goes into the smallest gap left between the placed buffers
+// whose lifetimes overlap its own, or on top of them. Tried in several orders (largest first, as
+// TFLite's greedy-by-size; by first step, as ONNX Runtime's planner; longest-lived first; ...),
+// keeping the smallest block and stopping as soon as one reaches max_live_bytes (it is optimal).
+//
+// What is guaranteed: no two buffers alive at a common step share a byte; the block is
+// max_live_bytes exactly when all buffers have the same size. In general the optimum can exceed
+// max_live_bytes (the problem is NP-hard: Buchsbaum et al., "OPT versus LOAD in dynamic storage
+// allocation", STOC 2003), so no placement rule can promise it.
 // Offsets are sums of buffer sizes, so they keep the sizes' alignment. All lifetimes must lie in
 // [0, steps). About O(n log n + overlapping pairs) per order.
 Placement assign_offsets(const std::vector<Lifetime>& buffers, int steps);

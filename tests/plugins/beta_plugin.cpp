@@ -1,6 +1,8 @@
 // Test plugin "beta" (priority 50): claims each maximal connected chain of float32 Mul, Relu and Add
 // nodes as one fused group and compiles it into a small interpreter over the group's nodes, with
-// broadcasting. Provider option `claim`: "all" (default) or "none".
+// broadcasting. Provider option `claim`: "all" (default) or "none". Option `check_cycles`: "1" (default)
+// splits a chain whose fusion would form a cycle into single nodes; "0" claims it whole anyway, so tests
+// can see the host refuse it.
 #include <cstring>
 #include <deque>
 #include <map>
@@ -73,7 +75,7 @@ bool is_convex(const NodeIndex& index, const std::set<size_t>& group) {
 
 // Connected components of chain nodes, each in topological order. A component that would form a cycle
 // when fused (a path through another node leaves and re-enters it) is split into single nodes.
-std::vector<std::vector<Node>> find_chains(const Graph& graph) {
+std::vector<std::vector<Node>> find_chains(const Graph& graph, bool check_cycles) {
   NodeIndex index(graph);
   size_t n = index.nodes.size();
   std::vector<bool> eligible(n);
@@ -88,7 +90,7 @@ std::vector<std::vector<Node>> find_chains(const Graph& graph) {
     if (eligible[i]) components[sets.find(i)].insert(i);
   std::vector<std::pair<size_t, std::vector<Node>>> chains;  // (first position, nodes)
   for (const auto& [root, members] : components) {
-    if (is_convex(index, members)) {
+    if (!check_cycles || is_convex(index, members)) {
       std::vector<Node> chain;
       for (size_t m : members) chain.push_back(index.nodes[m]);
       chains.emplace_back(*members.begin(), std::move(chain));
@@ -200,10 +202,10 @@ class ChainGroup : public CompiledGroup {
 
 class BetaProvider : public Provider {
  public:
-  explicit BetaProvider(bool claim) : claim_(claim) {}
+  BetaProvider(bool claim, bool check_cycles) : claim_(claim), check_cycles_(check_cycles) {}
   void get_capability(const Graph& graph, Capability& capability) override {
     if (!claim_) return;
-    for (const auto& chain : find_chains(graph)) capability.add_fused_group(chain);
+    for (const auto& chain : find_chains(graph, check_cycles_)) capability.add_fused_group(chain);
   }
   std::unique_ptr<CompiledGroup> compile(const Graph& group, const std::string& fused_name) override {
     // Element types are checked at run time; here only that every node is one the interpreter knows.
@@ -218,6 +220,7 @@ class BetaProvider : public Provider {
 
  private:
   bool claim_;
+  bool check_cycles_;
 };
 
 struct BetaDescribe {
@@ -237,7 +240,9 @@ struct BetaDescribe {
 
 struct BetaCreate {
   std::unique_ptr<Provider> operator()(const Options& options) const {
-    return std::make_unique<BetaProvider>(ephost_test::claims_anything(options));
+    std::string check = option(options, "check_cycles", "1");
+    if (check != "0" && check != "1") fail(EPHOST_INVALID_ARGUMENT, "option check_cycles must be 0 or 1, got '" + check + "'");
+    return std::make_unique<BetaProvider>(ephost_test::claims_anything(options), check == "1");
   }
 };
 

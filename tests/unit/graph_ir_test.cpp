@@ -59,7 +59,7 @@ TEST(GraphIR, ValuesLinksAndTypes) {
   add_node(g, "Clip", {"b", "", "hi"}, {"c"}, "clip");  // omitted optional input
   auto* cos = add_node(g, "ConstantOfShape", {"shape_of_c"}, {"filled"}, "fill");
   attr_tensor(cos, "value", float_tensor("", {1}, {0.5f}));
-  add_node(g, "Shape", {"c"}, {"shape_of_c"});         // unnamed: "Shape_4"
+  add_node(g, "Shape", {"c"}, {"shape_of_c"});  // unnamed; the loader sorts it to index 3: "Shape_3"
   add_node(g, "Dropout", {"c"}, {"d", ""}, "drop");   // omitted optional output
   add_output(g, "c", kFloat, {-1, 3});
   add_output(g, "filled", kFloat, {}, false);
@@ -108,7 +108,7 @@ TEST(GraphIR, ValuesLinksAndTypes) {
   EXPECT_EQ(add->owner, &main);
   EXPECT_EQ(add->proto, &model->proto->graph().node(0));
   EXPECT_EQ(add->inputs, (std::vector<Value*>{X, W}));
-  ASSERT_TRUE(node_named(main, "Shape_4"));
+  ASSERT_TRUE(node_named(main, "Shape_3"));
 
   Value* a = main.find("a");
   EXPECT_EQ(a->producer, add);
@@ -143,13 +143,13 @@ TEST(GraphIR, ValuesLinksAndTypes) {
   EXPECT_EQ(fill->attribute("nope"), nullptr);
   EXPECT_EQ(fill->subgraph("value"), nullptr);
 
-  // Topological order: Shape_4 must come before fill, otherwise original order.
-  EXPECT_EQ(order_names(main), (std::vector<std::string>{"Add_0", "mul", "clip", "Shape_4", "fill", "drop"}));
+  // The loader sorted the proto (Shape before fill); the order follows it.
+  EXPECT_EQ(order_names(main), (std::vector<std::string>{"Add_0", "mul", "clip", "Shape_3", "fill", "drop"}));
 
   ASSERT_TRUE(main.view);
   EXPECT_EQ(main.view->graph, &main);
   EXPECT_EQ(main.view->nodes.size(), 6u);
-  EXPECT_EQ(main.view->nodes[3]->name, "Shape_4");
+  EXPECT_EQ(main.view->nodes[3]->name, "Shape_3");
   EXPECT_EQ(main.view->inputs.size(), 2u);
   EXPECT_EQ(main.view->outputs.size(), 3u);
   EXPECT_EQ(main.view->initializers, (std::vector<const Value*>{W, main.find("hi")}));

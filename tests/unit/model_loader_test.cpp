@@ -12,6 +12,7 @@
 #include "graph/graph.h"
 #include "model/loader.h"
 #include "model_builders.h"
+#include "transform/pass.h"
 
 using namespace ephost;
 using namespace ephost_test;
@@ -19,6 +20,7 @@ using namespace ephost_test;
 namespace {
 
 LoadOptions defaults() { return LoadOptions{}; }
+const LoadOptions kDefaultLoadOptions{};
 
 std::unique_ptr<Model> load_buffer(const onnx::ModelProto& m, LoadOptions options = {}) {
   std::string bytes = serialize(m);
@@ -635,6 +637,140 @@ TEST(ModelLoaderFuzz, ArbitraryBytesOnlyEverThrowEphostErrors) {
     EXPECT_NO_THROW(load_anything(bytes, defaults()));
     EXPECT_NO_THROW(load_anything(bytes, unchecked));
   }
+}
+
+namespace {
+
+void collect_graphs(onnx::GraphProto* g, std::vector<onnx::GraphProto*>* out) {
+  out->push_back(g);
+  for (auto& n : *g->mutable_node())
+    for (auto& a : *n.mutable_attribute())
+      if (a.has_g()) collect_graphs(a.mutable_g(), out);
+}
+
+// One random structural edit of the model: names, types, shapes, data, ops, attributes, opsets.
+void mutate(onnx::ModelProto& m, std::mt19937& rng) {
+  std::vector<onnx::GraphProto*> graphs;
+  collect_graphs(m.mutable_graph(), &graphs);
+  onnx::GraphProto* g = graphs[rng() % graphs.size()];
+  static const char* kNames[] = {"X", "W", "a", "r", "t", "e", "cond", "shape", "out", "", "zz"};
+  static const char* kOps[] = {"Add", "Reshape", "If", "Loop", "Scan", "Identity", "Constant", "NoSuchOp",
+                               "Dropout", "Cast", "Shape", "Relu", "Concat", "Split", "Gemm"};
+  auto name = [&] { return std::string(kNames[rng() % (sizeof(kNames) / sizeof(kNames[0]))]); };
+  auto pick_node = [&]() -> onnx::NodeProto* {
+    return g->node_size() ? g->mutable_node(static_cast<int>(rng() % g->node_size())) : nullptr;
+  };
+  auto pick_init = [&]() -> onnx::TensorProto* {
+    return g->initializer_size() ? g->mutable_initializer(static_cast<int>(rng() % g->initializer_size())) : nullptr;
+  };
+  switch (rng() % 14) {
+    case 0:
+      if (auto* n = pick_node(); n && n->input_size()) n->set_input(static_cast<int>(rng() % n->input_size()), name());
+      break;
+    case 1:
+      if (auto* n = pick_node(); n && n->output_size())
+        n->set_output(static_cast<int>(rng() % n->output_size()), name());
+      break;
+    case 2:
+      if (auto* t = pick_init()) t->set_data_type(static_cast<int>(rng() % 22) - 1);
+      break;
+    case 3:
+      if (auto* t = pick_init()) {
+        static const int64_t kDims[] = {0, 1, 2, 3, -1, -7, int64_t(1) << 40, INT64_MAX};
+        if (rng() % 2 && t->dims_size())
+          t->set_dims(static_cast<int>(rng() % t->dims_size()), kDims[rng() % 8]);
+        else
+          t->add_dims(kDims[rng() % 8]);
+      }
+      break;
+    case 4:
+      if (auto* t = pick_init()) t->mutable_raw_data()->resize(rng() % 64);
+      break;
+    case 5:
+      if (auto* n = pick_node()) n->set_op_type(kOps[rng() % (sizeof(kOps) / sizeof(kOps[0]))]);
+      break;
+    case 6:
+      if (auto* n = pick_node(); n && n->attribute_size()) {
+        auto* a = n->mutable_attribute(static_cast<int>(rng() % n->attribute_size()));
+        if (rng() % 2)
+          a->set_type(static_cast<onnx::AttributeProto::AttributeType>(rng() % 15));
+        else
+          a->clear_g();
+      } else if (n) {
+        onnx::GraphProto sub;
+        add_node(&sub, "Relu", {name()}, {name()});
+        add_untyped_output(&sub, name());
+        attr_graph(n, rng() % 2 ? "body" : "then_branch", sub);
+      }
+      break;
+    case 7:
+      if (g->node_size()) g->mutable_node()->DeleteSubrange(static_cast<int>(rng() % g->node_size()), 1);
+      break;
+    case 8:
+      if (auto* n = pick_node()) *g->add_node() = *n;
+      break;
+    case 9:
+      m.mutable_opset_import(0)->set_version(static_cast<int64_t>(rng() % 21));
+      break;
+    case 10:
+      if (g->output_size()) {
+        auto* tt = g->mutable_output(static_cast<int>(rng() % g->output_size()))->mutable_type()->mutable_tensor_type();
+        tt->set_elem_type(static_cast<int>(rng() % 20));
+        if (rng() % 2) tt->mutable_shape()->add_dim()->set_dim_value(static_cast<int64_t>(rng() % 5) - 1);
+      }
+      break;
+    case 11:
+      if (auto* t = pick_init()) {
+        t->set_data_location(onnx::TensorProto::EXTERNAL);
+        auto* kv = t->add_external_data();
+        kv->set_key(rng() % 4 ? "location" : "offset");
+        static const char* kLocs[] = {"../x.bin", "/etc/passwd", "w.bin", "", "a/../../b"};
+        kv->set_value(kLocs[rng() % 5]);
+      }
+      break;
+    case 12:
+      if (g->input_size()) *g->add_input() = g->input(static_cast<int>(rng() % g->input_size()));
+      break;
+    case 13:
+      if (auto* n = pick_node()) n->set_domain(rng() % 2 ? "ai.onnx" : "com.example");
+      break;
+  }
+}
+
+}  // namespace
+
+TEST(ModelLoaderFuzz, StructuralMutationsOnlyEverThrowEphostErrors) {
+  const onnx::ModelProto seed = rich_model();
+  std::mt19937 rng(99);
+  LoadOptions no_checker;
+  no_checker.run_checker = false;
+  LoadOptions nothing;
+  nothing.run_checker = false;
+  nothing.infer_shapes = false;
+  TransformContext ctx;
+  ctx.evaluate = [](const onnx::NodeProto&, const std::vector<const Tensor*>&, const onnx::ModelProto&)
+      -> std::vector<Tensor> { throw Error(EPHOST_NOT_IMPLEMENTED, "no evaluator in this test"); };
+  int loaded = 0;
+  for (int iter = 0; iter < 1500; ++iter) {
+    onnx::ModelProto m = seed;
+    int edits = 1 + static_cast<int>(rng() % 3);
+    for (int e = 0; e < edits; ++e) mutate(m, rng);
+    const std::string bytes = serialize(m);
+    for (const LoadOptions* options : std::vector<const LoadOptions*>{&kDefaultLoadOptions, &no_checker, &nothing}) {
+      SCOPED_TRACE(iter);
+      EXPECT_NO_THROW({
+        try {
+          auto model = load_model_from_buffer(bytes.data(), bytes.size(), *options);
+          default_pipeline().run(*model->proto, ctx);
+          infer_model_shapes(*model);
+          build_graph_ir(*model);
+          ++loaded;
+        } catch (const Error&) {
+        }
+      });
+    }
+  }
+  std::printf("structural fuzz: %d of %d loads went through\n", loaded, 1500 * 3);
 }
 
 TEST(ModelLoaderFuzz, DeeplyNestedBytesAreRejected) {

@@ -240,7 +240,7 @@ class LogicKernel : public CpuKernel {
     const Shape as = a.shape(), bs = b.shape(), os = math::broadcast_shapes(as, bs);
     const uint8_t* pa = a.data<uint8_t>();
     const uint8_t* pb = b.data<uint8_t>();
-    uint8_t* y = ctx.output<uint8_t>(0, os);
+    uint8_t* y = ctx.output<uint8_t>(0, os, EPHOST_ELEMENT_BOOL);
     switch (kind_) {
       case Logic::kAnd: broadcast_binary(pa, as, pb, bs, y, os, threads, [](uint8_t x, uint8_t z) { return uint8_t((x != 0) & (z != 0)); }); break;
       case Logic::kOr: broadcast_binary(pa, as, pb, bs, y, os, threads, [](uint8_t x, uint8_t z) { return uint8_t((x != 0) | (z != 0)); }); break;
@@ -316,7 +316,7 @@ class WhereKernel : public CpuKernel {
     if (!is_movable_type(x.elem_type())) fail(std::string("unsupported type ") + type_name(x.elem_type()));
     const Shape cs = c.shape(), xs = x.shape(), ys = y.shape();
     const Shape os = math::broadcast_shapes({cs, xs, ys});
-    void* out = ctx.output_raw(0, os);
+    void* out = ctx.output_raw(0, x.elem_type(), os);
     auto go = [&](auto tag) {
       using T = decltype(tag);
       math::broadcast_ternary(c.data<uint8_t>(), cs, x.data<T>(), xs, y.data<T>(), ys, static_cast<T*>(out), os,

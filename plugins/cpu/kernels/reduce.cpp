@@ -1,0 +1,158 @@
+// Reduce* ops over any axes, and ArgMax / ArgMin.
+#include <cmath>
+#include <limits>
+
+#include "kernel_registry.h"
+#include "math/reduce.h"
+
+namespace ephost::cpu {
+
+namespace {
+
+enum class Red { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
+
+class ReduceKernel : public CpuKernel {
+ public:
+  ReduceKernel(const sdk::Node& node, const KernelConfig& c, Red kind, int64_t axes_input_since)
+      : CpuKernel(node, c), kind_(kind), keepdims_(node.attr_int("keepdims", 1) != 0),
+        noop_(node.attr_int("noop_with_empty_axes", 0) != 0), axes_from_input_(node.opset() >= axes_input_since) {
+    if (!axes_from_input_) attr_axes_ = node.attr_ints("axes");
+  }
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor x = required(ctx, 0, "data");
+    const Shape in = x.shape();
+    const int64_t r = static_cast<int64_t>(in.size());
+    Shape axes = attr_axes_;
+    if (axes_from_input_) {
+      const sdk::Tensor a = ctx.input(1);
+      if (a.present()) axes = ints_of(a, "axes");
+    }
+    bool identity = false;
+    if (axes.empty()) {
+      if (axes_from_input_ && noop_) identity = true;
+      for (int64_t i = 0; i < r; ++i) axes.push_back(i);
+    }
+    for (int64_t& a : axes) a = math::normalize_axis(a, r);
+    if (identity) axes.clear();
+    const Shape out = math::reduce_shape(in, axes, keepdims_);
+    const math::ReducePlan plan = math::plan_reduce(in, axes);
+    const bool ok = dispatch(Types<float, double, int32_t, int64_t, uint32_t, uint64_t, int8_t, uint8_t>{}, x.elem_type(),
+                             [&](auto tag) {
+      using T = decltype(tag);
+      const T* px = x.data<T>();
+      T* y = ctx.output<T>(0, out);
+      // Sums accumulate in the element type (as ONNX Runtime); the log/sqrt family in double.
+      using Acc = T;
+      switch (kind_) {
+        case Red::kSum:
+          math::reduce(px, plan, y, Acc(0), [](Acc a, T v) { return Acc(a + v); }, [](Acc a, int64_t) { return T(a); }, threads);
+          break;
+        case Red::kMean:
+          math::reduce(px, plan, y, Acc(0), [](Acc a, T v) { return Acc(a + v); },
+                       [](Acc a, int64_t n) { return n ? T(a / static_cast<Acc>(n)) : T(std::numeric_limits<T>::quiet_NaN()); },
+                       threads);
+          break;
+        case Red::kMax:
+          math::reduce(px, plan, y, std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest(),
+                       [](T a, T v) { return v > a ? v : a; }, [](T a, int64_t) { return a; }, threads);
+          break;
+        case Red::kMin:
+          math::reduce(px, plan, y, std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max(),
+                       [](T a, T v) { return v < a ? v : a; }, [](T a, int64_t) { return a; }, threads);
+          break;
+        case Red::kProd:
+          math::reduce(px, plan, y, Acc(1), [](Acc a, T v) { return Acc(a * v); }, [](Acc a, int64_t) { return T(a); }, threads);
+          break;
+        case Red::kL1:
+          math::reduce(px, plan, y, Acc(0), [](Acc a, T v) { return Acc(a + (v < T(0) ? T(-v) : v)); },
+                       [](Acc a, int64_t) { return T(a); }, threads);
+          break;
+        case Red::kSumSquare:
+          math::reduce(px, plan, y, Acc(0), [](Acc a, T v) { return Acc(a + v * v); }, [](Acc a, int64_t) { return T(a); }, threads);
+          break;
+        case Red::kL2:
+          math::reduce(px, plan, y, 0.0, [](double a, T v) { return a + double(v) * double(v); },
+                       [](double a, int64_t) { return T(std::sqrt(a)); }, threads);
+          break;
+        case Red::kLogSum:
+          math::reduce(px, plan, y, 0.0, [](double a, T v) { return a + double(v); },
+                       [](double a, int64_t) { return T(std::log(a)); }, threads);
+          break;
+        case Red::kLogSumExp:
+          math::reduce(px, plan, y, 0.0, [](double a, T v) { return a + std::exp(double(v)); },
+                       [](double a, int64_t) { return T(std::log(a)); }, threads);
+          break;
+      }
+    });
+    if (!ok) fail(std::string("unsupported type ") + type_name(x.elem_type()));
+  }
+
+ private:
+  Red kind_;
+  bool keepdims_, noop_, axes_from_input_;
+  Shape attr_axes_;
+};
+
+class ArgKernel : public CpuKernel {
+ public:
+  ArgKernel(const sdk::Node& node, const KernelConfig& c, bool is_max)
+      : CpuKernel(node, c), max_(is_max), axis_(node.attr_int("axis", 0)), keepdims_(node.attr_int("keepdims", 1) != 0),
+        last_(node.attr_int("select_last_index", 0) != 0) {}
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor x = required(ctx, 0, "data");
+    const Shape in = x.shape();
+    const int64_t r = static_cast<int64_t>(in.size());
+    if (r == 0) fail("data must have rank >= 1");
+    const int64_t axis = math::normalize_axis(axis_, r);
+    if (in[axis] == 0) fail("cannot take the arg" + std::string(max_ ? "max" : "min") + " of an empty axis");
+    const Shape out = math::reduce_shape(in, {axis}, keepdims_);
+    int64_t* y = ctx.output<int64_t>(0, out);
+    const int64_t outer = math::numel(in, 0, axis), inner = math::numel(in, axis + 1, in.size());
+    const bool ok = dispatch(Types<float, double, int32_t, int64_t, int8_t, uint8_t>{}, x.elem_type(), [&](auto tag) {
+      using T = decltype(tag);
+      math::arg_reduce(x.data<T>(), outer, in[axis], inner, max_, last_, y, threads);
+    });
+    if (!ok) fail(std::string("unsupported type ") + type_name(x.elem_type()));
+  }
+
+ private:
+  bool max_;
+  int64_t axis_;
+  bool keepdims_, last_;
+};
+
+}  // namespace
+
+void register_reduce_kernels(KernelRegistry& r) {
+  const std::initializer_list<int32_t> types = {EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_INT64,
+                                                EPHOST_ELEMENT_UINT32, EPHOST_ELEMENT_UINT64, EPHOST_ELEMENT_INT8, EPHOST_ELEMENT_UINT8};
+  struct Entry {
+    const char* op;
+    Red kind;
+    int64_t axes_input_since;  // opset in which `axes` moved from attribute to input
+  };
+  const Entry entries[] = {{"ReduceSum", Red::kSum, 13},        {"ReduceMean", Red::kMean, 18},
+                           {"ReduceMax", Red::kMax, 18},        {"ReduceMin", Red::kMin, 18},
+                           {"ReduceProd", Red::kProd, 18},      {"ReduceL1", Red::kL1, 18},
+                           {"ReduceL2", Red::kL2, 18},          {"ReduceLogSum", Red::kLogSum, 18},
+                           {"ReduceLogSumExp", Red::kLogSumExp, 18}, {"ReduceSumSquare", Red::kSumSquare, 18}};
+  for (const Entry& e : entries) {
+    const Red kind = e.kind;
+    const int64_t since = e.axes_input_since;
+    r.add(e.op, 1, 21, inputs_of(types),
+          [kind, since](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
+            return std::make_unique<ReduceKernel>(n, c, kind, since);
+          });
+  }
+  for (bool is_max : {true, false})
+    r.add(is_max ? "ArgMax" : "ArgMin", 1, 21, inputs_of(types),
+          [is_max](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
+            return std::make_unique<ArgKernel>(n, c, is_max);
+          });
+}
+
+}  // namespace ephost::cpu

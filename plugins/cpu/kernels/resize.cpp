@@ -1,0 +1,152 @@
+// Resize (opsets 10 to 21 without antialias/axes/keep_aspect_ratio_policy) and Upsample (7, 9).
+#include <vector>
+
+#include "kernel_registry.h"
+#include "math/resize.h"
+
+namespace ephost::cpu {
+
+namespace {
+
+bool parse_mode(const std::string& s, math::ResizeMode* m) {
+  if (s == "nearest") *m = math::ResizeMode::kNearest;
+  else if (s == "linear" || s == "bilinear") *m = math::ResizeMode::kLinear;  // Upsample-7 said "bilinear"
+  else if (s == "cubic") *m = math::ResizeMode::kCubic;
+  else return false;
+  return true;
+}
+
+bool parse_coord(const std::string& s, math::CoordMode* m) {
+  if (s == "half_pixel") *m = math::CoordMode::kHalfPixel;
+  else if (s == "pytorch_half_pixel") *m = math::CoordMode::kPytorchHalfPixel;
+  else if (s == "align_corners") *m = math::CoordMode::kAlignCorners;
+  else if (s == "asymmetric") *m = math::CoordMode::kAsymmetric;
+  else if (s == "tf_half_pixel_for_nn") *m = math::CoordMode::kTfHalfPixelForNN;
+  else return false;  // tf_crop_and_resize needs roi; half_pixel_symmetric (opset 19) is not implemented
+  return true;
+}
+
+bool parse_nearest(const std::string& s, math::NearestMode* m) {
+  if (s == "round_prefer_floor") *m = math::NearestMode::kRoundPreferFloor;
+  else if (s == "round_prefer_ceil") *m = math::NearestMode::kRoundPreferCeil;
+  else if (s == "floor") *m = math::NearestMode::kFloor;
+  else if (s == "ceil") *m = math::NearestMode::kCeil;
+  else return false;
+  return true;
+}
+
+// Where the node keeps its scales and sizes, by op and opset.
+struct ResizeInputs {
+  bool upsample = false;
+  int64_t scales = -1, sizes = -1;  // input indices; -1: none
+};
+
+ResizeInputs inputs_for(const sdk::Node& node) {
+  ResizeInputs r;
+  const int64_t opset = node.opset();
+  if (node.op_type() == "Upsample") {
+    r.upsample = true;
+    if (opset >= 9) r.scales = 1;
+  } else if (opset < 11) {
+    r.scales = 1;
+  } else {
+    r.scales = 2;
+    r.sizes = 3;
+  }
+  return r;
+}
+
+class ResizeKernel : public CpuKernel {
+ public:
+  ResizeKernel(const sdk::Node& node, const KernelConfig& c) : CpuKernel(node, c), in_(inputs_for(node)) {
+    const std::string mode = node.attr_string("mode", "nearest");
+    if (!parse_mode(mode, &p_.mode)) fail_node(node, "unsupported mode '" + mode + "'");
+    if (in_.upsample || node.opset() < 11) {
+      // Upsample and Resize-10 map coordinates asymmetrically and pick nearest as Upsample did.
+      p_.coord = math::CoordMode::kAsymmetric;
+      p_.nearest = math::NearestMode::kSimple;
+      if (in_.upsample && node.opset() < 9) attr_scales_ = node.attr_floats("scales");
+    } else {
+      const std::string coord = node.attr_string("coordinate_transformation_mode", "half_pixel");
+      const std::string nearest = node.attr_string("nearest_mode", "round_prefer_floor");
+      if (!parse_coord(coord, &p_.coord)) fail_node(node, "unsupported coordinate_transformation_mode '" + coord + "'");
+      if (!parse_nearest(nearest, &p_.nearest)) fail_node(node, "unsupported nearest_mode '" + nearest + "'");
+      p_.cubic_a = node.attr_float("cubic_coeff_a", -0.75f);
+      p_.exclude_outside = node.attr_int("exclude_outside", 0) != 0;
+    }
+  }
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor x = required(ctx, 0, "X");
+    const Shape xs = x.shape();
+    const size_t r = xs.size();
+    std::vector<float> scales = attr_scales_;
+    Shape ys;
+    const sdk::Tensor sc = in_.scales >= 0 ? ctx.input(in_.scales) : sdk::Tensor();
+    const sdk::Tensor sz = in_.sizes >= 0 ? ctx.input(in_.sizes) : sdk::Tensor();
+    if (sc.present() && sc.size() > 0) {
+      expect_type(sc, {EPHOST_ELEMENT_FLOAT}, "scales");
+      scales.assign(sc.data<float>(), sc.data<float>() + sc.size());
+    }
+    if (!scales.empty()) {
+      if (sz.present() && sz.size() > 0) fail("only one of scales and sizes may be given");
+      if (scales.size() != r)
+        fail("scales has " + std::to_string(scales.size()) + " values but X has rank " + std::to_string(r));
+      for (size_t i = 0; i < r; ++i) {
+        if (!(scales[i] > 0.f)) fail("scales must be positive, found " + std::to_string(scales[i]));
+        ys.push_back(math::resize_output_size(xs[i], scales[i]));
+      }
+    } else if (sz.present() && sz.size() > 0) {
+      ys = ints_of(sz, "sizes");
+      if (ys.size() != r) fail("sizes has " + std::to_string(ys.size()) + " values but X has rank " + std::to_string(r));
+      for (size_t i = 0; i < r; ++i) {
+        if (ys[i] < 0) fail("sizes must not be negative, found " + math::to_string(ys));
+        scales.push_back(xs[i] > 0 ? static_cast<float>(ys[i]) / static_cast<float>(xs[i]) : 1.f);
+      }
+    } else {
+      fail("one of scales and sizes must be given");
+    }
+    void* y = ctx.output_raw(0, x.elem_type(), ys);
+    if (p_.mode == math::ResizeMode::kNearest) {
+      if (!is_movable_type(x.elem_type())) fail(std::string("unsupported type ") + type_name(x.elem_type()));
+      math::resize_nearest(x.raw(), xs, y, ys, scales, p_, sdk::element_size(x.elem_type()), threads);
+    } else {
+      expect_type(x, {EPHOST_ELEMENT_FLOAT}, "X (linear and cubic modes)");
+      math::resize(x.data<float>(), xs, static_cast<float*>(y), ys, scales, p_, threads);
+    }
+  }
+
+ private:
+  ResizeInputs in_;
+  math::ResizeParams p_;
+  std::vector<float> attr_scales_;
+};
+
+bool resize_supported(const sdk::Node& n) {
+  math::ResizeMode mode;
+  if (!parse_mode(n.attr_string("mode", "nearest"), &mode)) return false;
+  if (n.op_type() == "Resize" && n.opset() >= 11) {
+    math::CoordMode coord;
+    math::NearestMode nearest;
+    if (!parse_coord(n.attr_string("coordinate_transformation_mode", "half_pixel"), &coord)) return false;
+    if (!parse_nearest(n.attr_string("nearest_mode", "round_prefer_floor"), &nearest)) return false;
+  } else if (mode == math::ResizeMode::kCubic) {
+    return false;
+  }
+  // Opset 18 additions, supported only at their defaults.
+  if (n.attr_int("antialias", 0) != 0 || n.has_attr("axes") ||
+      n.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
+    return false;
+  if (mode == math::ResizeMode::kNearest) return all_movable(n);
+  return input_type_in(n, 0, {EPHOST_ELEMENT_FLOAT});
+}
+
+}  // namespace
+
+void register_resize_kernels(KernelRegistry& r) {
+  r.add("Resize", 10, 21, resize_supported, make_factory<ResizeKernel>());
+  r.add("Upsample", 7, 9, resize_supported, make_factory<ResizeKernel>());
+}
+
+}  // namespace ephost::cpu
