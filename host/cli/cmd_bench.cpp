@@ -114,8 +114,8 @@ Command add_bench_command(CLI::App& app) {
   cmd->add_option("model", args->model, "ONNX model file")->required()->check(CLI::ExistingFile);
   add_input_args(cmd, args->inputs);
   add_session_args(cmd, args->session);
-  cmd->add_option("--repeat", args->repeat, "Timed runs")->default_str("20")->check(CLI::PositiveNumber);
-  cmd->add_option("--warmup", args->warmup, "Untimed runs first")->default_str("3")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--repeat", args->repeat, "Timed runs")->default_str("20")->check(CLI::Range(1, 100000000));
+  cmd->add_option("--warmup", args->warmup, "Untimed runs first")->default_str("3")->check(CLI::Range(0, 100000000));
   cmd->add_flag("--json", args->json, "Print one JSON object");
   return {cmd, [args](const GlobalArgs& g) { return bench_command(*args, g); }};
 }

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "capi.h"
 #include "text_table.h"
 
@@ -63,6 +65,13 @@ void render_array(std::ostream& os, const Json& arr, const std::string& title, c
     for (const auto& e : arr)
       for (const auto& [k, m] : e.items())
         if (std::find(columns.begin(), columns.end(), k) == columns.end()) columns.push_back(k);
+    // Identifying columns first, whatever order the library's JSON object keeps.
+    static const std::vector<std::string> kFirst = {"name", "node", "graph", "op_type", "provider"};
+    auto rank = [](const std::string& k) {
+      return static_cast<size_t>(std::find(kFirst.begin(), kFirst.end(), k) - kFirst.begin());
+    };
+    std::stable_sort(columns.begin(), columns.end(),
+                     [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
     TextTable table(columns);
     for (const auto& e : arr) {
       std::vector<std::string> row;
@@ -87,12 +96,25 @@ void render(std::ostream& os, const Json& v, const std::string& title, const std
   }
   os << indent << title << ":\n";
   const std::string inner = indent + "  ";
-  // Scalars first, then the structures, each group in the library's order.
+  // Scalars first, then summaries (flat objects and tables), then nested structures; each group in
+  // the library's order.
+  auto flat_table = [](const Json& m) {
+    if (!m.is_array()) return false;
+    for (const auto& e : m)
+      if (!is_flat_object(e)) return false;
+    return true;
+  };
   for (const auto& [k, m] : v.items())
-    if (!m.is_structured() || is_scalar_array(m)) os << inner << k << ": " << scalar_text(m) << "\n";
-  for (const auto& [k, m] : v.items()) {
-    if (m.is_object()) render(os, m, k, inner);
-    else if (m.is_array() && !is_scalar_array(m)) render_array(os, m, k, inner);
+    if (!m.is_structured() || is_scalar_array(m))
+      os << inner << k << ": " << (m.is_array() && m.empty() ? "(none)" : scalar_text(m)) << "\n";
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& [k, m] : v.items()) {
+      if (!m.is_structured() || is_scalar_array(m)) continue;
+      const bool summary = is_flat_object(m) || flat_table(m);
+      if (summary != (pass == 0)) continue;
+      if (m.is_object()) render(os, m, k, inner);
+      else render_array(os, m, k, inner);
+    }
   }
 }
 

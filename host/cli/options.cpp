@@ -34,7 +34,7 @@ void add_session_args(CLI::App* cmd, SessionArgs& args) {
                   "Comma-separated providers in priority order, e.g. mygpu,cpu (default: the library's choice)");
   add_repeatable(cmd, "--option", args.options, "Session configuration entry KEY=VALUE (repeatable)");
   cmd->add_option("--threads", args.threads, "Intra-op threads (default: the library's choice)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 4096));
   cmd->add_option("--opt-level", args.opt_level, "Graph optimization level (default: all)")
       ->check(CLI::IsMember({"disable", "basic", "extended", "all"}));
 }

@@ -116,6 +116,7 @@ void GraphExecutor::build_plan() {
     pv.is_initializer = v->is_initializer();
     pv.is_graph_output = v->is_graph_output;
     pv.is_outer_scope = v->is_outer_scope();
+    pv.name = v->name;
   }
   for (const auto& step : steps_) {
     plan::PlanStep ps;
@@ -129,11 +130,6 @@ void GraphExecutor::build_plan() {
   }
   execution_plan_ = plan::make_execution_plan(plan_graph_);
   allocation_plan_ = plan::make_allocation_plan(plan_graph_, execution_plan_, options_.enable_mem_reuse);
-  reused_by_.assign(graph_.values.size(), -1);
-  for (size_t i = 0; i < allocation_plan_.values.size(); ++i) {
-    const auto& vp = allocation_plan_.values[i];
-    if (vp.kind == plan::AllocKind::kReuse && vp.reuse_of >= 0) reused_by_[vp.reuse_of] = static_cast<int>(i);
-  }
 }
 
 size_t GraphExecutor::memory_patterns_recorded() const { return patterns_.size(); }
@@ -146,7 +142,6 @@ std::vector<Tensor> GraphExecutor::run(const std::vector<std::pair<const Value*,
   size_t n = graph_.values.size();
   frame.slots.resize(n);
   frame.capacity.assign(n, 0);
-  frame.reuse_stash.resize(n);
   frame.observed_bytes.assign(n, -1);
 
   std::vector<std::vector<int64_t>> input_shapes;
@@ -174,12 +169,7 @@ std::vector<Tensor> GraphExecutor::run(const std::vector<std::pair<const Value*,
       p.call(what.c_str(), [&] { return p.plugin().kernel_compute(step.kernel, &context); });
     }
     context.check_outputs_written();
-    for (int v : allocation_plan_.release_after[pos]) {
-      Tensor& slot = frame.slots[v];
-      int heir = reused_by_[v];
-      if (heir >= 0 && slot.holder()) frame.reuse_stash[heir] = {slot.holder(), frame.capacity[v]};
-      slot = Tensor();
-    }
+    for (int v : allocation_plan_.release_after[pos]) frame.slots[v] = Tensor();
   }
 
   std::vector<Tensor> outputs;

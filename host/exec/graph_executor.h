@@ -52,8 +52,6 @@ struct Frame {
   const Frame* parent = nullptr;  // enclosing graph's frame, for outer-scope values
   std::vector<Tensor> slots;      // by Value::index
   std::vector<size_t> capacity;   // bytes of the buffer behind each slot
-  // Buffers of dead values handed to the value that reuses them (allocation plan's kReuse).
-  std::vector<std::pair<std::shared_ptr<void>, size_t>> reuse_stash;
   std::vector<int64_t> observed_bytes;  // for recording a memory pattern
   std::shared_ptr<const plan::MemoryPattern> pattern;
   std::shared_ptr<void> pattern_block;
@@ -94,7 +92,6 @@ class GraphExecutor {
   plan::PlanGraph plan_graph_;
   plan::ExecutionPlan execution_plan_;
   plan::AllocationPlan allocation_plan_;
-  std::vector<int> reused_by_;  // value index -> value that takes over its buffer, or -1
   mutable plan::MemoryPatternCache patterns_;
 };
 

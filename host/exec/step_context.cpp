@@ -56,14 +56,22 @@ Tensor StepContext::place(const Value& v, int32_t elem_type, std::vector<int64_t
       return Tensor::borrow(elem_type, std::move(shape), base, frame_.pattern_block);
     }
   }
-  auto& stash = frame_.reuse_stash[v.index];
-  if (stash.first && stash.second >= bytes) {
-    frame_.capacity[v.index] = stash.second;
-    Tensor t = Tensor::borrow(elem_type, std::move(shape), stash.first.get(), stash.first);
-    stash = {};
-    return t;
+  // The allocation plan hands this value the buffer of a value that died before it (kReuse); that
+  // buffer is still in the dead value's slot, since release_after never lists a handed-over buffer.
+  const plan::ValuePlan& vp = executor_.allocation_plan().values[v.index];
+  if (vp.kind == plan::AllocKind::kReuse && vp.reuse_of >= 0) {
+    Tensor& dead = frame_.slots[vp.reuse_of];
+    size_t capacity = frame_.capacity[vp.reuse_of];
+    // Never take memory inside the pattern block: after the dead value, the pattern gives its bytes to others.
+    if (dead.holder() && dead.holder() != frame_.pattern_block && capacity >= bytes) {
+      std::shared_ptr<void> buffer = dead.holder();
+      void* base = dead.data();
+      dead = Tensor();
+      frame_.capacity[v.index] = capacity;
+      return Tensor::borrow(elem_type, std::move(shape), base, std::move(buffer));
+    }
+    dead = Tensor();  // too small (sizes differ at run time): free it now rather than at the end
   }
-  stash = {};
   frame_.capacity[v.index] = bytes;
   return Tensor::allocate(elem_type, std::move(shape));
 }

@@ -11,6 +11,7 @@
 #include <onnx/shape_inference/implementation.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/filesystem.hpp>
 #include <climits>
 #include <cstring>
@@ -91,8 +92,6 @@ void read_opsets(Model& model) {
 // ---------------------------------------------------------------------------------------------
 // Walking every TensorProto and GraphProto of a model
 
-void for_each_graph(onnx::GraphProto& g, const std::function<void(onnx::GraphProto&)>& fn);
-
 void for_each_graph_in_attribute(onnx::AttributeProto& a, const std::function<void(onnx::GraphProto&)>& fn) {
   if (a.has_g()) for_each_graph(*a.mutable_g(), fn);
   for (auto& sub : *a.mutable_graphs()) for_each_graph(sub, fn);
@@ -105,26 +104,22 @@ void for_each_graph(onnx::GraphProto& g, const std::function<void(onnx::GraphPro
     for (auto& a : *node.mutable_attribute()) for_each_graph_in_attribute(a, fn);
 }
 
+void for_each_tensor_in_sparse(onnx::SparseTensorProto& s, const std::function<void(onnx::TensorProto&)>& fn) {
+  if (s.has_values()) fn(*s.mutable_values());
+  if (s.has_indices()) fn(*s.mutable_indices());
+}
+
 void for_each_tensor_in_attribute(onnx::AttributeProto& a, const std::function<void(onnx::TensorProto&)>& fn) {
   if (a.has_t()) fn(*a.mutable_t());
   for (auto& t : *a.mutable_tensors()) fn(t);
-  if (a.has_sparse_tensor()) {
-    fn(*a.mutable_sparse_tensor()->mutable_values());
-    fn(*a.mutable_sparse_tensor()->mutable_indices());
-  }
-  for (auto& s : *a.mutable_sparse_tensors()) {
-    fn(*s.mutable_values());
-    fn(*s.mutable_indices());
-  }
+  if (a.has_sparse_tensor()) for_each_tensor_in_sparse(*a.mutable_sparse_tensor(), fn);
+  for (auto& s : *a.mutable_sparse_tensors()) for_each_tensor_in_sparse(s, fn);
 }
 
 void for_each_tensor(onnx::ModelProto& model, const std::function<void(onnx::TensorProto&)>& fn) {
   for_each_graph(*model.mutable_graph(), [&](onnx::GraphProto& g) {
     for (auto& t : *g.mutable_initializer()) fn(t);
-    for (auto& s : *g.mutable_sparse_initializer()) {
-      fn(*s.mutable_values());
-      fn(*s.mutable_indices());
-    }
+    for (auto& s : *g.mutable_sparse_initializer()) for_each_tensor_in_sparse(s, fn);
     for (auto& node : *g.mutable_node())
       for (auto& a : *node.mutable_attribute()) for_each_tensor_in_attribute(a, fn);
   });
@@ -144,24 +139,30 @@ void for_each_tensor(onnx::ModelProto& model, const std::function<void(onnx::Ten
 // External data
 
 bool parse_non_negative(const std::string& s, int64_t* out) {
-  if (s.empty() || s.size() > 19) return false;
+  if (s.empty()) return false;
   int64_t v = 0;
   for (char c : s) {
     if (c < '0' || c > '9') return false;
+    if (v > (std::numeric_limits<int64_t>::max() - (c - '0')) / 10) return false;
     v = v * 10 + (c - '0');
   }
   *out = v;
   return true;
 }
 
-bool is_within(const fs::path& base, const fs::path& p) {
-  auto b = base.begin(), be = base.end();
-  auto i = p.begin(), ie = p.end();
-  for (; b != be; ++b, ++i) {
-    if (*b == ".") continue;  // weakly_canonical keeps a trailing "." for a trailing slash
-    if (i == ie || *i != *b) return false;
+std::vector<std::string> components(const fs::path& p) {
+  std::vector<std::string> parts;
+  for (const auto& part : p) {
+    std::string s = part.string();
+    if (!s.empty() && s != ".") parts.push_back(std::move(s));  // weakly_canonical may keep a trailing "."
   }
-  return true;
+  return parts;
+}
+
+// Whether `p` lies inside folder `base` (both canonical).
+bool is_within(const fs::path& base, const fs::path& p) {
+  std::vector<std::string> b = components(base), q = components(p);
+  return q.size() > b.size() && std::equal(b.begin(), b.end(), q.begin());
 }
 
 class ExternalDataResolver {
@@ -573,6 +574,30 @@ void run_checker(Model& model) {
   }
 }
 
+// "" when every node with a known schema matches it (inputs, outputs, attributes), else what does not.
+std::string schema_mismatch(Model& model) {
+  std::unordered_map<std::string, int> opsets;
+  for (const auto& op : model.proto->opset_import())
+    opsets[is_default_domain(op.domain()) ? std::string() : op.domain()] = static_cast<int>(op.version());
+  std::string problem;
+  for_each_graph(*model.proto->mutable_graph(), [&](onnx::GraphProto& g) {
+    if (!problem.empty()) return;
+    for (const auto& node : g.node()) {
+      auto it = opsets.find(is_default_domain(node.domain()) ? std::string() : node.domain());
+      if (it == opsets.end()) continue;
+      const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), it->second, it->first);
+      if (!schema) continue;
+      try {
+        schema->Verify(node);
+      } catch (const std::exception& e) {
+        problem = fmt::format("node '{}' ({}) does not match its schema: {}", node.name(), node.op_type(), e.what());
+        return;
+      }
+    }
+  });
+  return problem;
+}
+
 std::unique_ptr<Model> finish_loading(std::unique_ptr<onnx::ModelProto> proto, std::string path,
                                       std::string base_dir, bool from_buffer, const LoadOptions& options) {
   auto model = std::make_unique<Model>();
@@ -585,6 +610,9 @@ std::unique_ptr<Model> finish_loading(std::unique_ptr<onnx::ModelProto> proto, s
   ExternalDataResolver resolver(model->base_dir, from_buffer);
   for_each_tensor(*model->proto, [&](onnx::TensorProto& t) { resolver.resolve(t); });
   for_each_graph(*model->proto->mutable_graph(), densify_sparse_initializers);
+  // Data sizes must match types and shapes before onnx's checker or shape inference read them (onnx
+  // 1.12 copies raw_data into vectors sized from it without checking).
+  for_each_tensor(*model->proto, [](onnx::TensorProto& t) { validate_tensor_proto(t); });
 
   std::vector<std::string> outer_reads;
   StructureChecker().check(*model->proto->mutable_graph(), nullptr,
@@ -646,6 +674,13 @@ std::unique_ptr<Model> load_model_from_buffer(const void* data, size_t size, con
 
 void infer_model_shapes(Model& model) {
   if (!model.proto) return;
+  // onnx's shape inference trusts that nodes match their schemas (the checker's job) and can crash on
+  // ones that do not (a model loaded without the checker, or changed since): verify that much first.
+  std::string problem = schema_mismatch(model);
+  if (!problem.empty()) {
+    log_warning(fmt::format("shape inference skipped: {}", problem));
+    return;
+  }
   try {
     onnx::ShapeInferenceOptions opts(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/false);
     onnx::shape_inference::InferShapes(*model.proto, onnx::OpSchemaRegistry::Instance(), opts);

@@ -21,6 +21,10 @@ void copy_field(const Field& src, void* dst) {
   for (int i = 0; i < n; ++i) out[i] = static_cast<T>(src.Get(i));
 }
 
+bool uses_raw_data(const onnx::TensorProto& p) {
+  return p.has_raw_data() && (!p.raw_data().empty() || p.data_type() != EPHOST_ELEMENT_STRING);
+}
+
 void check_count(const onnx::TensorProto& p, int64_t have, int64_t need, const char* field) {
   if (have != need) {
     std::vector<int64_t> dims(p.dims().begin(), p.dims().end());
@@ -29,9 +33,8 @@ void check_count(const onnx::TensorProto& p, int64_t have, int64_t need, const c
   }
 }
 
-}  // namespace
-
-Tensor tensor_from_proto(const onnx::TensorProto& p) {
+// Checks p's type, shape and data size; returns its element count.
+int64_t check_tensor_proto(const onnx::TensorProto& p) {
   const char* label = tensor_label(p);
   if (p.data_location() == onnx::TensorProto::EXTERNAL)
     fail(EPHOST_INVALID_GRAPH, "tensor '{}' has external data that was not resolved by the loader", label);
@@ -53,61 +56,55 @@ Tensor tensor_from_proto(const onnx::TensorProto& p) {
     fail(EPHOST_INVALID_GRAPH, "tensor '{}' shape {} is too large", label, shape_to_string(dims));
   const uint64_t bytes = static_cast<uint64_t>(count) * esize;
 
-  if (p.has_raw_data() && (!p.raw_data().empty() || type != EPHOST_ELEMENT_STRING)) {
+  if (uses_raw_data(p)) {
     if (type == EPHOST_ELEMENT_STRING)
       fail(EPHOST_INVALID_GRAPH, "string tensor '{}' uses raw_data; strings must be in string_data", label);
-    const std::string& raw = p.raw_data();
-    if (raw.size() != bytes)
+    if (p.raw_data().size() != bytes)
       fail(EPHOST_INVALID_GRAPH, "tensor '{}' ({}, shape {}) has {} bytes of raw_data but its shape needs {}",
-           label, element_type_name(type), shape_to_string(dims), raw.size(), bytes);
+           label, element_type_name(type), shape_to_string(dims), p.raw_data().size(), bytes);
+    return count;
+  }
+  switch (type) {
+    case EPHOST_ELEMENT_FLOAT: check_count(p, p.float_data_size(), count, "float_data"); break;
+    case EPHOST_ELEMENT_COMPLEX64: check_count(p, p.float_data_size(), count * 2, "float_data"); break;
+    case EPHOST_ELEMENT_DOUBLE: check_count(p, p.double_data_size(), count, "double_data"); break;
+    case EPHOST_ELEMENT_COMPLEX128: check_count(p, p.double_data_size(), count * 2, "double_data"); break;
+    case EPHOST_ELEMENT_INT64: check_count(p, p.int64_data_size(), count, "int64_data"); break;
+    case EPHOST_ELEMENT_UINT32:
+    case EPHOST_ELEMENT_UINT64: check_count(p, p.uint64_data_size(), count, "uint64_data"); break;
+    case EPHOST_ELEMENT_STRING: check_count(p, p.string_data_size(), count, "string_data"); break;
+    default: check_count(p, p.int32_data_size(), count, "int32_data"); break;
+  }
+  return count;
+}
+
+}  // namespace
+
+void validate_tensor_proto(const onnx::TensorProto& proto) { check_tensor_proto(proto); }
+
+Tensor tensor_from_proto(const onnx::TensorProto& p) {
+  check_tensor_proto(p);
+  const int32_t type = p.data_type();
+  std::vector<int64_t> dims(p.dims().begin(), p.dims().end());
+  if (uses_raw_data(p)) {
     Tensor t = Tensor::allocate(type, std::move(dims));
-    if (bytes) std::memcpy(t.data(), raw.data(), bytes);  // little-endian host, as ONNX stores raw_data
+    // little-endian host, as ONNX stores raw_data
+    if (!p.raw_data().empty()) std::memcpy(t.data(), p.raw_data().data(), p.raw_data().size());
     return t;
   }
-
+  Tensor t = Tensor::allocate(type, std::move(dims));
   switch (type) {
     case EPHOST_ELEMENT_FLOAT:
-    case EPHOST_ELEMENT_COMPLEX64: {
-      const int64_t need = count * (type == EPHOST_ELEMENT_COMPLEX64 ? 2 : 1);
-      check_count(p, p.float_data_size(), need, "float_data");
-      Tensor t = Tensor::allocate(type, std::move(dims));
-      copy_field<float>(p.float_data(), t.data());
-      return t;
-    }
+    case EPHOST_ELEMENT_COMPLEX64: copy_field<float>(p.float_data(), t.data()); break;
     case EPHOST_ELEMENT_DOUBLE:
-    case EPHOST_ELEMENT_COMPLEX128: {
-      const int64_t need = count * (type == EPHOST_ELEMENT_COMPLEX128 ? 2 : 1);
-      check_count(p, p.double_data_size(), need, "double_data");
-      Tensor t = Tensor::allocate(type, std::move(dims));
-      copy_field<double>(p.double_data(), t.data());
-      return t;
-    }
-    case EPHOST_ELEMENT_INT64: {
-      check_count(p, p.int64_data_size(), count, "int64_data");
-      Tensor t = Tensor::allocate(type, std::move(dims));
-      copy_field<int64_t>(p.int64_data(), t.data());
-      return t;
-    }
-    case EPHOST_ELEMENT_UINT32:
-    case EPHOST_ELEMENT_UINT64: {
-      check_count(p, p.uint64_data_size(), count, "uint64_data");
-      Tensor t = Tensor::allocate(type, std::move(dims));
-      if (type == EPHOST_ELEMENT_UINT32)
-        copy_field<uint32_t>(p.uint64_data(), t.data());
-      else
-        copy_field<uint64_t>(p.uint64_data(), t.data());
-      return t;
-    }
-    case EPHOST_ELEMENT_INT32:
-    case EPHOST_ELEMENT_INT16:
-    case EPHOST_ELEMENT_INT8:
-    case EPHOST_ELEMENT_UINT16:
-    case EPHOST_ELEMENT_UINT8:
-    case EPHOST_ELEMENT_BOOL:
-    case EPHOST_ELEMENT_FLOAT16:
-    case EPHOST_ELEMENT_BFLOAT16: {
-      check_count(p, p.int32_data_size(), count, "int32_data");
-      Tensor t = Tensor::allocate(type, std::move(dims));
+    case EPHOST_ELEMENT_COMPLEX128: copy_field<double>(p.double_data(), t.data()); break;
+    case EPHOST_ELEMENT_INT64: copy_field<int64_t>(p.int64_data(), t.data()); break;
+    case EPHOST_ELEMENT_UINT32: copy_field<uint32_t>(p.uint64_data(), t.data()); break;
+    case EPHOST_ELEMENT_UINT64: copy_field<uint64_t>(p.uint64_data(), t.data()); break;
+    case EPHOST_ELEMENT_STRING:
+      for (int i = 0; i < p.string_data_size(); ++i) t.set_string(static_cast<size_t>(i), p.string_data(i));
+      break;
+    default:
       switch (type) {
         case EPHOST_ELEMENT_INT32: copy_field<int32_t>(p.int32_data(), t.data()); break;
         case EPHOST_ELEMENT_INT16: copy_field<int16_t>(p.int32_data(), t.data()); break;
@@ -122,17 +119,9 @@ Tensor tensor_from_proto(const onnx::TensorProto& p) {
           copy_field<uint16_t>(p.int32_data(), t.data());
           break;
       }
-      return t;
-    }
-    case EPHOST_ELEMENT_STRING: {
-      check_count(p, p.string_data_size(), count, "string_data");
-      Tensor t = Tensor::allocate(type, std::move(dims));
-      for (int i = 0; i < p.string_data_size(); ++i) t.set_string(static_cast<size_t>(i), p.string_data(i));
-      return t;
-    }
-    default:
-      fail(EPHOST_INVALID_GRAPH, "tensor '{}' has unsupported element type {}", label, type);
+      break;
   }
+  return t;
 }
 
 void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto* out) {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "plan/producers.h"
+#include "plan/graph_index.h"
 #include "plan/reuse_pool.h"
 
 namespace ephost::plan {
@@ -57,9 +57,9 @@ void check_readable(const PlanGraph& g, const AllocationPlan& plan, const std::v
                     const std::vector<int>& position, int v, int reader, int p) {
   const int prod = producer[static_cast<size_t>(v)];
   if (prod >= 0 && position[static_cast<size_t>(prod)] >= p) {
-    fail(EPHOST_INVALID_ARGUMENT, "the execution order runs step {} at position {}, before step {} (position {}) "
-         "that outputs its input {}", step_label(g, reader), p, step_label(g, prod), position[static_cast<size_t>(prod)],
-         value_label(g, v));
+    fail(EPHOST_INVALID_ARGUMENT,
+         "the execution order runs step {} at position {}, before step {} (position {}) that outputs its input {}",
+         step_label(g, reader), p, step_label(g, prod), position[static_cast<size_t>(prod)], value_label(g, v));
   }
   if (prod < 0 && is_executor_owned(plan.values[static_cast<size_t>(v)].kind)) {
     fail(EPHOST_INVALID_GRAPH, "step {} reads value {}, which no step outputs and which is not a graph input, "
@@ -67,17 +67,15 @@ void check_readable(const PlanGraph& g, const AllocationPlan& plan, const std::v
   }
 }
 
-void compute_lifetimes(const PlanGraph& g, const ExecutionPlan& order, const std::vector<int>& producer,
+void compute_lifetimes(const PlanGraph& g, const ExecutionPlan& order, const GraphIndex& index,
                        const std::vector<int>& position, AllocationPlan& plan) {
   for (int p = 0; p < static_cast<int>(order.order.size()); ++p) {
     const int s = order.order[static_cast<size_t>(p)];
-    for (int v : g.steps[static_cast<size_t>(s)].inputs) {
-      if (v < 0) continue;
-      check_readable(g, plan, producer, position, v, s, p);
+    for (int v : index.inputs_of(s)) {
+      check_readable(g, plan, index.producer, position, v, s, p);
       plan.values[static_cast<size_t>(v)].last_use_step = p;
     }
-    for (int v : g.steps[static_cast<size_t>(s)].outputs) {
-      if (v < 0) continue;
+    for (int v : index.outputs_of(s)) {
       plan.values[static_cast<size_t>(v)].def_step = p;
       plan.values[static_cast<size_t>(v)].last_use_step = p;  // raised by later readers
     }
@@ -90,14 +88,15 @@ void compute_lifetimes(const PlanGraph& g, const ExecutionPlan& order, const std
 // Walks the order: each step's outputs first take a free buffer (if reuse is on), then the values
 // whose last use is this step die. Deaths are recorded in release_after and filtered at the end,
 // once it is known which buffers were handed over.
-void assign_buffers(const PlanGraph& g, const ExecutionPlan& order, bool enable_reuse, AllocationPlan& plan) {
+void assign_buffers(const PlanGraph& g, const ExecutionPlan& order, const GraphIndex& index, bool enable_reuse,
+                    AllocationPlan& plan) {
   ReusePool pool(g);
   std::vector<bool> dead(g.values.size(), false);
   std::vector<bool> handed_over(g.values.size(), false);
   for (int p = 0; p < static_cast<int>(order.order.size()); ++p) {
-    const PlanStep& step = g.steps[static_cast<size_t>(order.order[static_cast<size_t>(p)])];
-    for (int v : step.outputs) {
-      if (v < 0 || plan.values[static_cast<size_t>(v)].kind != AllocKind::kAllocate) continue;
+    const int s = order.order[static_cast<size_t>(p)];
+    for (int v : index.outputs_of(s)) {
+      if (plan.values[static_cast<size_t>(v)].kind != AllocKind::kAllocate) continue;
       if (!enable_reuse || !pool.has_provable_size(v)) continue;
       const int previous_owner = pool.take(v);
       if (previous_owner < 0) continue;
@@ -106,15 +105,15 @@ void assign_buffers(const PlanGraph& g, const ExecutionPlan& order, bool enable_
       handed_over[static_cast<size_t>(previous_owner)] = true;
     }
     auto die_if_last_use = [&](int v) {
-      if (v < 0 || dead[static_cast<size_t>(v)]) return;
+      if (dead[static_cast<size_t>(v)]) return;
       const ValuePlan& vp = plan.values[static_cast<size_t>(v)];
       if (!is_executor_owned(vp.kind) || vp.last_use_step != p) return;
       dead[static_cast<size_t>(v)] = true;
       plan.release_after[static_cast<size_t>(p)].push_back(v);
       if (enable_reuse && pool.has_provable_size(v)) pool.release(v);
     };
-    for (int v : step.inputs) die_if_last_use(v);
-    for (int v : step.outputs) die_if_last_use(v);
+    for (int v : index.inputs_of(s)) die_if_last_use(v);
+    for (int v : index.outputs_of(s)) die_if_last_use(v);
   }
   for (auto& released : plan.release_after) {
     released.erase(std::remove_if(released.begin(), released.end(),
@@ -137,14 +136,14 @@ const char* alloc_kind_name(AllocKind kind) {
 }
 
 AllocationPlan make_allocation_plan(const PlanGraph& g, const ExecutionPlan& order, bool enable_reuse) {
-  const std::vector<int> producer = find_producers(g);
+  const GraphIndex index = index_graph(g);
   const std::vector<int> position = positions_in(g, order);
   AllocationPlan plan;
   plan.values.resize(g.values.size());
   plan.release_after.resize(order.order.size());
-  assign_kinds(g, producer, plan);
-  compute_lifetimes(g, order, producer, position, plan);
-  assign_buffers(g, order, enable_reuse, plan);
+  assign_kinds(g, index.producer, plan);
+  compute_lifetimes(g, order, index, position, plan);
+  assign_buffers(g, order, index, enable_reuse, plan);
   return plan;
 }
 

@@ -31,7 +31,8 @@ class MemoryPatternCache {
 
   // Records a pattern unless one is already recorded for the signature (the first insert wins, so
   // concurrent runs that recorded the same signature agree on one pattern). Returns the pattern now
-  // cached for the signature (nullptr, and nothing recorded, for a null pattern). When full, the least recently used entry is evicted.
+  // cached for the signature (nullptr, and nothing recorded, for a null pattern). When full, the
+  // least recently used entry is evicted.
   std::shared_ptr<const MemoryPattern> insert(const std::string& signature,
                                               std::shared_ptr<const MemoryPattern> pattern);
 

@@ -34,7 +34,8 @@ int64_t best_fit(std::vector<Occupied>& occupied, int64_t bytes) {
   return best >= 0 ? best : covered_to;
 }
 
-Placement place_in_order(const std::vector<Lifetime>& buffers, const OverlapIndex& index, const std::vector<int>& order) {
+Placement place_in_order(const std::vector<Lifetime>& buffers, const OverlapIndex& index,
+                         const std::vector<int>& order) {
   Placement result;
   result.offsets.assign(buffers.size(), -1);
   std::vector<Occupied> occupied;

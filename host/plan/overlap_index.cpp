@@ -28,8 +28,9 @@ OverlapIndex::OverlapIndex(const std::vector<Lifetime>& buffers, int steps) : bu
   std::vector<int> fill(node_begin_.begin(), node_begin_.end() - 1);
   for (int i = 0; i < n; ++i) {
     const Lifetime& b = buffers[static_cast<size_t>(i)];
-    for_each_canonical_node(leaves_, b.first, b.last,
-                            [&](int node) { node_buffers_[static_cast<size_t>(fill[static_cast<size_t>(node)]++)] = i; });
+    for_each_canonical_node(leaves_, b.first, b.last, [&](int node) {
+      node_buffers_[static_cast<size_t>(fill[static_cast<size_t>(node)]++)] = i;
+    });
   }
 
   start_begin_.assign(static_cast<size_t>(steps) + 1, 0);

@@ -197,7 +197,8 @@ class ConstantFolding : public GraphPass {
       }
       removed[static_cast<size_t>(i)] = true;
       ++rewrites;
-      log_verbose(fmt::format("ConstantFolding: folded {} node '{}'", op, node.name()));
+      if (log_level() <= EPHOST_LOG_VERBOSE)
+        log_verbose(fmt::format("ConstantFolding: folded {} node '{}'", op, node.name()));
     }
     if (rewrites) {
       remove_nodes(g, removed);

@@ -77,6 +77,14 @@ class NoopElimination : public GraphPass {
       for (auto& a : *node.mutable_attribute())
         if (a.has_g()) rewrites += eliminate(*a.mutable_g(), &types);
 
+    bool any_candidate = false;
+    for (const auto& node : g.node())
+      if (is_candidate_op(node)) {
+        any_candidate = true;
+        break;
+      }
+    if (!any_candidate) return rewrites;
+
     std::unordered_set<std::string> protect = names_read_by_subgraphs(g);
     for (const auto& o : g.output()) protect.insert(o.name());
     std::unordered_map<std::string, const onnx::TensorProto*> initializers;
@@ -96,7 +104,7 @@ class NoopElimination : public GraphPass {
       if (!is_default_domain(node.domain()) || node.input_size() < 1 || node.output_size() < 1) continue;
       const std::string& x = node.input(0);
       const std::string& y = node.output(0);
-      if (x.empty() || y.empty() || protect.count(y)) continue;
+      if (x.empty() || y.empty() || protect.count(y) || !is_candidate_op(node)) continue;
       if (!is_noop(node, types, initializers, graph_inputs, uses, protect)) continue;
 
       // Rewire every reader of y to x.
@@ -114,13 +122,22 @@ class NoopElimination : public GraphPass {
       for (const auto& o : node.output())
         if (!o.empty()) dead_names.insert(o);
       ++rewrites;
-      log_verbose(fmt::format("NoopElimination: removed {} node '{}' ({} -> {})", node.op_type(), node.name(), x, y));
+      if (log_level() <= EPHOST_LOG_VERBOSE)
+        log_verbose(
+            fmt::format("NoopElimination: removed {} node '{}' ({} -> {})", node.op_type(), node.name(), x, y));
     }
     if (!dead_names.empty()) {
       remove_nodes(g, removed);
       remove_value_info(g, dead_names);
     }
     return rewrites;
+  }
+
+  static bool is_candidate_op(const onnx::NodeProto& node) {
+    if (!is_default_domain(node.domain())) return false;
+    const std::string& op = node.op_type();
+    return op == "Identity" || op == "Dropout" || op == "Cast" || op == "Reshape" || op == "Expand" ||
+           op == "Flatten";
   }
 
   static bool unused(const std::string& name, const Uses& uses, const std::unordered_set<std::string>& protect) {

@@ -36,35 +36,51 @@ std::unordered_set<std::string> names_read_by_subgraphs(const onnx::GraphProto& 
 }
 
 TypeTable::TypeTable(const onnx::GraphProto& g, const TypeTable* parent) : parent_(parent) {
-  types_.reserve(static_cast<size_t>(g.value_info_size() + g.input_size() + g.output_size() + g.initializer_size()));
+  sources_.reserve(static_cast<size_t>(g.value_info_size() + g.input_size() + g.output_size() + g.initializer_size()));
+  auto known = [](const onnx::ValueInfoProto& vi) {
+    if (!vi.has_type() || vi.type().value_case() != onnx::TypeProto::kTensorType) return vi.has_type();
+    const auto& tt = vi.type().tensor_type();
+    return tt.elem_type() != 0 || tt.has_shape();
+  };
   for (const auto& vi : g.value_info())
-    if (vi.has_type()) types_[vi.name()] = type_info_from_proto(vi.type());
-  for (const auto& init : g.initializer()) {
-    TypeInfo t;
-    t.elem_type = init.data_type();
-    t.has_shape = true;
-    for (int64_t d : init.dims()) t.dims.push_back(d < 0 ? -1 : d);
-    t.dim_params.assign(t.dims.size(), std::string());
-    types_[init.name()] = std::move(t);
-  }
-  // Declared input/output types win over what was inferred (a graph input may override an initializer).
-  for (const auto& in : g.input())
-    if (in.has_type()) {
-      TypeInfo t = type_info_from_proto(in.type());
-      if (t.elem_type != 0 || t.has_shape) types_[in.name()] = std::move(t);
-    }
+    if (vi.has_type()) sources_[vi.name()].type = &vi.type();
+  // Declared outputs only where nothing was inferred; declared inputs always win.
   for (const auto& out : g.output())
-    if (out.has_type()) {
-      TypeInfo t = type_info_from_proto(out.type());
-      if (t.elem_type != 0 || t.has_shape) types_.emplace(out.name(), std::move(t));  // value_info first
+    if (known(out)) {
+      auto& src = sources_[out.name()];
+      if (!src.type) src.type = &out.type();
     }
+  for (const auto& in : g.input())
+    if (known(in)) {
+      auto& src = sources_[in.name()];
+      src.type = &in.type();
+      src.is_input = true;
+    }
+  for (const auto& init : g.initializer()) sources_[init.name()].initializer = &init;
+}
+
+const TypeInfo* TypeTable::local(std::string_view name) const {
+  auto it = sources_.find(name);
+  if (it == sources_.end()) return nullptr;
+  auto cached = cache_.find(name);
+  if (cached != cache_.end()) return cached->second.get();
+  auto info = std::make_unique<TypeInfo>();
+  const Source& src = it->second;
+  // An initializer's own type and shape win, except over a graph input's declared type.
+  if (src.type && (!src.initializer || src.is_input)) *info = type_info_from_proto(*src.type);
+  if (src.initializer && (!src.is_input || info->elem_type == 0)) {
+    info->elem_type = src.initializer->data_type();
+    info->has_shape = true;
+    info->dims.clear();
+    for (int64_t d : src.initializer->dims()) info->dims.push_back(d < 0 ? -1 : d);
+    info->dim_params.assign(info->dims.size(), std::string());
+  }
+  return cache_.emplace(name, std::move(info)).first->second.get();
 }
 
 const TypeInfo* TypeTable::find(const std::string& name) const {
-  for (const TypeTable* t = this; t; t = t->parent_) {
-    auto it = t->types_.find(name);
-    if (it != t->types_.end()) return &it->second;
-  }
+  for (const TypeTable* t = this; t; t = t->parent_)
+    if (const TypeInfo* info = t->local(name)) return info;
   return nullptr;
 }
 

@@ -3,7 +3,9 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -30,15 +32,24 @@ void collect_outer_reads(const onnx::GraphProto& g, std::unordered_set<std::stri
 std::unordered_set<std::string> names_read_by_subgraphs(const onnx::GraphProto& g);
 
 // Static types known for a graph's names: value_info, inputs, outputs, initializers; names not found
-// are looked up in the enclosing graph's table.
+// are looked up in the enclosing graph's table. Types are converted on first lookup. Keys point into
+// the graph's value infos and initializers: the table must not outlive changes to those.
 class TypeTable {
  public:
   TypeTable(const onnx::GraphProto& g, const TypeTable* parent);
   const TypeInfo* find(const std::string& name) const;
 
  private:
+  struct Source {
+    const onnx::TypeProto* type = nullptr;         // declared or inferred
+    const onnx::TensorProto* initializer = nullptr;
+    bool is_input = false;  // `type` is a graph input's declared type
+  };
+  const TypeInfo* local(std::string_view name) const;
+
   const TypeTable* parent_;
-  std::unordered_map<std::string, TypeInfo> types_;
+  std::unordered_map<std::string_view, Source> sources_;
+  mutable std::unordered_map<std::string_view, std::unique_ptr<TypeInfo>> cache_;
 };
 
 // True when `t` has a known rank and every dim is known.

@@ -33,7 +33,8 @@ size_t remove_unused(onnx::GraphProto& g) {
   int w = 0;
   for (int r = 0; r < n; ++r) {
     if (!used.count(inits->Get(r).name())) {
-      log_verbose(fmt::format("UnusedInitializerElimination: removed initializer '{}'", inits->Get(r).name()));
+      if (log_level() <= EPHOST_LOG_VERBOSE)
+        log_verbose(fmt::format("UnusedInitializerElimination: removed initializer '{}'", inits->Get(r).name()));
       ++rewrites;
       continue;
     }

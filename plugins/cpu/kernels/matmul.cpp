@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "kernel_registry.h"
+#include "math/broadcast.h"
 #include "math/matmul.h"
 
 namespace ephost::cpu {

@@ -36,8 +36,9 @@ ConvGeometry conv_geometry(const ConvParams& params, const Shape& x, const Shape
 ConvGeometry conv_transpose_geometry(const ConvParams& params, const Shape& x, const Shape& w);
 
 // How src/dst are laid out around the primitive: kPlain runs on NCHW directly; kBlocked lets oneDNN
-// choose (usually nChw16c/8c) and reorders in and out; kAuto uses kBlocked only when oneDNN has no
-// direct (JIT) kernel for the plain layout.
+// choose (usually nChw16c/8c) and reorders in and out; kAuto uses kBlocked where oneDNN has no
+// direct (JIT) kernel for the plain layout, except for pointwise convolutions and deconvolutions,
+// where its GEMM-based plain kernel measured faster.
 enum class ConvLayout { kPlain, kBlocked, kAuto };
 
 class ConvRunner {

@@ -1,3 +1,5 @@
+#if defined(EPHOST_WITH_DNNL)
+
 #include "dnnl_util.h"
 
 #include <cstdlib>
@@ -46,3 +48,5 @@ void* thread_buffer(int slot, size_t bytes) {
 }
 
 }  // namespace ephost::cpu::math
+
+#endif  // EPHOST_WITH_DNNL

@@ -1,90 +1,10 @@
 #include "matmul.h"
 
 #include <algorithm>
-#include <cstring>
-#include <map>
-#include <mutex>
-#include <unordered_map>
-#include <utility>
-#include <vector>
 
 #include "broadcast.h"
-#include "dnnl_util.h"
 
 namespace ephost::cpu::math {
-
-namespace {
-
-using dnnl::memory;
-
-memory::dims dims_of(const Shape& s) { return memory::dims(s.begin(), s.end()); }
-
-struct Plan {
-  dnnl::matmul prim;
-  memory::desc a, b_user, b, y;
-  dnnl::reorder b_reorder;
-  bool reorder_b = false;
-  memory const_b;
-  size_t scratch_bytes = 0;
-  bool empty_k = false;  // K == 0: the product is all zeros
-};
-
-// Constant weights, reordered once per layout that a primitive asks for.
-struct WeightCache {
-  std::vector<std::pair<memory::desc, memory>> entries;
-  memory get(const memory::desc& user_desc, const memory::desc& want, const float* data) {
-    for (const auto& [d, m] : entries)
-      if (d == want) return m;
-    memory user(user_desc, cpu_engine(), const_cast<float*>(data));
-    memory mem(want, cpu_engine());
-    dnnl::stream s(cpu_engine());
-    dnnl::reorder(user, mem).execute(s, user, mem);
-    s.wait();
-    entries.emplace_back(want, mem);
-    return mem;
-  }
-};
-
-// Builds a matmul primitive: a, b_user, y fully described; b chosen by oneDNN when constant.
-void build(Plan& plan, const memory::desc& b_any_or_user, const dnnl::primitive_attr& attr) {
-  auto desc = dnnl::matmul::desc(plan.a, b_any_or_user, plan.y);
-  auto pd = dnnl::matmul::primitive_desc(desc, attr, cpu_engine());
-  plan.prim = dnnl::matmul(pd);
-  plan.b = pd.weights_desc();
-  plan.scratch_bytes = pd.scratchpad_desc().get_size();
-}
-
-void execute(const Plan& plan, const float* a, const float* b, float* y, int threads) {
-  set_num_threads(threads);
-  dnnl::engine& eng = cpu_engine();
-  dnnl::stream s(eng);
-  memory am(plan.a, eng, const_cast<float*>(a));
-  memory ym(plan.y, eng, y);
-  memory bm;
-  if (plan.const_b) {
-    bm = plan.const_b;
-  } else {
-    bm = memory(plan.b_user, eng, const_cast<float*>(b));
-    if (plan.reorder_b) {
-      memory tmp(plan.b, eng, thread_buffer(3, plan.b.get_size()));
-      plan.b_reorder.execute(s, bm, tmp);
-      bm = tmp;
-    }
-  }
-  memory scratch(memory::desc({static_cast<memory::dim>(plan.scratch_bytes)}, memory::data_type::u8,
-                              memory::format_tag::a),
-                 eng, thread_buffer(2, plan.scratch_bytes));
-  plan.prim.execute(s, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, ym}, {DNNL_ARG_SCRATCHPAD, scratch}});
-  s.wait();
-}
-
-dnnl::primitive_attr base_attr() {
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return attr;
-}
-
-}  // namespace
 
 Shape matmul_output_shape(const Shape& a, const Shape& b) {
   if (a.empty() || b.empty())
@@ -99,71 +19,6 @@ Shape matmul_output_shape(const Shape& a, const Shape& b) {
   return out;
 }
 
-struct MatMulRunner::Impl {
-  const float* const_b;
-  std::mutex mu;
-  std::map<std::vector<int64_t>, std::shared_ptr<Plan>> plans;
-  WeightCache weights;
-};
-
-MatMulRunner::MatMulRunner(const float* constant_b) : impl_(std::make_unique<Impl>()) { impl_->const_b = constant_b; }
-MatMulRunner::~MatMulRunner() = default;
-
-void MatMulRunner::run(const float* a, const Shape& a_shape, const float* b, const Shape& b_shape, float* y,
-                       int threads) {
-  threads = std::max(threads, 1);
-  const Shape out = matmul_output_shape(a_shape, b_shape);
-  if (numel(out) == 0) return;
-  Shape key = a_shape;
-  key.push_back(-1);
-  key.insert(key.end(), b_shape.begin(), b_shape.end());
-  key.push_back(threads);
-
-  std::shared_ptr<Plan> plan;
-  {
-    std::lock_guard<std::mutex> lock(impl_->mu);
-    auto it = impl_->plans.find(key);
-    if (it != impl_->plans.end()) {
-      plan = it->second;
-    } else {
-      plan = std::make_shared<Plan>();
-      Shape A = a_shape.size() == 1 ? Shape{1, a_shape[0]} : a_shape;
-      Shape B = b_shape.size() == 1 ? Shape{b_shape[0], 1} : b_shape;
-      const size_t r = std::max(A.size(), B.size());
-      A.insert(A.begin(), r - A.size(), 1);
-      B.insert(B.begin(), r - B.size(), 1);
-      Shape Y(r);
-      for (size_t i = 0; i + 2 < r; ++i) Y[i] = std::max(A[i], B[i]);
-      Y[r - 2] = A[r - 2];
-      Y[r - 1] = B[r - 1];
-      if (r > DNNL_MAX_NDIMS) invalid("rank " + std::to_string(r) + " is above oneDNN's limit");
-      plan->empty_k = A.back() == 0;
-      if (!plan->empty_k) {
-        plan->a = plain_desc(A);
-        plan->b_user = plain_desc(B);
-        plan->y = plain_desc(Y);
-        set_num_threads(threads);
-        const memory::desc b_any(dims_of(B), memory::data_type::f32, memory::format_tag::any);
-        build(*plan, impl_->const_b ? b_any : plan->b_user, base_attr());
-        plan->reorder_b = plan->b != plan->b_user;
-        if (impl_->const_b) {
-          plan->const_b = impl_->weights.get(plan->b_user, plan->b, impl_->const_b);
-        } else if (plan->reorder_b) {
-          plan->b_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), plan->b_user, cpu_engine(), plan->b));
-        }
-      }
-      impl_->plans.emplace(key, plan);
-    }
-  }
-  if (plan->empty_k) {
-    std::fill(y, y + numel(out), 0.f);
-    return;
-  }
-  execute(*plan, a, b, y, threads);
-}
-
-// ---- Gemm -----------------------------------------------------------------------------------------
-
 Shape gemm_output_shape(const GemmParams& p, const Shape& a, const Shape& b) {
   if (a.size() != 2 || b.size() != 2)
     invalid("A and B must be 2-D, found shapes " + to_string(a) + " and " + to_string(b));
@@ -173,75 +28,6 @@ Shape gemm_output_shape(const GemmParams& p, const Shape& a, const Shape& b) {
     invalid("inner dimensions differ: A " + to_string(a) + (p.trans_a ? " (transposed)" : "") + ", B " +
             to_string(b) + (p.trans_b ? " (transposed)" : ""));
   return {M, N};
-}
-
-struct GemmRunner::Impl {
-  GemmParams p;
-  const float* const_b;
-  std::mutex mu;
-  std::map<std::vector<int64_t>, std::shared_ptr<Plan>> plans;
-  WeightCache weights;
-};
-
-GemmRunner::GemmRunner(const GemmParams& params, const float* constant_b) : impl_(std::make_unique<Impl>()) {
-  impl_->p = params;
-  impl_->const_b = constant_b;
-}
-GemmRunner::~GemmRunner() = default;
-
-void GemmRunner::run(const float* a, const Shape& a_shape, const float* b, const Shape& b_shape, const float* c,
-                     const Shape& c_shape, float* y, int threads) {
-  threads = std::max(threads, 1);
-  const GemmParams& p = impl_->p;
-  const Shape out = gemm_output_shape(p, a_shape, b_shape);
-  const int64_t M = out[0], N = out[1], K = p.trans_a ? a_shape[0] : a_shape[1];
-  const bool use_c = c != nullptr && p.beta != 0.f;
-  if (use_c && !broadcasts_to(c_shape, out))
-    invalid("C of shape " + to_string(c_shape) + " does not broadcast to the result " + to_string(out));
-  if (M == 0 || N == 0) return;
-  // beta * C goes into y first; the product is then accumulated onto it (a sum post-op).
-  if (use_c) {
-    const float beta = p.beta;
-    broadcast_binary(c, c_shape, &beta, Shape{}, y, out, threads, [](float cv, float bv) { return cv * bv; });
-  }
-  if (K == 0) {
-    if (!use_c) std::fill(y, y + M * N, 0.f);
-    return;
-  }
-  if (p.alpha == 0.f) {
-    if (!use_c) std::fill(y, y + M * N, 0.f);
-    return;
-  }
-  const std::vector<int64_t> key{a_shape[0], a_shape[1], b_shape[0], b_shape[1], use_c ? 1 : 0, threads};
-  std::shared_ptr<Plan> plan;
-  {
-    std::lock_guard<std::mutex> lock(impl_->mu);
-    auto it = impl_->plans.find(key);
-    if (it != impl_->plans.end()) {
-      plan = it->second;
-    } else {
-      plan = std::make_shared<Plan>();
-      plan->a = strided_desc({M, K}, p.trans_a ? Shape{1, M} : Shape{K, 1});
-      plan->b_user = strided_desc({K, N}, p.trans_b ? Shape{1, K} : Shape{N, 1});
-      plan->y = plain_desc({M, N});
-      dnnl::primitive_attr attr = base_attr();
-      dnnl::post_ops ops;
-      if (p.alpha != 1.f) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_linear, p.alpha, 0.f);
-      if (use_c) ops.append_sum(1.f);
-      attr.set_post_ops(ops);
-      set_num_threads(threads);
-      const memory::desc b_any({K, N}, memory::data_type::f32, memory::format_tag::any);
-      build(*plan, impl_->const_b ? b_any : plan->b_user, attr);
-      plan->reorder_b = plan->b != plan->b_user;
-      if (impl_->const_b) {
-        plan->const_b = impl_->weights.get(plan->b_user, plan->b, impl_->const_b);
-      } else if (plan->reorder_b) {
-        plan->b_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), plan->b_user, cpu_engine(), plan->b));
-      }
-      impl_->plans.emplace(key, plan);
-    }
-  }
-  execute(*plan, a, b, y, threads);
 }
 
 }  // namespace ephost::cpu::math

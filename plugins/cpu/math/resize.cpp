@@ -9,12 +9,16 @@
 namespace ephost::cpu::math {
 
 float resize_source_coordinate(CoordMode mode, int64_t o, int64_t in, int64_t out, float scale) {
+  (void)out;
   const float x = static_cast<float>(o);
+  // As the ONNX reference implementation, the resized length here is in * scale before flooring
+  // (it equals the output size when the node gave sizes, as scale is then out / in).
+  const float len = static_cast<float>(in) * scale;
   switch (mode) {
     case CoordMode::kHalfPixel: return (x + 0.5f) / scale - 0.5f;
-    case CoordMode::kPytorchHalfPixel: return out > 1 ? (x + 0.5f) / scale - 0.5f : 0.f;
+    case CoordMode::kPytorchHalfPixel: return len > 1.f ? (x + 0.5f) / scale - 0.5f : 0.f;
     case CoordMode::kAlignCorners:
-      return out == 1 ? 0.f : x * static_cast<float>(in - 1) / static_cast<float>(out - 1);
+      return len == 1.f ? 0.f : x * static_cast<float>(in - 1) / (len - 1.f);
     case CoordMode::kAsymmetric: return x / scale;
     case CoordMode::kTfHalfPixelForNN: return (x + 0.5f) / scale;
   }
