@@ -154,9 +154,12 @@ CaseResult run_case(EphostEnv* env, const EphostSessionOptions* options, const T
     std::vector<TensorPtr> got;
     std::vector<std::string> got_names;
     try {
-      bind_by_name_or_position(ds.inputs, session_inputs(session.get()), ds.name + " inputs");
+      const std::vector<ValueInfo> inputs_info = session_inputs(session.get());
+      bind_by_name_or_position(ds.inputs, inputs_info, ds.name + " inputs");
+      adopt_declared_types(ds.inputs, inputs_info);
       outputs_info = session_outputs(session.get());
       bind_by_name_or_position(ds.outputs, outputs_info, ds.name + " outputs");
+      adopt_declared_types(ds.outputs, outputs_info);
       BoundRun bound(session.get(), ds.inputs);
       got = bound.run();
       got_names = bound.output_names();

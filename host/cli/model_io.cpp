@@ -99,6 +99,15 @@ void bind_by_name_or_position(std::vector<HostTensor>& tensors, const std::vecto
     for (size_t i = 0; i < tensors.size(); ++i) tensors[i].set_name(infos[i].name);
 }
 
+void adopt_declared_types(std::vector<HostTensor>& tensors, const std::vector<ValueInfo>& infos) {
+  for (HostTensor& t : tensors) {
+    for (const ValueInfo& info : infos) {
+      if (info.name == t.name() && info.elem_type == EPHOST_ELEMENT_BFLOAT16 && t.elem_type() == EPHOST_ELEMENT_UINT16)
+        t.reinterpret_as(EPHOST_ELEMENT_BFLOAT16);
+    }
+  }
+}
+
 std::vector<HostTensor> prepare_inputs(const EphostSession* session, const InputArgs& args) {
   const std::vector<ValueInfo> infos = session_inputs(session);
   std::vector<HostTensor> out;
@@ -108,6 +117,7 @@ std::vector<HostTensor> prepare_inputs(const EphostSession* session, const Input
     if (out.empty() && !infos.empty())
       throw CliError(EPHOST_NO_SUCHFILE, "no input_N.pb files in " + args.inputs_dir);
     bind_by_name_or_position(out, infos, args.inputs_dir);
+    adopt_declared_types(out, infos);
     return out;
   }
   const auto shapes = parse_shapes(args.shapes);

@@ -36,6 +36,10 @@ std::vector<int64_t> resolve_shape(const ValueInfo& input, const std::map<std::s
 void bind_by_name_or_position(std::vector<HostTensor>& tensors, const std::vector<ValueInfo>& infos,
                               const std::string& what);
 
+// ONNX's test data stores bfloat16 tensors as uint16 (numpy has no bfloat16): a uint16 tensor bound to
+// a value the model declares bfloat16 is taken as bfloat16. Call after binding.
+void adopt_declared_types(std::vector<HostTensor>& tensors, const std::vector<ValueInfo>& infos);
+
 // The inputs of a run: --inputs DIR, else random tensors of the resolved shapes.
 std::vector<HostTensor> prepare_inputs(const EphostSession* session, const InputArgs& args);
 

@@ -34,6 +34,14 @@ HostTensor::HostTensor(std::string name, int32_t elem_type, std::vector<int64_t>
   data_.reset(static_cast<unsigned char*>(p));
 }
 
+void HostTensor::reinterpret_as(int32_t elem_type) {
+  if (elem_type_ == EPHOST_ELEMENT_STRING || elem_type == EPHOST_ELEMENT_STRING ||
+      element_size(elem_type) != element_size(elem_type_))
+    throw CliError(EPHOST_INVALID_ARGUMENT, "cannot reinterpret " + element_type_name(elem_type_) + " tensor '" +
+                                                name_ + "' as " + element_type_name(elem_type));
+  elem_type_ = elem_type;
+}
+
 TensorPtr HostTensor::view() const {
   const EphostApi& a = api();
   EphostTensor* out = nullptr;

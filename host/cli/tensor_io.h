@@ -43,6 +43,9 @@ class HostTensor {
   std::vector<std::string>& strings() { return strings_; }
   const std::vector<std::string>& strings() const { return strings_; }
 
+  // Reinterprets the elements as another type of the same size (e.g. uint16 bit patterns as bfloat16).
+  void reinterpret_as(int32_t elem_type);
+
   // A tensor of the C API viewing this tensor's buffer: this HostTensor must outlive it and must not
   // be modified meanwhile (strings are passed as pointers into strings()).
   TensorPtr view() const;

@@ -106,14 +106,15 @@ class Builder {
       }
     }
 
-    // 3. Types. value_info first, then declared outputs (shape inference refines them in place).
+    // 3. Types of node outputs: value_info, then declared graph outputs (shape inference refines them in
+    // place). Graph inputs keep their declared type, initializers their own.
     for (const auto& vi : gp.value_info()) {
       Value* v = g.find(vi.name());
-      if (v && !v->initializer && vi.has_type()) v->type = type_info_from_proto(vi.type());
+      if (v && v->producer && vi.has_type()) v->type = type_info_from_proto(vi.type());
     }
     for (const auto& out : gp.output()) {
       Value* v = g.find(out.name());
-      if (v && !v->is_constant_initializer() && out.has_type()) {
+      if (v && v->producer && out.has_type()) {
         TypeInfo t = type_info_from_proto(out.type());
         if (t.elem_type != 0 || t.has_shape) v->type = std::move(t);
       }

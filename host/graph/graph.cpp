@@ -47,9 +47,11 @@ std::unique_ptr<GraphView> make_full_view(const Graph& graph) {
   view->nodes.assign(graph.topological_order.begin(), graph.topological_order.end());
   view->inputs.assign(graph.inputs.begin(), graph.inputs.end());
   view->outputs.assign(graph.outputs.begin(), graph.outputs.end());
-  // For the whole graph: every constant initializer (overridable ones are inputs).
+  // For the whole graph: the constant initializers it uses (overridable ones are inputs), in
+  // declaration order.
   for (const Value* v : graph.initializers)
-    if (v->is_constant_initializer()) view->initializers.push_back(v);
+    if (v->is_constant_initializer() && (!v->consumers.empty() || v->is_graph_output))
+      view->initializers.push_back(v);
   return view;
 }
 

@@ -64,8 +64,10 @@ constexpr size_t kMaxFoldedTensorBytes = size_t(16) << 20;
 
 // The built-in passes, for tests and for pipelines that assemble their own.
 // Removes Identity, inference Dropout (mask unused), Cast to the same type, and Reshape/Expand/Flatten
-// whose output shape equals the input shape (static and known), rewiring consumers to the input.
-// Works in the main graph and in subgraphs (only for values local to each graph).
+// whose output shape equals the input shape (static and known; for Reshape also a constant shape
+// input that keeps the input's static shape), rewiring consumers to the input. Nodes producing graph
+// outputs, or values that subgraphs read, are kept. Works in the main graph and in subgraphs (only for
+// values local to each graph).
 std::unique_ptr<GraphPass> make_noop_elimination_pass();
 // Turns Constant nodes into initializers, folds Shape/Size of statically shaped values, and evaluates
 // deterministic ai.onnx nodes whose inputs are all constant initializers (context.evaluate; skipped

@@ -54,6 +54,7 @@ TEST(GraphIR, ValuesLinksAndTypes) {
   add_initializer(g, float_tensor("W", {3}, {1, 2, 3}));
   add_initializer(g, float_tensor("B", {3}, {0, 0, 0}));
   add_initializer(g, float_tensor("hi", {}, {6}));
+  add_initializer(g, float_tensor("unused", {}, {7}));
   add_node(g, "Add", {"X", "W"}, {"a"});              // unnamed: "Add_0"
   add_node(g, "Mul", {"a", "B"}, {"b"}, "mul");
   add_node(g, "Clip", {"b", "", "hi"}, {"c"}, "clip");  // omitted optional input
@@ -98,7 +99,7 @@ TEST(GraphIR, ValuesLinksAndTypes) {
   EXPECT_FALSE(B->is_constant_initializer());
   EXPECT_EQ(main.inputs, (std::vector<Value*>{X, B}));
   EXPECT_EQ(main.required_inputs(), (std::vector<Value*>{X}));
-  EXPECT_EQ(main.initializers.size(), 3u);
+  EXPECT_EQ(main.initializers.size(), 4u);
 
   Node* add = node_named(main, "Add_0");
   ASSERT_TRUE(add);
@@ -152,6 +153,7 @@ TEST(GraphIR, ValuesLinksAndTypes) {
   EXPECT_EQ(main.view->nodes[3]->name, "Shape_3");
   EXPECT_EQ(main.view->inputs.size(), 2u);
   EXPECT_EQ(main.view->outputs.size(), 3u);
+  // Constant initializers that are used: not B (overridable, an input) nor "unused".
   EXPECT_EQ(main.view->initializers, (std::vector<const Value*>{W, main.find("hi")}));
   EXPECT_EQ(main.view->parent_node, nullptr);
 
