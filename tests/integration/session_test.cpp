@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <cmath>
 #include <thread>
 
 #include "ephost/ephost_cxx_api.h"

@@ -4,7 +4,9 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <boost/filesystem.hpp>
+#include <cmath>
 #include <fstream>
 #include <string>
 #include <vector>
