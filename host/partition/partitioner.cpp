@@ -38,11 +38,26 @@ class Partitioner {
   }
 
   void take_claims(size_t provider, std::vector<EphostCapability::Claim> claims) {
+    std::vector<const Node*> taken_singles;
     for (auto& claim : claims) {
       if (claim.fused)
         take_fused(provider, std::move(claim.nodes));
       else
-        take_single(provider, claim.nodes.front());
+        take_single(provider, claim.nodes.front(), &taken_singles);
+    }
+    // One note for all single-node claims an earlier provider had already won: the CPU plugin claims
+    // everything it can run, and a note per node would drown the interesting ones.
+    if (!taken_singles.empty()) {
+      std::string owners;
+      std::unordered_set<int> seen;
+      for (const Node* n : taken_singles) {
+        int o = result_.node_provider[n->index];
+        if (seen.insert(o).second) owners += (owners.empty() ? "'" : ", '") + providers_[o] + "'";
+      }
+      note(provider, taken_singles,
+           fmt::format("{} single-node claim(s) refused: already assigned to {} (asked earlier)",
+                       taken_singles.size(), owners),
+           true);
     }
   }
 
@@ -66,11 +81,10 @@ class Partitioner {
   }
 
  private:
-  void take_single(size_t provider, const Node* node) {
+  void take_single(size_t provider, const Node* node, std::vector<const Node*>* taken) {
     int owner = result_.node_provider[node->index];
     if (owner != kUnassigned) {
-      if (static_cast<size_t>(owner) != provider)
-        note(provider, {node}, fmt::format("already assigned to '{}' (asked earlier)", providers_[owner]), true);
+      if (static_cast<size_t>(owner) != provider) taken->push_back(node);
       return;
     }
     result_.node_provider[node->index] = static_cast<int>(provider);

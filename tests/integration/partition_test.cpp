@@ -59,11 +59,14 @@ TEST_F(PartitionTest, DefaultOrderIsPriorityThenCpu) {
   EXPECT_EQ(a["relu"], "beta");
   EXPECT_EQ(a["sub"], "cpu");
   EXPECT_EQ(a["sigmoid"], "cpu");
+  // Beta's trimmed chain and the CPU plugin's claims on taken nodes are each reported once.
   json notes = refused_claims(s);
-  ASSERT_EQ(notes.size(), 1u);
+  ASSERT_EQ(notes.size(), 2u) << notes.dump(2);
   EXPECT_EQ(notes[0]["provider"], "beta");
   EXPECT_FALSE(notes[0]["refused"].get<bool>());
   EXPECT_NE(notes[0]["reason"].get<std::string>().find("already assigned to 'alpha'"), std::string::npos);
+  EXPECT_EQ(notes[1]["provider"], "cpu");
+  EXPECT_EQ(notes[1]["nodes"].size(), 3u);  // add, mul (alpha) and relu (beta)
   expect_chain_output(s, 4, 6);
 }
 
