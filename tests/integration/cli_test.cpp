@@ -1,0 +1,119 @@
+// The `ephost` command as a user runs it: plugins --json, run --report, test (pass and fail), bench --json.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+namespace {
+
+using ephost_test::ModelBuilder;
+using ephost_test::TempDir;
+using json = nlohmann::json;
+
+struct Result {
+  int exit_code = -1;
+  std::string output;
+};
+
+// Runs the command; stderr (logs, e.g. discovery warnings) is kept apart unless merge_stderr.
+Result ephost(const std::string& args, const std::string& env = "", bool merge_stderr = true) {
+  std::string cmd = env + " '" + std::string(EPHOST_CLI_PATH) + "' " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while (p && (n = fread(buf, 1, sizeof(buf), p)) > 0) r.output.append(buf, n);
+  int status = p ? pclose(p) : -1;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+void write_tensor(const std::string& path, const std::string& name, const std::vector<int64_t>& dims,
+                  const std::vector<float>& values) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : dims) t.add_dims(d);
+  for (float v : values) t.add_float_data(v);
+  std::ofstream(path, std::ios::binary) << t.SerializeAsString();
+}
+
+// An ONNX backend test case: y = relu(x); `expected` is what output_0.pb claims.
+void make_case(const TempDir& root, const std::string& name, const std::vector<float>& expected) {
+  ephost_test::fs::create_directories(root.file(name + "/test_data_set_0"));
+  ModelBuilder m;
+  m.input("x", onnx::TensorProto::FLOAT, {4}).output("y", onnx::TensorProto::FLOAT, {4});
+  m.node("Relu", {"x"}, {"y"}, "relu");
+  std::ofstream(root.file(name + "/model.onnx"), std::ios::binary) << m.bytes();
+  write_tensor(root.file(name + "/test_data_set_0/input_0.pb"), "x", {4}, {-1, 2, -3, 4});
+  write_tensor(root.file(name + "/test_data_set_0/output_0.pb"), "y", {4}, expected);
+}
+
+TEST(Cli, PluginsJsonListsTheBuiltInCpuPluginAndSkips) {
+  TempDir dir;
+  ephost_test::install_plugins(dir, {"ephost_test_alpha", "ephost_broken_newer_abi"});
+  Result r = ephost("plugins --json", "EPHOST_PLUGIN_PATH='" + dir.path() + "'", false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  json report = json::parse(r.output);
+  bool cpu = false, alpha = false, broken_skipped = false;
+  for (const auto& p : report) {
+    std::string name = p["name"];
+    if (name.find("cpu") != std::string::npos && p["loaded"].get<bool>()) cpu = true;
+    if (name == "alpha" && p["loaded"].get<bool>()) alpha = true;
+    if (p["path"].get<std::string>().find("broken_newer_abi") != std::string::npos)
+      broken_skipped = !p["loaded"].get<bool>() && !p["reason"].get<std::string>().empty();
+  }
+  EXPECT_TRUE(cpu) << r.output;
+  EXPECT_TRUE(alpha) << r.output;
+  EXPECT_TRUE(broken_skipped) << r.output;
+}
+
+TEST(Cli, RunWithReportShowsThePartition) {
+  TempDir dir, models;
+  ephost_test::install_plugins(dir, {"ephost_test_alpha"});
+  std::string model = ephost_test::chain_model(2, 3).save(models);
+  Result r = ephost("run '" + model + "' --report", "EPHOST_PLUGIN_PATH='" + dir.path() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("alpha"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("sigmoid"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("y"), std::string::npos) << r.output;
+}
+
+TEST(Cli, RunWithUnknownProviderFailsClearly) {
+  TempDir models;
+  std::string model = ephost_test::chain_model(2, 3).save(models);
+  Result r = ephost("run '" + model + "' --providers nosuch");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("INVALID_ARGUMENT"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("nosuch"), std::string::npos) << r.output;
+}
+
+TEST(Cli, TestCountsPassesAndFailures) {
+  TempDir root;
+  make_case(root, "test_relu_good", {0, 2, 0, 4});
+  make_case(root, "test_relu_bad", {0, 2, 0, 5});
+  Result r = ephost("test '" + root.path() + "'");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("1 passed, 1 failed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("test_relu_bad"), std::string::npos) << r.output;
+  Result good = ephost("test '" + root.file("test_relu_good") + "'");
+  EXPECT_EQ(good.exit_code, 0) << good.output;
+  EXPECT_NE(good.output.find("1 passed, 0 failed"), std::string::npos) << good.output;
+}
+
+TEST(Cli, BenchJsonHasTheTimings) {
+  TempDir models;
+  std::string model = ephost_test::chain_model(8, 8).save(models);
+  Result r = ephost("bench '" + model + "' --repeat 5 --warmup 1 --threads 1 --json", "", false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  json j = json::parse(r.output);
+  EXPECT_TRUE(j.contains("session_create_ms"));
+  EXPECT_TRUE(j.contains("run_ms_median"));
+  EXPECT_GT(j["run_ms_median"].get<double>(), 0.0);
+}
+
+}  // namespace
