@@ -4,6 +4,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "abi/handles.h"
+#include "exec/plan_input.h"
 #include "graph/graph.h"
 #include "model/loader.h"
 #include "partition/partition.h"
@@ -69,14 +70,7 @@ void BM_PartitionAndPlan(benchmark::State& state) {
   };
   for (auto _ : state) {
     GraphPartition p = partition_graph(g, {"cpu"}, all, "");
-    plan::PlanGraph pg;
-    pg.values.resize(g.values.size());
-    for (const auto& group : p.groups) {
-      plan::PlanStep s;
-      for (const Value* v : group.nodes.front()->inputs) s.inputs.push_back(v ? static_cast<int>(v->index) : -1);
-      for (const Value* v : group.nodes.front()->outputs) s.outputs.push_back(v ? static_cast<int>(v->index) : -1);
-      pg.steps.push_back(std::move(s));
-    }
+    plan::PlanGraph pg = make_plan_graph(g, p.groups);
     auto order = plan::make_execution_plan(pg);
     auto alloc = plan::make_allocation_plan(pg, order, true);
     benchmark::DoNotOptimize(alloc);

@@ -5,44 +5,15 @@
 #include "abi/handles.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "exec/plan_input.h"
 #include "exec/step_context.h"  // lookup_value, StepContext
 
 namespace ephost {
-namespace {
-
-// Byte size known before running, or -1.
-int64_t static_bytes(const Value& v) {
-  if (!v.type.has_shape || element_size(v.type.elem_type) == 0 || v.type.elem_type == EPHOST_ELEMENT_STRING) return -1;
-  int64_t n = 1;
-  for (int64_t d : v.type.dims) {
-    if (d < 0) return -1;
-    n *= d;
-  }
-  return n * static_cast<int64_t>(element_size(v.type.elem_type));
-}
-
-// Equal keys mean equal sizes even when dims are symbolic ("N" in both).
-std::string shape_key(const Value& v) {
-  if (!v.type.has_shape || v.type.elem_type == 0 || v.type.elem_type == EPHOST_ELEMENT_STRING) return {};
-  std::string key = std::to_string(v.type.elem_type) + ":";
-  for (size_t i = 0; i < v.type.dims.size(); ++i) {
-    if (v.type.dims[i] >= 0)
-      key += std::to_string(v.type.dims[i]);
-    else if (i < v.type.dim_params.size() && !v.type.dim_params[i].empty())
-      key += "$" + v.type.dim_params[i];
-    else
-      return {};
-    key += ",";
-  }
-  return key;
-}
-
-}  // namespace
-
 GraphExecutor::GraphExecutor(const Graph& graph, GraphPartition partition,
                              const std::vector<ProviderInstance*>& providers, const ExecOptions& options,
                              const ExecutorMap& executors)
     : graph_(graph), partition_(std::move(partition)), options_(options), executors_(executors) {
+  plan_graph_ = make_plan_graph(graph_, partition_.groups);
   build_steps(providers);
   build_plan();
 }
@@ -107,27 +78,6 @@ void GraphExecutor::build_steps(const std::vector<ProviderInstance*>& providers)
 }
 
 void GraphExecutor::build_plan() {
-  plan_graph_.values.resize(graph_.values.size());
-  for (const auto& v : graph_.values) {
-    plan::PlanValue& pv = plan_graph_.values[v->index];
-    pv.static_bytes = static_bytes(*v);
-    pv.shape_key = shape_key(*v);
-    pv.is_graph_input = v->is_graph_input;
-    pv.is_initializer = v->is_initializer();
-    pv.is_graph_output = v->is_graph_output;
-    pv.is_outer_scope = v->is_outer_scope();
-    pv.name = v->name;
-  }
-  for (const auto& step : steps_) {
-    plan::PlanStep ps;
-    ps.name = step->name;
-    auto add_input = [&](const Value* v) { ps.inputs.push_back(v ? static_cast<int>(v->index) : -1); };
-    for (const Value* v : step->inputs) add_input(v);
-    if (!step->fused)
-      for (const Value* v : step->node->implicit_inputs) add_input(v);
-    for (const Value* v : step->outputs) ps.outputs.push_back(v ? static_cast<int>(v->index) : -1);
-    plan_graph_.steps.push_back(std::move(ps));
-  }
   execution_plan_ = plan::make_execution_plan(plan_graph_);
   allocation_plan_ = plan::make_allocation_plan(plan_graph_, execution_plan_, options_.enable_mem_reuse);
 }
