@@ -15,24 +15,8 @@ const EphostApi& api() {
 }
 
 std::string code_name(EphostStatusCode code) {
-  switch (code) {
-    case EPHOST_OK: return "OK";
-    case EPHOST_FAIL: return "FAIL";
-    case EPHOST_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    case EPHOST_NO_SUCHFILE: return "NO_SUCHFILE";
-    case EPHOST_NO_MODEL: return "NO_MODEL";
-    case EPHOST_ENGINE_ERROR: return "ENGINE_ERROR";
-    case EPHOST_RUNTIME_EXCEPTION: return "RUNTIME_EXCEPTION";
-    case EPHOST_INVALID_PROTOBUF: return "INVALID_PROTOBUF";
-    case EPHOST_MODEL_LOADED: return "MODEL_LOADED";
-    case EPHOST_NOT_IMPLEMENTED: return "NOT_IMPLEMENTED";
-    case EPHOST_INVALID_GRAPH: return "INVALID_GRAPH";
-    case EPHOST_EP_FAIL: return "EP_FAIL";
-  }
-  // A code newer than this header: ask the library, which knows it.
-  if (const EphostApi* table = EphostGetApi(EPHOST_API_VERSION)) {
-    if (const char* name = table->GetErrorCodeName(code)) return name;
-  }
+  // The library names its codes; only when it cannot be used at all is there nothing to ask.
+  if (const EphostApi* table = EphostGetApi(EPHOST_API_VERSION)) return table->GetErrorCodeName(code);
   return "CODE_" + std::to_string(static_cast<int>(code));
 }
 
@@ -59,28 +43,7 @@ void SessionOptionsDeleter::operator()(EphostSessionOptions* p) const { api().Re
 void SessionDeleter::operator()(EphostSession* p) const { api().ReleaseSession(p); }
 void TensorDeleter::operator()(EphostTensor* p) const { api().ReleaseTensor(p); }
 
-std::string element_type_name(int32_t t) {
-  switch (t) {
-    case EPHOST_ELEMENT_UNDEFINED: return "undefined";
-    case EPHOST_ELEMENT_FLOAT: return "float";
-    case EPHOST_ELEMENT_UINT8: return "uint8";
-    case EPHOST_ELEMENT_INT8: return "int8";
-    case EPHOST_ELEMENT_UINT16: return "uint16";
-    case EPHOST_ELEMENT_INT16: return "int16";
-    case EPHOST_ELEMENT_INT32: return "int32";
-    case EPHOST_ELEMENT_INT64: return "int64";
-    case EPHOST_ELEMENT_STRING: return "string";
-    case EPHOST_ELEMENT_BOOL: return "bool";
-    case EPHOST_ELEMENT_FLOAT16: return "float16";
-    case EPHOST_ELEMENT_DOUBLE: return "double";
-    case EPHOST_ELEMENT_UINT32: return "uint32";
-    case EPHOST_ELEMENT_UINT64: return "uint64";
-    case EPHOST_ELEMENT_COMPLEX64: return "complex64";
-    case EPHOST_ELEMENT_COMPLEX128: return "complex128";
-    case EPHOST_ELEMENT_BFLOAT16: return "bfloat16";
-  }
-  return "type" + std::to_string(t);
-}
+std::string element_type_name(int32_t t) { return EphostElementTypeName(t); }
 
 size_t element_size(int32_t t) {
   switch (t) {

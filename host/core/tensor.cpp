@@ -22,27 +22,7 @@ size_t element_size(int32_t t) {
   }
 }
 
-const char* element_type_name(int32_t t) {
-  switch (t) {
-    case EPHOST_ELEMENT_FLOAT: return "float32";
-    case EPHOST_ELEMENT_UINT8: return "uint8";
-    case EPHOST_ELEMENT_INT8: return "int8";
-    case EPHOST_ELEMENT_UINT16: return "uint16";
-    case EPHOST_ELEMENT_INT16: return "int16";
-    case EPHOST_ELEMENT_INT32: return "int32";
-    case EPHOST_ELEMENT_INT64: return "int64";
-    case EPHOST_ELEMENT_STRING: return "string";
-    case EPHOST_ELEMENT_BOOL: return "bool";
-    case EPHOST_ELEMENT_FLOAT16: return "float16";
-    case EPHOST_ELEMENT_DOUBLE: return "float64";
-    case EPHOST_ELEMENT_UINT32: return "uint32";
-    case EPHOST_ELEMENT_UINT64: return "uint64";
-    case EPHOST_ELEMENT_COMPLEX64: return "complex64";
-    case EPHOST_ELEMENT_COMPLEX128: return "complex128";
-    case EPHOST_ELEMENT_BFLOAT16: return "bfloat16";
-    default: return "undefined";
-  }
-}
+const char* element_type_name(int32_t t) { return EphostElementTypeName(t); }
 
 int64_t element_count(const std::vector<int64_t>& shape) {
   int64_t n = 1;

@@ -14,7 +14,7 @@ namespace ephost {
 
 // Bytes per element; sizeof(const char*) for strings; 0 for unknown types.
 size_t element_size(int32_t elem_type);
-// "float32", "int64", ... for messages.
+// "float", "int64", ... for messages (EphostElementTypeName).
 const char* element_type_name(int32_t elem_type);
 // Product of dims; 1 for a scalar. Throws INVALID_ARGUMENT on a negative dim or overflow.
 int64_t element_count(const std::vector<int64_t>& shape);

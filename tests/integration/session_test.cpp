@@ -80,7 +80,7 @@ TEST_F(RunValidation, UnknownInputNameListsTheInputs) {
 TEST_F(RunValidation, WrongTypeIsReported) {
   std::vector<int64_t> xi(6, 1);
   auto t = Ephost::Tensor::wrap(EPHOST_ELEMENT_INT64, {2, 3}, xi.data(), 6);
-  expect_error(EPHOST_INVALID_ARGUMENT, "expected element type float32, got int64",
+  expect_error(EPHOST_INVALID_ARGUMENT, "expected element type float, got int64",
                [&] { session_->run({"x"}, {t}, {"y"}); });
 }
 

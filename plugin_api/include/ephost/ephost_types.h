@@ -72,6 +72,30 @@ typedef enum EphostElementType {
   EPHOST_ELEMENT_BFLOAT16 = 16
 } EphostElementType;
 
+/* ONNX's lowercase name of an element type ("float", "int64", "bfloat16"...), "undefined" when unknown.
+ * Header-only (no symbol), so applications, plugins and the host name types the same way. */
+static inline const char* EphostElementTypeName(int32_t elem_type) {
+  switch (elem_type) {
+    case EPHOST_ELEMENT_FLOAT: return "float";
+    case EPHOST_ELEMENT_UINT8: return "uint8";
+    case EPHOST_ELEMENT_INT8: return "int8";
+    case EPHOST_ELEMENT_UINT16: return "uint16";
+    case EPHOST_ELEMENT_INT16: return "int16";
+    case EPHOST_ELEMENT_INT32: return "int32";
+    case EPHOST_ELEMENT_INT64: return "int64";
+    case EPHOST_ELEMENT_STRING: return "string";
+    case EPHOST_ELEMENT_BOOL: return "bool";
+    case EPHOST_ELEMENT_FLOAT16: return "float16";
+    case EPHOST_ELEMENT_DOUBLE: return "double";
+    case EPHOST_ELEMENT_UINT32: return "uint32";
+    case EPHOST_ELEMENT_UINT64: return "uint64";
+    case EPHOST_ELEMENT_COMPLEX64: return "complex64";
+    case EPHOST_ELEMENT_COMPLEX128: return "complex128";
+    case EPHOST_ELEMENT_BFLOAT16: return "bfloat16";
+    default: return "undefined";
+  }
+}
+
 /* Severity of a log message. Added in ABI 1. */
 typedef enum EphostLogLevel {
   EPHOST_LOG_VERBOSE = 0,

@@ -19,17 +19,27 @@ void softmax(const float* x, float* y, int64_t outer, int64_t n, int64_t inner, 
         float* yr = y + r * n;
         float m = -std::numeric_limits<float>::infinity();
         for (int64_t i = 0; i < n; ++i) m = std::max(m, xr[i]);
-        float sum = 0.f;
+        // Float partial sums in blocks keep the loop vectorised; the double total keeps wide rows
+        // (a 6625-class recognizer head) from drifting as tiny terms are added to a large sum.
+        double sum = 0;
         if (log) {
-          for (int64_t i = 0; i < n; ++i) sum += fast_exp(xr[i] - m);
-          const float ls = std::log(sum);
+          for (int64_t b = 0; b < n; b += 256) {
+            float part = 0.f;
+            for (int64_t i = b, e = std::min(n, b + 256); i < e; ++i) part += fast_exp(xr[i] - m);
+            sum += part;
+          }
+          const float ls = static_cast<float>(std::log(sum));
           for (int64_t i = 0; i < n; ++i) yr[i] = xr[i] - m - ls;
         } else {
-          for (int64_t i = 0; i < n; ++i) {
-            yr[i] = fast_exp(xr[i] - m);
-            sum += yr[i];
+          for (int64_t b = 0; b < n; b += 256) {
+            float part = 0.f;
+            for (int64_t i = b, e = std::min(n, b + 256); i < e; ++i) {
+              yr[i] = fast_exp(xr[i] - m);
+              part += yr[i];
+            }
+            sum += part;
           }
-          const float inv = 1.f / sum;
+          const float inv = static_cast<float>(1.0 / sum);
           for (int64_t i = 0; i < n; ++i) yr[i] *= inv;
         }
       }
@@ -38,12 +48,13 @@ void softmax(const float* x, float* y, int64_t outer, int64_t n, int64_t inner, 
   }
   // Strided axis: work on all `inner` lanes of one outer block at once so reads stay contiguous.
   parallel_for(outer, threads, 1, [&](int64_t r0, int64_t r1) {
-    std::vector<float> m(inner), s(inner);
+    std::vector<float> m(inner);
+    std::vector<double> s(inner);
     for (int64_t r = r0; r < r1; ++r) {
       const float* xb = x + r * n * inner;
       float* yb = y + r * n * inner;
       std::fill(m.begin(), m.end(), -std::numeric_limits<float>::infinity());
-      std::fill(s.begin(), s.end(), 0.f);
+      std::fill(s.begin(), s.end(), 0.0);
       for (int64_t j = 0; j < n; ++j)
         for (int64_t i = 0; i < inner; ++i) m[i] = std::max(m[i], xb[j * inner + i]);
       for (int64_t j = 0; j < n; ++j)
@@ -53,13 +64,13 @@ void softmax(const float* x, float* y, int64_t outer, int64_t n, int64_t inner, 
           s[i] += e;
         }
       if (log) {
-        for (int64_t i = 0; i < inner; ++i) s[i] = m[i] + std::log(s[i]);
+        for (int64_t i = 0; i < inner; ++i) m[i] += static_cast<float>(std::log(s[i]));
         for (int64_t j = 0; j < n; ++j)
-          for (int64_t i = 0; i < inner; ++i) yb[j * inner + i] = xb[j * inner + i] - s[i];
+          for (int64_t i = 0; i < inner; ++i) yb[j * inner + i] = xb[j * inner + i] - m[i];
       } else {
-        for (int64_t i = 0; i < inner; ++i) s[i] = 1.f / s[i];
+        for (int64_t i = 0; i < inner; ++i) m[i] = static_cast<float>(1.0 / s[i]);
         for (int64_t j = 0; j < n; ++j)
-          for (int64_t i = 0; i < inner; ++i) yb[j * inner + i] *= s[i];
+          for (int64_t i = 0; i < inner; ++i) yb[j * inner + i] *= m[i];
       }
     }
   });
