@@ -38,6 +38,11 @@ std::unique_ptr<Model> load_model_from_buffer(const void* data, size_t size, con
 // Re-runs shape inference on model.proto (after graph transforms changed it).
 void infer_model_shapes(Model& model);
 
+// Drops the data of every initializer in `model` (main graph and subgraphs), keeping names, types and
+// dims. Called once the IR has copied them into Tensors, so weights are not held twice; from then on
+// Value::initializer is the only copy.
+void release_initializer_data(onnx::ModelProto& model);
+
 // TensorProto -> Tensor (raw_data or typed fields; external data must already be resolved).
 Tensor tensor_from_proto(const onnx::TensorProto& proto);
 // Checks what tensor_from_proto checks (type, shape, data size; INVALID_GRAPH naming the tensor)

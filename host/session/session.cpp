@@ -66,6 +66,7 @@ void Session::initialize(std::unique_ptr<Model> model) {
   model_ = std::move(model);
   transform(*model_);
   build_graph_ir(*model_);
+  release_initializer_data(*model_->proto);
   index_node_attributes(*model_->main);
   inputs_ = model_->main->required_inputs();
   create_providers();
