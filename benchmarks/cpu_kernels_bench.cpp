@@ -8,9 +8,12 @@
 #include <random>
 #include <vector>
 
+#include "../plugins/cpu/math/broadcast.h"
 #include "../plugins/cpu/math/conv.h"
 #include "../plugins/cpu/math/matmul.h"
+#include "../plugins/cpu/math/pool.h"
 #include "../plugins/cpu/math/resize.h"
+#include "../plugins/cpu/math/softmax.h"
 
 namespace m = ephost::cpu::math;
 
@@ -75,10 +78,16 @@ void BM_ConvTranspose2x2s2(benchmark::State& state) {
 void conv_args(benchmark::internal::Benchmark* b) {
   for (int threads : {1, 2})
     for (int layout : {0, 1, 2}) b->Args({layout, threads});
-  b->Unit(benchmark::kMillisecond)->UseRealTime();
+  b->Unit(benchmark::kMicrosecond)->UseRealTime();
+}
+
+// A small pointwise convolution of the text-direction classifier: per-call overhead dominates.
+void BM_ConvSmall1x1(benchmark::State& state) {
+  run_conv(state, false, {1, 16, 12, 48}, {64, 16, 1, 1}, conv_params(1, 0, 1));
 }
 
 BENCHMARK(BM_ConvStem3x3s2)->Apply(conv_args);
+BENCHMARK(BM_ConvSmall1x1)->Apply(conv_args);
 BENCHMARK(BM_ConvDepthwise3x3)->Apply(conv_args);
 BENCHMARK(BM_ConvPointwise1x1)->Apply(conv_args);
 BENCHMARK(BM_Conv3x3)->Apply(conv_args);
@@ -97,6 +106,21 @@ void BM_MatMul(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_MatMul)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// Max pooling 3x3 stride 2 (classifier stem) on 1x16x24x96, without and with indices.
+void BM_MaxPool3x3s2(benchmark::State& state) {
+  m::PoolParams p;
+  p.kernel_shape = {3, 3};
+  p.strides = {2, 2};
+  p.pads = {1, 1, 1, 1};
+  const m::Shape in{1, 16, 24, 96};
+  const m::PoolGeometry g = m::pool_geometry(p, in);
+  const auto x = random_vec(m::numel(in));
+  std::vector<float> y(m::numel(g.output_shape()));
+  std::vector<int64_t> idx(y.size());
+  for (auto _ : state) m::max_pool(x.data(), g, y.data(), state.range(0) ? idx.data() : nullptr, false, 1);
+}
+BENCHMARK(BM_MaxPool3x3s2)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // FPN nearest upsampling x2 on 1x96x40x40 and bilinear on 1x1x160x160 -> 640.
 void BM_ResizeNearest2x(benchmark::State& state) {
@@ -119,6 +143,51 @@ void BM_ResizeLinear4x(benchmark::State& state) {
   for (auto _ : state) m::resize(x.data(), in, y.data(), out, {1, 1, 4, 4}, p, static_cast<int>(state.range(0)));
 }
 BENCHMARK(BM_ResizeLinear4x)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// Elementwise traffic of PP-OCR's decomposed HardSwish on a 1x16x320x320 map: x + 3 (scalar),
+// x * y (same shape), and the per-channel SE scale x * s[1,C,1,1]. Output buffers are reused, so
+// this measures the loops, not page faults.
+void BM_AddScalar(benchmark::State& state) {
+  const m::Shape s{1, 16, 320, 320};
+  const auto x = random_vec(m::numel(s));
+  std::vector<float> y(x.size());
+  const float three = 3.f;
+  for (auto _ : state)
+    m::broadcast_binary(x.data(), s, &three, m::Shape{}, y.data(), s, static_cast<int>(state.range(0)),
+                        [](float a, float b) { return a + b; });
+  state.SetBytesProcessed(state.iterations() * 2 * x.size() * sizeof(float));
+}
+BENCHMARK(BM_AddScalar)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+void BM_MulSameShape(benchmark::State& state) {
+  const m::Shape s{1, 16, 320, 320};
+  const auto x = random_vec(m::numel(s)), z = random_vec(m::numel(s));
+  std::vector<float> y(x.size());
+  for (auto _ : state)
+    m::broadcast_binary(x.data(), s, z.data(), s, y.data(), s, static_cast<int>(state.range(0)),
+                        [](float a, float b) { return a * b; });
+  state.SetBytesProcessed(state.iterations() * 3 * x.size() * sizeof(float));
+}
+BENCHMARK(BM_MulSameShape)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+void BM_MulPerChannel(benchmark::State& state) {
+  const m::Shape s{1, 64, 160, 160}, cs{1, 64, 1, 1};
+  const auto x = random_vec(m::numel(s)), c = random_vec(64);
+  std::vector<float> y(x.size());
+  for (auto _ : state)
+    m::broadcast_binary(x.data(), s, c.data(), cs, y.data(), s, static_cast<int>(state.range(0)),
+                        [](float a, float b) { return a * b; });
+  state.SetBytesProcessed(state.iterations() * 2 * x.size() * sizeof(float));
+}
+BENCHMARK(BM_MulPerChannel)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// The recognizer's head: softmax over 6625 classes for 40 time steps.
+void BM_Softmax40x6625(benchmark::State& state) {
+  const auto x = random_vec(40 * 6625);
+  std::vector<float> y(x.size());
+  for (auto _ : state) m::softmax(x.data(), y.data(), 40, 6625, 1, false, static_cast<int>(state.range(0)));
+}
+BENCHMARK(BM_Softmax40x6625)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace
 

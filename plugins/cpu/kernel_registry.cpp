@@ -24,6 +24,9 @@ const KernelRegistry& KernelRegistry::instance() {
     register_shape_kernels(r);
     register_reduce_kernels(r);
     register_cast_kernels(r);
+    register_index_kernels(r);
+    register_quantize_kernels(r);
+    register_nms_kernels(r);
     register_control_flow_kernels(r);
     return r;
   }();

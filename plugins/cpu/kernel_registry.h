@@ -89,6 +89,9 @@ void register_tensor_kernels(KernelRegistry& r);
 void register_shape_kernels(KernelRegistry& r);
 void register_reduce_kernels(KernelRegistry& r);
 void register_cast_kernels(KernelRegistry& r);
+void register_index_kernels(KernelRegistry& r);
+void register_quantize_kernels(KernelRegistry& r);
+void register_nms_kernels(KernelRegistry& r);
 void register_control_flow_kernels(KernelRegistry& r);
 
 }  // namespace ephost::cpu

@@ -1,4 +1,5 @@
 // Unary elementwise ops (activations and math functions) and Clip.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -61,6 +62,16 @@ EPHOST_STATELESS_OP(ReciprocalOp, T(1) / x)
 EPHOST_STATELESS_OP(SinOp, std::sin(x))
 EPHOST_STATELESS_OP(CosOp, std::cos(x))
 EPHOST_STATELESS_OP(SoftsignOp, x / (T(1) + std::abs(x)))
+EPHOST_STATELESS_OP(TanOp, std::tan(x))
+EPHOST_STATELESS_OP(AsinOp, std::asin(x))
+EPHOST_STATELESS_OP(AcosOp, std::acos(x))
+EPHOST_STATELESS_OP(AtanOp, std::atan(x))
+EPHOST_STATELESS_OP(SinhOp, std::sinh(x))
+EPHOST_STATELESS_OP(CoshOp, std::cosh(x))
+EPHOST_STATELESS_OP(AsinhOp, std::asinh(x))
+EPHOST_STATELESS_OP(AcoshOp, std::acosh(x))
+EPHOST_STATELESS_OP(AtanhOp, std::atanh(x))
+EPHOST_STATELESS_OP(MishOp, x * std::tanh(x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x))))
 EPHOST_STATELESS_OP(SoftplusOp, x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)))
 #undef EPHOST_STATELESS_OP
 
@@ -123,6 +134,27 @@ struct ThresholdedReluOp {
   T operator()(T x) const { return x > T(alpha) ? x : T(0); }
 };
 
+struct CeluOp {
+  float alpha;
+  explicit CeluOp(const sdk::Node& n) : alpha(n.attr_float("alpha", 1.0f)) {}
+  template <typename T>
+  T operator()(T x) const {
+    return std::max(T(0), x) + std::min(T(0), T(alpha) * (std::exp(x / T(alpha)) - T(1)));
+  }
+};
+
+struct ShrinkOp {
+  float bias, lambd;
+  explicit ShrinkOp(const sdk::Node& n) : bias(n.attr_float("bias", 0.f)), lambd(n.attr_float("lambd", 0.5f)) {}
+  template <typename T>
+  T operator()(T x) const {
+    const double v = static_cast<double>(x);
+    if (v < -lambd) return static_cast<T>(v + bias);
+    if (v > lambd) return static_cast<T>(v - bias);
+    return T(0);
+  }
+};
+
 struct GeluOp {
   bool tanh_approx;
   explicit GeluOp(const sdk::Node& n) : tanh_approx(n.attr_string("approximate", "none") == "tanh") {}
@@ -134,6 +166,35 @@ struct GeluOp {
     }
     return T(0.5) * x * (T(1) + std::erf(x * T(0.7071067811865476)));
   }
+};
+
+// IsNaN / IsInf: float in, bool out.
+class FloatClassKernel : public CpuKernel {
+ public:
+  FloatClassKernel(const sdk::Node& node, const KernelConfig& c, bool inf)
+      : CpuKernel(node, c), inf_(inf), pos_(node.attr_int("detect_positive", 1) != 0),
+        neg_(node.attr_int("detect_negative", 1) != 0) {}
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor x = required(ctx, 0, "X");
+    const bool ok = dispatch(FloatTypes{}, x.elem_type(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* px = x.data<T>();
+      bool* y = ctx.output<bool>(0, x.shape());
+      const bool inf = inf_, pos = pos_, neg = neg_;
+      math::parallel_for(x.size(), threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+          const T v = px[i];
+          y[i] = inf ? (std::isinf(v) && ((v > 0 && pos) || (v < 0 && neg))) : std::isnan(v);
+        }
+      });
+    });
+    if (!ok) fail(std::string("unsupported type ") + type_name(x.elem_type()));
+  }
+
+ private:
+  bool inf_, pos_, neg_;
 };
 
 // Clip: bounds are attributes before opset 11 and optional scalar inputs from opset 11 on.
@@ -219,6 +280,23 @@ void register_activation_kernels(KernelRegistry& r) {
   add_unary<AbsOp, NumericTypes>(r, "Abs", 1, 21);
   add_unary<SignOp, NumericTypes>(r, "Sign", 9, 21);
   add_unary<NotOp, Types<bool>>(r, "Not", 1, 21);
+  add_unary<TanOp, F>(r, "Tan", 7, 21);
+  add_unary<AsinOp, F>(r, "Asin", 7, 21);
+  add_unary<AcosOp, F>(r, "Acos", 7, 21);
+  add_unary<AtanOp, F>(r, "Atan", 7, 21);
+  add_unary<SinhOp, F>(r, "Sinh", 9, 21);
+  add_unary<CoshOp, F>(r, "Cosh", 9, 21);
+  add_unary<AsinhOp, F>(r, "Asinh", 9, 21);
+  add_unary<AcoshOp, F>(r, "Acosh", 9, 21);
+  add_unary<AtanhOp, F>(r, "Atanh", 9, 21);
+  add_unary<MishOp, F>(r, "Mish", 18, 21);
+  add_unary<CeluOp, F>(r, "Celu", 12, 21);
+  add_unary<ShrinkOp, NumericTypes>(r, "Shrink", 9, 21);
+  for (bool inf : {false, true})
+    r.add(inf ? "IsInf" : "IsNaN", inf ? 10 : 9, 21, inputs_of(FloatTypes::ids()),
+          [inf](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
+            return std::make_unique<FloatClassKernel>(n, c, inf);
+          });
   r.add("Clip", 1, 21,
         [](const sdk::Node& n) {
           return n.opset() < 12 ? input_type_in(n, 0, FloatTypes::ids()) : input_type_in(n, 0, NumericTypes::ids());

@@ -83,7 +83,16 @@ class ArithKernel : public CpuKernel {
         case Arith::kAdd: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return T(x + z); }); break;
         case Arith::kSub: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return T(x - z); }); break;
         case Arith::kMul: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return T(x * z); }); break;
-        case Arith::kDiv: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return T(x / z); }); break;
+        case Arith::kDiv:
+          if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+            // x / -1 is negation: spelled out, because INT_MIN / -1 traps on x86.
+            broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) {
+              return z == T(-1) ? T(T(0) - static_cast<std::make_unsigned_t<T>>(x)) : T(x / z);
+            });
+          } else {
+            broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return T(x / z); });
+          }
+          break;
       }
     });
     if (!ok) fail(std::string("unsupported type ") + type_name(a.elem_type()));
@@ -104,10 +113,11 @@ class PowKernel : public CpuKernel {
     const Shape as = a.shape(), bs = b.shape();
     const Shape os = math::broadcast_shapes(as, bs);
     using PowTypes = Types<float, double, int32_t, int64_t>;
+    using ExpTypes = Types<float, double, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>;
     bool ok = false;
     dispatch(PowTypes{}, a.elem_type(), [&](auto ta) {
       using T = decltype(ta);
-      ok = dispatch(PowTypes{}, b.elem_type(), [&](auto tb) {
+      ok = dispatch(ExpTypes{}, b.elem_type(), [&](auto tb) {
         using E = decltype(tb);
         const T* pa = a.data<T>();
         const E* pb = b.data<E>();
@@ -154,6 +164,9 @@ class ModKernel : public CpuKernel {
         if constexpr (std::is_floating_point_v<T>) {
           return std::fmod(x, z);
         } else {
+          // x % -1 is 0; computing it traps on x86 for INT_MIN.
+          if constexpr (std::is_signed_v<T>)
+            if (z == T(-1)) return T(0);
           T r = static_cast<T>(x % z);
           // Without fmod the result takes the divisor's sign (Python semantics).
           if constexpr (std::is_signed_v<T>)
@@ -188,6 +201,38 @@ class PReluKernel : public CpuKernel {
     });
     if (!ok) fail(std::string("unsupported type ") + type_name(x.elem_type()));
   }
+};
+
+class BitShiftKernel : public CpuKernel {
+ public:
+  BitShiftKernel(const sdk::Node& node, const KernelConfig& c) : CpuKernel(node, c) {
+    const std::string d = node.attr_string("direction", "");
+    if (d != "LEFT" && d != "RIGHT") fail_node(node, "direction must be LEFT or RIGHT, found '" + d + "'");
+    left_ = d == "LEFT";
+  }
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor a = required(ctx, 0, "X"), b = required(ctx, 1, "Y");
+    if (a.elem_type() != b.elem_type()) fail("X and Y must have the same type");
+    const Shape as = a.shape(), bs = b.shape(), os = math::broadcast_shapes(as, bs);
+    const bool ok = dispatch(Types<uint8_t, uint16_t, uint32_t, uint64_t>{}, a.elem_type(), [&](auto tag) {
+      using T = decltype(tag);
+      constexpr T bits = sizeof(T) * 8;
+      T* y = ctx.output<T>(0, os);
+      // Shifting by the width or more is undefined in C++; the result is then 0.
+      if (left_)
+        broadcast_binary(a.data<T>(), as, b.data<T>(), bs, y, os, threads,
+                         [](T x, T s) { return s >= bits ? T(0) : T(x << s); });
+      else
+        broadcast_binary(a.data<T>(), as, b.data<T>(), bs, y, os, threads,
+                         [](T x, T s) { return s >= bits ? T(0) : T(x >> s); });
+    });
+    if (!ok) fail(std::string("unsupported type ") + type_name(a.elem_type()));
+  }
+
+ private:
+  bool left_ = true;
 };
 
 enum class Cmp { kEqual, kLess, kGreater, kLessEqual, kGreaterEqual };
@@ -350,8 +395,15 @@ void register_elementwise_kernels(KernelRegistry& r) {
       {"Add", Arith::kAdd}, {"Sub", Arith::kSub}, {"Mul", Arith::kMul}, {"Div", Arith::kDiv}};
   for (const auto& [op, kind] : arith) r.add(op, 1, 21, same_numeric, factory_with<ArithKernel>(kind));
 
-  r.add("Pow", 1, 21, inputs_of({EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_INT64}, {0, 1}),
+  r.add("Pow", 1, 21,
+        [](const sdk::Node& n) {
+          return input_type_in(n, 0, {EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_INT64}) &&
+                 input_type_in(n, 1, NumericTypes::ids());
+        },
         make_factory<PowKernel>());
+  r.add("BitShift", 11, 21,
+        inputs_of({EPHOST_ELEMENT_UINT8, EPHOST_ELEMENT_UINT16, EPHOST_ELEMENT_UINT32, EPHOST_ELEMENT_UINT64}, {0, 1}),
+        make_factory<BitShiftKernel>());
   r.add("Mod", 10, 21, same_numeric, make_factory<ModKernel>());
   r.add("PRelu", 1, 21, inputs_of(SignedTypes::ids(), {0, 1}), make_factory<PReluKernel>());
 

@@ -1,10 +1,12 @@
 // BatchNormalization (inference), InstanceNormalization, LayerNormalization, Softmax, LogSoftmax.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "kernel_registry.h"
 #include "math/broadcast.h"
 #include "math/parallel.h"
+#include "math/reduce.h"
 #include "math/softmax.h"
 
 namespace ephost::cpu {
@@ -234,6 +236,114 @@ class SoftmaxKernel : public CpuKernel {
   int64_t axis_;
 };
 
+class HardmaxKernel : public CpuKernel {
+ public:
+  HardmaxKernel(const sdk::Node& node, const KernelConfig& c)
+      : CpuKernel(node, c), axis_(node.attr_int("axis", node.opset() < 13 ? 1 : -1)) {}
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor x = required(ctx, 0, "input");
+    expect_type(x, {EPHOST_ELEMENT_FLOAT}, "input");
+    const Shape xs = x.shape();
+    const int64_t r = static_cast<int64_t>(xs.size());
+    if (r == 0) fail("input must have rank >= 1");
+    const int64_t axis = math::normalize_axis(axis_, r);
+    const int64_t outer = math::numel(xs, 0, axis);
+    const int64_t n = opset() < 13 ? math::numel(xs, axis, xs.size()) : xs[axis];
+    const int64_t inner = opset() < 13 ? 1 : math::numel(xs, axis + 1, xs.size());
+    const float* px = x.data<float>();
+    float* y = ctx.output<float>(0, xs);
+    std::fill(y, y + x.size(), 0.f);
+    if (n == 0) return;
+    math::parallel_for(outer, threads, 1, [&](int64_t o0, int64_t o1) {
+      for (int64_t o = o0; o < o1; ++o)
+        for (int64_t i = 0; i < inner; ++i) {
+          const float* base = px + o * n * inner + i;
+          int64_t best = 0;
+          for (int64_t j = 1; j < n; ++j)
+            if (base[j * inner] > base[best * inner]) best = j;
+          y[(o * n + best) * inner + i] = 1.f;
+        }
+    });
+  }
+
+ private:
+  int64_t axis_;
+};
+
+class MeanVarianceNormKernel : public CpuKernel {
+ public:
+  MeanVarianceNormKernel(const sdk::Node& node, const KernelConfig& c)
+      : CpuKernel(node, c), axes_(node.attr_ints("axes", {0, 2, 3})) {}
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor x = required(ctx, 0, "X");
+    expect_type(x, {EPHOST_ELEMENT_FLOAT}, "X");
+    const Shape xs = x.shape();
+    const int64_t r = static_cast<int64_t>(xs.size());
+    std::vector<int64_t> axes;
+    for (int64_t a : axes_) axes.push_back(math::normalize_axis(a, r));
+    const math::ReducePlan plan = math::plan_reduce(xs, axes);
+    const Shape stat_shape = math::reduce_shape(xs, axes, true);
+    std::vector<float> mean(plan.outputs), var(plan.outputs);
+    auto sum = [](double a, float v) { return a + v; };
+    auto avg = [](double a, int64_t n) { return static_cast<float>(n ? a / n : 0.0); };
+    math::reduce(x.data<float>(), plan, mean.data(), 0.0, sum, avg, threads);
+    float* y = ctx.output<float>(0, xs);
+    math::broadcast_binary(x.data<float>(), xs, mean.data(), stat_shape, y, xs, threads,
+                           [](float v, float m) { return v - m; });
+    math::reduce(y, plan, var.data(), 0.0, [](double a, float d) { return a + double(d) * d; }, avg, threads);
+    // As the ONNX function body: divide by sqrt(variance) + 1e-9.
+    for (float& v : var) v = std::sqrt(v) + 1e-9f;
+    math::broadcast_binary(y, xs, var.data(), stat_shape, y, xs, threads, [](float d, float s) { return d / s; });
+  }
+
+ private:
+  std::vector<int64_t> axes_;
+};
+
+class LrnKernel : public CpuKernel {
+ public:
+  LrnKernel(const sdk::Node& node, const KernelConfig& c)
+      : CpuKernel(node, c), size_(node.attr_int("size", 0)), alpha_(node.attr_float("alpha", 1e-4f)),
+        beta_(node.attr_float("beta", 0.75f)), bias_(node.attr_float("bias", 1.0f)) {
+    if (size_ <= 0) fail_node(node, "size must be positive");
+  }
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor x = required(ctx, 0, "X");
+    expect_type(x, {EPHOST_ELEMENT_FLOAT}, "X");
+    const Shape xs = x.shape();
+    if (xs.size() < 2) fail("X must have rank >= 2");
+    const int64_t N = xs[0], C = xs[1], S = math::numel(xs, 2, xs.size());
+    const int64_t lo = (size_ - 1) / 2, hi = size_ - 1 - lo;  // channels before / after c
+    const float* px = x.data<float>();
+    float* y = ctx.output<float>(0, xs);
+    const float scale = alpha_ / static_cast<float>(size_);
+    math::parallel_for(N * C, threads, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t n = p / C, c = p % C;
+        const int64_t c0 = std::max<int64_t>(0, c - lo), c1 = std::min<int64_t>(C - 1, c + hi);
+        for (int64_t s = 0; s < S; ++s) {
+          float sq = 0.f;
+          for (int64_t k = c0; k <= c1; ++k) {
+            const float v = px[(n * C + k) * S + s];
+            sq += v * v;
+          }
+          y[p * S + s] = px[p * S + s] / std::pow(bias_ + scale * sq, beta_);
+        }
+      }
+    });
+  }
+
+ private:
+  int64_t size_;
+  float alpha_, beta_, bias_;
+};
+
 }  // namespace
 
 void register_normalization_kernels(KernelRegistry& r) {
@@ -248,6 +358,9 @@ void register_normalization_kernels(KernelRegistry& r) {
         [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
           return std::make_unique<SoftmaxKernel>(n, c, false);
         });
+  r.add("Hardmax", 1, 21, inputs_of({EPHOST_ELEMENT_FLOAT}), make_factory<HardmaxKernel>());
+  r.add("MeanVarianceNormalization", 9, 21, inputs_of({EPHOST_ELEMENT_FLOAT}), make_factory<MeanVarianceNormKernel>());
+  r.add("LRN", 1, 21, inputs_of({EPHOST_ELEMENT_FLOAT}), make_factory<LrnKernel>());
   r.add("LogSoftmax", 1, 21, inputs_of({EPHOST_ELEMENT_FLOAT}),
         [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
           return std::make_unique<SoftmaxKernel>(n, c, true);

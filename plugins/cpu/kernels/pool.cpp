@@ -23,15 +23,19 @@ class PoolKernel : public CpuKernel {
  protected:
   void run(sdk::KernelContext& ctx, int threads) override {
     const sdk::Tensor x = required(ctx, 0, "X");
-    expect_type(x, {EPHOST_ELEMENT_FLOAT}, "X");
     const math::PoolGeometry g = math::pool_geometry(p_, x.shape());
     const Shape os = g.output_shape();
-    float* y = ctx.output<float>(0, os);
     if (max_) {
-      int64_t* indices = output_wanted(1) ? ctx.output<int64_t>(1, os) : nullptr;
-      math::max_pool(x.data<float>(), g, y, indices, column_major_, threads);
+      const bool ok = dispatch(Types<float, int8_t, uint8_t>{}, x.elem_type(), [&](auto tag) {
+        using T = decltype(tag);
+        T* y = ctx.output<T>(0, os);
+        int64_t* indices = output_wanted(1) ? ctx.output<int64_t>(1, os) : nullptr;
+        math::max_pool(x.data<T>(), g, y, indices, column_major_, threads);
+      });
+      if (!ok) fail(std::string("unsupported type ") + type_name(x.elem_type()));
     } else {
-      math::average_pool(x.data<float>(), g, y, count_include_pad_, threads);
+      expect_type(x, {EPHOST_ELEMENT_FLOAT}, "X");
+      math::average_pool(x.data<float>(), g, ctx.output<float>(0, os), count_include_pad_, threads);
     }
   }
 
@@ -75,7 +79,10 @@ KernelFactory pool_factory(bool is_max) {
 }
 
 bool pool_supported(const sdk::Node& n) {
-  if (!input_type_in(n, 0, {EPHOST_ELEMENT_FLOAT})) return false;
+  const bool int8 = n.op_type() == "MaxPool" && n.opset() >= 12;
+  if (!input_type_in(n, 0, {EPHOST_ELEMENT_FLOAT}) &&
+      !(int8 && input_type_in(n, 0, {EPHOST_ELEMENT_INT8, EPHOST_ELEMENT_UINT8})))
+    return false;
   const int64_t r = n.has_input(0) ? n.input(0).rank() : -1;
   return r < 0 || (r >= 3 && r <= 5);
 }

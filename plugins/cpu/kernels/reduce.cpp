@@ -125,6 +125,51 @@ class ArgKernel : public CpuKernel {
   bool keepdims_, last_;
 };
 
+class CumSumKernel : public CpuKernel {
+ public:
+  CumSumKernel(const sdk::Node& node, const KernelConfig& c)
+      : CpuKernel(node, c), exclusive_(node.attr_int("exclusive", 0) != 0), reverse_(node.attr_int("reverse", 0) != 0) {}
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor x = required(ctx, 0, "x");
+    const Shape s = x.shape();
+    const int64_t r = static_cast<int64_t>(s.size());
+    if (r == 0) fail("x must have rank >= 1");
+    const std::vector<int64_t> a = ints_of(required(ctx, 1, "axis"), "axis");
+    if (a.size() != 1) fail("axis must have exactly one element");
+    const int64_t axis = math::normalize_axis(a[0], r);
+    const int64_t outer = math::numel(s, 0, axis), n = s[axis], inner = math::numel(s, axis + 1, s.size());
+    const bool ok = dispatch(Types<float, double, int32_t, int64_t, uint32_t, uint64_t>{}, x.elem_type(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* px = x.data<T>();
+      T* y = ctx.output<T>(0, s);
+      const bool ex = exclusive_, rev = reverse_;
+      math::parallel_for(outer, threads, 1, [&](int64_t o0, int64_t o1) {
+        for (int64_t o = o0; o < o1; ++o)
+          for (int64_t i = 0; i < inner; ++i) {
+            T acc = T(0);
+            for (int64_t jj = 0; jj < n; ++jj) {
+              const int64_t j = rev ? n - 1 - jj : jj;
+              const int64_t at = (o * n + j) * inner + i;
+              if (ex) {
+                y[at] = acc;
+                acc = static_cast<T>(acc + px[at]);
+              } else {
+                acc = static_cast<T>(acc + px[at]);
+                y[at] = acc;
+              }
+            }
+          }
+      });
+    });
+    if (!ok) fail(std::string("unsupported type ") + type_name(x.elem_type()));
+  }
+
+ private:
+  bool exclusive_, reverse_;
+};
+
 }  // namespace
 
 void register_reduce_kernels(KernelRegistry& r) {
@@ -148,6 +193,10 @@ void register_reduce_kernels(KernelRegistry& r) {
             return std::make_unique<ReduceKernel>(n, c, kind, since);
           });
   }
+  r.add("CumSum", 11, 21,
+        inputs_of({EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_INT64, EPHOST_ELEMENT_UINT32,
+                   EPHOST_ELEMENT_UINT64}),
+        make_factory<CumSumKernel>());
   for (bool is_max : {true, false})
     r.add(is_max ? "ArgMax" : "ArgMin", 1, 21, inputs_of(types),
           [is_max](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {

@@ -200,7 +200,7 @@ class SliceKernel : public CpuKernel {
     }
     void* y = ctx.output_raw(0, x.elem_type(), out);
     if (math::numel(out) == 0) return;
-    const Shape st = strides_of_shape(in);
+    const Shape st = math::strides_of(in);
     const bool ok = by_size(sdk::element_size(x.elem_type()), [&](auto tag) {
       using T = decltype(tag);
       copy_strided(x.data<T>(), out, begin, step, st, static_cast<T*>(y), threads);
@@ -209,8 +209,6 @@ class SliceKernel : public CpuKernel {
   }
 
  private:
-  static Shape strides_of_shape(const Shape& s) { return math::strides_of(s); }
-
   // y[i...] = x[begin + i * step ...] over the output shape.
   template <typename T>
   static void copy_strided(const T* x, const Shape& out, const Shape& begin, const Shape& step, const Shape& st, T* y,
@@ -573,6 +571,116 @@ class TopKKernel : public CpuKernel {
   int64_t attr_k_;
 };
 
+class TriluKernel : public CpuKernel {
+ public:
+  TriluKernel(const sdk::Node& node, const KernelConfig& c) : CpuKernel(node, c), upper_(node.attr_int("upper", 1) != 0) {}
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor x = required(ctx, 0, "input");
+    const Shape s = x.shape();
+    if (s.size() < 2) fail("input must have rank >= 2, found " + math::to_string(s));
+    const sdk::Tensor kt = ctx.input(1);
+    const int64_t k = kt.present() ? static_cast<int64_t>(scalar_of(kt, "k")) : 0;
+    const int64_t N = s[s.size() - 2], M = s.back(), mats = math::numel(s, 0, s.size() - 2);
+    void* y = ctx.output_raw(0, x.elem_type(), s);
+    const bool upper = upper_;
+    const bool ok = by_size(sdk::element_size(x.elem_type()), [&](auto tag) {
+      using T = decltype(tag);
+      const T* px = x.data<T>();
+      T* py = static_cast<T*>(y);
+      math::parallel_for(mats * N, threads, 256, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t i = r % N;
+          for (int64_t j = 0; j < M; ++j) {
+            const bool keep = upper ? j - i >= k : j - i <= k;
+            py[r * M + j] = keep ? px[r * M + j] : T(0);
+          }
+        }
+      });
+    });
+    if (!ok) fail(std::string("unsupported type ") + type_name(x.elem_type()));
+  }
+
+ private:
+  bool upper_;
+};
+
+// DepthToSpace and SpaceToDepth are a reshape, a 6-D transpose and a reshape.
+class DepthSpaceKernel : public CpuKernel {
+ public:
+  DepthSpaceKernel(const sdk::Node& node, const KernelConfig& c, bool to_space)
+      : CpuKernel(node, c), to_space_(to_space), block_(node.attr_int("blocksize", 0)),
+        crd_(node.attr_string("mode", "DCR") == "CRD") {
+    if (block_ <= 0) fail_node(node, "blocksize must be positive");
+  }
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor x = required(ctx, 0, "input");
+    const Shape s = x.shape();
+    if (s.size() != 4) fail("input must have rank 4, found " + math::to_string(s));
+    const int64_t N = s[0], C = s[1], H = s[2], W = s[3], b = block_;
+    Shape view, out;
+    std::vector<int64_t> perm;
+    if (to_space_) {
+      if (C % (b * b) != 0) fail("channels " + std::to_string(C) + " are not divisible by blocksize^2");
+      const int64_t c = C / (b * b);
+      if (crd_) {
+        view = {N, c, b, b, H, W};
+        perm = {0, 1, 4, 2, 5, 3};
+      } else {
+        view = {N, b, b, c, H, W};
+        perm = {0, 3, 4, 1, 5, 2};
+      }
+      out = {N, c, H * b, W * b};
+    } else {
+      if (H % b != 0 || W % b != 0) fail("spatial dims " + math::to_string(s) + " are not divisible by the blocksize");
+      view = {N, C, H / b, b, W / b, b};
+      perm = {0, 3, 5, 1, 2, 4};
+      out = {N, C * b * b, H / b, W / b};
+    }
+    void* y = ctx.output_raw(0, x.elem_type(), out);
+    math::transpose(x.raw(), view, perm, y, sdk::element_size(x.elem_type()), threads);
+  }
+
+ private:
+  bool to_space_;
+  int64_t block_;
+  bool crd_;
+};
+
+class EyeLikeKernel : public CpuKernel {
+ public:
+  EyeLikeKernel(const sdk::Node& node, const KernelConfig& c)
+      : CpuKernel(node, c), k_(node.attr_int("k", 0)), dtype_(static_cast<int32_t>(node.attr_int("dtype", 0))) {}
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor x = required(ctx, 0, "input");
+    const Shape s = x.shape();
+    if (s.size() != 2) fail("input must have rank 2, found " + math::to_string(s));
+    const int32_t type = dtype_ ? dtype_ : x.elem_type();
+    void* y = ctx.output_raw(0, type, s);
+    const bool ok = dispatch(Types<float, double, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, bool>{},
+                             type, [&](auto tag) {
+      using T = decltype(tag);
+      T* py = static_cast<T*>(y);
+      std::fill(py, py + math::numel(s), T(0));
+      for (int64_t i = 0; i < s[0]; ++i) {
+        const int64_t j = i + k_;
+        if (j >= 0 && j < s[1]) py[i * s[1] + j] = T(1);
+      }
+    });
+    if (!ok) fail(std::string("unsupported type ") + type_name(type));
+    (void)threads;
+  }
+
+ private:
+  int64_t k_;
+  int32_t dtype_;
+};
+
 }  // namespace
 
 void register_tensor_kernels(KernelRegistry& r) {
@@ -593,6 +701,14 @@ void register_tensor_kernels(KernelRegistry& r) {
                                       EPHOST_ELEMENT_INT64, EPHOST_ELEMENT_UINT64, EPHOST_ELEMENT_BOOL});
         },
         make_factory<PadKernel>());
+  r.add("Trilu", 14, 21, any, make_factory<TriluKernel>());
+  r.add("DepthToSpace", 1, 21, any, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
+    return std::make_unique<DepthSpaceKernel>(n, c, true);
+  });
+  r.add("SpaceToDepth", 1, 21, any, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
+    return std::make_unique<DepthSpaceKernel>(n, c, false);
+  });
+  r.add("EyeLike", 9, 21, any, make_factory<EyeLikeKernel>());
   r.add("TopK", 1, 21,
         inputs_of({EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_INT64, EPHOST_ELEMENT_INT8,
                    EPHOST_ELEMENT_UINT8}),

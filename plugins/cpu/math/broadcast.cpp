@@ -10,6 +10,7 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
   for (size_t i = 0; i < r; ++i) {
     const int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
     const int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
+    if (da < 0 || db < 0) invalid("negative dimension in shape " + to_string(da < 0 ? a : b));
     if (da == db || db == 1) {
       out[i] = da;
     } else if (da == 1) {

@@ -32,4 +32,33 @@ inline float fast_exp(float x) {
 
 inline float fast_sigmoid(float x) { return 1.f / (1.f + fast_exp(-x)); }
 
+// Reductions with eight independent accumulators: without -ffast-math the compiler may not
+// reassociate a single running sum or max, which would leave the loop scalar.
+inline float max_of(const float* x, int64_t n) {
+  float acc[8];
+  for (float& a : acc) a = -__builtin_inff();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) acc[j] = acc[j] < x[i + j] ? x[i + j] : acc[j];
+  for (; i < n; ++i) acc[0] = acc[0] < x[i] ? x[i] : acc[0];
+  float m = acc[0];
+  for (int j = 1; j < 8; ++j) m = m < acc[j] ? acc[j] : m;
+  return m;
+}
+
+// Float lanes per block of 4096 elements, blocks added in double: fast and accurate for long rows.
+inline double sum_of(const float* x, int64_t n) {
+  double total = 0;
+  for (int64_t b = 0; b < n; b += 4096) {
+    const int64_t e = b + 4096 < n ? b + 4096 : n;
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t i = b;
+    for (; i + 8 <= e; i += 8)
+      for (int j = 0; j < 8; ++j) acc[j] += x[i + j];
+    for (; i < e; ++i) acc[0] += x[i];
+    for (int j = 0; j < 8; ++j) total += acc[j];
+  }
+  return total;
+}
+
 }  // namespace ephost::cpu::math

@@ -19,6 +19,9 @@ namespace {
 
 using dnnl::memory;
 
+// Primitives kept per runner (see conv_dnnl.cpp).
+constexpr size_t kMaxPlans = 64;
+
 memory::dims dims_of(const Shape& s) { return memory::dims(s.begin(), s.end()); }
 
 struct Plan {
@@ -141,6 +144,7 @@ void MatMulRunner::run(const float* a, const Shape& a_shape, const float* b, con
           plan->b_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), plan->b_user, cpu_engine(), plan->b));
         }
       }
+      if (impl_->plans.size() >= kMaxPlans) impl_->plans.erase(impl_->plans.begin());
       impl_->plans.emplace(key, plan);
     }
   }
@@ -216,6 +220,7 @@ void GemmRunner::run(const float* a, const Shape& a_shape, const float* b, const
       } else if (plan->reorder_b) {
         plan->b_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), plan->b_user, cpu_engine(), plan->b));
       }
+      if (impl_->plans.size() >= kMaxPlans) impl_->plans.erase(impl_->plans.begin());
       impl_->plans.emplace(key, plan);
     }
   }

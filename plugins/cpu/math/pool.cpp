@@ -96,39 +96,80 @@ inline void tap_range(int64_t start, int64_t k, int64_t d, int64_t lo, int64_t h
   *t1 = std::max(a, b);
 }
 
+// Per output position along one axis: where its window starts and which taps land inside the
+// input (and inside the padded extent, for count_include_pad). Computed once per call, not per
+// output element.
+struct AxisWindows {
+  std::vector<int64_t> start, t0, t1, p0, p1;
+};
+
+AxisWindows axis_windows(int64_t out, int64_t s, int64_t pb, int64_t pe, int64_t k, int64_t d, int64_t in) {
+  AxisWindows w;
+  w.start.resize(out);
+  w.t0.resize(out);
+  w.t1.resize(out);
+  w.p0.resize(out);
+  w.p1.resize(out);
+  for (int64_t o = 0; o < out; ++o) {
+    w.start[o] = o * s - pb;
+    tap_range(w.start[o], k, d, 0, in, &w.t0[o], &w.t1[o]);
+    tap_range(w.start[o], k, d, -pb, in + pe, &w.p0[o], &w.p1[o]);
+  }
+  return w;
+}
+
 }  // namespace
 
-void max_pool(const float* x, const PoolGeometry& g, float* y, int64_t* indices, bool column_major, int threads) {
+template <typename T>
+void max_pool(const T* x, const PoolGeometry& g, T* y, int64_t* indices, bool column_major, int threads) {
   const Dims3 D = dims3(g);
   const int64_t planes = g.batch * g.channels;
   const int64_t in_plane = D.in[0] * D.in[1] * D.in[2];
   const int64_t out_plane = D.out[0] * D.out[1] * D.out[2];
   if (planes * out_plane == 0) return;
+  AxisWindows win[3];
+  for (int i = 0; i < 3; ++i) win[i] = axis_windows(D.out[i], D.s[i], D.pb[i], D.pe[i], D.k[i], D.d[i], D.in[i]);
+  const T lowest = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                        : std::numeric_limits<T>::lowest();
   parallel_for(planes * D.out[0] * D.out[1], threads, std::max<int64_t>(1, 4096 / std::max<int64_t>(D.out[2], 1)),
                [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t oh = r % D.out[1], od = (r / D.out[1]) % D.out[0], p = r / (D.out[1] * D.out[0]);
-      const float* xp = x + p * in_plane;
-      float* yp = y + p * out_plane + (od * D.out[1] + oh) * D.out[2];
+      const T* xp = x + p * in_plane;
+      T* yp = y + p * out_plane + (od * D.out[1] + oh) * D.out[2];
       int64_t* ip = indices ? indices + p * out_plane + (od * D.out[1] + oh) * D.out[2] : nullptr;
-      const int64_t ds = od * D.s[0] - D.pb[0], hs = oh * D.s[1] - D.pb[1];
-      int64_t kd0, kd1, kh0, kh1;
-      tap_range(ds, D.k[0], D.d[0], 0, D.in[0], &kd0, &kd1);
-      tap_range(hs, D.k[1], D.d[1], 0, D.in[1], &kh0, &kh1);
+      const int64_t ds = win[0].start[od], hs = win[1].start[oh];
+      const int64_t kd0 = win[0].t0[od], kd1 = win[0].t1[od], kh0 = win[1].t0[oh], kh1 = win[1].t1[oh];
+      if (!ip) {
+        // Values only: a branch-free max the compiler can keep in registers.
+        for (int64_t ow = 0; ow < D.out[2]; ++ow) yp[ow] = lowest;
+        for (int64_t a = kd0; a < kd1; ++a)
+          for (int64_t b = kh0; b < kh1; ++b) {
+            const T* row = xp + ((ds + a * D.d[0]) * D.in[1] + hs + b * D.d[1]) * D.in[2];
+            for (int64_t ow = 0; ow < D.out[2]; ++ow) {
+              const int64_t ws = win[2].start[ow];
+              T m = yp[ow];
+              for (int64_t c = win[2].t0[ow]; c < win[2].t1[ow]; ++c) {
+                const T v = row[ws + c * D.d[2]];
+                m = v > m ? v : m;
+              }
+              yp[ow] = m;
+            }
+          }
+        continue;
+      }
       for (int64_t ow = 0; ow < D.out[2]; ++ow) {
-        const int64_t ws = ow * D.s[2] - D.pb[2];
-        int64_t kw0, kw1;
-        tap_range(ws, D.k[2], D.d[2], 0, D.in[2], &kw0, &kw1);
-        float best = -std::numeric_limits<float>::infinity();
+        const int64_t ws = win[2].start[ow];
+        T best = lowest;
         int64_t best_at = -1;
         for (int64_t a = kd0; a < kd1; ++a) {
           const int64_t id = ds + a * D.d[0];
           for (int64_t b = kh0; b < kh1; ++b) {
             const int64_t ih = hs + b * D.d[1];
-            const float* row = xp + (id * D.in[1] + ih) * D.in[2];
-            for (int64_t c = kw0; c < kw1; ++c) {
+            const T* row = xp + (id * D.in[1] + ih) * D.in[2];
+            for (int64_t c = win[2].t0[ow]; c < win[2].t1[ow]; ++c) {
               const int64_t iw = ws + c * D.d[2];
-              const float v = row[iw];
+              const T v = row[iw];
               if (best_at < 0 || v > best) {  // ties keep the first position, as ONNX Runtime
                 best = v;
                 best_at = (id * D.in[1] + ih) * D.in[2] + iw;
@@ -137,18 +178,20 @@ void max_pool(const float* x, const PoolGeometry& g, float* y, int64_t* indices,
           }
         }
         yp[ow] = best;
-        if (ip) {
-          int64_t flat = best_at < 0 ? 0 : best_at;
-          if (column_major && best_at >= 0) {
-            const int64_t iw = best_at % D.in[2], ih = (best_at / D.in[2]) % D.in[1], id = best_at / (D.in[2] * D.in[1]);
-            flat = (iw * D.in[1] + ih) * D.in[0] + id;
-          }
-          ip[ow] = p * in_plane + flat;
+        int64_t flat = best_at < 0 ? 0 : best_at;
+        if (column_major && best_at >= 0) {
+          const int64_t iw = best_at % D.in[2], ih = (best_at / D.in[2]) % D.in[1], id = best_at / (D.in[2] * D.in[1]);
+          flat = (iw * D.in[1] + ih) * D.in[0] + id;
         }
+        ip[ow] = p * in_plane + flat;
       }
     }
   });
 }
+
+template void max_pool<float>(const float*, const PoolGeometry&, float*, int64_t*, bool, int);
+template void max_pool<int8_t>(const int8_t*, const PoolGeometry&, int8_t*, int64_t*, bool, int);
+template void max_pool<uint8_t>(const uint8_t*, const PoolGeometry&, uint8_t*, int64_t*, bool, int);
 
 void average_pool(const float* x, const PoolGeometry& g, float* y, bool count_include_pad, int threads) {
   const Dims3 D = dims3(g);
@@ -156,40 +199,36 @@ void average_pool(const float* x, const PoolGeometry& g, float* y, bool count_in
   const int64_t in_plane = D.in[0] * D.in[1] * D.in[2];
   const int64_t out_plane = D.out[0] * D.out[1] * D.out[2];
   if (planes * out_plane == 0) return;
+  AxisWindows win[3];
+  for (int i = 0; i < 3; ++i) win[i] = axis_windows(D.out[i], D.s[i], D.pb[i], D.pe[i], D.k[i], D.d[i], D.in[i]);
+  // The divisor per output position along W, per (d, h) row below. With count_include_pad it
+  // counts taps inside the padded extent (not past it, where ceil_mode windows may reach).
+  auto count = [&](int i, int64_t o) {
+    return count_include_pad ? win[i].p1[o] - win[i].p0[o] : win[i].t1[o] - win[i].t0[o];
+  };
   parallel_for(planes * D.out[0] * D.out[1], threads, std::max<int64_t>(1, 4096 / std::max<int64_t>(D.out[2], 1)),
                [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t oh = r % D.out[1], od = (r / D.out[1]) % D.out[0], p = r / (D.out[1] * D.out[0]);
       const float* xp = x + p * in_plane;
       float* yp = y + p * out_plane + (od * D.out[1] + oh) * D.out[2];
-      const int64_t ds = od * D.s[0] - D.pb[0], hs = oh * D.s[1] - D.pb[1];
-      int64_t kd0, kd1, kh0, kh1, pd0, pd1, ph0, ph1;
-      tap_range(ds, D.k[0], D.d[0], 0, D.in[0], &kd0, &kd1);
-      tap_range(hs, D.k[1], D.d[1], 0, D.in[1], &kh0, &kh1);
-      // With count_include_pad the divisor counts taps inside the padded extent (not past it, as
-      // ceil_mode windows may reach).
-      tap_range(ds, D.k[0], D.d[0], -D.pb[0], D.in[0] + D.pe[0], &pd0, &pd1);
-      tap_range(hs, D.k[1], D.d[1], -D.pb[1], D.in[1] + D.pe[1], &ph0, &ph1);
-      for (int64_t ow = 0; ow < D.out[2]; ++ow) {
-        const int64_t ws = ow * D.s[2] - D.pb[2];
-        int64_t kw0, kw1, pw0, pw1;
-        tap_range(ws, D.k[2], D.d[2], 0, D.in[2], &kw0, &kw1);
-        float sum = 0.f;
-        for (int64_t a = kd0; a < kd1; ++a) {
-          const int64_t id = ds + a * D.d[0];
-          for (int64_t b = kh0; b < kh1; ++b) {
-            const float* row = xp + (id * D.in[1] + hs + b * D.d[1]) * D.in[2];
-            for (int64_t c = kw0; c < kw1; ++c) sum += row[ws + c * D.d[2]];
+      const int64_t ds = win[0].start[od], hs = win[1].start[oh];
+      const int64_t kd0 = win[0].t0[od], kd1 = win[0].t1[od], kh0 = win[1].t0[oh], kh1 = win[1].t1[oh];
+      const int64_t dh_count = count(0, od) * count(1, oh);
+      for (int64_t ow = 0; ow < D.out[2]; ++ow) yp[ow] = 0.f;
+      for (int64_t a = kd0; a < kd1; ++a)
+        for (int64_t b = kh0; b < kh1; ++b) {
+          const float* row = xp + ((ds + a * D.d[0]) * D.in[1] + hs + b * D.d[1]) * D.in[2];
+          for (int64_t ow = 0; ow < D.out[2]; ++ow) {
+            const int64_t ws = win[2].start[ow];
+            float sum = 0.f;
+            for (int64_t c = win[2].t0[ow]; c < win[2].t1[ow]; ++c) sum += row[ws + c * D.d[2]];
+            yp[ow] += sum;
           }
         }
-        int64_t count;
-        if (count_include_pad) {
-          tap_range(ws, D.k[2], D.d[2], -D.pb[2], D.in[2] + D.pe[2], &pw0, &pw1);
-          count = (pd1 - pd0) * (ph1 - ph0) * (pw1 - pw0);
-        } else {
-          count = (kd1 - kd0) * (kh1 - kh0) * (kw1 - kw0);
-        }
-        yp[ow] = count > 0 ? sum / static_cast<float>(count) : 0.f;
+      for (int64_t ow = 0; ow < D.out[2]; ++ow) {
+        const int64_t n = dh_count * count(2, ow);
+        yp[ow] = n > 0 ? yp[ow] / static_cast<float>(n) : 0.f;
       }
     }
   });

@@ -24,7 +24,9 @@ PoolGeometry pool_geometry(const PoolParams& params, const Shape& x);
 
 // indices (may be null): flat index into x of each maximum, row-major (storage_order 0) or with the
 // spatial dims column-major (storage_order 1), as ONNX MaxPool's second output.
-void max_pool(const float* x, const PoolGeometry& g, float* y, int64_t* indices, bool column_major, int threads);
+// Instantiated for float, int8_t and uint8_t.
+template <typename T>
+void max_pool(const T* x, const PoolGeometry& g, T* y, int64_t* indices, bool column_major, int threads);
 void average_pool(const float* x, const PoolGeometry& g, float* y, bool count_include_pad, int threads);
 
 // x viewed as [planes, size]; y[p] = mean or max of plane p.

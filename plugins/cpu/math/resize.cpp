@@ -162,7 +162,8 @@ void resample_axis(const float* x, const Shape& in, int64_t axis, const AxisTaps
   });
 }
 
-// The common image case: only the last two axes change; one pass with 2-D taps.
+// The common image case: only the last two axes change. Each output row first blends its input
+// rows (a contiguous, vectorisable pass over W), then samples that blended row along W.
 void resample_last2(const float* x, const Shape& in, const AxisTaps& th, const AxisTaps& tw, int64_t oh_len,
                     int64_t ow_len, float* y, int threads) {
   const size_t r = in.size();
@@ -170,23 +171,34 @@ void resample_last2(const float* x, const Shape& in, const AxisTaps& th, const A
   const int64_t planes = numel(in, 0, r - 2);
   parallel_for(planes * oh_len, threads, std::max<int64_t>(1, 8192 / std::max<int64_t>(ow_len, 1)),
                [&](int64_t r0, int64_t r1) {
+    std::vector<float> blend(W);
     for (int64_t row = r0; row < r1; ++row) {
       const int64_t oh = row % oh_len, p = row / oh_len;
       const float* xp = x + p * H * W;
       float* yr = y + row * ow_len;
       const int64_t* hi = &th.index[oh * th.taps];
       const float* hw = &th.weight[oh * th.taps];
-      for (int64_t ow = 0; ow < ow_len; ++ow) {
-        const int64_t* wi = &tw.index[ow * tw.taps];
-        const float* ww = &tw.weight[ow * tw.taps];
-        float acc = 0.f;
-        for (int64_t a = 0; a < th.taps; ++a) {
+      const float* src = xp + hi[0] * W;
+      if (th.taps > 1 || hw[0] != 1.f) {
+        for (int64_t w = 0; w < W; ++w) blend[w] = hw[0] * src[w];
+        for (int64_t a = 1; a < th.taps; ++a) {
           const float* xr = xp + hi[a] * W;
-          float s = 0.f;
-          for (int64_t b = 0; b < tw.taps; ++b) s += ww[b] * xr[wi[b]];
-          acc += hw[a] * s;
+          const float wa = hw[a];
+          for (int64_t w = 0; w < W; ++w) blend[w] += wa * xr[w];
         }
-        yr[ow] = acc;
+        src = blend.data();
+      }
+      const int64_t* wi = tw.index.data();
+      const float* ww = tw.weight.data();
+      if (tw.taps == 2) {
+        for (int64_t ow = 0; ow < ow_len; ++ow)
+          yr[ow] = ww[2 * ow] * src[wi[2 * ow]] + ww[2 * ow + 1] * src[wi[2 * ow + 1]];
+      } else {
+        for (int64_t ow = 0; ow < ow_len; ++ow) {
+          float acc = 0.f;
+          for (int64_t b = 0; b < tw.taps; ++b) acc += ww[ow * tw.taps + b] * src[wi[ow * tw.taps + b]];
+          yr[ow] = acc;
+        }
       }
     }
   });

@@ -17,28 +17,14 @@ void softmax(const float* x, float* y, int64_t outer, int64_t n, int64_t inner, 
       for (int64_t r = r0; r < r1; ++r) {
         const float* xr = x + r * n;
         float* yr = y + r * n;
-        float m = -std::numeric_limits<float>::infinity();
-        for (int64_t i = 0; i < n; ++i) m = std::max(m, xr[i]);
-        // Float partial sums in blocks keep the loop vectorised; the double total keeps wide rows
-        // (a 6625-class recognizer head) from drifting as tiny terms are added to a large sum.
-        double sum = 0;
+        const float m = max_of(xr, n);
+        // exp into y first (a vectorisable loop), then sum it with split accumulators.
+        for (int64_t i = 0; i < n; ++i) yr[i] = fast_exp(xr[i] - m);
+        const double sum = sum_of(yr, n);
         if (log) {
-          for (int64_t b = 0; b < n; b += 256) {
-            float part = 0.f;
-            for (int64_t i = b, e = std::min(n, b + 256); i < e; ++i) part += fast_exp(xr[i] - m);
-            sum += part;
-          }
           const float ls = static_cast<float>(std::log(sum));
           for (int64_t i = 0; i < n; ++i) yr[i] = xr[i] - m - ls;
         } else {
-          for (int64_t b = 0; b < n; b += 256) {
-            float part = 0.f;
-            for (int64_t i = b, e = std::min(n, b + 256); i < e; ++i) {
-              yr[i] = fast_exp(xr[i] - m);
-              part += yr[i];
-            }
-            sum += part;
-          }
           const float inv = static_cast<float>(1.0 / sum);
           for (int64_t i = 0; i < n; ++i) yr[i] *= inv;
         }
