@@ -104,7 +104,7 @@ std::vector<Tensor> GraphExecutor::run(const std::vector<std::pair<const Value*,
     signature = plan::MemoryPatternCache::signature(input_shapes);
     frame.pattern = patterns_.find(signature);
     if (frame.pattern && frame.pattern->peak_bytes > 0)
-      frame.pattern_block = allocate_aligned(static_cast<size_t>(frame.pattern->peak_bytes));
+      frame.pattern_block = blocks_.take(static_cast<size_t>(frame.pattern->peak_bytes));
   }
 
   for (size_t pos = 0; pos < execution_plan_.order.size(); ++pos) {

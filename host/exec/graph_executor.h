@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "exec/block_pool.h"
 #include "exec/provider_instance.h"
 #include "graph/graph.h"
 #include "partition/partition.h"
@@ -93,6 +94,7 @@ class GraphExecutor {
   plan::ExecutionPlan execution_plan_;
   plan::AllocationPlan allocation_plan_;
   mutable plan::MemoryPatternCache patterns_;
+  mutable BlockPool blocks_;  // pattern blocks reused across runs
 };
 
 }  // namespace ephost
