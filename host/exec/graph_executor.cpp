@@ -112,11 +112,11 @@ std::vector<Tensor> GraphExecutor::run(const std::vector<std::pair<const Value*,
     StepContext context(*this, frame, step);
     const ProviderInstance& p = *step.provider;
     if (step.fused) {
-      std::string what = fmt::format("compute of fused group '{}'", step.name);
-      p.call(what.c_str(), [&] { return step.compute.compute(step.compute.user, step.state, &context); });
+      p.call_described([&] { return fmt::format("compute of fused group '{}'", step.name); },
+                       [&] { return step.compute.compute(step.compute.user, step.state, &context); });
     } else {
-      std::string what = fmt::format("kernel for node '{}' ({})", step.node->name, step.node->op_type);
-      p.call(what.c_str(), [&] { return p.plugin().kernel_compute(step.kernel, &context); });
+      p.call_described([&] { return fmt::format("kernel for node '{}' ({})", step.node->name, step.node->op_type); },
+                       [&] { return p.plugin().kernel_compute(step.kernel, &context); });
     }
     context.check_outputs_written();
     for (int v : allocation_plan_.release_after[pos]) frame.slots[v] = Tensor();

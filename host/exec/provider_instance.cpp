@@ -31,12 +31,12 @@ ProviderInstance::~ProviderInstance() {
   }
 }
 
-void ProviderInstance::throw_status(const char* what, EphostStatus* status) const {
+void ProviderInstance::throw_status(const std::string& what, EphostStatus* status) const {
   std::unique_ptr<EphostStatus> owned(status);
   throw Error(status->code, fmt::format("provider '{}' {}: {}", name_, what, status->message));
 }
 
-void ProviderInstance::throw_exception(const char* what, const char* message) const {
+void ProviderInstance::throw_exception(const std::string& what, const char* message) const {
   throw Error(EPHOST_RUNTIME_EXCEPTION,
               fmt::format("provider '{}' {} threw a C++ exception across the plugin ABI: {}", name_, what, message));
 }

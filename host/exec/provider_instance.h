@@ -30,20 +30,25 @@ class ProviderInstance {
   // Runs one plugin call returning EphostStatus*; throws ephost::Error("provider '<name>' <what>: ...").
   template <typename Fn>
   void call(const char* what, Fn&& fn) const {
+    call_described([what] { return std::string(what); }, std::forward<Fn>(fn));
+  }
+  // The same, with the description built only when the call fails (the hot path formats nothing).
+  template <typename Describe, typename Fn>
+  void call_described(Describe&& describe, Fn&& fn) const {
     EphostStatus* status = nullptr;
     try {
       status = fn();
     } catch (const std::exception& e) {
-      throw_exception(what, e.what());
+      throw_exception(describe(), e.what());
     } catch (...) {
-      throw_exception(what, "unknown exception");
+      throw_exception(describe(), "unknown exception");
     }
-    if (status) throw_status(what, status);
+    if (status) throw_status(describe(), status);
   }
 
  private:
-  [[noreturn]] void throw_status(const char* what, EphostStatus* status) const;
-  [[noreturn]] void throw_exception(const char* what, const char* message) const;
+  [[noreturn]] void throw_status(const std::string& what, EphostStatus* status) const;
+  [[noreturn]] void throw_exception(const std::string& what, const char* message) const;
 
   const PluginRecord& record_;
   std::string name_;

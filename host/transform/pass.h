@@ -75,5 +75,7 @@ std::unique_ptr<GraphPass> make_noop_elimination_pass();
 std::unique_ptr<GraphPass> make_constant_folding_pass();
 // Removes initializers (not graph inputs) that no node, graph output or subgraph reads.
 std::unique_ptr<GraphPass> make_unused_initializer_elimination_pass();
+// Level 2: Conv followed by inference BatchNormalization becomes one Conv with folded weights.
+std::unique_ptr<GraphPass> make_conv_batchnorm_fusion_pass();
 
 }  // namespace ephost
