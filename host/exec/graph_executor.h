@@ -71,6 +71,10 @@ class GraphExecutor {
   const plan::ExecutionPlan& execution_plan() const { return execution_plan_; }
   const plan::AllocationPlan& allocation_plan() const { return allocation_plan_; }
   size_t memory_patterns_recorded() const;
+  // The pattern recorded for these input shapes (graph-input order), or null.
+  std::shared_ptr<const plan::MemoryPattern> memory_pattern(const std::vector<std::vector<int64_t>>& input_shapes) const {
+    return patterns_.find(plan::MemoryPatternCache::signature(input_shapes));
+  }
 
   // Runs the graph. `feeds` bind graph inputs (and may override initializers that are inputs);
   // outer-scope values come from `parent`. Returns the graph outputs in declaration order.
