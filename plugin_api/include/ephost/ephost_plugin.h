@@ -325,7 +325,9 @@ typedef struct EphostPlugin {
   EphostStatus* (*compile)(EphostProvider* provider, const EphostGraph* group, const char* fused_name,
                            EphostComputeInfo* out_compute);
 
-  /* Called before and after every Run of a session that uses this provider. Optional. */
+  /* Called before and after every Run of a session that uses this provider. Optional. Runs of one
+   * session may overlap (concurrent Run calls), so these may be called from several threads at once;
+   * on_run_end is called even when the run failed. */
   EphostStatus* (*on_run_start)(EphostProvider* provider);
   EphostStatus* (*on_run_end)(EphostProvider* provider);
 
