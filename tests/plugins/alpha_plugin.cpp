@@ -1,5 +1,8 @@
 // Test plugin "alpha" (priority 100): claims every float32 Add and Mul node as a single node and runs
-// it with a broadcasting kernel. Provider option `claim`: "all" (default) or "none".
+// it with a broadcasting kernel. Provider option `claim`: "all" (default) or "none". Option `misbehave`
+// injects faults so tests can see how the host reports them: "fail_compute" (the kernel returns an
+// error), "skip_output" (the kernel returns success without writing its output), "fail_capability"
+// (get_capability fails), "fail_create_kernel" (kernel creation fails); default "none".
 #include <memory>
 
 #include "elementwise.hpp"
@@ -12,8 +15,10 @@ using ephost_test::BinaryOp;
 
 class BinaryKernel : public Kernel {
  public:
-  explicit BinaryKernel(BinaryOp op) : op_(op) {}
+  BinaryKernel(BinaryOp op, std::string misbehave) : op_(op), misbehave_(std::move(misbehave)) {}
   void compute(KernelContext& ctx) override {
+    if (misbehave_ == "fail_compute") fail(EPHOST_EP_FAIL, "alpha: injected compute failure");
+    if (misbehave_ == "skip_output") return;
     Tensor a = ctx.input(0), b = ctx.input(1);
     const float* pa = ephost_test::float_data(a, "input A");
     const float* pb = ephost_test::float_data(b, "input B");
@@ -24,12 +29,14 @@ class BinaryKernel : public Kernel {
 
  private:
   BinaryOp op_;
+  std::string misbehave_;
 };
 
 class AlphaProvider : public Provider {
  public:
-  explicit AlphaProvider(bool claim) : claim_(claim) {}
+  AlphaProvider(bool claim, std::string misbehave) : claim_(claim), misbehave_(std::move(misbehave)) {}
   void get_capability(const Graph& graph, Capability& capability) override {
+    if (misbehave_ == "fail_capability") fail(EPHOST_EP_FAIL, "alpha: injected get_capability failure");
     if (!claim_) return;
     for (const Node& node : graph.nodes()) {
       std::string op = node.op_type();
@@ -38,13 +45,15 @@ class AlphaProvider : public Provider {
   }
   std::unique_ptr<Kernel> create_kernel(const Node& node) override {
     std::string op = node.op_type();
-    if (op == "Add") return std::make_unique<BinaryKernel>(BinaryOp::kAdd);
-    if (op == "Mul") return std::make_unique<BinaryKernel>(BinaryOp::kMul);
+    if (misbehave_ == "fail_create_kernel") fail(EPHOST_EP_FAIL, "alpha: injected kernel creation failure");
+    if (op == "Add") return std::make_unique<BinaryKernel>(BinaryOp::kAdd, misbehave_);
+    if (op == "Mul") return std::make_unique<BinaryKernel>(BinaryOp::kMul, misbehave_);
     fail(EPHOST_NOT_IMPLEMENTED, "alpha has no kernel for " + op + " node '" + node.name() + "'");
   }
 
  private:
   bool claim_;
+  std::string misbehave_;
 };
 
 struct AlphaDescribe {
@@ -64,7 +73,11 @@ struct AlphaDescribe {
 
 struct AlphaCreate {
   std::unique_ptr<Provider> operator()(const Options& options) const {
-    return std::make_unique<AlphaProvider>(ephost_test::claims_anything(options));
+    std::string misbehave = option(options, "misbehave", "none");
+    if (misbehave != "none" && misbehave != "fail_compute" && misbehave != "skip_output" &&
+        misbehave != "fail_capability" && misbehave != "fail_create_kernel")
+      fail(EPHOST_INVALID_ARGUMENT, "alpha: unknown misbehave value '" + misbehave + "'");
+    return std::make_unique<AlphaProvider>(ephost_test::claims_anything(options), misbehave);
   }
 };
 
