@@ -107,6 +107,7 @@ void BM_DispatchPerNode(benchmark::State& state) {
   SessionOptions o;
   o.optimization_level = 0;
   o.intra_op_threads = 1;
+  o.set("ep.cpu.fuse_elementwise", "0");  // one step per node: that is what this measures
   auto s = Session::create_from_buffer(bench_env(), bytes.data(), bytes.size(), o);
   Tensor x = Tensor::allocate(EPHOST_ELEMENT_FLOAT, {1, 1});
   x.data_as<float>()[0] = 0.5f;

@@ -1,8 +1,10 @@
 #include "cpu_provider.h"
 
+#include <map>
 #include <string>
 #include <thread>
 
+#include "fusion.h"
 #include "kernel_registry.h"
 
 namespace ephost::cpu {
@@ -23,6 +25,10 @@ CpuProvider::CpuProvider(const sdk::Options& options) {
               "cpu provider: option intra_op_num_threads must be >= 0, found " + std::to_string(n));
   // 0 means "as many as the machine has", as in ONNX Runtime.
   config_.default_threads = n == 0 ? std::max(1u, std::thread::hardware_concurrency()) : n;
+  const std::string fuse = sdk::option(options, "fuse_elementwise", "1");
+  if (fuse != "0" && fuse != "1")
+    sdk::fail(EPHOST_INVALID_ARGUMENT, "cpu provider: option fuse_elementwise must be 0 or 1, found '" + fuse + "'");
+  config_.fuse_elementwise = fuse == "1";
   config_.conv_layout = sdk::option(options, "conv_layout", config_.conv_layout);
   if (config_.conv_layout != "plain" && config_.conv_layout != "blocked" && config_.conv_layout != "auto")
     sdk::fail(EPHOST_INVALID_ARGUMENT,
@@ -31,7 +37,17 @@ CpuProvider::CpuProvider(const sdk::Options& options) {
 
 void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capability) {
   const KernelRegistry& registry = KernelRegistry::instance();
+  // Chains of pointwise float nodes become fused groups, claimed where their first node is.
+  std::map<size_t, size_t> chain_of;  // node id -> chain index
+  const std::vector<std::vector<sdk::Node>> chains =
+      config_.fuse_elementwise ? find_elementwise_chains(graph) : std::vector<std::vector<sdk::Node>>{};
+  for (size_t c = 0; c < chains.size(); ++c)
+    for (const sdk::Node& node : chains[c]) chain_of[node.id()] = c;
   for (const sdk::Node& node : graph.nodes()) {
+    if (auto it = chain_of.find(node.id()); it != chain_of.end()) {
+      if (chains[it->second].front().id() == node.id()) capability.add_fused_group(chains[it->second]);
+      continue;
+    }
     const KernelDef* def = nullptr;
     try {
       def = registry.match(node);
@@ -55,6 +71,10 @@ std::unique_ptr<sdk::Kernel> CpuProvider::create_kernel(const sdk::Node& node) {
     sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu: no kernel for " + node.op_type() + " '" + node.name() + "' at opset " +
                                           std::to_string(node.opset()));
   return def->create(node, config_);
+}
+
+std::unique_ptr<sdk::CompiledGroup> CpuProvider::compile(const sdk::Graph& group, const std::string& fused_name) {
+  return compile_elementwise_chain(group, fused_name, config_);
 }
 
 }  // namespace ephost::cpu

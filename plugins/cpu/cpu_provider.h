@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "kernel_base.h"
 
@@ -12,6 +13,7 @@ class CpuProvider : public sdk::Provider {
   explicit CpuProvider(const sdk::Options& options);
   void get_capability(const sdk::Graph& graph, sdk::Capability& capability) override;
   std::unique_ptr<sdk::Kernel> create_kernel(const sdk::Node& node) override;
+  std::unique_ptr<sdk::CompiledGroup> compile(const sdk::Graph& group, const std::string& fused_name) override;
 
  private:
   KernelConfig config_;

@@ -20,6 +20,7 @@ using math::Shape;
 struct KernelConfig {
   int default_threads = 1;              // used when the host reports no thread count
   std::string conv_layout = "auto";     // plain | blocked | auto (see math::ConvLayout)
+  bool fuse_elementwise = true;         // claim pointwise chains as fused groups (fusion.h)
 };
 
 // "<Op> '<node name>': what" as EPHOST_INVALID_ARGUMENT.

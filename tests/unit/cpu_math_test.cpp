@@ -18,6 +18,7 @@
 #include "../../plugins/cpu/math/reduce.h"
 #include "../../plugins/cpu/math/resize.h"
 #include "../../plugins/cpu/math/softmax.h"
+#include "../../plugins/cpu/math/vec.h"
 #include "../../plugins/cpu/math/transpose.h"
 
 namespace m = ephost::cpu::math;
@@ -99,6 +100,55 @@ TEST(CpuBroadcast, BinaryMatchesReference) {
       }
       expect_close(y, want, 1e-6);
     }
+  }
+}
+
+// The float Add/Sub/Mul/Div path (math/vec.h loops) gives exactly what the generic driver gives.
+TEST(CpuBroadcast, ArithF32MatchesGenericBitForBit) {
+  const std::vector<std::pair<Shape, Shape>> cases = {
+      {{2, 3, 4, 5}, {2, 3, 4, 5}}, {{2, 3, 4, 5}, {}},    {{}, {2, 3}},          {{1, 16, 7, 9}, {1, 16, 1, 1}},
+      {{1, 16, 1, 1}, {1, 16, 7, 9}}, {{2, 3, 4, 5}, {5}}, {{2, 3, 4, 5}, {4, 1}}, {{3, 1}, {1, 4}},
+      {{1, 4, 1, 6}, {3, 1, 5, 1}}, {{300, 257}, {257}},  {{2, 8, 33, 40}, {1, 8, 1, 1}}};
+  const m::BinOp ops[] = {m::BinOp::kAdd, m::BinOp::kSub, m::BinOp::kMul, m::BinOp::kDiv};
+  uint32_t seed = 7;
+  for (const auto& [as, bs] : cases) {
+    const Shape os = m::broadcast_shapes(as, bs);
+    const auto a = random_vec(m::numel(as), seed++), b = random_vec(m::numel(bs), seed++);
+    for (m::BinOp op : ops)
+      for (int threads : {1, 2}) {
+        std::vector<float> got(m::numel(os)), want(m::numel(os));
+        m::broadcast_arith_f32(op, a.data(), as, b.data(), bs, got.data(), os, threads);
+        m::broadcast_binary(a.data(), as, b.data(), bs, want.data(), os, 1, [op](float x, float z) {
+          switch (op) {
+            case m::BinOp::kAdd: return x + z;
+            case m::BinOp::kSub: return x - z;
+            case m::BinOp::kMul: return x * z;
+            default: return x / z;
+          }
+        });
+        ASSERT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float))) << m::to_string(as) << " "
+                                                                                       << m::to_string(bs);
+      }
+  }
+}
+
+TEST(CpuVec, UnaryLoopsMatchScalarAndSumIsAccurate) {
+  const auto x = random_vec(10007, 3);
+  const int64_t n = static_cast<int64_t>(x.size());
+  std::vector<float> y(n);
+  m::clip_f32(x.data(), -0.25f, 0.5f, y.data(), n);
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(y[i], std::min(std::max(x[i], -0.25f), 0.5f));
+  m::hard_swish_f32(x.data(), y.data(), n);
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i] * (1.0f / 6.0f) + 0.5f;
+    ASSERT_EQ(y[i], x[i] * (v < 0.f ? 0.f : (v > 1.f ? 1.f : v)));
+  }
+  m::relu_f32(x.data(), y.data(), n);
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(y[i], x[i] > 0.f ? x[i] : 0.f);
+  for (int64_t len : {0, 1, 15, 16, 17, 4095, 4096, 4097, 10007}) {
+    double want = 0;
+    for (int64_t i = 0; i < len; ++i) want += x[i];
+    EXPECT_NEAR(m::sum_f32(x.data(), len), want, 1e-4 * (1 + std::sqrt(double(len))));
   }
 }
 

@@ -60,6 +60,8 @@ TEST(Executor, AllocationPlanReusesBuffersOnAChain) {
   std::string bytes = chain_bytes(8);
   SessionOptions o;
   o.optimization_level = 0;
+  // Node by node, so the planner sees the chain (the CPU plugin would otherwise fuse it into one step).
+  o.set("ep.cpu.fuse_elementwise", "0");
   auto s = Session::create_from_buffer(env(), bytes.data(), bytes.size(), o);
   const auto& plan = s->main_executor().allocation_plan();
   size_t reuse = 0;
@@ -72,6 +74,7 @@ TEST(Executor, MemoryPatternRecordedPerInputShape) {
   std::string bytes = chain_bytes(8);
   SessionOptions o;
   o.optimization_level = 0;
+  o.set("ep.cpu.fuse_elementwise", "0");
   auto s = Session::create_from_buffer(env(), bytes.data(), bytes.size(), o);
   EXPECT_EQ(s->main_executor().memory_patterns_recorded(), 0u);
   auto first = run_chain(*s, 3);
@@ -89,8 +92,10 @@ TEST(Executor, SameResultsWithoutReuseOrPatterns) {
   plain.optimization_level = 0;
   plain.set("session.enable_mem_pattern", "0");
   plain.set("session.enable_mem_reuse", "0");
+  plain.set("ep.cpu.fuse_elementwise", "0");
   SessionOptions planned;
   planned.optimization_level = 0;
+  planned.set("ep.cpu.fuse_elementwise", "0");
   auto a = Session::create_from_buffer(env(), bytes.data(), bytes.size(), plain);
   auto b = Session::create_from_buffer(env(), bytes.data(), bytes.size(), planned);
   for (const auto& v : a->main_executor().allocation_plan().values) EXPECT_NE(v.kind, plan::AllocKind::kReuse);

@@ -3,14 +3,22 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "kernel_registry.h"
 #include "math/fast_math.h"
 #include "math/parallel.h"
+#include "math/vec.h"
 
 namespace ephost::cpu {
 
 namespace {
+
+// Ops with a vectorised float range form `void f32(const float* x, float* y, int64_t n) const`.
+template <typename Op, typename = void>
+struct has_f32 : std::false_type {};
+template <typename Op>
+struct has_f32<Op, std::void_t<decltype(std::declval<const Op&>().f32(nullptr, nullptr, int64_t{}))>> : std::true_type {};
 
 template <typename Op, typename TypeList>
 class UnaryKernel : public CpuKernel {
@@ -25,6 +33,12 @@ class UnaryKernel : public CpuKernel {
       const T* px = x.data<T>();
       T* y = ctx.output<T>(0, x.shape());
       const Op& op = op_;
+      if constexpr (std::is_same_v<T, float> && has_f32<Op>::value) {
+        // A contiguous loop in math/vec.h (AVX2 where the CPU has it), same values.
+        math::parallel_for(x.size(), threads, math::kElementwiseGrain,
+                           [&](int64_t i0, int64_t i1) { op.f32(px + i0, y + i0, i1 - i0); });
+        return;
+      }
       math::parallel_for(x.size(), threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
         for (int64_t i = i0; i < i1; ++i) y[i] = op(px[i]);
       });
@@ -46,7 +60,12 @@ class UnaryKernel : public CpuKernel {
     }                                                \
   };
 
-EPHOST_STATELESS_OP(ReluOp, x > T(0) ? x : T(0))
+struct ReluOp {
+  explicit ReluOp(const sdk::Node&) {}
+  template <typename T>
+  T operator()(T x) const { return x > T(0) ? x : T(0); }
+  void f32(const float* x, float* y, int64_t n) const { math::relu_f32(x, y, n); }
+};
 EPHOST_STATELESS_OP(NegOp, -x)
 EPHOST_STATELESS_OP(AbsOp, std::is_unsigned_v<T> ? x : (x < T(0) ? T(-x) : x))
 EPHOST_STATELESS_OP(SignOp, (x > T(0)) - (x < T(0)))
@@ -84,6 +103,7 @@ struct SigmoidOp {
   explicit SigmoidOp(const sdk::Node&) {}
   float operator()(float x) const { return math::fast_sigmoid(x); }
   double operator()(double x) const { return 1.0 / (1.0 + std::exp(-x)); }
+  void f32(const float* x, float* y, int64_t n) const { math::sigmoid_f32(x, y, n); }
 };
 
 struct HardSigmoidOp {
@@ -94,6 +114,7 @@ struct HardSigmoidOp {
     const T v = T(alpha) * x + T(beta);
     return v < T(0) ? T(0) : (v > T(1) ? T(1) : v);
   }
+  void f32(const float* x, float* y, int64_t n) const { math::hard_sigmoid_f32(x, alpha, beta, y, n); }
 };
 
 struct HardSwishOp {
@@ -103,6 +124,7 @@ struct HardSwishOp {
     const T v = x * T(1.0f / 6.0f) + T(0.5);
     return x * (v < T(0) ? T(0) : (v > T(1) ? T(1) : v));
   }
+  void f32(const float* x, float* y, int64_t n) const { math::hard_swish_f32(x, y, n); }
 };
 
 struct LeakyReluOp {
@@ -230,6 +252,11 @@ class ClipKernel : public CpuKernel {
       }
       const T* px = x.data<T>();
       T* y = ctx.output<T>(0, x.shape());
+      if constexpr (std::is_same_v<T, float>) {
+        math::parallel_for(x.size(), threads, math::kElementwiseGrain,
+                           [&](int64_t i0, int64_t i1) { math::clip_f32(px + i0, lo, hi, y + i0, i1 - i0); });
+        return;
+      }
       math::parallel_for(x.size(), threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
         for (int64_t i = i0; i < i1; ++i) {
           const T v = px[i] < lo ? lo : px[i];

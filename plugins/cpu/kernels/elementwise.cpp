@@ -79,6 +79,12 @@ class ArithKernel : public CpuKernel {
             if (pb[i] == 0) fail("integer division by zero");
       }
       T* y = ctx.output<T>(0, os);
+      if constexpr (std::is_same_v<T, float>) {
+        static constexpr math::BinOp kOps[] = {math::BinOp::kAdd, math::BinOp::kSub, math::BinOp::kMul,
+                                               math::BinOp::kDiv};
+        math::broadcast_arith_f32(kOps[static_cast<int>(kind_)], pa, as, pb, bs, y, os, threads);
+        return;
+      }
       switch (kind_) {
         case Arith::kAdd: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return T(x + z); }); break;
         case Arith::kSub: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return T(x - z); }); break;

@@ -97,6 +97,48 @@ void RowCursor::next() {
   }
 }
 
+void broadcast_arith_f32(BinOp op, const float* a, const Shape& a_shape, const float* b, const Shape& b_shape,
+                         float* out, const Shape& out_shape, int threads) {
+  const int64_t n = numel(out_shape);
+  if (n == 0) return;
+  const int64_t na = numel(a_shape), nb = numel(b_shape);
+  if ((na == n || na == 1) && (nb == n || nb == 1) && (na == n || nb == n)) {
+    // Same shape, or one side a single value.
+    const bool av = na == n, bv = nb == n;
+    parallel_for(n, threads, kElementwiseGrain, [&](int64_t i0, int64_t i1) {
+      binary_f32(op, av ? a + i0 : a, av, bv ? b + i0 : b, bv, out + i0, i1 - i0);
+    });
+    return;
+  }
+  const BroadcastPlan plan = plan_broadcast({a_shape, b_shape}, out_shape);
+  const int64_t inner = plan.inner(), rows = plan.rows();
+  const int64_t sa = plan.strides[0].back(), sb = plan.strides[1].back();
+  const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / inner);
+  if (sa > 1 || sb > 1 || (sa == 0 && sb == 0)) {
+    // Strided inner rows (rare): the generic driver.
+    switch (op) {
+      case BinOp::kAdd: return broadcast_binary(a, a_shape, b, b_shape, out, out_shape, threads, [](float x, float y) { return x + y; });
+      case BinOp::kSub: return broadcast_binary(a, a_shape, b, b_shape, out, out_shape, threads, [](float x, float y) { return x - y; });
+      case BinOp::kMul: return broadcast_binary(a, a_shape, b, b_shape, out, out_shape, threads, [](float x, float y) { return x * y; });
+      case BinOp::kDiv: return broadcast_binary(a, a_shape, b, b_shape, out, out_shape, threads, [](float x, float y) { return x / y; });
+    }
+    return;
+  }
+  if (plan.dims.size() == 2) {
+    // One row dim: offsets are r * stride, no cursor.
+    const int64_t ra = plan.strides[0][0], rb = plan.strides[1][0];
+    parallel_for(rows, threads, grain, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) binary_f32(op, a + r * ra, sa == 1, b + r * rb, sb == 1, out + r * inner, inner);
+    });
+    return;
+  }
+  parallel_for(rows, threads, grain, [&](int64_t r0, int64_t r1) {
+    RowCursor cur(plan, r0);
+    for (int64_t r = r0; r < r1; ++r, cur.next())
+      binary_f32(op, a + cur.offset(0), sa == 1, b + cur.offset(1), sb == 1, out + r * inner, inner);
+  });
+}
+
 namespace {
 
 template <typename T>

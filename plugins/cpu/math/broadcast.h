@@ -9,6 +9,7 @@
 
 #include "parallel.h"
 #include "shape.h"
+#include "vec.h"
 
 namespace ephost::cpu::math {
 
@@ -91,6 +92,11 @@ void broadcast_binary(const A* a, const Shape& a_shape, const B* b, const Shape&
     }
   });
 }
+
+// broadcast_binary for float Add/Sub/Mul/Div, with the row loops in math/vec.h (AVX2 where the CPU
+// has it) and no per-call allocation for the common rank-2 plans ([N,C,H,W] op [1,C,1,1]).
+void broadcast_arith_f32(BinOp op, const float* a, const Shape& a_shape, const float* b, const Shape& b_shape,
+                         float* out, const Shape& out_shape, int threads);
 
 // out[i] = f(a[ia], b[ib], c[ic]) (Where, Clip with tensor bounds).
 template <typename A, typename B, typename C, typename O, typename F>

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "parallel.h"
+#include "vec.h"
 
 namespace ephost::cpu::math {
 
@@ -238,16 +239,7 @@ void global_average_pool(const float* x, int64_t planes, int64_t size, float* y,
   parallel_for(planes, threads, std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(size, 1)),
                [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
-      const float* xp = x + p * size;
-      double sum = 0;
-      float part = 0.f;
-      // Float partial sums in blocks keep the loop vectorised; a double total keeps large planes exact.
-      for (int64_t i = 0; i < size; i += 4096) {
-        part = 0.f;
-        const int64_t e = std::min(size, i + 4096);
-        for (int64_t j = i; j < e; ++j) part += xp[j];
-        sum += part;
-      }
+      const double sum = sum_f32(x + p * size, size);
       y[p] = size > 0 ? static_cast<float>(sum / static_cast<double>(size)) : 0.f;
     }
   });

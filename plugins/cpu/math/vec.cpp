@@ -1,0 +1,139 @@
+#include "vec.h"
+
+#include "fast_math.h"
+
+namespace ephost::cpu::math {
+
+namespace {
+
+// The loop bodies, instantiated below once per ISA. Everything is force-inlined into the
+// ISA-specific entry points so that the vectoriser sees them with that entry point's target.
+#define EPHOST_VEC_INLINE inline __attribute__((always_inline))
+
+template <typename F>
+EPHOST_VEC_INLINE void binary_loop(const float* a, bool av, const float* b, bool bv, float* o, int64_t n, F f) {
+  if (av && bv) {
+    for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+  } else if (av) {
+    const float s = b[0];
+    for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], s);
+  } else {
+    const float s = a[0];
+    for (int64_t i = 0; i < n; ++i) o[i] = f(s, b[i]);
+  }
+}
+
+EPHOST_VEC_INLINE void binary_body(BinOp op, const float* a, bool av, const float* b, bool bv, float* o, int64_t n) {
+  switch (op) {
+    case BinOp::kAdd: return binary_loop(a, av, b, bv, o, n, [](float x, float y) { return x + y; });
+    case BinOp::kSub: return binary_loop(a, av, b, bv, o, n, [](float x, float y) { return x - y; });
+    case BinOp::kMul: return binary_loop(a, av, b, bv, o, n, [](float x, float y) { return x * y; });
+    case BinOp::kDiv: return binary_loop(a, av, b, bv, o, n, [](float x, float y) { return x / y; });
+  }
+}
+
+EPHOST_VEC_INLINE void clip_body(const float* x, float lo, float hi, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i] < lo ? lo : x[i];
+    y[i] = v > hi ? hi : v;
+  }
+}
+
+EPHOST_VEC_INLINE void hard_sigmoid_body(const float* x, float alpha, float beta, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = alpha * x[i] + beta;
+    y[i] = v < 0.f ? 0.f : (v > 1.f ? 1.f : v);
+  }
+}
+
+EPHOST_VEC_INLINE void hard_swish_body(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i] * (1.0f / 6.0f) + 0.5f;
+    y[i] = x[i] * (v < 0.f ? 0.f : (v > 1.f ? 1.f : v));
+  }
+}
+
+EPHOST_VEC_INLINE void relu_body(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.f ? x[i] : 0.f;
+}
+
+EPHOST_VEC_INLINE void sigmoid_body(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = fast_sigmoid(x[i]);
+}
+
+// 16 float lanes per block of 4096 (two independent AVX2 accumulators), blocks added in double.
+// The lane structure is fixed, so the result does not depend on the ISA the loop runs on.
+EPHOST_VEC_INLINE double sum_body(const float* x, int64_t n) {
+  double total = 0;
+  for (int64_t b = 0; b < n; b += 4096) {
+    const int64_t e = b + 4096 < n ? b + 4096 : n;
+    float acc[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t i = b;
+    for (; i + 16 <= e; i += 16)
+      for (int j = 0; j < 16; ++j) acc[j] += x[i + j];
+    for (; i < e; ++i) acc[i & 15] += x[i];
+    float s8[8];
+    for (int j = 0; j < 8; ++j) s8[j] = acc[j] + acc[j + 8];
+    for (int j = 0; j < 8; ++j) total += s8[j];
+  }
+  return total;
+}
+
+struct Table {
+  void (*binary)(BinOp, const float*, bool, const float*, bool, float*, int64_t);
+  void (*clip)(const float*, float, float, float*, int64_t);
+  void (*hard_sigmoid)(const float*, float, float, float*, int64_t);
+  void (*hard_swish)(const float*, float*, int64_t);
+  void (*relu)(const float*, float*, int64_t);
+  void (*sigmoid)(const float*, float*, int64_t);
+  double (*sum)(const float*, int64_t);
+};
+
+#define EPHOST_VEC_DEFINE(NS, TARGET)                                                                     \
+  namespace NS {                                                                                          \
+  TARGET void binary(BinOp op, const float* a, bool av, const float* b, bool bv, float* o, int64_t n) {   \
+    binary_body(op, a, av, b, bv, o, n);                                                                  \
+  }                                                                                                       \
+  TARGET void clip(const float* x, float lo, float hi, float* y, int64_t n) { clip_body(x, lo, hi, y, n); } \
+  TARGET void hard_sigmoid(const float* x, float a, float b, float* y, int64_t n) {                       \
+    hard_sigmoid_body(x, a, b, y, n);                                                                     \
+  }                                                                                                       \
+  TARGET void hard_swish(const float* x, float* y, int64_t n) { hard_swish_body(x, y, n); }               \
+  TARGET void relu(const float* x, float* y, int64_t n) { relu_body(x, y, n); }                           \
+  TARGET void sigmoid(const float* x, float* y, int64_t n) { sigmoid_body(x, y, n); }                     \
+  TARGET double sum(const float* x, int64_t n) { return sum_body(x, n); }                                 \
+  constexpr Table table{binary, clip, hard_sigmoid, hard_swish, relu, sigmoid, sum};                               \
+  }
+
+EPHOST_VEC_DEFINE(base, )
+#if defined(__x86_64__) && defined(__GNUC__)
+// "avx2" only: no FMA, so a*x+b stays two rounded operations as in the baseline build.
+EPHOST_VEC_DEFINE(avx2, __attribute__((target("avx2"))))
+#endif
+
+const Table& table() {
+  static const Table t = [] {
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) return avx2::table;
+#endif
+    return base::table;
+  }();
+  return t;
+}
+
+}  // namespace
+
+void binary_f32(BinOp op, const float* a, bool a_vec, const float* b, bool b_vec, float* o, int64_t n) {
+  table().binary(op, a, a_vec, b, b_vec, o, n);
+}
+void clip_f32(const float* x, float lo, float hi, float* y, int64_t n) { table().clip(x, lo, hi, y, n); }
+void hard_sigmoid_f32(const float* x, float alpha, float beta, float* y, int64_t n) {
+  table().hard_sigmoid(x, alpha, beta, y, n);
+}
+void hard_swish_f32(const float* x, float* y, int64_t n) { table().hard_swish(x, y, n); }
+void relu_f32(const float* x, float* y, int64_t n) { table().relu(x, y, n); }
+void sigmoid_f32(const float* x, float* y, int64_t n) { table().sigmoid(x, y, n); }
+double sum_f32(const float* x, int64_t n) { return table().sum(x, n); }
+
+}  // namespace ephost::cpu::math

@@ -1,0 +1,27 @@
+// Contiguous float loops for the hot elementwise ops, compiled for the baseline ISA and for AVX2 and
+// picked once at load time (__builtin_cpu_supports). The plugin is built for the baseline x86-64
+// ISA (SSE2), where these loops run 4 lanes wide; AVX2 doubles that. FMA is never enabled, so every
+// result is bit-identical to the scalar expression.
+#pragma once
+
+#include <cstdint>
+
+namespace ephost::cpu::math {
+
+enum class BinOp { kAdd, kSub, kMul, kDiv };
+
+// o[i] = a[i or 0] op b[i or 0] for i < n: a_vec / b_vec say whether a / b advance (one of them must).
+void binary_f32(BinOp op, const float* a, bool a_vec, const float* b, bool b_vec, float* o, int64_t n);
+// y[i] = min(max(x[i], lo), hi), in Clip's order (lo first).
+void clip_f32(const float* x, float lo, float hi, float* y, int64_t n);
+// HardSigmoid: clamp(alpha * x + beta, 0, 1).
+void hard_sigmoid_f32(const float* x, float alpha, float beta, float* y, int64_t n);
+// HardSwish: x * clamp(x / 6 + 0.5, 0, 1) (x * (1/6), as the scalar kernel).
+void hard_swish_f32(const float* x, float* y, int64_t n);
+void relu_f32(const float* x, float* y, int64_t n);
+// math::fast_sigmoid over a range.
+void sigmoid_f32(const float* x, float* y, int64_t n);
+// Sum of x[0, n) as math::sum_of (float lanes per block of 4096, blocks added in double).
+double sum_f32(const float* x, int64_t n);
+
+}  // namespace ephost::cpu::math
