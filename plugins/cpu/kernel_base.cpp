@@ -11,27 +11,7 @@ void fail_node(const sdk::Node& node, const std::string& what) {
   sdk::fail(EPHOST_INVALID_ARGUMENT, node.op_type() + " '" + node.name() + "': " + what);
 }
 
-const char* type_name(int32_t t) {
-  switch (t) {
-    case EPHOST_ELEMENT_FLOAT: return "float";
-    case EPHOST_ELEMENT_UINT8: return "uint8";
-    case EPHOST_ELEMENT_INT8: return "int8";
-    case EPHOST_ELEMENT_UINT16: return "uint16";
-    case EPHOST_ELEMENT_INT16: return "int16";
-    case EPHOST_ELEMENT_INT32: return "int32";
-    case EPHOST_ELEMENT_INT64: return "int64";
-    case EPHOST_ELEMENT_STRING: return "string";
-    case EPHOST_ELEMENT_BOOL: return "bool";
-    case EPHOST_ELEMENT_FLOAT16: return "float16";
-    case EPHOST_ELEMENT_DOUBLE: return "double";
-    case EPHOST_ELEMENT_UINT32: return "uint32";
-    case EPHOST_ELEMENT_UINT64: return "uint64";
-    case EPHOST_ELEMENT_COMPLEX64: return "complex64";
-    case EPHOST_ELEMENT_COMPLEX128: return "complex128";
-    case EPHOST_ELEMENT_BFLOAT16: return "bfloat16";
-    default: return "undefined";
-  }
-}
+const char* type_name(int32_t t) { return EphostElementTypeName(t); }
 
 bool is_movable_type(int32_t t) {
   return t != EPHOST_ELEMENT_STRING && t != EPHOST_ELEMENT_UNDEFINED && sdk::element_size(t) != 0;
