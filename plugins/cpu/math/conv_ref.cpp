@@ -5,34 +5,10 @@
 #include <algorithm>
 
 #include "conv.h"
+#include "spatial3.h"
 #include "parallel.h"
 
 namespace ephost::cpu::math {
-
-namespace {
-
-// Spatial values padded to 3 dims (depth, height, width).
-struct Geo3 {
-  int64_t in[3], out[3], k[3], s[3], d[3], pb[3];
-};
-
-Geo3 geo3(const ConvGeometry& g) {
-  Geo3 r;
-  const size_t k = g.in_spatial.size(), off = 3 - k;
-  for (size_t i = 0; i < 3; ++i) {
-    const bool real = i >= off;
-    const size_t j = i - off;
-    r.in[i] = real ? g.in_spatial[j] : 1;
-    r.out[i] = real ? g.out_spatial[j] : 1;
-    r.k[i] = real ? g.kernel[j] : 1;
-    r.s[i] = real ? g.strides[j] : 1;
-    r.d[i] = real ? g.dilations[j] : 1;
-    r.pb[i] = real ? g.pad_begin[j] : 0;
-  }
-  return r;
-}
-
-}  // namespace
 
 struct ConvRunner::Impl {
   bool transposed;
@@ -50,7 +26,7 @@ std::string ConvRunner::implementation(const ConvGeometry&, bool, int) { return 
 
 void ConvRunner::run(const ConvGeometry& g, const float* x, const float* w, const float* bias, float* y, int threads) {
   if (impl_->const_weights) w = impl_->const_weights;
-  const Geo3 G = geo3(g);
+  const Spatial3 G = to_spatial3(g);
   const int64_t groups = g.group, ICg = g.in_channels / groups, OCg = g.out_channels / groups;
   const int64_t in_plane = G.in[0] * G.in[1] * G.in[2], out_plane = G.out[0] * G.out[1] * G.out[2];
   const int64_t K = G.k[0] * G.k[1] * G.k[2];

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "parallel.h"
+#include "spatial3.h"
 #include "vec.h"
 
 namespace ephost::cpu::math {
@@ -67,28 +68,6 @@ PoolGeometry pool_geometry(const PoolParams& p, const Shape& x) {
 
 namespace {
 
-// Spatial dims padded to 3 (depth, height, width) so one loop nest serves 1-D to 3-D.
-struct Dims3 {
-  int64_t in[3], out[3], k[3], s[3], d[3], pb[3], pe[3];
-};
-
-Dims3 dims3(const PoolGeometry& g) {
-  Dims3 r;
-  const size_t k = g.in_spatial.size(), off = 3 - k;
-  for (size_t i = 0; i < 3; ++i) {
-    const bool real = i >= off;
-    const size_t j = i - off;
-    r.in[i] = real ? g.in_spatial[j] : 1;
-    r.out[i] = real ? g.out_spatial[j] : 1;
-    r.k[i] = real ? g.kernel[j] : 1;
-    r.s[i] = real ? g.strides[j] : 1;
-    r.d[i] = real ? g.dilations[j] : 1;
-    r.pb[i] = real ? g.pad_begin[j] : 0;
-    r.pe[i] = real ? g.pad_end[j] : 0;
-  }
-  return r;
-}
-
 // First kernel tap whose position start + t*d is >= lo, and one past the last tap below hi.
 inline void tap_range(int64_t start, int64_t k, int64_t d, int64_t lo, int64_t hi, int64_t* t0, int64_t* t1) {
   int64_t a = start >= lo ? 0 : (lo - start + d - 1) / d;
@@ -123,7 +102,7 @@ AxisWindows axis_windows(int64_t out, int64_t s, int64_t pb, int64_t pe, int64_t
 
 template <typename T>
 void max_pool(const T* x, const PoolGeometry& g, T* y, int64_t* indices, bool column_major, int threads) {
-  const Dims3 D = dims3(g);
+  const Spatial3 D = to_spatial3(g);
   const int64_t planes = g.batch * g.channels;
   const int64_t in_plane = D.in[0] * D.in[1] * D.in[2];
   const int64_t out_plane = D.out[0] * D.out[1] * D.out[2];
@@ -195,7 +174,7 @@ template void max_pool<int8_t>(const int8_t*, const PoolGeometry&, int8_t*, int6
 template void max_pool<uint8_t>(const uint8_t*, const PoolGeometry&, uint8_t*, int64_t*, bool, int);
 
 void average_pool(const float* x, const PoolGeometry& g, float* y, bool count_include_pad, int threads) {
-  const Dims3 D = dims3(g);
+  const Spatial3 D = to_spatial3(g);
   const int64_t planes = g.batch * g.channels;
   const int64_t in_plane = D.in[0] * D.in[1] * D.in[2];
   const int64_t out_plane = D.out[0] * D.out[1] * D.out[2];
