@@ -50,13 +50,29 @@ struct WeightCache {
   }
 };
 
-// Builds a matmul primitive: a, b_user, y fully described; b chosen by oneDNN when constant.
-void build(Plan& plan, const memory::desc& b_any_or_user, const dnnl::primitive_attr& attr) {
-  auto desc = dnnl::matmul::desc(plan.a, b_any_or_user, plan.y);
+// Builds a matmul primitive (a, b_user, y fully described) and prepares B: constant weights let
+// oneDNN choose B's layout (b_any) and are reordered into it once, through the weight cache; a B
+// given at run time keeps its layout, with a reorder when the primitive wants another.
+void build(Plan& plan, const memory::desc& b_any, const dnnl::primitive_attr& attr, const float* const_b,
+           WeightCache& weights) {
+  auto desc = dnnl::matmul::desc(plan.a, const_b ? b_any : plan.b_user, plan.y);
   auto pd = dnnl::matmul::primitive_desc(desc, attr, cpu_engine());
   plan.prim = dnnl::matmul(pd);
   plan.b = pd.weights_desc();
   plan.scratch_bytes = pd.scratchpad_desc().get_size();
+  plan.reorder_b = plan.b != plan.b_user;
+  if (const_b)
+    plan.const_b = weights.get(plan.b_user, plan.b, const_b);
+  else if (plan.reorder_b)
+    plan.b_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), plan.b_user, cpu_engine(), plan.b));
+}
+
+using PlanMap = std::map<std::vector<int64_t>, std::shared_ptr<Plan>>;
+
+// Keeps at most kMaxPlans primitives per runner (shapes seldom vary much).
+void remember(PlanMap& plans, const std::vector<int64_t>& key, std::shared_ptr<Plan> plan) {
+  if (plans.size() >= kMaxPlans) plans.erase(plans.begin());
+  plans.emplace(key, std::move(plan));
 }
 
 void execute(const Plan& plan, const float* a, const float* b, float* y, int threads) {
@@ -94,7 +110,7 @@ dnnl::primitive_attr base_attr() {
 struct MatMulRunner::Impl {
   const float* const_b;
   std::mutex mu;
-  std::map<std::vector<int64_t>, std::shared_ptr<Plan>> plans;
+  PlanMap plans;
   WeightCache weights;
 };
 
@@ -136,16 +152,9 @@ void MatMulRunner::run(const float* a, const Shape& a_shape, const float* b, con
         plan->y = plain_desc(Y);
         set_num_threads(threads);
         const memory::desc b_any(dims_of(B), memory::data_type::f32, memory::format_tag::any);
-        build(*plan, impl_->const_b ? b_any : plan->b_user, base_attr());
-        plan->reorder_b = plan->b != plan->b_user;
-        if (impl_->const_b) {
-          plan->const_b = impl_->weights.get(plan->b_user, plan->b, impl_->const_b);
-        } else if (plan->reorder_b) {
-          plan->b_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), plan->b_user, cpu_engine(), plan->b));
-        }
+        build(*plan, b_any, base_attr(), impl_->const_b, impl_->weights);
       }
-      if (impl_->plans.size() >= kMaxPlans) impl_->plans.erase(impl_->plans.begin());
-      impl_->plans.emplace(key, plan);
+      remember(impl_->plans, key, plan);
     }
   }
   if (plan->empty_k) {
@@ -161,7 +170,7 @@ struct GemmRunner::Impl {
   GemmParams p;
   const float* const_b;
   std::mutex mu;
-  std::map<std::vector<int64_t>, std::shared_ptr<Plan>> plans;
+  PlanMap plans;
   WeightCache weights;
 };
 
@@ -213,15 +222,8 @@ void GemmRunner::run(const float* a, const Shape& a_shape, const float* b, const
       attr.set_post_ops(ops);
       set_num_threads(threads);
       const memory::desc b_any({K, N}, memory::data_type::f32, memory::format_tag::any);
-      build(*plan, impl_->const_b ? b_any : plan->b_user, attr);
-      plan->reorder_b = plan->b != plan->b_user;
-      if (impl_->const_b) {
-        plan->const_b = impl_->weights.get(plan->b_user, plan->b, impl_->const_b);
-      } else if (plan->reorder_b) {
-        plan->b_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), plan->b_user, cpu_engine(), plan->b));
-      }
-      if (impl_->plans.size() >= kMaxPlans) impl_->plans.erase(impl_->plans.begin());
-      impl_->plans.emplace(key, plan);
+      build(*plan, b_any, attr, impl_->const_b, impl_->weights);
+      remember(impl_->plans, key, plan);
     }
   }
   execute(*plan, a, b, y, threads);
