@@ -61,7 +61,7 @@ typedef struct EphostCapability EphostCapability;
 typedef struct EphostKernelContext EphostKernelContext;
 /* A tensor produced by the host for the plugin (a subgraph's result); released with value_release. */
 typedef struct EphostValue EphostValue;
-/* The sink an EPContext emitter writes into (declared for the EPContext slots). */
+/* The sink context_emit writes a group's compiled context into (valid during context_emit only). */
 typedef struct EphostContextSink EphostContextSink;
 
 /* Plugin-owned handles: the host never looks inside them. */
@@ -95,7 +95,7 @@ typedef struct EphostTensorView {
   const void* data;     /* NULL only for an absent optional input */
 } EphostTensorView;
 
-/* The verdict of a plugin on a compiled EPContext blob (declared for the EPContext issue).
+/* The verdict of a plugin on a compiled EPContext blob (context_judge).
  * Numbering follows ONNX Runtime's OrtCompiledModelCompatibility. */
 typedef enum EphostContextVerdict {
   EPHOST_CONTEXT_NOT_MINE = 0,          /* not this plugin's format: ask the next plugin */
@@ -280,10 +280,19 @@ typedef struct EphostHostApi {
   EphostStatus* (*value_tensor)(const EphostValue* value, EphostTensorView* out);
   void (*value_release)(EphostValue* value);
 
-  /* --- EPContext sink (ABI 1, used by context_emit; implemented with the EPContext issue) --- */
-  /* Hand the host the bytes of this group's compiled context. The host writes every file. */
+  /* --- EPContext sink (ABI 1), used inside context_emit only --- */
+  /* Append `size` bytes (copied) to this group's compiled context. May be called several times: the
+   * pieces are concatenated in call order, and context_judge/context_load later receive exactly that
+   * concatenation. The host writes every file (temp file + rename) and, in the context binary file,
+   * stores each distinct piece once (content hash): a plugin that hands every weight tensor as its
+   * own piece gets deduplication across partitions and across the sessions of a weight-sharing group
+   * (ep.share_ep_contexts) for free. */
   EphostStatus* (*context_set_blob)(EphostContextSink* sink, const void* data, size_t size);
-  /* Set an EPContext string attribute ("ep_sdk_version", "hardware_architecture", "notes", ...). */
+  /* Set an attribute of the EPContext node: "ep_sdk_version", "hardware_architecture", "notes"
+   * (strings) or "max_size" (a decimal integer). The host fills "ep_sdk_version" and
+   * "hardware_architecture" from EphostPluginInfo when the plugin does not set them, and owns
+   * "main_context", "ep_cache_context", "embed_mode", "source", "partition_name" and
+   * "onnx_model_filename" (setting those fails with EPHOST_INVALID_ARGUMENT). */
   EphostStatus* (*context_set_attribute)(EphostContextSink* sink, const char* name, const char* value);
 } EphostHostApi;
 
@@ -331,15 +340,40 @@ typedef struct EphostPlugin {
   EphostStatus* (*on_run_start)(EphostProvider* provider);
   EphostStatus* (*on_run_end)(EphostProvider* provider);
 
-  /* --- EPContext (declared in ABI 1; the EPContext issue implements the host side) --- */
-  /* Write the compiled context of a group compiled earlier with `fused_name` into `sink`. Optional. */
+  /* --- EPContext (ABI 1; seed: ONNX Runtime's EPContext design) ---
+   * A compiled group is cached as one `com.microsoft` EPContext node. Its inputs are the group's
+   * boundary inputs that are NOT constant initializers, in the group's input order (the weights
+   * live in the context, so the blob must carry every constant initializer the program needs); its
+   * outputs are the group's outputs in order. A compute unit made by context_load receives exactly
+   * the EPContext node's inputs and outputs in that order. */
+
+  /* Generation (session option ep.context_enable=1): called once per fused group this provider
+   * compiled, after all compiles of the session, with the `fused_name` compile received (it carries
+   * the ep.context_node_name_prefix and becomes the node name and `partition_name`). The plugin
+   * writes its serialized program into `sink` with context_set_blob / context_set_attribute; `sink`
+   * is valid during the call only. A plugin without context_emit (NULL) is never cached: its groups
+   * are compiled again on every session, and the host says so in the log. Optional. */
   EphostStatus* (*context_emit)(EphostProvider* provider, const char* fused_name, EphostContextSink* sink);
-  /* Judge an EPContext node and its blob before loading. `*out_reason` (plugin-owned string valid
-   * until the next call on this provider, or NULL) names the field that decided, e.g. "sdk_version
-   * 2.0 != 3.0". Optional: without it every context whose `source` matches is tried. */
+
+  /* Loading: judge an EPContext node whose `source` is one of this plugin's context_source_keys,
+   * before it is loaded. `context_node` is the EPContext node (read its attributes, e.g.
+   * "ep_sdk_version", "hardware_architecture", "partition_name"); `blob`/`blob_size` are the bytes
+   * context_emit produced (for embed_mode 0 the host has read and verified the binary file), valid
+   * during the call only. Set `*out_verdict`; set `*out_reason` (plugin-owned string valid until the
+   * next call on this provider, or NULL) to name the field that decided, e.g. "sdk_version 2.0.0 !=
+   * 3.0.0", "hardware_architecture", "driver_version", "format_version", "truncated blob",
+   * "checksum". UNSUPPORTED makes the host report INVALID_GRAPH with that reason and run the
+   * partition's original nodes on the remaining providers instead (unless
+   * session.disable_ep_context_fallback=1); PREFER_RECOMPILE loads but warns (fails with
+   * session.fail_on_suboptimal_compiled_model=1); NOT_MINE asks the next plugin with a matching key.
+   * Must never crash on arbitrary bytes. Optional: without it every matching context is loaded. */
   EphostStatus* (*context_judge)(EphostProvider* provider, const EphostNode* context_node, const void* blob,
                                  size_t blob_size, EphostContextVerdict* out_verdict, const char** out_reason);
-  /* Load an EPContext node and its blob into a compute unit. `blob` is valid during the call only. */
+
+  /* Load a context judged usable into a compute unit, as compile does for a fused group (the host
+   * calls create_state/compute/release_state/release the same way). `blob` is valid during the call
+   * only: copy what the program needs. A failure is treated like UNSUPPORTED (INVALID_GRAPH, then
+   * fallback). Required when context_source_keys is not empty. */
   EphostStatus* (*context_load)(EphostProvider* provider, const EphostNode* context_node, const void* blob,
                                 size_t blob_size, EphostComputeInfo* out_compute);
 } EphostPlugin;
