@@ -111,6 +111,17 @@ TEST(EpContextTools, CompileWritesTheCtxModelAndTheBinaryBesideTheModel) {
   EXPECT_NE(first_values(ctx.output), "");
 }
 
+TEST(EpContextTools, CompileWithoutACompilingProviderWarnsThatNothingWasCached) {
+  TempDir dir;
+  Result r = ephost("compile " + quoted(save_chain(dir, "chain.onnx")) + " --providers cpu");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "EPContext nodes: 0")) << r.output;
+  EXPECT_TRUE(contains(r.output, "ordinary nodes: 5 (cpu: 5)")) << r.output;
+  EXPECT_TRUE(contains(r.output, "warning: no provider cached a compiled part of this model (providers: cpu)"))
+      << r.output;
+  EXPECT_EQ(files_in(dir.path()), (std::set<std::string>{"chain.onnx", "chain_ctx.onnx"}));
+}
+
 TEST(EpContextTools, CompileAgainWithoutForceFailsAndLeavesTheCtxModelUntouched) {
   TempDir dir;
   const std::string model = save_chain(dir, "chain.onnx");
