@@ -3,6 +3,7 @@
 // outer-scope value, Scan with reversed and strided scan inputs, and the errors a caller can make.
 // Also `ephost test` on a case whose data files are SequenceProto and OptionalProto.
 #include <gtest/gtest.h>
+#include <onnx/onnx-data_pb.h>
 #include <sys/wait.h>
 
 #include <cstdio>
