@@ -14,6 +14,7 @@
 #include "model/loader.h"
 #include "model_builders.h"
 #include "partition/partition.h"
+#include "session/session.h"
 
 using namespace ephost;
 using namespace ephost_test;
@@ -134,6 +135,33 @@ TEST(ValueKinds, Abi1PluginsCannotClaimNodesWithSequences) {
   size_t refusals = 0;
   for (const auto& note : p.notes) refusals += note.refused && note.provider == 0 ? 1 : 0;
   EXPECT_EQ(refusals, 2u);
+}
+
+TEST(ValueKinds, RunsFedASequenceRecordNoMemoryPattern) {
+  // s (sequence) -> SequenceAt(s, 0) -> a -> Relu -> y: how big `a` is depends on what s holds, which
+  // the input-shape signature of a memory pattern cannot see.
+  auto m = make_model(13);
+  auto* g = m.mutable_graph();
+  auto* s = g->add_input();
+  s->set_name("s");
+  set_sequence(s, kFloat);
+  add_initializer(g, int64_tensor("zero", {}, {0}));
+  add_node(g, "SequenceAt", {"s", "zero"}, {"a"});
+  add_node(g, "Relu", {"a"}, {"y"});
+  add_output(g, "y", kFloat, {-1});
+  const std::string bytes = serialize(m);
+  static std::vector<std::string> no_plugin_dirs;
+  static Env env(EPHOST_LOG_ERROR, &no_plugin_dirs);
+  auto session = Session::create_from_buffer(env, bytes.data(), bytes.size(), SessionOptions{});
+  for (int64_t n : {2, 5}) {
+    Tensor x = Tensor::allocate(EPHOST_ELEMENT_FLOAT, {n});
+    for (int64_t i = 0; i < n; ++i) x.data_as<float>()[i] = static_cast<float>(i) - 1.0f;
+    auto out = session->run({"s"}, {make_sequence(EPHOST_ELEMENT_FLOAT, {x})}, {"y"});
+    ASSERT_EQ(out[0].tensor().element_count(), n);
+    EXPECT_EQ(out[0].tensor().data_as<float>()[0], 0.0f);
+    EXPECT_EQ(out[0].tensor().data_as<float>()[n - 1], static_cast<float>(n - 2));
+  }
+  EXPECT_EQ(session->main_executor().memory_patterns_recorded(), 0u);
 }
 
 TEST(ValueKinds, SdkPluginSpeaksAbi1ToAnOlderHost) {
