@@ -16,7 +16,7 @@ class IfKernel : public CpuKernel {
     const sdk::Tensor cond = required(ctx, 0, "cond");
     const char* branch = bool_of(cond, "cond") ? "then_branch" : "else_branch";
     const size_t n = ctx.num_outputs();
-    std::vector<sdk::OwnedValue> results = ctx.run_subgraph(branch, std::vector<const sdk::OwnedValue*>{}, n);
+    std::vector<sdk::OwnedValue> results = ctx.run_subgraph_values(branch, {}, n);
     for (size_t i = 0; i < n; ++i)
       if (output_wanted(i)) ctx.set_output(i, results[i]);
   }

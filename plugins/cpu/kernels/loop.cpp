@@ -63,7 +63,7 @@ class LoopKernel : public CpuKernel {
       inputs[0] = &iteration;
       inputs[1] = &condition;
       for (size_t j = 0; j < carried_; ++j) inputs[2 + j] = &carried[j];
-      std::vector<sdk::OwnedValue> out = ctx.run_subgraph("body", inputs, 1 + carried_ + scans_);
+      std::vector<sdk::OwnedValue> out = ctx.run_subgraph_values("body", inputs, 1 + carried_ + scans_);
       if (has_cond) cond = bool_of(out[0].tensor(), "the body's condition output");
       for (size_t j = 0; j < carried_; ++j) carried[j] = std::move(out[1 + j]);
       for (size_t k = 0; k < scans_; ++k) scans[k].push_back(std::move(out[1 + carried_ + k]));

@@ -81,7 +81,7 @@ class ScanBase : public CpuKernel {
         slices[j] = slice(j, t);
         inputs[states_ + j] = &slices[j];
       }
-      std::vector<sdk::OwnedValue> out = ctx.run_subgraph("body", inputs, states_ + scan_outputs_);
+      std::vector<sdk::OwnedValue> out = ctx.run_subgraph_values("body", inputs, states_ + scan_outputs_);
       for (size_t i = 0; i < states_; ++i) states[i] = std::move(out[i]);
       for (size_t k = 0; k < scan_outputs_; ++k) {
         if (out[states_ + k].kind() != EPHOST_VALUE_TENSOR) fail("scan outputs must be tensors");

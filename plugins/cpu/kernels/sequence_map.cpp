@@ -62,7 +62,7 @@ class SequenceMapKernel : public CpuKernel {
           bound[i] = &inputs[i];
         }
       }
-      std::vector<sdk::OwnedValue> out = ctx.run_subgraph("body", bound, n_out);
+      std::vector<sdk::OwnedValue> out = ctx.run_subgraph_values("body", bound, n_out);
       for (size_t o = 0; o < n_out; ++o) {
         if (out[o].kind() != EPHOST_VALUE_TENSOR)
           fail("body output " + std::to_string(o) + " must be a tensor, found a " + EphostValueKindName(out[o].kind()));

@@ -533,10 +533,10 @@ class KernelContext {
     for (auto* v : raw) out.emplace_back(v);
     return out;
   }
-  // run_subgraph with inputs of any kind (ABI 2). The inputs stay owned by the caller.
-  std::vector<OwnedValue> run_subgraph(const char* attribute, const std::vector<const OwnedValue*>& inputs,
-                                       size_t num_outputs) {
-    require_values("KernelContext::run_subgraph with values");
+  // run_subgraph with inputs and outputs of any kind (ABI 2). The inputs stay owned by the caller.
+  std::vector<OwnedValue> run_subgraph_values(const char* attribute, const std::vector<const OwnedValue*>& inputs,
+                                              size_t num_outputs) {
+    require_values("KernelContext::run_subgraph_values");
     std::vector<const EphostValue*> in;
     in.reserve(inputs.size());
     for (const OwnedValue* v : inputs) in.push_back(v ? v->get() : nullptr);
