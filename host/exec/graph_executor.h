@@ -52,8 +52,8 @@ struct ExecStep {
 struct Frame {
   const Graph* graph = nullptr;
   const GraphExecutor* executor = nullptr;  // the executor running this frame (its initializers)
-  const Frame* parent = nullptr;   // enclosing graph's frame, for outer-scope values
-  std::vector<RuntimeValue> slots;  // by Value::index
+  const Frame* parent = nullptr;  // enclosing graph's frame, for outer-scope values
+  std::vector<RuntimeValue> slots;  // by Value::index: tensors, sequences, none
   std::vector<size_t> capacity;   // bytes of the buffer behind each slot
   std::vector<int64_t> observed_bytes;  // for recording a memory pattern
   std::shared_ptr<const plan::MemoryPattern> pattern;
