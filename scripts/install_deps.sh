@@ -5,7 +5,7 @@ PACKAGES=(
   cmake g++ make pkg-config
   libonnx-dev libprotobuf-dev protobuf-compiler
   libboost-dev libboost-filesystem-dev
-  libfmt-dev libspdlog-dev nlohmann-json3-dev libcli11-dev libdnnl-dev
+  libfmt-dev libspdlog-dev nlohmann-json3-dev libcli11-dev libdnnl-dev libxxhash-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-onnx python3-numpy
 )

@@ -44,6 +44,12 @@ struct EphostValue {
   bool borrowed = false;
 };
 
+// EphostContextSink: what context_emit hands the host for one compiled group.
+struct EphostContextSink {
+  std::vector<std::vector<uint8_t>> pieces;           // concatenated in order
+  std::vector<std::pair<std::string, std::string>> attributes;  // plugin-set EPContext attributes
+};
+
 // EphostCapability: what get_capability claims, collected for the partitioner.
 struct EphostCapability {
   struct Claim {

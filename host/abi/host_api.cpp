@@ -6,6 +6,9 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "abi/handles.h"
@@ -510,12 +513,43 @@ EphostStatus* value_create_tensor(const EphostTensorView* source, EphostValue** 
   });
 }
 
-// ---- EPContext sink: declared in ABI 1, implemented with the EPContext cache ----
-EphostStatus* context_set_blob(EphostContextSink*, const void*, size_t) {
-  return make_status(EPHOST_NOT_IMPLEMENTED, "EPContext generation is not available in this host yet");
+// ---- EPContext sink ----
+EphostStatus* context_set_blob(EphostContextSink* sink, const void* data, size_t size) {
+  if (!sink) return make_status(EPHOST_INVALID_ARGUMENT, "context_set_blob: NULL sink");
+  if (!data && size) return make_status(EPHOST_INVALID_ARGUMENT, "context_set_blob: NULL data with a non-zero size");
+  return guard([&] {
+    const uint8_t* p = static_cast<const uint8_t*>(data);
+    sink->pieces.emplace_back(p, p + size);
+  });
 }
-EphostStatus* context_set_attribute(EphostContextSink*, const char*, const char*) {
-  return make_status(EPHOST_NOT_IMPLEMENTED, "EPContext generation is not available in this host yet");
+EphostStatus* context_set_attribute(EphostContextSink* sink, const char* name, const char* value) {
+  if (!sink || !name || !value) return make_status(EPHOST_INVALID_ARGUMENT, "context_set_attribute: NULL argument");
+  static const char* const kPluginSettable[] = {"ep_sdk_version", "hardware_architecture", "notes", "max_size"};
+  const std::string key = name;
+  if (std::find(std::begin(kPluginSettable), std::end(kPluginSettable), key) == std::end(kPluginSettable))
+    return make_status(EPHOST_INVALID_ARGUMENT,
+                       ("context_set_attribute: '" + key +
+                        "' is not an attribute a plugin sets; plugins set ep_sdk_version, hardware_architecture, "
+                        "notes and max_size, the host sets the rest")
+                           .c_str());
+  if (key == "max_size") {
+    char* end = nullptr;
+    errno = 0;
+    std::strtoll(value, &end, 10);
+    if (!*value || *end || errno)
+      return make_status(EPHOST_INVALID_ARGUMENT,
+                         ("context_set_attribute: max_size must be a decimal integer, got '" + std::string(value) +
+                          "'")
+                             .c_str());
+  }
+  return guard([&] {
+    for (auto& kv : sink->attributes)
+      if (kv.first == key) {
+        kv.second = value;
+        return;
+      }
+    sink->attributes.emplace_back(key, value);
+  });
 }
 
 }  // namespace

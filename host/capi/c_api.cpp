@@ -3,12 +3,14 @@
 #include "ephost/ephost_c_api.h"
 
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <deque>
 #include <mutex>
 
 #include "core/error.h"
 #include "core/status.h"
 #include "discovery/plugin_registry.h"
+#include "epcontext/context_inspect.h"
 #include "session/env.h"
 #include "session/session.h"
 
@@ -239,6 +241,26 @@ EphostStatus* SessionGetPartitionReportJson(const EphostSession* s, char** out) 
   });
 }
 
+EphostStatus* SessionGetEpContextReportJson(const EphostSession* s, char** out) {
+  return guard([&] {
+    require(s, "session");
+    require(out, "out_json");
+    nlohmann::json report = nlohmann::json::parse(s->session->partition_report_json());
+    *out = copy_string(report["ep_contexts"].dump(2));
+  });
+}
+EphostStatus* InspectEpContextModelJson(EphostEnv* env, const char* path, const EphostSessionOptions* options,
+                                        char** out) {
+  return guard([&] {
+    require(env, "env");
+    require(path, "model_path");
+    require(out, "out_json");
+    SessionOptions defaults;
+    std::lock_guard<std::mutex> lock(env->mutex);
+    *out = copy_string(inspect_context_model(*env->env, path, options ? options->options : defaults));
+  });
+}
+
 EphostStatus* Run(EphostSession* s, const char* const* input_names, const EphostTensor* const* inputs, size_t n_in,
                   const char* const* output_names, size_t n_out, EphostTensor** outputs) {
   return guard([&] {
@@ -425,6 +447,8 @@ EphostApi make_api_v1() {
   a.SequenceGetElement = &SequenceGetElement;
   a.SessionGetInputKind = &SessionGetInputKind;
   a.SessionGetOutputKind = &SessionGetOutputKind;
+  a.SessionGetEpContextReportJson = &SessionGetEpContextReportJson;
+  a.InspectEpContextModelJson = &InspectEpContextModelJson;
   return a;
 }
 

@@ -1,5 +1,7 @@
 #include "capi.h"
 
+#include <cstddef>
+
 namespace ephost_cli {
 
 void usage_error(const std::string& message) { throw CliError(EPHOST_INVALID_ARGUMENT, message, 2); }
@@ -12,6 +14,12 @@ const EphostApi& api() {
                                     std::to_string(EPHOST_API_VERSION) + " (this ephost command needs it)");
   }
   return *table;
+}
+
+bool api_has_epcontext() {
+  const EphostApi& a = api();
+  return a.struct_size >= offsetof(EphostApi, InspectEpContextModelJson) + sizeof(a.InspectEpContextModelJson) &&
+         a.SessionGetEpContextReportJson && a.InspectEpContextModelJson;
 }
 
 std::string code_name(EphostStatusCode code) {

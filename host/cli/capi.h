@@ -31,6 +31,10 @@ class CliError : public std::runtime_error {
 // provide this version.
 const EphostApi& api();
 
+// Whether the library's table has the EPContext members appended to version 1
+// (SessionGetEpContextReportJson, InspectEpContextModelJson): a libephost built before them lacks them.
+bool api_has_epcontext();
+
 // "INVALID_GRAPH" etc.; works without the library too.
 std::string code_name(EphostStatusCode code);
 

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "epcontext_diagnostics.h"
 #include "json_report.h"
 #include "host_value.h"
 #include "model_io.h"
@@ -70,6 +71,7 @@ int run_command(const RunArgs& args, const GlobalArgs& global) {
   std::vector<HostValue> inputs = prepare_inputs(session.get(), args.inputs);
 
   std::cout << "model: " << args.model << "\n";
+  for (const std::string& line : unusable_context_lines(session.get())) std::cout << line << "\n";
   if (args.report) {
     char* json = nullptr;
     check(a.SessionGetPartitionReportJson(session.get(), &json), "partition report");

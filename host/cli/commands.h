@@ -21,5 +21,7 @@ Command add_run_command(CLI::App& app);
 Command add_test_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_plugins_command(CLI::App& app);
+Command add_compile_command(CLI::App& app);
+Command add_inspect_command(CLI::App& app);
 
 }  // namespace ephost_cli

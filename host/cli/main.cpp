@@ -1,5 +1,5 @@
-// `ephost`: runs, tests and benchmarks ONNX models through libephost's public C API, and shows which
-// plugins discovery found. Subcommands live in cmd_*.cpp; this file parses and dispatches.
+// `ephost`: runs, tests and benchmarks ONNX models through libephost's public C API, shows which
+// plugins discovery found, and compiles and inspects EPContext models. Subcommands live in cmd_*.cpp; this file parses and dispatches.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -33,8 +33,8 @@ int main(int argc, char** argv) {
   bool version = false;
   app.add_flag("--version", version, "Print the versions of ephost and libephost and exit");
 
-  std::vector<Command> commands = {add_run_command(app), add_test_command(app), add_bench_command(app),
-                                   add_plugins_command(app)};
+  std::vector<Command> commands = {add_run_command(app),     add_test_command(app),    add_bench_command(app),
+                                   add_plugins_command(app), add_compile_command(app), add_inspect_command(app)};
 
   try {
     app.parse(argc, argv);
@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
     for (const Command& c : commands)
       if (c.app->parsed()) return c.run(global);
     std::cerr << app.help() << std::endl;
-    return report_error(EPHOST_INVALID_ARGUMENT, "no command given (run, test, bench or plugins)", 2);
+    return report_error(EPHOST_INVALID_ARGUMENT, "no command given (run, test, bench, plugins, compile or inspect)", 2);
   } catch (const CliError& e) {
     return report_error(e.code(), e.what(), e.exit_code());
   } catch (const std::exception& e) {

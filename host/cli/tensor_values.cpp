@@ -165,11 +165,16 @@ std::optional<std::string> compare_exact(const HostTensor& e, const HostTensor& 
 
 }  // namespace
 
-std::optional<std::string> compare_tensors(const HostTensor& expected, const HostTensor& got, const Tolerance& tol) {
+std::optional<std::string> compare_type_and_shape(const HostTensor& expected, const HostTensor& got) {
   if (expected.elem_type() != got.elem_type())
     return "type: expected " + element_type_name(expected.elem_type()) + ", got " + element_type_name(got.elem_type());
   if (expected.shape() != got.shape())
     return "shape: expected " + shape_string(expected.shape()) + ", got " + shape_string(got.shape());
+  return std::nullopt;
+}
+
+std::optional<std::string> compare_tensors(const HostTensor& expected, const HostTensor& got, const Tolerance& tol) {
+  if (auto diff = compare_type_and_shape(expected, got)) return diff;
   if (is_floating(expected.elem_type())) return compare_floating(expected, got, tol);
   return compare_exact(expected, got);
 }

@@ -40,5 +40,8 @@ struct Tolerance {
   double atol = 1e-7;
 };
 std::optional<std::string> compare_tensors(const HostTensor& expected, const HostTensor& got, const Tolerance& tol);
+// The first half of compare_tensors: element type and shape only (values that cannot be reproduced,
+// e.g. those of random ops).
+std::optional<std::string> compare_type_and_shape(const HostTensor& expected, const HostTensor& got);
 
 }  // namespace ephost_cli

@@ -61,15 +61,21 @@ void GraphExecutor::build_steps(const std::vector<ProviderInstance*>& providers)
       step->view = std::move(group.view);
       step->inputs.assign(step->view->inputs.begin(), step->view->inputs.end());
       step->outputs.assign(step->view->outputs.begin(), step->view->outputs.end());
-      if (!p.plugin().compile)
-        fail(EPHOST_EP_FAIL, "provider '{}' claimed fused group '{}' but has no compile", p.name(), group.name);
-      std::string what = fmt::format("compile of fused group '{}' ({} nodes)", group.name, group.nodes.size());
       EphostComputeInfo info{};
       info.struct_size = sizeof(EphostComputeInfo);
-      p.call(what.c_str(), [&] {
-        return p.plugin().compile(p.handle(), to_handle(step->view.get()), group.name.c_str(), &info);
-      });
-      if (!info.compute) fail(EPHOST_EP_FAIL, "provider '{}' {} returned no compute function", p.name(), what);
+      if (group.preloaded) {
+        // An EPContext node: the provider loaded its cached context before partitioning.
+        info = group.preloaded->info;
+        group.preloaded->owned = false;
+      } else {
+        if (!p.plugin().compile)
+          fail(EPHOST_EP_FAIL, "provider '{}' claimed fused group '{}' but has no compile", p.name(), group.name);
+        std::string what = fmt::format("compile of fused group '{}' ({} nodes)", group.name, group.nodes.size());
+        p.call(what.c_str(), [&] {
+          return p.plugin().compile(p.handle(), to_handle(step->view.get()), group.name.c_str(), &info);
+        });
+        if (!info.compute) fail(EPHOST_EP_FAIL, "provider '{}' {} returned no compute function", p.name(), what);
+      }
       step->compute = info;
       if (info.create_state) {
         void* state = nullptr;

@@ -23,7 +23,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/confined_path.h"
 #include "core/error.h"
+#include "epcontext/context_schema.h"
 #include "core/log.h"
 
 namespace ephost {
@@ -74,19 +76,34 @@ void read_opsets(Model& model) {
   model.opsets.clear();
   for (const auto& op : model.proto->opset_import()) {
     std::string domain = is_default_domain(op.domain()) ? std::string() : op.domain();
+    const std::string shown = domain.empty() ? "ai.onnx" : domain;
+    if (op.version() < 1)
+      fail(EPHOST_INVALID_GRAPH, "model imports domain '{}' with opset {}; opset versions start at 1", shown,
+           op.version());
     auto it = model.opsets.find(domain);
     if (it != model.opsets.end() && it->second != op.version())
-      fail(EPHOST_INVALID_GRAPH, "model imports domain '{}' twice, with opsets {} and {}",
-           domain.empty() ? "ai.onnx" : domain, it->second, op.version());
+      fail(EPHOST_INVALID_GRAPH, "model imports domain '{}' twice, with opsets {} and {}", shown, it->second,
+           op.version());
     model.opsets[domain] = op.version();
   }
+  // A model may import no ai.onnx opset at all (e.g. one made only of ai.onnx.preview.training ops);
+  // then none of its nodes may be in the default domain (checked after domains are normalized).
   auto it = model.opsets.find("");
-  if (it == model.opsets.end())
-    fail(EPHOST_INVALID_GRAPH, "model imports no ai.onnx opset; supported ai.onnx opsets are {} to {}",
-         kMinSupportedOpset, kMaxSupportedOpset);
-  if (it->second < kMinSupportedOpset || it->second > kMaxSupportedOpset)
+  if (it != model.opsets.end() && (it->second < kMinSupportedOpset || it->second > kMaxSupportedOpset))
     fail(EPHOST_INVALID_GRAPH, "model uses ai.onnx opset {}; supported ai.onnx opsets are {} to {}", it->second,
          kMinSupportedOpset, kMaxSupportedOpset);
+}
+
+// Nodes of a domain the model does not import have no defined semantics. onnx's checker says so too,
+// but it does not run on trusted models, and every provider would then meet opset -1.
+void check_node_domains_imported(Model& model) {
+  for_each_graph(*model.proto->mutable_graph(), [&](onnx::GraphProto& g) {
+    for (const auto& node : g.node())
+      if (!model.opsets.count(node.domain()))
+        fail(EPHOST_INVALID_GRAPH, "node '{}' ({}) is in domain '{}', which the model does not import (opset_import)",
+             node.name().empty() ? "<unnamed>" : node.name(), node.op_type(),
+             node.domain().empty() ? "ai.onnx" : node.domain());
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -148,21 +165,6 @@ bool parse_non_negative(const std::string& s, int64_t* out) {
   }
   *out = v;
   return true;
-}
-
-std::vector<std::string> components(const fs::path& p) {
-  std::vector<std::string> parts;
-  for (const auto& part : p) {
-    std::string s = part.string();
-    if (!s.empty() && s != ".") parts.push_back(std::move(s));  // weakly_canonical may keep a trailing "."
-  }
-  return parts;
-}
-
-// Whether `p` lies inside folder `base` (both canonical).
-bool is_within(const fs::path& base, const fs::path& p) {
-  std::vector<std::string> b = components(base), q = components(p);
-  return q.size() > b.size() && std::equal(b.begin(), b.end(), q.begin());
 }
 
 class ExternalDataResolver {
@@ -247,34 +249,7 @@ class ExternalDataResolver {
 
   // The data file for `location`, confined to the base folder.
   fs::path confine(const std::string& name, const std::string& location) {
-    std::string generic = location;
-    for (char& c : generic)
-      if (c == '\\') c = '/';  // a Windows-written model; never a separator we let pass unchecked
-    if (generic.find('\0') != std::string::npos)
-      fail(EPHOST_INVALID_GRAPH, "tensor '{}' external data location contains a NUL byte", name);
-    fs::path loc(generic);
-    if (loc.is_absolute() || loc.has_root_directory() || loc.has_root_name() || generic[0] == '/' ||
-        (generic.size() > 1 && generic[1] == ':'))
-      fail(EPHOST_INVALID_GRAPH,
-           "tensor '{}' external data location '{}' is an absolute path; locations must be relative to the model's "
-           "folder",
-           name, location);
-    for (const auto& part : loc)
-      if (part == "..")
-        fail(EPHOST_INVALID_GRAPH,
-             "tensor '{}' external data location '{}' leaves the model's folder ('..' is not allowed)", name,
-             location);
-    try {
-      if (base_canonical_.empty()) base_canonical_ = fs::weakly_canonical(fs::absolute(base_dir_));
-      fs::path full = fs::weakly_canonical(base_canonical_ / loc);
-      if (!is_within(base_canonical_, full))
-        fail(EPHOST_INVALID_GRAPH,
-             "tensor '{}' external data location '{}' resolves to '{}', outside the model's folder '{}'", name,
-             location, full.string(), base_canonical_.string());
-      return full;
-    } catch (const fs::filesystem_error& e) {
-      fail(EPHOST_INVALID_GRAPH, "tensor '{}' external data location '{}': {}", name, location, e.what());
-    }
+    return fs::path(confine_path(base_dir_, location, fmt::format("tensor '{}' external data location", name)));
   }
 
   OpenFile& open(const std::string& name, const std::string& location, const fs::path& file) {
@@ -298,7 +273,6 @@ class ExternalDataResolver {
 
   std::string base_dir_;
   bool from_buffer_;
-  fs::path base_canonical_;
   std::unordered_map<std::string, std::unique_ptr<OpenFile>> files_;
 };
 
@@ -530,6 +504,7 @@ class StructureChecker {
 // Checker and shape inference
 
 void run_checker(Model& model) {
+  epctx::register_schema();  // so EPContext nodes are checked against their schema
   onnx::ModelProto& proto = *model.proto;
   if (!proto.has_ir_version() || proto.ir_version() <= 0)
     fail(EPHOST_INVALID_GRAPH, "ONNX checker: the model does not have an ir_version set");
@@ -606,6 +581,7 @@ std::unique_ptr<Model> finish_loading(std::unique_ptr<onnx::ModelProto> proto, s
   model->base_dir = std::move(base_dir);
   read_opsets(*model);
   normalize_default_domain(*model->proto);
+  check_node_domains_imported(*model);
 
   ExternalDataResolver resolver(model->base_dir, from_buffer);
   for_each_tensor(*model->proto, [&](onnx::TensorProto& t) { resolver.resolve(t); });

@@ -14,8 +14,8 @@
 namespace ephost {
 
 // The ai.onnx opsets a model may import (what the built-in CPU plugin targets). Models outside the
-// range are rejected at load with INVALID_GRAPH.
-constexpr int64_t kMinSupportedOpset = 7;
+// range are rejected at load with INVALID_GRAPH; a model may also import no ai.onnx opset at all.
+constexpr int64_t kMinSupportedOpset = 1;
 constexpr int64_t kMaxSupportedOpset = 17;
 
 struct LoadOptions {

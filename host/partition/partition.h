@@ -13,10 +13,25 @@
 
 namespace ephost {
 
-// One unit of execution: a single node run by a provider's kernel, or a fused group it compiles.
+// A compute unit a provider made from a cached EPContext before partitioning (context_load).
+// Released here unless an executor took it over.
+struct PreloadedCompute {
+  PreloadedCompute() = default;
+  PreloadedCompute(const PreloadedCompute&) = delete;
+  PreloadedCompute& operator=(const PreloadedCompute&) = delete;
+  ~PreloadedCompute() {
+    if (owned && info.release) info.release(info.user);
+  }
+  EphostComputeInfo info{};
+  bool owned = true;  // false once an executor owns `info`
+};
+
+// One unit of execution: a single node run by a provider's kernel, or a fused group it compiles (or
+// loaded from a cached context: `preloaded`).
 struct PartitionGroup {
   size_t provider = 0;
   bool fused = false;
+  std::shared_ptr<PreloadedCompute> preloaded;  // EPContext nodes: what context_load made
   std::vector<const Node*> nodes;   // topological order
   std::string name;                 // fused groups: "<provider>_fused_<graph>_<k>"; singles: node name
   std::unique_ptr<GraphView> view;  // fused groups: what compile receives
@@ -41,10 +56,35 @@ struct GraphPartition {
 // when the plugin's get_capability fails; the partitioner reports that and moves on.
 using CapabilityQuery = std::function<std::vector<EphostCapability::Claim>(size_t provider, const GraphView& view)>;
 
+struct PartitionOptions {
+  // Appended to the INVALID_GRAPH for unclaimed nodes: what the user can do about it.
+  std::string unclaimed_hint;
+  // Fused groups are named "<fused_name_prefix><provider>_<k>"; with no prefix
+  // "<provider>_fused_<graph>_<k>". EPContext generation names them after the model.
+  std::string fused_name_prefix;
+  // Nodes given to a provider before any provider is asked: EPContext nodes whose context the
+  // provider loaded. Each becomes a one-node fused group running `compute`.
+  struct Preassigned {
+    const Node* node = nullptr;
+    size_t provider = 0;
+    std::shared_ptr<PreloadedCompute> compute;
+  };
+  std::vector<Preassigned> preassigned;
+  // Claims a provider may not make: the original nodes of a cached context that provider rejected
+  // go to the providers after it. Null: no exclusions.
+  std::function<bool(size_t provider, const Node& node)> excluded;
+};
+
 // Partitions one graph (not its subgraphs: the session recurses). `provider_names` in priority order.
-// Unclaimed nodes: INVALID_GRAPH with `unclaimed_hint` appended (what the user can do about it).
+// Unclaimed nodes: INVALID_GRAPH with options.unclaimed_hint appended.
 GraphPartition partition_graph(const Graph& graph, const std::vector<std::string>& provider_names,
-                               const CapabilityQuery& query, const std::string& unclaimed_hint);
+                               const CapabilityQuery& query, const PartitionOptions& options);
+inline GraphPartition partition_graph(const Graph& graph, const std::vector<std::string>& provider_names,
+                                      const CapabilityQuery& query, const std::string& unclaimed_hint) {
+  PartitionOptions options;
+  options.unclaimed_hint = unclaimed_hint;
+  return partition_graph(graph, provider_names, query, options);
+}
 
 // The view of a fused group over `nodes` of `graph` (inputs, outputs, initializers computed).
 std::unique_ptr<GraphView> make_group_view(const Graph& graph, const std::vector<const Node*>& nodes,

@@ -29,15 +29,39 @@ std::vector<std::string> names_of(const std::vector<const Node*>& nodes) {
 
 class Partitioner {
  public:
-  Partitioner(const Graph& graph, const std::vector<std::string>& providers)
-      : graph_(graph), providers_(providers), group_of_(graph.nodes.size(), -1) {
+  Partitioner(const Graph& graph, const std::vector<std::string>& providers, const PartitionOptions& options)
+      : graph_(graph), providers_(providers), options_(options), group_of_(graph.nodes.size(), -1) {
     result_.graph = &graph;
     result_.node_provider.assign(graph.nodes.size(), kUnassigned);
     topo_position_.assign(graph.nodes.size(), 0);
     for (size_t i = 0; i < graph.topological_order.size(); ++i) topo_position_[graph.topological_order[i]->index] = i;
   }
 
+  // An EPContext node whose context `provider` loaded: a one-node group with the node's own inputs
+  // and outputs, in node order (the order the loaded compute unit uses).
+  void preassign(const PartitionOptions::Preassigned& p) {
+    const Node* node = p.node;
+    result_.node_provider[node->index] = static_cast<int>(p.provider);
+    PartitionGroup g;
+    g.provider = p.provider;
+    g.fused = true;
+    g.nodes = {node};
+    g.name = node->name;
+    g.preloaded = p.compute;
+    auto view = std::make_unique<GraphView>();
+    view->name = node->name;
+    view->graph = &graph_;
+    view->nodes = {node};
+    for (const Value* v : node->inputs)
+      if (v) view->inputs.push_back(v);
+    for (const Value* v : node->outputs)
+      if (v) view->outputs.push_back(v);
+    g.view = std::move(view);
+    result_.groups.push_back(std::move(g));
+  }
+
   void take_claims(size_t provider, std::vector<EphostCapability::Claim> claims) {
+    if (options_.excluded) drop_excluded(provider, claims);
     std::vector<const Node*> taken_singles;
     for (auto& claim : claims) {
       if (!claim.refused.empty())
@@ -83,6 +107,26 @@ class Partitioner {
   }
 
  private:
+  // Removes the nodes `provider` may not take from its claims, with one note saying why.
+  void drop_excluded(size_t provider, std::vector<EphostCapability::Claim>& claims) {
+    std::vector<const Node*> dropped;
+    for (auto& claim : claims) {
+      auto keep_end = std::stable_partition(claim.nodes.begin(), claim.nodes.end(), [&](const Node* n) {
+        return !options_.excluded(provider, *n);
+      });
+      dropped.insert(dropped.end(), keep_end, claim.nodes.end());
+      claim.nodes.erase(keep_end, claim.nodes.end());
+    }
+    claims.erase(std::remove_if(claims.begin(), claims.end(), [](const auto& c) { return c.nodes.empty(); }),
+                 claims.end());
+    if (!dropped.empty())
+      note(provider, dropped,
+           fmt::format("{} node(s) not given to '{}': they replace an EPContext node whose cached context '{}' "
+                       "rejected, so they go to the providers after it",
+                       dropped.size(), providers_[provider], providers_[provider]),
+           true);
+  }
+
   void take_single(size_t provider, const Node* node, std::vector<const Node*>* taken) {
     int owner = result_.node_provider[node->index];
     if (owner != kUnassigned) {
@@ -143,8 +187,10 @@ class Partitioner {
     g.provider = provider;
     g.fused = true;
     g.nodes = free_nodes;
-    g.name = fmt::format("{}_fused_{}_{}", providers_[provider], graph_.name.empty() ? "graph" : graph_.name,
-                         fused_count_++);
+    g.name = options_.fused_name_prefix.empty()
+                 ? fmt::format("{}_fused_{}_{}", providers_[provider], graph_.name.empty() ? "graph" : graph_.name,
+                               fused_count_++)
+                 : fmt::format("{}{}_{}", options_.fused_name_prefix, providers_[provider], fused_count_++);
     g.view = make_group_view(graph_, g.nodes, g.name);
     result_.groups.push_back(std::move(g));
   }
@@ -187,6 +233,7 @@ class Partitioner {
 
   const Graph& graph_;
   const std::vector<std::string>& providers_;
+  const PartitionOptions& options_;
   GraphPartition result_;
   std::vector<size_t> topo_position_;
   std::vector<int> group_of_;
@@ -197,8 +244,9 @@ class Partitioner {
 }  // namespace
 
 GraphPartition partition_graph(const Graph& graph, const std::vector<std::string>& provider_names,
-                               const CapabilityQuery& query, const std::string& unclaimed_hint) {
-  Partitioner p(graph, provider_names);
+                               const CapabilityQuery& query, const PartitionOptions& options) {
+  Partitioner p(graph, provider_names, options);
+  for (const auto& pre : options.preassigned) p.preassign(pre);
   for (size_t i = 0; i < provider_names.size(); ++i) {
     if (p.unassigned().empty()) break;
     std::vector<EphostCapability::Claim> claims;
@@ -221,7 +269,7 @@ GraphPartition partition_graph(const Graph& graph, const std::vector<std::string
     std::string asked;
     for (const auto& n : provider_names) asked += (asked.empty() ? "" : ", ") + n;
     fail(EPHOST_INVALID_GRAPH, "no provider claimed {} node(s) of graph '{}': {} (ops: {}); providers asked: {}. {}",
-         left.size(), graph.name, join_names(left), ops, asked.empty() ? "none" : asked, unclaimed_hint);
+         left.size(), graph.name, join_names(left), ops, asked.empty() ? "none" : asked, options.unclaimed_hint);
   }
   return p.finish();
 }

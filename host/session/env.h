@@ -1,4 +1,5 @@
-// The env: logging level and the plugin registry (discovery runs once, when the env is created).
+// The env: logging level, the plugin registry (discovery runs once, when the env is created), and
+// what sessions of one env share (EPContext weight-sharing workspaces).
 #pragma once
 
 #include <memory>
@@ -6,6 +7,7 @@
 #include <vector>
 
 #include "discovery/plugin_registry.h"
+#include "epcontext/share_workspace.h"
 #include "ephost/ephost_types.h"
 
 namespace ephost {
@@ -16,9 +18,13 @@ class Env {
   Env(EphostLogLevel level, const std::vector<std::string>* dirs);
   PluginRegistry& registry() { return registry_; }
   const PluginRegistry& registry() const { return registry_; }
+  // Weight-sharing workspaces of EPContext generation and loading (ep.share_ep_contexts).
+  ContextShareRegistry& context_share() { return context_share_; }
+  ~Env();
 
  private:
   PluginRegistry registry_;
+  ContextShareRegistry context_share_;
 };
 
 }  // namespace ephost

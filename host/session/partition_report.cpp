@@ -1,5 +1,6 @@
 // The partition report: which provider runs each node (of every graph, subgraphs included), the
-// fused groups, and every claim that was refused or trimmed with its reason.
+// fused groups, every claim that was refused or trimmed with its reason, and what happened to each
+// EPContext node (loaded, or rejected with INVALID_GRAPH and its reason, and the fallback).
 #include <nlohmann/json.hpp>
 
 #include "discovery/plugin_registry.h"
@@ -53,6 +54,18 @@ std::string Session::partition_report_json() const {
     graphs.push_back(jg);
   }
   report["graphs"] = graphs;
+  json contexts = json::array();
+  for (const ContextDiagnostic& d : context_diagnostics_)
+    contexts.push_back({{"node", d.node},
+                        {"source", d.source},
+                        {"provider", d.provider.empty() ? json(nullptr) : json(d.provider)},
+                        {"verdict", d.verdict},
+                        {"reason", d.reason},
+                        {"loaded", d.loaded},
+                        {"status", d.loaded ? "OK" : "INVALID_GRAPH"},
+                        {"fell_back", d.fell_back},
+                        {"fallback_nodes", d.fallback_nodes}});
+  report["ep_contexts"] = contexts;
   report["nodes_per_provider"] = counts;
   return report.dump(2);
 }

@@ -1,14 +1,20 @@
 #include "session/session.h"
 
+#include <onnx/onnx_pb.h>
+
 #include <algorithm>
 #include <set>
 
 #include "abi/handles.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "epcontext/context_generation.h"
+#include "epcontext/context_loading.h"
+#include "epcontext/context_schema.h"
 #include "model/loader.h"
 #include "partition/partition.h"
 #include "session/constant_evaluator.h"
+#include "session/unclaimed_functions.h"
 #include "transform/pass.h"
 
 namespace ephost {
@@ -44,6 +50,19 @@ std::string list_values(const std::vector<Value*>& values) {
   return s.empty() ? "none" : s;
 }
 
+// Provider i's claims on `view`, through its get_capability.
+CapabilityQuery capability_query(const std::vector<std::unique_ptr<ProviderInstance>>& providers) {
+  return [&providers](size_t i, const GraphView& view) {
+    EphostCapability capability;
+    capability.graph = &view;
+    const ProviderInstance& p = *providers[i];
+    // Plugins that speak ABI 1 cannot read sequence or optional values: their claims on such nodes are refused.
+    capability.non_tensor_values = p.record().abi_version >= kAbiNonTensorValues;
+    p.call("get_capability", [&] { return p.plugin().get_capability(p.handle(), to_handle(&view), &capability); });
+    return std::move(capability.claims);
+  };
+}
+
 LoadOptions load_options(const SessionOptions& options) {
   LoadOptions lo;
   lo.external_data_folder = options.get("session.model_external_initializers_file_folder_path");
@@ -72,13 +91,45 @@ std::unique_ptr<Session> Session::create_from_buffer(Env& env, const void* data,
 
 void Session::initialize(std::unique_ptr<Model> model) {
   model_ = std::move(model);
+  create_providers();
+  const GenerationSettings generation = read_generation_settings(options_, model_->path);
+  // An EPContext model: providers load their cached contexts first; what cannot be used is replaced
+  // by the source model's nodes before graph transforms see the graph.
+  ContextResolution contexts;
+  if (epctx::has_context_nodes(model_->proto->graph())) {
+    if (generation.enabled)
+      fail(EPHOST_INVALID_ARGUMENT,
+           "ep.context_enable=1 on a model that already has EPContext nodes; compile the source model instead");
+    contexts = resolve_contexts(*model_, providers_, read_context_load_settings(options_, load_options(options_)),
+                                env_);
+  }
   transform(*model_);
   build_graph_ir(*model_);
-  release_initializer_data(*model_->proto);
   index_node_attributes(*model_->main);
+  // Nodes no provider claims run as their function bodies where their ops have one (rebuilds the IR).
+  if (size_t n = expand_unclaimed_functions(*model_, capability_query(providers_), providers_.size()))
+    log_info(fmt::format("{} node(s) no provider claimed were replaced by their function bodies", n));
+  release_initializer_data(*model_->proto);
   inputs_ = model_->main->required_inputs();
-  create_providers();
-  partition_and_compile(*model_->main);
+
+  PartitionOptions main_options;
+  if (generation.enabled) main_options.fused_name_prefix = generation.node_prefix + generation.model_name + "_";
+  for (auto& [name, loaded] : contexts.loaded) {
+    const Node* node = nullptr;
+    for (const auto& n : model_->main->nodes)
+      if (n->name == name && n->op_type == epctx::kOpType) node = n.get();
+    if (node) main_options.preassigned.push_back({node, loaded.provider, loaded.compute});
+  }
+  if (!contexts.excluded.empty()) {
+    const auto& excluded = contexts.excluded;
+    main_options.excluded = [&excluded](size_t provider, const Node& node) {
+      auto it = excluded.find(node.name);
+      return it != excluded.end() && it->second == provider;
+    };
+  }
+  context_diagnostics_ = std::move(contexts.diagnostics);
+  partition_and_compile(*model_->main, &main_options);
+  if (generation.enabled) generate_context_model(generation, *model_, main_executor(), providers_, env_);
 }
 
 void Session::transform(Model& model) {
@@ -142,22 +193,17 @@ void Session::create_providers() {
   }
 }
 
-void Session::partition_and_compile(const Graph& graph) {
+void Session::partition_and_compile(const Graph& graph, const PartitionOptions* main_options) {
   std::vector<ProviderInstance*> providers;
   for (auto& p : providers_) providers.push_back(p.get());
-  CapabilityQuery query = [&](size_t i, const GraphView& view) {
-    EphostCapability capability;
-    capability.graph = &view;
-    const ProviderInstance& p = *providers[i];
-    capability.non_tensor_values = p.record().abi_version >= kAbiNonTensorValues;
-    p.call("get_capability", [&] { return p.plugin().get_capability(p.handle(), to_handle(&view), &capability); });
-    return std::move(capability.claims);
-  };
+  CapabilityQuery query = capability_query(providers_);
   std::string hint = cpu_fallback_
                          ? "The built-in CPU plugin does not support these operators (or these types) yet."
                          : "session.disable_cpu_ep_fallback=1 keeps the built-in CPU plugin out: unset it, or add a "
                            "provider that supports these nodes.";
-  GraphPartition partition = partition_graph(graph, provider_names_, query, hint);
+  PartitionOptions options = main_options ? *main_options : PartitionOptions{};
+  options.unclaimed_hint = hint;
+  GraphPartition partition = partition_graph(graph, provider_names_, query, options);
   ExecOptions exec;
   exec.enable_mem_pattern = options_.get_flag("session.enable_mem_pattern", true);
   exec.enable_mem_reuse = options_.get_flag("session.enable_mem_reuse", true);

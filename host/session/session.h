@@ -9,6 +9,7 @@
 
 #include "core/runtime_value.h"
 #include "core/tensor.h"
+#include "epcontext/context_loading.h"
 #include "exec/graph_executor.h"
 #include "graph/graph.h"
 #include "session/env.h"
@@ -33,6 +34,8 @@ class Session {
                                 const std::vector<std::string>& output_names) const;
 
   std::string partition_report_json() const;
+  // What happened to each EPContext node of the model (empty for an ordinary model).
+  const std::vector<ContextDiagnostic>& context_diagnostics() const { return context_diagnostics_; }
   const std::vector<std::unique_ptr<ProviderInstance>>& providers() const { return providers_; }
   const GraphExecutor& main_executor() const { return *executors_.at(model_->main.get()); }
   const ExecutorMap& executors() const { return executors_; }
@@ -42,7 +45,7 @@ class Session {
   void initialize(std::unique_ptr<Model> model);
   void transform(Model& model);
   void create_providers();
-  void partition_and_compile(const Graph& graph);
+  void partition_and_compile(const Graph& graph, const PartitionOptions* main_options = nullptr);
   std::vector<std::pair<const Value*, RuntimeValue>> bind_inputs(const std::vector<std::string>& names,
                                                                 const std::vector<RuntimeValue>& values) const;
 
@@ -54,6 +57,7 @@ class Session {
   ExecutorMap executors_;
   std::vector<Value*> inputs_;
   bool cpu_fallback_ = true;
+  std::vector<ContextDiagnostic> context_diagnostics_;
 };
 
 }  // namespace ephost

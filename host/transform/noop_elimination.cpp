@@ -64,18 +64,21 @@ class NoopElimination : public GraphPass {
   int min_level() const override { return 1; }
 
   size_t apply(onnx::ModelProto& model, TransformContext& context) override {
-    return eliminate(*model.mutable_graph(), nullptr);
+    int64_t opset = 0;  // the model's ai.onnx opset (0: none imported)
+    for (const auto& op : model.opset_import())
+      if (is_default_domain(op.domain())) opset = op.version();
+    return eliminate(*model.mutable_graph(), nullptr, opset);
   }
 
  private:
   using Uses = std::unordered_map<std::string, std::vector<std::pair<int, int>>>;  // name -> (node, input)
 
-  static size_t eliminate(onnx::GraphProto& g, const TypeTable* parent_types) {
+  static size_t eliminate(onnx::GraphProto& g, const TypeTable* parent_types, int64_t opset) {
     TypeTable types(g, parent_types);
     size_t rewrites = 0;
     for (auto& node : *g.mutable_node())
       for (auto& a : *node.mutable_attribute())
-        if (a.has_g()) rewrites += eliminate(*a.mutable_g(), &types);
+        if (a.has_g()) rewrites += eliminate(*a.mutable_g(), &types, opset);
 
     bool any_candidate = false;
     for (const auto& node : g.node())
@@ -105,7 +108,7 @@ class NoopElimination : public GraphPass {
       const std::string& x = node.input(0);
       const std::string& y = node.output(0);
       if (x.empty() || y.empty() || protect.count(y) || !is_candidate_op(node)) continue;
-      if (!is_noop(node, types, initializers, graph_inputs, uses, protect)) continue;
+      if (!is_noop(node, opset, types, initializers, graph_inputs, uses, protect)) continue;
 
       // Rewire every reader of y to x.
       auto it = uses.find(y);
@@ -146,7 +149,7 @@ class NoopElimination : public GraphPass {
     return (it == uses.end() || it->second.empty()) && !protect.count(name);
   }
 
-  static bool is_noop(const onnx::NodeProto& node, const TypeTable& types,
+  static bool is_noop(const onnx::NodeProto& node, int64_t opset, const TypeTable& types,
                       const std::unordered_map<std::string, const onnx::TensorProto*>& initializers,
                       const std::unordered_set<std::string>& graph_inputs, const Uses& uses,
                       const std::unordered_set<std::string>& protect) {
@@ -155,6 +158,8 @@ class NoopElimination : public GraphPass {
     const std::string& y = node.output(0);
     if (op == "Identity") return node.output_size() == 1;
     if (op == "Dropout") {
+      // Before opset 7 the is_test attribute chose the mode, and its default (0) is training.
+      if (opset < 7 && attr_int(node, "is_test", 0) == 0) return false;
       // Only in inference: training_mode (opset 12+, input 2) absent or a constant false.
       if (node.input_size() > 2 && !node.input(2).empty()) {
         const std::string& tm = node.input(2);

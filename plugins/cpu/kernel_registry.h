@@ -109,5 +109,19 @@ void register_optional_kernels(KernelRegistry& r);
 void register_loop_kernels(KernelRegistry& r);
 void register_scan_kernels(KernelRegistry& r);
 void register_sequence_map_kernels(KernelRegistry& r);
+void register_loss_kernels(KernelRegistry& r);
+void register_quantized_linear_kernels(KernelRegistry& r);
+void register_dynamic_quantize_kernels(KernelRegistry& r);
+void register_string_kernels(KernelRegistry& r);
+void register_random_kernels(KernelRegistry& r);
+void register_batchnorm_training_kernels(KernelRegistry& r);
+void register_optimizer_kernels(KernelRegistry& r);
+void register_signal_kernels(KernelRegistry& r);
+void register_linalg_kernels(KernelRegistry& r);
+void register_selection_kernels(KernelRegistry& r);
+void register_sampling_kernels(KernelRegistry& r);
+void register_unpool_kernels(KernelRegistry& r);
+void register_einsum_kernels(KernelRegistry& r);
+void register_recurrent_kernels(KernelRegistry& r);
 
 }  // namespace ephost::cpu

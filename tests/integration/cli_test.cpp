@@ -1,4 +1,5 @@
-// The `ephost` command as a user runs it: plugins --json, run --report, test (pass and fail), bench --json.
+// The `ephost` command as a user runs it: plugins --json, run --report, test (pass and fail, random
+// ops), bench --json.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -103,6 +104,53 @@ TEST(Cli, TestCountsPassesAndFailures) {
   Result good = ephost("test '" + root.file("test_relu_good") + "'");
   EXPECT_EQ(good.exit_code, 0) << good.output;
   EXPECT_NE(good.output.find("1 passed, 0 failed"), std::string::npos) << good.output;
+}
+
+void write_bool(const std::string& path, const std::string& name, bool value) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::BOOL);
+  t.add_int32_data(value ? 1 : 0);
+  std::ofstream(path, std::ios::binary) << t.SerializeAsString();
+}
+
+// y = Dropout(x, ratio 0, training_mode): fed as input `t` (nondeterministic), or an initializer
+// holding false (deterministic). `expected` (of `dims`) is what output_0.pb claims.
+void make_dropout_case(const TempDir& root, const std::string& name, bool training_is_input,
+                       const std::vector<int64_t>& dims, const std::vector<float>& expected) {
+  ephost_test::fs::create_directories(root.file(name + "/test_data_set_0"));
+  ModelBuilder m;
+  m.input("x", onnx::TensorProto::FLOAT, {4});
+  if (training_is_input) m.input("t", onnx::TensorProto::BOOL, {});
+  m.output("y", onnx::TensorProto::FLOAT, {4}).initializer("ratio", {}, {0.0f});
+  if (!training_is_input) {
+    auto* off = m.proto().mutable_graph()->add_initializer();
+    off->set_name("t");
+    off->set_data_type(onnx::TensorProto::BOOL);
+    off->add_int32_data(0);
+  }
+  m.node("Dropout", {"x", "ratio", "t"}, {"y"}, "dropout");
+  std::ofstream(root.file(name + "/model.onnx"), std::ios::binary) << m.bytes();
+  write_tensor(root.file(name + "/test_data_set_0/input_0.pb"), "x", {4}, {-1, 2, -3, 4});
+  if (training_is_input) write_bool(root.file(name + "/test_data_set_0/input_1.pb"), "t", true);
+  write_tensor(root.file(name + "/test_data_set_0/output_0.pb"), "y", dims, expected);
+}
+
+// Values of random ops cannot be reproduced: such models are judged by output type and shape.
+TEST(Cli, TestComparesNondeterministicModelsByTypeAndShape) {
+  TempDir root;
+  make_dropout_case(root, "test_training_values_differ", true, {4}, {9, 9, 9, 9});
+  make_dropout_case(root, "test_training_shape_differs", true, {2, 2}, {-1, 2, -3, 4});
+  make_dropout_case(root, "test_inference_values_differ", false, {4}, {9, 9, 9, 9});
+  Result r = ephost("test -v '" + root.path() + "'");
+  EXPECT_NE(r.output.find("1 passed, 2 failed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("PASS test_training_values_differ"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("nondeterministic ops (Dropout): outputs compared by type and shape only"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("FAIL test_training_shape_differs: output 0 'y': shape"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("FAIL test_inference_values_differ: output 0 'y': max abs diff"), std::string::npos)
+      << r.output;
 }
 
 TEST(Cli, BenchJsonHasTheTimings) {

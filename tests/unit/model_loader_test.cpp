@@ -102,18 +102,44 @@ TEST(ModelLoader, EmptyInputs) {
 // Opsets
 
 TEST(ModelLoader, RejectsUnsupportedOpsets) {
-  expect_error([&] { load_buffer(add_model(6)); }, EPHOST_INVALID_GRAPH, {"opset 6", "7 to 17"});
-  expect_error([&] { load_buffer(add_model(18)); }, EPHOST_INVALID_GRAPH, {"opset 18", "7 to 17"});
-  EXPECT_NO_THROW(load_buffer(add_model(7)));
+  expect_error([&] { load_buffer(add_model(18)); }, EPHOST_INVALID_GRAPH, {"opset 18", "1 to 17"});
+  expect_error([&] { load_buffer(add_model(0)); }, EPHOST_INVALID_GRAPH, {"opset 0", "start at 1"});
+  expect_error([&] { load_buffer(add_model(-3)); }, EPHOST_INVALID_GRAPH, {"opset -3", "start at 1"});
+  EXPECT_NO_THROW(load_buffer(add_model(1)));
+  EXPECT_NO_THROW(load_buffer(add_model(6)));
   EXPECT_NO_THROW(load_buffer(add_model(17)));
 }
 
-TEST(ModelLoader, RejectsModelWithoutAiOnnxImport) {
+// A model may import no ai.onnx opset (training-only models import just ai.onnx.preview.training),
+// but then no node may use the default domain, even when the checker is off.
+TEST(ModelLoader, ModelWithoutAiOnnxImport) {
   auto m = add_model();
   m.mutable_opset_import(0)->set_domain("com.example");
-  expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH, {"no ai.onnx opset", "7 to 17"});
+  for (bool checker : {true, false}) {
+    LoadOptions options;
+    options.run_checker = checker;
+    options.infer_shapes = checker;
+    expect_error([&] { load_buffer(m, options); }, EPHOST_INVALID_GRAPH, {"'add' (Add)", "domain 'ai.onnx'", "does not import"});
+  }
   m.clear_opset_import();
-  expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH, {"no ai.onnx opset"});
+  expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH, {"domain 'ai.onnx'", "does not import"});
+
+  auto training = make_model();
+  training.mutable_opset_import(0)->set_domain("ai.onnx.preview.training");
+  training.mutable_opset_import(0)->set_version(1);
+  auto* g = training.mutable_graph();
+  add_input(g, "R", kFloat, {});
+  add_input(g, "T", kInt64, {});
+  add_input(g, "X", kFloat, {2});
+  add_input(g, "G", kFloat, {2});
+  add_input(g, "H", kFloat, {2});
+  add_node(g, "Adagrad", {"R", "T", "X", "G", "H"}, {"X_new", "H_new"}, "adagrad")
+      ->set_domain("ai.onnx.preview.training");
+  add_output(g, "X_new", kFloat, {2});
+  add_output(g, "H_new", kFloat, {2});
+  auto model = load_buffer(training);
+  EXPECT_EQ(model->opset(""), -1);
+  EXPECT_EQ(model->opset("ai.onnx.preview.training"), 1);
 }
 
 TEST(ModelLoader, AcceptsExplicitAiOnnxDomain) {

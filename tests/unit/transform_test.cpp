@@ -154,6 +154,26 @@ TEST(NoopElimination, Dropout) {
   expect_valid(m);
 }
 
+// Before opset 7, Dropout's is_test attribute chose the mode and defaulted to training.
+TEST(NoopElimination, DropoutBeforeOpset7OnlyInTestMode) {
+  auto m = make_model(6);
+  auto* g = m.mutable_graph();
+  add_input(g, "X");
+  add_node(g, "Dropout", {"X"}, {"d1"}, "default_training");
+  attr_int(add_node(g, "Dropout", {"d1"}, {"d2"}, "training"), "is_test", 0);
+  attr_int(add_node(g, "Dropout", {"d2"}, {"d3"}, "test"), "is_test", 1);
+  add_node(g, "Relu", {"d3"}, {"Z"}, "relu");
+  add_output(g, "Z");
+  m = loaded(m);
+  auto pass = make_noop_elimination_pass();
+  EXPECT_EQ(run_pass(*pass, m), 1u);
+  EXPECT_NE(find_node(m.graph(), "default_training"), nullptr);
+  EXPECT_NE(find_node(m.graph(), "training"), nullptr);
+  EXPECT_EQ(find_node(m.graph(), "test"), nullptr);
+  EXPECT_EQ(find_node(m.graph(), "relu")->input(0), "d2");
+  expect_valid(m);
+}
+
 TEST(NoopElimination, CastToSameTypeOnly) {
   auto m = make_model();
   auto* g = m.mutable_graph();

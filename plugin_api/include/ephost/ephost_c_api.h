@@ -183,6 +183,18 @@ typedef struct EphostApi {
                                        EphostValueKind* out_optional_kind, int32_t* out_elem_type);
   EphostStatus* (*SessionGetOutputKind)(const EphostSession* session, size_t index, EphostValueKind* out_kind,
                                         EphostValueKind* out_optional_kind, int32_t* out_elem_type);
+  /* ---- EPContext (version 2) ---- */
+  /* What happened to each EPContext node of the session's model, as a JSON array of
+   * {"node", "source", "provider", "verdict" (optimal | prefer_recompile | unsupported | not_mine |
+   * load_failed | no_provider | unreadable), "reason", "loaded", "status" ("OK" or "INVALID_GRAPH"),
+   * "fell_back", "fallback_nodes"}. Empty for an ordinary model. A context that could not be used
+   * is also logged at warning level. Free with FreeString. */
+  EphostStatus* (*SessionGetEpContextReportJson)(const EphostSession* session, char** out_json);
+  /* Describe the EPContext nodes of the model at `model_path` without creating a session: each
+   * node's attributes and context size, and the verdict of every loaded plugin whose source keys
+   * match (context_judge). `options` may be NULL. JSON (see `ephost inspect`); free with FreeString. */
+  EphostStatus* (*InspectEpContextModelJson)(EphostEnv* env, const char* model_path,
+                                             const EphostSessionOptions* options, char** out_json);
 } EphostApi;
 
 /* The function table for `version` (1..EPHOST_API_VERSION), or NULL for an unknown version. */

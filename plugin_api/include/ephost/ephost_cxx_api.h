@@ -147,6 +147,12 @@ class Env {
   }
   EphostEnv* get() const { return e_.get(); }
   void register_plugin(const std::string& path) { check(api().RegisterPluginLibrary(e_.get(), path.c_str())); }
+  // The EPContext nodes of a model and every installed plugin's verdict on them (JSON).
+  std::string inspect_ep_context_model_json(const std::string& model_path) const {
+    char* s = nullptr;
+    check(api().InspectEpContextModelJson(e_.get(), model_path.c_str(), nullptr, &s));
+    return take_string(s);
+  }
   std::string plugin_report_json() const {
     char* s = nullptr;
     check(api().GetPluginReportJson(e_.get(), &s));
@@ -260,6 +266,12 @@ class Session {
     ValueType t;
     check(api().SessionGetOutputKind(s_.get(), index, &t.kind, &t.optional_kind, &t.elem_type));
     return t;
+  }
+  // What happened to each EPContext node (JSON array; empty for an ordinary model).
+  std::string ep_context_report_json() const {
+    char* s = nullptr;
+    check(api().SessionGetEpContextReportJson(s_.get(), &s));
+    return take_string(s);
   }
   std::vector<Tensor> run(const std::vector<std::string>& input_names, const std::vector<Tensor>& inputs,
                           const std::vector<std::string>& output_names) const {

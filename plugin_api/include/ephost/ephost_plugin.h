@@ -470,8 +470,8 @@ typedef struct EphostPlugin {
                                  size_t blob_size, EphostContextVerdict* out_verdict, const char** out_reason);
 
   /* Load a context judged usable into a compute unit, as compile does for a fused group (the host
-   * calls create_state/compute/release_state/release the same way). `blob` is valid during the call
-   * only: copy what the program needs. A failure is treated like UNSUPPORTED (INVALID_GRAPH, then
+   * calls create_state/compute/release_state/release the same way). `context_node` and `blob` are
+   * valid during the call only: copy what the program needs. A failure is treated like UNSUPPORTED (INVALID_GRAPH, then
    * fallback). Required when context_source_keys is not empty. */
   EphostStatus* (*context_load)(EphostProvider* provider, const EphostNode* context_node, const void* blob,
                                 size_t blob_size, EphostComputeInfo* out_compute);

@@ -1,5 +1,12 @@
-// Cast and CastLike between float, double, float16, bfloat16, bool and the integer types.
+// Cast and CastLike between float, double, float16, bfloat16, bool, the integer types and string.
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <system_error>
 #include <type_traits>
 
 #include "kernel_registry.h"
@@ -24,11 +31,12 @@ inline float bf16_to_float(uint16_t b) {
   return f;
 }
 
+// Truncates (drops the low 16 bits), as ONNX's reference Cast does (onnx.reference's op_cast calls
+// float32_to_bfloat16 with truncate=True, and the backend test data of every release expects it).
 inline uint16_t float_to_bf16(float f) {
   uint32_t u;
   std::memcpy(&u, &f, sizeof(u));
-  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);  // quiet NaN
-  u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);  // stays a (quiet) NaN
   return static_cast<uint16_t>(u >> 16);
 }
 
@@ -67,6 +75,127 @@ bool dispatch_any(int32_t t, F&& f) {
                        uint64_t>(t, std::forward<F>(f));
 }
 
+// ---- text -----------------------------------------------------------------------------------------
+// Floats become text as numpy's str() writes them for the ONNX reference: the shortest digits that
+// read back to the same value, positional for 1e-4 <= |v| < 1e16 ("0.1", "3.0", "123456790.0") and
+// scientific otherwise ("1e-05", "1.5e+20"); "nan", "inf", "-inf". Text is read as a plain or
+// scientific decimal, with "INF", "+INF", "-INF" and "NaN" in any case. Locale-independent.
+
+// A finite nonzero value as shortest digits d0 d1 d2 ... meaning d0.d1d2... x 10^exponent.
+struct Decimal {
+  std::string digits;
+  int exponent = 0;
+};
+
+// Splits to_chars' scientific form "-d.ddde+XX".
+Decimal split_scientific(const char* begin, const char* end) {
+  Decimal d;
+  const char* p = begin;
+  if (*p == '-') ++p;
+  for (; p < end && *p != 'e'; ++p)
+    if (*p != '.') d.digits.push_back(*p);
+  if (p < end) std::from_chars(p + (p[1] == '+' ? 2 : 1), end, d.exponent);
+  return d;
+}
+
+template <typename S>
+Decimal shortest_decimal(S v) {
+  char buf[64];
+  if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>) {
+    // The fewest significant digits that read back to the same 16-bit value.
+    const float f = convert<float>(v);
+    std::to_chars_result r{};
+    for (int precision = 0; precision <= 8; ++precision) {
+      r = std::to_chars(buf, buf + sizeof buf, f, std::chars_format::scientific, precision);
+      float back = 0;
+      std::from_chars(buf, r.ptr, back);
+      if (convert<S>(back).bits == v.bits) break;
+    }
+    return split_scientific(buf, r.ptr);
+  } else {
+    const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);  // shortest round trip
+    return split_scientific(buf, r.ptr);
+  }
+}
+
+template <typename S>
+std::string float_text(S v) {
+  const double x = convert<double>(v);
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
+  std::string out = std::signbit(x) ? "-" : "";
+  if (x == 0) return out + "0.0";
+  const Decimal d = shortest_decimal(v);
+  const int e = d.exponent;
+  if (std::fabs(x) >= 1e-4 && std::fabs(x) < 1e16) {
+    if (e >= 0) {
+      std::string whole = d.digits.substr(0, std::min<size_t>(d.digits.size(), e + 1));
+      whole.resize(static_cast<size_t>(e) + 1, '0');
+      const std::string frac = d.digits.size() > static_cast<size_t>(e) + 1 ? d.digits.substr(e + 1) : "0";
+      return out + whole + "." + frac;
+    }
+    return out + "0." + std::string(static_cast<size_t>(-e - 1), '0') + d.digits;
+  }
+  out += d.digits[0];
+  if (d.digits.size() > 1) out += "." + d.digits.substr(1);
+  const int ae = e < 0 ? -e : e;
+  return out + (e < 0 ? "e-" : "e+") + (ae < 10 ? "0" : "") + std::to_string(ae);
+}
+
+template <typename S>
+std::string to_text(S v) {
+  if constexpr (std::is_same_v<S, bool>) {
+    return v ? "True" : "False";
+  } else if constexpr (std::is_integral_v<S>) {
+    return std::to_string(v);
+  } else {
+    return float_text(v);
+  }
+}
+
+// Reads the whole of s as a number; false when it is not one.
+bool parse_number(std::string_view s, double* out) {
+  if (!s.empty() && s[0] == '+') {  // from_chars takes no '+' sign
+    s.remove_prefix(1);
+    if (!s.empty() && s[0] == '-') return false;
+  }
+  if (s.empty()) return false;
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
+  if (r.ptr != s.data() + s.size()) return false;
+  if (r.ec == std::errc::result_out_of_range) {  // beyond double's range: +-inf or 0, as strtod gives
+    *out = std::strtod(std::string(s).c_str(), nullptr);
+    return true;
+  }
+  return r.ec == std::errc();
+}
+
+template <typename D>
+bool from_text(std::string_view s, D* out) {
+  if constexpr (std::is_same_v<D, bool>) {
+    if (s == "True" || s == "true") return (*out = true), true;
+    if (s == "False" || s == "false") return (*out = false), true;
+  } else if constexpr (std::is_integral_v<D>) {
+    using Wide = std::conditional_t<std::is_signed_v<D>, int64_t, uint64_t>;
+    Wide w = 0;
+    const std::string_view digits = !s.empty() && s[0] == '+' ? s.substr(1) : s;
+    const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), w);
+    if (!digits.empty() && r.ec == std::errc() && r.ptr == digits.data() + digits.size())
+      return (*out = static_cast<D>(w)), true;
+    // Text like "100.5" reads as the number, truncated (the ONNX definition allows 100).
+    double d = 0;
+    if (!parse_number(s, &d)) return false;
+    const double t = std::trunc(d);
+    const double lo = static_cast<double>(std::numeric_limits<D>::min());
+    const double hi = static_cast<double>(std::numeric_limits<D>::max()) + 1.0;
+    if (!(t >= lo && t < hi)) return false;
+    return (*out = static_cast<D>(t)), true;
+  }
+  double d = 0;
+  if (!parse_number(s, &d)) return false;
+  *out = convert<D>(d);
+  return true;
+}
+
 bool castable(int32_t t) {
   return t == EPHOST_ELEMENT_FLOAT || t == EPHOST_ELEMENT_DOUBLE || t == EPHOST_ELEMENT_FLOAT16 || t == EPHOST_ELEMENT_BFLOAT16 ||
          t == EPHOST_ELEMENT_BOOL || t == EPHOST_ELEMENT_INT8 || t == EPHOST_ELEMENT_UINT8 || t == EPHOST_ELEMENT_INT16 ||
@@ -78,13 +207,15 @@ class CastKernel : public CpuKernel {
  public:
   CastKernel(const sdk::Node& node, const KernelConfig& c, bool like)
       : CpuKernel(node, c), like_(like), to_(static_cast<int32_t>(node.attr_int("to", 0))) {
-    if (!like && !castable(to_)) fail_node(node, std::string("unsupported target type ") + type_name(to_));
+    if (!like && !castable(to_) && to_ != EPHOST_ELEMENT_STRING)
+      fail_node(node, std::string("unsupported target type ") + type_name(to_));
   }
 
  protected:
   void run(sdk::KernelContext& ctx, int threads) override {
     const sdk::Tensor x = required(ctx, 0, "input");
     const int32_t to = like_ ? required(ctx, 1, "target_type").elem_type() : to_;
+    if (x.elem_type() == EPHOST_ELEMENT_STRING || to == EPHOST_ELEMENT_STRING) return cast_text(ctx, x, to);
     void* y = ctx.output_raw(0, to, x.shape());
     const int64_t n = x.size();
     bool ok = false;
@@ -103,16 +234,47 @@ class CastKernel : public CpuKernel {
   }
 
  private:
+  // Casts from or to string, element by element (each output string is a host allocation).
+  void cast_text(sdk::KernelContext& ctx, const sdk::Tensor& x, int32_t to) {
+    const int64_t n = x.size();
+    bool ok = false;
+    if (x.elem_type() == EPHOST_ELEMENT_STRING) {
+      const char* const* in = x.data<const char*>();
+      if (to == EPHOST_ELEMENT_STRING) {
+        const char** y = ctx.output<const char*>(0, x.shape());
+        for (int64_t i = 0; i < n; ++i) y[i] = ctx.output_string(0, in[i]);
+        return;
+      }
+      void* y = ctx.output_raw(0, to, x.shape());
+      ok = dispatch_any(to, [&](auto tag) {
+        using D = decltype(tag);
+        D* py = static_cast<D*>(y);
+        for (int64_t i = 0; i < n; ++i)
+          if (!from_text(std::string_view(in[i]), &py[i]))
+            fail("cannot read '" + std::string(in[i]) + "' (element " + std::to_string(i) + ") as " + type_name(to));
+      });
+    } else {
+      const char** y = ctx.output<const char*>(0, x.shape());
+      ok = dispatch_any(x.elem_type(), [&](auto tag) {
+        using S = decltype(tag);
+        const S* px = static_cast<const S*>(x.raw());
+        for (int64_t i = 0; i < n; ++i) y[i] = ctx.output_string(0, to_text(px[i]));
+      });
+    }
+    if (!ok) fail(std::string("unsupported cast from ") + type_name(x.elem_type()) + " to " + type_name(to));
+  }
+
   bool like_;
   int32_t to_;
 };
 
 bool cast_supported(const sdk::Node& n) {
-  if (n.op_type() == "Cast" && !castable(static_cast<int32_t>(n.attr_int("to", 0)))) return false;
+  auto ok = [](int32_t t) { return castable(t) || t == EPHOST_ELEMENT_STRING; };
+  if (n.op_type() == "Cast" && !ok(static_cast<int32_t>(n.attr_int("to", 0)))) return false;
   for (size_t i = 0; i < n.num_inputs(); ++i)
     if (n.has_input(i)) {
       const int32_t t = n.input(i).elem_type();
-      if (t != EPHOST_ELEMENT_UNDEFINED && !castable(t)) return false;
+      if (t != EPHOST_ELEMENT_UNDEFINED && !ok(t)) return false;
     }
   return true;
 }
@@ -120,7 +282,7 @@ bool cast_supported(const sdk::Node& n) {
 }  // namespace
 
 void register_cast_kernels(KernelRegistry& r) {
-  r.add("Cast", 1, 21, cast_supported, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
+  r.add("Cast", 6, 21, cast_supported, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
     return std::make_unique<CastKernel>(n, c, false);
   });
   r.add("CastLike", 15, 21, cast_supported, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {

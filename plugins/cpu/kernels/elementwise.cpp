@@ -6,12 +6,26 @@
 
 #include "kernel_registry.h"
 #include "math/broadcast.h"
+#include "math/half.h"
 
 namespace ephost::cpu {
 
 namespace {
 
 using math::broadcast_binary;
+
+// float16 values widened to float: the ops below compute float16 in float and round the result back,
+// which is exact for Min, Max and Mod (their float results are float16 values); Sum and Mean round once.
+std::vector<float> widen_half(const sdk::Tensor& t) {
+  const uint16_t* p = t.data<uint16_t>();
+  std::vector<float> out(static_cast<size_t>(t.size()));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = math::half_to_float(p[i]);
+  return out;
+}
+
+void narrow_to_half(const std::vector<float>& v, uint16_t* out) {
+  for (size_t i = 0; i < v.size(); ++i) out[i] = math::float_to_half(v[i]);
+}
 
 // Opset < 7 Add/Sub/Mul/Div only broadcast when the `broadcast` attribute says so, aligning B at
 // `axis` of A (default: the trailing axes) instead of numpy's right alignment.
@@ -154,37 +168,46 @@ class ModKernel : public CpuKernel {
     const sdk::Tensor a = required(ctx, 0, "A"), b = required(ctx, 1, "B");
     if (a.elem_type() != b.elem_type()) fail("A and B must have the same type");
     const Shape as = a.shape(), bs = b.shape(), os = math::broadcast_shapes(as, bs);
+    if (a.elem_type() == EPHOST_ELEMENT_FLOAT16) {
+      const std::vector<float> fa = widen_half(a), fb = widen_half(b);
+      std::vector<float> y(static_cast<size_t>(math::numel(os)));
+      mod(fa.data(), as, fb.data(), bs, y.data(), os, threads);
+      narrow_to_half(y, ctx.output<uint16_t>(0, os, EPHOST_ELEMENT_FLOAT16));
+      return;
+    }
     const bool ok = dispatch(NumericTypes{}, a.elem_type(), [&](auto tag) {
       using T = decltype(tag);
-      const T* pa = a.data<T>();
-      const T* pb = b.data<T>();
-      if constexpr (std::is_integral_v<T>) {
-        for (int64_t i = 0, n = b.size(); i < n; ++i)
-          if (pb[i] == 0) fail("integer modulo by zero");
-      } else {
-        if (!fmod_) fail("fmod must be 1 for floating-point inputs");
-      }
-      T* y = ctx.output<T>(0, os);
-      const bool f = fmod_;
-      broadcast_binary(pa, as, pb, bs, y, os, threads, [f](T x, T z) -> T {
-        if constexpr (std::is_floating_point_v<T>) {
-          return std::fmod(x, z);
-        } else {
-          // x % -1 is 0; computing it traps on x86 for INT_MIN.
-          if constexpr (std::is_signed_v<T>)
-            if (z == T(-1)) return T(0);
-          T r = static_cast<T>(x % z);
-          // Without fmod the result takes the divisor's sign (Python semantics).
-          if constexpr (std::is_signed_v<T>)
-            if (!f && r != 0 && ((r < 0) != (z < 0))) r = static_cast<T>(r + z);
-          return r;
-        }
-      });
+      mod(a.data<T>(), as, b.data<T>(), bs, ctx.output<T>(0, os), os, threads);
     });
     if (!ok) fail(std::string("unsupported type ") + type_name(a.elem_type()));
   }
 
  private:
+  template <typename T>
+  void mod(const T* pa, const Shape& as, const T* pb, const Shape& bs, T* y, const Shape& os, int threads) {
+    if constexpr (std::is_integral_v<T>) {
+      for (int64_t i = 0, n = math::numel(bs); i < n; ++i)
+        if (pb[i] == 0) fail("integer modulo by zero");
+    } else {
+      if (!fmod_) fail("fmod must be 1 for floating-point inputs");
+    }
+    const bool f = fmod_;
+    broadcast_binary(pa, as, pb, bs, y, os, threads, [f](T x, T z) -> T {
+      if constexpr (std::is_floating_point_v<T>) {
+        return std::fmod(x, z);
+      } else {
+        // x % -1 is 0; computing it traps on x86 for INT_MIN.
+        if constexpr (std::is_signed_v<T>)
+          if (z == T(-1)) return T(0);
+        T r = static_cast<T>(x % z);
+        // Without fmod the result takes the divisor's sign (Python semantics).
+        if constexpr (std::is_signed_v<T>)
+          if (!f && r != 0 && ((r < 0) != (z < 0))) r = static_cast<T>(r + z);
+        return r;
+      }
+    });
+  }
+
   bool fmod_;
 };
 
@@ -323,33 +346,50 @@ class VariadicKernel : public CpuKernel {
     }
     if (in.empty()) fail("needs at least one input");
     const Shape os = math::broadcast_shapes(shapes);
+    if (in[0].elem_type() == EPHOST_ELEMENT_FLOAT16) {
+      std::vector<std::vector<float>> wide;
+      std::vector<const float*> x;
+      for (const auto& t : in) wide.push_back(widen_half(t));
+      for (const auto& w : wide) x.push_back(w.data());
+      std::vector<float> y(static_cast<size_t>(math::numel(os)));
+      fold(x, shapes, y.data(), os, threads);
+      narrow_to_half(y, ctx.output<uint16_t>(0, os, EPHOST_ELEMENT_FLOAT16));
+      return;
+    }
     const bool ok = dispatch(NumericTypes{}, in[0].elem_type(), [&](auto tag) {
       using T = decltype(tag);
-      T* y = ctx.output<T>(0, os);
-      auto step = [&](const T* a, const Shape& as, const T* b, const Shape& bs) {
-        switch (kind_) {
-          case Fold::kMin: broadcast_binary(a, as, b, bs, y, os, threads, [](T x, T z) { return z < x ? z : x; }); break;
-          case Fold::kMax: broadcast_binary(a, as, b, bs, y, os, threads, [](T x, T z) { return z > x ? z : x; }); break;
-          case Fold::kSum:
-          case Fold::kMean: broadcast_binary(a, as, b, bs, y, os, threads, [](T x, T z) { return T(x + z); }); break;
-        }
-      };
-      if (n == 1) {
-        math::broadcast_copy(in[0].data<T>(), shapes[0], y, os, sizeof(T), threads);
-      } else {
-        step(in[0].data<T>(), shapes[0], in[1].data<T>(), shapes[1]);
-        for (size_t i = 2; i < n; ++i) step(y, os, in[i].data<T>(), shapes[i]);
-      }
-      if (kind_ == Fold::kMean) {
-        const T count = static_cast<T>(n);
-        const int64_t total = math::numel(os);
-        for (int64_t i = 0; i < total; ++i) y[i] = static_cast<T>(y[i] / count);
-      }
+      std::vector<const T*> x;
+      for (const auto& t : in) x.push_back(t.data<T>());
+      fold(x, shapes, ctx.output<T>(0, os), os, threads);
     });
     if (!ok) fail(std::string("unsupported type ") + type_name(in[0].elem_type()));
   }
 
  private:
+  template <typename T>
+  void fold(const std::vector<const T*>& x, const std::vector<Shape>& shapes, T* y, const Shape& os, int threads) {
+    const size_t n = x.size();
+    auto step = [&](const T* a, const Shape& as, const T* b, const Shape& bs) {
+      switch (kind_) {
+        case Fold::kMin: broadcast_binary(a, as, b, bs, y, os, threads, [](T p, T q) { return q < p ? q : p; }); break;
+        case Fold::kMax: broadcast_binary(a, as, b, bs, y, os, threads, [](T p, T q) { return q > p ? q : p; }); break;
+        case Fold::kSum:
+        case Fold::kMean: broadcast_binary(a, as, b, bs, y, os, threads, [](T p, T q) { return T(p + q); }); break;
+      }
+    };
+    if (n == 1) {
+      math::broadcast_copy(x[0], shapes[0], y, os, sizeof(T), threads);
+    } else {
+      step(x[0], shapes[0], x[1], shapes[1]);
+      for (size_t i = 2; i < n; ++i) step(y, os, x[i], shapes[i]);
+    }
+    if (kind_ == Fold::kMean) {
+      const T count = static_cast<T>(n);
+      const int64_t total = math::numel(os);
+      for (int64_t i = 0; i < total; ++i) y[i] = static_cast<T>(y[i] / count);
+    }
+  }
+
   Fold kind_;
 };
 
@@ -401,7 +441,7 @@ void register_elementwise_kernels(KernelRegistry& r) {
       {"Add", Arith::kAdd}, {"Sub", Arith::kSub}, {"Mul", Arith::kMul}, {"Div", Arith::kDiv}};
   for (const auto& [op, kind] : arith) r.add(op, 1, 21, same_numeric, factory_with<ArithKernel>(kind));
 
-  r.add("Pow", 1, 21,
+  r.add("Pow", 7, 21,
         [](const sdk::Node& n) {
           return input_type_in(n, 0, {EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_INT64}) &&
                  input_type_in(n, 1, NumericTypes::ids());
@@ -410,15 +450,19 @@ void register_elementwise_kernels(KernelRegistry& r) {
   r.add("BitShift", 11, 21,
         inputs_of({EPHOST_ELEMENT_UINT8, EPHOST_ELEMENT_UINT16, EPHOST_ELEMENT_UINT32, EPHOST_ELEMENT_UINT64}, {0, 1}),
         make_factory<BitShiftKernel>());
-  r.add("Mod", 10, 21, same_numeric, make_factory<ModKernel>());
+  r.add("Mod", 10, 21,
+        [](const sdk::Node& n) {
+          return same_numeric(n) || (input_type_in(n, 0, {EPHOST_ELEMENT_FLOAT16}) && input_type_in(n, 1, {EPHOST_ELEMENT_FLOAT16}));
+        },
+        make_factory<ModKernel>());
   r.add("PRelu", 1, 21, inputs_of(SignedTypes::ids(), {0, 1}), make_factory<PReluKernel>());
 
   const std::initializer_list<int32_t> cmp_types = {EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT8, EPHOST_ELEMENT_UINT8,
                           EPHOST_ELEMENT_INT16, EPHOST_ELEMENT_UINT16, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_UINT32,
                           EPHOST_ELEMENT_INT64, EPHOST_ELEMENT_UINT64, EPHOST_ELEMENT_BOOL};
-  r.add("Equal", 1, 21, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kEqual));
-  r.add("Less", 1, 21, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kLess));
-  r.add("Greater", 1, 21, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kGreater));
+  r.add("Equal", 7, 21, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kEqual));
+  r.add("Less", 7, 21, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kLess));
+  r.add("Greater", 7, 21, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kGreater));
   r.add("LessOrEqual", 12, 21, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kLessEqual));
   r.add("GreaterOrEqual", 12, 21, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kGreaterEqual));
 
@@ -429,7 +473,7 @@ void register_elementwise_kernels(KernelRegistry& r) {
   // Before opset 8 these did not broadcast; numpy rules accept every input those opsets allowed.
   auto variadic_types = [](const sdk::Node& node) {
     for (size_t i = 0; i < node.num_inputs(); ++i)
-      if (!input_type_in(node, i, NumericTypes::ids())) return false;
+      if (!input_type_in(node, i, NumericTypes::ids()) && !input_type_in(node, i, {EPHOST_ELEMENT_FLOAT16})) return false;
     return true;
   };
   r.add("Min", 6, 21, variadic_types, factory_with<VariadicKernel>(Fold::kMin));

@@ -1,4 +1,4 @@
-// Index-driven data movement: GatherND, ScatterND, ScatterElements, OneHot, NonZero.
+// Index-driven data movement: GatherND, ScatterND, ScatterElements (and Scatter), OneHot, NonZero.
 #include <algorithm>
 #include <cstring>
 
@@ -250,6 +250,11 @@ void register_index_kernels(KernelRegistry& r) {
     return std::make_unique<ScatterKernel>(n, c, false);
   });
   r.add("ScatterElements", 11, 21, scatter_ok,
+        [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
+          return std::make_unique<ScatterKernel>(n, c, true);
+        });
+  // Scatter (opsets 9 and 10) is ScatterElements before it was renamed.
+  r.add("Scatter", 9, 10, scatter_ok,
         [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
           return std::make_unique<ScatterKernel>(n, c, true);
         });

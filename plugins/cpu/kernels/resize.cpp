@@ -22,7 +22,8 @@ bool parse_coord(const std::string& s, math::CoordMode* m) {
   else if (s == "align_corners") *m = math::CoordMode::kAlignCorners;
   else if (s == "asymmetric") *m = math::CoordMode::kAsymmetric;
   else if (s == "tf_half_pixel_for_nn") *m = math::CoordMode::kTfHalfPixelForNN;
-  else return false;  // tf_crop_and_resize needs roi; half_pixel_symmetric (opset 19) is not implemented
+  else if (s == "tf_crop_and_resize") *m = math::CoordMode::kTfCropAndResize;
+  else return false;  // half_pixel_symmetric (opset 19) is not implemented
   return true;
 }
 
@@ -38,7 +39,7 @@ bool parse_nearest(const std::string& s, math::NearestMode* m) {
 // Where the node keeps its scales and sizes, by op and opset.
 struct ResizeInputs {
   bool upsample = false;
-  int64_t scales = -1, sizes = -1;  // input indices; -1: none
+  int64_t roi = -1, scales = -1, sizes = -1;  // input indices; -1: none
 };
 
 ResizeInputs inputs_for(const sdk::Node& node) {
@@ -50,6 +51,7 @@ ResizeInputs inputs_for(const sdk::Node& node) {
   } else if (opset < 11) {
     r.scales = 1;
   } else {
+    r.roi = 1;
     r.scales = 2;
     r.sizes = 3;
   }
@@ -73,6 +75,7 @@ class ResizeKernel : public CpuKernel {
       if (!parse_nearest(nearest, &p_.nearest)) fail_node(node, "unsupported nearest_mode '" + nearest + "'");
       p_.cubic_a = node.attr_float("cubic_coeff_a", -0.75f);
       p_.exclude_outside = node.attr_int("exclude_outside", 0) != 0;
+      p_.extrapolation_value = node.attr_float("extrapolation_value", 0.f);
     }
   }
 
@@ -107,13 +110,21 @@ class ResizeKernel : public CpuKernel {
     } else {
       fail("one of scales and sizes must be given");
     }
+    math::ResizeParams p = p_;
+    if (p.coord == math::CoordMode::kTfCropAndResize) {
+      const sdk::Tensor roi = in_.roi >= 0 ? ctx.input(in_.roi) : sdk::Tensor();
+      if (!roi.present()) fail("tf_crop_and_resize needs the roi input");
+      if (roi.elem_type() == EPHOST_ELEMENT_FLOAT) p.roi.assign(roi.data<float>(), roi.data<float>() + roi.size());
+      else if (roi.elem_type() == EPHOST_ELEMENT_DOUBLE) p.roi.assign(roi.data<double>(), roi.data<double>() + roi.size());
+      else fail(std::string("roi must be float or double, found ") + type_name(roi.elem_type()));
+    }
     void* y = ctx.output_raw(0, x.elem_type(), ys);
-    if (p_.mode == math::ResizeMode::kNearest) {
+    if (p.mode == math::ResizeMode::kNearest && x.elem_type() != EPHOST_ELEMENT_FLOAT) {
       if (!is_movable_type(x.elem_type())) fail(std::string("unsupported type ") + type_name(x.elem_type()));
-      math::resize_nearest(x.raw(), xs, y, ys, scales, p_, sdk::element_size(x.elem_type()), threads);
+      math::resize_nearest(x.raw(), xs, y, ys, scales, p, sdk::element_size(x.elem_type()), threads);
     } else {
-      expect_type(x, {EPHOST_ELEMENT_FLOAT}, "X (linear and cubic modes)");
-      math::resize(x.data<float>(), xs, static_cast<float*>(y), ys, scales, p_, threads);
+      expect_type(x, {EPHOST_ELEMENT_FLOAT}, "X (linear and cubic modes, and tf_crop_and_resize)");
+      math::resize(x.data<float>(), xs, static_cast<float*>(y), ys, scales, p, threads);
     }
   }
 
@@ -131,6 +142,8 @@ bool resize_supported(const sdk::Node& n) {
     math::NearestMode nearest;
     if (!parse_coord(n.attr_string("coordinate_transformation_mode", "half_pixel"), &coord)) return false;
     if (!parse_nearest(n.attr_string("nearest_mode", "round_prefer_floor"), &nearest)) return false;
+    // Extrapolated positions take a float value.
+    if (coord == math::CoordMode::kTfCropAndResize && !input_type_in(n, 0, {EPHOST_ELEMENT_FLOAT})) return false;
   } else if (mode == math::ResizeMode::kCubic) {
     return false;
   }

@@ -1,5 +1,5 @@
 // Ops that only reinterpret shapes or make small tensors: Reshape, Flatten, Squeeze, Unsqueeze,
-// Identity, Dropout (inference), Shape, Size, Constant, ConstantOfShape, Range, Expand.
+// Identity, Shape, Size, Constant, ConstantOfShape, Range, Expand.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -151,43 +151,6 @@ class IdentityKernel : public CpuKernel {
   void run(sdk::KernelContext& ctx, int threads) override {
     const sdk::Tensor x = required(ctx, 0, "input");
     copy_to_output(ctx, 0, x, x.shape(), threads);
-  }
-};
-
-// Inference Dropout: the identity, plus an all-ones mask when asked for.
-class DropoutKernel : public CpuKernel {
- public:
-  DropoutKernel(const sdk::Node& node, const KernelConfig& c) : CpuKernel(node, c) {}
-
- protected:
-  void run(sdk::KernelContext& ctx, int threads) override {
-    const sdk::Tensor x = required(ctx, 0, "data");
-    if (opset() >= 12) {
-      const sdk::Tensor training = ctx.input(2);
-      if (training.present()) {
-        expect_type(training, {EPHOST_ELEMENT_BOOL}, "training_mode");
-        if (training.size() != 1) fail("training_mode must be a scalar");
-        const sdk::Tensor ratio = ctx.input(1);
-        const double r = ratio.present() ? scalar_of(ratio, "ratio") : 0.5;
-        if (training.data<uint8_t>()[0] != 0 && r != 0.0) fail("training mode (random dropout) is not supported");
-      }
-    }
-    copy_to_output(ctx, 0, x, x.shape(), threads);
-    if (output_wanted(1)) {
-      const Shape s = x.shape();
-      if (opset() < 10) {
-        // Before opset 10 the mask had the data's type.
-        const bool ok = dispatch(NumericTypes{}, x.elem_type(), [&](auto tag) {
-          using T = decltype(tag);
-          T* m = ctx.output<T>(1, s);
-          std::fill(m, m + x.size(), T(1));
-        });
-        if (!ok) fail(std::string("unsupported type ") + type_name(x.elem_type()));
-      } else {
-        uint8_t* m = ctx.output<uint8_t>(1, s, EPHOST_ELEMENT_BOOL);
-        std::fill(m, m + x.size(), uint8_t{1});
-      }
-    }
   }
 };
 
@@ -381,7 +344,6 @@ void register_shape_kernels(KernelRegistry& r) {
     return std::make_unique<SqueezeKernel>(n, c, true);
   });
   r.add("Identity", 1, 21, any, make_factory<IdentityKernel>());
-  r.add("Dropout", 1, 21, any, make_factory<DropoutKernel>());
   // Shape and Size only read the shape, so any input type (strings included) works.
   r.add("Shape", 1, 21, nullptr, make_factory<ShapeKernel>());
   r.add("Size", 1, 21, nullptr, make_factory<SizeKernel>());

@@ -691,7 +691,7 @@ void register_tensor_kernels(KernelRegistry& r) {
   r.add("Transpose", 1, 21, any, make_factory<TransposeKernel>());
   r.add("Gather", 1, 21, any, make_factory<GatherKernel>());
   r.add("GatherElements", 11, 21, any, make_factory<GatherElementsKernel>());
-  r.add("Tile", 1, 21, any, make_factory<TileKernel>());
+  r.add("Tile", 6, 21, any, make_factory<TileKernel>());
   r.add("Pad", 1, 21,
         [](const sdk::Node& n) {
           const std::string mode = n.attr_string("mode", "constant");

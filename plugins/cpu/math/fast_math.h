@@ -12,9 +12,11 @@ inline float fast_exp(float x) {
   x = x > 88.3762626647949f ? 88.3762626647949f : x;
   x = x < -87.3365447504019f ? -87.3365447504019f : x;
   float fx = x * 1.44269504088896341f + 0.5f;
-  // floor without a library call: truncate, then step down for negatives.
-  float t = static_cast<float>(static_cast<int32_t>(fx));
-  t = t > fx ? t - 1.f : t;
+  // floor without a library call: truncate, then step down for negatives. Done on the integer: with
+  // SSE4.1/AVX2 enabled GCC turns a float round trip into roundss and no longer vectorises the select.
+  int32_t ti = static_cast<int32_t>(fx);
+  ti -= static_cast<float>(ti) > fx ? 1 : 0;
+  const float t = static_cast<float>(ti);
   x = x - t * 0.693359375f + t * 2.12194440e-4f;
   const float z = x * x;
   float y = 1.9875691500E-4f;
@@ -31,6 +33,23 @@ inline float fast_exp(float x) {
 }
 
 inline float fast_sigmoid(float x) { return 1.f / (1.f + fast_exp(-x)); }
+
+// tanh(x) within a few ulp (Cephes' tanhf): an odd polynomial below |x| = 0.625, where the exp form
+// would cancel, and 1 - 2 / (e^2|x| + 1) above it. Both are computed and one selected, so loops
+// over it vectorise.
+inline float fast_tanh(float x) {
+  const float a = x < 0.f ? -x : x;
+  const float z = x * x;
+  float p = -5.70498872745E-3f;
+  p = p * z + 2.06390887954E-2f;
+  p = p * z - 5.37397155531E-2f;
+  p = p * z + 1.33314422036E-1f;
+  p = p * z - 3.33332819422E-1f;
+  const float small = p * z * x + x;
+  float large = 1.f - 2.f / (fast_exp(2.f * a) + 1.f);
+  large = x < 0.f ? -large : large;
+  return a < 0.625f ? small : large;
+}
 
 // Reductions with eight independent accumulators: without -ffast-math the compiler may not
 // reassociate a single running sum or max, which would leave the loop scalar.

@@ -8,8 +8,8 @@
 
 namespace ephost::cpu::math {
 
-float resize_source_coordinate(CoordMode mode, int64_t o, int64_t in, int64_t out, float scale) {
-  (void)out;
+float resize_source_coordinate(CoordMode mode, int64_t o, int64_t in, int64_t out, float scale, float roi_start,
+                               float roi_end) {
   const float x = static_cast<float>(o);
   // As the ONNX reference implementation, the resized length here is in * scale before flooring
   // (it equals the output size when the node gave sizes, as scale is then out / in).
@@ -21,6 +21,13 @@ float resize_source_coordinate(CoordMode mode, int64_t o, int64_t in, int64_t ou
       return len == 1.f ? 0.f : x * static_cast<float>(in - 1) / (len - 1.f);
     case CoordMode::kAsymmetric: return x / scale;
     case CoordMode::kTfHalfPixelForNN: return (x + 0.5f) / scale;
+    case CoordMode::kTfCropAndResize: {
+      // The crop [roi_start, roi_end] of the axis, spread over the output (its centre when out is 1).
+      const float span = static_cast<float>(in - 1);
+      const float rel = out == 1 ? (roi_end - roi_start) * span / 2.f
+                                 : x * (roi_end - roi_start) * span / static_cast<float>(out - 1);
+      return rel + roi_start * span;
+    }
   }
   return x;
 }
@@ -54,14 +61,19 @@ void cubic_coefficients(float r, float A, float c[4]) {
 
 }  // namespace
 
-AxisTaps resize_axis_taps(const ResizeParams& p, int64_t in, int64_t out, float scale) {
+AxisTaps resize_axis_taps(const ResizeParams& p, int64_t in, int64_t out, float scale, float roi_start,
+                          float roi_end) {
   AxisTaps t;
   t.taps = p.mode == ResizeMode::kNearest ? 1 : p.mode == ResizeMode::kLinear ? 2 : 4;
   t.index.resize(out * t.taps);
   t.weight.resize(out * t.taps);
   const int64_t last = std::max<int64_t>(in - 1, 0);
   for (int64_t o = 0; o < out; ++o) {
-    const float x = resize_source_coordinate(p.coord, o, in, out, scale);
+    const float x = resize_source_coordinate(p.coord, o, in, out, scale, roi_start, roi_end);
+    if (p.coord == CoordMode::kTfCropAndResize && (x < 0.f || x > static_cast<float>(last))) {
+      t.outside.resize(out, 0);
+      t.outside[o] = 1;
+    }
     int64_t* idx = &t.index[o * t.taps];
     float* w = &t.weight[o * t.taps];
     if (p.mode == ResizeMode::kNearest) {
@@ -89,7 +101,7 @@ AxisTaps resize_axis_taps(const ResizeParams& p, int64_t in, int64_t out, float 
         for (int j = 0; j < 4; ++j) w[j] /= sum;
     }
   }
-  t.identity = in == out;
+  t.identity = in == out && t.outside.empty();
   for (int64_t o = 0; o < out && t.identity; ++o)
     for (int64_t j = 0; j < t.taps && t.identity; ++j) {
       const float w = t.weight[o * t.taps + j];
@@ -104,13 +116,47 @@ std::vector<AxisTaps> all_taps(const Shape& in, const Shape& out, const std::vec
                                const ResizeParams& p) {
   if (in.size() != out.size() || scales.size() != in.size())
     invalid("resize needs one scale and one output size per input axis (rank " + std::to_string(in.size()) + ")");
+  const bool crop = p.coord == CoordMode::kTfCropAndResize;
+  if (crop && p.roi.size() != 2 * in.size())
+    invalid("tf_crop_and_resize needs roi with 2 * rank = " + std::to_string(2 * in.size()) + " values, found " +
+            std::to_string(p.roi.size()));
   std::vector<AxisTaps> taps;
   for (size_t a = 0; a < in.size(); ++a) {
     if (out[a] < 0) invalid("negative output size " + to_string(out));
     if (in[a] == 0 && out[a] > 0) invalid("cannot resize an empty axis to " + std::to_string(out[a]));
-    taps.push_back(resize_axis_taps(p, in[a], out[a], scales[a]));
+    taps.push_back(crop ? resize_axis_taps(p, in[a], out[a], scales[a], p.roi[a], p.roi[a + in.size()])
+                        : resize_axis_taps(p, in[a], out[a], scales[a]));
   }
   return taps;
+}
+
+bool any_outside(const std::vector<AxisTaps>& taps) {
+  for (const AxisTaps& t : taps)
+    if (!t.outside.empty()) return true;
+  return false;
+}
+
+// Sets every output whose position lies outside the input on some axis to `value`.
+void fill_outside(float* y, const Shape& out, const std::vector<AxisTaps>& taps, float value, int threads) {
+  const size_t r = out.size();
+  const int64_t inner = out[r - 1];
+  const int64_t rows = numel(out) / std::max<int64_t>(inner, 1);
+  const std::vector<uint8_t>& last = taps[r - 1].outside;
+  parallel_for(rows, threads, std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(inner, 1)),
+               [&](int64_t r0, int64_t r1) {
+    for (int64_t row = r0; row < r1; ++row) {
+      bool row_outside = false;
+      int64_t rem = row;
+      for (size_t a = r - 1; a-- > 0;) {
+        const int64_t o = rem % out[a];
+        rem /= out[a];
+        if (!taps[a].outside.empty() && taps[a].outside[o]) row_outside = true;
+      }
+      float* yr = y + row * inner;
+      for (int64_t o = 0; o < inner; ++o)
+        if (row_outside || (!last.empty() && last[o])) yr[o] = value;
+    }
+  });
 }
 
 template <typename T>
@@ -204,31 +250,14 @@ void resample_last2(const float* x, const Shape& in, const AxisTaps& th, const A
   });
 }
 
-}  // namespace
-
-void resize_nearest(const void* x, const Shape& in, void* y, const Shape& out, const std::vector<float>& scales,
-                    const ResizeParams& p, size_t elem_size, int threads) {
-  ResizeParams q = p;
-  q.mode = ResizeMode::kNearest;
-  const auto taps = all_taps(in, out, scales, q);
-  if (in.empty()) {
-    std::memcpy(y, x, elem_size);
+// Samples x through the taps (none outside the input).
+void resample(const float* x, const Shape& in, float* y, const Shape& out, const std::vector<AxisTaps>& taps,
+              ResizeMode mode, int threads) {
+  if (mode == ResizeMode::kNearest) {
+    if (in.empty()) *y = *x;
+    else nearest_typed(x, in, y, out, taps, threads);
     return;
   }
-  switch (elem_size) {
-    case 1: return nearest_typed(static_cast<const uint8_t*>(x), in, static_cast<uint8_t*>(y), out, taps, threads);
-    case 2: return nearest_typed(static_cast<const uint16_t*>(x), in, static_cast<uint16_t*>(y), out, taps, threads);
-    case 4: return nearest_typed(static_cast<const uint32_t*>(x), in, static_cast<uint32_t*>(y), out, taps, threads);
-    case 8: return nearest_typed(static_cast<const uint64_t*>(x), in, static_cast<uint64_t*>(y), out, taps, threads);
-    default: invalid("unsupported element size " + std::to_string(elem_size));
-  }
-}
-
-void resize(const float* x, const Shape& in, float* y, const Shape& out, const std::vector<float>& scales,
-            const ResizeParams& p, int threads) {
-  if (p.mode == ResizeMode::kNearest) return resize_nearest(x, in, y, out, scales, p, sizeof(float), threads);
-  const auto taps = all_taps(in, out, scales, p);
-  if (numel(out) == 0) return;
   const size_t r = in.size();
   std::vector<size_t> changed;
   for (size_t a = 0; a < r; ++a)
@@ -266,6 +295,42 @@ void resize(const float* x, const Shape& in, float* y, const Shape& out, const s
     src = dst;
     cur = next;
   }
+}
+
+}  // namespace
+
+void resize_nearest(const void* x, const Shape& in, void* y, const Shape& out, const std::vector<float>& scales,
+                    const ResizeParams& p, size_t elem_size, int threads) {
+  ResizeParams q = p;
+  q.mode = ResizeMode::kNearest;
+  const auto taps = all_taps(in, out, scales, q);
+  if (any_outside(taps)) invalid("tf_crop_and_resize outside the input needs float data for extrapolation_value");
+  if (in.empty()) {
+    std::memcpy(y, x, elem_size);
+    return;
+  }
+  switch (elem_size) {
+    case 1: return nearest_typed(static_cast<const uint8_t*>(x), in, static_cast<uint8_t*>(y), out, taps, threads);
+    case 2: return nearest_typed(static_cast<const uint16_t*>(x), in, static_cast<uint16_t*>(y), out, taps, threads);
+    case 4: return nearest_typed(static_cast<const uint32_t*>(x), in, static_cast<uint32_t*>(y), out, taps, threads);
+    case 8: return nearest_typed(static_cast<const uint64_t*>(x), in, static_cast<uint64_t*>(y), out, taps, threads);
+    default: invalid("unsupported element size " + std::to_string(elem_size));
+  }
+}
+
+void resize(const float* x, const Shape& in, float* y, const Shape& out, const std::vector<float>& scales,
+            const ResizeParams& p, int threads) {
+  const auto taps = all_taps(in, out, scales, p);
+  if (numel(out) == 0) return;
+  if (any_outside(taps)) {
+    // Sample with the taps clamped into the input, then overwrite the outside positions.
+    std::vector<AxisTaps> inside = taps;
+    for (AxisTaps& t : inside) t.outside.clear();
+    resample(x, in, y, out, inside, p.mode, threads);
+    fill_outside(y, out, taps, p.extrapolation_value, threads);
+    return;
+  }
+  resample(x, in, y, out, taps, p.mode, threads);
 }
 
 }  // namespace ephost::cpu::math

@@ -61,6 +61,10 @@ EPHOST_VEC_INLINE void sigmoid_body(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = fast_sigmoid(x[i]);
 }
 
+EPHOST_VEC_INLINE void tanh_body(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = fast_tanh(x[i]);
+}
+
 // 16 float lanes per block of 4096 (two independent AVX2 accumulators), blocks added in double.
 // The lane structure is fixed, so the result does not depend on the ISA the loop runs on.
 EPHOST_VEC_INLINE double sum_body(const float* x, int64_t n) {
@@ -86,6 +90,7 @@ struct Table {
   void (*hard_swish)(const float*, float*, int64_t);
   void (*relu)(const float*, float*, int64_t);
   void (*sigmoid)(const float*, float*, int64_t);
+  void (*tanh)(const float*, float*, int64_t);
   double (*sum)(const float*, int64_t);
 };
 
@@ -101,8 +106,9 @@ struct Table {
   TARGET void hard_swish(const float* x, float* y, int64_t n) { hard_swish_body(x, y, n); }               \
   TARGET void relu(const float* x, float* y, int64_t n) { relu_body(x, y, n); }                           \
   TARGET void sigmoid(const float* x, float* y, int64_t n) { sigmoid_body(x, y, n); }                     \
+  TARGET void tanh(const float* x, float* y, int64_t n) { tanh_body(x, y, n); }                           \
   TARGET double sum(const float* x, int64_t n) { return sum_body(x, n); }                                 \
-  constexpr Table table{binary, clip, hard_sigmoid, hard_swish, relu, sigmoid, sum};                               \
+  constexpr Table table{binary, clip, hard_sigmoid, hard_swish, relu, sigmoid, tanh, sum};                         \
   }
 
 EPHOST_VEC_DEFINE(base, )
@@ -134,6 +140,7 @@ void hard_sigmoid_f32(const float* x, float alpha, float beta, float* y, int64_t
 void hard_swish_f32(const float* x, float* y, int64_t n) { table().hard_swish(x, y, n); }
 void relu_f32(const float* x, float* y, int64_t n) { table().relu(x, y, n); }
 void sigmoid_f32(const float* x, float* y, int64_t n) { table().sigmoid(x, y, n); }
+void tanh_f32(const float* x, float* y, int64_t n) { table().tanh(x, y, n); }
 double sum_f32(const float* x, int64_t n) { return table().sum(x, n); }
 
 }  // namespace ephost::cpu::math

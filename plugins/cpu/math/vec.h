@@ -21,6 +21,8 @@ void hard_swish_f32(const float* x, float* y, int64_t n);
 void relu_f32(const float* x, float* y, int64_t n);
 // math::fast_sigmoid over a range.
 void sigmoid_f32(const float* x, float* y, int64_t n);
+// math::fast_tanh over a range.
+void tanh_f32(const float* x, float* y, int64_t n);
 // Sum of x[0, n) as math::sum_of (float lanes per block of 4096, blocks added in double).
 double sum_f32(const float* x, int64_t n);
 

@@ -1,9 +1,9 @@
 // ephost plugin SDK — C++ helpers over the plugin C ABI (ephost/ephost_plugin.h).
 //
 // What you get: RAII-free, exception-based wrappers for the read-only graph view, attribute getters
-// with defaults, a typed kernel context, and EPHOST_DEFINE_PLUGIN, which generates the exported
-// entry point and the C function table, negotiates the ABI version and turns every exception into an
-// EphostStatus so that none crosses the boundary.
+// with defaults, a typed kernel context, EPContext caching (ContextProvider), and EPHOST_DEFINE_PLUGIN,
+// which generates the exported entry point and the C function table, negotiates the ABI version and
+// turns every exception into an EphostStatus so that none crosses the boundary.
 //
 // Build plugins with -fvisibility=hidden (the ephost::sdk CMake target sets it): this header's
 // inline state must stay private to each plugin library.
@@ -593,6 +593,60 @@ class Provider {
   virtual void on_run_end() {}
 };
 
+// ---- EPContext: caching compiled groups -----------------------------------------------------------
+
+// Where emit_context writes one compiled group: the bytes of its context, appended piece by piece, and
+// attributes of its EPContext node. Valid during emit_context only.
+class ContextSink {
+ public:
+  explicit ContextSink(EphostContextSink* s) : s_(s) {}
+  // Appends `size` bytes (copied). Pieces are concatenated in call order, and judge_context /
+  // load_context later receive exactly that concatenation. The host stores each distinct piece once,
+  // so handing every weight tensor as its own piece deduplicates weights across partitions and across
+  // the sessions of a weight-sharing group.
+  void append(const void* data, size_t size) { check(host().context_set_blob(s_, data, size)); }
+  void append(const std::vector<uint8_t>& bytes) { append(bytes.data(), bytes.size()); }
+  // Sets "ep_sdk_version", "hardware_architecture", "notes" (strings) or "max_size" (a decimal
+  // integer). The host fills the first two from the Description when they are not set.
+  void set_attribute(const std::string& name, const std::string& value) {
+    check(host().context_set_attribute(s_, name.c_str(), value.c_str()));
+  }
+
+ private:
+  EphostContextSink* s_;
+};
+
+// A provider's verdict on a context before it is loaded, with the field that decided. The reason is
+// what the user reads in the INVALID_GRAPH diagnostic: name the field and both values.
+struct ContextJudgement {
+  EphostContextVerdict verdict = EPHOST_CONTEXT_OPTIMAL;
+  std::string reason;
+
+  static ContextJudgement optimal() { return {EPHOST_CONTEXT_OPTIMAL, {}}; }
+  static ContextJudgement prefer_recompile(std::string why) { return {EPHOST_CONTEXT_PREFER_RECOMPILE, std::move(why)}; }
+  static ContextJudgement unsupported(std::string why) { return {EPHOST_CONTEXT_UNSUPPORTED, std::move(why)}; }
+  static ContextJudgement not_mine(std::string why) { return {EPHOST_CONTEXT_NOT_MINE, std::move(why)}; }
+};
+
+// A provider whose compiled groups can be cached as EPContext nodes. Deriving from it (and returning
+// std::unique_ptr<YourProvider> from the plugin's Create) is what makes EPHOST_DEFINE_PLUGIN fill the
+// table's context_emit / context_judge / context_load; every other plugin keeps them NULL, so the host
+// knows it cannot cache their groups.
+class ContextProvider : public Provider {
+ public:
+  // Session option ep.context_enable=1: called once per group this provider compiled, after all
+  // compiles, with the fused_name compile received. Write the compiled program into `sink`.
+  virtual void emit_context(const std::string& fused_name, ContextSink& sink) = 0;
+  // Decides whether the context `blob` (what emit_context wrote; valid during the call) can be loaded.
+  // `context_node` is the EPContext node (attributes "ep_sdk_version", "hardware_architecture", ...).
+  // Must never crash on arbitrary bytes: check sizes before reading.
+  virtual ContextJudgement judge_context(const Node& context_node, const uint8_t* blob, size_t size) = 0;
+  // Turns a context judged usable into a runnable group (copy what it needs: `blob` and `context_node`
+  // are valid during the call only). Its compute receives the EPContext node's inputs and outputs.
+  virtual std::unique_ptr<CompiledGroup> load_context(const Node& context_node, const uint8_t* blob,
+                                                      size_t size) = 0;
+};
+
 struct Description {
   std::string name;
   std::string vendor;
@@ -623,6 +677,17 @@ struct CompiledBox {
   std::unique_ptr<CompiledGroup> group;
 };
 
+// What the host holds as an EphostProvider*: the plugin's provider and the glue's state for it.
+struct ProviderBox {
+  std::unique_ptr<Provider> provider;
+  ContextProvider* contexts = nullptr;  // the same object, when it caches contexts
+  std::string judge_reason;             // context_judge's out_reason: valid until the next call
+};
+
+// The provider type a Create callable makes (it returns std::unique_ptr<T>).
+template <typename Create>
+using created_provider_t = typename std::invoke_result_t<Create&, const Options&>::element_type;
+
 template <typename Describe, typename Create>
 struct PluginGlue {
   static Describe& describe_fn() {
@@ -633,7 +698,11 @@ struct PluginGlue {
     static Create fn;
     return fn;
   }
-  static Provider* provider(EphostProvider* p) { return reinterpret_cast<Provider*>(p); }
+  // EPContext slots are filled only for providers that implement them (see ContextProvider).
+  static constexpr bool kCachesContexts = std::is_base_of_v<ContextProvider, created_provider_t<Create>>;
+
+  static ProviderBox* box(EphostProvider* p) { return reinterpret_cast<ProviderBox*>(p); }
+  static Provider* provider(EphostProvider* p) { return box(p)->provider.get(); }
 
   static EphostStatus* describe(EphostPluginInfo* info) {
     return guard([&] {
@@ -659,11 +728,19 @@ struct PluginGlue {
     return guard([&] {
       Options options;
       for (size_t i = 0; i < n; ++i) options.emplace_back(keys[i], values[i]);
-      std::unique_ptr<Provider> p = create_fn()(options);
-      *out = reinterpret_cast<EphostProvider*>(p.release());
+      auto b = std::make_unique<ProviderBox>();
+      b->provider = create_fn()(options);
+      if (!b->provider) fail(EPHOST_FAIL, "the plugin's Create returned no provider");
+      b->contexts = dynamic_cast<ContextProvider*>(b->provider.get());
+      // The table was built from Create's return type; a ContextProvider hidden behind
+      // std::unique_ptr<Provider> would silently never be cached, so say how to fix it instead.
+      if (b->contexts != nullptr && !kCachesContexts)
+        fail(EPHOST_FAIL, "the provider is a ContextProvider but the plugin's Create returns std::unique_ptr<Provider>: "
+                          "return std::unique_ptr<YourProvider> so that EPHOST_DEFINE_PLUGIN fills the EPContext slots");
+      *out = reinterpret_cast<EphostProvider*>(b.release());
     });
   }
-  static void provider_release(EphostProvider* p) { delete provider(p); }
+  static void provider_release(EphostProvider* p) { delete box(p); }
   static EphostStatus* get_capability(EphostProvider* p, const EphostGraph* g, EphostCapability* c) {
     return guard([&] {
       Capability cap(c);
@@ -700,20 +777,47 @@ struct PluginGlue {
     }
   }
   static void compiled_release(void* user) { delete static_cast<CompiledBox*>(user); }
+  // Hands a compiled group to the host (compile and context_load).
+  static void export_group(std::unique_ptr<CompiledGroup> group, const std::string& what, EphostComputeInfo* out) {
+    if (!group) fail(EPHOST_EP_FAIL, what + " returned nothing");
+    auto compiled = std::make_unique<CompiledBox>();
+    compiled->group = std::move(group);
+    out->user = compiled.release();
+    out->create_state = &compiled_create_state;
+    out->compute = &compiled_compute;
+    out->release_state = &compiled_release_state;
+    out->release = &compiled_release;
+  }
   static EphostStatus* compile(EphostProvider* p, const EphostGraph* g, const char* name, EphostComputeInfo* out) {
-    return guard([&] {
-      auto box = std::make_unique<CompiledBox>();
-      box->group = provider(p)->compile(Graph(g), name);
-      if (!box->group) fail(EPHOST_EP_FAIL, std::string("compile returned nothing for ") + name);
-      out->user = box.release();
-      out->create_state = &compiled_create_state;
-      out->compute = &compiled_compute;
-      out->release_state = &compiled_release_state;
-      out->release = &compiled_release;
-    });
+    return guard([&] { export_group(provider(p)->compile(Graph(g), name), std::string("compile of ") + name, out); });
   }
   static EphostStatus* on_run_start(EphostProvider* p) { return guard([&] { provider(p)->on_run_start(); }); }
   static EphostStatus* on_run_end(EphostProvider* p) { return guard([&] { provider(p)->on_run_end(); }); }
+
+  static EphostStatus* context_emit(EphostProvider* p, const char* fused_name, EphostContextSink* s) {
+    return guard([&] {
+      ContextSink sink(s);
+      box(p)->contexts->emit_context(fused_name, sink);
+    });
+  }
+  static EphostStatus* context_judge(EphostProvider* p, const EphostNode* node, const void* blob, size_t size,
+                                     EphostContextVerdict* out_verdict, const char** out_reason) {
+    return guard([&] {
+      ProviderBox* b = box(p);
+      ContextJudgement j = b->contexts->judge_context(Node(node), static_cast<const uint8_t*>(blob), size);
+      b->judge_reason = std::move(j.reason);
+      *out_verdict = j.verdict;
+      *out_reason = b->judge_reason.empty() ? nullptr : b->judge_reason.c_str();
+    });
+  }
+  static EphostStatus* context_load(EphostProvider* p, const EphostNode* node, const void* blob, size_t size,
+                                    EphostComputeInfo* out) {
+    return guard([&] {
+      Node context_node(node);
+      export_group(box(p)->contexts->load_context(context_node, static_cast<const uint8_t*>(blob), size),
+                   "load_context of '" + context_node.name() + "'", out);
+    });
+  }
 
   // The table for ABI `version` (the functions are the same; the table says which ABI it speaks).
   static const EphostPlugin* table(uint32_t version) {
@@ -735,6 +839,11 @@ struct PluginGlue {
     t.compile = &compile;
     t.on_run_start = &on_run_start;
     t.on_run_end = &on_run_end;
+    if constexpr (kCachesContexts) {
+      t.context_emit = &context_emit;
+      t.context_judge = &context_judge;
+      t.context_load = &context_load;
+    }
     return t;
   }
 
@@ -762,7 +871,8 @@ struct PluginGlue {
 // Defines the plugin's entry point.
 //   ENTRY     the symbol name: ephost_plugin_negotiate for a loadable plugin.
 //   DESCRIBE  a default-constructible callable type: () -> ephost::sdk::Description
-//   CREATE    a default-constructible callable type: (const Options&) -> std::unique_ptr<Provider>
+//   CREATE    a default-constructible callable type: (const Options&) -> std::unique_ptr<P>, P derived
+//             from Provider; the EPContext slots are filled when P derives from ContextProvider
 #define EPHOST_DEFINE_PLUGIN_ENTRY(ENTRY, DESCRIBE, CREATE)                                       \
   extern "C" EphostStatus* ENTRY(EphostPluginNegotiation* negotiation) {                          \
     return ::ephost::sdk::detail::PluginGlue<DESCRIBE, CREATE>::negotiate(negotiation);           \

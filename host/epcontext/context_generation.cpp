@@ -1,0 +1,440 @@
+#include "epcontext/context_generation.h"
+
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+
+#include <boost/filesystem.hpp>
+#include <map>
+#include <set>
+#include <unordered_set>
+
+#include "abi/handles.h"
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "discovery/plugin_record.h"
+#include "epcontext/context_binary.h"
+#include "epcontext/context_schema.h"
+#include "model/loader.h"
+
+namespace ephost {
+namespace fs = boost::filesystem;
+namespace {
+
+std::string strip_suffix(const std::string& s, const std::string& suffix) {
+  if (s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0)
+    return s.substr(0, s.size() - suffix.size());
+  return s;
+}
+
+// "<folder>/model.onnx" -> "model" (ONNX Runtime replaces ".onnx" in the file name).
+std::string model_stem(const std::string& path) {
+  std::string name = fs::path(path).filename().string();
+  std::string stem = strip_suffix(name, ".onnx");
+  return stem == name ? fs::path(path).stem().string() : stem;
+}
+
+void set_int(onnx::NodeProto& node, const char* name, int64_t v) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+void set_string(onnx::NodeProto& node, const char* name, const std::string& v) {
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+
+void type_to_proto(const TypeInfo& t, onnx::TypeProto* out) {
+  auto* tensor = out->mutable_tensor_type();
+  tensor->set_elem_type(t.elem_type);
+  if (!t.has_shape) return;
+  auto* shape = tensor->mutable_shape();
+  for (size_t i = 0; i < t.dims.size(); ++i) {
+    auto* d = shape->add_dim();
+    if (t.dims[i] >= 0)
+      d->set_dim_value(t.dims[i]);
+    else if (i < t.dim_params.size() && !t.dim_params[i].empty())
+      d->set_dim_param(t.dim_params[i]);
+  }
+}
+
+// The initializers of a copied subgraph lost their bytes when the IR took them
+// (release_initializer_data): put them back from the IR, recursively.
+void restore_subgraph_initializers(onnx::NodeProto& node, const Node& ir_node);
+
+void restore_graph(onnx::GraphProto& g, const Graph& ir) {
+  for (auto& init : *g.mutable_initializer()) {
+    const Value* v = ir.find(init.name());
+    if (v && v->initializer) tensor_to_proto(*v->initializer, init.name(), &init);
+  }
+  for (int i = 0; i < g.node_size() && static_cast<size_t>(i) < ir.nodes.size(); ++i)
+    restore_subgraph_initializers(*g.mutable_node(i), *ir.nodes[static_cast<size_t>(i)]);
+}
+
+void restore_subgraph_initializers(onnx::NodeProto& node, const Node& ir_node) {
+  for (auto& a : *node.mutable_attribute())
+    if (a.has_g())
+      if (const Graph* sub = ir_node.subgraph(a.name())) restore_graph(*a.mutable_g(), *sub);
+}
+
+// Moves every initializer's bytes (main graph and subgraphs) into one external data file.
+class ExternalInitializerWriter {
+ public:
+  explicit ExternalInitializerWriter(std::string location) : location_(std::move(location)) {}
+  void move_graph(onnx::GraphProto& g) {
+    for (auto& t : *g.mutable_initializer()) move(t);
+    for (auto& n : *g.mutable_node())
+      for (auto& a : *n.mutable_attribute())
+        if (a.has_g()) move_graph(*a.mutable_g());
+  }
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  void move(onnx::TensorProto& t) {
+    if (t.data_type() == onnx::TensorProto::STRING || !t.has_raw_data()) return;  // strings stay inline
+    while (bytes_.size() % 64) bytes_.push_back('\0');  // aligned, so the file can be mapped
+    const size_t offset = bytes_.size();
+    bytes_ += t.raw_data();
+    const size_t length = t.raw_data().size();
+    t.clear_raw_data();
+    t.set_data_location(onnx::TensorProto::EXTERNAL);
+    auto add = [&](const char* k, const std::string& v) {
+      auto* e = t.add_external_data();
+      e->set_key(k);
+      e->set_value(v);
+    };
+    add("location", location_);
+    add("offset", std::to_string(offset));
+    add("length", std::to_string(length));
+  }
+  std::string location_;
+  std::string bytes_;
+};
+
+// "<name>;version=...;sdk_version=...;hardware_architecture=...;driver_version=..." as ONNX Runtime's
+// sample EP records compatibility info (metadata ep_compatibility_info.<plugin>).
+std::string compatibility_info(const PluginRecord& r) {
+  std::string s = r.name + ";version=" + r.version;
+  if (!r.sdk_version.empty()) s += ";sdk_version=" + r.sdk_version;
+  if (!r.hardware_architecture.empty()) s += ";hardware_architecture=" + r.hardware_architecture;
+  if (!r.driver_version.empty()) s += ";driver_version=" + r.driver_version;
+  return s;
+}
+
+std::string attribute_or(const EphostContextSink& sink, const std::string& key, const std::string& fallback) {
+  for (const auto& kv : sink.attributes)
+    if (kv.first == key) return kv.second;
+  return fallback;
+}
+
+// Path of `file` relative to folder `base`, refusing one that would leave it (loading refuses `..`).
+std::string relative_inside(const std::string& file, const std::string& base) {
+  fs::path rel = fs::path(file).lexically_relative(fs::path(base));
+  if (rel.empty() || *rel.begin() == "..")
+    fail(EPHOST_INVALID_ARGUMENT,
+         "the shared context binary '{}' is not inside the folder of this ctx model ('{}'); the models of a "
+         "weight-sharing group must write their ctx models into one folder (set ep.context_file_path)",
+         file, base);
+  return rel.generic_string();
+}
+
+struct EmittedGroup {
+  const ExecStep* step = nullptr;
+  EphostContextSink sink;
+};
+
+}  // namespace
+
+GenerationSettings read_generation_settings(const SessionOptions& options, const std::string& model_path) {
+  GenerationSettings s;
+  s.enabled = options.get_flag("ep.context_enable", false);
+  if (!s.enabled) return s;
+  s.embed = options.get_flag("ep.context_embed_mode", false);
+  s.node_prefix = options.get("ep.context_node_name_prefix");
+  s.external_initializers_file = options.get("ep.context_model_external_initializers_file_name");
+  s.overwrite = options.get_flag("ep.context_overwrite", false);
+  s.share = options.get_flag("ep.share_ep_contexts", false);
+  s.stop_share = options.get_flag("ep.stop_share_ep_contexts", false);
+  s.ctx_path = options.get("ep.context_file_path");
+  if (s.ctx_path.empty()) {
+    if (model_path.empty())
+      fail(EPHOST_INVALID_ARGUMENT,
+           "ep.context_enable=1 on a model loaded from a buffer needs ep.context_file_path: the host cannot know "
+           "where the ctx model goes (set it, e.g. to \"model_ctx.onnx\")");
+    fs::path p(model_path);
+    s.ctx_path = (p.parent_path() / (model_stem(model_path) + "_ctx.onnx")).string();
+  }
+  if (fs::is_directory(s.ctx_path))
+    fail(EPHOST_INVALID_ARGUMENT, "ep.context_file_path '{}' is a folder; it must name the ctx model file",
+         s.ctx_path);
+  if (!model_path.empty()) {
+    s.model_name = model_stem(model_path);
+    s.source_model_filename = fs::path(model_path).filename().string();
+    boost::system::error_code ec;
+    if (fs::equivalent(fs::path(model_path), fs::path(s.ctx_path), ec))
+      fail(EPHOST_INVALID_ARGUMENT, "ep.context_file_path '{}' is the source model itself", s.ctx_path);
+  } else {
+    // A buffer has no name: the source is the ctx model's name without "_ctx", or what the user says.
+    std::string source = options.get("ep.context_source_model_path");
+    s.source_model_filename =
+        source.empty() ? strip_suffix(model_stem(s.ctx_path), "_ctx") + ".onnx" : fs::path(source).filename().string();
+    s.model_name = model_stem(s.source_model_filename);
+  }
+  if (s.embed && s.share)
+    fail(EPHOST_INVALID_ARGUMENT,
+         "ep.share_ep_contexts=1 shares one context binary between models, which needs ep.context_embed_mode=0");
+  if (!s.external_initializers_file.empty()) {
+    const fs::path e(s.external_initializers_file);
+    if (e.is_absolute() || e.filename() != e)
+      fail(EPHOST_INVALID_ARGUMENT,
+           "ep.context_model_external_initializers_file_name '{}' must be a file name (it is written beside the "
+           "ctx model)",
+           s.external_initializers_file);
+  }
+  boost::system::error_code ec;
+  if (!s.overwrite && fs::exists(s.ctx_path, ec))
+    fail(EPHOST_FAIL,
+         "the EPContext model '{}' exists already; remove it, or set ep.context_overwrite=1 (ephost compile "
+         "--force) to generate it again",
+         s.ctx_path);
+  return s;
+}
+
+GenerationResult generate_context_model(const GenerationSettings& settings, const Model& model,
+                                        const GraphExecutor& main,
+                                        const std::vector<std::unique_ptr<ProviderInstance>>& providers, Env& env) {
+  GenerationResult result;
+  result.ctx_path = settings.ctx_path;
+  const Graph& graph = *model.main;
+  const fs::path ctx_dir = fs::absolute(fs::path(settings.ctx_path)).parent_path();
+
+  // 1. Ask each compiling provider for the context of each group it compiled, in execution order.
+  std::vector<const ExecStep*> ordered;
+  for (int id : main.execution_plan().order) ordered.push_back(main.steps()[static_cast<size_t>(id)].get());
+  std::map<const ExecStep*, std::unique_ptr<EmittedGroup>> emitted;
+  std::vector<const ProviderInstance*> provider_order;  // providers with emitted groups, first use first
+  std::set<std::string> silent;
+  for (const ExecStep* step : ordered) {
+    if (!step->fused) continue;
+    const ProviderInstance& p = *step->provider;
+    if (!p.plugin().context_emit) {
+      if (silent.insert(p.name()).second)
+        log_info(fmt::format("EPContext: provider '{}' cannot cache what it compiles (no context_emit); its groups "
+                             "stay ordinary nodes and are compiled again when the ctx model is loaded",
+                             p.name()));
+      continue;
+    }
+    auto group = std::make_unique<EmittedGroup>();
+    group->step = step;
+    std::string what = fmt::format("context_emit for '{}'", step->name);
+    p.call(what.c_str(), [&] { return p.plugin().context_emit(p.handle(), step->name.c_str(), &group->sink); });
+    if (group->sink.pieces.empty())
+      fail(EPHOST_EP_FAIL, "provider '{}' context_emit for '{}' handed the host no bytes", p.name(), step->name);
+    if (std::find(provider_order.begin(), provider_order.end(), &p) == provider_order.end())
+      provider_order.push_back(&p);
+    emitted[step] = std::move(group);
+  }
+
+  // 2. Containers: one binary per provider (shared across sessions with ep.share_ep_contexts), or one
+  //    payload per node in embed mode.
+  struct Binary {
+    std::string path;        // absolute
+    std::string reference;   // what ep_cache_context records
+    bool write_now = true;
+    ContextBinaryBuilder local;
+    ContextBinaryBuilder* builder = &local;
+  };
+  std::map<const ProviderInstance*, Binary> binaries;
+  std::unique_lock<std::mutex> share_lock;
+  if (settings.share) share_lock = env.context_share().lock();
+  if (!settings.embed) {
+    for (const ProviderInstance* p : provider_order) {
+      Binary& b = binaries[p];
+      b.path = (ctx_dir / (settings.model_name + "_" + p->name() + ".bin")).string();
+      if (settings.share) {
+        ContextShareRegistry& reg = env.context_share();
+        ContextShareRegistry::Generation* g = reg.generation(p->name());
+        if (!g) g = &reg.open_generation(p->name(), b.path, settings.model_name);
+        b.path = g->bin_path;
+        b.builder = &g->builder;
+        b.write_now = settings.stop_share;
+      }
+      b.reference = relative_inside(b.path, ctx_dir.string());
+      if (b.write_now && !settings.overwrite && fs::exists(b.path))
+        fail(EPHOST_FAIL, "the context binary '{}' exists already; remove it, or set ep.context_overwrite=1", b.path);
+    }
+  }
+
+  // 3. The new graph.
+  auto out = std::make_unique<onnx::ModelProto>();
+  const onnx::ModelProto& src = *model.proto;
+  out->set_ir_version(std::max<int64_t>(src.ir_version(), 7));
+  for (const auto& op : src.opset_import())
+    if (op.domain() != epctx::kDomain) *out->add_opset_import() = op;
+  out->set_producer_name("ephost");
+  out->set_producer_version(EPHOST_VERSION);
+  if (src.has_domain()) out->set_domain(src.domain());
+  if (src.has_model_version()) out->set_model_version(src.model_version());
+  if (src.has_doc_string()) out->set_doc_string(src.doc_string());
+  for (const auto& f : src.functions()) *out->add_functions() = f;
+  onnx::GraphProto& g = *out->mutable_graph();
+  const onnx::GraphProto& sg = src.graph();
+  g.set_name(settings.node_prefix + sg.name());
+  if (sg.has_doc_string()) g.set_doc_string(sg.doc_string());
+  *g.mutable_input() = sg.input();
+  *g.mutable_output() = sg.output();
+
+  std::unordered_set<const Value*> needed_initializers;
+  std::set<std::string> typed;  // values whose type the new graph records
+  for (const auto& vi : sg.input()) typed.insert(vi.name());
+  for (const auto& vi : sg.output()) typed.insert(vi.name());
+  std::map<const ProviderInstance*, bool> main_written;
+  auto keep_node = [&](const Node* n) {
+    onnx::NodeProto& copy = *g.add_node();
+    copy = *n->proto;
+    restore_subgraph_initializers(copy, *n);
+    for (const Value* v : n->inputs)
+      if (v && v->owner == &graph && v->initializer) needed_initializers.insert(v);
+    for (const Value* v : n->implicit_inputs)
+      if (v && v->owner == &graph && v->initializer) needed_initializers.insert(v);
+    ++result.ordinary_nodes;
+  };
+  for (const ExecStep* step : ordered) {
+    auto it = emitted.find(step);
+    if (it == emitted.end()) {
+      if (step->fused)
+        for (const Node* n : step->view->nodes) keep_node(n);
+      else
+        keep_node(step->node);
+      continue;
+    }
+    const EphostContextSink& sink = it->second->sink;
+    const ProviderInstance& p = *step->provider;
+    const PluginRecord& rec = p.record();
+    onnx::NodeProto& node = *g.add_node();
+    node.set_op_type(epctx::kOpType);
+    node.set_domain(epctx::kDomain);
+    node.set_name(step->name);
+    for (const Value* v : step->view->inputs)
+      if (!v->is_constant_initializer()) node.add_input(v->name);
+    for (const Value* v : step->view->outputs) {
+      node.add_output(v->name);
+      if (typed.insert(v->name).second) {
+        auto* vi = g.add_value_info();
+        vi->set_name(v->name);
+        type_to_proto(v->type, vi->mutable_type());
+      }
+    }
+    // A graph input with a default (an initializer that is also an input) stays an input.
+    for (const Value* v : step->view->inputs)
+      if (v->initializer && v->is_graph_input) needed_initializers.insert(v);
+    if (settings.embed) {
+      ContextBinaryBuilder payload;
+      payload.add_graph(step->name, sink.pieces);
+      Bytes bytes = payload.serialize();
+      set_int(node, epctx::kMainContext, 1);
+      set_string(node, epctx::kCacheContext, std::string(bytes.begin(), bytes.end()));
+      set_int(node, epctx::kEmbedMode, 1);
+    } else {
+      Binary& b = binaries.at(&p);
+      b.builder->add_graph(step->name, sink.pieces);
+      // One binary per provider: its first node is the main context, the others find their graph in it.
+      const bool is_main = !main_written[&p];
+      main_written[&p] = true;
+      set_int(node, epctx::kMainContext, is_main ? 1 : 0);
+      set_string(node, epctx::kCacheContext, is_main ? b.reference : "");
+      set_int(node, epctx::kEmbedMode, 0);
+    }
+    set_string(node, epctx::kSdkVersion, attribute_or(sink, "ep_sdk_version", rec.sdk_version));
+    set_string(node, epctx::kModelFilename, settings.source_model_filename);
+    set_string(node, epctx::kHardwareArchitecture,
+               attribute_or(sink, "hardware_architecture", rec.hardware_architecture));
+    set_string(node, epctx::kPartitionName, step->name);
+    set_string(node, epctx::kSource, rec.context_source_keys.empty() ? rec.name : rec.context_source_keys.front());
+    const std::string notes = attribute_or(sink, "notes", "");
+    if (!notes.empty()) set_string(node, epctx::kNotes, notes);
+    const std::string max_size = attribute_or(sink, "max_size", "");
+    if (!max_size.empty()) set_int(node, epctx::kMaxSize, std::stoll(max_size));
+    ++result.context_nodes;
+  }
+  std::unordered_set<std::string> produced;
+  for (const auto& n : g.node())
+    for (const auto& o : n.output()) produced.insert(o);
+  for (const auto& vi : sg.value_info())  // keep what is known about values the new graph still has
+    if (!typed.count(vi.name()) && produced.count(vi.name())) *g.add_value_info() = vi;
+  for (const Value* v : graph.outputs)
+    if (v->initializer) needed_initializers.insert(v);
+  for (const Value* v : graph.initializers)
+    if (needed_initializers.count(v)) tensor_to_proto(*v->initializer, v->name, g.add_initializer());
+
+  // 4. Metadata: ONNX Runtime 1.23's compatibility info, one key per provider that cached something.
+  std::set<std::string> keys;
+  for (const ProviderInstance* p : provider_order) keys.insert(epctx::kCompatibilityInfoPrefix + p->name());
+  for (const auto& kv : src.metadata_props())
+    if (!keys.count(kv.key())) *out->add_metadata_props() = kv;
+  for (const ProviderInstance* p : provider_order) {
+    auto* kv = out->add_metadata_props();
+    kv->set_key(epctx::kCompatibilityInfoPrefix + p->name());
+    kv->set_value(compatibility_info(p->record()));
+  }
+  if (result.context_nodes > 0) {
+    auto* op = out->add_opset_import();
+    op->set_domain(epctx::kDomain);
+    op->set_version(epctx::kDomainVersion);
+  }
+
+  // 5. Check before writing anything: a model we would refuse to load must not be written.
+  epctx::register_schema();
+  try {
+    onnx::checker::CheckerContext ctx;
+    ctx.set_ir_version(static_cast<int>(out->ir_version()));
+    std::unordered_map<std::string, int> opsets;
+    for (const auto& op : out->opset_import()) opsets[op.domain()] = static_cast<int>(op.version());
+    ctx.set_opset_imports(opsets);
+    onnx::checker::LexicalScopeContext lex;
+    onnx::checker::check_graph(g, ctx, lex);
+  } catch (const std::exception& e) {
+    fail(EPHOST_FAIL, "the generated EPContext model fails onnx::checker (a host bug): {}", e.what());
+  }
+  // 6. Initializers of ordinary nodes: embedded, or all in one external file beside the model.
+  std::string external_bytes;
+  if (!settings.external_initializers_file.empty()) {
+    ExternalInitializerWriter writer(settings.external_initializers_file);
+    writer.move_graph(g);
+    external_bytes = writer.bytes();
+  }
+
+  std::string serialized;
+  if (out->ByteSizeLong() > static_cast<size_t>(INT32_MAX))
+    fail(EPHOST_FAIL,
+         "the EPContext model would exceed protobuf's 2 GiB limit; use ep.context_embed_mode=0 and "
+         "ep.context_model_external_initializers_file_name");
+  if (!out->SerializeToString(&serialized)) fail(EPHOST_FAIL, "cannot serialize the EPContext model");
+
+  // 7. Write: binaries, external initializers, then the model (a reader that sees the model sees the rest).
+  for (auto& [p, b] : binaries) {
+    if (!b.write_now) continue;
+    Bytes bytes = b.builder->serialize();
+    write_file_atomically(b.path, bytes.data(), bytes.size(), settings.overwrite);
+    log_info(fmt::format("EPContext: wrote '{}' ({} bytes, {} graph(s), {} of {} piece bytes after deduplication)",
+                         b.path, bytes.size(), b.builder->graph_count(), b.builder->stored_piece_bytes(),
+                         b.builder->handed_piece_bytes()));
+    result.files.push_back(b.path);
+    if (settings.share) env.context_share().close_generation(p->name());
+  }
+  if (!settings.external_initializers_file.empty()) {
+    std::string path = (ctx_dir / settings.external_initializers_file).string();
+    write_file_atomically(path, external_bytes.data(), external_bytes.size(), settings.overwrite);
+    result.files.push_back(path);
+  }
+  write_file_atomically(settings.ctx_path, serialized.data(), serialized.size(), settings.overwrite);
+  result.files.push_back(settings.ctx_path);
+  log_info(fmt::format("EPContext: wrote '{}': {} EPContext node(s), {} ordinary node(s)", settings.ctx_path,
+                       result.context_nodes, result.ordinary_nodes));
+  return result;
+}
+
+}  // namespace ephost

@@ -1,0 +1,70 @@
+// Loading an EPContext model (seed: "Inference Workflow for EP Context Cache Models"), before graph
+// transforms and partitioning:
+//   1. every EPContext node of the main graph goes to the first provider of the session (in priority
+//      order) whose context_source_keys contain its `source`;
+//   2. its context comes from the node (embed_mode 1) or from the binary its main context names
+//      (embed_mode 0; relative to the model's folder, or to ep.context_file_path's folder for a
+//      buffer; absolute paths and `..` refused), checked for truncation and corruption;
+//   3. the provider judges it (context_judge) and loads it (context_load);
+//   4. a context that is unsupported or fails to load is an INVALID_GRAPH diagnostic (logged as a
+//      warning, kept for the partition report) and, unless session.disable_ep_context_fallback=1,
+//      the node is replaced by the original nodes of its partition, taken from the source model
+//      (ep.context_source_model_path, or `onnx_model_filename` beside the ctx model); those nodes go
+//      to the providers after the one that rejected, ending with the CPU plugin.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "exec/provider_instance.h"
+#include "graph/graph.h"
+#include "model/loader.h"
+#include "partition/partition.h"
+#include "session/env.h"
+#include "session/session_options.h"
+
+namespace ephost {
+
+// What happened to one EPContext node; the partition report lists these.
+struct ContextDiagnostic {
+  std::string node;
+  std::string source;
+  std::string provider;  // "" when no provider matched
+  std::string verdict;   // optimal | prefer_recompile | unsupported | load_failed | no_provider | unreadable
+  std::string reason;    // the plugin's or the host's words
+  bool loaded = false;
+  bool fell_back = false;  // the original nodes run instead
+  size_t fallback_nodes = 0;
+};
+
+struct ContextResolution {
+  struct Loaded {
+    size_t provider = 0;
+    std::shared_ptr<PreloadedCompute> compute;
+  };
+  std::map<std::string, Loaded> loaded;  // EPContext node name -> what its provider loaded
+  // Original node name -> the provider that rejected the context they replace.
+  std::map<std::string, size_t> excluded;
+  std::vector<ContextDiagnostic> diagnostics;
+};
+
+struct ContextLoadSettings {
+  std::string ctx_file_path;        // ep.context_file_path
+  std::string source_model_path;    // ep.context_source_model_path
+  bool disable_fallback = false;    // session.disable_ep_context_fallback
+  bool fail_on_suboptimal = false;  // session.fail_on_suboptimal_compiled_model
+  bool share = false;               // ep.share_ep_contexts
+  LoadOptions source_load;          // how to load a source model for fallback
+};
+ContextLoadSettings read_context_load_settings(const SessionOptions& options, const LoadOptions& load);
+
+// Resolves the EPContext nodes of `model` (whose IR is not built yet): loads what can be loaded and
+// rewrites model.proto so that rejected nodes are replaced by their original nodes. Throws
+// INVALID_GRAPH when a context cannot be used and fallback is off or impossible.
+ContextResolution resolve_contexts(Model& model, const std::vector<std::unique_ptr<ProviderInstance>>& providers,
+                                   const ContextLoadSettings& settings, Env& env);
+
+}  // namespace ephost

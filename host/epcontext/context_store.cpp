@@ -1,0 +1,117 @@
+#include "epcontext/context_store.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <memory>
+
+#include "core/atomic_file.h"
+#include "core/confined_path.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "epcontext/context_schema.h"
+
+namespace ephost {
+
+std::string context_attribute(const Node& n, const char* name) {
+  const onnx::AttributeProto* a = n.attribute(name);
+  return a ? a->s() : std::string();
+}
+
+int64_t context_int_attribute(const Node& n, const char* name, int64_t fallback) {
+  const onnx::AttributeProto* a = n.attribute(name);
+  return a ? a->i() : fallback;
+}
+
+ContextStore::ContextStore(std::string base_dir, bool from_buffer, bool share, Env& env)
+    : base_dir_(std::move(base_dir)), from_buffer_(from_buffer), share_(share), env_(env) {}
+
+std::string ContextStore::file_of(const std::string& node, const std::string& reference) const {
+  if (from_buffer_ && base_dir_.empty())
+    fail(EPHOST_INVALID_GRAPH,
+         "EPContext node '{}' keeps its context in file '{}', but the model came from a buffer: set "
+         "ep.context_file_path to the ctx model's path so the host knows its folder",
+         node, reference);
+  return confine_path(base_dir_, reference, fmt::format("EPContext node '{}' ep_cache_context", node));
+}
+
+Bytes ContextStore::fetch(const Node& n, const std::vector<const Node*>& contexts) {
+  const std::string partition = context_attribute(n, epctx::kPartitionName);
+  if (context_int_attribute(n, epctx::kMainContext, 1) == 1) {
+    auto bytes = from_main(n, partition.empty() ? n.name : partition, false);
+    if (!bytes) fail(EPHOST_INVALID_GRAPH, "the context of EPContext node '{}' holds no graph '{}'", n.name, partition);
+    return std::move(*bytes);
+  }
+  if (partition.empty())
+    fail(EPHOST_INVALID_GRAPH,
+         "EPContext node '{}' has main_context=0 but no partition_name saying which graph of a main context it uses",
+         n.name);
+  const std::string source = context_attribute(n, epctx::kSource);
+  for (const Node* m : contexts)
+    if (m != &n && context_int_attribute(*m, epctx::kMainContext, 1) == 1 &&
+        context_attribute(*m, epctx::kSource) == source)
+      if (auto bytes = from_main(*m, partition, true)) return std::move(*bytes);
+  fail(EPHOST_INVALID_GRAPH,
+       "EPContext node '{}' (main_context=0) uses graph '{}', which no main context with source '{}' in this model "
+       "holds",
+       n.name, partition, source);
+}
+
+std::optional<Bytes> ContextStore::from_main(const Node& main, const std::string& name, bool exact) {
+  const int64_t embed = context_int_attribute(main, epctx::kEmbedMode, 1);
+  const std::string cache = context_attribute(main, epctx::kCacheContext);
+  if (embed == 1) {
+    if (cache.empty()) fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' has embed_mode 1 but an empty payload", main.name);
+    auto data = std::make_shared<const Bytes>(cache.begin(), cache.end());
+    ContextBinary b =
+        ContextBinary::parse(data, fmt::format("the context embedded in EPContext node '{}'", main.name));
+    std::string resolved = exact ? (b.has_graph(name) ? name : "") : b.resolve(name);
+    if (resolved.empty()) return std::nullopt;
+    return b.assemble(resolved);
+  }
+  if (embed != 0)
+    fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' has embed_mode {}; it must be 0 or 1", main.name, embed);
+  if (cache.empty())
+    fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' has embed_mode 0 but no file in ep_cache_context", main.name);
+  return take_from_file(file_of(main.name, cache), name, exact);
+}
+
+std::optional<Bytes> ContextStore::take_from_file(const std::string& path, const std::string& name, bool exact) {
+  if (share_) {
+    auto lock = env_.context_share().lock();
+    if (auto bytes = env_.context_share().take(path, name)) {
+      log_info(fmt::format("EPContext: graph '{}' of '{}' taken from the sharing workspace (file not read)", name,
+                           path));
+      taken_[path].insert(name);
+      return bytes;
+    }
+  }
+  const ContextBinary& b = parsed(path);
+  std::string resolved = exact ? (b.has_graph(name) ? name : "") : b.resolve(name);
+  if (resolved.empty()) return std::nullopt;
+  taken_[path].insert(resolved);
+  return b.assemble(resolved);
+}
+
+const ContextBinary& ContextStore::parsed(const std::string& path) {
+  auto it = files_.find(path);
+  if (it != files_.end()) return it->second;
+  std::shared_ptr<const Bytes> data;
+  {
+    std::string bytes = read_whole_file(path, "context binary");
+    data = std::make_shared<const Bytes>(bytes.begin(), bytes.end());
+  }
+  log_info(fmt::format("EPContext: read context binary '{}' ({} bytes)", path, data->size()));
+  return files_.emplace(path, ContextBinary::parse(data, fmt::format("context binary '{}'", path))).first->second;
+}
+
+void ContextStore::publish_leftovers() {
+  if (!share_) return;
+  auto lock = env_.context_share().lock();
+  for (const auto& [path, binary] : files_) {
+    if (binary.raw()) continue;
+    for (const std::string& name : binary.graph_names())
+      if (!taken_[path].count(name)) env_.context_share().put(path, name, binary.assemble(name));
+  }
+}
+
+}  // namespace ephost

@@ -1,0 +1,68 @@
+#include "session/unclaimed_functions.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <unordered_set>
+
+#include "abi/handles.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "model/loader.h"
+#include "transform/function_expansion.h"
+
+namespace ephost {
+
+namespace {
+
+// Bodies nest (a body's op may itself be a function nobody claims) but never deeply; more rounds than
+// this means a function that reaches itself.
+constexpr int kMaxRounds = 16;
+
+// Adds to `out` the NodeProtos of `graph` (and its subgraphs) that have a function body and that no
+// provider claims.
+void collect_unclaimed(const Model& model, const Graph& graph, const CapabilityQuery& query, size_t provider_count,
+                       std::unordered_set<const onnx::NodeProto*>* out) {
+  std::vector<const Node*> candidates;
+  for (const auto& node : graph.nodes)
+    if (node->proto && has_function_body(model, *node->proto)) candidates.push_back(node.get());
+  if (!candidates.empty()) {
+    std::unordered_set<const Node*> claimed;
+    for (size_t i = 0; i < provider_count; ++i) {
+      try {
+        for (const auto& claim : query(i, *graph.view)) claimed.insert(claim.nodes.begin(), claim.nodes.end());
+      } catch (const std::exception&) {
+        // The partitioner asks again, and reports the failure there.
+      }
+    }
+    for (const Node* node : candidates)
+      if (!claimed.count(node)) {
+        log_info(fmt::format("no provider claimed node '{}' ({}) of graph '{}': running its function body instead",
+                             node->name, node->op_type, graph.name));
+        out->insert(node->proto);
+      }
+  }
+  for (const auto& node : graph.nodes)
+    for (const auto& sub : node->subgraphs) collect_unclaimed(model, *sub.second, query, provider_count, out);
+}
+
+}  // namespace
+
+size_t expand_unclaimed_functions(Model& model, const CapabilityQuery& query, size_t provider_count) {
+  size_t total = 0;
+  for (int round = 0;; ++round) {
+    std::unordered_set<const onnx::NodeProto*> unclaimed;
+    collect_unclaimed(model, *model.main, query, provider_count, &unclaimed);
+    if (unclaimed.empty()) return total;
+    if (round == kMaxRounds)
+      fail(EPHOST_INVALID_GRAPH,
+           "function expansion did not finish after {} rounds: {} node(s) still need their function bodies (does a "
+           "function's body use the function itself?)",
+           kMaxRounds, unclaimed.size());
+    total += expand_function_nodes(model, unclaimed);
+    infer_model_shapes(model);
+    build_graph_ir(model);
+    index_node_attributes(*model.main);
+  }
+}
+
+}  // namespace ephost
