@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/runtime_value.h"
 #include "core/tensor.h"
 #include "ephost/ephost_plugin.h"
 #include "graph/graph.h"
@@ -13,22 +14,34 @@
 struct EphostKernelContext {
   virtual ~EphostKernelContext() = default;
   virtual size_t num_inputs() const = 0;
-  // nullptr for an absent optional input.
-  virtual const ephost::Tensor* input(size_t index) const = 0;
+  // Input `index` (a tensor, a sequence or none); nullptr for an absent optional input. Throws
+  // INVALID_ARGUMENT when out of range.
+  virtual const ephost::RuntimeValue* input(size_t index) const = 0;
   virtual size_t num_outputs() const = 0;
-  // Allocates output `index`; throws INVALID_ARGUMENT when called twice or out of range.
+  // Allocates tensor output `index`; throws INVALID_ARGUMENT when it is already set or out of range.
   virtual ephost::Tensor& allocate_output(size_t index, int32_t elem_type, std::vector<int64_t> shape) = 0;
-  // An output allocated earlier, or nullptr.
+  // A tensor output allocated earlier, or nullptr.
   virtual ephost::Tensor* allocated_output(size_t index) = 0;
+  // Sets output `index` to `value`: a sequence, none, or a tensor that owns its buffer (it is kept as
+  // is and its buffer never handed to another value). Throws INVALID_ARGUMENT when already set.
+  virtual void set_output(size_t index, ephost::RuntimeValue value) = 0;
+  // Makes output `index` a sequence of `length` unset elements of `elem_type`, which the plugin fills
+  // through sequence_output() before compute returns (checked afterwards).
+  virtual void begin_sequence_output(size_t index, int32_t elem_type, size_t length) = 0;
+  // The sequence begun for output `index` by begin_sequence_output, still writable during compute.
+  virtual ephost::TensorSequence& sequence_output(size_t index) = 0;
   virtual int32_t num_threads() const = 0;
   // Runs the subgraph in attribute `attribute` of the node being computed.
-  virtual std::vector<ephost::Tensor> run_subgraph(const std::string& attribute,
-                                                   std::vector<ephost::Tensor> inputs) = 0;
+  virtual std::vector<ephost::RuntimeValue> run_subgraph(const std::string& attribute,
+                                                         std::vector<ephost::RuntimeValue> inputs) = 0;
 };
 
-// EphostValue: a tensor the host hands a plugin (subgraph results).
+// EphostValue: a value the host hands a plugin (subgraph results, a kernel input, a copy the plugin
+// asked for). `borrowed` marks a tensor that aliases memory the executor manages (a kernel input):
+// it is copied before it is stored anywhere that outlives the compute call.
 struct EphostValue {
-  ephost::Tensor tensor;
+  ephost::RuntimeValue value;
+  bool borrowed = false;
 };
 
 // EphostContextSink: what context_emit hands the host for one compiled group.
@@ -42,8 +55,12 @@ struct EphostCapability {
   struct Claim {
     bool fused = false;
     std::vector<const ephost::Node*> nodes;
+    std::string refused;  // non-empty: the host refused this claim (why); the partitioner reports it
   };
   const ephost::GraphView* graph = nullptr;
+  // False for plugins that negotiated plugin ABI 1: they know nothing of sequences and optionals, so
+  // claims of nodes that read or write such values are refused.
+  bool non_tensor_values = true;
   std::vector<Claim> claims;
 };
 

@@ -1,5 +1,7 @@
 // The host table every plugin receives. Each function is a thin, exception-proof accessor over the
 // IR (graph/graph.h) or the executor's kernel context: nothing here may throw across the ABI.
+// Plugins of ABI 1 get the same table; they never call the ABI 2 members (sequence and optional
+// values), and the capability sink refuses them nodes that would need those.
 #include "abi/host_api.h"
 
 #include <onnx/onnx_pb.h>
@@ -218,6 +220,23 @@ EphostStatus* check_node_in_graph(const EphostCapability* c, const Node* node) {
                                                     c->graph->name + "'");
   return nullptr;
 }
+// Why a plugin of ABI 1 cannot have `node`: the first value it reads or writes that is a sequence or
+// an optional; "" when every value is a tensor (or of unknown type).
+std::string non_tensor_value_of(const Node& node) {
+  auto check = [](const std::vector<Value*>& values) -> const Value* {
+    for (const Value* v : values)
+      if (v && v->type.is_non_tensor()) return v;
+    return nullptr;
+  };
+  const Value* v = check(node.inputs);
+  if (!v) v = check(node.implicit_inputs);
+  if (!v) v = check(node.outputs);
+  if (!v) return {};
+  return fmt::format("node '{}' ({}) reads or writes '{}', a {} value, and the plugin speaks plugin ABI 1, which has "
+                     "no sequence or optional values (ABI 2 does)",
+                     node.name, node.op_type, v->name, EphostValueKindName(v->type.kind));
+}
+
 EphostStatus* capability_add_node(EphostCapability* c, const EphostNode* n) {
   return guard([&] {
     const Node* node = from_handle(n);
@@ -226,7 +245,9 @@ EphostStatus* capability_add_node(EphostCapability* c, const EphostNode* n) {
       delete s;
       throw e;
     }
-    c->claims.push_back({false, {node}});
+    EphostCapability::Claim claim{false, {node}, {}};
+    if (!c->non_tensor_values) claim.refused = non_tensor_value_of(*node);
+    c->claims.push_back(std::move(claim));
   });
 }
 EphostStatus* capability_add_fused_group(EphostCapability* c, const EphostNode* const* nodes, size_t count) {
@@ -242,18 +263,33 @@ EphostStatus* capability_add_fused_group(EphostCapability* c, const EphostNode* 
         throw e;
       }
       claim.nodes.push_back(node);
+      if (!c->non_tensor_values && claim.refused.empty()) claim.refused = non_tensor_value_of(*node);
     }
+    if (!claim.refused.empty()) claim.refused = "fused group refused: " + claim.refused;
     c->claims.push_back(std::move(claim));
   });
 }
 
 // ---- kernel context ----
+[[noreturn]] void not_a_tensor(const char* what, size_t i, const RuntimeValue& v) {
+  fail(EPHOST_INVALID_ARGUMENT, "{} {} is a {}, not a tensor{}", what, i, v.describe(),
+       v.is_sequence() ? " (read sequences with kernel_input_sequence, plugin ABI 2)" : "");
+}
+
+const RuntimeValue& present_input(const EphostKernelContext* c, size_t i) {
+  if (i >= c->num_inputs()) fail(EPHOST_INVALID_ARGUMENT, "input {} requested, the node has {}", i, c->num_inputs());
+  const RuntimeValue* v = c->input(i);
+  if (!v) fail(EPHOST_INVALID_ARGUMENT, "input {} is an absent optional input", i);
+  return *v;
+}
+
 size_t kernel_num_inputs(const EphostKernelContext* c) { return c->num_inputs(); }
 EphostStatus* kernel_input(const EphostKernelContext* c, size_t i, EphostTensorView* out) {
   return guard([&] {
     if (i >= c->num_inputs()) fail(EPHOST_INVALID_ARGUMENT, "input {} requested, the node has {}", i, c->num_inputs());
-    const Tensor* t = c->input(i);
-    *out = t ? t->view() : EphostTensorView{EPHOST_ELEMENT_UNDEFINED, 0, nullptr, nullptr};
+    const RuntimeValue* v = c->input(i);
+    if (v && !v->is_tensor()) not_a_tensor("input", i, *v);
+    *out = v ? v->tensor().view() : EphostTensorView{EPHOST_ELEMENT_UNDEFINED, 0, nullptr, nullptr};
   });
 }
 size_t kernel_num_outputs(const EphostKernelContext* c) { return c->num_outputs(); }
@@ -274,31 +310,208 @@ EphostStatus* kernel_output_string(EphostKernelContext* c, size_t i, const char*
   });
 }
 int32_t kernel_num_threads(const EphostKernelContext* c) { return c->num_threads(); }
+
+// New host values for subgraph results: they own their memory (the executor copies what it does not own).
+void hand_out(std::vector<RuntimeValue> results, const char* attribute, EphostValue** outputs, size_t num_outputs) {
+  if (results.size() != num_outputs)
+    fail(EPHOST_INVALID_ARGUMENT, "subgraph '{}' has {} outputs, {} requested", attribute, results.size(),
+         num_outputs);
+  for (size_t i = 0; i < num_outputs; ++i) outputs[i] = new EphostValue{std::move(results[i]), false};
+}
+
 EphostStatus* kernel_run_subgraph(EphostKernelContext* c, const char* attribute, const EphostTensorView* inputs,
                                   size_t num_inputs, EphostValue** outputs, size_t num_outputs) {
   return guard([&] {
     if (!attribute) fail(EPHOST_INVALID_ARGUMENT, "kernel_run_subgraph: NULL attribute name");
-    std::vector<Tensor> bound;
+    if (num_inputs && !inputs) fail(EPHOST_INVALID_ARGUMENT, "kernel_run_subgraph: NULL inputs");
+    if (num_outputs && !outputs) fail(EPHOST_INVALID_ARGUMENT, "kernel_run_subgraph: NULL outputs");
+    std::vector<RuntimeValue> bound;
     bound.reserve(num_inputs);
     for (size_t i = 0; i < num_inputs; ++i) {
       const EphostTensorView& v = inputs[i];
       // The plugin's buffers are only valid during the call; the subgraph run finishes inside it.
-      bound.push_back(Tensor::borrow(v.elem_type, std::vector<int64_t>(v.shape, v.shape + v.rank),
-                                     const_cast<void*>(v.data)));
+      bound.emplace_back(Tensor::borrow(v.elem_type, std::vector<int64_t>(v.shape, v.shape + v.rank),
+                                        const_cast<void*>(v.data)));
     }
-    std::vector<Tensor> results = c->run_subgraph(attribute, std::move(bound));
-    if (results.size() != num_outputs)
-      fail(EPHOST_INVALID_ARGUMENT, "subgraph '{}' has {} outputs, {} requested", attribute, results.size(),
-           num_outputs);
-    for (size_t i = 0; i < num_outputs; ++i) outputs[i] = new EphostValue{std::move(results[i])};
+    hand_out(c->run_subgraph(attribute, std::move(bound)), attribute, outputs, num_outputs);
   });
 }
 EphostStatus* value_tensor(const EphostValue* v, EphostTensorView* out) {
-  if (!v) return make_status(EPHOST_INVALID_ARGUMENT, "value_tensor: NULL value");
-  *out = v->tensor.view();
-  return nullptr;
+  return guard([&] {
+    if (!v) fail(EPHOST_INVALID_ARGUMENT, "value_tensor: NULL value");
+    if (!v->value.is_tensor())
+      fail(EPHOST_INVALID_ARGUMENT, "value_tensor: the value is a {}, not a tensor", v->value.describe());
+    *out = v->value.tensor().view();
+  });
 }
 void value_release(EphostValue* v) { delete v; }
+
+// ---- sequence and optional values (ABI 2) ----
+int32_t value_kind(const EphostValueInfo* v) { return from_handle(v)->type.kind; }
+int32_t value_optional_kind(const EphostValueInfo* v) { return from_handle(v)->type.optional_kind; }
+int32_t value_tensor_elem_type(const EphostValueInfo* v) { return from_handle(v)->type.tensor_elem_type; }
+
+int32_t kernel_input_kind(const EphostKernelContext* c, size_t i) {
+  try {
+    if (i >= c->num_inputs()) return EPHOST_VALUE_UNDEFINED;
+    const RuntimeValue* v = c->input(i);
+    return v ? to_abi_kind(v->kind()) : EPHOST_VALUE_UNDEFINED;
+  } catch (...) {
+    return EPHOST_VALUE_UNDEFINED;  // an input that was never produced: kernel_input reports why
+  }
+}
+EphostStatus* kernel_input_sequence(const EphostKernelContext* c, size_t i, int32_t* elem_type, size_t* length) {
+  return guard([&] {
+    const TensorSequence& seq = present_input(c, i).sequence("input");
+    if (elem_type) *elem_type = seq.elem_type;
+    if (length) *length = seq.elements.size();
+  });
+}
+const Tensor& element_at(const TensorSequence& seq, size_t position, const char* what, size_t index) {
+  if (position >= seq.elements.size())
+    fail(EPHOST_INVALID_ARGUMENT, "{} {}: element {} requested, the sequence has {}", what, index, position,
+         seq.elements.size());
+  return seq.elements[position];
+}
+EphostStatus* kernel_input_sequence_element(const EphostKernelContext* c, size_t i, size_t position,
+                                            EphostTensorView* out) {
+  return guard([&] {
+    if (!out) fail(EPHOST_INVALID_ARGUMENT, "kernel_input_sequence_element: NULL out");
+    *out = element_at(present_input(c, i).sequence("input"), position, "input", i).view();
+  });
+}
+EphostStatus* kernel_input_value(const EphostKernelContext* c, size_t i, EphostValue** out) {
+  return guard([&] {
+    if (!out) fail(EPHOST_INVALID_ARGUMENT, "kernel_input_value: NULL out");
+    const RuntimeValue& v = present_input(c, i);
+    *out = new EphostValue{v, v.is_tensor()};
+  });
+}
+EphostStatus* kernel_output_sequence(EphostKernelContext* c, size_t i, int32_t elem_type, size_t length) {
+  return guard([&] { c->begin_sequence_output(i, elem_type, length); });
+}
+Tensor& unset_element(EphostKernelContext* c, size_t i, size_t position, TensorSequence** seq_out) {
+  TensorSequence& seq = c->sequence_output(i);
+  if (position >= seq.elements.size())
+    fail(EPHOST_INVALID_ARGUMENT, "sequence output {}: element {} written, the sequence has {}", i, position,
+         seq.elements.size());
+  Tensor& e = seq.elements[position];
+  if (!e.empty()) fail(EPHOST_INVALID_ARGUMENT, "sequence output {}: element {} written twice", i, position);
+  *seq_out = &seq;
+  return e;
+}
+EphostStatus* kernel_output_sequence_element(EphostKernelContext* c, size_t i, size_t position, const int64_t* shape,
+                                             size_t rank, void** out_data) {
+  return guard([&] {
+    if (rank > 0 && !shape) fail(EPHOST_INVALID_ARGUMENT, "sequence output {}: NULL shape with rank {}", i, rank);
+    if (!out_data) fail(EPHOST_INVALID_ARGUMENT, "kernel_output_sequence_element: NULL out_data");
+    TensorSequence* seq = nullptr;
+    Tensor& e = unset_element(c, i, position, &seq);
+    e = Tensor::allocate(seq->elem_type, std::vector<int64_t>(shape, shape + rank));
+    *out_data = e.data();
+  });
+}
+EphostStatus* kernel_output_sequence_element_string(EphostKernelContext* c, size_t i, size_t position,
+                                                    const char* data, size_t size, const char** out) {
+  return guard([&] {
+    if (!out) fail(EPHOST_INVALID_ARGUMENT, "kernel_output_sequence_element_string: NULL out");
+    TensorSequence& seq = c->sequence_output(i);
+    if (seq.elem_type != EPHOST_ELEMENT_STRING)
+      fail(EPHOST_INVALID_ARGUMENT, "sequence output {} holds {} tensors, not strings", i,
+           element_type_name(seq.elem_type));
+    if (position >= seq.elements.size() || seq.elements[position].empty())
+      fail(EPHOST_INVALID_ARGUMENT, "sequence output {}: element {} must be allocated with "
+           "kernel_output_sequence_element first", i, position);
+    *out = seq.elements[position].intern_string(data ? data : "", data ? size : 0);
+  });
+}
+// The tensor `value` stands for at `position`: itself for a tensor (position 0), an element of a sequence.
+Tensor tensor_in(const EphostValue& value, size_t position) {
+  if (value.value.is_tensor()) {
+    if (position != 0) fail(EPHOST_INVALID_ARGUMENT, "position {} given for a tensor value (use 0)", position);
+    // A kernel input lives in memory the executor reuses: a sequence keeps its own copy.
+    return value.borrowed ? value.value.tensor().clone() : value.value.tensor();
+  }
+  if (value.value.is_sequence()) return element_at(value.value.sequence(), position, "value", 0);
+  fail(EPHOST_INVALID_ARGUMENT, "the value is {}: it holds no tensor", value.value.describe());
+}
+EphostStatus* kernel_output_sequence_element_value(EphostKernelContext* c, size_t i, size_t position,
+                                                   const EphostValue* value, size_t value_position) {
+  return guard([&] {
+    if (!value) fail(EPHOST_INVALID_ARGUMENT, "kernel_output_sequence_element_value: NULL value");
+    TensorSequence* seq = nullptr;
+    Tensor& e = unset_element(c, i, position, &seq);
+    Tensor t = tensor_in(*value, value_position);
+    if (t.elem_type() != seq->elem_type)
+      fail(EPHOST_INVALID_ARGUMENT, "sequence output {} holds {} tensors; element {} would be {}", i,
+           element_type_name(seq->elem_type), position, element_type_name(t.elem_type()));
+    e = std::move(t);
+  });
+}
+EphostStatus* kernel_output_none(EphostKernelContext* c, size_t i) {
+  return guard([&] { c->set_output(i, RuntimeValue::none()); });
+}
+EphostStatus* kernel_output_value(EphostKernelContext* c, size_t i, const EphostValue* value) {
+  return guard([&] {
+    if (!value) fail(EPHOST_INVALID_ARGUMENT, "kernel_output_value: NULL value");
+    if (!value->value.is_set()) fail(EPHOST_INVALID_ARGUMENT, "kernel_output_value: the value holds nothing");
+    if (value->value.is_tensor() && value->borrowed)
+      c->set_output(i, value->value.tensor().clone());
+    else
+      c->set_output(i, value->value);
+  });
+}
+EphostStatus* kernel_run_subgraph_values(EphostKernelContext* c, const char* attribute,
+                                         const EphostValue* const* inputs, size_t num_inputs, EphostValue** outputs,
+                                         size_t num_outputs) {
+  return guard([&] {
+    if (!attribute) fail(EPHOST_INVALID_ARGUMENT, "kernel_run_subgraph_values: NULL attribute name");
+    if (num_inputs && !inputs) fail(EPHOST_INVALID_ARGUMENT, "kernel_run_subgraph_values: NULL inputs");
+    if (num_outputs && !outputs) fail(EPHOST_INVALID_ARGUMENT, "kernel_run_subgraph_values: NULL outputs");
+    std::vector<RuntimeValue> bound;
+    bound.reserve(num_inputs);
+    for (size_t i = 0; i < num_inputs; ++i) {
+      if (!inputs[i]) fail(EPHOST_INVALID_ARGUMENT, "kernel_run_subgraph_values: input {} is NULL", i);
+      // Shared, not copied: a subgraph never writes its inputs, and the run ends inside this call.
+      bound.push_back(inputs[i]->value);
+    }
+    hand_out(c->run_subgraph(attribute, std::move(bound)), attribute, outputs, num_outputs);
+  });
+}
+int32_t value_held_kind(const EphostValue* v) { return v ? to_abi_kind(v->value.kind()) : EPHOST_VALUE_UNDEFINED; }
+EphostStatus* value_sequence(const EphostValue* v, int32_t* elem_type, size_t* length) {
+  return guard([&] {
+    if (!v) fail(EPHOST_INVALID_ARGUMENT, "value_sequence: NULL value");
+    const TensorSequence& seq = v->value.sequence();
+    if (elem_type) *elem_type = seq.elem_type;
+    if (length) *length = seq.elements.size();
+  });
+}
+EphostStatus* value_sequence_element(const EphostValue* v, size_t position, EphostTensorView* out) {
+  return guard([&] {
+    if (!v || !out) fail(EPHOST_INVALID_ARGUMENT, "value_sequence_element: NULL value or out");
+    *out = element_at(v->value.sequence(), position, "value", 0).view();
+  });
+}
+EphostStatus* value_sequence_element_value(const EphostValue* v, size_t position, EphostValue** out) {
+  return guard([&] {
+    if (!v || !out) fail(EPHOST_INVALID_ARGUMENT, "value_sequence_element_value: NULL value or out");
+    // Elements of sequences own their buffers and never change: shared, not copied.
+    *out = new EphostValue{element_at(v->value.sequence(), position, "value", 0), false};
+  });
+}
+EphostStatus* value_create_tensor(const EphostTensorView* source, EphostValue** out) {
+  return guard([&] {
+    if (!source || !out) fail(EPHOST_INVALID_ARGUMENT, "value_create_tensor: NULL source or out");
+    if (element_size(source->elem_type) == 0)
+      fail(EPHOST_INVALID_ARGUMENT, "value_create_tensor: unknown element type {}", source->elem_type);
+    if (source->rank > 0 && !source->shape) fail(EPHOST_INVALID_ARGUMENT, "value_create_tensor: NULL shape");
+    std::vector<int64_t> shape(source->shape, source->shape + source->rank);
+    if (element_count(shape) > 0 && !source->data) fail(EPHOST_INVALID_ARGUMENT, "value_create_tensor: NULL data");
+    Tensor view = Tensor::borrow(source->elem_type, std::move(shape), const_cast<void*>(source->data));
+    *out = new EphostValue{view.clone(), false};
+  });
+}
 
 // ---- EPContext sink ----
 EphostStatus* context_set_blob(EphostContextSink* sink, const void* data, size_t size) {
@@ -413,6 +626,25 @@ EphostHostApi make_host_api(uint32_t abi_version) {
   t.value_release = &value_release;
   t.context_set_blob = &context_set_blob;
   t.context_set_attribute = &context_set_attribute;
+  t.value_kind = &value_kind;
+  t.value_optional_kind = &value_optional_kind;
+  t.value_tensor_elem_type = &value_tensor_elem_type;
+  t.kernel_input_kind = &kernel_input_kind;
+  t.kernel_input_sequence = &kernel_input_sequence;
+  t.kernel_input_sequence_element = &kernel_input_sequence_element;
+  t.kernel_input_value = &kernel_input_value;
+  t.kernel_output_sequence = &kernel_output_sequence;
+  t.kernel_output_sequence_element = &kernel_output_sequence_element;
+  t.kernel_output_sequence_element_string = &kernel_output_sequence_element_string;
+  t.kernel_output_sequence_element_value = &kernel_output_sequence_element_value;
+  t.kernel_output_none = &kernel_output_none;
+  t.kernel_output_value = &kernel_output_value;
+  t.kernel_run_subgraph_values = &kernel_run_subgraph_values;
+  t.value_held_kind = &value_held_kind;
+  t.value_sequence = &value_sequence;
+  t.value_sequence_element = &value_sequence_element;
+  t.value_sequence_element_value = &value_sequence_element_value;
+  t.value_create_tensor = &value_create_tensor;
   return t;
 }
 

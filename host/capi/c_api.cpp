@@ -25,8 +25,9 @@ struct EphostSessionOptions {
 struct EphostSession {
   std::unique_ptr<ephost::Session> session;
 };
+// Any run-time value: a tensor, a sequence, or none (ephost_c_api.h, version 2).
 struct EphostTensor {
-  ephost::Tensor tensor;
+  ephost::RuntimeValue value;
 };
 
 namespace ephost {
@@ -267,19 +268,19 @@ EphostStatus* Run(EphostSession* s, const char* const* input_names, const Ephost
     if (n_in && (!input_names || !inputs)) fail(EPHOST_INVALID_ARGUMENT, "input_names and inputs must not be NULL");
     if (n_out && (!output_names || !outputs)) fail(EPHOST_INVALID_ARGUMENT, "output_names and outputs must not be NULL");
     std::vector<std::string> in_names, out_names;
-    std::vector<Tensor> in;
+    std::vector<RuntimeValue> in;
     for (size_t i = 0; i < n_in; ++i) {
       require(input_names[i], "input name");
       if (!inputs[i]) fail(EPHOST_INVALID_ARGUMENT, "input '{}' is NULL", input_names[i]);
       in_names.emplace_back(input_names[i]);
-      in.push_back(inputs[i]->tensor);
+      in.push_back(inputs[i]->value);
     }
     for (size_t i = 0; i < n_out; ++i) {
       require(output_names[i], "output name");
       out_names.emplace_back(output_names[i]);
     }
     if (n_out == 0) return;  // nothing requested: nothing to compute
-    std::vector<Tensor> results = s->session->run(in_names, in, out_names);
+    std::vector<RuntimeValue> results = s->session->run(in_names, in, out_names);
     for (size_t i = 0; i < n_out; ++i) outputs[i] = new EphostTensor{std::move(results[i])};
   });
 }
@@ -315,23 +316,93 @@ EphostStatus* CreateTensor(EphostElementType et, const int64_t* shape, size_t ra
   });
 }
 void ReleaseTensor(EphostTensor* t) { delete t; }
+// The tensor a handle holds, or null for a NULL handle or another kind.
+const Tensor* tensor_of(const EphostTensor* t) { return t && t->value.is_tensor() ? &t->value.tensor() : nullptr; }
 EphostElementType TensorGetElementType(const EphostTensor* t) {
-  return t ? static_cast<EphostElementType>(t->tensor.elem_type()) : EPHOST_ELEMENT_UNDEFINED;
+  const Tensor* x = tensor_of(t);
+  return x ? static_cast<EphostElementType>(x->elem_type()) : EPHOST_ELEMENT_UNDEFINED;
 }
 void TensorGetShape(const EphostTensor* t, const int64_t** shape, size_t* rank) {
-  if (shape) *shape = t ? t->tensor.shape().data() : nullptr;
-  if (rank) *rank = t ? t->tensor.shape().size() : 0;
+  const Tensor* x = tensor_of(t);
+  if (shape) *shape = x ? x->shape().data() : nullptr;
+  if (rank) *rank = x ? x->shape().size() : 0;
 }
-void* TensorGetData(EphostTensor* t) { return t ? t->tensor.data() : nullptr; }
+void* TensorGetData(EphostTensor* t) {
+  const Tensor* x = tensor_of(t);
+  return x ? const_cast<void*>(x->data()) : nullptr;
+}
 size_t TensorGetElementCount(const EphostTensor* t) {
-  return t ? static_cast<size_t>(t->tensor.element_count()) : 0;
+  const Tensor* x = tensor_of(t);
+  return x ? static_cast<size_t>(x->element_count()) : 0;
 }
 size_t GetElementSize(EphostElementType et) { return element_size(et); }
+
+// ---- sequence and optional values (version 2) ----
+EphostValueKind ValueGetKind(const EphostTensor* v) {
+  return v ? static_cast<EphostValueKind>(to_abi_kind(v->value.kind())) : EPHOST_VALUE_UNDEFINED;
+}
+EphostStatus* CreateSequence(EphostElementType et, const EphostTensor* const* elements, size_t count,
+                             EphostTensor** out) {
+  return guard([&] {
+    require(out, "out_sequence");
+    if (count && !elements) fail(EPHOST_INVALID_ARGUMENT, "elements is NULL but count is {}", count);
+    std::vector<Tensor> copies;
+    copies.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+      const Tensor* t = tensor_of(elements[i]);
+      if (!t) fail(EPHOST_INVALID_ARGUMENT, "sequence element {} is {}", i, elements[i] ? "not a tensor" : "NULL");
+      // Sequences own their elements (the host shares them freely): the caller's buffers are copied.
+      copies.push_back(t->clone());
+    }
+    *out = new EphostTensor{make_sequence(et, std::move(copies))};
+  });
+}
+EphostStatus* CreateOptionalNone(EphostTensor** out) {
+  return guard([&] {
+    require(out, "out_value");
+    *out = new EphostTensor{RuntimeValue::none()};
+  });
+}
+EphostStatus* SequenceGetInfo(const EphostTensor* seq, EphostElementType* et, size_t* length) {
+  return guard([&] {
+    require(seq, "sequence");
+    const TensorSequence& s = seq->value.sequence("the handle");
+    if (et) *et = static_cast<EphostElementType>(s.elem_type);
+    if (length) *length = s.elements.size();
+  });
+}
+EphostStatus* SequenceGetElement(const EphostTensor* seq, size_t index, EphostTensor** out) {
+  return guard([&] {
+    require(seq, "sequence");
+    require(out, "out_tensor");
+    const TensorSequence& s = seq->value.sequence("the handle");
+    if (index >= s.elements.size())
+      fail(EPHOST_INVALID_ARGUMENT, "sequence element {} requested, the sequence has {}", index, s.elements.size());
+    *out = new EphostTensor{s.elements[index]};
+  });
+}
+EphostStatus* io_kind(const EphostSession* s, size_t i, bool input, EphostValueKind* kind,
+                      EphostValueKind* optional_kind, int32_t* et) {
+  return guard([&] {
+    const Value& v = io_value(s, i, input);
+    if (kind) *kind = static_cast<EphostValueKind>(v.type.kind);
+    if (optional_kind) *optional_kind = static_cast<EphostValueKind>(v.type.optional_kind);
+    if (et) *et = v.type.tensor_elem_type;
+  });
+}
+EphostStatus* SessionGetInputKind(const EphostSession* s, size_t i, EphostValueKind* kind,
+                                  EphostValueKind* optional_kind, int32_t* et) {
+  return io_kind(s, i, true, kind, optional_kind, et);
+}
+EphostStatus* SessionGetOutputKind(const EphostSession* s, size_t i, EphostValueKind* kind,
+                                   EphostValueKind* optional_kind, int32_t* et) {
+  return io_kind(s, i, false, kind, optional_kind, et);
+}
 
 EphostApi make_api_v1() {
   EphostApi a{};
   a.struct_size = sizeof(EphostApi);
-  a.version = 1;
+  a.version = EPHOST_API_VERSION;
   a.GetErrorCode = &GetErrorCode;
   a.GetErrorMessage = &GetErrorMessage;
   a.ReleaseStatus = &ReleaseStatus;
@@ -369,6 +440,13 @@ EphostApi make_api_v1() {
   a.TensorGetData = &TensorGetData;
   a.TensorGetElementCount = &TensorGetElementCount;
   a.GetElementSize = &GetElementSize;
+  a.ValueGetKind = &ValueGetKind;
+  a.CreateSequence = &CreateSequence;
+  a.CreateOptionalNone = &CreateOptionalNone;
+  a.SequenceGetInfo = &SequenceGetInfo;
+  a.SequenceGetElement = &SequenceGetElement;
+  a.SessionGetInputKind = &SessionGetInputKind;
+  a.SessionGetOutputKind = &SessionGetOutputKind;
   a.SessionGetEpContextReportJson = &SessionGetEpContextReportJson;
   a.InspectEpContextModelJson = &InspectEpContextModelJson;
   return a;
@@ -379,8 +457,8 @@ EphostApi make_api_v1() {
 
 extern "C" EPHOST_EXPORT const EphostApi* EphostGetApi(uint32_t version) {
   static const EphostApi api_v1 = ephost::make_api_v1();
-  // Version 1 is the only table so far; later versions extend it at the end and a request for an
-  // older version gets the same (larger) table, whose first members are unchanged.
+  // One table for every version: version 2 extends version 1 at the end (sequence and optional
+  // values), so a request for an older version gets the larger table, whose first members are unchanged.
   if (version >= 1 && version <= EPHOST_API_VERSION) return &api_v1;
   return nullptr;
 }

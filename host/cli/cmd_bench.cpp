@@ -54,7 +54,7 @@ int bench_command(const BenchArgs& args, const GlobalArgs& global) {
   SessionPtr session(raw);
   const double create_ms = ms_since(t0);
 
-  std::vector<HostTensor> inputs = prepare_inputs(session.get(), args.inputs);
+  std::vector<HostValue> inputs = prepare_inputs(session.get(), args.inputs);
   BoundRun bound(session.get(), inputs);
   for (int i = 0; i < args.warmup; ++i) bound.run();
   std::vector<double> times;
@@ -76,7 +76,12 @@ int bench_command(const BenchArgs& args, const GlobalArgs& global) {
     j["providers"] = provider_list(args.session.providers);
     j["threads"] = args.session.threads;
     j["inputs"] = nlohmann::ordered_json::object();
-    for (const HostTensor& t : inputs) j["inputs"][t.name()] = t.shape();
+    for (const HostValue& v : inputs) {
+      if (v.kind() == HostValue::Kind::kTensor)
+        j["inputs"][v.name()] = v.tensor().shape();
+      else
+        j["inputs"][v.name()] = v.describe();
+    }
     j["input_source"] = args.inputs.inputs_dir.empty() ? "random" : args.inputs.inputs_dir;
     j["warmup"] = args.warmup;
     j["repeat"] = args.repeat;
@@ -92,7 +97,9 @@ int bench_command(const BenchArgs& args, const GlobalArgs& global) {
 
   std::cout << "model:    " << args.model << "\n";
   std::cout << "inputs:  ";
-  for (const HostTensor& t : inputs) std::cout << " " << t.name() << " " << shape_string(t.shape());
+  for (const HostValue& v : inputs)
+    std::cout << " " << v.name() << " "
+              << (v.kind() == HostValue::Kind::kTensor ? shape_string(v.tensor().shape()) : v.describe());
   std::cout << (args.inputs.inputs_dir.empty() ? " (random)" : " (from " + args.inputs.inputs_dir + ")") << "\n";
   std::cout << "threads:  " << (args.session.threads > 0 ? std::to_string(args.session.threads) : "default")
             << ", providers: " << (args.session.providers.empty() ? "default" : args.session.providers) << "\n";

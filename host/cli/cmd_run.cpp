@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "epcontext_diagnostics.h"
 #include "json_report.h"
+#include "host_value.h"
 #include "model_io.h"
 #include "tensor_values.h"
 
@@ -27,9 +28,8 @@ struct RunArgs {
   size_t values = 8;
 };
 
-void print_tensor(std::ostream& os, size_t index, const HostTensor& t, size_t max_values) {
-  os << "  [" << index << "] " << t.name() << ": " << element_type_name(t.elem_type()) << " "
-     << shape_string(t.shape()) << "\n";
+// The values and statistics of a tensor, indented under the line that names it.
+void print_tensor_values(std::ostream& os, const HostTensor& t, size_t max_values) {
   const size_t n = t.element_count();
   if (max_values > 0 && n > 0) {
     os << "      values:";
@@ -47,6 +47,17 @@ void print_tensor(std::ostream& os, size_t index, const HostTensor& t, size_t ma
   }
 }
 
+void print_value(std::ostream& os, size_t index, const HostValue& v, size_t max_values) {
+  os << "  [" << index << "] " << v.name() << ": " << v.describe() << "\n";
+  if (v.kind() == HostValue::Kind::kTensor) print_tensor_values(os, v.tensor(), max_values);
+  if (v.kind() != HostValue::Kind::kSequence) return;
+  for (size_t k = 0; k < v.elements().size(); ++k) {
+    const HostTensor& e = v.elements()[k];
+    os << "    element " << k << ": " << element_type_name(e.elem_type()) << " " << shape_string(e.shape()) << "\n";
+    print_tensor_values(os, e, max_values);
+  }
+}
+
 int run_command(const RunArgs& args, const GlobalArgs& global) {
   const EphostApi& a = api();
   EnvPtr env = create_env(global);
@@ -57,7 +68,7 @@ int run_command(const RunArgs& args, const GlobalArgs& global) {
   SessionPtr session(raw);
   double create_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
-  std::vector<HostTensor> inputs = prepare_inputs(session.get(), args.inputs);
+  std::vector<HostValue> inputs = prepare_inputs(session.get(), args.inputs);
 
   std::cout << "model: " << args.model << "\n";
   for (const std::string& line : unusable_context_lines(session.get())) std::cout << line << "\n";
@@ -68,8 +79,7 @@ int run_command(const RunArgs& args, const GlobalArgs& global) {
   }
   std::cout << "inputs:\n";
   for (size_t i = 0; i < inputs.size(); ++i) {
-    std::cout << "  [" << i << "] " << inputs[i].name() << ": " << element_type_name(inputs[i].elem_type()) << " "
-              << shape_string(inputs[i].shape())
+    std::cout << "  [" << i << "] " << inputs[i].name() << ": " << inputs[i].describe()
               << (args.inputs.inputs_dir.empty() ? " (random, seed " + std::to_string(args.inputs.seed) + ")"
                                                  : " (from " + args.inputs.inputs_dir + ")")
               << "\n";
@@ -83,10 +93,10 @@ int run_command(const RunArgs& args, const GlobalArgs& global) {
   std::cout << "outputs:\n";
   if (!args.output_dir.empty()) fs::create_directories(args.output_dir);
   for (size_t i = 0; i < outputs.size(); ++i) {
-    HostTensor t = from_ephost(outputs[i].get(), bound.output_names()[i]);
-    print_tensor(std::cout, i, t, args.values);
+    HostValue v = from_ephost_value(outputs[i].get(), bound.output_names()[i]);
+    print_value(std::cout, i, v, args.values);
     if (!args.output_dir.empty())
-      save_tensor_file(t, (fs::path(args.output_dir) / ("output_" + std::to_string(i) + ".pb")).string());
+      save_value_file(v, (fs::path(args.output_dir) / ("output_" + std::to_string(i) + ".pb")).string());
   }
   std::cout << "session created in " << ms_to_string(create_ms) << " ms, run took " << ms_to_string(run_ms)
             << " ms\n";
@@ -103,7 +113,8 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("model", args->model, "ONNX model file")->required()->check(CLI::ExistingFile);
   add_input_args(cmd, args->inputs);
   add_session_args(cmd, args->session);
-  cmd->add_option("--output-dir", args->output_dir, "Write the outputs there as output_N.pb TensorProto files");
+  cmd->add_option("--output-dir", args->output_dir,
+                  "Write the outputs there as output_N.pb files (TensorProto, SequenceProto or OptionalProto)");
   cmd->add_flag("--report", args->report, "Print the partition report (node -> provider, refused claims)");
   cmd->add_option("--values", args->values, "How many values of each output to print")->default_str("8");
   return {cmd, [args](const GlobalArgs& g) { return run_command(*args, g); }};

@@ -1,5 +1,7 @@
 // ephost test PATH...: runs ONNX backend test cases (model.onnx + test_data_set_*/input_N.pb,
 // output_N.pb), as ONNX Runtime's onnx_test_runner does, and compares with the backend tolerances.
+// Each file is read as the model declares the value it binds to: a TensorProto, a SequenceProto or
+// an OptionalProto.
 // Models with nondeterministic ops (random generators, training-mode Dropout) have outputs whose
 // values cannot be reproduced: those are compared by element type and shape only.
 #include <CLI/CLI.hpp>
@@ -12,6 +14,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "host_value.h"
 #include "epcontext_diagnostics.h"
 #include "model_io.h"
 #include "nondeterminism.h"
@@ -89,10 +92,18 @@ bool matches_any(const std::vector<std::string>& globs, const TestCase& c) {
   return false;
 }
 
+// One test_data_set_* folder: its input_N.pb and output_N.pb files, read once the session says
+// what each value is (a tensor, a sequence or an optional decides which proto a file holds).
+struct DataSetFiles {
+  std::string name;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+};
+
 struct DataSet {
   std::string name;
-  std::vector<HostTensor> inputs;
-  std::vector<HostTensor> outputs;
+  std::vector<HostValue> inputs;
+  std::vector<HostValue> outputs;
 };
 
 enum class Outcome { kPass, kFail, kSkip };
@@ -103,31 +114,35 @@ struct CaseResult {
   std::string note;  // for a pass: how it was judged, when not by value
 };
 
-// Loads every data set; sets `skip` when a file is not a usable tensor.
-std::vector<DataSet> load_data_sets(const fs::path& dir, std::string& skip) {
+std::vector<DataSetFiles> find_data_sets(const fs::path& dir) {
   std::vector<fs::path> set_dirs;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
       set_dirs.push_back(entry.path());
   }
   std::sort(set_dirs.begin(), set_dirs.end(), numbered_less);
+  std::vector<DataSetFiles> sets;
+  for (const auto& sd : set_dirs)
+    sets.push_back({sd.filename().string(), numbered_files(sd.string(), "input_"), numbered_files(sd.string(), "output_")});
+  return sets;
+}
+
+// Reads every data set as the session declares its values; sets `skip` when a file cannot be used.
+std::vector<DataSet> load_data_sets(const std::vector<DataSetFiles>& files, const std::vector<ValueInfo>& inputs,
+                                    const std::vector<ValueInfo>& outputs, std::string& skip) {
   std::vector<DataSet> sets;
-  for (const auto& sd : set_dirs) {
+  for (const DataSetFiles& f : files) {
     DataSet ds;
-    ds.name = sd.filename().string();
-    for (auto [prefix, into] : {std::pair{"input_", &ds.inputs}, std::pair{"output_", &ds.outputs}}) {
-      for (const std::string& file : numbered_files(sd.string(), prefix)) {
-        LoadedValue v = load_value_file(file);
-        if (!v.tensor) {
-          skip = ds.name + "/" + v.unsupported;
-          return {};
-        }
-        into->push_back(std::move(*v.tensor));
-      }
+    ds.name = f.name;
+    std::string unsupported;
+    ds.inputs = load_value_files(f.inputs, inputs, f.name + " inputs", unsupported);
+    if (unsupported.empty()) ds.outputs = load_value_files(f.outputs, outputs, f.name + " outputs", unsupported);
+    if (!unsupported.empty()) {
+      skip = f.name + "/" + unsupported;
+      return {};
     }
     sets.push_back(std::move(ds));
   }
-  if (sets.empty()) skip = "no test_data_set_* folders";
   return sets;
 }
 
@@ -135,14 +150,8 @@ std::string error_text(const CliError& e) { return code_name(e.code()) + ": " + 
 
 CaseResult run_case(EphostEnv* env, const EphostSessionOptions* options, const TestCase& c, const Tolerance& tol) {
   CaseResult result;
-  std::string skip;
-  std::vector<DataSet> sets;
-  try {
-    sets = load_data_sets(c.dir, skip);
-  } catch (const CliError& e) {
-    return {Outcome::kFail, "reading test data: " + error_text(e)};
-  }
-  if (!skip.empty()) return {Outcome::kSkip, skip};
+  std::vector<DataSetFiles> files = find_data_sets(c.dir);
+  if (files.empty()) return {Outcome::kSkip, "no test_data_set_* folders"};
 
   const std::vector<std::string> random_ops = nondeterministic_ops((c.dir / "model.onnx").string());
   if (!random_ops.empty()) {
@@ -162,17 +171,26 @@ CaseResult run_case(EphostEnv* env, const EphostSessionOptions* options, const T
   for (const std::string& line : unusable_context_lines(session.get()))
     std::cout << "WARN " << c.name << ": " << line << std::endl;
 
+  std::vector<DataSet> sets;
+  std::vector<ValueInfo> inputs_info, outputs_info;
+  try {
+    inputs_info = session_inputs(session.get());
+    outputs_info = session_outputs(session.get());
+    std::string skip;
+    sets = load_data_sets(files, inputs_info, outputs_info, skip);
+    if (!skip.empty()) return {Outcome::kSkip, skip};
+  } catch (const CliError& e) {
+    return {Outcome::kFail, "reading test data: " + error_text(e)};
+  }
+
   const bool several = sets.size() > 1;
   for (DataSet& ds : sets) {
     const std::string where = several ? ds.name + ": " : "";
-    std::vector<ValueInfo> outputs_info;
     std::vector<TensorPtr> got;
     std::vector<std::string> got_names;
     try {
-      const std::vector<ValueInfo> inputs_info = session_inputs(session.get());
       bind_by_name_or_position(ds.inputs, inputs_info, ds.name + " inputs");
       adopt_declared_types(ds.inputs, inputs_info);
-      outputs_info = session_outputs(session.get());
       bind_by_name_or_position(ds.outputs, outputs_info, ds.name + " outputs");
       adopt_declared_types(ds.outputs, outputs_info);
       BoundRun bound(session.get(), ds.inputs);
@@ -181,13 +199,16 @@ CaseResult run_case(EphostEnv* env, const EphostSessionOptions* options, const T
     } catch (const CliError& e) {
       return {Outcome::kFail, where + "run failed: " + error_text(e)};
     }
-    for (const HostTensor& expected : ds.outputs) {
+    for (const HostValue& expected : ds.outputs) {
       size_t k = std::find(got_names.begin(), got_names.end(), expected.name()) - got_names.begin();
       if (k == got_names.size() || !got[k])
         return {Outcome::kFail, where + "output '" + expected.name() + "' was not produced"};
-      HostTensor actual = from_ephost(got[k].get(), expected.name());
-      const auto diff =
-          random_ops.empty() ? compare_tensors(expected, actual, tol) : compare_type_and_shape(expected, actual);
+      HostValue actual = from_ephost_value(got[k].get(), expected.name());
+      // Random outputs: only what does not depend on the draw (element type and shape) is compared.
+      const bool shape_only = !random_ops.empty() && expected.kind() == HostValue::Kind::kTensor &&
+                              actual.kind() == HostValue::Kind::kTensor;
+      const auto diff = shape_only ? compare_type_and_shape(expected.tensor(), actual.tensor())
+                                   : compare_values(expected, actual, tol);
       if (diff)
         return {Outcome::kFail, where + "output " + std::to_string(k) + " '" + expected.name() + "': " + *diff +
                                     (random_ops.empty() ? "" : " (" + result.note + ")")};

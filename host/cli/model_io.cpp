@@ -11,9 +11,10 @@ namespace {
 
 using GetName = EphostStatus* (*)(const EphostSession*, size_t, const char**);
 using GetType = EphostStatus* (*)(const EphostSession*, size_t, int32_t*, int64_t*, const int64_t**);
+using GetKind = EphostStatus* (*)(const EphostSession*, size_t, EphostValueKind*, EphostValueKind*, int32_t*);
 
 std::vector<ValueInfo> value_infos(const EphostSession* session, size_t count, GetName get_name, GetType get_type,
-                                   const char* what) {
+                                   GetKind get_kind, const char* what) {
   std::vector<ValueInfo> out;
   for (size_t i = 0; i < count; ++i) {
     ValueInfo info;
@@ -23,6 +24,11 @@ std::vector<ValueInfo> value_infos(const EphostSession* session, size_t count, G
     const int64_t* dims = nullptr;
     check(get_type(session, i, &info.elem_type, &info.rank, &dims), std::string(what) + " '" + info.name + "'");
     if (info.rank > 0 && dims) info.dims.assign(dims, dims + info.rank);
+    EphostValueKind kind = EPHOST_VALUE_UNDEFINED, optional_kind = EPHOST_VALUE_UNDEFINED;
+    check(get_kind(session, i, &kind, &optional_kind, &info.declared.tensor_elem_type),
+          std::string(what) + " '" + info.name + "'");
+    info.declared.kind = kind;
+    info.declared.optional_kind = optional_kind;
     out.push_back(std::move(info));
   }
   return out;
@@ -33,16 +39,21 @@ std::vector<ValueInfo> value_infos(const EphostSession* session, size_t count, G
 std::vector<ValueInfo> session_inputs(const EphostSession* session) {
   const EphostApi& a = api();
   return value_infos(session, a.SessionGetInputCount(session), a.SessionGetInputName, a.SessionGetInputType,
-                     "input");
+                     a.SessionGetInputKind, "input");
 }
 
 std::vector<ValueInfo> session_outputs(const EphostSession* session) {
   const EphostApi& a = api();
   return value_infos(session, a.SessionGetOutputCount(session), a.SessionGetOutputName, a.SessionGetOutputType,
-                     "output");
+                     a.SessionGetOutputKind, "output");
 }
 
 std::string describe(const ValueInfo& info) {
+  const DeclaredKind& d = info.declared;
+  if (d.kind == EPHOST_VALUE_SEQUENCE) return "sequence of " + element_type_name(d.tensor_elem_type);
+  if (d.kind == EPHOST_VALUE_OPTIONAL)
+    return std::string("optional ") + (d.optional_kind == EPHOST_VALUE_SEQUENCE ? "sequence of " : "") +
+           element_type_name(d.tensor_elem_type);
   std::string s = element_type_name(info.elem_type);
   if (info.rank < 0) return s + " (unknown rank)";
   s += " [";
@@ -80,40 +91,64 @@ std::vector<int64_t> resolve_shape(const ValueInfo& input,
   return input.dims;
 }
 
-void bind_by_name_or_position(std::vector<HostTensor>& tensors, const std::vector<ValueInfo>& infos,
+std::vector<HostValue> load_value_files(const std::vector<std::string>& files, const std::vector<ValueInfo>& infos,
+                                        const std::string& what, std::string& unsupported) {
+  if (files.size() > infos.size())
+    throw CliError(EPHOST_INVALID_ARGUMENT, what + ": " + std::to_string(files.size()) + " files for " +
+                                                std::to_string(infos.size()) + " model " +
+                                                (infos.size() == 1 ? "value" : "values"));
+  std::vector<HostValue> out;
+  for (size_t i = 0; i < files.size(); ++i) {
+    LoadedHostValue v = load_declared_value(files[i], infos[i].declared);
+    if (!v.value) {
+      unsupported = v.unsupported;
+      return {};
+    }
+    out.push_back(std::move(*v.value));
+  }
+  return out;
+}
+
+void bind_by_name_or_position(std::vector<HostValue>& values, const std::vector<ValueInfo>& infos,
                               const std::string& what) {
-  if (tensors.size() > infos.size())
-    throw CliError(EPHOST_INVALID_ARGUMENT, what + ": " + std::to_string(tensors.size()) + " files for " +
+  if (values.size() > infos.size())
+    throw CliError(EPHOST_INVALID_ARGUMENT, what + ": " + std::to_string(values.size()) + " files for " +
                                                 std::to_string(infos.size()) + " model " +
                                                 (infos.size() == 1 ? "value" : "values"));
   std::set<std::string> names, seen;
   for (const auto& info : infos) names.insert(info.name);
   bool by_name = true;
-  for (const auto& t : tensors) {
-    if (t.name().empty() || !names.count(t.name()) || !seen.insert(t.name()).second) {
+  for (const auto& v : values) {
+    if (v.name().empty() || !names.count(v.name()) || !seen.insert(v.name()).second) {
       by_name = false;
       break;
     }
   }
   if (!by_name)
-    for (size_t i = 0; i < tensors.size(); ++i) tensors[i].set_name(infos[i].name);
+    for (size_t i = 0; i < values.size(); ++i) values[i].set_name(infos[i].name);
 }
 
-void adopt_declared_types(std::vector<HostTensor>& tensors, const std::vector<ValueInfo>& infos) {
-  for (HostTensor& t : tensors) {
+void adopt_declared_types(std::vector<HostValue>& values, const std::vector<ValueInfo>& infos) {
+  for (HostValue& v : values) {
     for (const ValueInfo& info : infos) {
-      if (info.name == t.name() && info.elem_type == EPHOST_ELEMENT_BFLOAT16 && t.elem_type() == EPHOST_ELEMENT_UINT16)
-        t.reinterpret_as(EPHOST_ELEMENT_BFLOAT16);
+      if (info.name != v.name() || info.declared.tensor_elem_type != EPHOST_ELEMENT_BFLOAT16) continue;
+      if (v.kind() == HostValue::Kind::kTensor && v.tensor().elem_type() == EPHOST_ELEMENT_UINT16)
+        v.tensor().reinterpret_as(EPHOST_ELEMENT_BFLOAT16);
+      if (v.kind() != HostValue::Kind::kSequence || v.sequence_elem_type() != EPHOST_ELEMENT_UINT16) continue;
+      for (HostTensor& e : v.elements()) e.reinterpret_as(EPHOST_ELEMENT_BFLOAT16);
+      v = HostValue::sequence(v.name(), EPHOST_ELEMENT_BFLOAT16, std::move(v.elements()));
     }
   }
 }
 
-std::vector<HostTensor> prepare_inputs(const EphostSession* session, const InputArgs& args) {
+std::vector<HostValue> prepare_inputs(const EphostSession* session, const InputArgs& args) {
   const std::vector<ValueInfo> infos = session_inputs(session);
-  std::vector<HostTensor> out;
+  std::vector<HostValue> out;
   if (!args.inputs_dir.empty()) {
     if (!args.shapes.empty()) usage_error("--shape is for random inputs; it cannot be used with --inputs");
-    for (const std::string& file : numbered_files(args.inputs_dir, "input_")) out.push_back(load_tensor_file(file));
+    std::string unsupported;
+    out = load_value_files(numbered_files(args.inputs_dir, "input_"), infos, args.inputs_dir, unsupported);
+    if (!unsupported.empty()) throw CliError(EPHOST_INVALID_PROTOBUF, unsupported);
     if (out.empty() && !infos.empty())
       throw CliError(EPHOST_NO_SUCHFILE, "no input_N.pb files in " + args.inputs_dir);
     bind_by_name_or_position(out, infos, args.inputs_dir);
@@ -131,14 +166,19 @@ std::vector<HostTensor> prepare_inputs(const EphostSession* session, const Input
                   (list.empty() ? "none" : list) + ")");
     }
   }
-  for (size_t i = 0; i < infos.size(); ++i)
-    out.push_back(random_tensor(infos[i].name, infos[i].elem_type, resolve_shape(infos[i], shapes), args.seed, i));
+  for (size_t i = 0; i < infos.size(); ++i) {
+    const int32_t kind = infos[i].declared.kind;
+    if (kind == EPHOST_VALUE_SEQUENCE || kind == EPHOST_VALUE_OPTIONAL)
+      usage_error("input '" + infos[i].name + "' is declared " + describe(infos[i]) +
+                  ": random inputs are tensors only; give the inputs with --inputs DIR");
+    out.emplace_back(random_tensor(infos[i].name, infos[i].elem_type, resolve_shape(infos[i], shapes), args.seed, i));
+  }
   return out;
 }
 
-BoundRun::BoundRun(EphostSession* session, const std::vector<HostTensor>& inputs) : session_(session) {
-  for (const HostTensor& t : inputs) {
-    views_.push_back(t.view());
+BoundRun::BoundRun(EphostSession* session, const std::vector<HostValue>& inputs) : session_(session) {
+  for (const HostValue& t : inputs) {
+    views_.push_back(t.to_ephost());
     input_names_.push_back(t.name().c_str());
     input_ptrs_.push_back(views_.back().get());
   }

@@ -272,9 +272,9 @@ std::string describe_non_tensor(const std::string& bytes, const std::string& why
   onnx::OptionalProto opt;
   const bool is_seq = parses_clean(seq);
   const bool is_opt = parses_clean(opt);
-  if (is_seq && !is_opt) return "a SequenceProto (sequence values are not supported)";
-  if (is_opt && !is_seq) return "an OptionalProto (optional values are not supported)";
-  if (is_seq && is_opt) return "a SequenceProto or OptionalProto (sequence and optional values are not supported)";
+  if (is_seq && !is_opt) return "a SequenceProto where a tensor is expected";
+  if (is_opt && !is_seq) return "an OptionalProto where a tensor is expected";
+  if (is_seq && is_opt) return "a SequenceProto or OptionalProto where a tensor is expected";
   onnx::MapProto map;
   if (parses_clean(map) && map.key_type() != 0) return "a MapProto (map values are not supported)";
   return "not a usable TensorProto (" + why + ")";

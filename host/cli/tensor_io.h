@@ -78,9 +78,9 @@ struct LoadedValue {
   std::optional<HostTensor> tensor;  // set when the file is a usable TensorProto
   std::string unsupported;           // otherwise why not (e.g. "a SequenceProto"), for skipping
 };
-// Reads a .pb file. Throws CliError(NO_SUCHFILE) when it cannot be read; a file that is not a usable
-// TensorProto (sequence, optional or map protos of ONNX >= 1.10 test data; segmented tensors) is
-// returned with `unsupported` set rather than thrown.
+// Reads a .pb file as a tensor. Throws CliError(NO_SUCHFILE) when it cannot be read; a file that is
+// not a usable TensorProto (sequence, optional or map protos; segmented tensors) is returned with
+// `unsupported` set rather than thrown. Files of sequences and optionals: host_value.h.
 LoadedValue load_value_file(const std::string& path);
 HostTensor load_tensor_file(const std::string& path);  // throws for anything but a usable tensor
 void save_tensor_file(const HostTensor& tensor, const std::string& path);

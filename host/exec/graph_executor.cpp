@@ -13,6 +13,11 @@ GraphExecutor::GraphExecutor(const Graph& graph, GraphPartition partition,
                              const std::vector<ProviderInstance*>& providers, const ExecOptions& options,
                              const ExecutorMap& executors)
     : graph_(graph), partition_(std::move(partition)), options_(options), executors_(executors) {
+  initializer_index_.assign(graph_.values.size(), -1);
+  for (const Value* v : graph_.initializers) {
+    initializer_index_[v->index] = static_cast<int32_t>(initializer_values_.size());
+    initializer_values_.emplace_back(*v->initializer);
+  }
   plan_graph_ = make_plan_graph(graph_, partition_.groups);
   build_steps(providers);
   build_plan();
@@ -90,10 +95,11 @@ void GraphExecutor::build_plan() {
 
 size_t GraphExecutor::memory_patterns_recorded() const { return patterns_.size(); }
 
-std::vector<Tensor> GraphExecutor::run(const std::vector<std::pair<const Value*, Tensor>>& feeds,
-                                       const Frame* parent) const {
+std::vector<RuntimeValue> GraphExecutor::run(const std::vector<std::pair<const Value*, RuntimeValue>>& feeds,
+                                             const Frame* parent) const {
   Frame frame;
   frame.graph = &graph_;
+  frame.executor = this;
   frame.parent = parent;
   size_t n = graph_.values.size();
   frame.slots.resize(n);
@@ -101,12 +107,17 @@ std::vector<Tensor> GraphExecutor::run(const std::vector<std::pair<const Value*,
   frame.observed_bytes.assign(n, -1);
 
   std::vector<std::vector<int64_t>> input_shapes;
-  for (const auto& [value, tensor] : feeds) {
-    frame.slots[value->index] = tensor;
-    input_shapes.push_back(tensor.shape());
+  bool only_tensors = true;
+  for (const auto& [value, fed] : feeds) {
+    frame.slots[value->index] = fed;
+    if (fed.is_tensor())
+      input_shapes.push_back(fed.tensor().shape());
+    else
+      only_tensors = false;
   }
+  const bool use_patterns = options_.enable_mem_pattern && only_tensors;
   std::string signature;
-  if (options_.enable_mem_pattern) {
+  if (use_patterns) {
     signature = plan::MemoryPatternCache::signature(input_shapes);
     frame.pattern = patterns_.find(signature);
     if (frame.pattern && frame.pattern->peak_bytes > 0)
@@ -125,25 +136,31 @@ std::vector<Tensor> GraphExecutor::run(const std::vector<std::pair<const Value*,
                        [&] { return p.plugin().kernel_compute(step.kernel, &context); });
     }
     context.check_outputs_written();
-    for (int v : allocation_plan_.release_after[pos]) frame.slots[v] = Tensor();
+    for (int v : allocation_plan_.release_after[pos]) frame.slots[v] = RuntimeValue();
   }
 
-  std::vector<Tensor> outputs;
+  std::vector<RuntimeValue> outputs;
   outputs.reserve(graph_.outputs.size());
   std::vector<const void*> handed_out;
   for (const Value* v : graph_.outputs) {
-    const Tensor* t = lookup_value(frame, v);
-    if (!t) fail(EPHOST_INVALID_GRAPH, "graph '{}' output '{}' was not produced", graph_.name, v->name);
+    const RuntimeValue* value = lookup_value(frame, v);
+    if (!value) fail(EPHOST_INVALID_GRAPH, "graph '{}' output '{}' was not produced", graph_.name, v->name);
+    if (!value->is_tensor()) {
+      outputs.push_back(*value);  // sequences own their elements; none owns nothing
+      continue;
+    }
+    const Tensor& t = value->tensor();
     // Outputs must own their memory: copy when the tensor is an input, an initializer, lives in the
     // pattern block, or is the same buffer as an earlier output.
-    bool owned = v->producer && frame.slots[v->index].holder() != nullptr &&
-                 frame.slots[v->index].holder() != frame.pattern_block;
-    for (const void* d : handed_out) owned = owned && d != t->data();
-    outputs.push_back(owned ? *t : t->clone());
-    handed_out.push_back(outputs.back().data());
+    const RuntimeValue& slot = frame.slots[v->index];
+    bool owned = v->producer && slot.is_tensor() && slot.tensor().holder() != nullptr &&
+                 slot.tensor().holder() != frame.pattern_block;
+    for (const void* d : handed_out) owned = owned && d != t.data();
+    outputs.emplace_back(owned ? t : t.clone());
+    handed_out.push_back(outputs.back().tensor().data());
   }
 
-  if (options_.enable_mem_pattern && !frame.pattern) {
+  if (use_patterns && !frame.pattern) {
     auto pattern = std::make_shared<plan::MemoryPattern>(
         plan::make_memory_pattern(plan_graph_, allocation_plan_, frame.observed_bytes));
     patterns_.insert(signature, std::move(pattern));
@@ -151,16 +168,16 @@ std::vector<Tensor> GraphExecutor::run(const std::vector<std::pair<const Value*,
   return outputs;
 }
 
-const Tensor* lookup_value(const Frame& frame, const Value* v) {
-  const Tensor& slot = frame.slots[v->index];
-  if (!slot.empty()) return &slot;
-  if (v->initializer) return v->initializer.get();
+const RuntimeValue* lookup_value(const Frame& frame, const Value* v) {
+  const RuntimeValue& slot = frame.slots[v->index];
+  if (slot.is_set()) return &slot;
+  if (v->initializer) return &frame.executor->initializer_value(*v);
   for (const Frame* f = frame.parent; f; f = f->parent) {
     const Value* outer = f->graph->find(v->name);
     if (!outer) continue;
-    const Tensor& s = f->slots[outer->index];
-    if (!s.empty()) return &s;
-    if (outer->initializer) return outer->initializer.get();
+    const RuntimeValue& s = f->slots[outer->index];
+    if (s.is_set()) return &s;
+    if (outer->initializer) return &f->executor->initializer_value(*outer);
   }
   return nullptr;
 }

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/runtime_value.h"
 #include "core/tensor.h"
 #include "exec/block_pool.h"
 #include "exec/provider_instance.h"
@@ -50,8 +51,9 @@ struct ExecStep {
 // The values of one graph during one run.
 struct Frame {
   const Graph* graph = nullptr;
+  const GraphExecutor* executor = nullptr;  // the executor running this frame (its initializers)
   const Frame* parent = nullptr;  // enclosing graph's frame, for outer-scope values
-  std::vector<Tensor> slots;      // by Value::index
+  std::vector<RuntimeValue> slots;  // by Value::index: tensors, sequences, none
   std::vector<size_t> capacity;   // bytes of the buffer behind each slot
   std::vector<int64_t> observed_bytes;  // for recording a memory pattern
   std::shared_ptr<const plan::MemoryPattern> pattern;
@@ -77,8 +79,16 @@ class GraphExecutor {
   }
 
   // Runs the graph. `feeds` bind graph inputs (and may override initializers that are inputs);
-  // outer-scope values come from `parent`. Returns the graph outputs in declaration order.
-  std::vector<Tensor> run(const std::vector<std::pair<const Value*, Tensor>>& feeds, const Frame* parent) const;
+  // outer-scope values come from `parent`. Returns the graph outputs in declaration order; every
+  // output tensor owns its buffer. A run fed a sequence or none neither uses nor records a memory
+  // pattern: the sizes inside depend on the sequence's contents, which the signature cannot see.
+  std::vector<RuntimeValue> run(const std::vector<std::pair<const Value*, RuntimeValue>>& feeds,
+                                const Frame* parent) const;
+
+  // The value of initializer `v` of this graph (shares the IR's buffer).
+  const RuntimeValue& initializer_value(const Value& v) const {
+    return initializer_values_[static_cast<size_t>(initializer_index_[v.index])];
+  }
 
   const ExecOptions& options() const { return options_; }
   const ExecutorMap& executors() const { return executors_; }
@@ -99,6 +109,10 @@ class GraphExecutor {
   plan::AllocationPlan allocation_plan_;
   mutable plan::MemoryPatternCache patterns_;
   mutable BlockPool blocks_;  // pattern blocks reused across runs
+  // Initializers as run-time values, so lookups hand out the same type as slots: dense over the
+  // initializers, found through initializer_index_ (per value, -1 for the others).
+  std::vector<RuntimeValue> initializer_values_;
+  std::vector<int32_t> initializer_index_;
 };
 
 }  // namespace ephost

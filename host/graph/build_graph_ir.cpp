@@ -67,7 +67,9 @@ class Builder {
       v->initializer = std::make_shared<Tensor>(tensor_from_proto(init));
       if (!v->is_graph_input || v->type.elem_type == 0) {
         v->type = TypeInfo{};
+        v->type.kind = EPHOST_VALUE_TENSOR;
         v->type.elem_type = init.data_type();
+        v->type.tensor_elem_type = init.data_type();
         v->type.has_shape = true;
         v->type.dims = v->initializer->shape();
         v->type.dim_params.assign(v->type.dims.size(), std::string());
@@ -116,7 +118,7 @@ class Builder {
       Value* v = g.find(out.name());
       if (v && v->producer && out.has_type()) {
         TypeInfo t = type_info_from_proto(out.type());
-        if (t.elem_type != 0 || t.has_shape) v->type = std::move(t);
+        if (t.elem_type != 0 || t.has_shape || t.is_non_tensor()) v->type = std::move(t);
       }
     }
 
@@ -300,12 +302,51 @@ class Builder {
 
 }  // namespace
 
+namespace {
+
+int32_t known_elem_type(int32_t et) { return (et >= EPHOST_ELEMENT_FLOAT && et <= EPHOST_ELEMENT_BFLOAT16) ? et : 0; }
+
+// The element type of a sequence's tensors, or -1 when the sequence holds something else.
+int32_t sequence_tensor_type(const onnx::TypeProto_Sequence& seq) {
+  if (!seq.has_elem_type()) return 0;  // declared without its element type: unknown
+  const onnx::TypeProto& elem = seq.elem_type();
+  if (elem.value_case() == onnx::TypeProto::kTensorType) return known_elem_type(elem.tensor_type().elem_type());
+  return elem.value_case() == onnx::TypeProto::VALUE_NOT_SET ? 0 : -1;
+}
+
+}  // namespace
+
 TypeInfo type_info_from_proto(const onnx::TypeProto& type) {
   TypeInfo info;
+  if (type.value_case() == onnx::TypeProto::kSequenceType) {
+    const int32_t et = sequence_tensor_type(type.sequence_type());
+    if (et < 0) return info;  // sequences of sequences or maps: not supported
+    info.kind = EPHOST_VALUE_SEQUENCE;
+    info.tensor_elem_type = et;
+    return info;
+  }
+  if (type.value_case() == onnx::TypeProto::kOptionalType) {
+    info.kind = EPHOST_VALUE_OPTIONAL;
+    if (!type.optional_type().has_elem_type()) return info;
+    const onnx::TypeProto& held = type.optional_type().elem_type();
+    if (held.value_case() == onnx::TypeProto::kTensorType) {
+      info.optional_kind = EPHOST_VALUE_TENSOR;
+      info.tensor_elem_type = known_elem_type(held.tensor_type().elem_type());
+    } else if (held.value_case() == onnx::TypeProto::kSequenceType) {
+      const int32_t et = sequence_tensor_type(held.sequence_type());
+      if (et < 0) return TypeInfo{};
+      info.optional_kind = EPHOST_VALUE_SEQUENCE;
+      info.tensor_elem_type = et;
+    } else if (held.value_case() != onnx::TypeProto::VALUE_NOT_SET) {
+      return TypeInfo{};  // optional map or sparse tensor: not supported
+    }
+    return info;
+  }
   if (type.value_case() != onnx::TypeProto::kTensorType) return info;
   const auto& tt = type.tensor_type();
-  int32_t et = tt.elem_type();
-  info.elem_type = (et >= EPHOST_ELEMENT_FLOAT && et <= EPHOST_ELEMENT_BFLOAT16) ? et : 0;
+  info.kind = EPHOST_VALUE_TENSOR;
+  info.elem_type = known_elem_type(tt.elem_type());
+  info.tensor_elem_type = info.elem_type;
   if (tt.has_shape()) {
     info.has_shape = true;
     const auto& shape = tt.shape();

@@ -32,12 +32,21 @@ class Node;
 class Model;
 struct GraphView;
 
-// Static type of a value: tensor element type and shape (dims -1 where symbolic or unknown).
+// Static type of a value: its kind (tensor, sequence of tensors, optional), and for a tensor its
+// element type and shape (dims -1 where symbolic or unknown). Only tensors have elem_type and a shape
+// here; sequences and optionals say which tensors they hold through tensor_elem_type.
 struct TypeInfo {
+  int32_t kind = 0;                    // EphostValueKind: TENSOR, SEQUENCE, OPTIONAL; 0 when not declared
+  int32_t optional_kind = 0;           // OPTIONAL only: the kind it may hold (TENSOR or SEQUENCE), 0 unknown
+  int32_t tensor_elem_type = 0;        // element type of the tensor(s) the value is or holds; 0 unknown
   int32_t elem_type = 0;               // EphostElementType; 0 when unknown or not a tensor
-  bool has_shape = false;              // false: rank unknown
+  bool has_shape = false;              // false: rank unknown (always false for non-tensors)
   std::vector<int64_t> dims;           // -1 for symbolic/unknown
   std::vector<std::string> dim_params; // symbolic names ("" where none), same length as dims
+
+  bool is_tensor() const { return kind == EPHOST_VALUE_TENSOR; }
+  // A sequence, or an optional: values the planner never places (no memory pattern, no reuse).
+  bool is_non_tensor() const { return kind == EPHOST_VALUE_SEQUENCE || kind == EPHOST_VALUE_OPTIONAL; }
 };
 
 class Value {
@@ -159,8 +168,10 @@ void build_graph_ir(Model& model);
 // Builds the view of a whole graph (also used by build_graph_ir).
 std::unique_ptr<GraphView> make_full_view(const Graph& graph);
 
-// The static type of an ONNX TypeProto: tensors only (other kinds give elem_type 0, no shape); dims
-// -1 where symbolic, missing or negative; unknown element types give 0.
+// The static type of an ONNX TypeProto: tensors with element type and shape (dims -1 where symbolic,
+// missing or negative; unknown element types give 0); sequences of tensors and optionals of a tensor
+// or a sequence with their kind and their tensors' element type; other kinds (maps, sparse tensors,
+// sequences of sequences) give kind 0.
 TypeInfo type_info_from_proto(const onnx::TypeProto& type);
 
 }  // namespace ephost

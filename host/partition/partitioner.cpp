@@ -64,7 +64,9 @@ class Partitioner {
     if (options_.excluded) drop_excluded(provider, claims);
     std::vector<const Node*> taken_singles;
     for (auto& claim : claims) {
-      if (claim.fused)
+      if (!claim.refused.empty())
+        note(provider, claim.nodes, std::move(claim.refused), true);
+      else if (claim.fused)
         take_fused(provider, std::move(claim.nodes));
       else
         take_single(provider, claim.nodes.front(), &taken_singles);

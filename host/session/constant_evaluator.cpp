@@ -32,7 +32,13 @@ NodeEvaluator make_constant_evaluator(Env& env) {
     options.providers.push_back({"cpu", {}});
     options.set("session.enable_mem_pattern", "0");
     auto session = Session::create_from_buffer(env, bytes.data(), bytes.size(), options);
-    return session->run({}, {}, {});
+    std::vector<Tensor> outputs;
+    for (RuntimeValue& v : session->run({}, {}, {})) {
+      // Initializers are tensors: a node making a sequence or an optional (SequenceEmpty) stays a node.
+      if (!v.is_tensor()) fail(EPHOST_NOT_IMPLEMENTED, "node '{}' outputs a {}", node.name(), v.describe());
+      outputs.push_back(std::move(v.tensor()));
+    }
+    return outputs;
   };
 }
 

@@ -21,8 +21,16 @@ namespace ephost {
 namespace {
 
 constexpr const char* kCpuProvider = "cpu";
+// The plugin ABI version that brought sequence and optional values (ephost_plugin.h).
+constexpr uint32_t kAbiNonTensorValues = 2;
 
 std::string describe_value(const Value& v) {
+  if (v.type.is_non_tensor()) {
+    const bool optional = v.type.kind == EPHOST_VALUE_OPTIONAL;
+    const bool sequence = v.type.kind == EPHOST_VALUE_SEQUENCE || v.type.optional_kind == EPHOST_VALUE_SEQUENCE;
+    return fmt::format("'{}' ({}{}{})", v.name, optional ? "optional " : "", sequence ? "sequence of " : "",
+                       element_type_name(v.type.tensor_elem_type));
+  }
   std::string dims;
   if (v.type.has_shape) {
     dims = " [";
@@ -48,6 +56,8 @@ CapabilityQuery capability_query(const std::vector<std::unique_ptr<ProviderInsta
     EphostCapability capability;
     capability.graph = &view;
     const ProviderInstance& p = *providers[i];
+    // Plugins that speak ABI 1 cannot read sequence or optional values: their claims on such nodes are refused.
+    capability.non_tensor_values = p.record().abi_version >= kAbiNonTensorValues;
     p.call("get_capability", [&] { return p.plugin().get_capability(p.handle(), to_handle(&view), &capability); });
     return std::move(capability.claims);
   };
@@ -203,33 +213,70 @@ void Session::partition_and_compile(const Graph& graph, const PartitionOptions* 
     for (const auto& sub : node->subgraphs) partition_and_compile(*sub.second);
 }
 
-std::vector<std::pair<const Value*, Tensor>> Session::bind_inputs(const std::vector<std::string>& names,
-                                                                 const std::vector<Tensor>& tensors) const {
+namespace {
+
+// Throws unless `value` fits `v`'s declared type: kind, element type, and for tensors the shape.
+void check_input(const Value& v, const RuntimeValue& value) {
+  const TypeInfo& type = v.type;
+  const int32_t kind = type.kind;
+  if (!value.is_set()) fail(EPHOST_INVALID_ARGUMENT, "input {} is given no value", describe_value(v));
+  if (kind == EPHOST_VALUE_UNDEFINED) return;  // no declared type (only a model built without one)
+  if (kind == EPHOST_VALUE_SEQUENCE || (kind == EPHOST_VALUE_OPTIONAL && type.optional_kind == EPHOST_VALUE_SEQUENCE)) {
+    if (value.is_none() && kind == EPHOST_VALUE_OPTIONAL) return;
+    if (!value.is_sequence())
+      fail(EPHOST_INVALID_ARGUMENT, "input '{}' is declared a {} of {} tensors, got a {}", v.name,
+           kind == EPHOST_VALUE_OPTIONAL ? "optional sequence" : "sequence", element_type_name(type.tensor_elem_type),
+           value.describe());
+    const int32_t et = value.sequence().elem_type;
+    if (type.tensor_elem_type != 0 && et != type.tensor_elem_type)
+      fail(EPHOST_INVALID_ARGUMENT, "input '{}': expected a sequence of {} tensors, got one of {} tensors", v.name,
+           element_type_name(type.tensor_elem_type), element_type_name(et));
+    return;
+  }
+  if (kind == EPHOST_VALUE_OPTIONAL) {
+    if (value.is_none()) return;
+    if (!value.is_tensor() && type.optional_kind == EPHOST_VALUE_TENSOR)
+      fail(EPHOST_INVALID_ARGUMENT, "input '{}' is declared an optional {} tensor, got a {}", v.name,
+           element_type_name(type.tensor_elem_type), value.describe());
+    if (value.is_tensor() && type.tensor_elem_type != 0 && value.tensor().elem_type() != type.tensor_elem_type)
+      fail(EPHOST_INVALID_ARGUMENT, "input '{}': expected element type {}, got {}", v.name,
+           element_type_name(type.tensor_elem_type), element_type_name(value.tensor().elem_type()));
+    return;
+  }
+  if (!value.is_tensor())
+    fail(EPHOST_INVALID_ARGUMENT, "input {} is a tensor, got a {}", describe_value(v), value.describe());
+  const Tensor& t = value.tensor();
+  if (type.elem_type != 0 && t.elem_type() != type.elem_type)
+    fail(EPHOST_INVALID_ARGUMENT, "input '{}': expected element type {}, got {}", v.name,
+         element_type_name(type.elem_type), element_type_name(t.elem_type()));
+  if (type.has_shape) {
+    if (t.shape().size() != type.dims.size())
+      fail(EPHOST_INVALID_ARGUMENT, "input {}: expected rank {}, got shape {}", describe_value(v), type.dims.size(),
+           shape_to_string(t.shape()));
+    for (size_t d = 0; d < t.shape().size(); ++d)
+      if (type.dims[d] >= 0 && type.dims[d] != t.shape()[d])
+        fail(EPHOST_INVALID_ARGUMENT, "input {}: dimension {} must be {}, got shape {}", describe_value(v), d,
+             type.dims[d], shape_to_string(t.shape()));
+  }
+}
+
+}  // namespace
+
+std::vector<std::pair<const Value*, RuntimeValue>> Session::bind_inputs(const std::vector<std::string>& names,
+                                                                      const std::vector<RuntimeValue>& values) const {
   const Graph& g = *model_->main;
-  if (names.size() != tensors.size())
-    fail(EPHOST_INVALID_ARGUMENT, "{} input names but {} input tensors", names.size(), tensors.size());
-  std::vector<const Tensor*> bound(g.values.size(), nullptr);
+  if (names.size() != values.size())
+    fail(EPHOST_INVALID_ARGUMENT, "{} input names but {} input values", names.size(), values.size());
+  std::vector<const RuntimeValue*> bound(g.values.size(), nullptr);
   for (size_t i = 0; i < names.size(); ++i) {
     const Value* v = g.find(names[i]);
     if (!v || !v->is_graph_input)
       fail(EPHOST_INVALID_ARGUMENT, "unknown input '{}'; the model's inputs are: {}", names[i], list_values(inputs_));
     if (bound[v->index]) fail(EPHOST_INVALID_ARGUMENT, "input '{}' is given twice", names[i]);
-    const Tensor& t = tensors[i];
-    if (v->type.elem_type != 0 && t.elem_type() != v->type.elem_type)
-      fail(EPHOST_INVALID_ARGUMENT, "input '{}': expected element type {}, got {}", v->name,
-           element_type_name(v->type.elem_type), element_type_name(t.elem_type()));
-    if (v->type.has_shape) {
-      if (t.shape().size() != v->type.dims.size())
-        fail(EPHOST_INVALID_ARGUMENT, "input {}: expected rank {}, got shape {}", describe_value(*v),
-             v->type.dims.size(), shape_to_string(t.shape()));
-      for (size_t d = 0; d < t.shape().size(); ++d)
-        if (v->type.dims[d] >= 0 && v->type.dims[d] != t.shape()[d])
-          fail(EPHOST_INVALID_ARGUMENT, "input {}: dimension {} must be {}, got shape {}", describe_value(*v), d,
-               v->type.dims[d], shape_to_string(t.shape()));
-    }
-    bound[v->index] = &t;
+    check_input(*v, values[i]);
+    bound[v->index] = &values[i];
   }
-  std::vector<std::pair<const Value*, Tensor>> feeds;
+  std::vector<std::pair<const Value*, RuntimeValue>> feeds;
   std::vector<std::string> missing;
   for (const Value* v : g.inputs) {
     if (bound[v->index])
@@ -245,8 +292,9 @@ std::vector<std::pair<const Value*, Tensor>> Session::bind_inputs(const std::vec
   return feeds;
 }
 
-std::vector<Tensor> Session::run(const std::vector<std::string>& input_names, const std::vector<Tensor>& inputs,
-                                 const std::vector<std::string>& output_names) const {
+std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_names,
+                                       const std::vector<RuntimeValue>& inputs,
+                                       const std::vector<std::string>& output_names) const {
   auto feeds = bind_inputs(input_names, inputs);
   const Graph& g = *model_->main;
   std::vector<size_t> picks;
@@ -262,7 +310,7 @@ std::vector<Tensor> Session::run(const std::vector<std::string>& input_names, co
   }
   for (const auto& p : providers_)
     if (p->plugin().on_run_start) p->call("on_run_start", [&] { return p->plugin().on_run_start(p->handle()); });
-  std::vector<Tensor> all;
+  std::vector<RuntimeValue> all;
   try {
     all = main_executor().run(feeds, nullptr);
   } catch (...) {
@@ -277,7 +325,7 @@ std::vector<Tensor> Session::run(const std::vector<std::string>& input_names, co
   }
   for (const auto& p : providers_)
     if (p->plugin().on_run_end) p->call("on_run_end", [&] { return p->plugin().on_run_end(p->handle()); });
-  std::vector<Tensor> out;
+  std::vector<RuntimeValue> out;
   for (size_t i : picks) out.push_back(all[i]);
   return out;
 }

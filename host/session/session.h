@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/runtime_value.h"
 #include "core/tensor.h"
 #include "epcontext/context_loading.h"
 #include "exec/graph_executor.h"
@@ -28,8 +29,9 @@ class Session {
   const std::vector<Value*>& outputs() const { return model_->main->outputs; }
 
   // Runs with inputs bound by name; returns the requested outputs (all when output_names is empty).
-  std::vector<Tensor> run(const std::vector<std::string>& input_names, const std::vector<Tensor>& inputs,
-                          const std::vector<std::string>& output_names) const;
+  // Values are tensors, sequences or none, as the model declares them.
+  std::vector<RuntimeValue> run(const std::vector<std::string>& input_names, const std::vector<RuntimeValue>& inputs,
+                                const std::vector<std::string>& output_names) const;
 
   std::string partition_report_json() const;
   // What happened to each EPContext node of the model (empty for an ordinary model).
@@ -44,8 +46,8 @@ class Session {
   void transform(Model& model);
   void create_providers();
   void partition_and_compile(const Graph& graph, const PartitionOptions* main_options = nullptr);
-  std::vector<std::pair<const Value*, Tensor>> bind_inputs(const std::vector<std::string>& names,
-                                                          const std::vector<Tensor>& tensors) const;
+  std::vector<std::pair<const Value*, RuntimeValue>> bind_inputs(const std::vector<std::string>& names,
+                                                                const std::vector<RuntimeValue>& values) const;
 
   Env& env_;
   SessionOptions options_;

@@ -28,6 +28,11 @@ const KernelRegistry& KernelRegistry::instance() {
     register_quantize_kernels(r);
     register_nms_kernels(r);
     register_control_flow_kernels(r);
+    register_sequence_kernels(r);
+    register_optional_kernels(r);
+    register_loop_kernels(r);
+    register_scan_kernels(r);
+    register_sequence_map_kernels(r);
     register_loss_kernels(r);
     register_quantized_linear_kernels(r);
     register_dynamic_quantize_kernels(r);
@@ -56,8 +61,11 @@ const KernelDef* KernelRegistry::match(const sdk::Node& node) const {
   auto it = defs_.find(key(node.domain(), node.op_type()));
   if (it == defs_.end()) return nullptr;
   const int64_t opset = node.opset();
+  const bool non_tensor = has_non_tensor_value(node);
   for (const KernelDef& d : it->second)
-    if (opset >= d.since && opset <= d.until && (!d.supports || d.supports(node))) return &d;
+    if (opset >= d.since && opset <= d.until && (!non_tensor || d.takes_non_tensor_values) &&
+        (!d.supports || d.supports(node)))
+      return &d;
   return nullptr;
 }
 
@@ -82,6 +90,14 @@ bool output_type_in(const sdk::Node& node, size_t i, std::initializer_list<int32
   if (!node.has_output(i)) return true;
   const int32_t t = node.output(i).elem_type();
   return t == EPHOST_ELEMENT_UNDEFINED || type_in(t, types);
+}
+
+bool has_non_tensor_value(const sdk::Node& node) {
+  for (size_t i = 0; i < node.num_inputs(); ++i)
+    if (node.has_input(i) && node.input(i).is_non_tensor()) return true;
+  for (size_t i = 0; i < node.num_outputs(); ++i)
+    if (node.has_output(i) && node.output(i).is_non_tensor()) return true;
+  return false;
 }
 
 bool all_movable(const sdk::Node& node) {

@@ -25,6 +25,9 @@ struct KernelDef {
   int64_t since = 1, until = 1;  // opsets of the model for which these semantics hold (inclusive)
   SupportCheck supports;
   KernelFactory create;
+  // The kernel takes sequences and optionals (plugin ABI 2). Without this, nodes that read or
+  // write a value declared as one are not matched: tensor kernels never see them.
+  bool takes_non_tensor_values = false;
 };
 
 class KernelRegistry {
@@ -35,6 +38,11 @@ class KernelRegistry {
   // Default-domain shorthand.
   void add(const std::string& op, int64_t since, int64_t until, SupportCheck supports, KernelFactory create) {
     add(KernelDef{"", op, since, until, std::move(supports), std::move(create)});
+  }
+  // Default-domain shorthand for a kernel that takes sequences and optionals.
+  void add_value_kernel(const std::string& op, int64_t since, int64_t until, SupportCheck supports,
+                        KernelFactory create) {
+    add(KernelDef{"", op, since, until, std::move(supports), std::move(create), true});
   }
 
   // The definition covering the node's (domain, op, opset) whose check accepts it, or null.
@@ -60,6 +68,8 @@ bool input_type_in(const sdk::Node& node, size_t i, std::initializer_list<int32_
 bool output_type_in(const sdk::Node& node, size_t i, std::initializer_list<int32_t> types);
 // Every present input and output has a movable (fixed-size, non-string) type.
 bool all_movable(const sdk::Node& node);
+// Some present input or output is declared a sequence or an optional.
+bool has_non_tensor_value(const sdk::Node& node);
 
 inline SupportCheck inputs_of(std::initializer_list<int32_t> types, std::vector<size_t> indices = {0}) {
   std::vector<int32_t> t(types);
@@ -93,6 +103,12 @@ void register_index_kernels(KernelRegistry& r);
 void register_quantize_kernels(KernelRegistry& r);
 void register_nms_kernels(KernelRegistry& r);
 void register_control_flow_kernels(KernelRegistry& r);
+// Sequence and optional values, and the subgraph ops that carry them.
+void register_sequence_kernels(KernelRegistry& r);
+void register_optional_kernels(KernelRegistry& r);
+void register_loop_kernels(KernelRegistry& r);
+void register_scan_kernels(KernelRegistry& r);
+void register_sequence_map_kernels(KernelRegistry& r);
 void register_loss_kernels(KernelRegistry& r);
 void register_quantized_linear_kernels(KernelRegistry& r);
 void register_dynamic_quantize_kernels(KernelRegistry& r);

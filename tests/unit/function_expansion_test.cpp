@@ -72,7 +72,10 @@ std::vector<Tensor> run(const onnx::ModelProto& model, const std::vector<std::st
                         const std::vector<Tensor>& inputs) {
   std::string bytes = serialize(model);
   auto session = Session::create_from_buffer(env(), bytes.data(), bytes.size(), SessionOptions{});
-  return session->run(names, inputs, {});
+  std::vector<Tensor> outputs;
+  for (const RuntimeValue& v : session->run(names, std::vector<RuntimeValue>(inputs.begin(), inputs.end()), {}))
+    outputs.push_back(v.tensor());
+  return outputs;
 }
 
 // MeanVarianceNormalization over `axes` of x[N,C,H,W] as ONNX defines it: (x - mean) / (std + 1e-9).
@@ -307,7 +310,7 @@ TEST(FunctionExpansion, SessionRunsModelLocalFunctions) {
     const float v = x.data_as<float>()[i];
     want.push_back((v > 0 ? v : 0.5f * v) + v);
   }
-  expect_near(session->run({"X"}, {x}, {})[0], want);
+  expect_near(session->run({"X"}, {RuntimeValue(x)}, {})[0].tensor(), want);
 }
 
 // A body written for opset 12 that uses ReduceSum, whose axes became an input at opset 13, cannot

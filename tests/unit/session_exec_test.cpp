@@ -52,7 +52,7 @@ std::vector<float> run_chain(const Session& s, int64_t rows) {
   Tensor x = Tensor::allocate(EPHOST_ELEMENT_FLOAT, {rows, 16});
   for (int64_t i = 0; i < rows * 16; ++i) x.data_as<float>()[i] = static_cast<float>(i % 13) * 0.1f - 0.6f;
   auto out = s.run({"x"}, {x}, {"y"});
-  const float* y = out[0].data_as<float>();
+  const float* y = out[0].tensor().data_as<float>();
   return std::vector<float>(y, y + rows * 16);
 }
 

@@ -26,11 +26,12 @@
 extern "C" {
 #endif
 
-#define EPHOST_API_VERSION 1u
+#define EPHOST_API_VERSION 2u
 
 typedef struct EphostEnv EphostEnv;
 typedef struct EphostSessionOptions EphostSessionOptions;
 typedef struct EphostSession EphostSession;
+/* A value: a tensor, or (version 2) a sequence of tensors or an empty optional (EphostValueKind). */
 typedef struct EphostTensor EphostTensor;
 
 /* Graph optimization levels, as ONNX Runtime's GraphOptimizationLevel. */
@@ -127,7 +128,8 @@ typedef struct EphostApi {
   /* The partition report (node -> provider, refused claims and why) as JSON. Free with FreeString. */
   EphostStatus* (*SessionGetPartitionReportJson)(const EphostSession* session, char** out_json);
   /* Run. Inputs are bound by name; every graph input without an initializer must be given.
-   * `outputs[i]` receives a new tensor for `output_names[i]` (release with ReleaseTensor).
+   * `outputs[i]` receives a new tensor for `output_names[i]` (release with ReleaseTensor); since
+   * version 2, inputs and outputs declared as sequences or optionals are values of those kinds.
    * Thread-safe. */
   EphostStatus* (*Run)(EphostSession* session, const char* const* input_names, const EphostTensor* const* inputs,
                        size_t num_inputs, const char* const* output_names, size_t num_outputs,
@@ -150,7 +152,38 @@ typedef struct EphostApi {
   /* Size in bytes of one element (sizeof(char*) for strings), 0 for unknown types. */
   size_t (*GetElementSize)(EphostElementType elem_type);
 
-  /* ---- EPContext (version 1, appended; present when struct_size covers them) ---- */
+  /* ---- sequence and optional values (version 2) ----
+   * ONNX values are tensors, sequences of tensors and optionals (a tensor or a sequence that may be
+   * absent). An EphostTensor handle holds any of them at run time: a tensor, a sequence
+   * (EPHOST_VALUE_SEQUENCE), or an empty optional (EPHOST_VALUE_NONE); an optional that holds
+   * something is simply that tensor or sequence. Run takes and returns such handles as the model
+   * declares its inputs and outputs (SessionGetInputKind); a model with tensors only never returns
+   * anything else. On a handle that is not a tensor, TensorGetElementType returns
+   * EPHOST_ELEMENT_UNDEFINED, TensorGetShape rank 0 and a NULL shape, TensorGetData NULL and
+   * TensorGetElementCount 0. ReleaseTensor releases handles of every kind. */
+  /* EPHOST_VALUE_TENSOR, EPHOST_VALUE_SEQUENCE or EPHOST_VALUE_NONE; UNDEFINED for NULL. */
+  EphostValueKind (*ValueGetKind)(const EphostTensor* value);
+  /* A sequence of `count` tensors of `elem_type` (count may be 0). Each element is copied, so the
+   * caller may release `elements` and their buffers afterwards. */
+  EphostStatus* (*CreateSequence)(EphostElementType elem_type, const EphostTensor* const* elements, size_t count,
+                                  EphostTensor** out_sequence);
+  /* An empty optional (EPHOST_VALUE_NONE), for an optional input given no value. */
+  EphostStatus* (*CreateOptionalNone)(EphostTensor** out_value);
+  /* A sequence's element type (known even when it is empty) and length; either out may be NULL. */
+  EphostStatus* (*SequenceGetInfo)(const EphostTensor* sequence, EphostElementType* out_elem_type,
+                                   size_t* out_length);
+  /* Element `index` of a sequence as a new tensor handle (release with ReleaseTensor). It shares the
+   * element's buffer, which stays valid after the sequence is released; do not modify it. */
+  EphostStatus* (*SequenceGetElement)(const EphostTensor* sequence, size_t index, EphostTensor** out_tensor);
+  /* Declared kind of an input/output: EPHOST_VALUE_TENSOR, _SEQUENCE or _OPTIONAL (UNDEFINED when the
+   * model does not say); for an OPTIONAL, `*out_optional_kind` is what it holds (TENSOR or SEQUENCE);
+   * `*out_elem_type` is the element type of the tensor(s) it is or holds. Out pointers may be NULL.
+   * SessionGetInputType describes tensors only (element type 0, rank -1 for the other kinds). */
+  EphostStatus* (*SessionGetInputKind)(const EphostSession* session, size_t index, EphostValueKind* out_kind,
+                                       EphostValueKind* out_optional_kind, int32_t* out_elem_type);
+  EphostStatus* (*SessionGetOutputKind)(const EphostSession* session, size_t index, EphostValueKind* out_kind,
+                                        EphostValueKind* out_optional_kind, int32_t* out_elem_type);
+  /* ---- EPContext (version 2) ---- */
   /* What happened to each EPContext node of the session's model, as a JSON array of
    * {"node", "source", "provider", "verdict" (optimal | prefer_recompile | unsupported | not_mine |
    * load_failed | no_provider | unreadable), "reason", "loaded", "status" ("OK" or "INVALID_GRAPH"),

@@ -1,6 +1,6 @@
 // ephost_cxx_api.h — header-only C++ wrapper over the application C API (ephost_c_api.h).
 //
-// RAII owners for env, session options, session and tensors; failures throw Ephost::Exception (namespace Ephost, like ONNX Runtime's Ort::) with
+// RAII owners for env, session options, session and values (tensors, sequences, optionals); failures throw Ephost::Exception (namespace Ephost, like ONNX Runtime's Ort::) with
 // the status code and message. Nothing here adds behaviour: every call maps to one C function.
 #pragma once
 
@@ -51,6 +51,7 @@ inline std::string take_string(char* s) {
   return out;
 }
 
+// A value: a tensor, or (API version 2) a sequence of tensors or an empty optional (kind()).
 class Tensor {
  public:
   Tensor() = default;
@@ -68,8 +69,45 @@ class Tensor {
     check(api().CreateTensor(type, shape.data(), shape.size(), &t));
     return Tensor(t);
   }
+  // A sequence of copies of `elements` (all of element type `type`).
+  static Tensor sequence(EphostElementType type, const std::vector<Tensor>& elements) {
+    std::vector<const EphostTensor*> raw;
+    for (const auto& e : elements) raw.push_back(e.get());
+    EphostTensor* t = nullptr;
+    check(api().CreateSequence(type, raw.data(), raw.size(), &t));
+    return Tensor(t);
+  }
+  // An empty optional.
+  static Tensor none() {
+    EphostTensor* t = nullptr;
+    check(api().CreateOptionalNone(&t));
+    return Tensor(t);
+  }
   EphostTensor* get() const { return t_.get(); }
   explicit operator bool() const { return t_ != nullptr; }
+  // EPHOST_VALUE_TENSOR, EPHOST_VALUE_SEQUENCE or EPHOST_VALUE_NONE.
+  EphostValueKind kind() const { return api().ValueGetKind(t_.get()); }
+  // Sequences: their tensors' element type, their length, their elements (sharing the buffers).
+  EphostElementType sequence_type() const {
+    EphostElementType type = EPHOST_ELEMENT_UNDEFINED;
+    check(api().SequenceGetInfo(t_.get(), &type, nullptr));
+    return type;
+  }
+  size_t sequence_length() const {
+    size_t n = 0;
+    check(api().SequenceGetInfo(t_.get(), nullptr, &n));
+    return n;
+  }
+  Tensor element(size_t index) const {
+    EphostTensor* t = nullptr;
+    check(api().SequenceGetElement(t_.get(), index, &t));
+    return Tensor(t);
+  }
+  std::vector<Tensor> elements() const {
+    std::vector<Tensor> out;
+    for (size_t i = 0, n = sequence_length(); i < n; ++i) out.push_back(element(i));
+    return out;
+  }
   EphostElementType type() const { return api().TensorGetElementType(t_.get()); }
   std::vector<int64_t> shape() const {
     const int64_t* s = nullptr;
@@ -212,6 +250,22 @@ class Session {
     char* s = nullptr;
     check(api().SessionGetPartitionReportJson(s_.get(), &s));
     return take_string(s);
+  }
+  // Declared kind of an input or output (SessionGetInputKind / SessionGetOutputKind).
+  struct ValueType {
+    EphostValueKind kind = EPHOST_VALUE_UNDEFINED;
+    EphostValueKind optional_kind = EPHOST_VALUE_UNDEFINED;
+    int32_t elem_type = EPHOST_ELEMENT_UNDEFINED;
+  };
+  ValueType input_type(size_t index) const {
+    ValueType t;
+    check(api().SessionGetInputKind(s_.get(), index, &t.kind, &t.optional_kind, &t.elem_type));
+    return t;
+  }
+  ValueType output_type(size_t index) const {
+    ValueType t;
+    check(api().SessionGetOutputKind(s_.get(), index, &t.kind, &t.optional_kind, &t.elem_type));
+    return t;
   }
   // What happened to each EPContext node (JSON array; empty for an ordinary model).
   std::string ep_context_report_json() const {

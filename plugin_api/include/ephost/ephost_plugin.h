@@ -30,8 +30,10 @@
 extern "C" {
 #endif
 
-/* The newest plugin ABI version this header describes. */
-#define EPHOST_PLUGIN_ABI_VERSION 1u
+/* The newest plugin ABI version this header describes. ABI 2 adds sequence and optional values (the
+ * ABI 2 block at the end of EphostHostApi): a plugin speaking 2 may be handed them in any node it
+ * claims, so its get_capability checks value_kind where its kernels take tensors only. */
+#define EPHOST_PLUGIN_ABI_VERSION 2u
 /* The oldest plugin ABI version a host built from this header still accepts. */
 #define EPHOST_PLUGIN_ABI_MIN_VERSION 1u
 
@@ -59,7 +61,8 @@ typedef struct EphostAttribute EphostAttribute;
 typedef struct EphostCapability EphostCapability;
 /* Inputs and outputs of one kernel or compiled-group invocation (valid during compute only). */
 typedef struct EphostKernelContext EphostKernelContext;
-/* A tensor produced by the host for the plugin (a subgraph's result); released with value_release. */
+/* A value produced by the host for the plugin (a subgraph's result); released with value_release.
+ * ABI 1: always a tensor. ABI 2: a tensor, a sequence of tensors or none (value_held_kind). */
 typedef struct EphostValue EphostValue;
 /* The sink context_emit writes a group's compiled context into (valid during context_emit only). */
 typedef struct EphostContextSink EphostContextSink;
@@ -294,6 +297,102 @@ typedef struct EphostHostApi {
    * "main_context", "ep_cache_context", "embed_mode", "source", "partition_name" and
    * "onnx_model_filename" (setting those fails with EPHOST_INVALID_ARGUMENT). */
   EphostStatus* (*context_set_attribute)(EphostContextSink* sink, const char* name, const char* value);
+
+  /* ==============================================================================================
+   * ABI 2: sequence and optional values. Present when the negotiated version is >= 2 (equivalently
+   * EPHOST_STRUCT_HAS(host_api, EphostHostApi, value_create_tensor)).
+   *
+   * ONNX values are tensors, sequences of tensors (all of one element type), and optionals (a tensor
+   * or a sequence that may be absent). At run time an optional that holds something is simply that
+   * tensor or sequence; an empty one is EPHOST_VALUE_NONE (EphostValueKind, ephost_types.h).
+   *
+   * A plugin that negotiated ABI 1 never meets any of this: the host refuses its claims of nodes that
+   * read or write a value declared as a sequence or an optional (reported in the partition report),
+   * so kernel_input only ever returns tensors to it.
+   *
+   * Elements of sequences are immutable and may be shared between values, so the functions below
+   * hand them out without copying. An EphostValue (host value) owns what it holds: the plugin
+   * releases every EphostValue it receives with value_release (ABI 1), also on error paths.
+   * ============================================================================================ */
+
+  /* --- value info: declared types (ABI 2) --- */
+  /* EPHOST_VALUE_TENSOR, _SEQUENCE or _OPTIONAL; EPHOST_VALUE_UNDEFINED when the model does not say.
+   * value_elem_type/value_rank/value_dim describe tensors only (UNDEFINED / -1 for the others). */
+  int32_t (*value_kind)(const EphostValueInfo* value);
+  /* For an OPTIONAL value: the kind it may hold (TENSOR or SEQUENCE), else EPHOST_VALUE_UNDEFINED. */
+  int32_t (*value_optional_kind)(const EphostValueInfo* value);
+  /* The element type of the tensors the value is or holds (a tensor's own, a sequence's elements',
+   * an optional's contents'); EPHOST_ELEMENT_UNDEFINED when unknown. */
+  int32_t (*value_tensor_elem_type)(const EphostValueInfo* value);
+
+  /* --- kernel context: inputs of any kind (ABI 2), used inside compute only --- */
+  /* Run-time kind of input `index`: TENSOR, SEQUENCE, or NONE (an empty optional); UNDEFINED for an
+   * absent optional input or an index out of range. kernel_input fails on a SEQUENCE or NONE input. */
+  int32_t (*kernel_input_kind)(const EphostKernelContext* context, size_t index);
+  /* A sequence input: the element type of its tensors (known even when it is empty) and its length.
+   * Either out pointer may be NULL. Fails unless the input is a sequence. */
+  EphostStatus* (*kernel_input_sequence)(const EphostKernelContext* context, size_t index,
+                                         int32_t* out_elem_type, size_t* out_length);
+  /* Element `position` of sequence input `index`. The view is valid during compute. */
+  EphostStatus* (*kernel_input_sequence_element)(const EphostKernelContext* context, size_t index, size_t position,
+                                                 EphostTensorView* out);
+  /* Input `index` (any kind) as a new host value, e.g. to pass it to a subgraph or on to an output.
+   * Nothing is copied; the plugin releases it with value_release before compute returns (it refers to
+   * memory the host reuses after the call). Fails for an absent optional input. */
+  EphostStatus* (*kernel_input_value)(const EphostKernelContext* context, size_t index, EphostValue** out);
+
+  /* --- kernel context: outputs of any kind (ABI 2), used inside compute only. Each output is set
+   * once, by exactly one of kernel_output, kernel_output_sequence, kernel_output_none or
+   * kernel_output_value. --- */
+  /* Make output `index` a sequence of `length` tensors of `elem_type`. Every element must then be
+   * written exactly once, before compute returns, with kernel_output_sequence_element or
+   * kernel_output_sequence_element_value (the host checks). */
+  EphostStatus* (*kernel_output_sequence)(EphostKernelContext* context, size_t index, int32_t elem_type,
+                                          size_t length);
+  /* Allocate element `position` of sequence output `index` with `shape`; `*out_data` is host-owned,
+   * 64-byte aligned, writable during compute only, and must be fully written. For strings it is an
+   * array of `const char*` (initially all "") filled with pointers from
+   * kernel_output_sequence_element_string. */
+  EphostStatus* (*kernel_output_sequence_element)(EphostKernelContext* context, size_t index, size_t position,
+                                                  const int64_t* shape, size_t rank, void** out_data);
+  /* Copy `size` bytes of `data` into storage owned by element `position` of string sequence output
+   * `index`, and return it NUL-terminated, to be stored into that element's array. */
+  EphostStatus* (*kernel_output_sequence_element_string)(EphostKernelContext* context, size_t index,
+                                                         size_t position, const char* data, size_t size,
+                                                         const char** out);
+  /* Set element `position` of sequence output `index` to a tensor of host value `value`: the value
+   * itself when it is a tensor (`value_position` 0), or its element `value_position` when it is a
+   * sequence. Shared, not copied (a tensor from kernel_input_value is copied). `value` stays the
+   * plugin's to release. */
+  EphostStatus* (*kernel_output_sequence_element_value)(EphostKernelContext* context, size_t index,
+                                                        size_t position, const EphostValue* value,
+                                                        size_t value_position);
+  /* Make output `index` an empty optional (EPHOST_VALUE_NONE). */
+  EphostStatus* (*kernel_output_none)(EphostKernelContext* context, size_t index);
+  /* Set output `index` to host value `value` (a tensor, a sequence or none), e.g. a subgraph's
+   * result. Shared, not copied (a tensor from kernel_input_value is copied). `value` stays the
+   * plugin's to release. */
+  EphostStatus* (*kernel_output_value)(EphostKernelContext* context, size_t index, const EphostValue* value);
+  /* kernel_run_subgraph with inputs of any kind: `inputs[i]` (host values, not consumed: the plugin
+   * still releases them) bind the subgraph's formal inputs in order; outer-scope values are bound by
+   * the host. On success `outputs[i]` receives one new host value per subgraph output (any kind). */
+  EphostStatus* (*kernel_run_subgraph_values)(EphostKernelContext* context, const char* attribute_name,
+                                              const EphostValue* const* inputs, size_t num_inputs,
+                                              EphostValue** outputs, size_t num_outputs);
+
+  /* --- host values of any kind (ABI 2) --- */
+  /* What `value` holds: TENSOR, SEQUENCE or NONE. */
+  int32_t (*value_held_kind)(const EphostValue* value);
+  /* A sequence value's element type and length (either out pointer may be NULL). */
+  EphostStatus* (*value_sequence)(const EphostValue* value, int32_t* out_elem_type, size_t* out_length);
+  /* Element `position` of a sequence value; the view is valid until `value` is released. */
+  EphostStatus* (*value_sequence_element)(const EphostValue* value, size_t position, EphostTensorView* out);
+  /* Element `position` of a sequence value as a new host value (shared, not copied); released with
+   * value_release, independently of `value`. */
+  EphostStatus* (*value_sequence_element_value)(const EphostValue* value, size_t position, EphostValue** out);
+  /* A new host value holding a copy of tensor `source` (strings included); released with
+   * value_release. For feeding subgraphs tensors the plugin computed (an iteration number, a slice). */
+  EphostStatus* (*value_create_tensor)(const EphostTensorView* source, EphostValue** out);
 } EphostHostApi;
 
 /* ------------------------------------------------------------------------------------------------

@@ -112,6 +112,33 @@ typedef enum EphostDeviceType {
   EPHOST_DEVICE_NPU = 2
 } EphostDeviceType;
 
+/*
+ * What a value is, in ONNX's type system: a tensor, a sequence of tensors, or an optional (a tensor
+ * or a sequence that may be absent). Added in plugin ABI 2 and application API 2.
+ *
+ * Declared (static) types use TENSOR, SEQUENCE and OPTIONAL. Values at run time are TENSOR,
+ * SEQUENCE or NONE: an optional that holds something is simply that tensor or sequence, and an
+ * empty one is NONE (as in ONNX Runtime). UNDEFINED means unknown, or an absent optional input.
+ */
+typedef enum EphostValueKind {
+  EPHOST_VALUE_UNDEFINED = 0,
+  EPHOST_VALUE_TENSOR = 1,
+  EPHOST_VALUE_SEQUENCE = 2, /* a sequence of tensors, all of one element type */
+  EPHOST_VALUE_OPTIONAL = 3, /* declared types only */
+  EPHOST_VALUE_NONE = 4      /* run-time values only: an empty optional */
+} EphostValueKind;
+
+/* "tensor", "sequence", "optional", "none", "undefined". Header-only, like EphostElementTypeName. */
+static inline const char* EphostValueKindName(int32_t kind) {
+  switch (kind) {
+    case EPHOST_VALUE_TENSOR: return "tensor";
+    case EPHOST_VALUE_SEQUENCE: return "sequence";
+    case EPHOST_VALUE_OPTIONAL: return "optional";
+    case EPHOST_VALUE_NONE: return "none";
+    default: return "undefined";
+  }
+}
+
 #ifdef __cplusplus
 }
 #endif

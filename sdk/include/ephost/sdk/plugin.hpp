@@ -48,6 +48,15 @@ class Error : public std::runtime_error {
 
 [[noreturn]] inline void fail(EphostStatusCode code, const std::string& message) { throw Error(code, message); }
 
+// True when the host offers plugin ABI 2 (sequence and optional values). Against an older host the
+// SDK negotiates ABI 1: nodes with such values are never claimed for it, so kernels never see them.
+inline bool host_has_values() { return EPHOST_STRUCT_HAS(&host(), EphostHostApi, value_create_tensor); }
+inline void require_values(const char* what) {
+  if (!host_has_values())
+    fail(EPHOST_NOT_IMPLEMENTED, std::string(what) + " needs plugin ABI 2 (sequence and optional values); the host "
+                                                      "speaks ABI 1");
+}
+
 // Throws when `status` is an error (taking ownership of it).
 inline void check(EphostStatus* status) {
   if (status == nullptr) return;
@@ -150,7 +159,22 @@ class Value {
   bool valid() const { return v_ != nullptr; }
   const EphostValueInfo* get() const { return v_; }
   std::string name() const { return host().value_name(v_); }
+  // Element type of a tensor; EPHOST_ELEMENT_UNDEFINED when unknown or not a tensor.
   int32_t elem_type() const { return host().value_elem_type(v_); }
+  // EPHOST_VALUE_TENSOR, _SEQUENCE, _OPTIONAL, or _UNDEFINED when the model does not say.
+  int32_t kind() const {
+    if (host_has_values()) return host().value_kind(v_);
+    return elem_type() != EPHOST_ELEMENT_UNDEFINED ? EPHOST_VALUE_TENSOR : EPHOST_VALUE_UNDEFINED;
+  }
+  // A declared sequence or optional (a value tensor-only kernels cannot take).
+  bool is_non_tensor() const {
+    const int32_t k = kind();
+    return k == EPHOST_VALUE_SEQUENCE || k == EPHOST_VALUE_OPTIONAL;
+  }
+  // For an optional: the kind it may hold (TENSOR or SEQUENCE), else UNDEFINED.
+  int32_t optional_kind() const { return host_has_values() ? host().value_optional_kind(v_) : EPHOST_VALUE_UNDEFINED; }
+  // Element type of the tensor(s) the value is or holds (a sequence's elements', an optional's contents').
+  int32_t tensor_elem_type() const { return host_has_values() ? host().value_tensor_elem_type(v_) : elem_type(); }
   int64_t rank() const { return host().value_rank(v_); }
   // Dimension sizes, -1 for symbolic/unknown; empty when the rank is unknown.
   std::vector<int64_t> dims() const {
@@ -329,7 +353,8 @@ class Capability {
 
 // ---- kernel context -------------------------------------------------------------------------------
 
-// A host value returned by run_subgraph; released on destruction.
+// A host value (a subgraph's result, a kernel input, a copy): a tensor, a sequence of tensors, or
+// none (an empty optional). Released on destruction.
 class OwnedValue {
  public:
   explicit OwnedValue(EphostValue* v = nullptr) : v_(v) {}
@@ -348,14 +373,75 @@ class OwnedValue {
     if (v_) host().value_release(v_);
     v_ = nullptr;
   }
+  const EphostValue* get() const { return v_; }
+  explicit operator bool() const { return v_ != nullptr; }
+
+  // A host value holding a copy of `t` (ABI 2), e.g. an iteration number to feed a subgraph.
+  static OwnedValue copy_of(const Tensor& t) {
+    require_values("OwnedValue::copy_of");
+    EphostValue* v = nullptr;
+    check(host().value_create_tensor(&t.view(), &v));
+    return OwnedValue(v);
+  }
+
+  // EPHOST_VALUE_TENSOR, _SEQUENCE or _NONE (always TENSOR against an ABI 1 host).
+  int32_t kind() const { return host_has_values() ? host().value_held_kind(v_) : EPHOST_VALUE_TENSOR; }
+  // The tensor; throws unless the value is one.
   Tensor tensor() const {
     EphostTensorView view{};
     check(host().value_tensor(v_, &view));
     return Tensor(view);
   }
+  // Sequences: the element type of their tensors, their length, element k (as a view valid while
+  // this value lives, or as a host value of its own sharing the buffer).
+  int32_t sequence_elem_type() const {
+    require_values("OwnedValue::sequence_elem_type");
+    int32_t type = EPHOST_ELEMENT_UNDEFINED;
+    check(host().value_sequence(v_, &type, nullptr));
+    return type;
+  }
+  size_t sequence_length() const {
+    require_values("OwnedValue::sequence_length");
+    size_t n = 0;
+    check(host().value_sequence(v_, nullptr, &n));
+    return n;
+  }
+  Tensor element(size_t k) const {
+    require_values("OwnedValue::element");
+    EphostTensorView view{};
+    check(host().value_sequence_element(v_, k, &view));
+    return Tensor(view);
+  }
+  OwnedValue element_value(size_t k) const {
+    require_values("OwnedValue::element_value");
+    EphostValue* v = nullptr;
+    check(host().value_sequence_element_value(v_, k, &v));
+    return OwnedValue(v);
+  }
 
  private:
   EphostValue* v_;
+};
+
+// A sequence input of a kernel (valid during compute).
+class SequenceInput {
+ public:
+  SequenceInput(EphostKernelContext* c, size_t index) : c_(c), index_(index) {
+    check(host().kernel_input_sequence(c_, index_, &elem_type_, &length_));
+  }
+  int32_t elem_type() const { return elem_type_; }
+  size_t size() const { return length_; }
+  Tensor element(size_t k) const {
+    EphostTensorView view{};
+    check(host().kernel_input_sequence_element(c_, index_, k, &view));
+    return Tensor(view);
+  }
+
+ private:
+  EphostKernelContext* c_;
+  size_t index_;
+  int32_t elem_type_ = EPHOST_ELEMENT_UNDEFINED;
+  size_t length_ = 0;
 };
 
 class KernelContext {
@@ -364,11 +450,31 @@ class KernelContext {
   EphostKernelContext* get() const { return c_; }
   size_t num_inputs() const { return host().kernel_num_inputs(c_); }
   // Input i; an absent optional input (or i past the end) gives a Tensor with present() == false.
+  // Throws for a sequence or none input (see input_kind).
   Tensor input(size_t i) const {
     EphostTensorView view{EPHOST_ELEMENT_UNDEFINED, 0, nullptr, nullptr};
     if (i >= num_inputs()) return Tensor(view);
     check(host().kernel_input(c_, i, &view));
     return Tensor(view);
+  }
+  // Run-time kind of input i: TENSOR, SEQUENCE, NONE; UNDEFINED when absent. Always TENSOR or
+  // UNDEFINED against an ABI 1 host.
+  int32_t input_kind(size_t i) const {
+    if (host_has_values()) return host().kernel_input_kind(c_, i);
+    return input(i).present() ? EPHOST_VALUE_TENSOR : EPHOST_VALUE_UNDEFINED;
+  }
+  // A sequence input (ABI 2).
+  SequenceInput input_sequence(size_t i) const {
+    require_values("KernelContext::input_sequence");
+    return SequenceInput(c_, i);
+  }
+  // Input i (any kind) as a host value, to hand to a subgraph or an output without copying (ABI 2).
+  // Release it before compute returns.
+  OwnedValue input_value(size_t i) const {
+    require_values("KernelContext::input_value");
+    EphostValue* v = nullptr;
+    check(host().kernel_input_value(c_, i, &v));
+    return OwnedValue(v);
   }
   size_t num_outputs() const { return host().kernel_num_outputs(c_); }
   // Allocates output i. For types C++ cannot tell apart (float16 and bfloat16 bits in uint16_t,
@@ -387,11 +493,55 @@ class KernelContext {
     check(host().kernel_output_string(c_, i, s.data(), s.size(), &out));
     return out;
   }
+  // ABI 2 outputs. A sequence output: declare it, then write each element once (allocating it, or
+  // from a host value without copying).
+  void output_sequence(size_t i, int32_t elem_type, size_t length) {
+    require_values("KernelContext::output_sequence");
+    check(host().kernel_output_sequence(c_, i, elem_type, length));
+  }
+  void* output_sequence_element_raw(size_t i, size_t k, const std::vector<int64_t>& shape) {
+    void* data = nullptr;
+    check(host().kernel_output_sequence_element(c_, i, k, shape.data(), shape.size(), &data));
+    return data;
+  }
+  const char* output_sequence_element_string(size_t i, size_t k, const std::string& s) {
+    const char* out = nullptr;
+    check(host().kernel_output_sequence_element_string(c_, i, k, s.data(), s.size(), &out));
+    return out;
+  }
+  // Element k of sequence output i := `value` (a tensor, position 0) or element `position` of it (a sequence).
+  void set_output_sequence_element(size_t i, size_t k, const OwnedValue& value, size_t position = 0) {
+    check(host().kernel_output_sequence_element_value(c_, i, k, value.get(), position));
+  }
+  // Output i := an empty optional.
+  void output_none(size_t i) {
+    require_values("KernelContext::output_none");
+    check(host().kernel_output_none(c_, i));
+  }
+  // Output i := `value` (any kind), without copying.
+  void set_output(size_t i, const OwnedValue& value) {
+    require_values("KernelContext::set_output");
+    check(host().kernel_output_value(c_, i, value.get()));
+  }
   int threads() const { return host().kernel_num_threads(c_); }
   std::vector<OwnedValue> run_subgraph(const char* attribute, const std::vector<EphostTensorView>& inputs,
                                        size_t num_outputs) {
     std::vector<EphostValue*> raw(num_outputs, nullptr);
     check(host().kernel_run_subgraph(c_, attribute, inputs.data(), inputs.size(), raw.data(), num_outputs));
+    std::vector<OwnedValue> out;
+    out.reserve(num_outputs);
+    for (auto* v : raw) out.emplace_back(v);
+    return out;
+  }
+  // run_subgraph with inputs and outputs of any kind (ABI 2). The inputs stay owned by the caller.
+  std::vector<OwnedValue> run_subgraph_values(const char* attribute, const std::vector<const OwnedValue*>& inputs,
+                                              size_t num_outputs) {
+    require_values("KernelContext::run_subgraph_values");
+    std::vector<const EphostValue*> in;
+    in.reserve(inputs.size());
+    for (const OwnedValue* v : inputs) in.push_back(v ? v->get() : nullptr);
+    std::vector<EphostValue*> raw(num_outputs, nullptr);
+    check(host().kernel_run_subgraph_values(c_, attribute, in.data(), in.size(), raw.data(), num_outputs));
     std::vector<OwnedValue> out;
     out.reserve(num_outputs);
     for (auto* v : raw) out.emplace_back(v);
@@ -669,29 +819,32 @@ struct PluginGlue {
     });
   }
 
-  static const EphostPlugin* table() {
-    static const EphostPlugin plugin = [] {
-      EphostPlugin t{};
-      t.struct_size = sizeof(EphostPlugin);
-      t.abi_version = EPHOST_PLUGIN_ABI_VERSION;
-      t.describe = &describe;
-      t.provider_create = &provider_create;
-      t.provider_release = &provider_release;
-      t.get_capability = &get_capability;
-      t.kernel_create = &kernel_create;
-      t.kernel_compute = &kernel_compute;
-      t.kernel_release = &kernel_release;
-      t.compile = &compile;
-      t.on_run_start = &on_run_start;
-      t.on_run_end = &on_run_end;
-      if constexpr (kCachesContexts) {
-        t.context_emit = &context_emit;
-        t.context_judge = &context_judge;
-        t.context_load = &context_load;
-      }
-      return t;
-    }();
-    return &plugin;
+  // The table for ABI `version` (the functions are the same; the table says which ABI it speaks).
+  static const EphostPlugin* table(uint32_t version) {
+    static const EphostPlugin tables[] = {make_table(1), make_table(2)};
+    static_assert(EPHOST_PLUGIN_ABI_VERSION == 2, "add a table for the new ABI version");
+    return &tables[version - 1];
+  }
+  static EphostPlugin make_table(uint32_t version) {
+    EphostPlugin t{};
+    t.struct_size = sizeof(EphostPlugin);
+    t.abi_version = version;
+    t.describe = &describe;
+    t.provider_create = &provider_create;
+    t.provider_release = &provider_release;
+    t.get_capability = &get_capability;
+    t.kernel_create = &kernel_create;
+    t.kernel_compute = &kernel_compute;
+    t.kernel_release = &kernel_release;
+    t.compile = &compile;
+    t.on_run_start = &on_run_start;
+    t.on_run_end = &on_run_end;
+    if constexpr (kCachesContexts) {
+      t.context_emit = &context_emit;
+      t.context_judge = &context_judge;
+      t.context_load = &context_load;
+    }
+    return t;
   }
 
   static EphostStatus* negotiate(EphostPluginNegotiation* n) {
@@ -706,8 +859,8 @@ struct PluginGlue {
                         std::to_string(n->host_min_abi_version) + ".." + std::to_string(n->host_max_abi_version);
       return n->host_api->status_create(EPHOST_NOT_IMPLEMENTED, msg.c_str());
     }
-    n->plugin_abi_version = EPHOST_PLUGIN_ABI_VERSION;
-    n->plugin = table();
+    n->plugin_abi_version = version;
+    n->plugin = table(version);
     return nullptr;
   }
 };
