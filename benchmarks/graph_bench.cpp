@@ -65,7 +65,7 @@ void BM_PartitionAndPlan(benchmark::State& state) {
   CapabilityQuery all = [](size_t, const GraphView& view) {
     std::vector<EphostCapability::Claim> claims;
     claims.reserve(view.nodes.size());
-    for (const Node* node : view.nodes) claims.push_back({false, {node}});
+    for (const Node* node : view.nodes) claims.push_back({false, {node}, {}});
     return claims;
   };
   for (auto _ : state) {

@@ -45,7 +45,7 @@ CapabilityQuery claims_all_but(std::set<std::string> refused) {
   return [refused](size_t, const GraphView& view) {
     std::vector<EphostCapability::Claim> claims;
     for (const Node* n : view.nodes)
-      if (!refused.count(n->op_type)) claims.push_back({false, {n}});
+      if (!refused.count(n->op_type)) claims.push_back({false, {n}, {}});
     return claims;
   };
 }
