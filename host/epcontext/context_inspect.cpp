@@ -14,19 +14,6 @@
 #include "model/loader.h"
 
 namespace ephost {
-namespace {
-
-const char* verdict_name(EphostContextVerdict v) {
-  switch (v) {
-    case EPHOST_CONTEXT_NOT_MINE: return "not_mine";
-    case EPHOST_CONTEXT_OPTIMAL: return "optimal";
-    case EPHOST_CONTEXT_PREFER_RECOMPILE: return "prefer_recompile";
-    case EPHOST_CONTEXT_UNSUPPORTED: return "unsupported";
-  }
-  return "unknown";
-}
-
-}  // namespace
 
 std::string inspect_context_model(Env& env, const std::string& model_path, const SessionOptions& options) {
   using nlohmann::json;
@@ -119,7 +106,7 @@ std::string inspect_context_model(Env& env, const std::string& model_path, const
           p->call("context_judge", [&] {
             return p->plugin().context_judge(p->handle(), to_handle(n), blob.data(), blob.size(), &verdict, &why);
           });
-          v["verdict"] = verdict_name(verdict);
+          v["verdict"] = context_verdict_name(verdict);
           v["reason"] = why ? why : "";
         } catch (const std::exception& e) {
           v["verdict"] = "error";

@@ -21,16 +21,6 @@ namespace ephost {
 namespace fs = boost::filesystem;
 namespace {
 
-const char* verdict_name(EphostContextVerdict v) {
-  switch (v) {
-    case EPHOST_CONTEXT_NOT_MINE: return "not_mine";
-    case EPHOST_CONTEXT_OPTIMAL: return "optimal";
-    case EPHOST_CONTEXT_PREFER_RECOMPILE: return "prefer_recompile";
-    case EPHOST_CONTEXT_UNSUPPORTED: return "unsupported";
-  }
-  return "unknown";
-}
-
 // A context that cannot be used: why, in the words of whoever decided.
 struct Rejection {
   std::string verdict;
@@ -113,7 +103,7 @@ ContextResolution resolve_contexts(Model& model, const std::vector<std::unique_p
           reason = e.what();
         }
       }
-      d.verdict = verdict_name(verdict);
+      d.verdict = context_verdict_name(verdict);
       d.reason = reason;
       if (verdict == EPHOST_CONTEXT_NOT_MINE) {
         if (i + 1 == candidates.size())

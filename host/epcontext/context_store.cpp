@@ -12,6 +12,16 @@
 
 namespace ephost {
 
+const char* context_verdict_name(EphostContextVerdict v) {
+  switch (v) {
+    case EPHOST_CONTEXT_NOT_MINE: return "not_mine";
+    case EPHOST_CONTEXT_OPTIMAL: return "optimal";
+    case EPHOST_CONTEXT_PREFER_RECOMPILE: return "prefer_recompile";
+    case EPHOST_CONTEXT_UNSUPPORTED: return "unsupported";
+  }
+  return "unknown";
+}
+
 std::string context_attribute(const Node& n, const char* name) {
   const onnx::AttributeProto* a = n.attribute(name);
   return a ? a->s() : std::string();

@@ -10,11 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "ephost/ephost_plugin.h"
 #include "epcontext/context_binary.h"
 #include "graph/graph.h"
 #include "session/env.h"
 
 namespace ephost {
+
+// "optimal", "prefer_recompile", "unsupported", "not_mine": how reports spell a plugin's verdict.
+const char* context_verdict_name(EphostContextVerdict verdict);
 
 // Attribute getters over IR nodes with the schema's defaults.
 std::string context_attribute(const Node& n, const char* name);
