@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
 
 #include "abi/host_api.h"
 #include "discovery/plugin_call.h"
@@ -12,6 +15,21 @@ namespace {
 
 // Size of EphostPlugin as ABI 1 defines it: every table must cover at least that much.
 constexpr size_t kAbi1PluginTableSize = offsetof(EphostPlugin, context_load) + sizeof(EphostPlugin::context_load);
+
+// The host table a plugin is given lives as long as the process, one per entry point. A plugin keeps
+// one pointer to it in a global, but a library (and the built-in CPU plugin) is shared by every Env
+// that loads it: a table owned by one Env's record would dangle in the others once that Env is gone.
+// Tables are never freed (a few hundred bytes per plugin library), so no Env's end can pull one away.
+std::mutex& negotiation_mutex() {
+  static std::mutex m;
+  return m;
+}
+EphostHostApi& table_for(EphostPluginNegotiateFn entry) {
+  static auto* tables = new std::map<EphostPluginNegotiateFn, std::unique_ptr<EphostHostApi>>();
+  auto& slot = (*tables)[entry];
+  if (!slot) slot = std::make_unique<EphostHostApi>(make_host_api(EPHOST_PLUGIN_ABI_VERSION));
+  return *slot;
+}
 
 }  // namespace
 
@@ -37,8 +55,10 @@ std::string plugin_table_problem(const EphostPlugin* table, uint32_t abi_version
 
 void negotiate_plugin(EphostPluginNegotiateFn entry, PluginRecord& record) {
   if (entry == nullptr) throw PluginSkipped("no entry point: the negotiation function is NULL");
-  record.host_api_storage = std::make_unique<EphostHostApi>(make_host_api(EPHOST_PLUGIN_ABI_VERSION));
-  const EphostHostApi& api = *record.host_api_storage;
+  // Envs may discover plugins concurrently; one negotiation at a time keeps each table's update whole.
+  std::lock_guard<std::mutex> lock(negotiation_mutex());
+  EphostHostApi& table = table_for(entry);
+  const EphostHostApi& api = table;
 
   EphostPluginNegotiation negotiation{};
   negotiation.struct_size = sizeof(EphostPluginNegotiation);
@@ -55,10 +75,13 @@ void negotiate_plugin(EphostPluginNegotiateFn entry, PluginRecord& record) {
   std::string problem = plugin_table_problem(negotiation.plugin, version);
   if (!problem.empty()) throw PluginSkipped(problem);
 
-  // In place: the plugin already holds this address.
-  *record.host_api_storage = make_host_api(version);
-  record.host_api_storage->abi_version = version;
-  record.host_api = record.host_api_storage.get();
+  // In place: the plugin already holds this address. A library loaded again (another Env) answers the
+  // same version, so a table that already says it is left untouched while that Env's plugin uses it.
+  if (table.abi_version != version) {
+    table = make_host_api(version);
+    table.abi_version = version;
+  }
+  record.host_api = &table;
   record.plugin = negotiation.plugin;
   record.abi_version = version;
 }

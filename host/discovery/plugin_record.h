@@ -41,15 +41,13 @@ struct PluginRecord {
 
   bool builtin = false;
   const EphostPlugin* plugin = nullptr;      // valid while loaded
-  const EphostHostApi* host_api = nullptr;   // this plugin's copy of the host table (while loaded)
+  const EphostHostApi* host_api = nullptr;   // the host table this plugin was given (process lifetime)
 
   // Canonical path of the library ("" for the built-in plugin and when it could not be resolved):
   // two paths naming one file are one plugin.
   std::string canonical_path;
 
-  // Ownership. Declared in this order on purpose: the library is unloaded before the host table it
-  // was given is freed (members are destroyed in reverse order).
-  std::unique_ptr<EphostHostApi> host_api_storage;
+  // The library handle (the host table lives for the whole process: see negotiation.cpp).
   std::unique_ptr<PluginLibrary> library;
 };
 

@@ -62,11 +62,10 @@ PluginRecord& PluginRegistry::finish(std::unique_ptr<PluginRecord> record, const
     log_info(fmt::format("plugin '{}' {} loaded from {} (plugin ABI {})", record->name, record->version, record->path,
                          record->abi_version));
   } else {
-    // Unload before freeing the host table the plugin was given; hold nothing of a skipped library.
+    // Hold nothing of a skipped library.
     record->plugin = nullptr;
     record->host_api = nullptr;
     record->library.reset();
-    record->host_api_storage.reset();
     log_warning(fmt::format("plugin {} skipped: {}", record->path, record->reason));
   }
   records_.push_back(std::move(record));

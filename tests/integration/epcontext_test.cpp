@@ -407,6 +407,29 @@ TEST_F(EpContext, ContextFromTheOtherSdkVersionIsRejectedAndRunsOnCpu) {
   expect_close(run(loaded), cpu_reference(model));
 }
 
+TEST_F(EpContext, ContextFromAnOlderMinorVersionLoadsButAsksForARecompile) {
+  std::string model = small_model().save(dir_);
+  {
+    Ephost::Env sdk1_1(EPHOST_LOG_ERROR, std::vector<std::string>{EPHOST_EXAMPLE_SDK1_1_PLUGIN_DIR});
+    Ephost::Session s(sdk1_1, model, compile_options());  // compiled by SDK 1.1.0
+  }
+  Ephost::Session loaded(*env_, dir_.file("model_ctx.onnx"), load_options());  // run by SDK 1.0.0
+  for (const auto& d : json::parse(loaded.ep_context_report_json())) {
+    EXPECT_TRUE(d["loaded"].get<bool>()) << d.dump();
+    EXPECT_EQ(d["verdict"], "prefer_recompile");
+    EXPECT_NE(d["reason"].get<std::string>().find("1.1.0"), std::string::npos) << d.dump();
+  }
+  expect_close(run(loaded), cpu_reference(model));
+  try {
+    Ephost::Session s(*env_, dir_.file("model_ctx.onnx"),
+                      load_options({{"session.fail_on_suboptimal_compiled_model", "1"}}));
+    FAIL() << "expected a failure";
+  } catch (const Ephost::Exception& e) {
+    EXPECT_EQ(e.code(), EPHOST_INVALID_GRAPH);
+    EXPECT_NE(e.message().find("fail_on_suboptimal_compiled_model"), std::string::npos) << e.message();
+  }
+}
+
 TEST_F(EpContext, StrictOptionFailsWithInvalidGraphInsteadOfFallingBack) {
   std::string model = small_model().save(dir_);
   { Ephost::Session s(*sdk2_, model, compile_options()); }

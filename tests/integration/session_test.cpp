@@ -151,3 +151,26 @@ TEST(SessionFromFile, ExternalDataOutsideTheModelFolderIsRejected) {
 }
 
 }  // namespace
+
+namespace {
+
+// The built-in CPU plugin (and any plugin library) is shared by every env that loads it, and keeps
+// one pointer to the host table it was given: ending one env must not pull that table from under the
+// sessions of another (a crash in the CPU plugin's fused chains before the tables lived as long as
+// the process).
+TEST(Envs, EndingOneEnvLeavesTheOthersSessionsWorking) {
+  const int64_t rows = 4, cols = 5;
+  std::string bytes = ephost_test::chain_model(rows, cols).bytes();
+  auto first = std::make_unique<Ephost::Env>(EPHOST_LOG_ERROR, std::vector<std::string>{});
+  Ephost::Session session(*first, bytes.data(), bytes.size());
+  for (int round = 0; round < 3; ++round) {
+    { Ephost::Env other(EPHOST_LOG_ERROR, std::vector<std::string>{}); }  // discovers, negotiates, ends
+    std::vector<float> x = ephost_test::ramp(static_cast<size_t>(rows * cols));
+    auto out = session.run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {rows, cols}, x.data(), x.size())},
+                           {"y"});
+    std::vector<float> y = out[0].to_vector<float>(), e = ephost_test::chain_expected(x, cols);
+    for (size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], e[i], 1e-5) << i;
+  }
+}
+
+}  // namespace
