@@ -121,9 +121,9 @@ class Partitioner {
                  claims.end());
     if (!dropped.empty())
       note(provider, dropped,
-           fmt::format("{} node(s) not given to '{}': they replace an EPContext node whose cached context '{}' "
-                       "rejected, so they go to the providers after it",
-                       dropped.size(), providers_[provider], providers_[provider]),
+           fmt::format("{} node(s) not given to '{}': they replace an EPContext node whose cached context that "
+                       "provider refused, so they go to the providers after it",
+                       dropped.size(), providers_[provider]),
            true);
   }
 
