@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "kernel_registry.h"
+#include "kernels/conv_attributes.h"
 #include "math/conv.h"
 
 namespace ephost::cpu {
@@ -17,17 +18,7 @@ math::ConvLayout layout_of(const std::string& s) {
 class ConvKernel : public CpuKernel {
  public:
   ConvKernel(const sdk::Node& node, const KernelConfig& c, bool transposed)
-      : CpuKernel(node, c), transposed_(transposed) {
-    p_.auto_pad = node.attr_string("auto_pad", "NOTSET");
-    p_.group = node.attr_int("group", 1);
-    p_.kernel_shape = node.attr_ints("kernel_shape");
-    p_.strides = node.attr_ints("strides");
-    p_.dilations = node.attr_ints("dilations");
-    p_.pads = node.attr_ints("pads");
-    if (transposed) {
-      p_.output_padding = node.attr_ints("output_padding");
-      p_.output_shape = node.attr_ints("output_shape");
-    }
+      : CpuKernel(node, c), transposed_(transposed), p_(conv_attributes(node, transposed)) {
     // Weights from a constant initializer stay valid for the session: oneDNN gets its preferred
     // layout of them once instead of on every run.
     const float* constant_w = nullptr;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernel_registry.h"
+#include "kernels/conv_attributes.h"
 #include "math/conv.h"
 #include "math/int_gemm.h"
 #include "math/parallel.h"
@@ -260,14 +261,7 @@ class IntegerConvKernel : public CpuKernel {
   // quantized: QLinearConv (x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B) rather than
   // ConvInteger (x, w, x_zp, w_zp).
   IntegerConvKernel(const sdk::Node& node, const KernelConfig& c, bool quantized)
-      : CpuKernel(node, c), quantized_(quantized) {
-    p_.auto_pad = node.attr_string("auto_pad", "NOTSET");
-    p_.group = node.attr_int("group", 1);
-    p_.kernel_shape = node.attr_ints("kernel_shape");
-    p_.strides = node.attr_ints("strides");
-    p_.dilations = node.attr_ints("dilations");
-    p_.pads = node.attr_ints("pads");
-  }
+      : CpuKernel(node, c), quantized_(quantized), p_(conv_attributes(node)) {}
 
  protected:
   void run(sdk::KernelContext& ctx, int threads) override {
