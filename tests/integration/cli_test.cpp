@@ -15,33 +15,15 @@ using ephost_test::ModelBuilder;
 using ephost_test::TempDir;
 using json = nlohmann::json;
 
-struct Result {
-  int exit_code = -1;
-  std::string output;
-};
+using Result = ephost_test::CommandResult;
+using ephost_test::write_tensor;
 
 // Runs the command; stderr (logs, e.g. discovery warnings) is kept apart unless merge_stderr.
 Result ephost(const std::string& args, const std::string& env = "", bool merge_stderr = true) {
   std::string cmd = env + " '" + std::string(EPHOST_CLI_PATH) + "' " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while (p && (n = fread(buf, 1, sizeof(buf), p)) > 0) r.output.append(buf, n);
-  int status = p ? pclose(p) : -1;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return ephost_test::run_command(cmd);
 }
 
-void write_tensor(const std::string& path, const std::string& name, const std::vector<int64_t>& dims,
-                  const std::vector<float>& values) {
-  onnx::TensorProto t;
-  t.set_name(name);
-  t.set_data_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : dims) t.add_dims(d);
-  for (float v : values) t.add_float_data(v);
-  std::ofstream(path, std::ios::binary) << t.SerializeAsString();
-}
 
 // An ONNX backend test case: y = relu(x); `expected` is what output_0.pb claims.
 void make_case(const TempDir& root, const std::string& name, const std::vector<float>& expected) {

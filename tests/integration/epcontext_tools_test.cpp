@@ -21,23 +21,14 @@ using ephost_test::ModelBuilder;
 using ephost_test::TempDir;
 using json = nlohmann::json;
 
-struct Result {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
+using Result = ephost_test::CommandResult;
+using ephost_test::write_tensor;
 
 Result run_tool(const std::string& binary, const std::string& args, const std::string& plugin_dir,
                 bool merge_stderr = true) {
   const std::string cmd = "EPHOST_PLUGIN_PATH='" + plugin_dir + "' '" + binary + "' " + args +
                           (merge_stderr ? " 2>&1" : " 2>/dev/null");
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while (p && (n = fread(buf, 1, sizeof(buf), p)) > 0) r.output.append(buf, n);
-  const int status = p ? pclose(p) : -1;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return ephost_test::run_command(cmd);
 }
 
 const std::string kSdk1 = EPHOST_EXAMPLE_PLUGIN_DIR;
@@ -78,15 +69,6 @@ std::string first_values(const std::string& run_output) {
   return run_output.substr(at, run_output.find('\n', at) - at);
 }
 
-void write_tensor(const std::string& path, const std::string& name, const std::vector<int64_t>& dims,
-                  const std::vector<float>& values) {
-  onnx::TensorProto t;
-  t.set_name(name);
-  t.set_data_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : dims) t.add_dims(d);
-  for (float v : values) t.add_float_data(v);
-  std::ofstream(path, std::ios::binary) << t.SerializeAsString();
-}
 
 TEST(EpContextTools, CompileWritesTheCtxModelAndTheBinaryBesideTheModel) {
   TempDir dir;

@@ -250,24 +250,7 @@ TEST_F(ExamplePlugin, ConcurrentRunsOfOneSessionAgree) {
 
 // ---- PP-OCR's mobile text-direction classifier -------------------------------------------------------
 
-// The model folder printed by tests/models/fetch_models.sh, or "" with `why` set when unavailable.
-std::string ocr_model_folder(std::string* why) {
-  std::string cmd = std::string("bash '") + EPHOST_SOURCE_DIR + "/tests/models/fetch_models.sh' 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[512];
-  while (p && fgets(buf, sizeof(buf), p)) out += buf;
-  const int rc = p ? pclose(p) : -1;
-  if (rc != 0) {
-    *why = "models unavailable (fetch_models.sh exit " + std::to_string(WEXITSTATUS(rc)) + "): " + out;
-    return "";
-  }
-  std::istringstream lines(out);
-  std::string line, last;
-  while (std::getline(lines, line))
-    if (!line.empty()) last = line;
-  return last;
-}
+using ephost_test::ocr_model_folder;
 
 TEST_F(ExamplePlugin, MobileClassifierMatchesTheCpuPlugin) {
   std::string why;

@@ -10,33 +10,14 @@
 #include <nlohmann/json.hpp>
 
 #include "ephost/ephost_cxx_api.h"
+#include "test_support.h"
 
 namespace {
 
 using json = nlohmann::json;
 
-// Runs the fetch script; returns the model folder, or "" with `why` set when the models are unavailable.
-std::string fetch_models(std::string* why) {
-  static std::string folder, reason;
-  static bool done = false;
-  if (!done) {
-    done = true;
-    std::string cmd = std::string("bash '") + EPHOST_SOURCE_DIR + "/tests/models/fetch_models.sh' 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    std::string out;
-    char buf[512];
-    while (p && fgets(buf, sizeof(buf), p)) out += buf;
-    int rc = p ? pclose(p) : -1;
-    if (rc == 0) {
-      folder = out.substr(out.rfind('\n', out.size() - 2) == std::string::npos ? 0 : out.rfind('\n', out.size() - 2) + 1);
-      while (!folder.empty() && (folder.back() == '\n' || folder.back() == '\r')) folder.pop_back();
-    } else {
-      reason = "models unavailable (fetch_models.sh exit " + std::to_string(WEXITSTATUS(rc)) + "): " + out;
-    }
-  }
-  *why = reason;
-  return folder;
-}
+// The model folder, or "" with `why` set when the models are unavailable.
+std::string fetch_models(std::string* why) { return ephost_test::ocr_model_folder(why); }
 
 const json& reference() {
   static json ref = [] {

@@ -301,21 +301,11 @@ TEST(SequenceValues, ScanWithAxesAndDirections) {
 
 // ---- `ephost test` with sequence and optional data files ----
 
-struct CliResult {
-  int exit_code = -1;
-  std::string output;
-};
+using CliResult = ephost_test::CommandResult;
 
 CliResult ephost_cli(const std::string& args) {
   const std::string cmd = "'" + std::string(EPHOST_CLI_PATH) + "' " + args + " 2>&1";
-  CliResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while (p && (n = fread(buf, 1, sizeof(buf), p)) > 0) r.output.append(buf, n);
-  const int status = p ? pclose(p) : -1;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return ephost_test::run_command(cmd);
 }
 
 void fill_tensor(onnx::TensorProto* t, const std::vector<float>& values) {

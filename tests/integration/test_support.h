@@ -3,11 +3,14 @@
 #pragma once
 
 #include <onnx/onnx_pb.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <boost/filesystem.hpp>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -43,6 +46,53 @@ inline void install_plugins(const TempDir& dir, const std::vector<std::string>& 
   for (const auto& n : names)
     fs::copy_file(test_plugin(n), fs::path(dir.path()) / ("lib" + n + ".so"), fs::copy_option::overwrite_if_exists);
 }
+
+// A shell command's exit code and what it printed on stdout (add " 2>&1" to the command for stderr too).
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;
+};
+
+inline CommandResult run_command(const std::string& command) {
+  CommandResult r;
+  FILE* p = popen(command.c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while (p && (n = fread(buf, 1, sizeof(buf), p)) > 0) r.output.append(buf, n);
+  const int status = p ? pclose(p) : -1;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// Writes a float TensorProto file (the ONNX test-data layout: input_N.pb / output_N.pb).
+inline void write_tensor(const std::string& path, const std::string& name, const std::vector<int64_t>& dims,
+                         const std::vector<float>& values) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : dims) t.add_dims(d);
+  for (float v : values) t.add_float_data(v);
+  std::ofstream(path, std::ios::binary) << t.SerializeAsString();
+}
+
+#ifdef EPHOST_SOURCE_DIR
+// The PP-OCR model folder tests/models/fetch_models.sh prints (fetched once per process), or "" with
+// `why` set when the models are unavailable (the tests then skip with that message).
+inline std::string ocr_model_folder(std::string* why) {
+  static const CommandResult fetched =
+      run_command(std::string("bash '") + EPHOST_SOURCE_DIR + "/tests/models/fetch_models.sh' 2>&1");
+  if (fetched.exit_code != 0) {
+    *why = "models unavailable (fetch_models.sh exit " + std::to_string(fetched.exit_code) + "): " + fetched.output;
+    return "";
+  }
+  std::istringstream lines(fetched.output);
+  std::string line, last;
+  while (std::getline(lines, line))
+    if (!line.empty()) last = line;
+  while (!last.empty() && last.back() == '\r') last.pop_back();
+  return last;
+}
+#endif
 
 class ModelBuilder {
  public:
