@@ -114,11 +114,10 @@ void Session::initialize(std::unique_ptr<Model> model) {
 
   PartitionOptions main_options;
   if (generation.enabled) main_options.fused_name_prefix = generation.node_prefix + generation.model_name + "_";
-  for (auto& [name, loaded] : contexts.loaded) {
-    const Node* node = nullptr;
-    for (const auto& n : model_->main->nodes)
-      if (n->name == name && n->op_type == epctx::kOpType) node = n.get();
-    if (node) main_options.preassigned.push_back({node, loaded.provider, loaded.compute});
+  for (const auto& n : model_->main->nodes) {
+    if (n->op_type != epctx::kOpType) continue;
+    auto it = contexts.loaded.find(n->name);
+    if (it != contexts.loaded.end()) main_options.preassigned.push_back({n.get(), it->second.provider, it->second.compute});
   }
   if (!contexts.excluded.empty()) {
     const auto& excluded = contexts.excluded;
