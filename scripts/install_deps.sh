@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
 # Installs everything ephost needs to build and test, from Debian 12 packages only.
 set -euo pipefail
+# Installed with --no-install-recommends: every package the build, the tests or the main job use is
+# named here, also those that are only a Recommends of another (Debian's dnnl-config.cmake looks for
+# OpenCL, which libdnnl-dev merely recommends).
 PACKAGES=(
-  cmake g++ make pkg-config
+  # build
+  cmake g++ make pkg-config file
   libonnx-dev libprotobuf-dev protobuf-compiler
   libboost-dev libboost-filesystem-dev
   libfmt-dev libspdlog-dev nlohmann-json3-dev libcli11-dev libdnnl-dev libxxhash-dev
+  ocl-icd-opencl-dev opencl-c-headers
+  # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-onnx python3-numpy
+  # packaging and its tests: CPack's DEB generator (dpkg-shlibdeps, file), lintian
+  dpkg-dev binutils lintian
 )
 # npm fetches the real models for tests and benchmarks. Some images ship Node.js with its own npm
 # (conflicting with Debian's npm package): only ask for Debian's when there is no npm at all.

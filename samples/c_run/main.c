@@ -1,5 +1,6 @@
 /* A plain-C application of libephost: discovers plugins, loads a model, feeds every input with ones,
- * runs, and prints the outputs' shapes. Shows the application ABI without any C++.
+ * runs, and prints each output's shape (and, for float outputs, the sum and the first values). Shows the
+ * application ABI without any C++.
  *
  *   ephost_c_run MODEL [DIM_FOR_SYMBOLIC_DIMS]
  */
@@ -64,7 +65,17 @@ int main(int argc, char** argv) {
     api->TensorGetShape(outputs[i], &shape, &rank);
     printf("%s: [", out_names[i]);
     for (size_t d = 0; d < rank; ++d) printf(d ? ",%lld" : "%lld", (long long)shape[d]);
-    printf("]\n");
+    printf("]");
+    if (api->TensorGetElementType(outputs[i]) == EPHOST_ELEMENT_FLOAT) {
+      /* The sum and the first values: enough to compare two runs of the same model. */
+      const float* data = api->TensorGetData(outputs[i]);
+      size_t count = api->TensorGetElementCount(outputs[i]);
+      double sum = 0.0;
+      for (size_t k = 0; k < count; ++k) sum += data[k];
+      printf(" sum=%.9g first=", sum);
+      for (size_t k = 0; k < count && k < 4; ++k) printf(k ? ",%.9g" : "%.9g", data[k]);
+    }
+    printf("\n");
   }
   for (size_t i = 0; i < n_in; ++i) api->ReleaseTensor(inputs[i]);
   for (size_t i = 0; i < n_out; ++i) api->ReleaseTensor(outputs[i]);
