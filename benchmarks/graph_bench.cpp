@@ -59,8 +59,8 @@ void BM_PartitionAndPlan(benchmark::State& state) {
   std::string bytes = synthetic_model(n);
   LoadOptions lo;
   auto model = load_model_from_buffer(bytes.data(), bytes.size(), lo);
-  build_graph_ir(*model);
-  const Graph& g = *model->main;
+  std::unique_ptr<Graph> graph = build_graph_ir(*model);
+  const Graph& g = *graph;
   // One provider claiming every node as a single node, as the CPU plugin does.
   CapabilityQuery all = [](size_t, const GraphView& view) {
     std::vector<EphostCapability::Claim> claims;

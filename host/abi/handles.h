@@ -79,7 +79,4 @@ inline const EphostAttribute* to_handle(const Node::AttributeRef* a) {
   return reinterpret_cast<const EphostAttribute*>(a);
 }
 
-// Fills Node::attributes for every node of `graph` and its subgraphs (after build_graph_ir).
-void index_node_attributes(Graph& graph);
-
 }  // namespace ephost

@@ -648,20 +648,4 @@ EphostHostApi make_host_api(uint32_t abi_version) {
   return t;
 }
 
-void index_node_attributes(Graph& graph) {
-  for (auto& node : graph.nodes) {
-    node->attributes.clear();
-    if (node->proto) {
-      for (const auto& a : node->proto->attribute()) {
-        Node::AttributeRef ref;
-        ref.proto = &a;
-        auto it = node->tensor_attributes.find(a.name());
-        if (it != node->tensor_attributes.end()) ref.tensor = it->second.get();
-        node->attributes.push_back(ref);
-      }
-    }
-    for (auto& sub : node->subgraphs) index_node_attributes(*sub.second);
-  }
-}
-
 }  // namespace ephost

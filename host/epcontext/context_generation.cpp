@@ -208,7 +208,7 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
                                         const std::vector<std::unique_ptr<ProviderInstance>>& providers, Env& env) {
   GenerationResult result;
   result.ctx_path = settings.ctx_path;
-  const Graph& graph = *model.main;
+  const Graph& graph = main.graph();
   const fs::path ctx_dir = fs::absolute(fs::path(settings.ctx_path)).parent_path();
 
   // 1. Ask each compiling provider for the context of each group it compiled, in execution order.

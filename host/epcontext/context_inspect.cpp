@@ -20,8 +20,7 @@ std::string inspect_context_model(Env& env, const std::string& model_path, const
   LoadOptions load;
   load.external_data_folder = options.get("session.model_external_initializers_file_folder_path");
   std::unique_ptr<Model> model = load_model_from_file(model_path, load);
-  build_graph_ir(*model);
-  index_node_attributes(*model->main);
+  std::unique_ptr<Graph> graph = build_graph_ir(*model);
 
   json report;
   report["model"] = model_path;
@@ -31,7 +30,7 @@ std::string inspect_context_model(Env& env, const std::string& model_path, const
   report["metadata"] = metadata;
 
   std::vector<const Node*> contexts;
-  for (const auto& n : model->main->nodes)
+  for (const auto& n : graph->nodes)
     if (n->op_type == epctx::kOpType && n->domain == epctx::kDomain) contexts.push_back(n.get());
 
   // One provider per plugin that could load some node, created with the plugin's default options.

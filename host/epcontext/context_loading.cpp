@@ -51,10 +51,9 @@ ContextResolution resolve_contexts(Model& model, const std::vector<std::unique_p
   ContextStore store(base_dir, from_buffer, settings.share, env);
 
   // A temporary IR over the ctx model: plugins judge and load EPContext nodes through node handles.
-  build_graph_ir(model);
-  index_node_attributes(*model.main);
+  std::unique_ptr<Graph> ir = build_graph_ir(model);
   std::vector<const Node*> contexts;
-  for (const auto& n : model.main->nodes)
+  for (const auto& n : ir->nodes)
     if (n->op_type == epctx::kOpType && n->domain == epctx::kDomain) contexts.push_back(n.get());
 
   std::vector<std::pair<const Node*, size_t>> rejected;  // node, provider that rejected (or SIZE_MAX)
@@ -165,7 +164,7 @@ ContextResolution resolve_contexts(Model& model, const std::vector<std::unique_p
   // Fallback: the rejected nodes' original partitions, from their source models.
   std::vector<std::tuple<std::string, std::string, size_t>> replace;  // node, source model file name, rejecter
   for (auto& [n, by] : rejected) replace.emplace_back(n->name, context_attribute(*n, epctx::kModelFilename), by);
-  model.main.reset();  // the temporary IR goes; the proto is rewritten below
+  ir.reset();  // the temporary IR goes; the proto is rewritten below
   std::map<std::string, std::unique_ptr<Model>> sources;
   for (auto& [name, filename, by] : replace) {
     std::string path;

@@ -19,17 +19,15 @@
 
 #include "core/error.h"
 #include "graph/graph.h"
-#include "model/loader.h"
+#include "model/tensor_proto.h"
 
 namespace ephost {
 
 namespace {
 
-bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
-
 class Builder {
  public:
-  explicit Builder(Model& model) : model_(model) {}
+  explicit Builder(const Model& model) : model_(model) {}
 
   void build(Graph& g, const onnx::GraphProto& gp, int depth) {
     if (depth > kMaxDepth) fail(EPHOST_INVALID_GRAPH, "subgraphs nested deeper than {} levels", kMaxDepth);
@@ -296,7 +294,7 @@ class Builder {
     fail(EPHOST_INVALID_GRAPH, "{} has a cycle: {} node(s) left unsorted: {}{}", where, count, left, edge);
   }
 
-  Model& model_;
+  const Model& model_;
   std::vector<std::string> attr_name_stack_;
 };
 
@@ -365,16 +363,33 @@ TypeInfo type_info_from_proto(const onnx::TypeProto& type) {
   return info;
 }
 
-void build_graph_ir(Model& model) {
-  if (!model.proto) fail(EPHOST_INVALID_ARGUMENT, "build_graph_ir: the model has no ModelProto");
-  model.ir_version = model.proto->ir_version();
-  if (model.opsets.empty()) {
-    for (const auto& op : model.proto->opset_import())
-      model.opsets[is_default_domain(op.domain()) ? std::string() : op.domain()] = op.version();
+namespace {
+
+// Node::attributes: every attribute in NodeProto order, TENSOR ones with their materialized tensor.
+void index_node_attributes(Graph& graph) {
+  for (auto& node : graph.nodes) {
+    node->attributes.clear();
+    if (node->proto) {
+      for (const auto& a : node->proto->attribute()) {
+        Node::AttributeRef ref;
+        ref.proto = &a;
+        auto it = node->tensor_attributes.find(a.name());
+        if (it != node->tensor_attributes.end()) ref.tensor = it->second.get();
+        node->attributes.push_back(ref);
+      }
+    }
+    for (auto& sub : node->subgraphs) index_node_attributes(*sub.second);
   }
+}
+
+}  // namespace
+
+std::unique_ptr<Graph> build_graph_ir(const Model& model) {
+  if (!model.proto) fail(EPHOST_INVALID_ARGUMENT, "build_graph_ir: the model has no ModelProto");
   auto main = std::make_unique<Graph>();
   Builder(model).build(*main, model.proto->graph(), 0);
-  model.main = std::move(main);
+  index_node_attributes(*main);
+  return main;
 }
 
 }  // namespace ephost

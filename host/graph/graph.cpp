@@ -1,23 +1,9 @@
-// Model / Node / Graph members and the whole-graph view. The IR builder is in build_graph_ir.cpp.
+// Node / Graph members and the whole-graph view. The IR builder is in build_graph_ir.cpp.
 #include "graph/graph.h"
 
 #include <onnx/onnx_pb.h>
 
 namespace ephost {
-
-Model::Model() : proto(std::make_unique<onnx::ModelProto>()) {}
-
-// Out of line: Graph and onnx::ModelProto are complete here.
-Model::~Model() {
-  // Graphs point into the proto: tear the IR down first.
-  main.reset();
-  proto.reset();
-}
-
-int64_t Model::opset(const std::string& domain) const {
-  auto it = opsets.find(domain == "ai.onnx" ? std::string() : domain);
-  return it == opsets.end() ? -1 : it->second;
-}
 
 const onnx::AttributeProto* Node::attribute(const std::string& attribute_name) const {
   if (!proto) return nullptr;

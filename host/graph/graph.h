@@ -1,10 +1,10 @@
 // The host's in-memory graph: what the loader builds from an onnx::ModelProto and everything after it
 // (partitioner, planner, executor, the plugin-facing graph view) reads.
 //
-// Ownership: a Model owns its ModelProto and every Graph, Node and Value built from it; raw pointers
-// between them are valid for the Model's lifetime. Nested subgraphs (If/Loop/Scan graph attributes)
-// are Graphs owned by their Node. The IR is read-only once built: graph transforms rewrite the
-// ModelProto and the IR is rebuilt from it.
+// Ownership: the main Graph owns its Nodes and Values; nested subgraphs (If/Loop/Scan graph
+// attributes) are Graphs owned by their Node. Raw pointers between them are valid for the main
+// graph's lifetime. The IR points into the Model's ModelProto (model/model.h), which must outlive it.
+// The IR is read-only once built: graph transforms rewrite the ModelProto and the IR is rebuilt.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "model/model.h"
 
 namespace onnx {
 class ModelProto;
@@ -29,7 +30,6 @@ namespace ephost {
 
 class Graph;
 class Node;
-class Model;
 struct GraphView;
 
 // Static type of a value: its kind (tensor, sequence of tensors, optional), and for a tensor its
@@ -89,7 +89,6 @@ class Node {
   // TENSOR attributes materialized at load: attribute name -> tensor.
   std::map<std::string, std::shared_ptr<Tensor>> tensor_attributes;
   // Every attribute in NodeProto order: what plugins receive as EphostAttribute handles.
-  // Filled by index_node_attributes (host/abi), after build_graph_ir.
   struct AttributeRef {
     const onnx::AttributeProto* proto = nullptr;
     const Tensor* tensor = nullptr;  // TENSOR attributes only
@@ -104,7 +103,7 @@ class Node {
 class Graph {
  public:
   std::string name;
-  Model* model = nullptr;
+  const Model* model = nullptr;  // the model the graph was built from (outlives the graph)
   Graph* parent_graph = nullptr;  // null for the main graph
   Node* parent_node = nullptr;    // the node holding this graph as an attribute
   const onnx::GraphProto* proto = nullptr;
@@ -143,27 +142,11 @@ struct GraphView {
   const Node* parent_node = nullptr;
 };
 
-class Model {
- public:
-  Model();
-  ~Model();
-  Model(const Model&) = delete;
-  Model& operator=(const Model&) = delete;
-
-  std::unique_ptr<onnx::ModelProto> proto;  // owns every proto the IR points at
-  std::string path;      // model file path, "" when loaded from a buffer
-  std::string base_dir;  // where external data is resolved from
-  int64_t ir_version = 0;
-  std::map<std::string, int64_t> opsets;  // domain ("" for ai.onnx) -> version
-  std::unique_ptr<Graph> main;
-
-  int64_t opset(const std::string& domain) const;
-};
-
-// Builds the IR for `model->proto` (already checked): values, producers/consumers, outer-scope
-// links, implicit inputs, initializer data, topological order, views; recursively for subgraphs.
+// Builds the IR for `model.proto` (already checked): values, producers/consumers, outer-scope links,
+// implicit inputs, initializer data, node attributes, topological order, views; recursively for
+// subgraphs. Returns the main graph; it points into `model`, which must outlive it.
 // Throws INVALID_GRAPH (cycle, value defined twice, input never defined) with the node and value named.
-void build_graph_ir(Model& model);
+std::unique_ptr<Graph> build_graph_ir(const Model& model);
 
 // Builds the view of a whole graph (also used by build_graph_ir).
 std::unique_ptr<GraphView> make_full_view(const Graph& graph);

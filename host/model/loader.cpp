@@ -25,7 +25,6 @@
 
 #include "core/confined_path.h"
 #include "core/error.h"
-#include "epcontext/context_schema.h"
 #include "core/log.h"
 
 namespace ephost {
@@ -504,7 +503,6 @@ class StructureChecker {
 // Checker and shape inference
 
 void run_checker(Model& model) {
-  epctx::register_schema();  // so EPContext nodes are checked against their schema
   onnx::ModelProto& proto = *model.proto;
   if (!proto.has_ir_version() || proto.ir_version() <= 0)
     fail(EPHOST_INVALID_GRAPH, "ONNX checker: the model does not have an ir_version set");

@@ -1,5 +1,6 @@
 // Model loading: bytes (file or buffer) -> a checked, shape-inferred Model whose ModelProto is ready
-// for graph transforms and build_graph_ir. Every failure is an ephost::Error with a status code a user
+// for graph transforms and build_graph_ir (graph/). Schemas of non-standard operators the host
+// understands (EPContext) must be registered with onnx first: the Env does it when it is created. Every failure is an ephost::Error with a status code a user
 // recognises (NO_SUCHFILE, INVALID_PROTOBUF, INVALID_GRAPH, INVALID_ARGUMENT) and a message saying
 // what was expected, what was found and where.
 #pragma once
@@ -9,7 +10,8 @@
 #include <memory>
 #include <string>
 
-#include "graph/graph.h"
+#include "model/model.h"
+#include "model/tensor_proto.h"
 
 namespace ephost {
 
@@ -42,13 +44,5 @@ void infer_model_shapes(Model& model);
 // dims. Called once the IR has copied them into Tensors, so weights are not held twice; from then on
 // Value::initializer is the only copy.
 void release_initializer_data(onnx::ModelProto& model);
-
-// TensorProto -> Tensor (raw_data or typed fields; external data must already be resolved).
-Tensor tensor_from_proto(const onnx::TensorProto& proto);
-// Checks what tensor_from_proto checks (type, shape, data size; INVALID_GRAPH naming the tensor)
-// without copying the data. The loader runs it on every tensor of a model before onnx sees them.
-void validate_tensor_proto(const onnx::TensorProto& proto);
-// Tensor -> TensorProto (raw_data; strings in string_data).
-void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto* out);
 
 }  // namespace ephost

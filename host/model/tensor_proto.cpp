@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "core/error.h"
-#include "model/loader.h"
+#include "model/tensor_proto.h"
 
 namespace ephost {
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/log.h"
+#include "epcontext/context_schema.h"
 #include "ephost/ephost_plugin.h"
 
 // The built-in CPU plugin (plugins/cpu), linked in and negotiated with like any discovered plugin.
@@ -12,6 +13,8 @@ namespace ephost {
 
 Env::Env(EphostLogLevel level, const std::vector<std::string>* dirs) {
   log_set_level(level);
+  // Models of this env are checked against the EPContext schema (com.microsoft), as ONNX Runtime does.
+  epctx::register_schema();
   registry_.add_builtin(&ephost_cpu_plugin_negotiate);
   registry_.scan_directories(dirs ? *dirs : default_plugin_search_path());
 }

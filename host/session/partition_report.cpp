@@ -22,7 +22,7 @@ std::string Session::partition_report_json() const {
   ordered.push_back(&main_executor());
   std::vector<const GraphExecutor*> subs;
   for (const auto& [g, ex] : executors_)
-    if (g != model_->main.get()) subs.push_back(ex.get());
+    if (g != graph_.get()) subs.push_back(ex.get());
   std::sort(subs.begin(), subs.end(), [](const GraphExecutor* a, const GraphExecutor* b) {
     return a->graph().name < b->graph().name;
   });

@@ -104,17 +104,16 @@ void Session::initialize(std::unique_ptr<Model> model) {
                                 env_);
   }
   transform(*model_);
-  build_graph_ir(*model_);
-  index_node_attributes(*model_->main);
+  graph_ = build_graph_ir(*model_);
   // Nodes no provider claims run as their function bodies where their ops have one (rebuilds the IR).
-  if (size_t n = expand_unclaimed_functions(*model_, capability_query(providers_), providers_.size()))
+  if (size_t n = expand_unclaimed_functions(*model_, graph_, capability_query(providers_), providers_.size()))
     log_info(fmt::format("{} node(s) no provider claimed were replaced by their function bodies", n));
   release_initializer_data(*model_->proto);
-  inputs_ = model_->main->required_inputs();
+  inputs_ = graph_->required_inputs();
 
   PartitionOptions main_options;
   if (generation.enabled) main_options.fused_name_prefix = generation.node_prefix + generation.model_name + "_";
-  for (const auto& n : model_->main->nodes) {
+  for (const auto& n : graph_->nodes) {
     if (n->op_type != epctx::kOpType) continue;
     auto it = contexts.loaded.find(n->name);
     if (it != contexts.loaded.end()) main_options.preassigned.push_back({n.get(), it->second.provider, it->second.compute});
@@ -127,7 +126,7 @@ void Session::initialize(std::unique_ptr<Model> model) {
     };
   }
   context_diagnostics_ = std::move(contexts.diagnostics);
-  partition_and_compile(*model_->main, &main_options);
+  partition_and_compile(*graph_, &main_options);
   if (generation.enabled) generate_context_model(generation, *model_, main_executor(), providers_, env_);
 }
 
@@ -263,7 +262,7 @@ void check_input(const Value& v, const RuntimeValue& value) {
 
 std::vector<std::pair<const Value*, RuntimeValue>> Session::bind_inputs(const std::vector<std::string>& names,
                                                                       const std::vector<RuntimeValue>& values) const {
-  const Graph& g = *model_->main;
+  const Graph& g = *graph_;
   if (names.size() != values.size())
     fail(EPHOST_INVALID_ARGUMENT, "{} input names but {} input values", names.size(), values.size());
   std::vector<const RuntimeValue*> bound(g.values.size(), nullptr);
@@ -295,7 +294,7 @@ std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_nam
                                        const std::vector<RuntimeValue>& inputs,
                                        const std::vector<std::string>& output_names) const {
   auto feeds = bind_inputs(input_names, inputs);
-  const Graph& g = *model_->main;
+  const Graph& g = *graph_;
   std::vector<size_t> picks;
   if (output_names.empty()) {
     for (size_t i = 0; i < g.outputs.size(); ++i) picks.push_back(i);

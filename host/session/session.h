@@ -24,9 +24,9 @@ class Session {
                                                      const SessionOptions& options);
   ~Session();
 
-  const Graph& graph() const { return *model_->main; }
+  const Graph& graph() const { return *graph_; }
   const std::vector<Value*>& inputs() const { return inputs_; }  // what a caller feeds
-  const std::vector<Value*>& outputs() const { return model_->main->outputs; }
+  const std::vector<Value*>& outputs() const { return graph_->outputs; }
 
   // Runs with inputs bound by name; returns the requested outputs (all when output_names is empty).
   // Values are tensors, sequences or none, as the model declares them.
@@ -37,7 +37,7 @@ class Session {
   // What happened to each EPContext node of the model (empty for an ordinary model).
   const std::vector<ContextDiagnostic>& context_diagnostics() const { return context_diagnostics_; }
   const std::vector<std::unique_ptr<ProviderInstance>>& providers() const { return providers_; }
-  const GraphExecutor& main_executor() const { return *executors_.at(model_->main.get()); }
+  const GraphExecutor& main_executor() const { return *executors_.at(graph_.get()); }
   const ExecutorMap& executors() const { return executors_; }
 
  private:
@@ -52,6 +52,7 @@ class Session {
   Env& env_;
   SessionOptions options_;
   std::unique_ptr<Model> model_;
+  std::unique_ptr<Graph> graph_;  // the IR of model_ (points into it: declared after, destroyed first)
   std::vector<std::unique_ptr<ProviderInstance>> providers_;
   std::vector<std::string> provider_names_;
   ExecutorMap executors_;

@@ -47,21 +47,22 @@ void collect_unclaimed(const Model& model, const Graph& graph, const CapabilityQ
 
 }  // namespace
 
-size_t expand_unclaimed_functions(Model& model, const CapabilityQuery& query, size_t provider_count) {
+size_t expand_unclaimed_functions(Model& model, std::unique_ptr<Graph>& graph, const CapabilityQuery& query,
+                                  size_t provider_count) {
   size_t total = 0;
   for (int round = 0;; ++round) {
     std::unordered_set<const onnx::NodeProto*> unclaimed;
-    collect_unclaimed(model, *model.main, query, provider_count, &unclaimed);
+    collect_unclaimed(model, *graph, query, provider_count, &unclaimed);
     if (unclaimed.empty()) return total;
     if (round == kMaxRounds)
       fail(EPHOST_INVALID_GRAPH,
            "function expansion did not finish after {} rounds: {} node(s) still need their function bodies (does a "
            "function's body use the function itself?)",
            kMaxRounds, unclaimed.size());
+    graph.reset();  // points into the proto about to be rewritten
     total += expand_function_nodes(model, unclaimed);
     infer_model_shapes(model);
-    build_graph_ir(model);
-    index_node_attributes(*model.main);
+    graph = build_graph_ir(model);
   }
 }
 

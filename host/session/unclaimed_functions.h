@@ -15,12 +15,13 @@
 
 namespace ephost {
 
-// `model` has its IR built and node attributes indexed (what get_capability reads). Asks providers
-// 0..provider_count-1 for their claims on every graph (main and subgraphs) that has function-op nodes;
-// expands the nodes none of them claims; rebuilds the IR; repeats until every function-op node is
-// claimed. A provider whose get_capability fails claims nothing here (the partitioner reports it).
-// Must run before release_initializer_data (rebuilding the IR reads initializers). Returns how many
-// nodes were expanded, in all rounds.
-size_t expand_unclaimed_functions(Model& model, const CapabilityQuery& query, size_t provider_count);
+// `graph` is the IR of `model` (what get_capability reads). Asks providers 0..provider_count-1 for
+// their claims on every graph (main and subgraphs) that has function-op nodes; expands the nodes none
+// of them claims in model.proto; rebuilds `graph`; repeats until every function-op node is claimed. A
+// provider whose get_capability fails claims nothing here (the partitioner reports it). Must run
+// before release_initializer_data (rebuilding the IR reads initializers). Returns how many nodes were
+// expanded, in all rounds (0: `graph` is untouched).
+size_t expand_unclaimed_functions(Model& model, std::unique_ptr<Graph>& graph, const CapabilityQuery& query,
+                                  size_t provider_count);
 
 }  // namespace ephost

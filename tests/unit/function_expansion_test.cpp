@@ -32,12 +32,12 @@ Env& env() {
   return e;
 }
 
-std::unique_ptr<Model> load_with_ir(const onnx::ModelProto& m, LoadOptions options = {}) {
+ModelAndIr load_with_ir(const onnx::ModelProto& m, LoadOptions options = {}) {
   std::string bytes = serialize(m);
-  auto model = load_model_from_buffer(bytes.data(), bytes.size(), options);
-  build_graph_ir(*model);
-  index_node_attributes(*model->main);
-  return model;
+  ModelAndIr loaded;
+  loaded.model = load_model_from_buffer(bytes.data(), bytes.size(), options);
+  loaded.main = build_graph_ir(*loaded.model);
+  return loaded;
 }
 
 // One provider that claims every node except those of `refused` ops.
@@ -130,7 +130,7 @@ onnx::ModelProto mvn_model(const std::vector<int64_t>* axes) {
 
 TEST(FunctionExpansion, SchemaFunctionTakesTheSchemaDefaultOfAnOmittedAttribute) {
   auto model = load_with_ir(mvn_model(nullptr));
-  EXPECT_EQ(expand_unclaimed_functions(*model, claims_all_but({"MeanVarianceNormalization"}), 1), 1u);
+  EXPECT_EQ(expand_unclaimed_functions(*model, model.main, claims_all_but({"MeanVarianceNormalization"}), 1), 1u);
   const auto& g = model->proto->graph();
   EXPECT_FALSE(contains(op_types(g), "MeanVarianceNormalization"));
   int reduce_means = 0;
@@ -146,7 +146,7 @@ TEST(FunctionExpansion, SchemaFunctionTakesTheSchemaDefaultOfAnOmittedAttribute)
   }
   EXPECT_EQ(reduce_means, 2);
   // The IR was rebuilt from the expanded proto.
-  for (const auto& n : model->main->nodes) EXPECT_NE(n->op_type, "MeanVarianceNormalization");
+  for (const auto& n : model.main->nodes) EXPECT_NE(n->op_type, "MeanVarianceNormalization");
 
   Tensor x = float_input({2, 3, 2, 2});
   expect_near(run(*model->proto, {"X"}, {x})[0], mvn_reference(x, {0, 2, 3}));
@@ -155,14 +155,14 @@ TEST(FunctionExpansion, SchemaFunctionTakesTheSchemaDefaultOfAnOmittedAttribute)
 TEST(FunctionExpansion, SchemaFunctionTakesTheNodesAttribute) {
   std::vector<int64_t> axes = {1};
   auto model = load_with_ir(mvn_model(&axes));
-  EXPECT_EQ(expand_unclaimed_functions(*model, claims_all_but({"MeanVarianceNormalization"}), 1), 1u);
+  EXPECT_EQ(expand_unclaimed_functions(*model, model.main, claims_all_but({"MeanVarianceNormalization"}), 1), 1u);
   Tensor x = float_input({2, 3, 2, 2});
   expect_near(run(*model->proto, {"X"}, {x})[0], mvn_reference(x, {1}));
 }
 
 TEST(FunctionExpansion, ClaimedNodesStayAsTheyAre) {
   auto model = load_with_ir(mvn_model(nullptr));
-  EXPECT_EQ(expand_unclaimed_functions(*model, claims_all_but({}), 1), 0u);
+  EXPECT_EQ(expand_unclaimed_functions(*model, model.main, claims_all_but({}), 1), 0u);
   EXPECT_EQ(op_types(model->proto->graph()), std::vector<std::string>{"MeanVarianceNormalization"});
 }
 
@@ -174,7 +174,7 @@ TEST(FunctionExpansion, ContextDependentFunction) {
   attr_float(add_node(g, "Celu", {"X"}, {"Y"}, "celu"), "alpha", 2.0f);
   add_output(g, "Y", kFloat, {2, 3});
   auto model = load_with_ir(m);
-  EXPECT_EQ(expand_unclaimed_functions(*model, claims_all_but({"Celu"}), 1), 1u);
+  EXPECT_EQ(expand_unclaimed_functions(*model, model.main, claims_all_but({"Celu"}), 1), 1u);
   EXPECT_FALSE(contains(op_types(model->proto->graph()), "Celu"));
   Tensor x = float_input({2, 3});
   std::vector<float> want;
@@ -196,7 +196,7 @@ TEST(FunctionExpansion, NamesStayUniqueInTheModel) {
   add_node(g, "Add", {"B", "mvn/X_RM"}, {"Y"}, "add");
   add_output(g, "Y", kFloat, {2, 3, 2, 2});
   auto model = load_with_ir(m);
-  EXPECT_EQ(expand_unclaimed_functions(*model, claims_all_but({"MeanVarianceNormalization"}), 1), 2u);
+  EXPECT_EQ(expand_unclaimed_functions(*model, model.main, claims_all_but({"MeanVarianceNormalization"}), 1), 2u);
   std::set<std::string> defined;
   for (const auto& n : model->proto->graph().node())
     for (const auto& o : n.output()) EXPECT_TRUE(defined.insert(o).second) << o << " defined twice";
@@ -230,7 +230,7 @@ TEST(FunctionExpansion, ExpandsInSubgraphs) {
   attr_graph(branch, "else_branch", else_branch);
   add_output(g, "Y", kFloat, {2, 3, 2, 2});
   auto model = load_with_ir(m);
-  EXPECT_EQ(expand_unclaimed_functions(*model, claims_all_but({"MeanVarianceNormalization"}), 1), 1u);
+  EXPECT_EQ(expand_unclaimed_functions(*model, model.main, claims_all_but({"MeanVarianceNormalization"}), 1), 1u);
   const auto& expanded_branch = model->proto->graph().node(0).attribute(0).g();
   EXPECT_FALSE(contains(op_types(expanded_branch), "MeanVarianceNormalization"));
   EXPECT_TRUE(contains(op_types(expanded_branch), "ReduceMean"));

@@ -15,18 +15,21 @@ using namespace ephost_test;
 
 namespace {
 
-std::unique_ptr<Model> build(const onnx::ModelProto& m) {
-  auto model = std::make_unique<Model>();
-  *model->proto = m;
-  build_graph_ir(*model);
-  return model;
+ModelAndIr build(const onnx::ModelProto& m) {
+  ModelAndIr built;
+  built.model = std::make_unique<Model>();
+  *built.model->proto = m;
+  built.model->read_header();
+  built.main = build_graph_ir(*built.model);
+  return built;
 }
 
-std::unique_ptr<Model> load_and_build(const onnx::ModelProto& m) {
+ModelAndIr load_and_build(const onnx::ModelProto& m) {
   std::string bytes = serialize(m);
-  auto model = load_model_from_buffer(bytes.data(), bytes.size(), LoadOptions{});
-  build_graph_ir(*model);
-  return model;
+  ModelAndIr built;
+  built.model = load_model_from_buffer(bytes.data(), bytes.size(), LoadOptions{});
+  built.main = build_graph_ir(*built.model);
+  return built;
 }
 
 bool contains(const std::vector<Node*>& v, const Node* n) { return std::find(v.begin(), v.end(), n) != v.end(); }
@@ -67,8 +70,8 @@ TEST(GraphIR, ValuesLinksAndTypes) {
   add_output(g, "d", kFloat, {}, false);
 
   auto model = load_and_build(m);
-  const Graph& main = *model->main;
-  EXPECT_EQ(main.model, model.get());
+  const Graph& main = *model.main;
+  EXPECT_EQ(main.model, model.model.get());
   EXPECT_EQ(main.parent_graph, nullptr);
   EXPECT_EQ(main.parent_node, nullptr);
   EXPECT_EQ(main.name, "main");
@@ -185,7 +188,7 @@ onnx::ModelProto if_model() {
 
 TEST(GraphIR, IfBranchesReadOuterScopeValues) {
   auto model = load_and_build(if_model());
-  Graph& main = *model->main;
+  Graph& main = *model.main;
   Node* iff = node_named(main, "if");
   Value* a = main.find("a");
   Value* X = main.find("X");
@@ -206,7 +209,7 @@ TEST(GraphIR, IfBranchesReadOuterScopeValues) {
   ASSERT_TRUE(then_g && else_g);
   EXPECT_EQ(then_g->parent_graph, &main);
   EXPECT_EQ(then_g->parent_node, iff);
-  EXPECT_EQ(then_g->model, model.get());
+  EXPECT_EQ(then_g->model, model.model.get());
   EXPECT_EQ(then_g->name, "then");
   EXPECT_EQ(then_g->view->parent_node, iff);
 
@@ -274,7 +277,7 @@ onnx::ModelProto loop_in_if_model() {
 
 TEST(GraphIR, LoopNestedInIfReadsTwoLevelsUp) {
   auto model = load_and_build(loop_in_if_model());
-  Graph& main = *model->main;
+  Graph& main = *model.main;
   Node* iff = node_named(main, "if");
   Value* a = main.find("a");
   Value* M = main.find("M");
@@ -295,7 +298,7 @@ TEST(GraphIR, LoopNestedInIfReadsTwoLevelsUp) {
   ASSERT_TRUE(body);
   EXPECT_EQ(body->parent_graph, then_g);
   EXPECT_EQ(body->parent_node, loop);
-  EXPECT_EQ(body->model, model.get());
+  EXPECT_EQ(body->model, model.model.get());
 
   // Body: outer entry for a, chained to the then-branch's entry, chained to main's a.
   Value* a_body = body->find("a");
@@ -340,16 +343,16 @@ TEST(GraphIR, SubgraphOutputMayBeOuterValueAndLocalNamesShadow) {
   add_output(g, "out", kFloat, {2});
 
   auto model = build(m);
-  Node* iff = node_named(*model->main, "if");
+  Node* iff = node_named(*model.main, "if");
   Graph* t = iff->subgraph("then_branch");
   Graph* e = iff->subgraph("else_branch");
   ASSERT_EQ(t->outputs.size(), 1u);
   EXPECT_TRUE(t->outputs[0]->is_outer_scope());
   EXPECT_TRUE(t->outputs[0]->is_graph_output);
-  EXPECT_EQ(t->outputs[0]->outer, model->main->find("X"));
+  EXPECT_EQ(t->outputs[0]->outer, model.main->find("X"));
   EXPECT_TRUE(e->outer_scope.empty());
   EXPECT_EQ(e->outputs[0]->producer, node_named(*e, "local_x"));
-  EXPECT_EQ(iff->implicit_inputs, (std::vector<Value*>{model->main->find("X")}));
+  EXPECT_EQ(iff->implicit_inputs, (std::vector<Value*>{model.main->find("X")}));
 }
 
 TEST(GraphIR, TopologicalOrderIsStableKahn) {
@@ -363,9 +366,9 @@ TEST(GraphIR, TopologicalOrderIsStableKahn) {
   add_output(g, "C");
   add_output(g, "D");
   auto model = build(m);  // no loader: the proto stays unsorted
-  EXPECT_EQ(model->main->nodes[0]->name, "n0");
-  EXPECT_EQ(order_names(*model->main), (std::vector<std::string>{"n2", "n3", "n1", "n0"}));
-  EXPECT_EQ(model->main->view->nodes.front()->name, "n2");
+  EXPECT_EQ(model.main->nodes[0]->name, "n0");
+  EXPECT_EQ(order_names(*model.main), (std::vector<std::string>{"n2", "n3", "n1", "n0"}));
+  EXPECT_EQ(model.main->view->nodes.front()->name, "n2");
 }
 
 TEST(GraphIR, SubgraphReadsOrderTheHolder) {
@@ -384,7 +387,7 @@ TEST(GraphIR, SubgraphReadsOrderTheHolder) {
   add_node(g, "Relu", {"X"}, {"late"}, "producer");
   add_output(g, "out", kFloat, {2});
   auto model = build(m);
-  EXPECT_EQ(order_names(*model->main), (std::vector<std::string>{"producer", "if"}));
+  EXPECT_EQ(order_names(*model.main), (std::vector<std::string>{"producer", "if"}));
   // The loader sorts such a graph so that the checker accepts it.
   std::string bytes = serialize(m);
   auto loaded = load_model_from_buffer(bytes.data(), bytes.size(), LoadOptions{});
@@ -460,26 +463,27 @@ TEST(GraphIR, LargeGraphBuildsInLinearTime) {
   }
   add_output(g, prev, kFloat, {4});
 
-  auto model = std::make_unique<Model>();
+  ModelAndIr model;
+  model.model = std::make_unique<Model>();
   *model->proto = m;
   auto start = std::chrono::steady_clock::now();
-  build_graph_ir(*model);
+  model.main = build_graph_ir(*model);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   RecordProperty("build_seconds", std::to_string(seconds));
   std::printf("build_graph_ir on %d nodes: %.3f s\n", kNodes, seconds);
-  EXPECT_EQ(model->main->topological_order.size(), static_cast<size_t>(kNodes));
-  EXPECT_EQ(model->main->find("X")->consumers.size(), static_cast<size_t>(kNodes));
+  EXPECT_EQ(model.main->topological_order.size(), static_cast<size_t>(kNodes));
+  EXPECT_EQ(model.main->find("X")->consumers.size(), static_cast<size_t>(kNodes));
   EXPECT_LT(seconds, 10.0);
 
   // The reverse order (worst case for a naive sort) is as fast.
   auto reversed = m;
   std::reverse(reversed.mutable_graph()->mutable_node()->begin(), reversed.mutable_graph()->mutable_node()->end());
-  model = std::make_unique<Model>();
+  model.main.reset();
   *model->proto = reversed;
   start = std::chrono::steady_clock::now();
-  build_graph_ir(*model);
+  model.main = build_graph_ir(*model);
   seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("build_graph_ir on %d reversed nodes: %.3f s\n", kNodes, seconds);
-  EXPECT_EQ(model->main->topological_order.front()->name, "Add_" + std::to_string(kNodes - 1));
+  EXPECT_EQ(model.main->topological_order.front()->name, "Add_" + std::to_string(kNodes - 1));
   EXPECT_LT(seconds, 10.0);
 }

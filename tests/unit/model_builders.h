@@ -15,8 +15,19 @@
 #include <vector>
 
 #include "core/error.h"
+#include "graph/graph.h"
+#include "model/model.h"
 
 namespace ephost_test {
+
+// A model and the IR built from it. `->` and `*` reach the model; the IR points into it, so it is
+// declared after the model and destroyed first.
+struct ModelAndIr {
+  std::unique_ptr<ephost::Model> model;
+  std::unique_ptr<ephost::Graph> main;
+  ephost::Model* operator->() const { return model.get(); }
+  ephost::Model& operator*() const { return *model; }
+};
 
 // Runs fn, expecting an ephost::Error with `code` whose message contains every one of `parts`.
 template <typename Fn>

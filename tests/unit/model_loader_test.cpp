@@ -50,9 +50,9 @@ TEST(ModelLoader, LoadsFromFile) {
   EXPECT_EQ(model->opset("ai.onnx"), 13);
   EXPECT_EQ(model->opset("com.example"), -1);
   ASSERT_EQ(model->proto->graph().node_size(), 1);
-  build_graph_ir(*model);
-  ASSERT_TRUE(model->main);
-  EXPECT_EQ(model->main->nodes.size(), 1u);
+  std::unique_ptr<Graph> main = build_graph_ir(*model);
+  ASSERT_TRUE(main);
+  EXPECT_EQ(main->nodes.size(), 1u);
 }
 
 TEST(ModelLoader, LoadsFromBuffer) {
@@ -272,8 +272,8 @@ TEST(ModelLoader, InfersShapes) {
   EXPECT_EQ(vi->type().tensor_type().shape().dim(0).dim_param(), "batch");
   EXPECT_EQ(vi->type().tensor_type().shape().dim(1).dim_value(), 3);
 
-  build_graph_ir(*model);
-  const Value* z = model->main->find("Z");
+  std::unique_ptr<Graph> main = build_graph_ir(*model);
+  const Value* z = main->find("Z");
   ASSERT_NE(z, nullptr);
   EXPECT_EQ(z->type.elem_type, EPHOST_ELEMENT_FLOAT);
   ASSERT_TRUE(z->type.has_shape);
@@ -331,8 +331,8 @@ void expect_weights_resolved(Model& model) {
   EXPECT_EQ(w.data_location(), onnx::TensorProto::DEFAULT);
   EXPECT_EQ(w.external_data_size(), 0);
   EXPECT_EQ(w.raw_data(), float_bytes(kWeights));
-  build_graph_ir(model);
-  const Value* v = model.main->find("W");
+  std::unique_ptr<Graph> main = build_graph_ir(model);
+  const Value* v = main->find("W");
   ASSERT_NE(v, nullptr);
   ASSERT_TRUE(v->is_constant_initializer());
   EXPECT_EQ(v->initializer->shape(), (std::vector<int64_t>{2, 3}));
@@ -484,8 +484,8 @@ TEST(ModelLoader, DensifiesSparseInitializers) {
   add_node(g, "Add", {"X", "S"}, {"Z"});
   add_output(g, "Z");
   auto model = load_buffer(m);
-  build_graph_ir(*model);
-  const Value* s = model->main->find("S");
+  std::unique_ptr<Graph> main = build_graph_ir(*model);
+  const Value* s = main->find("S");
   ASSERT_NE(s, nullptr);
   ASSERT_TRUE(s->is_constant_initializer());
   const float* d = s->initializer->data_as<float>();

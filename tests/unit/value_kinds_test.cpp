@@ -38,12 +38,12 @@ onnx::ModelProto sequence_model() {
   return m;
 }
 
-std::unique_ptr<Model> load(const onnx::ModelProto& m) {
+ModelAndIr load(const onnx::ModelProto& m) {
   const std::string bytes = serialize(m);
-  auto model = load_model_from_buffer(bytes.data(), bytes.size(), LoadOptions{});
-  build_graph_ir(*model);
-  index_node_attributes(*model->main);
-  return model;
+  ModelAndIr loaded;
+  loaded.model = load_model_from_buffer(bytes.data(), bytes.size(), LoadOptions{});
+  loaded.main = build_graph_ir(*loaded.model);
+  return loaded;
 }
 
 const Node* node_named(const Graph& g, const std::string& name) {
@@ -83,7 +83,7 @@ TEST(ValueKinds, TypeProtosGiveKindsAndTensorElementTypes) {
 
 TEST(ValueKinds, GraphValuesKnowTheirKinds) {
   auto model = load(sequence_model());
-  const Graph& g = *model->main;
+  const Graph& g = *model.main;
   EXPECT_EQ(g.find("s")->type.kind, EPHOST_VALUE_SEQUENCE) << "from shape inference";
   EXPECT_EQ(g.find("s")->type.tensor_elem_type, kFloat);
   EXPECT_EQ(g.find("x")->type.kind, EPHOST_VALUE_TENSOR);
@@ -106,7 +106,7 @@ TEST(ValueKinds, RuntimeValueHoldsOneKind) {
 
 TEST(ValueKinds, Abi1PluginsCannotClaimNodesWithSequences) {
   auto model = load(sequence_model());
-  const Graph& g = *model->main;
+  const Graph& g = *model.main;
   const EphostHostApi api = make_host_api(1);
   EphostCapability old_plugin;
   old_plugin.graph = g.view.get();
