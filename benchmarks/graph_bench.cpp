@@ -4,7 +4,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "abi/handles.h"
-#include "exec/plan_input.h"
+#include "plan/plan_input.h"
 #include "graph/graph.h"
 #include "model/loader.h"
 #include "partition/partition.h"

@@ -13,6 +13,7 @@
 #include "epcontext/context_inspect.h"
 #include "session/env.h"
 #include "session/session.h"
+#include "session/session_config.h"
 
 struct EphostEnv {
   std::unique_ptr<ephost::Env> env;
@@ -255,9 +256,9 @@ EphostStatus* InspectEpContextModelJson(EphostEnv* env, const char* path, const 
     require(env, "env");
     require(path, "model_path");
     require(out, "out_json");
-    SessionOptions defaults;
+    const SessionConfig config = parse_session_config(options ? options->options : SessionOptions());
     std::lock_guard<std::mutex> lock(env->mutex);
-    *out = copy_string(inspect_context_model(*env->env, path, options ? options->options : defaults));
+    *out = copy_string(inspect_context_model(env->env->registry(), path, config.external_data_folder));
   });
 }
 

@@ -142,23 +142,23 @@ std::string relative_inside(const std::string& file, const std::string& base) {
 }
 
 struct EmittedGroup {
-  const ExecStep* step = nullptr;
+  const CompiledStep* step = nullptr;
   EphostContextSink sink;
 };
 
 }  // namespace
 
-GenerationSettings read_generation_settings(const SessionOptions& options, const std::string& model_path) {
+GenerationSettings read_generation_settings(const EpContextOptions& options, const std::string& model_path) {
   GenerationSettings s;
-  s.enabled = options.get_flag("ep.context_enable", false);
+  s.enabled = options.enable;
   if (!s.enabled) return s;
-  s.embed = options.get_flag("ep.context_embed_mode", false);
-  s.node_prefix = options.get("ep.context_node_name_prefix");
-  s.external_initializers_file = options.get("ep.context_model_external_initializers_file_name");
-  s.overwrite = options.get_flag("ep.context_overwrite", false);
-  s.share = options.get_flag("ep.share_ep_contexts", false);
-  s.stop_share = options.get_flag("ep.stop_share_ep_contexts", false);
-  s.ctx_path = options.get("ep.context_file_path");
+  s.embed = options.embed;
+  s.node_prefix = options.node_prefix;
+  s.external_initializers_file = options.external_initializers_file;
+  s.overwrite = options.overwrite;
+  s.share = options.share;
+  s.stop_share = options.stop_share;
+  s.ctx_path = options.file_path;
   if (s.ctx_path.empty()) {
     if (model_path.empty())
       fail(EPHOST_INVALID_ARGUMENT,
@@ -178,7 +178,7 @@ GenerationSettings read_generation_settings(const SessionOptions& options, const
       fail(EPHOST_INVALID_ARGUMENT, "ep.context_file_path '{}' is the source model itself", s.ctx_path);
   } else {
     // A buffer has no name: the source is the ctx model's name without "_ctx", or what the user says.
-    std::string source = options.get("ep.context_source_model_path");
+    const std::string& source = options.source_model_path;
     s.source_model_filename =
         source.empty() ? strip_suffix(model_stem(s.ctx_path), "_ctx") + ".onnx" : fs::path(source).filename().string();
     s.model_name = model_stem(s.source_model_filename);
@@ -205,19 +205,20 @@ GenerationSettings read_generation_settings(const SessionOptions& options, const
 
 GenerationResult generate_context_model(const GenerationSettings& settings, const Model& model,
                                         const GraphExecutor& main,
-                                        const std::vector<std::unique_ptr<ProviderInstance>>& providers, Env& env) {
+                                        const std::vector<std::unique_ptr<ProviderInstance>>& providers,
+                                        ContextShareRegistry& shared) {
   GenerationResult result;
   result.ctx_path = settings.ctx_path;
   const Graph& graph = main.graph();
   const fs::path ctx_dir = fs::absolute(fs::path(settings.ctx_path)).parent_path();
 
   // 1. Ask each compiling provider for the context of each group it compiled, in execution order.
-  std::vector<const ExecStep*> ordered;
+  std::vector<const CompiledStep*> ordered;
   for (int id : main.execution_plan().order) ordered.push_back(main.steps()[static_cast<size_t>(id)].get());
-  std::map<const ExecStep*, std::unique_ptr<EmittedGroup>> emitted;
+  std::map<const CompiledStep*, std::unique_ptr<EmittedGroup>> emitted;
   std::vector<const ProviderInstance*> provider_order;  // providers with emitted groups, first use first
   std::set<std::string> silent;
-  for (const ExecStep* step : ordered) {
+  for (const CompiledStep* step : ordered) {
     if (!step->fused) continue;
     const ProviderInstance& p = *step->provider;
     if (!p.plugin().context_emit) {
@@ -249,13 +250,13 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
   };
   std::map<const ProviderInstance*, Binary> binaries;
   std::unique_lock<std::mutex> share_lock;
-  if (settings.share) share_lock = env.context_share().lock();
+  if (settings.share) share_lock = shared.lock();
   if (!settings.embed) {
     for (const ProviderInstance* p : provider_order) {
       Binary& b = binaries[p];
       b.path = (ctx_dir / (settings.model_name + "_" + p->name() + ".bin")).string();
       if (settings.share) {
-        ContextShareRegistry& reg = env.context_share();
+        ContextShareRegistry& reg = shared;
         ContextShareRegistry::Generation* g = reg.generation(p->name());
         if (!g) g = &reg.open_generation(p->name(), b.path, settings.model_name);
         b.path = g->bin_path;
@@ -302,7 +303,7 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
       if (v && v->owner == &graph && v->initializer) needed_initializers.insert(v);
     ++result.ordinary_nodes;
   };
-  for (const ExecStep* step : ordered) {
+  for (const CompiledStep* step : ordered) {
     auto it = emitted.find(step);
     if (it == emitted.end()) {
       if (step->fused)
@@ -423,7 +424,7 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
                          b.path, bytes.size(), b.builder->graph_count(), b.builder->stored_piece_bytes(),
                          b.builder->handed_piece_bytes()));
     result.files.push_back(b.path);
-    if (settings.share) env.context_share().close_generation(p->name());
+    if (settings.share) shared.close_generation(p->name());
   }
   if (!settings.external_initializers_file.empty()) {
     std::string path = (ctx_dir / settings.external_initializers_file).string();

@@ -17,8 +17,8 @@
 
 #include "exec/graph_executor.h"
 #include "graph/graph.h"
-#include "session/env.h"
-#include "session/session_options.h"
+#include "epcontext/context_options.h"
+#include "epcontext/share_workspace.h"
 
 namespace ephost {
 
@@ -38,7 +38,7 @@ struct GenerationSettings {
 // Reads and checks the generation options before anything is compiled, so mistakes cost nothing:
 // a buffer model without ep.context_file_path, an existing ctx model, embed mode with sharing.
 // `model_path` is "" for a model from a buffer.
-GenerationSettings read_generation_settings(const SessionOptions& options, const std::string& model_path);
+GenerationSettings read_generation_settings(const EpContextOptions& options, const std::string& model_path);
 
 struct GenerationResult {
   std::string ctx_path;
@@ -51,6 +51,7 @@ struct GenerationResult {
 // must be the one the IR was built from. Throws on any failure (nothing half-written is left).
 GenerationResult generate_context_model(const GenerationSettings& settings, const Model& model,
                                         const GraphExecutor& main,
-                                        const std::vector<std::unique_ptr<ProviderInstance>>& providers, Env& env);
+                                        const std::vector<std::unique_ptr<ProviderInstance>>& providers,
+                                        ContextShareRegistry& shared);
 
 }  // namespace ephost

@@ -10,15 +10,16 @@
 #include "discovery/plugin_record.h"
 #include "epcontext/context_schema.h"
 #include "epcontext/context_store.h"
-#include "exec/provider_instance.h"
+#include "provider/provider_instance.h"
 #include "model/loader.h"
 
 namespace ephost {
 
-std::string inspect_context_model(Env& env, const std::string& model_path, const SessionOptions& options) {
+std::string inspect_context_model(const PluginRegistry& registry, const std::string& model_path,
+                                  const std::string& external_data_folder) {
   using nlohmann::json;
   LoadOptions load;
-  load.external_data_folder = options.get("session.model_external_initializers_file_folder_path");
+  load.external_data_folder = external_data_folder;
   std::unique_ptr<Model> model = load_model_from_file(model_path, load);
   std::unique_ptr<Graph> graph = build_graph_ir(*model);
 
@@ -46,7 +47,8 @@ std::string inspect_context_model(Env& env, const std::string& model_path, const
   };
 
   const std::string base_dir = boost::filesystem::absolute(model_path).parent_path().string();
-  ContextStore store(base_dir, false, false, env);
+  ContextShareRegistry unshared;  // inspect never shares: each binary is read from its file
+  ContextStore store(base_dir, false, false, unshared);
   json nodes = json::array();
   for (const Node* n : contexts) {
     json jn;
@@ -84,7 +86,7 @@ std::string inspect_context_model(Env& env, const std::string& model_path, const
       jn["error"] = e.what();
     }
     json verdicts = json::array();
-    for (const PluginRecord* rec : env.registry().loaded_by_priority()) {
+    for (const PluginRecord* rec : registry.loaded_by_priority()) {
       const auto& keys = rec->context_source_keys;
       if (std::find(keys.begin(), keys.end(), source) == keys.end()) continue;
       json v;

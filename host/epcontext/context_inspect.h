@@ -5,8 +5,7 @@
 
 #include <string>
 
-#include "session/env.h"
-#include "session/session_options.h"
+#include "discovery/plugin_registry.h"
 
 namespace ephost {
 
@@ -14,6 +13,8 @@ namespace ephost {
 // "main_context", "embed_mode", "ep_cache_context" (path, or "<N bytes embedded>"), "ep_sdk_version",
 // "hardware_architecture", "onnx_model_filename", "context_bytes", "graph_bytes", "error",
 // "verdicts": [{"provider", "verdict", "reason"}]}]}.
-std::string inspect_context_model(Env& env, const std::string& model_path, const SessionOptions& options);
+// `external_data_folder`: session.model_external_initializers_file_folder_path.
+std::string inspect_context_model(const PluginRegistry& registry, const std::string& model_path,
+                                  const std::string& external_data_folder);
 
 }  // namespace ephost

@@ -29,26 +29,26 @@ struct Rejection {
 
 }  // namespace
 
-ContextLoadSettings read_context_load_settings(const SessionOptions& options, const LoadOptions& load) {
+ContextLoadSettings read_context_load_settings(const EpContextOptions& options, const LoadOptions& load) {
   ContextLoadSettings s;
-  s.ctx_file_path = options.get("ep.context_file_path");
-  s.source_model_path = options.get("ep.context_source_model_path");
-  s.disable_fallback = options.get_flag("session.disable_ep_context_fallback", false);
-  s.fail_on_suboptimal = options.get_flag("session.fail_on_suboptimal_compiled_model", false);
-  s.share = options.get_flag("ep.share_ep_contexts", false);
+  s.ctx_file_path = options.file_path;
+  s.source_model_path = options.source_model_path;
+  s.disable_fallback = options.disable_fallback;
+  s.fail_on_suboptimal = options.fail_on_suboptimal;
+  s.share = options.share;
   s.source_load = load;
   return s;
 }
 
 ContextResolution resolve_contexts(Model& model, const std::vector<std::unique_ptr<ProviderInstance>>& providers,
-                                   const ContextLoadSettings& settings, Env& env) {
+                                   const ContextLoadSettings& settings, ContextShareRegistry& shared) {
   ContextResolution result;
   const bool from_buffer = model.path.empty();
   std::string base_dir = from_buffer ? (settings.ctx_file_path.empty()
                                             ? std::string()
                                             : fs::absolute(fs::path(settings.ctx_file_path)).parent_path().string())
                                      : fs::absolute(fs::path(model.path)).parent_path().string();
-  ContextStore store(base_dir, from_buffer, settings.share, env);
+  ContextStore store(base_dir, from_buffer, settings.share, shared);
 
   // A temporary IR over the ctx model: plugins judge and load EPContext nodes through node handles.
   std::unique_ptr<Graph> ir = build_graph_ir(model);

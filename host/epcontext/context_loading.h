@@ -19,12 +19,12 @@
 #include <string>
 #include <vector>
 
-#include "exec/provider_instance.h"
+#include "provider/provider_instance.h"
 #include "graph/graph.h"
 #include "model/loader.h"
 #include "partition/partition.h"
-#include "session/env.h"
-#include "session/session_options.h"
+#include "epcontext/context_options.h"
+#include "epcontext/share_workspace.h"
 
 namespace ephost {
 
@@ -59,12 +59,13 @@ struct ContextLoadSettings {
   bool share = false;               // ep.share_ep_contexts
   LoadOptions source_load;          // how to load a source model for fallback
 };
-ContextLoadSettings read_context_load_settings(const SessionOptions& options, const LoadOptions& load);
+// The loading settings from the session's EPContext options; `load` is how a source model is loaded.
+ContextLoadSettings read_context_load_settings(const EpContextOptions& options, const LoadOptions& load);
 
 // Resolves the EPContext nodes of `model` (whose IR is not built yet): loads what can be loaded and
 // rewrites model.proto so that rejected nodes are replaced by their original nodes. Throws
 // INVALID_GRAPH when a context cannot be used and fallback is off or impossible.
 ContextResolution resolve_contexts(Model& model, const std::vector<std::unique_ptr<ProviderInstance>>& providers,
-                                   const ContextLoadSettings& settings, Env& env);
+                                   const ContextLoadSettings& settings, ContextShareRegistry& shared);
 
 }  // namespace ephost

@@ -32,8 +32,8 @@ int64_t context_int_attribute(const Node& n, const char* name, int64_t fallback)
   return a ? a->i() : fallback;
 }
 
-ContextStore::ContextStore(std::string base_dir, bool from_buffer, bool share, Env& env)
-    : base_dir_(std::move(base_dir)), from_buffer_(from_buffer), share_(share), env_(env) {}
+ContextStore::ContextStore(std::string base_dir, bool from_buffer, bool share, ContextShareRegistry& shared)
+    : base_dir_(std::move(base_dir)), from_buffer_(from_buffer), share_(share), shared_(shared) {}
 
 std::string ContextStore::file_of(const std::string& node, const std::string& reference) const {
   if (from_buffer_ && base_dir_.empty())
@@ -87,8 +87,8 @@ std::optional<Bytes> ContextStore::from_main(const Node& main, const std::string
 
 std::optional<Bytes> ContextStore::take_from_file(const std::string& path, const std::string& name, bool exact) {
   if (share_) {
-    auto lock = env_.context_share().lock();
-    if (auto bytes = env_.context_share().take(path, name)) {
+    auto lock = shared_.lock();
+    if (auto bytes = shared_.take(path, name)) {
       log_info(fmt::format("EPContext: graph '{}' of '{}' taken from the sharing workspace (file not read)", name,
                            path));
       taken_[path].insert(name);
@@ -116,11 +116,11 @@ const ContextBinary& ContextStore::parsed(const std::string& path) {
 
 void ContextStore::publish_leftovers() {
   if (!share_) return;
-  auto lock = env_.context_share().lock();
+  auto lock = shared_.lock();
   for (const auto& [path, binary] : files_) {
     if (binary.raw()) continue;
     for (const std::string& name : binary.graph_names())
-      if (!taken_[path].count(name)) env_.context_share().put(path, name, binary.assemble(name));
+      if (!taken_[path].count(name)) shared_.put(path, name, binary.assemble(name));
   }
 }
 

@@ -13,7 +13,7 @@
 #include "ephost/ephost_plugin.h"
 #include "epcontext/context_binary.h"
 #include "graph/graph.h"
-#include "session/env.h"
+#include "epcontext/share_workspace.h"
 
 namespace ephost {
 
@@ -27,7 +27,8 @@ int64_t context_int_attribute(const Node& n, const char* name, int64_t fallback)
 class ContextStore {
  public:
   // `base_dir`: the ctx model's folder ("" when unknown: a buffer without ep.context_file_path).
-  ContextStore(std::string base_dir, bool from_buffer, bool share, Env& env);
+  // `shared`: the env's weight-sharing workspace (used when `share`).
+  ContextStore(std::string base_dir, bool from_buffer, bool share, ContextShareRegistry& shared);
 
   // The context bytes of EPContext node `n`; `contexts` are all EPContext nodes of its graph (a
   // main_context=0 node finds its graph, by partition_name, in a main context with the same source).
@@ -47,7 +48,7 @@ class ContextStore {
 
   std::string base_dir_;
   bool from_buffer_, share_;
-  Env& env_;
+  ContextShareRegistry& shared_;
   std::map<std::string, ContextBinary> files_;
   std::map<std::string, std::set<std::string>> taken_;
 };

@@ -5,93 +5,24 @@
 #include "abi/handles.h"
 #include "core/error.h"
 #include "core/log.h"
-#include "exec/plan_input.h"
 #include "exec/step_context.h"  // lookup_value, StepContext
 
 namespace ephost {
-GraphExecutor::GraphExecutor(const Graph& graph, GraphPartition partition,
-                             const std::vector<ProviderInstance*>& providers, const ExecOptions& options,
+GraphExecutor::GraphExecutor(std::unique_ptr<CompiledGraph> compiled, GraphPlan plan, const ExecOptions& options,
                              const ExecutorMap& executors)
-    : graph_(graph), partition_(std::move(partition)), options_(options), executors_(executors) {
+    : compiled_(std::move(compiled)),
+      graph_(compiled_->graph()),
+      plan_(std::move(plan)),
+      options_(options),
+      executors_(executors) {
   initializer_index_.assign(graph_.values.size(), -1);
   for (const Value* v : graph_.initializers) {
     initializer_index_[v->index] = static_cast<int32_t>(initializer_values_.size());
     initializer_values_.emplace_back(*v->initializer);
   }
-  plan_graph_ = make_plan_graph(graph_, partition_.groups);
-  build_steps(providers);
-  build_plan();
 }
 
-GraphExecutor::~GraphExecutor() {
-  for (auto& step : steps_) {
-    try {
-      if (step->fused) {
-        if (step->compute.release_state) step->compute.release_state(step->compute.user, step->state);
-        if (step->compute.release) step->compute.release(step->compute.user);
-      } else if (step->kernel && step->provider->plugin().kernel_release) {
-        step->provider->plugin().kernel_release(step->kernel);
-      }
-    } catch (...) {
-      // Never let a plugin's exception out of a destructor.
-    }
-  }
-}
-
-void GraphExecutor::build_steps(const std::vector<ProviderInstance*>& providers) {
-  for (PartitionGroup& group : partition_.groups) {
-    auto step = std::make_unique<ExecStep>();
-    step->provider = providers.at(group.provider);
-    step->name = group.name;
-    step->node = group.nodes.front();
-    const ProviderInstance& p = *step->provider;
-    if (!group.fused) {
-      const Node* node = group.nodes.front();
-      step->inputs.assign(node->inputs.begin(), node->inputs.end());
-      step->outputs.assign(node->outputs.begin(), node->outputs.end());
-      if (!p.plugin().kernel_create || !p.plugin().kernel_compute)
-        fail(EPHOST_EP_FAIL, "provider '{}' claimed node '{}' as a single node but has no kernel_create", p.name(),
-             node->name);
-      std::string what = fmt::format("kernel_create for node '{}' ({})", node->name, node->op_type);
-      EphostKernel* kernel = nullptr;
-      p.call(what.c_str(), [&] { return p.plugin().kernel_create(p.handle(), to_handle(node), &kernel); });
-      step->kernel = kernel;
-    } else {
-      step->fused = true;
-      step->view = std::move(group.view);
-      step->inputs.assign(step->view->inputs.begin(), step->view->inputs.end());
-      step->outputs.assign(step->view->outputs.begin(), step->view->outputs.end());
-      EphostComputeInfo info{};
-      info.struct_size = sizeof(EphostComputeInfo);
-      if (group.preloaded) {
-        // An EPContext node: the provider loaded its cached context before partitioning.
-        info = group.preloaded->info;
-        group.preloaded->owned = false;
-      } else {
-        if (!p.plugin().compile)
-          fail(EPHOST_EP_FAIL, "provider '{}' claimed fused group '{}' but has no compile", p.name(), group.name);
-        std::string what = fmt::format("compile of fused group '{}' ({} nodes)", group.name, group.nodes.size());
-        p.call(what.c_str(), [&] {
-          return p.plugin().compile(p.handle(), to_handle(step->view.get()), group.name.c_str(), &info);
-        });
-        if (!info.compute) fail(EPHOST_EP_FAIL, "provider '{}' {} returned no compute function", p.name(), what);
-      }
-      step->compute = info;
-      if (info.create_state) {
-        void* state = nullptr;
-        std::string w = "create_state for " + group.name;
-        p.call(w.c_str(), [&] { return info.create_state(info.user, &state); });
-        step->state = state;
-      }
-    }
-    steps_.push_back(std::move(step));
-  }
-}
-
-void GraphExecutor::build_plan() {
-  execution_plan_ = plan::make_execution_plan(plan_graph_);
-  allocation_plan_ = plan::make_allocation_plan(plan_graph_, execution_plan_, options_.enable_mem_reuse);
-}
+GraphExecutor::~GraphExecutor() = default;
 
 size_t GraphExecutor::memory_patterns_recorded() const { return patterns_.size(); }
 
@@ -124,8 +55,9 @@ std::vector<RuntimeValue> GraphExecutor::run(const std::vector<std::pair<const V
       frame.pattern_block = blocks_.take(static_cast<size_t>(frame.pattern->peak_bytes));
   }
 
-  for (size_t pos = 0; pos < execution_plan_.order.size(); ++pos) {
-    const ExecStep& step = *steps_[execution_plan_.order[pos]];
+  const auto& steps = compiled_->steps();
+  for (size_t pos = 0; pos < plan_.execution.order.size(); ++pos) {
+    const CompiledStep& step = *steps[plan_.execution.order[pos]];
     StepContext context(*this, frame, step);
     const ProviderInstance& p = *step.provider;
     if (step.fused) {
@@ -136,7 +68,7 @@ std::vector<RuntimeValue> GraphExecutor::run(const std::vector<std::pair<const V
                        [&] { return p.plugin().kernel_compute(step.kernel, &context); });
     }
     context.check_outputs_written();
-    for (int v : allocation_plan_.release_after[pos]) frame.slots[v] = RuntimeValue();
+    for (int v : plan_.allocation.release_after[pos]) frame.slots[v] = RuntimeValue();
   }
 
   std::vector<RuntimeValue> outputs;
@@ -162,7 +94,7 @@ std::vector<RuntimeValue> GraphExecutor::run(const std::vector<std::pair<const V
 
   if (use_patterns && !frame.pattern) {
     auto pattern = std::make_shared<plan::MemoryPattern>(
-        plan::make_memory_pattern(plan_graph_, allocation_plan_, frame.observed_bytes));
+        plan::make_memory_pattern(plan_.graph, plan_.allocation, frame.observed_bytes));
     patterns_.insert(signature, std::move(pattern));
   }
   return outputs;

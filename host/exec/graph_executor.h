@@ -1,7 +1,7 @@
-// Executes one graph (the main graph or a control-flow subgraph): the partition's groups become
-// steps (a kernel per single node, a compiled function per fused group), ordered by the execution
-// plan, with buffers placed by the allocation plan and, once a run with the same input shapes has
-// been seen, by that signature's memory pattern.
+// Executes one graph (the main graph or a control-flow subgraph): the compiled steps (a kernel per
+// single node, a compiled function per fused group; compile/) run in the execution plan's order, with
+// buffers placed by the allocation plan and, once a run with the same input shapes has been seen, by
+// that signature's memory pattern (plan/).
 #pragma once
 
 #include <memory>
@@ -12,15 +12,12 @@
 
 #include "core/runtime_value.h"
 #include "core/tensor.h"
+#include "compile/compiled_graph.h"
 #include "exec/block_pool.h"
-#include "exec/provider_instance.h"
 #include "graph/graph.h"
-#include "partition/partition.h"
-#include "plan/allocation_plan.h"
-#include "plan/execution_plan.h"
 #include "plan/memory_pattern.h"
 #include "plan/memory_pattern_cache.h"
-#include "plan/plan_graph.h"
+#include "plan/plan_input.h"
 
 namespace ephost {
 
@@ -34,19 +31,6 @@ class GraphExecutor;
 
 // Executors for every graph of a session, so a control-flow kernel can find its subgraph's.
 using ExecutorMap = std::unordered_map<const Graph*, std::unique_ptr<GraphExecutor>>;
-
-struct ExecStep {
-  std::string name;
-  const ProviderInstance* provider = nullptr;
-  const Node* node = nullptr;  // the node of a single-node step; the first node of a fused group
-  bool fused = false;
-  EphostKernel* kernel = nullptr;
-  EphostComputeInfo compute{};
-  void* state = nullptr;
-  std::unique_ptr<GraphView> view;
-  std::vector<const Value*> inputs;   // kernel-context order; nullptr for absent optional inputs
-  std::vector<const Value*> outputs;  // kernel-context order; nullptr for omitted optional outputs
-};
 
 // The values of one graph during one run.
 struct Frame {
@@ -62,16 +46,18 @@ struct Frame {
 
 class GraphExecutor {
  public:
-  // Creates kernels and compiles fused groups (through the plugin ABI), then plans.
-  GraphExecutor(const Graph& graph, GraphPartition partition, const std::vector<ProviderInstance*>& providers,
-                const ExecOptions& options, const ExecutorMap& executors);
+  // Runs `compiled` (whose steps are the partition groups `plan` ordered). `executors` holds the
+  // executors of every graph of the session, for control-flow nodes to find their subgraphs'.
+  GraphExecutor(std::unique_ptr<CompiledGraph> compiled, GraphPlan plan, const ExecOptions& options,
+                const ExecutorMap& executors);
   ~GraphExecutor();
 
   const Graph& graph() const { return graph_; }
-  const GraphPartition& partition() const { return partition_; }
-  const std::vector<std::unique_ptr<ExecStep>>& steps() const { return steps_; }
-  const plan::ExecutionPlan& execution_plan() const { return execution_plan_; }
-  const plan::AllocationPlan& allocation_plan() const { return allocation_plan_; }
+  const CompiledGraph& compiled() const { return *compiled_; }
+  const GraphPartition& partition() const { return compiled_->partition(); }
+  const std::vector<std::unique_ptr<CompiledStep>>& steps() const { return compiled_->steps(); }
+  const plan::ExecutionPlan& execution_plan() const { return plan_.execution; }
+  const plan::AllocationPlan& allocation_plan() const { return plan_.allocation; }
   size_t memory_patterns_recorded() const;
   // The pattern recorded for these input shapes (graph-input order), or null.
   std::shared_ptr<const plan::MemoryPattern> memory_pattern(const std::vector<std::vector<int64_t>>& input_shapes) const {
@@ -94,19 +80,13 @@ class GraphExecutor {
   const ExecutorMap& executors() const { return executors_; }
 
  private:
-  void build_steps(const std::vector<ProviderInstance*>& providers);
-  void build_plan();
   friend class StepContext;
-  friend class RunState;
 
+  std::unique_ptr<CompiledGraph> compiled_;
   const Graph& graph_;
-  GraphPartition partition_;
+  GraphPlan plan_;
   ExecOptions options_;
   const ExecutorMap& executors_;
-  std::vector<std::unique_ptr<ExecStep>> steps_;
-  plan::PlanGraph plan_graph_;
-  plan::ExecutionPlan execution_plan_;
-  plan::AllocationPlan allocation_plan_;
   mutable plan::MemoryPatternCache patterns_;
   mutable BlockPool blocks_;  // pattern blocks reused across runs
   // Initializers as run-time values, so lookups hand out the same type as slots: dense over the

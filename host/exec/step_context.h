@@ -18,7 +18,7 @@ const RuntimeValue* lookup_value(const Frame& frame, const Value* v);
 
 class StepContext final : public EphostKernelContext {
  public:
-  StepContext(const GraphExecutor& executor, Frame& frame, const ExecStep& step)
+  StepContext(const GraphExecutor& executor, Frame& frame, const CompiledStep& step)
       : executor_(executor), frame_(frame), step_(step) {}
 
   size_t num_inputs() const override { return step_.inputs.size(); }
@@ -44,7 +44,7 @@ class StepContext final : public EphostKernelContext {
 
   const GraphExecutor& executor_;
   Frame& frame_;
-  const ExecStep& step_;
+  const CompiledStep& step_;
   std::deque<RuntimeValue> scratch_;            // outputs the graph does not use (omitted optional outputs)
   std::vector<RuntimeValue*> scratch_by_index_; // output index -> scratch value
   // Sequence outputs being filled during this call (the slot holds the same sequence, read-only).

@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "core/error.h"
+#include "ephost/ephost_session_options_keys.h"
 #include "model/loader.h"
 #include "session/session.h"
 
@@ -27,11 +28,10 @@ NodeEvaluator make_constant_evaluator(Env& env) {
     if (!mini.SerializeToString(&bytes)) fail(EPHOST_FAIL, "constant folding: cannot serialize node '{}'", node.name());
     SessionOptions options;
     options.optimization_level = 0;
-    options.trusted_model = true;
     options.intra_op_threads = 1;
     options.providers.push_back({"cpu", {}});
-    options.set("session.enable_mem_pattern", "0");
-    auto session = Session::create_from_buffer(env, bytes.data(), bytes.size(), options);
+    options.set(kEphostSessionOptionsEnableMemPattern, "0");
+    auto session = Session::create_trusted_from_buffer(env, bytes.data(), bytes.size(), options);
     std::vector<Tensor> outputs;
     for (RuntimeValue& v : session->run({}, {}, {})) {
       // Initializers are tensors: a node making a sequence or an optional (SequenceEmpty) stays a node.

@@ -12,7 +12,7 @@ std::string Session::partition_report_json() const {
   using nlohmann::json;
   json report;
   json providers = json::array();
-  for (const auto& p : providers_)
+  for (const auto& p : providers_.instances)
     providers.push_back({{"name", p->name()}, {"path", p->record().path}, {"version", p->record().version}});
   report["providers"] = providers;
   json graphs = json::array();
@@ -46,7 +46,7 @@ std::string Session::partition_report_json() const {
     jg["nodes"] = nodes;
     json notes = json::array();
     for (const PartitionNote& note : part.notes)
-      notes.push_back({{"provider", providers_[note.provider]->name()},
+      notes.push_back({{"provider", providers_.names[note.provider]},
                        {"nodes", note.nodes},
                        {"reason", note.reason},
                        {"refused", note.refused}});

@@ -1,6 +1,7 @@
-// A session: load -> initialize (graph transforms, providers, CPU fallback, partition, compile,
-// plan) -> run (seed: ONNX Runtime's InferenceSession lifecycle). Immutable after creation, so Run
-// may be called from several threads at once.
+// A session: load -> initialize (the stages of session_stages.h: providers, EPContext resolution,
+// graph transforms, IR, partition, compile, plan, executors, EPContext generation) -> run (seed: ONNX
+// Runtime's InferenceSession lifecycle). Immutable after creation, so Run may be called from several
+// threads at once.
 #pragma once
 
 #include <memory>
@@ -8,11 +9,12 @@
 #include <vector>
 
 #include "core/runtime_value.h"
-#include "core/tensor.h"
 #include "epcontext/context_loading.h"
 #include "exec/graph_executor.h"
 #include "graph/graph.h"
 #include "session/env.h"
+#include "session/provider_setup.h"
+#include "session/session_config.h"
 #include "session/session_options.h"
 
 namespace ephost {
@@ -22,6 +24,10 @@ class Session {
   static std::unique_ptr<Session> create_from_file(Env& env, const std::string& path, const SessionOptions& options);
   static std::unique_ptr<Session> create_from_buffer(Env& env, const void* data, size_t size,
                                                      const SessionOptions& options);
+  // For models the host builds itself (constant folding's one-node models): no onnx checker and no
+  // shape inference at load.
+  static std::unique_ptr<Session> create_trusted_from_buffer(Env& env, const void* data, size_t size,
+                                                             const SessionOptions& options);
   ~Session();
 
   const Graph& graph() const { return *graph_; }
@@ -36,28 +42,22 @@ class Session {
   std::string partition_report_json() const;
   // What happened to each EPContext node of the model (empty for an ordinary model).
   const std::vector<ContextDiagnostic>& context_diagnostics() const { return context_diagnostics_; }
-  const std::vector<std::unique_ptr<ProviderInstance>>& providers() const { return providers_; }
+  const std::vector<std::unique_ptr<ProviderInstance>>& providers() const { return providers_.instances; }
   const GraphExecutor& main_executor() const { return *executors_.at(graph_.get()); }
   const ExecutorMap& executors() const { return executors_; }
 
  private:
-  Session(Env& env, const SessionOptions& options);
+  Session(Env& env, const SessionOptions& options, bool trusted_model);
   void initialize(std::unique_ptr<Model> model);
-  void transform(Model& model);
-  void create_providers();
-  void partition_and_compile(const Graph& graph, const PartitionOptions* main_options = nullptr);
-  std::vector<std::pair<const Value*, RuntimeValue>> bind_inputs(const std::vector<std::string>& names,
-                                                                const std::vector<RuntimeValue>& values) const;
 
   Env& env_;
-  SessionOptions options_;
+  const SessionConfig config_;
+  const bool trusted_model_;
   std::unique_ptr<Model> model_;
   std::unique_ptr<Graph> graph_;  // the IR of model_ (points into it: declared after, destroyed first)
-  std::vector<std::unique_ptr<ProviderInstance>> providers_;
-  std::vector<std::string> provider_names_;
-  ExecutorMap executors_;
+  SessionProviders providers_;
+  ExecutorMap executors_;         // release kernels and compiled groups: destroyed before providers_
   std::vector<Value*> inputs_;
-  bool cpu_fallback_ = true;
   std::vector<ContextDiagnostic> context_diagnostics_;
 };
 

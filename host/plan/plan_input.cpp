@@ -1,4 +1,4 @@
-#include "exec/plan_input.h"
+#include "plan/plan_input.h"
 
 #include "core/tensor.h"
 
@@ -66,6 +66,18 @@ plan::PlanGraph make_plan_graph(const Graph& graph, const std::vector<PartitionG
     pg.steps.push_back(std::move(ps));
   }
   return pg;
+}
+
+}  // namespace ephost
+
+namespace ephost {
+
+GraphPlan plan_partitioned_graph(const Graph& graph, const GraphPartition& partition, bool enable_mem_reuse) {
+  GraphPlan p;
+  p.graph = make_plan_graph(graph, partition.groups);
+  p.execution = plan::make_execution_plan(p.graph);
+  p.allocation = plan::make_allocation_plan(p.graph, p.execution, enable_mem_reuse);
+  return p;
 }
 
 }  // namespace ephost

@@ -1,4 +1,4 @@
-#include "exec/provider_instance.h"
+#include "provider/provider_instance.h"
 
 #include <memory>
 

@@ -1,0 +1,101 @@
+#include "session/session_config.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "core/error.h"
+#include "ephost/ephost_session_options_keys.h"
+#include "session/option_keys.h"
+
+namespace ephost {
+namespace {
+
+class Reader {
+ public:
+  explicit Reader(const SessionOptions& options) : config_(options.config) {}
+
+  std::string string(const char* key, const std::string& fallback = "") const {
+    auto it = config_.find(key);
+    return it == config_.end() ? fallback : it->second;
+  }
+  bool flag(const char* key, bool fallback) const {
+    auto it = config_.find(key);
+    if (it == config_.end()) return fallback;
+    if (it->second == "1") return true;
+    if (it->second == "0") return false;
+    fail(EPHOST_INVALID_ARGUMENT, "session config '{}' must be \"0\" or \"1\", found \"{}\"", key, it->second);
+  }
+  bool has(const char* key) const { return config_.count(key) != 0; }
+
+ private:
+  const std::map<std::string, std::string>& config_;
+};
+
+int32_t parse_threads(const Reader& r, int32_t from_setter) {
+  int32_t n = from_setter;
+  const std::string v = r.string(kEphostSessionOptionsIntraOpNumThreads);
+  if (!v.empty()) {
+    try {
+      size_t used = 0;
+      n = std::stoi(v, &used);
+      if (used != v.size()) throw std::invalid_argument(v);
+    } catch (...) {
+      fail(EPHOST_INVALID_ARGUMENT, "{} must be an integer, found \"{}\"", kEphostSessionOptionsIntraOpNumThreads, v);
+    }
+  }
+  if (n < 0) fail(EPHOST_INVALID_ARGUMENT, "intra-op thread count must be >= 0, found {}", n);
+  if (n == 0) n = static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
+  return n;
+}
+
+int parse_level(const Reader& r, int from_setter) {
+  const std::string v = r.string(kEphostSessionOptionsGraphOptimizationLevel);
+  if (v.empty()) return from_setter;
+  if (v == "0" || v == "1" || v == "2" || v == "99") return std::stoi(v);
+  fail(EPHOST_INVALID_ARGUMENT, "{} must be 0, 1, 2 or 99, found \"{}\"", kEphostSessionOptionsGraphOptimizationLevel,
+       v);
+}
+
+EpContextOptions parse_ep_context(const Reader& r) {
+  EpContextOptions o;
+  o.enable = r.flag(kEphostSessionOptionsEpContextEnable, false);
+  o.file_path = r.string(kEphostSessionOptionsEpContextFilePath);
+  o.embed = r.flag(kEphostSessionOptionsEpContextEmbedMode, false);
+  o.node_prefix = r.string(kEphostSessionOptionsEpContextNodeNamePrefix);
+  o.external_initializers_file = r.string(kEphostSessionOptionsEpContextModelExternalInitializersFileName);
+  o.overwrite = r.flag(kEphostSessionOptionsEpContextOverwrite, false);
+  o.share = r.flag(kEphostSessionOptionsShareEpContexts, false);
+  o.stop_share = r.flag(kEphostSessionOptionsStopShareEpContexts, false);
+  o.source_model_path = r.string(kEphostSessionOptionsEpContextSourceModelPath);
+  o.disable_fallback = r.flag(kEphostSessionOptionsDisableEpContextFallback, false);
+  o.fail_on_suboptimal = r.flag(kEphostSessionOptionsFailOnSuboptimalCompiledModel, false);
+  return o;
+}
+
+}  // namespace
+
+SessionConfig parse_session_config(const SessionOptions& options) {
+  const Reader r(options);
+  // Entries stored without SessionOptions::set (a struct filled in by hand) are checked here too.
+  for (const auto& [key, value] : options.config) check_option_key(key);
+  SessionConfig c;
+  c.cpu_fallback = !r.flag(kEphostSessionOptionsDisableCpuEpFallback, false);
+  c.external_data_folder = r.string(kEphostSessionOptionsModelExternalInitializersFileFolderPath);
+  c.mem_pattern = r.flag(kEphostSessionOptionsEnableMemPattern, true);
+  c.mem_reuse = r.flag(kEphostSessionOptionsEnableMemReuse, true);
+  c.optimization_level = parse_level(r, options.optimization_level);
+  c.threads = parse_threads(r, options.intra_op_threads);
+  c.ep_context = parse_ep_context(r);
+  c.providers = options.providers;
+  const std::string prefix = kEphostSessionOptionsProviderOptionPrefix;
+  for (const auto& [key, value] : options.config) {
+    if (key.rfind(prefix, 0) != 0 || is_host_option_namespace(key)) continue;
+    const size_t dot = key.find('.', prefix.size());
+    if (dot == std::string::npos || dot == prefix.size() || dot + 1 == key.size())
+      fail(EPHOST_INVALID_ARGUMENT, "session option '{}' is neither a host option nor 'ep.<provider>.<key>'", key);
+    c.provider_entries.push_back({key.substr(prefix.size(), dot - prefix.size()), key.substr(dot + 1), value});
+  }
+  return c;
+}
+
+}  // namespace ephost

@@ -1,0 +1,129 @@
+#include "session/session_stages.h"
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include "core/error.h"
+#include "core/log.h"
+#include "epcontext/context_schema.h"
+#include "model/loader.h"
+#include "session/constant_evaluator.h"
+#include "session/unclaimed_functions.h"
+#include "transform/pass.h"
+
+namespace ephost {
+
+LoadOptions model_load_options(const SessionConfig& config, bool trusted_model) {
+  LoadOptions lo;
+  lo.external_data_folder = config.external_data_folder;
+  lo.run_checker = !trusted_model;
+  lo.infer_shapes = !trusted_model;
+  return lo;
+}
+
+ContextResolution resolve_ep_contexts(Model& model, const SessionProviders& providers, const SessionConfig& config,
+                                      bool trusted_model, ContextShareRegistry& shared) {
+  if (!epctx::has_context_nodes(model.proto->graph())) return {};
+  if (config.ep_context.enable)
+    fail(EPHOST_INVALID_ARGUMENT,
+         "ep.context_enable=1 on a model that already has EPContext nodes; compile the source model instead");
+  const ContextLoadSettings settings =
+      read_context_load_settings(config.ep_context, model_load_options(config, trusted_model));
+  return resolve_contexts(model, providers.instances, settings, shared);
+}
+
+void transform_model(Model& model, const SessionConfig& config, Env& env) {
+  if (config.optimization_level <= 0) return;
+  TransformContext context;
+  context.level = config.optimization_level;
+  if (env.registry().find_loaded("cpu")) context.evaluate = make_constant_evaluator(env);
+  size_t total = 0;
+  for (const PassResult& r : default_pipeline().run(*model.proto, context)) {
+    if (r.rewrites) log_info(fmt::format("graph transform '{}': {} rewrite(s)", r.pass, r.rewrites));
+    total += r.rewrites;
+  }
+  if (total) infer_model_shapes(model);
+}
+
+std::unique_ptr<Graph> build_graph(Model& model, const SessionProviders& providers) {
+  std::unique_ptr<Graph> graph = build_graph_ir(model);
+  if (size_t n = expand_unclaimed_functions(model, graph, capability_query(providers), providers.instances.size()))
+    log_info(fmt::format("{} node(s) no provider claimed were replaced by their function bodies", n));
+  release_initializer_data(*model.proto);
+  return graph;
+}
+
+namespace {
+
+void partition_subgraphs(const Graph& graph, const std::vector<std::string>& names, const CapabilityQuery& query,
+                         const PartitionOptions& options, std::vector<GraphPartition>& out) {
+  for (const auto& node : graph.nodes)
+    for (const auto& sub : node->subgraphs) {
+      out.push_back(partition_graph(*sub.second, names, query, options));
+      partition_subgraphs(*sub.second, names, query, options, out);
+    }
+}
+
+}  // namespace
+
+std::vector<GraphPartition> partition_graphs(const Graph& main, const SessionProviders& providers,
+                                             const ContextResolution& contexts, const GenerationSettings& generation) {
+  const CapabilityQuery query = capability_query(providers);
+  PartitionOptions common;
+  common.unclaimed_hint = providers.cpu_fallback
+                              ? "The built-in CPU plugin does not support these operators (or these types) yet."
+                              : "session.disable_cpu_ep_fallback=1 keeps the built-in CPU plugin out: unset it, or "
+                                "add a provider that supports these nodes.";
+
+  PartitionOptions main_options = common;
+  if (generation.enabled) main_options.fused_name_prefix = generation.node_prefix + generation.model_name + "_";
+  for (const auto& n : main.nodes) {
+    if (n->op_type != epctx::kOpType) continue;
+    auto it = contexts.loaded.find(n->name);
+    if (it != contexts.loaded.end()) main_options.preassigned.push_back({n.get(), it->second.provider, it->second.compute});
+  }
+  if (!contexts.excluded.empty()) {
+    const auto* excluded = &contexts.excluded;
+    main_options.excluded = [excluded](size_t provider, const Node& node) {
+      auto it = excluded->find(node.name);
+      return it != excluded->end() && it->second == provider;
+    };
+  }
+
+  std::vector<GraphPartition> partitions;
+  partitions.push_back(partition_graph(main, providers.names, query, main_options));
+  partition_subgraphs(main, providers.names, query, common, partitions);
+  return partitions;
+}
+
+std::vector<std::unique_ptr<CompiledGraph>> compile_graphs(std::vector<GraphPartition> partitions,
+                                                           const SessionProviders& providers) {
+  const std::vector<ProviderInstance*> instances = providers.pointers();
+  std::vector<std::unique_ptr<CompiledGraph>> compiled;
+  for (GraphPartition& p : partitions) {
+    const Graph& graph = *p.graph;
+    compiled.push_back(compile_graph(graph, std::move(p), instances));
+  }
+  return compiled;
+}
+
+std::vector<GraphPlan> plan_graphs(const std::vector<std::unique_ptr<CompiledGraph>>& compiled,
+                                   const SessionConfig& config) {
+  std::vector<GraphPlan> plans;
+  for (const auto& c : compiled) plans.push_back(plan_partitioned_graph(c->graph(), c->partition(), config.mem_reuse));
+  return plans;
+}
+
+void create_executors(std::vector<std::unique_ptr<CompiledGraph>> compiled, std::vector<GraphPlan> plans,
+                      const SessionConfig& config, ExecutorMap& executors) {
+  ExecOptions exec;
+  exec.enable_mem_pattern = config.mem_pattern;
+  exec.enable_mem_reuse = config.mem_reuse;
+  exec.num_threads = config.threads;
+  for (size_t i = 0; i < compiled.size(); ++i) {
+    const Graph* graph = &compiled[i]->graph();
+    executors[graph] = std::make_unique<GraphExecutor>(std::move(compiled[i]), std::move(plans[i]), exec, executors);
+  }
+}
+
+}  // namespace ephost

@@ -1,0 +1,63 @@
+// The stages of creating a session (seed: ONNX Runtime's InferenceSession::Initialize), each a
+// function with explicit inputs and outputs. Session::initialize (session.cpp) runs them in order:
+//
+//   create_providers      registry + options      -> the session's providers, in priority order
+//   resolve_ep_contexts   EPContext model         -> loaded contexts; rejected ones replaced by source nodes
+//   transform_model       ModelProto              -> ModelProto rewritten by the graph transforms
+//   build_graph           ModelProto              -> the IR; function nodes nobody claims expanded
+//   partition_graphs      IR + providers          -> one GraphPartition per graph (main graph first)
+//   compile_graphs        partitions              -> kernels and compiled fused groups, per graph
+//   plan_graphs           compiled graphs         -> execution order and allocation plan, per graph
+//   create_executors      compiled graphs + plans -> one executor per graph
+//   generate_ep_contexts  executors               -> <model>_ctx.onnx and binaries (ep.context_enable=1)
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "compile/compiled_graph.h"
+#include "epcontext/context_generation.h"
+#include "epcontext/context_loading.h"
+#include "exec/graph_executor.h"
+#include "graph/graph.h"
+#include "model/model.h"
+#include "plan/plan_input.h"
+#include "session/env.h"
+#include "session/provider_setup.h"
+#include "session/session_config.h"
+
+namespace ephost {
+
+// How the session loads its model (and a fallback's source model).
+LoadOptions model_load_options(const SessionConfig& config, bool trusted_model);
+
+// Loads the cached contexts of an EPContext model's nodes (nothing for an ordinary model); replaces
+// the nodes of contexts that cannot be used by their source model's nodes (or fails, as configured).
+ContextResolution resolve_ep_contexts(Model& model, const SessionProviders& providers, const SessionConfig& config,
+                                      bool trusted_model, ContextShareRegistry& shared);
+
+// Runs the graph transforms of config.optimization_level on model.proto (constant folding evaluates
+// nodes on the built-in CPU plugin of `env`), re-inferring shapes when anything changed.
+void transform_model(Model& model, const SessionConfig& config, Env& env);
+
+// Builds the IR of `model`; nodes no provider claims are replaced by their function bodies where their
+// operators have one (the IR is rebuilt). Initializer bytes then leave the proto (the IR holds them).
+std::unique_ptr<Graph> build_graph(Model& model, const SessionProviders& providers);
+
+// Partitions the main graph (EPContext nodes preassigned to the providers that loaded them, original
+// nodes of rejected contexts kept from the providers that rejected them, fused groups named for
+// EPContext generation) and every subgraph. Main graph first.
+std::vector<GraphPartition> partition_graphs(const Graph& main, const SessionProviders& providers,
+                                             const ContextResolution& contexts, const GenerationSettings& generation);
+
+std::vector<std::unique_ptr<CompiledGraph>> compile_graphs(std::vector<GraphPartition> partitions,
+                                                           const SessionProviders& providers);
+
+std::vector<GraphPlan> plan_graphs(const std::vector<std::unique_ptr<CompiledGraph>>& compiled,
+                                   const SessionConfig& config);
+
+// Fills `executors` (which the executors keep a reference to, for control-flow subgraphs).
+void create_executors(std::vector<std::unique_ptr<CompiledGraph>> compiled, std::vector<GraphPlan> plans,
+                      const SessionConfig& config, ExecutorMap& executors);
+
+}  // namespace ephost

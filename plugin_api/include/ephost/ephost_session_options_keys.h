@@ -1,0 +1,112 @@
+/*
+ * ephost_session_options_keys.h — every session configuration key libephost understands, one
+ * documented constant each (as ONNX Runtime's onnxruntime_session_options_config_keys.h).
+ *
+ *   api->AddSessionConfigEntry(options, kEphostSessionOptionsDisableCpuEpFallback, "1");
+ *
+ * Spellings are ONNX Runtime's wherever ONNX Runtime has the same option; the few ephost additions
+ * say so. Values are strings; "flag" keys take "0" or "1" (anything else is INVALID_ARGUMENT when the
+ * session is created).
+ *
+ * Namespaces. The host owns `session.*`, `ep.context_*`, `ep.share_*` and `ep.stop_share_*`: a key in
+ * one of them that is not listed here is refused by AddSessionConfigEntry with INVALID_ARGUMENT,
+ * naming the closest known key (a misspelled option must not be silently ignored). Every other
+ * `ep.<provider>.<key>` entry is forwarded to provider <provider> as its option <key> (the provider
+ * name compared case-insensitively, as ONNX Runtime does); one naming a provider no plugin offers
+ * is logged as a warning listing the loaded providers.
+ *
+ * Each constant carries the C API version (EPHOST_API_VERSION) whose library first understood it.
+ * README.md's option table is checked against this file by a test (tests/unit/session_config_test.cpp).
+ * Header-only, no dependencies; C and C++.
+ */
+#ifndef EPHOST_SESSION_OPTIONS_KEYS_H_
+#define EPHOST_SESSION_OPTIONS_KEYS_H_
+
+/* ---- session ------------------------------------------------------------------------------------ */
+
+/* flag, default "0". "1": nodes that no listed provider claims are an INVALID_GRAPH error naming them,
+ * instead of going to the built-in CPU plugin. Cannot be combined with listing "cpu" explicitly.
+ * Since API 1. */
+static const char* const kEphostSessionOptionsDisableCpuEpFallback = "session.disable_cpu_ep_fallback";
+
+/* path. Folder holding the external data files of a model loaded from a buffer (a model loaded from a
+ * file resolves them against its own folder). Since API 1. */
+static const char* const kEphostSessionOptionsModelExternalInitializersFileFolderPath =
+    "session.model_external_initializers_file_folder_path";
+
+/* flag, default "1". "0" disables memory patterns (one block per run and input-shape signature,
+ * offsets recorded on the first run with those shapes). Since API 1. */
+static const char* const kEphostSessionOptionsEnableMemPattern = "session.enable_mem_pattern";
+
+/* flag, default "1". "0" disables buffer reuse from lifetime analysis. Since API 1. */
+static const char* const kEphostSessionOptionsEnableMemReuse = "session.enable_mem_reuse";
+
+/* "0", "1", "2" or "99" (default), as EphostGraphOptimizationLevel: 0 none, 1 basic (constant
+ * folding, no-op elimination), 2 extended (Conv+BatchNormalization fusion), 99 all. Overrides
+ * SetGraphOptimizationLevel. Since API 1. */
+static const char* const kEphostSessionOptionsGraphOptimizationLevel = "session.graph_optimization_level";
+
+/* integer >= 0, default "0" (all cores). Threads each kernel may use. Overrides SetIntraOpNumThreads.
+ * Since API 1. */
+static const char* const kEphostSessionOptionsIntraOpNumThreads = "session.intra_op_num_threads";
+
+/* ---- EPContext: loading a ctx model ------------------------------------------------------------- */
+
+/* flag, default "0". "1": a cached context that does not fit its plugin fails the session with
+ * INVALID_GRAPH, instead of running the source model's nodes on the next providers. Since API 1. */
+static const char* const kEphostSessionOptionsDisableEpContextFallback = "session.disable_ep_context_fallback";
+
+/* flag, default "0". "1": a context its plugin would rather recompile (PREFER_RECOMPILE) fails the
+ * session instead of being used with a warning. Since API 1. */
+static const char* const kEphostSessionOptionsFailOnSuboptimalCompiledModel =
+    "session.fail_on_suboptimal_compiled_model";
+
+/* path. The source model the fallback takes nodes from (default: the EPContext nodes'
+ * onnx_model_filename, beside the ctx model). ephost addition. Since API 1. */
+static const char* const kEphostSessionOptionsEpContextSourceModelPath = "ep.context_source_model_path";
+
+/* ---- EPContext: generating a ctx model ---------------------------------------------------------- */
+
+/* flag, default "0". "1": after compiling, write the EPContext model and one binary per compiling
+ * plugin. Since API 1. */
+static const char* const kEphostSessionOptionsEpContextEnable = "ep.context_enable";
+
+/* path. Where the ctx model goes (default <model>_ctx.onnx beside the model; required for a model
+ * from a buffer). When loading a ctx model from a buffer: the folder its binaries are resolved
+ * from. Since API 1. */
+static const char* const kEphostSessionOptionsEpContextFilePath = "ep.context_file_path";
+
+/* flag, default "0". "1": contexts inside the EPContext nodes' ep_cache_context; "0": in
+ * <model>_<provider>.bin beside the ctx model. Since API 1. */
+static const char* const kEphostSessionOptionsEpContextEmbedMode = "ep.context_embed_mode";
+
+/* string, default "". Prefix of the EPContext node names, of partition_name and of the graph name.
+ * Since API 1. */
+static const char* const kEphostSessionOptionsEpContextNodeNamePrefix = "ep.context_node_name_prefix";
+
+/* file name, default "" (embedded). The initializers of the nodes that stay ordinary go to this file
+ * beside the ctx model; never to the source model's data file. Since API 1. */
+static const char* const kEphostSessionOptionsEpContextModelExternalInitializersFileName =
+    "ep.context_model_external_initializers_file_name";
+
+/* flag, default "0". "1" lets generation replace an existing ctx model and binary (refused by
+ * default). ephost addition. Since API 1. */
+static const char* const kEphostSessionOptionsEpContextOverwrite = "ep.context_overwrite";
+
+/* ---- EPContext: weight sharing ------------------------------------------------------------------ */
+
+/* flag, default "0". "1": the sessions of one env compile into (or load from) one shared binary
+ * <model1>_<provider>.bin; weights common to several models are stored once. Since API 1. */
+static const char* const kEphostSessionOptionsShareEpContexts = "ep.share_ep_contexts";
+
+/* flag, default "0". "1" on the last session of a sharing group: it writes the shared binary.
+ * Since API 1. */
+static const char* const kEphostSessionOptionsStopShareEpContexts = "ep.stop_share_ep_contexts";
+
+/* ---- provider options --------------------------------------------------------------------------- */
+
+/* Prefix of provider options: "ep.<provider>.<key>" is option <key> for provider <provider>, as ONNX
+ * Runtime forwards plugin EP options. Since API 1. */
+static const char* const kEphostSessionOptionsProviderOptionPrefix = "ep.";
+
+#endif /* EPHOST_SESSION_OPTIONS_KEYS_H_ */
