@@ -21,8 +21,6 @@ namespace ephost {
 namespace {
 
 constexpr const char* kCpuProvider = "cpu";
-// The plugin ABI version that brought sequence and optional values (ephost_plugin.h).
-constexpr uint32_t kAbiNonTensorValues = 2;
 
 std::string describe_value(const Value& v) {
   if (v.type.is_non_tensor()) {
@@ -57,7 +55,7 @@ CapabilityQuery capability_query(const std::vector<std::unique_ptr<ProviderInsta
     capability.graph = &view;
     const ProviderInstance& p = *providers[i];
     // Plugins that speak ABI 1 cannot read sequence or optional values: their claims on such nodes are refused.
-    capability.non_tensor_values = p.record().abi_version >= kAbiNonTensorValues;
+    capability.non_tensor_values = EphostPluginAbiIncludes(p.record().abi_version, EPHOST_PLUGIN_ABI_NON_TENSOR_VALUES);
     p.call("get_capability", [&] { return p.plugin().get_capability(p.handle(), to_handle(&view), &capability); });
     return std::move(capability.claims);
   };

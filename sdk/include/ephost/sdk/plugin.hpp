@@ -34,6 +34,14 @@ inline const EphostHostApi*& host_api_slot() {
 }
 inline const EphostHostApi& host() { return *host_api_slot(); }
 
+// The plugin ABI version this plugin answered in negotiation (0 before it), set by the generated entry
+// point. What the SDK may use of the host table depends on it alone (EphostPluginAbiIncludes).
+inline uint32_t& negotiated_abi_version_slot() {
+  static uint32_t version = 0;
+  return version;
+}
+inline uint32_t negotiated_abi_version() { return negotiated_abi_version_slot(); }
+
 // ---- errors -------------------------------------------------------------------------------------
 
 // Thrown by plugin code; converted to an EphostStatus at the boundary.
@@ -50,7 +58,9 @@ class Error : public std::runtime_error {
 
 // True when the host offers plugin ABI 2 (sequence and optional values). Against an older host the
 // SDK negotiates ABI 1: nodes with such values are never claimed for it, so kernels never see them.
-inline bool host_has_values() { return EPHOST_STRUCT_HAS(&host(), EphostHostApi, value_create_tensor); }
+inline bool host_has_values() {
+  return EphostPluginAbiIncludes(negotiated_abi_version(), EPHOST_PLUGIN_ABI_NON_TENSOR_VALUES);
+}
 inline void require_values(const char* what) {
   if (!host_has_values())
     fail(EPHOST_NOT_IMPLEMENTED, std::string(what) + " needs plugin ABI 2 (sequence and optional values); the host "
@@ -819,15 +829,16 @@ struct PluginGlue {
     });
   }
 
-  // The table for ABI `version` (the functions are the same; the table says which ABI it speaks).
+  // The table for ABI `version` (the functions are the same; the table says which ABI it speaks and
+  // ends with that version's last member).
   static const EphostPlugin* table(uint32_t version) {
     static const EphostPlugin tables[] = {make_table(1), make_table(2)};
-    static_assert(EPHOST_PLUGIN_ABI_VERSION == 2, "add a table for the new ABI version");
+    static_assert(sizeof(tables) / sizeof(tables[0]) == EPHOST_PLUGIN_ABI_VERSION, "one table per plugin ABI version");
     return &tables[version - 1];
   }
   static EphostPlugin make_table(uint32_t version) {
     EphostPlugin t{};
-    t.struct_size = sizeof(EphostPlugin);
+    t.struct_size = EphostPluginSize(version);
     t.abi_version = version;
     t.describe = &describe;
     t.provider_create = &provider_create;
@@ -850,10 +861,11 @@ struct PluginGlue {
   static EphostStatus* negotiate(EphostPluginNegotiation* n) {
     if (n == nullptr || n->host_api == nullptr) return nullptr;  // cannot even report
     host_api_slot() = n->host_api;
-    // Speak the newest version both sides know; refuse when the ranges do not meet.
-    uint32_t version = n->host_max_abi_version < EPHOST_PLUGIN_ABI_VERSION ? n->host_max_abi_version
-                                                                            : EPHOST_PLUGIN_ABI_VERSION;
-    if (version < EPHOST_PLUGIN_ABI_MIN_VERSION || version < n->host_min_abi_version) {
+    // Speak the newest version both sides know; refuse when it is older than either side accepts.
+    const uint32_t version = n->host_max_abi_version < EPHOST_PLUGIN_ABI_VERSION ? n->host_max_abi_version
+                                                                                  : EPHOST_PLUGIN_ABI_VERSION;
+    if (!EphostPluginAbiIncludes(version, EPHOST_PLUGIN_ABI_MIN_VERSION) ||
+        !EphostPluginAbiIncludes(version, n->host_min_abi_version)) {
       std::string msg = "plugin speaks plugin ABI " + std::to_string(EPHOST_PLUGIN_ABI_MIN_VERSION) + ".." +
                         std::to_string(EPHOST_PLUGIN_ABI_VERSION) + "; the host offers " +
                         std::to_string(n->host_min_abi_version) + ".." + std::to_string(n->host_max_abi_version);
@@ -861,6 +873,7 @@ struct PluginGlue {
     }
     n->plugin_abi_version = version;
     n->plugin = table(version);
+    negotiated_abi_version_slot() = version;
     return nullptr;
   }
 };
