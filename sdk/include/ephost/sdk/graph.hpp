@@ -79,6 +79,10 @@ class Node {
   size_t num_outputs() const { return host().node_num_outputs(n_); }
   Value output(size_t i) const { return Value(host().node_output(n_, i)); }
   bool has_output(size_t i) const { return i < num_outputs() && host().node_output(n_, i) != nullptr; }
+  // Values of enclosing graphs that this node's subgraphs read (an If's or a Loop's outer-scope values):
+  // inputs too, as far as the order of nodes is concerned.
+  size_t num_implicit_inputs() const { return host().node_num_implicit_inputs(n_); }
+  Value implicit_input(size_t i) const { return Value(host().node_implicit_input(n_, i)); }
   Graph graph() const;
   // Opset of this node's domain imported by its model (-1 when none).
   int64_t opset() const;

@@ -15,6 +15,7 @@
 //   provider.hpp        Provider, Kernel, CompiledGroup, Options
 //   epcontext.hpp       ContextProvider, ContextSink, ContextJudgement
 //   define_plugin.hpp   Description, EPHOST_DEFINE_PLUGIN
+//   fusion_groups.hpp   NodeDependencies, acyclic_groups: the nodes to fuse, in groups that form no cycle
 //
 // Build plugins with -fvisibility=hidden (the ephost::sdk CMake target sets it): the SDK's inline
 // state must stay private to each plugin library.
@@ -38,6 +39,7 @@
 #include "ephost/sdk/capability.hpp"
 #include "ephost/sdk/define_plugin.hpp"
 #include "ephost/sdk/epcontext.hpp"
+#include "ephost/sdk/fusion_groups.hpp"
 #include "ephost/sdk/graph.hpp"
 #include "ephost/sdk/host.hpp"
 #include "ephost/sdk/kernel_context.hpp"
