@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "abi/host_api.h"
+#include "discovery/negotiation.h"
+#include "discovery/plugin_record.h"
 #include "abi_frozen_layout.h"
 #include "ephost/ephost_c_api.h"
 #include "ephost/ephost_plugin.h"
@@ -274,6 +276,40 @@ TEST(AbiLayout, HostGivesEachNegotiatedVersionATableOfThatVersion) {
   EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_EXPECT_IN_V2)
 
   EXPECT_THROW(ephost::make_host_api(EPHOST_PLUGIN_ABI_VERSION + 1), std::logic_error);
+}
+
+// A plugin built against ABI 1: it answers 1 and keeps the host table it was offered.
+const EphostHostApi* g_abi1_plugin_host = nullptr;
+EphostStatus* abi1_describe(EphostPluginInfo*) { return nullptr; }
+EphostStatus* abi1_provider_create(const char* const*, const char* const*, size_t, EphostProvider**) { return nullptr; }
+void abi1_provider_release(EphostProvider*) {}
+EphostStatus* abi1_get_capability(EphostProvider*, const EphostGraph*, EphostCapability*) { return nullptr; }
+EphostStatus* abi1_negotiate(EphostPluginNegotiation* negotiation) {
+  static const EphostPlugin table = [] {
+    EphostPlugin t{};
+    t.struct_size = EphostPluginSize(1);
+    t.abi_version = 1;
+    t.describe = &abi1_describe;
+    t.provider_create = &abi1_provider_create;
+    t.provider_release = &abi1_provider_release;
+    t.get_capability = &abi1_get_capability;
+    return t;
+  }();
+  g_abi1_plugin_host = negotiation->host_api;
+  negotiation->plugin_abi_version = 1;
+  negotiation->plugin = &table;
+  return nullptr;
+}
+
+TEST(AbiLayout, NegotiatingAbi1LeavesThePluginAnAbi1Table) {
+  ephost::PluginRecord record;
+  ephost::negotiate_plugin(&abi1_negotiate, record);
+  EXPECT_EQ(record.abi_version, 1u);
+  ASSERT_EQ(record.host_api, g_abi1_plugin_host) << "the table the plugin keeps is the record's";
+  EXPECT_EQ(record.host_api->abi_version, 1u);
+  EXPECT_EQ(record.host_api->struct_size, EphostHostApiSize(1));
+  EXPECT_EQ(record.host_api->value_create_tensor, nullptr);
+  EXPECT_NE(record.host_api->context_set_attribute, nullptr);
 }
 
 TEST(AbiLayout, VersionsIncludeEveryOlderVersion) {
