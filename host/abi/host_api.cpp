@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "abi/handles.h"
+#include "abi/versioned_table.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "core/status.h"
@@ -555,8 +556,8 @@ EphostStatus* context_set_attribute(EphostContextSink* sink, const char* name, c
 }  // namespace
 
 EphostHostApi make_host_api(uint32_t abi_version) {
+  // Filled with every function of the newest version, then cut to the negotiated version's size.
   EphostHostApi t{};
-  t.struct_size = sizeof(EphostHostApi);
   t.abi_version = abi_version;
   t.status_create = &status_create;
   t.status_release = &status_release;
@@ -645,7 +646,7 @@ EphostHostApi make_host_api(uint32_t abi_version) {
   t.value_sequence_element = &value_sequence_element;
   t.value_sequence_element_value = &value_sequence_element_value;
   t.value_create_tensor = &value_create_tensor;
-  return t;
+  return cut_to_version_size(t, EphostHostApiSize(abi_version), "host table for a plugin ABI version");
 }
 
 }  // namespace ephost

@@ -8,8 +8,10 @@
 
 namespace ephost {
 
-// A copy of the host table whose abi_version is `abi_version`. Each loaded plugin keeps its own copy
-// (held by its discovery record) for as long as the library is loaded.
+// A copy of the host table of plugin ABI `abi_version`: abi_version says it, struct_size is
+// EphostHostApiSize(abi_version), and the members of later versions are NULL. Each loaded plugin keeps
+// its own copy for as long as the library is loaded. Throws std::logic_error for a version this host
+// does not speak.
 EphostHostApi make_host_api(uint32_t abi_version);
 
 }  // namespace ephost

@@ -7,6 +7,7 @@
 #include <deque>
 #include <mutex>
 
+#include "abi/versioned_table.h"
 #include "core/error.h"
 #include "core/status.h"
 #include "discovery/plugin_registry.h"
@@ -400,10 +401,11 @@ EphostStatus* SessionGetOutputKind(const EphostSession* s, size_t i, EphostValue
   return io_kind(s, i, false, kind, optional_kind, et);
 }
 
-EphostApi make_api_v1() {
+// The table of API `version`: filled with every function of the newest version, then cut to that
+// version's size (EphostApiSize), so an application asking for version 1 gets a version 1 table.
+EphostApi make_api(uint32_t version) {
   EphostApi a{};
-  a.struct_size = sizeof(EphostApi);
-  a.version = EPHOST_API_VERSION;
+  a.version = version;
   a.GetErrorCode = &GetErrorCode;
   a.GetErrorMessage = &GetErrorMessage;
   a.ReleaseStatus = &ReleaseStatus;
@@ -450,17 +452,17 @@ EphostApi make_api_v1() {
   a.SessionGetOutputKind = &SessionGetOutputKind;
   a.SessionGetEpContextReportJson = &SessionGetEpContextReportJson;
   a.InspectEpContextModelJson = &InspectEpContextModelJson;
-  return a;
+  return cut_to_version_size(a, EphostApiSize(version), "application API table");
 }
 
 }  // namespace
 }  // namespace ephost
 
 extern "C" EPHOST_EXPORT const EphostApi* EphostGetApi(uint32_t version) {
-  static const EphostApi api_v1 = ephost::make_api_v1();
-  // One table for every version: version 2 extends version 1 at the end (sequence and optional
-  // values), so a request for an older version gets the larger table, whose first members are unchanged.
-  if (version >= 1 && version <= EPHOST_API_VERSION) return &api_v1;
+  // One table per version, each ending with the last member its version added.
+  static const EphostApi tables[] = {ephost::make_api(1), ephost::make_api(2)};
+  static_assert(sizeof(tables) / sizeof(tables[0]) == EPHOST_API_VERSION, "one table per API version");
+  if (version >= 1 && version <= EPHOST_API_VERSION) return &tables[version - 1];
   return nullptr;
 }
 

@@ -31,8 +31,9 @@ class CliError : public std::runtime_error {
 // provide this version.
 const EphostApi& api();
 
-// Whether the library's table has the EPContext members appended to version 1
-// (SessionGetEpContextReportJson, InspectEpContextModelJson): a libephost built before them lacks them.
+// Whether the library's table has the EPContext members at the end of version 2
+// (SessionGetEpContextReportJson, InspectEpContextModelJson): a libephost built before they were
+// appended lacks them.
 bool api_has_epcontext();
 
 // "INVALID_GRAPH" etc.; works without the library too.

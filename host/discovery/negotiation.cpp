@@ -13,9 +13,6 @@
 namespace ephost {
 namespace {
 
-// Size of EphostPlugin as ABI 1 defines it: every table must cover at least that much.
-constexpr size_t kAbi1PluginTableSize = offsetof(EphostPlugin, context_load) + sizeof(EphostPlugin::context_load);
-
 // The host table a plugin is given lives as long as the process, one per entry point. A plugin keeps
 // one pointer to it in a global, but a library (and the built-in CPU plugin) is shared by every Env
 // that loads it: a table owned by one Env's record would dangle in the others once that Env is gone.
@@ -31,13 +28,22 @@ EphostHostApi& table_for(EphostPluginNegotiateFn entry) {
   return *slot;
 }
 
+// Whether this host speaks plugin ABI `version`: it includes the oldest version the host accepts, and
+// the newest the host speaks includes it.
+bool host_speaks(uint32_t version) {
+  return EphostPluginAbiIncludes(version, EPHOST_PLUGIN_ABI_MIN_VERSION) &&
+         EphostPluginAbiIncludes(EPHOST_PLUGIN_ABI_VERSION, version);
+}
+
 }  // namespace
 
 std::string plugin_table_problem(const EphostPlugin* table, uint32_t abi_version) {
   if (table == nullptr) return "negotiation returned no function table (plugin is NULL)";
-  if (table->struct_size < kAbi1PluginTableSize)
-    return fmt::format("function table too small: struct_size {} bytes, ABI 1 needs at least {}", table->struct_size,
-                       kAbi1PluginTableSize);
+  // A table carries at least every member of the version it speaks.
+  const uint32_t needed = EphostPluginSize(abi_version);
+  if (table->struct_size < needed)
+    return fmt::format("function table too small: struct_size {} bytes, ABI {} needs at least {}", table->struct_size,
+                       abi_version, needed);
   if (table->abi_version != abi_version)
     return fmt::format("function table says ABI {} but negotiation answered ABI {}", table->abi_version,
                        abi_version);
@@ -69,18 +75,16 @@ void negotiate_plugin(EphostPluginNegotiateFn entry, PluginRecord& record) {
   if (status != nullptr) throw PluginSkipped("negotiation failed: " + take_status_text(api, status));
 
   uint32_t version = negotiation.plugin_abi_version;
-  if (version < EPHOST_PLUGIN_ABI_MIN_VERSION || version > EPHOST_PLUGIN_ABI_VERSION)
+  if (!host_speaks(version))
     throw PluginSkipped(fmt::format("plugin answered ABI {}, host speaks {}..{}", version,
                                     EPHOST_PLUGIN_ABI_MIN_VERSION, EPHOST_PLUGIN_ABI_VERSION));
   std::string problem = plugin_table_problem(negotiation.plugin, version);
   if (!problem.empty()) throw PluginSkipped(problem);
 
-  // In place: the plugin already holds this address. A library loaded again (another Env) answers the
-  // same version, so a table that already says it is left untouched while that Env's plugin uses it.
-  if (table.abi_version != version) {
-    table = make_host_api(version);
-    table.abi_version = version;
-  }
+  // In place, cut to the negotiated version: the plugin already holds this address. A library loaded
+  // again (another Env) answers the same version, so a table that already says it is left untouched
+  // while that Env's plugin uses it.
+  if (table.abi_version != version) table = make_host_api(version);
   record.host_api = &table;
   record.plugin = negotiation.plugin;
   record.abi_version = version;

@@ -11,8 +11,6 @@ namespace ephost {
 namespace {
 
 constexpr const char* kCpuProvider = "cpu";
-// The plugin ABI version that brought sequence and optional values (ephost_plugin.h).
-constexpr uint32_t kAbiNonTensorValues = 2;
 
 std::string lowercase(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -101,7 +99,8 @@ CapabilityQuery capability_query(const SessionProviders& providers) {
     capability.graph = &view;
     const ProviderInstance& p = *providers.instances[i];
     // Plugins that speak ABI 1 cannot read sequence or optional values: their claims on such nodes are refused.
-    capability.non_tensor_values = p.record().abi_version >= kAbiNonTensorValues;
+    capability.non_tensor_values =
+        EphostPluginAbiIncludes(p.record().abi_version, EPHOST_PLUGIN_ABI_NON_TENSOR_VALUES);
     p.call("get_capability", [&] { return p.plugin().get_capability(p.handle(), to_handle(&view), &capability); });
     return std::move(capability.claims);
   };

@@ -64,15 +64,6 @@ bool fusable(const sdk::Node& node, StepKind* kind, bool* binary_dynamic) {
   return false;
 }
 
-struct UnionFind {
-  std::vector<size_t> parent;
-  explicit UnionFind(size_t n) : parent(n) {
-    for (size_t i = 0; i < n; ++i) parent[i] = i;
-  }
-  size_t find(size_t x) { return parent[x] == x ? x : parent[x] = find(parent[x]); }
-  void join(size_t a, size_t b) { parent[find(a)] = find(b); }
-};
-
 // ---- the compiled chain -----------------------------------------------------------------------------
 
 struct Operand {
@@ -228,7 +219,8 @@ class ChainGroup : public sdk::CompiledGroup {
 }  // namespace
 
 std::vector<std::vector<sdk::Node>> find_elementwise_chains(const sdk::Graph& graph) {
-  const std::vector<sdk::Node> nodes = graph.nodes();
+  const sdk::NodeDependencies dependencies(graph);
+  const std::vector<sdk::Node>& nodes = dependencies.nodes();
   const size_t n = nodes.size();
   std::map<size_t, size_t> position;
   for (size_t i = 0; i < n; ++i) position[nodes[i].id()] = i;
@@ -260,17 +252,14 @@ std::vector<std::vector<sdk::Node>> find_elementwise_chains(const sdk::Graph& gr
       producers[i].push_back(pos);
     }
   }
-  // Group eligible neighbours; a binary node over two computed values stays only while both come from
-  // its own group (so that every group has exactly one computed input from outside).
+  // Group eligible neighbours (groups that form no cycle; root: a group's first node); a binary node over
+  // two computed values stays only while both come from its own group (so that every group has exactly
+  // one computed input from outside).
   std::vector<size_t> root(n);
   for (bool changed = true; changed;) {
     changed = false;
-    UnionFind sets(n);
-    for (size_t i = 0; i < n; ++i)
-      if (eligible[i])
-        for (long p : producers[i])
-          if (p >= 0 && eligible[p]) sets.join(i, static_cast<size_t>(p));
-    for (size_t i = 0; i < n; ++i) root[i] = sets.find(i);
+    for (const auto& group : sdk::acyclic_groups(dependencies, eligible))
+      for (size_t m : group) root[m] = group.front();
     for (size_t i = 0; i < n; ++i) {
       if (!eligible[i] || !dynamic[i]) continue;
       for (long p : producers[i])

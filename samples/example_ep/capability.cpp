@@ -1,9 +1,5 @@
 #include "capability.h"
 
-#include <algorithm>
-#include <map>
-#include <numeric>
-
 #include "program.h"
 
 namespace example_ep {
@@ -140,31 +136,6 @@ std::string op_reason(const Node& node, const std::string& op) {
   return "not implemented";
 }
 
-struct UnionFind {
-  std::vector<size_t> parent;
-  explicit UnionFind(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
-  size_t find(size_t x) { return parent[x] == x ? x : parent[x] = find(parent[x]); }
-  void join(size_t a, size_t b) { parent[find(a)] = find(b); }
-};
-
-// Positions (in `nodes`) of the nodes producing what `node` reads, implicit (subgraph) reads included:
-// a value read inside an If or Loop body is an edge for cycle purposes too.
-std::vector<size_t> producers(const Node& node, const std::map<size_t, size_t>& position) {
-  std::vector<const EphostValueInfo*> values;
-  for (size_t i = 0; i < node.num_inputs(); ++i)
-    if (node.has_input(i)) values.push_back(node.input(i).get());
-  const EphostHostApi& api = ephost::sdk::host();
-  for (size_t i = 0; i < api.node_num_implicit_inputs(node.get()); ++i) values.push_back(api.node_implicit_input(node.get(), i));
-  std::vector<size_t> out;
-  for (const EphostValueInfo* v : values) {
-    Node p = Value(v).producer();
-    if (!p.valid()) continue;
-    auto it = position.find(p.id());
-    if (it != position.end()) out.push_back(it->second);
-  }
-  return out;
-}
-
 }  // namespace
 
 const std::set<std::string>& supported_op_types() {
@@ -187,53 +158,19 @@ std::string unsupported_reason(const Node& node) {
 }
 
 std::vector<std::vector<Node>> find_groups(const ephost::sdk::Graph& graph, const std::set<std::string>& claim) {
-  const std::vector<Node> nodes = graph.nodes();  // topological order
-  const size_t n = nodes.size();
-  std::map<size_t, size_t> position;
-  for (size_t i = 0; i < n; ++i) position[nodes[i].id()] = i;
-
-  std::vector<bool> claimed(n, false);
-  for (size_t i = 0; i < n; ++i) {
+  const ephost::sdk::NodeDependencies dependencies(graph);
+  const std::vector<Node>& nodes = dependencies.nodes();  // topological order
+  std::vector<bool> claimed(nodes.size(), false);
+  for (size_t i = 0; i < nodes.size(); ++i) {
     if (!claim.count(nodes[i].op_type())) continue;
     std::string why = unsupported_reason(nodes[i]);
     claimed[i] = why.empty();
     if (!claimed[i])
       ephost::sdk::log(EPHOST_LOG_VERBOSE, "example EP leaves " + nodes[i].op_type() + " node '" + nodes[i].name() + "': " + why);
   }
-
-  // stage[v]: how many unclaimed nodes that follow a claimed node lie on the worst path into v. Along
-  // any path the stage never decreases, and it grows after such a node; so a group whose nodes share
-  // one stage can never be left and re-entered, and fusing it cannot form a cycle.
-  std::vector<size_t> stage(n, 0);
-  std::vector<bool> after_claimed(n, false);  // v is claimed or has a claimed ancestor
-  std::vector<std::vector<size_t>> inputs_of(n);
-  for (size_t v = 0; v < n; ++v) {
-    inputs_of[v] = producers(nodes[v], position);
-    after_claimed[v] = claimed[v];
-    for (size_t u : inputs_of[v]) {
-      stage[v] = std::max(stage[v], stage[u] + (!claimed[u] && after_claimed[u] ? 1 : 0));
-      after_claimed[v] = after_claimed[v] || after_claimed[u];
-    }
-  }
-
-  UnionFind sets(n);
-  for (size_t v = 0; v < n; ++v)
-    if (claimed[v])
-      for (size_t u : inputs_of[v])
-        if (claimed[u] && stage[u] == stage[v]) sets.join(u, v);
-  std::map<size_t, std::vector<Node>> by_root;  // members are added in topological order
-  std::map<size_t, size_t> first_position;
-  for (size_t v = 0; v < n; ++v)
-    if (claimed[v]) {
-      size_t root = sets.find(v);
-      if (!first_position.count(root)) first_position[root] = v;
-      by_root[root].push_back(nodes[v]);
-    }
-  std::vector<std::pair<size_t, std::vector<Node>>> ordered;
-  for (auto& [root, members] : by_root) ordered.emplace_back(first_position[root], std::move(members));
-  std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::vector<Node>> groups;
-  for (auto& entry : ordered) groups.push_back(std::move(entry.second));
+  for (const auto& group : ephost::sdk::acyclic_groups(dependencies, claimed))
+    groups.push_back(dependencies.nodes_at(group));
   return groups;
 }
 

@@ -21,8 +21,8 @@ std::string unsupported_reason(const ephost::sdk::Node& node);
 // The groups to claim in `graph`: nodes whose op type is in `claim` and that unsupported_reason
 // accepts, joined along their edges into connected groups. A group never contains two nodes with a
 // path between them through a node outside the claim (fusing it would form a cycle): such groups are
-// cut into stages. Groups are in graph order, their nodes in topological order. Nodes of a claimed
-// op type that are refused are logged with the reason (verbose).
+// cut into stages (ephost::sdk::acyclic_groups). Groups are in graph order, their nodes in topological
+// order. Nodes of a claimed op type that are refused are logged with the reason (verbose).
 std::vector<std::vector<ephost::sdk::Node>> find_groups(const ephost::sdk::Graph& graph,
                                                         const std::set<std::string>& claim);
 

@@ -32,7 +32,28 @@ TEST(ApiVersion, OlderIsServedNewerIsNull) {
   EXPECT_NE(EphostGetApi(1), nullptr);
   EXPECT_EQ(EphostGetApi(EPHOST_API_VERSION + 1), nullptr);
   EXPECT_EQ(EphostGetApi(0), nullptr);
-  EXPECT_GE(EphostGetApi(1)->struct_size, sizeof(EphostApi));
+  // Each version is served a table of its own size; the newest covers the whole table of the header.
+  EXPECT_EQ(EphostGetApi(1)->struct_size, EphostApiSize(1));
+  EXPECT_EQ(EphostGetApi(EPHOST_API_VERSION)->struct_size, sizeof(EphostApi));
+}
+
+TEST(ApiVersion, Version1TableEndsWithVersion1) {
+  const EphostApi* v1 = EphostGetApi(1);
+  ASSERT_NE(v1, nullptr);
+  EXPECT_EQ(v1->version, 1u);
+  EXPECT_LT(v1->struct_size, EphostApiSize(2));
+  EXPECT_FALSE(EPHOST_STRUCT_HAS(v1, EphostApi, ValueGetKind));
+  EXPECT_TRUE(EPHOST_STRUCT_HAS(v1, EphostApi, GetElementSize));
+  EXPECT_EQ(v1->ValueGetKind, nullptr) << "version 2's members are past a version 1 table's end";
+  EXPECT_EQ(v1->InspectEpContextModelJson, nullptr);
+  EXPECT_STREQ(v1->GetErrorCodeName(EPHOST_INVALID_GRAPH), "INVALID_GRAPH");
+  EXPECT_EQ(v1->GetElementSize(EPHOST_ELEMENT_FLOAT), 4u);
+
+  const EphostApi* v2 = EphostGetApi(2);
+  ASSERT_NE(v2, nullptr);
+  EXPECT_EQ(v2->version, 2u);
+  EXPECT_NE(v2->ValueGetKind, nullptr);
+  EXPECT_NE(v2->InspectEpContextModelJson, nullptr);
 }
 
 TEST(ModelLoading, MissingFileIsNoSuchFile) {

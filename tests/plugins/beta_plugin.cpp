@@ -1,13 +1,12 @@
 // Test plugin "beta" (priority 50): claims each maximal connected chain of float32 Mul, Relu and Add
 // nodes as one fused group and compiles it into a small interpreter over the group's nodes, with
 // broadcasting. Provider option `claim`: "all" (default) or "none". Option `check_cycles`: "1" (default)
-// splits a chain whose fusion would form a cycle into single nodes; "0" claims it whole anyway, so tests
-// can see the host refuse it.
+// cuts a chain whose fusion would form a cycle into parts that form none (sdk::acyclic_groups); "0"
+// claims it whole anyway, so tests can see the host refuse it.
 #include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
-#include <set>
 #include <unordered_map>
 
 #include "elementwise.hpp"
@@ -26,82 +25,18 @@ bool is_chain_node(const Node& node) {
   return false;
 }
 
-struct UnionFind {
-  std::vector<size_t> parent;
-  explicit UnionFind(size_t n) : parent(n) {
-    for (size_t i = 0; i < n; ++i) parent[i] = i;
-  }
-  size_t find(size_t x) { return parent[x] == x ? x : parent[x] = find(parent[x]); }
-  void join(size_t a, size_t b) { parent[find(a)] = find(b); }
-};
-
-// The graph's nodes with their positions (a topological order) keyed by node id.
-struct NodeIndex {
-  std::vector<Node> nodes;
-  std::map<size_t, size_t> position;
-  explicit NodeIndex(const Graph& graph) : nodes(graph.nodes()) {
-    for (size_t i = 0; i < nodes.size(); ++i) position[nodes[i].id()] = i;
-  }
-  std::vector<size_t> consumers_of(const Node& node) const {
-    std::vector<size_t> out;
-    for (size_t o = 0; o < node.num_outputs(); ++o) {
-      if (!node.has_output(o)) continue;
-      for (const Node& c : node.output(o).consumers()) {
-        auto it = position.find(c.id());
-        if (it != position.end()) out.push_back(it->second);
-      }
-    }
-    return out;
-  }
-};
-
-// True when no path leaves `group` and comes back into it (fusing it would form a cycle).
-bool is_convex(const NodeIndex& index, const std::set<size_t>& group) {
-  std::vector<size_t> stack;
-  std::set<size_t> seen;
-  for (size_t member : group)
-    for (size_t c : index.consumers_of(index.nodes[member]))
-      if (!group.count(c) && seen.insert(c).second) stack.push_back(c);
-  while (!stack.empty()) {
-    size_t n = stack.back();
-    stack.pop_back();
-    for (size_t c : index.consumers_of(index.nodes[n])) {
-      if (group.count(c)) return false;
-      if (seen.insert(c).second) stack.push_back(c);
-    }
-  }
-  return true;
-}
-
-// Connected components of chain nodes, each in topological order. A component that would form a cycle
-// when fused (a path through another node leaves and re-enters it) is split into single nodes.
+// Connected groups of chain nodes, each in topological order. With `check_cycles`, a group whose fusion
+// would form a cycle (a path through another node leaves and re-enters it) is cut into parts that form
+// none; without, it is claimed whole.
 std::vector<std::vector<Node>> find_chains(const Graph& graph, bool check_cycles) {
-  NodeIndex index(graph);
-  size_t n = index.nodes.size();
-  std::vector<bool> eligible(n);
-  for (size_t i = 0; i < n; ++i) eligible[i] = is_chain_node(index.nodes[i]);
-  UnionFind sets(n);
-  for (size_t i = 0; i < n; ++i)
-    if (eligible[i])
-      for (size_t c : index.consumers_of(index.nodes[i]))
-        if (eligible[c]) sets.join(i, c);
-  std::map<size_t, std::set<size_t>> components;
-  for (size_t i = 0; i < n; ++i)
-    if (eligible[i]) components[sets.find(i)].insert(i);
-  std::vector<std::pair<size_t, std::vector<Node>>> chains;  // (first position, nodes)
-  for (const auto& [root, members] : components) {
-    if (!check_cycles || is_convex(index, members)) {
-      std::vector<Node> chain;
-      for (size_t m : members) chain.push_back(index.nodes[m]);
-      chains.emplace_back(*members.begin(), std::move(chain));
-    } else {
-      for (size_t m : members) chains.emplace_back(m, std::vector<Node>{index.nodes[m]});
-    }
-  }
-  std::sort(chains.begin(), chains.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::vector<Node>> out;
-  for (auto& c : chains) out.push_back(std::move(c.second));
-  return out;
+  const NodeDependencies dependencies(graph);
+  std::vector<bool> chain_nodes(dependencies.size());
+  for (size_t i = 0; i < chain_nodes.size(); ++i) chain_nodes[i] = is_chain_node(dependencies.nodes()[i]);
+  std::vector<std::vector<Node>> chains;
+  for (const auto& group : check_cycles ? acyclic_groups(dependencies, chain_nodes)
+                                        : connected_groups(dependencies, chain_nodes))
+    chains.push_back(dependencies.nodes_at(group));
+  return chains;
 }
 
 // ---- the compiled interpreter -----------------------------------------------------------------------

@@ -26,6 +26,8 @@
 extern "C" {
 #endif
 
+/* The newest application API version this header describes. Version 2 adds sequence and optional
+ * values and the EPContext reports (the "since API 2" blocks of EphostApi). */
 #define EPHOST_API_VERSION 2u
 
 typedef struct EphostEnv EphostEnv;
@@ -44,6 +46,7 @@ typedef enum EphostGraphOptimizationLevel {
 
 /* One entry of the discovery report. Strings are owned by the env and live as long as it. */
 typedef struct EphostPluginReport {
+  /* since API 1 */
   uint32_t struct_size;
   const char* path;         /* library path, or "<built-in>" */
   const char* name;         /* plugin name, or "" when it could not describe itself */
@@ -60,11 +63,17 @@ typedef struct EphostPluginReport {
   const char* reason;       /* why it was skipped ("" when loaded) */
 } EphostPluginReport;
 
+/*
+ * The function table. Each version's members are a block added at the end, opened by a "since API
+ * <N>" comment (grep "since API"). EphostGetApi(N) returns a table that ends with the last member of
+ * version N: struct_size == EphostApiSize(N), and the members past it are NULL.
+ */
 typedef struct EphostApi {
+  /* ---- since API 1: the table's size and version ---- */
   uint32_t struct_size;
-  uint32_t version;
+  uint32_t version; /* the version asked for */
 
-  /* ---- status (version 1) ---- */
+  /* ---- since API 1: status ---- */
   EphostStatusCode (*GetErrorCode)(const EphostStatus* status);
   /* Valid until the status is released. */
   const char* (*GetErrorMessage)(const EphostStatus* status);
@@ -73,7 +82,7 @@ typedef struct EphostApi {
   const char* (*GetErrorCodeName)(EphostStatusCode code);
   void (*FreeString)(char* string);
 
-  /* ---- env: logging and plugin discovery (version 1) ---- */
+  /* ---- since API 1: env: logging and plugin discovery ---- */
   /* Creates an env and runs discovery: EPHOST_PLUGIN_PATH (':'-separated on POSIX, ';' on Windows),
    * then the default plugin directory installed beside libephost, plus the built-in CPU plugin.
    * Plugins that cannot be used are skipped and reported, never fatal. */
@@ -93,7 +102,7 @@ typedef struct EphostApi {
   /* The whole discovery report as a JSON array. Free with FreeString. */
   EphostStatus* (*GetPluginReportJson)(const EphostEnv* env, char** out_json);
 
-  /* ---- session options (version 1) ---- */
+  /* ---- since API 1: session options ---- */
   EphostStatus* (*CreateSessionOptions)(EphostSessionOptions** out_options);
   void (*ReleaseSessionOptions)(EphostSessionOptions* options);
   /* A configuration entry with ONNX Runtime's key spellings, e.g. "session.disable_cpu_ep_fallback",
@@ -107,7 +116,7 @@ typedef struct EphostApi {
   EphostStatus* (*AppendProvider)(EphostSessionOptions* options, const char* provider_name, const char* const* keys,
                                   const char* const* values, size_t num_options);
 
-  /* ---- session (version 1) ---- */
+  /* ---- since API 1: session ---- */
   EphostStatus* (*CreateSession)(EphostEnv* env, const char* model_path, const EphostSessionOptions* options,
                                  EphostSession** out_session);
   /* `model_data` is copied; it may be freed when the call returns. */
@@ -135,7 +144,7 @@ typedef struct EphostApi {
                        size_t num_inputs, const char* const* output_names, size_t num_outputs,
                        EphostTensor** outputs);
 
-  /* ---- tensors (version 1) ---- */
+  /* ---- since API 1: tensors ---- */
   /* A tensor over the caller's buffer (not copied, not freed): it must outlive the tensor.
    * `data_size` must equal the element count times the element size. */
   EphostStatus* (*CreateTensorWithData)(EphostElementType elem_type, const int64_t* shape, size_t rank, void* data,
@@ -152,7 +161,7 @@ typedef struct EphostApi {
   /* Size in bytes of one element (sizeof(char*) for strings), 0 for unknown types. */
   size_t (*GetElementSize)(EphostElementType elem_type);
 
-  /* ---- sequence and optional values (version 2) ----
+  /* ---- since API 2: sequence and optional values ----
    * ONNX values are tensors, sequences of tensors and optionals (a tensor or a sequence that may be
    * absent). An EphostTensor handle holds any of them at run time: a tensor, a sequence
    * (EPHOST_VALUE_SEQUENCE), or an empty optional (EPHOST_VALUE_NONE); an optional that holds
@@ -183,7 +192,7 @@ typedef struct EphostApi {
                                        EphostValueKind* out_optional_kind, int32_t* out_elem_type);
   EphostStatus* (*SessionGetOutputKind)(const EphostSession* session, size_t index, EphostValueKind* out_kind,
                                         EphostValueKind* out_optional_kind, int32_t* out_elem_type);
-  /* ---- EPContext (version 2) ---- */
+  /* ---- since API 2: EPContext ---- */
   /* What happened to each EPContext node of the session's model, as a JSON array of
    * {"node", "source", "provider", "verdict" (optimal | prefer_recompile | unsupported | not_mine |
    * load_failed | no_provider | unreadable), "reason", "loaded", "status" ("OK" or "INVALID_GRAPH"),
@@ -197,7 +206,21 @@ typedef struct EphostApi {
                                              const EphostSessionOptions* options, char** out_json);
 } EphostApi;
 
-/* The function table for `version` (1..EPHOST_API_VERSION), or NULL for an unknown version. */
+/* The size of the function table as each version defines it: the struct_size of the table
+ * EphostGetApi(version) returns (it ends with the last member of that version's "since API" block).
+ * 0 for a version this header does not know. Header-only: no symbol. A new version adds a case here
+ * (plugin_api/ABI_VERSIONING.md). */
+static inline uint32_t EphostApiSize(uint32_t version) {
+  switch (version) {
+    case 1: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, GetElementSize);
+    case 2: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, InspectEpContextModelJson);
+    default: return 0;
+  }
+}
+
+/* The function table for `version` (1..EPHOST_API_VERSION), or NULL for an unknown version. The
+ * table is library-owned static storage, valid as long as the library is loaded; its struct_size is
+ * EphostApiSize(version) and its `version` is `version`. */
 EPHOST_EXPORT const EphostApi* EphostGetApi(uint32_t version);
 /* The library's version, e.g. "0.1.0". Static storage. */
 EPHOST_EXPORT const char* EphostGetVersionString(void);

@@ -10,8 +10,13 @@
  *
  * Rules (learned from Vulkan's loader, SQLite's extension table and ONNX Runtime's plugin EP API):
  *  - Every struct that crosses the boundary starts with `uint32_t struct_size`. Structs only grow at
- *    the end; nothing is reordered or removed. A reader checks `struct_size` (or the negotiated
- *    version) before touching a member added after ABI 1 — see EPHOST_STRUCT_HAS().
+ *    the end; nothing is reordered or removed, so each version's members are one block appended
+ *    after the previous version's. Each block opens with a "since ABI <N>" comment naming the version
+ *    that added it (grep "since ABI"); the layout of every published version is frozen by a test.
+ *  - A function table of version N has struct_size EphostHostApiSize(N) / EphostPluginSize(N): it
+ *    ends with the last member version N added. A reader checks the negotiated version
+ *    (EphostPluginAbiIncludes) or `struct_size` (EPHOST_STRUCT_HAS) before touching a member added
+ *    after ABI 1. plugin_api/ABI_VERSIONING.md lists the steps for adding a version.
  *  - No C++ type crosses the boundary and no exception may escape a function of either table. The
  *    host catches anything a plugin throws anyway and turns it into EPHOST_RUNTIME_EXCEPTION, but a
  *    plugin must not rely on that (the SDK's EPHOST_DEFINE_PLUGIN wrapper catches for you).
@@ -37,12 +42,24 @@ extern "C" {
 /* The oldest plugin ABI version a host built from this header still accepts. */
 #define EPHOST_PLUGIN_ABI_MIN_VERSION 1u
 
+/* The version that brought each feature a party may lack, for EphostPluginAbiIncludes. */
+#define EPHOST_PLUGIN_ABI_NON_TENSOR_VALUES 2u /* sequence and optional values (EphostValueKind) */
+
+/*
+ * The one version check of the plugin ABI: 1 when plugin ABI `version` includes what plugin ABI
+ * `since_version` added (the members of its "since ABI" blocks and the behaviour it describes), else
+ * 0. Versions are cumulative, since tables only grow, so a version includes every older one.
+ * `version` is a negotiated version (EphostHostApi::abi_version, EphostPlugin::abi_version) or a
+ * version proposed during negotiation; `since_version` is a version or a feature's constant above.
+ * The host, the SDK and C plugins all ask this question through this function, so that the rule
+ * lives in one place. Header-only: no symbol.
+ */
+static inline int EphostPluginAbiIncludes(uint32_t version, uint32_t since_version) {
+  return version >= since_version;
+}
+
 /* Name of the one symbol a plugin library exports (type: EphostPluginNegotiateFn). */
 #define EPHOST_PLUGIN_ENTRY_POINT "ephost_plugin_negotiate"
-
-/* True when a struct whose first member is `struct_size` is large enough to contain `member`. */
-#define EPHOST_STRUCT_HAS(ptr, type, member) \
-  ((ptr)->struct_size >= offsetof(type, member) + sizeof(((type*)0)->member))
 
 /* ------------------------------------------------------------------------------------------------
  * Opaque handles. All are host-owned unless stated otherwise.
@@ -92,6 +109,7 @@ typedef enum EphostAttributeType {
  * data is an array of `const char*`. A scalar has rank 0 and one element.
  */
 typedef struct EphostTensorView {
+  /* since ABI 1 */
   int32_t elem_type;    /* EphostElementType */
   size_t rank;
   const int64_t* shape; /* `rank` entries */
@@ -115,6 +133,7 @@ typedef enum EphostContextVerdict {
  * `user` is plugin-owned and passed back to every function.
  */
 typedef struct EphostComputeInfo {
+  /* since ABI 1 */
   uint32_t struct_size;
   void* user;
   EphostStatus* (*create_state)(void* user, void** out_state);
@@ -129,6 +148,7 @@ typedef struct EphostComputeInfo {
  * are the usual choice). Optional strings may be NULL.
  * ---------------------------------------------------------------------------------------------- */
 typedef struct EphostPluginInfo {
+  /* since ABI 1 */
   uint32_t struct_size;          /* set by the host before describe: sizeof(EphostPluginInfo) it knows */
   const char* name;              /* unique provider name, e.g. "dnnl"; [A-Za-z0-9_.-]+ */
   const char* vendor;            /* e.g. "Contoso" */
@@ -144,14 +164,16 @@ typedef struct EphostPluginInfo {
 
 /* ------------------------------------------------------------------------------------------------
  * EphostHostApi — what the host offers every plugin. Host-owned; valid from negotiation until the
- * library is unloaded. Every function is thread-safe. Members after ABI 1 will be added at the end
- * and are present when `struct_size` covers them.
+ * library is unloaded. Every function is thread-safe. Each version's members are a block added at the
+ * end; the table a plugin is given ends with the last member of the version it negotiated
+ * (struct_size == EphostHostApiSize(abi_version)), and the members past struct_size are NULL.
  * ---------------------------------------------------------------------------------------------- */
 typedef struct EphostHostApi {
+  /* --- since ABI 1: the table's size and version --- */
   uint32_t struct_size;
   uint32_t abi_version; /* the version negotiated with this plugin */
 
-  /* --- status (ABI 1) --- */
+  /* --- since ABI 1: status --- */
   /* New status with a copy of `message`. Never returns NULL for code != EPHOST_OK; returns NULL for
    * EPHOST_OK. The receiver owns it. */
   EphostStatus* (*status_create)(EphostStatusCode code, const char* message);
@@ -160,11 +182,11 @@ typedef struct EphostHostApi {
   /* Valid until the status is released. */
   const char* (*status_message)(const EphostStatus* status);
 
-  /* --- logging (ABI 1) --- */
+  /* --- since ABI 1: logging --- */
   /* Log `message` (copied) under the plugin's name. Cheap when the level is filtered out. */
   void (*log)(const EphostProvider* provider_or_null, EphostLogLevel level, const char* message);
 
-  /* --- graph (ABI 1). Nodes are listed in a topological order. --- */
+  /* --- since ABI 1: graph. Nodes are listed in a topological order. --- */
   const char* (*graph_name)(const EphostGraph* graph);
   /* Path of the model file, or "" when the model came from a buffer. */
   const char* (*graph_model_path)(const EphostGraph* graph);
@@ -181,7 +203,7 @@ typedef struct EphostHostApi {
   /* The node that owns this graph as an attribute (If/Loop/Scan), or NULL for a top-level graph. */
   const EphostNode* (*graph_parent_node)(const EphostGraph* graph);
 
-  /* --- node (ABI 1) --- */
+  /* --- since ABI 1: node --- */
   /* Index unique within its graph, stable for the session. */
   size_t (*node_id)(const EphostNode* node);
   const char* (*node_name)(const EphostNode* node);
@@ -206,7 +228,7 @@ typedef struct EphostHostApi {
   /* The graph this node belongs to. */
   const EphostGraph* (*node_graph)(const EphostNode* node);
 
-  /* --- attribute (ABI 1). Getters fail with EPHOST_INVALID_ARGUMENT on a type mismatch. --- */
+  /* --- since ABI 1: attribute. Getters fail with EPHOST_INVALID_ARGUMENT on a type mismatch. --- */
   const char* (*attribute_name)(const EphostAttribute* attribute);
   EphostAttributeType (*attribute_type)(const EphostAttribute* attribute);
   EphostStatus* (*attribute_int)(const EphostAttribute* attribute, int64_t* out);
@@ -222,7 +244,7 @@ typedef struct EphostHostApi {
   /* A TENSOR attribute's value; the view stays valid as long as the graph. */
   EphostStatus* (*attribute_tensor)(const EphostAttribute* attribute, EphostTensorView* out);
 
-  /* --- value info (ABI 1) --- */
+  /* --- since ABI 1: value info --- */
   const char* (*value_name)(const EphostValueInfo* value);
   /* EphostElementType, or EPHOST_ELEMENT_UNDEFINED when unknown or not a tensor. */
   int32_t (*value_elem_type)(const EphostValueInfo* value);
@@ -245,7 +267,7 @@ typedef struct EphostHostApi {
    * EPHOST_INVALID_ARGUMENT when the value is not a constant initializer. */
   EphostStatus* (*value_initializer_data)(const EphostValueInfo* value, EphostTensorView* out);
 
-  /* --- capability sink (ABI 1), used inside get_capability only --- */
+  /* --- since ABI 1: capability sink, used inside get_capability only --- */
   /* Claim one node, to be run by this provider's kernel (kernel_create). */
   EphostStatus* (*capability_add_node)(EphostCapability* capability, const EphostNode* node);
   /* Claim a group of nodes to fuse and compile into one unit (compile). The host may trim nodes
@@ -254,7 +276,7 @@ typedef struct EphostHostApi {
   EphostStatus* (*capability_add_fused_group)(EphostCapability* capability, const EphostNode* const* nodes,
                                               size_t num_nodes);
 
-  /* --- kernel context (ABI 1), used inside compute only --- */
+  /* --- since ABI 1: kernel context, used inside compute only --- */
   size_t (*kernel_num_inputs)(const EphostKernelContext* context);
   /* Input `index`; `out->data` is NULL for an absent optional input. Valid during compute. */
   EphostStatus* (*kernel_input)(const EphostKernelContext* context, size_t index, EphostTensorView* out);
@@ -283,7 +305,7 @@ typedef struct EphostHostApi {
   EphostStatus* (*value_tensor)(const EphostValue* value, EphostTensorView* out);
   void (*value_release)(EphostValue* value);
 
-  /* --- EPContext sink (ABI 1), used inside context_emit only --- */
+  /* --- since ABI 1: EPContext sink, used inside context_emit only --- */
   /* Append `size` bytes (copied) to this group's compiled context. May be called several times: the
    * pieces are concatenated in call order, and context_judge/context_load later receive exactly that
    * concatenation. The host writes every file (temp file + rename) and, in the context binary file,
@@ -299,7 +321,8 @@ typedef struct EphostHostApi {
   EphostStatus* (*context_set_attribute)(EphostContextSink* sink, const char* name, const char* value);
 
   /* ==============================================================================================
-   * ABI 2: sequence and optional values. Present when the negotiated version is >= 2 (equivalently
+   * since ABI 2: sequence and optional values. Present when the negotiated version includes them,
+   * EphostPluginAbiIncludes(abi_version, EPHOST_PLUGIN_ABI_NON_TENSOR_VALUES) (equivalently
    * EPHOST_STRUCT_HAS(host_api, EphostHostApi, value_create_tensor)).
    *
    * ONNX values are tensors, sequences of tensors (all of one element type), and optionals (a tensor
@@ -315,7 +338,7 @@ typedef struct EphostHostApi {
    * releases every EphostValue it receives with value_release (ABI 1), also on error paths.
    * ============================================================================================ */
 
-  /* --- value info: declared types (ABI 2) --- */
+  /* --- since ABI 2: value info: declared types --- */
   /* EPHOST_VALUE_TENSOR, _SEQUENCE or _OPTIONAL; EPHOST_VALUE_UNDEFINED when the model does not say.
    * value_elem_type/value_rank/value_dim describe tensors only (UNDEFINED / -1 for the others). */
   int32_t (*value_kind)(const EphostValueInfo* value);
@@ -325,7 +348,7 @@ typedef struct EphostHostApi {
    * an optional's contents'); EPHOST_ELEMENT_UNDEFINED when unknown. */
   int32_t (*value_tensor_elem_type)(const EphostValueInfo* value);
 
-  /* --- kernel context: inputs of any kind (ABI 2), used inside compute only --- */
+  /* --- since ABI 2: kernel context: inputs of any kind, used inside compute only --- */
   /* Run-time kind of input `index`: TENSOR, SEQUENCE, or NONE (an empty optional); UNDEFINED for an
    * absent optional input or an index out of range. kernel_input fails on a SEQUENCE or NONE input. */
   int32_t (*kernel_input_kind)(const EphostKernelContext* context, size_t index);
@@ -341,7 +364,7 @@ typedef struct EphostHostApi {
    * memory the host reuses after the call). Fails for an absent optional input. */
   EphostStatus* (*kernel_input_value)(const EphostKernelContext* context, size_t index, EphostValue** out);
 
-  /* --- kernel context: outputs of any kind (ABI 2), used inside compute only. Each output is set
+  /* --- since ABI 2: kernel context: outputs of any kind, used inside compute only. Each output is set
    * once, by exactly one of kernel_output, kernel_output_sequence, kernel_output_none or
    * kernel_output_value. --- */
   /* Make output `index` a sequence of `length` tensors of `elem_type`. Every element must then be
@@ -380,7 +403,7 @@ typedef struct EphostHostApi {
                                               const EphostValue* const* inputs, size_t num_inputs,
                                               EphostValue** outputs, size_t num_outputs);
 
-  /* --- host values of any kind (ABI 2) --- */
+  /* --- since ABI 2: host values of any kind --- */
   /* What `value` holds: TENSOR, SEQUENCE or NONE. */
   int32_t (*value_held_kind)(const EphostValue* value);
   /* A sequence value's element type and length (either out pointer may be NULL). */
@@ -400,9 +423,11 @@ typedef struct EphostHostApi {
  * the library is unloaded. A NULL optional member means "not supported".
  * ---------------------------------------------------------------------------------------------- */
 typedef struct EphostPlugin {
-  uint32_t struct_size;
+  /* --- since ABI 1: the table's size and version --- */
+  uint32_t struct_size; /* at least EphostPluginSize(abi_version) */
   uint32_t abi_version; /* must equal the version answered in negotiation */
 
+  /* --- since ABI 1: description, providers, capability, kernels, compiled groups, runs --- */
   /* Fill `info` (its struct_size is set by the host). Required. Called once after negotiation. */
   EphostStatus* (*describe)(EphostPluginInfo* info);
 
@@ -439,7 +464,7 @@ typedef struct EphostPlugin {
   EphostStatus* (*on_run_start)(EphostProvider* provider);
   EphostStatus* (*on_run_end)(EphostProvider* provider);
 
-  /* --- EPContext (ABI 1; seed: ONNX Runtime's EPContext design) ---
+  /* --- since ABI 1: EPContext (seed: ONNX Runtime's EPContext design) ---
    * A compiled group is cached as one `com.microsoft` EPContext node. Its inputs are the group's
    * boundary inputs that are NOT constant initializers, in the group's input order (the weights
    * live in the context, so the blob must carry every constant initializer the program needs); its
@@ -481,12 +506,14 @@ typedef struct EphostPlugin {
  * Negotiation.
  * ---------------------------------------------------------------------------------------------- */
 typedef struct EphostPluginNegotiation {
+  /* since ABI 1 */
   uint32_t struct_size;
   /* In: the range of plugin ABI versions the host speaks. */
   uint32_t host_min_abi_version;
   uint32_t host_max_abi_version;
-  /* In: the host's function table; valid until the library is unloaded. Its abi_version is filled
-   * in by the host after negotiation succeeds. */
+  /* In: the host's function table; valid until the library is unloaded. Once negotiation succeeds
+   * the host sets its abi_version to the negotiated version and cuts it to that version's size
+   * (EphostHostApiSize). */
   const EphostHostApi* host_api;
   /* Out: the version the plugin will speak, within [host_min, host_max]. */
   uint32_t plugin_abi_version;
@@ -501,6 +528,29 @@ typedef struct EphostPluginNegotiation {
  * range too: an answer outside it is refused and the library skipped with that reason.
  */
 typedef EphostStatus* (*EphostPluginNegotiateFn)(EphostPluginNegotiation* negotiation);
+
+/* ------------------------------------------------------------------------------------------------
+ * The size of each function table as each version defines it: the struct_size a table of that
+ * version carries (it ends with the last member of that version's "since ABI" block). 0 for a
+ * version this header does not know. Header-only: no symbol. A new version adds a case here
+ * (plugin_api/ABI_VERSIONING.md).
+ * ---------------------------------------------------------------------------------------------- */
+static inline uint32_t EphostHostApiSize(uint32_t abi_version) {
+  switch (abi_version) {
+    case 1: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostHostApi, context_set_attribute);
+    case 2: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostHostApi, value_create_tensor);
+    default: return 0;
+  }
+}
+
+/* EphostPlugin did not grow in ABI 2: both versions end with context_load. */
+static inline uint32_t EphostPluginSize(uint32_t abi_version) {
+  switch (abi_version) {
+    case 1:
+    case 2: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostPlugin, context_load);
+    default: return 0;
+  }
+}
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,14 @@ extern "C" {
 #define EPHOST_EXPORT __attribute__((visibility("default")))
 #endif
 
+/* The size of `type` up to and including `member`: the struct_size of a version of a growing struct
+ * whose last member is `member`. */
+#define EPHOST_STRUCT_SIZE_THROUGH(type, member) (offsetof(type, member) + sizeof(((type*)0)->member))
+
+/* True when a struct whose first member is `struct_size` is large enough to contain `member`: how a
+ * reader checks for a member added after the first version of that struct. */
+#define EPHOST_STRUCT_HAS(ptr, type, member) ((ptr)->struct_size >= EPHOST_STRUCT_SIZE_THROUGH(type, member))
+
 /*
  * Status codes. The numbering is ONNX Runtime's (OrtErrorCode) so that users recognise them.
  * Added in ABI 1.

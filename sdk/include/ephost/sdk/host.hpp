@@ -1,0 +1,33 @@
+// ephost plugin SDK — the host's function table this plugin was given, and the plugin ABI version it
+// negotiated, which decides what of that table the SDK may use.
+// Part of the plugin SDK; include "ephost/sdk/plugin.hpp", which brings every part.
+#pragma once
+
+#include <cstdint>
+
+#include "ephost/ephost_plugin.h"
+
+namespace ephost::sdk {
+
+// The host's table, set once by the generated entry point before anything else runs.
+inline const EphostHostApi*& host_api_slot() {
+  static const EphostHostApi* api = nullptr;
+  return api;
+}
+inline const EphostHostApi& host() { return *host_api_slot(); }
+
+// The plugin ABI version this plugin answered in negotiation (0 before it), set by the generated entry
+// point. What the SDK may use of the host table depends on it alone (EphostPluginAbiIncludes).
+inline uint32_t& negotiated_abi_version_slot() {
+  static uint32_t version = 0;
+  return version;
+}
+inline uint32_t negotiated_abi_version() { return negotiated_abi_version_slot(); }
+
+// True when the host offers plugin ABI 2 (sequence and optional values). Against an older host the
+// SDK negotiates ABI 1: nodes with such values are never claimed for it, so kernels never see them.
+inline bool host_has_values() {
+  return EphostPluginAbiIncludes(negotiated_abi_version(), EPHOST_PLUGIN_ABI_NON_TENSOR_VALUES);
+}
+
+}  // namespace ephost::sdk
