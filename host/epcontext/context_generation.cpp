@@ -416,10 +416,28 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
   if (!out->SerializeToString(&serialized)) fail(EPHOST_FAIL, "cannot serialize the EPContext model");
 
   // 7. Write: binaries, external initializers, then the model (a reader that sees the model sees the rest).
+  //    When a later file cannot be written (e.g. the ctx model appeared meanwhile), the files this call
+  //    created are removed again: no binary or weights file is left without its ctx model. A weight-sharing
+  //    group's binary stays (the group's earlier ctx models refer to it).
+  struct RemoveOnFailure {
+    std::vector<std::string> created;
+    bool done = false;
+    ~RemoveOnFailure() {
+      boost::system::error_code ec;
+      if (!done)
+        for (const std::string& path : created) fs::remove(path, ec);
+    }
+  } cleanup;
+  auto write = [&](const std::string& path, const void* data, size_t size, bool removable) {
+    boost::system::error_code ec;
+    const bool existed = fs::exists(path, ec);
+    write_file_atomically(path, data, size, settings.overwrite);
+    if (removable && !existed) cleanup.created.push_back(path);
+  };
   for (auto& [p, b] : binaries) {
     if (!b.write_now) continue;
     Bytes bytes = b.builder->serialize();
-    write_file_atomically(b.path, bytes.data(), bytes.size(), settings.overwrite);
+    write(b.path, bytes.data(), bytes.size(), !settings.share);
     log_info(fmt::format("EPContext: wrote '{}' ({} bytes, {} graph(s), {} of {} piece bytes after deduplication)",
                          b.path, bytes.size(), b.builder->graph_count(), b.builder->stored_piece_bytes(),
                          b.builder->handed_piece_bytes()));
@@ -428,10 +446,11 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
   }
   if (!settings.external_initializers_file.empty()) {
     std::string path = (ctx_dir / settings.external_initializers_file).string();
-    write_file_atomically(path, external_bytes.data(), external_bytes.size(), settings.overwrite);
+    write(path, external_bytes.data(), external_bytes.size(), true);
     result.files.push_back(path);
   }
   write_file_atomically(settings.ctx_path, serialized.data(), serialized.size(), settings.overwrite);
+  cleanup.done = true;
   result.files.push_back(settings.ctx_path);
   log_info(fmt::format("EPContext: wrote '{}': {} EPContext node(s), {} ordinary node(s)", settings.ctx_path,
                        result.context_nodes, result.ordinary_nodes));

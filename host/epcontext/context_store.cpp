@@ -107,7 +107,12 @@ const ContextBinary& ContextStore::parsed(const std::string& path) {
   if (it != files_.end()) return it->second;
   std::shared_ptr<const Bytes> data;
   {
-    std::string bytes = read_whole_file(path, "context binary");
+    std::string bytes;
+    try {
+      bytes = read_whole_file(path, "context binary");
+    } catch (const Error& e) {  // a missing or unreadable binary is a context that cannot be used
+      throw Error(EPHOST_INVALID_GRAPH, e.what());
+    }
     data = std::make_shared<const Bytes>(bytes.begin(), bytes.end());
   }
   log_info(fmt::format("EPContext: read context binary '{}' ({} bytes)", path, data->size()));
