@@ -45,23 +45,20 @@ double median(const std::vector<double>& sorted) {
 double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
 
 int bench_command(const BenchArgs& args, const GlobalArgs& global) {
-  const EphostApi& a = api();
-  EnvPtr env = create_env(global);
-  SessionOptionsPtr options = make_session_options(args.session);
-  EphostSession* raw = nullptr;
+  const Ephost::Env env = create_env(global);
+  const Ephost::SessionOptions options = make_session_options(args.session);
   auto t0 = std::chrono::steady_clock::now();
-  check(a.CreateSession(env.get(), args.model.c_str(), options.get(), &raw));
-  SessionPtr session(raw);
+  const Ephost::Session session(env, args.model, options);
   const double create_ms = ms_since(t0);
 
-  std::vector<HostValue> inputs = prepare_inputs(session.get(), args.inputs);
-  BoundRun bound(session.get(), inputs);
+  std::vector<HostValue> inputs = prepare_inputs(session, args.inputs);
+  BoundRun bound(session, inputs);
   for (int i = 0; i < args.warmup; ++i) bound.run();
   std::vector<double> times;
   times.reserve(static_cast<size_t>(args.repeat));
   for (int i = 0; i < args.repeat; ++i) {
     t0 = std::chrono::steady_clock::now();
-    std::vector<TensorPtr> outputs = bound.run();
+    std::vector<Ephost::Tensor> outputs = bound.run();
     times.push_back(ms_since(t0));  // outputs are released after the clock stops
   }
   std::vector<double> sorted = times;
@@ -71,8 +68,7 @@ int bench_command(const BenchArgs& args, const GlobalArgs& global) {
   if (args.json) {
     nlohmann::ordered_json j;
     j["model"] = args.model;
-    const char* lib = EphostGetVersionString();
-    j["library_version"] = lib ? lib : "";
+    j["library_version"] = Ephost::version_string();
     j["providers"] = provider_list(args.session.providers);
     j["threads"] = args.session.threads;
     j["inputs"] = nlohmann::ordered_json::object();

@@ -57,9 +57,8 @@ std::vector<Job> plan_jobs(const CompileArgs& args) {
   return jobs;
 }
 
-SessionOptionsPtr compile_options(const CompileArgs& args, const Job& job) {
-  const EphostApi& a = api();
-  SessionOptionsPtr options = make_session_options(args.session);
+Ephost::SessionOptions compile_options(const CompileArgs& args, const Job& job) {
+  Ephost::SessionOptions options = make_session_options(args.session);
   // Set after --option: these are what the command promises (later entries win).
   std::vector<std::pair<std::string, std::string>> entries = {{"ep.context_enable", "1"},
                                                               {"ep.context_file_path", job.ctx_path}};
@@ -68,47 +67,37 @@ SessionOptionsPtr compile_options(const CompileArgs& args, const Job& job) {
   if (!args.external_initializers.empty())
     entries.emplace_back("ep.context_model_external_initializers_file_name", args.external_initializers);
   if (args.force) entries.emplace_back("ep.context_overwrite", "1");
-  for (const auto& [key, value] : entries)
-    check(a.AddSessionConfigEntry(options.get(), key.c_str(), value.c_str()), key);
+  for (const auto& entry : entries) with_context(entry.first, [&] { options.add_config(entry.first, entry.second); });
   return options;
 }
 
 // Every file this compile may write: the ctx model, a binary per loaded plugin, the external
 // initializers; compared before and after to list what was written.
-std::vector<std::string> candidate_outputs(EphostEnv* env, const CompileArgs& args, const Job& job) {
+std::vector<std::string> candidate_outputs(const Ephost::Env& env, const CompileArgs& args, const Job& job) {
   std::vector<std::string> files = {job.ctx_path};
-  const EphostApi& a = api();
-  for (size_t i = 0, n = a.GetPluginReportCount(env); i < n; ++i) {
-    EphostPluginReport r{};
-    r.struct_size = sizeof(EphostPluginReport);
-    if (EphostStatus* s = a.GetPluginReport(env, i, &r)) {
-      a.ReleaseStatus(s);
-      continue;
-    }
+  for (const EphostPluginReport& r : env.plugin_reports())
     if (r.loaded && r.name && *r.name) files.push_back(context_binary_path(job.ctx_path, job.model, r.name));
-  }
   if (!args.external_initializers.empty())
     files.push_back((fs::path(job.ctx_path).parent_path() / args.external_initializers).string());
   return files;
 }
 
-void compile_one(EphostEnv* env, const CompileArgs& args, const Job& job, const std::string& label, bool several) {
-  SessionOptionsPtr options = compile_options(args, job);
+void compile_one(const Ephost::Env& env, const CompileArgs& args, const Job& job, const std::string& label,
+                 bool several) {
+  const Ephost::SessionOptions options = compile_options(args, job);
   WrittenFiles files(candidate_outputs(env, args, job));
   const std::string lead = label.empty() ? "" : label + " ";
   std::cout << (label.empty() ? "compiling " : lead) << job.model << " -> " << job.ctx_path << std::endl;
 
   const auto t0 = std::chrono::steady_clock::now();
-  EphostSession* raw = nullptr;
-  {
+  const Ephost::Session session = [&] {
     CompileProgress progress(lead + fs::path(job.model).filename().string() + " ... compiling", several);
-    check(api().CreateSession(env, job.model.c_str(), options.get(), &raw));
-  }
-  SessionPtr session(raw);
+    return Ephost::Session(env, job.model, options);
+  }();
   const auto elapsed = std::chrono::steady_clock::now() - t0;
 
   for (const auto& [path, size] : files.written()) std::cout << "  wrote " << path << " (" << size_string(size) << ")\n";
-  const CompileSummary summary = summarize_compile(session.get(), job.ctx_path);
+  const CompileSummary summary = summarize_compile(session, job.ctx_path);
   for (const std::string& line : describe_compile(summary)) std::cout << "  " << line << "\n";
   if (summary.context_nodes == 0) {
     std::string providers;
@@ -121,18 +110,17 @@ void compile_one(EphostEnv* env, const CompileArgs& args, const Job& job, const 
 
 int compile_command(const CompileArgs& args, const GlobalArgs& global) {
   const std::vector<Job> jobs = plan_jobs(args);
-  EnvPtr env = create_env(global);
+  const Ephost::Env env = create_env(global);
   const bool several = jobs.size() > 1;
   std::vector<std::string> failed;
   for (size_t i = 0; i < jobs.size(); ++i) {
     const std::string label = several ? "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "]" : "";
     try {
-      compile_one(env.get(), args, jobs[i], label, several);
-    } catch (const CliError& e) {
+      compile_one(env, args, jobs[i], label, several);
+    } catch (const Ephost::Exception& e) {
       if (!several) throw;
       // Report and go on: the other models do not depend on this one.
-      std::cout.flush();
-      std::cerr << "ephost: error: " << code_name(e.code()) << ": " << jobs[i].model << ": " << e.what() << std::endl;
+      report_error(kCommandName, e.code(), jobs[i].model + ": " + e.message(), 1);
       failed.push_back(jobs[i].model);
     }
   }

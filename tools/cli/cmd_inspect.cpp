@@ -79,26 +79,19 @@ void print_verdicts(const json& nodes) {
 }
 
 int inspect_command(const InspectArgs& args, const GlobalArgs& global) {
-  if (!api_has_epcontext()) {
-    const char* v = EphostGetVersionString();
-    throw CliError(EPHOST_NOT_IMPLEMENTED,
-                   std::string("libephost ") + (v ? v : "?") + " cannot inspect EPContext models (its C API predates it)");
-  }
-  const EphostApi& a = api();
-  EnvPtr env = create_env(global);
+  const Ephost::Env env = create_env(global);
   SessionArgs session_args;
   session_args.options = args.options;
-  SessionOptionsPtr options = make_session_options(session_args);
-  char* raw = nullptr;
-  check(a.InspectEpContextModelJson(env.get(), args.model.c_str(), options.get(), &raw), args.model);
-  const std::string report_text = take_string(raw);
+  const Ephost::SessionOptions options = make_session_options(session_args);
+  const std::string report_text =
+      with_context(args.model, [&] { return env.inspect_ep_context_model_json(args.model, options); });
   if (args.json) {
     std::cout << report_text << std::endl;
     return 0;
   }
   const json report = json::parse(report_text, nullptr, false);
   if (report.is_discarded() || !report.is_object())
-    throw CliError(EPHOST_FAIL, "libephost's inspection report is not a JSON object");
+    throw Ephost::Exception(EPHOST_FAIL, "libephost's inspection report is not a JSON object");
 
   std::cout << "model: " << args.model << "\n";
   const json metadata = report.value("metadata", json::object());

@@ -19,26 +19,23 @@ struct PluginsArgs {
 std::string str(const char* s) { return s && *s ? s : "-"; }
 
 int plugins_command(const PluginsArgs& args, const GlobalArgs& global) {
-  const EphostApi& a = api();
-  EnvPtr env = create_env(global);
+  Ephost::Env env = create_env(global);
   for (const std::string& lib : args.libraries) {
-    // The attempt lands in the report either way; its status is the reason shown there.
-    EphostStatus* status = a.RegisterPluginLibrary(env.get(), lib.c_str());
-    if (status) a.ReleaseStatus(status);
+    try {
+      env.register_plugin(lib);
+    } catch (const Ephost::Exception&) {
+      // The attempt lands in the report either way, with this error as the reason shown there.
+    }
   }
   if (args.json) {
-    char* json = nullptr;
-    check(a.GetPluginReportJson(env.get(), &json), "plugin report");
-    std::cout << take_string(json) << std::endl;
+    std::cout << with_context("plugin report", [&] { return env.plugin_report_json(); }) << std::endl;
     return 0;
   }
-  const size_t n = a.GetPluginReportCount(env.get());
+  const std::vector<EphostPluginReport> reports = with_context("plugin report", [&] { return env.plugin_reports(); });
+  const size_t n = reports.size();
   TextTable table({"name", "version", "device", "status", "abi", "sdk", "source keys", "path"});
   std::vector<std::string> skipped;
-  for (size_t i = 0; i < n; ++i) {
-    EphostPluginReport r{};
-    r.struct_size = sizeof(EphostPluginReport);
-    check(a.GetPluginReport(env.get(), i, &r), "plugin report " + std::to_string(i));
+  for (const EphostPluginReport& r : reports) {
     std::string status = r.loaded ? "loaded" : "skipped";
     if (!r.loaded) skipped.push_back(str(r.path) + ": " + str(r.reason));
     table.add_row({str(r.name), str(r.version), str(r.device_type), status,

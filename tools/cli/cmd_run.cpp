@@ -59,23 +59,19 @@ void print_value(std::ostream& os, size_t index, const HostValue& v, size_t max_
 }
 
 int run_command(const RunArgs& args, const GlobalArgs& global) {
-  const EphostApi& a = api();
-  EnvPtr env = create_env(global);
-  SessionOptionsPtr options = make_session_options(args.session);
-  EphostSession* raw = nullptr;
+  const Ephost::Env env = create_env(global);
+  const Ephost::SessionOptions options = make_session_options(args.session);
   auto t0 = std::chrono::steady_clock::now();
-  check(a.CreateSession(env.get(), args.model.c_str(), options.get(), &raw));
-  SessionPtr session(raw);
+  const Ephost::Session session(env, args.model, options);
   double create_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
-  std::vector<HostValue> inputs = prepare_inputs(session.get(), args.inputs);
+  std::vector<HostValue> inputs = prepare_inputs(session, args.inputs);
 
   std::cout << "model: " << args.model << "\n";
-  for (const std::string& line : unusable_context_lines(session.get())) std::cout << line << "\n";
+  for (const std::string& line : unusable_context_lines(session)) std::cout << line << "\n";
   if (args.report) {
-    char* json = nullptr;
-    check(a.SessionGetPartitionReportJson(session.get(), &json), "partition report");
-    print_json_report(std::cout, take_string(json), "partition");
+    const std::string json = with_context("partition report", [&] { return session.partition_report_json(); });
+    print_json_report(std::cout, json, "partition");
   }
   std::cout << "inputs:\n";
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -85,15 +81,15 @@ int run_command(const RunArgs& args, const GlobalArgs& global) {
               << "\n";
   }
 
-  BoundRun bound(session.get(), inputs);
+  BoundRun bound(session, inputs);
   t0 = std::chrono::steady_clock::now();
-  std::vector<TensorPtr> outputs = bound.run();
+  std::vector<Ephost::Tensor> outputs = bound.run();
   double run_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
   std::cout << "outputs:\n";
   if (!args.output_dir.empty()) fs::create_directories(args.output_dir);
   for (size_t i = 0; i < outputs.size(); ++i) {
-    HostValue v = from_ephost_value(outputs[i].get(), bound.output_names()[i]);
+    HostValue v = from_ephost_value(outputs[i], bound.output_names()[i]);
     print_value(std::cout, i, v, args.values);
     if (!args.output_dir.empty())
       save_value_file(v, (fs::path(args.output_dir) / ("output_" + std::to_string(i) + ".pb")).string());

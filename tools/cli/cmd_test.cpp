@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "commands.h"
 #include "host_value.h"
@@ -80,7 +81,7 @@ std::vector<TestCase> find_cases(const std::string& path) {
       it.disable_recursion_pending();  // its test_data_set_* folders are not cases
     }
   }
-  if (ec) throw CliError(EPHOST_NO_SUCHFILE, "cannot search " + path + ": " + ec.message());
+  if (ec) throw Ephost::Exception(EPHOST_NO_SUCHFILE, "cannot search " + path + ": " + ec.message());
   std::sort(out.begin(), out.end(), [](const TestCase& a, const TestCase& b) { return a.name < b.name; });
   return out;
 }
@@ -146,9 +147,8 @@ std::vector<DataSet> load_data_sets(const std::vector<DataSetFiles>& files, cons
   return sets;
 }
 
-std::string error_text(const CliError& e) { return code_name(e.code()) + ": " + e.what(); }
-
-CaseResult run_case(EphostEnv* env, const EphostSessionOptions* options, const TestCase& c, const Tolerance& tol) {
+CaseResult run_case(const Ephost::Env& env, const Ephost::SessionOptions& options, const TestCase& c,
+                    const Tolerance& tol) {
   CaseResult result;
   std::vector<DataSetFiles> files = find_data_sets(c.dir);
   if (files.empty()) return {Outcome::kSkip, "no test_data_set_* folders"};
@@ -160,50 +160,48 @@ CaseResult run_case(EphostEnv* env, const EphostSessionOptions* options, const T
     result.note = "nondeterministic ops (" + ops + "): outputs compared by type and shape only";
   }
 
-  SessionPtr session;
+  std::optional<Ephost::Session> session;
   try {
-    EphostSession* raw = nullptr;
-    check(api().CreateSession(env, (c.dir / "model.onnx").string().c_str(), options, &raw));
-    session.reset(raw);
-  } catch (const CliError& e) {
-    return {Outcome::kFail, "session creation failed: " + error_text(e)};
+    session.emplace(env, (c.dir / "model.onnx").string(), options);
+  } catch (const Ephost::Exception& e) {
+    return {Outcome::kFail, std::string("session creation failed: ") + e.what()};
   }
-  for (const std::string& line : unusable_context_lines(session.get()))
+  for (const std::string& line : unusable_context_lines(*session))
     std::cout << "WARN " << c.name << ": " << line << std::endl;
 
   std::vector<DataSet> sets;
   std::vector<ValueInfo> inputs_info, outputs_info;
   try {
-    inputs_info = session_inputs(session.get());
-    outputs_info = session_outputs(session.get());
+    inputs_info = session_inputs(*session);
+    outputs_info = session_outputs(*session);
     std::string skip;
     sets = load_data_sets(files, inputs_info, outputs_info, skip);
     if (!skip.empty()) return {Outcome::kSkip, skip};
-  } catch (const CliError& e) {
-    return {Outcome::kFail, "reading test data: " + error_text(e)};
+  } catch (const Ephost::Exception& e) {
+    return {Outcome::kFail, std::string("reading test data: ") + e.what()};
   }
 
   const bool several = sets.size() > 1;
   for (DataSet& ds : sets) {
     const std::string where = several ? ds.name + ": " : "";
-    std::vector<TensorPtr> got;
+    std::vector<Ephost::Tensor> got;
     std::vector<std::string> got_names;
     try {
       bind_by_name_or_position(ds.inputs, inputs_info, ds.name + " inputs");
       adopt_declared_types(ds.inputs, inputs_info);
       bind_by_name_or_position(ds.outputs, outputs_info, ds.name + " outputs");
       adopt_declared_types(ds.outputs, outputs_info);
-      BoundRun bound(session.get(), ds.inputs);
+      BoundRun bound(*session, ds.inputs);
       got = bound.run();
       got_names = bound.output_names();
-    } catch (const CliError& e) {
-      return {Outcome::kFail, where + "run failed: " + error_text(e)};
+    } catch (const Ephost::Exception& e) {
+      return {Outcome::kFail, where + "run failed: " + e.what()};
     }
     for (const HostValue& expected : ds.outputs) {
       size_t k = std::find(got_names.begin(), got_names.end(), expected.name()) - got_names.begin();
       if (k == got_names.size() || !got[k])
         return {Outcome::kFail, where + "output '" + expected.name() + "' was not produced"};
-      HostValue actual = from_ephost_value(got[k].get(), expected.name());
+      HostValue actual = from_ephost_value(got[k], expected.name());
       // Random outputs: only what does not depend on the draw (element type and shape) is compared.
       const bool shape_only = !random_ops.empty() && expected.kind() == HostValue::Kind::kTensor &&
                               actual.kind() == HostValue::Kind::kTensor;
@@ -221,22 +219,23 @@ int test_command(const TestArgs& args, const GlobalArgs& global) {
   std::vector<TestCase> cases;
   for (const std::string& p : args.paths) {
     std::vector<TestCase> found = find_cases(p);
-    if (found.empty()) throw CliError(EPHOST_NO_SUCHFILE, "no test cases (folders with model.onnx) under " + p);
+    if (found.empty())
+      throw Ephost::Exception(EPHOST_NO_SUCHFILE, "no test cases (folders with model.onnx) under " + p);
     for (auto& c : found)
       if ((args.filters.empty() || matches_any(args.filters, c)) && !matches_any(args.excludes, c))
         cases.push_back(std::move(c));
   }
 
-  EnvPtr env = create_env(global);
-  SessionOptionsPtr options = make_session_options(args.session);
+  const Ephost::Env env = create_env(global);
+  const Ephost::SessionOptions options = make_session_options(args.session);
   size_t passed = 0, failed = 0, skipped = 0;
   for (const TestCase& c : cases) {
     auto t0 = std::chrono::steady_clock::now();
     CaseResult r;
     try {
-      r = run_case(env.get(), options.get(), c, args.tolerance);
-    } catch (const CliError& e) {
-      r = {Outcome::kFail, error_text(e)};
+      r = run_case(env, options, c, args.tolerance);
+    } catch (const Ephost::Exception& e) {
+      r = {Outcome::kFail, e.what()};
     } catch (const std::exception& e) {
       r = {Outcome::kFail, e.what()};
     }

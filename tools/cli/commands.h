@@ -12,9 +12,12 @@ class App;
 
 namespace ephost_cli {
 
+// How the command names itself in its messages ("ephost: error: ...").
+inline constexpr char kCommandName[] = "ephost";
+
 struct Command {
   CLI::App* app = nullptr;
-  std::function<int(const GlobalArgs&)> run;  // returns the exit status; errors are thrown (CliError)
+  std::function<int(const GlobalArgs&)> run;  // returns the exit status; errors are thrown (Ephost::Exception)
 };
 
 Command add_run_command(CLI::App& app);

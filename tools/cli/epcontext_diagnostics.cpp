@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tool_errors.h"
+
 namespace ephost_cli {
 
 namespace {
@@ -22,11 +24,9 @@ std::string describe(const nlohmann::json& d) {
 
 }  // namespace
 
-std::vector<std::string> unusable_context_lines(const EphostSession* session) {
-  if (!api_has_epcontext()) return {};
-  char* raw = nullptr;
-  check(api().SessionGetEpContextReportJson(session, &raw), "EPContext report");
-  const nlohmann::json report = nlohmann::json::parse(take_string(raw), nullptr, false);
+std::vector<std::string> unusable_context_lines(const Ephost::Session& session) {
+  const std::string text = with_context("EPContext report", [&] { return session.ep_context_report_json(); });
+  const nlohmann::json report = nlohmann::json::parse(text, nullptr, false);
   std::vector<std::string> lines;
   if (!report.is_array()) return lines;
   for (const auto& d : report)

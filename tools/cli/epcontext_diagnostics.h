@@ -8,13 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "capi.h"
+#include "ephost/ephost_cxx_api.h"
 
 namespace ephost_cli {
 
 // One line per unusable context: "EPContext node 'x' (source S, provider P): INVALID_GRAPH: <reason>;
-// fell back to N node(s) on the next providers". Empty for an ordinary model, and for a library
-// without the EPContext report.
-std::vector<std::string> unusable_context_lines(const EphostSession* session);
+// fell back to N node(s) on the next providers". Empty for an ordinary model.
+std::vector<std::string> unusable_context_lines(const Ephost::Session& session);
 
 }  // namespace ephost_cli

@@ -35,7 +35,8 @@ void HostValue::set_name(std::string name) {
 }
 
 HostTensor& HostValue::tensor() {
-  if (kind_ != Kind::kTensor) throw CliError(EPHOST_INVALID_ARGUMENT, "'" + name_ + "' is a " + describe() + ", not a tensor");
+  if (kind_ != Kind::kTensor)
+    throw Ephost::Exception(EPHOST_INVALID_ARGUMENT, "'" + name_ + "' is a " + describe() + ", not a tensor");
   return tensor_;
 }
 
@@ -52,53 +53,41 @@ std::string HostValue::describe() const {
   return "none (empty optional)";
 }
 
-TensorPtr HostValue::to_ephost() const {
-  const EphostApi& a = api();
+Ephost::Tensor HostValue::to_ephost() const {
   if (kind_ == Kind::kTensor) return tensor_.view();
-  EphostTensor* out = nullptr;
-  if (kind_ == Kind::kNone) {
-    check(a.CreateOptionalNone(&out), "creating '" + name_ + "'");
-    return TensorPtr(out);
-  }
-  std::vector<TensorPtr> views;
-  std::vector<const EphostTensor*> raw;
-  for (const HostTensor& e : elements_) {
-    views.push_back(e.view());
-    raw.push_back(views.back().get());
-  }
-  check(a.CreateSequence(static_cast<EphostElementType>(elem_type_), raw.data(), raw.size(), &out),
-        "creating sequence '" + name_ + "'");
-  return TensorPtr(out);  // the library copied the elements: the views may go
+  if (kind_ == Kind::kNone) return with_context("creating '" + name_ + "'", [] { return Ephost::Tensor::none(); });
+  std::vector<Ephost::Tensor> views;
+  for (const HostTensor& e : elements_) views.push_back(e.view());
+  // The library copies the elements: the views may go.
+  return with_context("creating sequence '" + name_ + "'",
+                      [&] { return Ephost::Tensor::sequence(static_cast<EphostElementType>(elem_type_), views); });
 }
 
-HostValue from_ephost_value(const EphostTensor* value, std::string name) {
-  const EphostApi& a = api();
-  switch (a.ValueGetKind(value)) {
+HostValue from_ephost_value(const Ephost::Tensor& value, std::string name) {
+  switch (value.kind()) {
     case EPHOST_VALUE_TENSOR: return HostValue(from_ephost(value, std::move(name)));
     case EPHOST_VALUE_NONE: return HostValue::none(std::move(name));
     case EPHOST_VALUE_SEQUENCE: {
-      EphostElementType type = EPHOST_ELEMENT_UNDEFINED;
-      size_t n = 0;
-      check(a.SequenceGetInfo(value, &type, &n), "sequence '" + name + "'");
+      const std::string context = "sequence '" + name + "'";
+      const EphostElementType type = with_context(context, [&] { return value.sequence_type(); });
+      const size_t n = with_context(context, [&] { return value.sequence_length(); });
       std::vector<HostTensor> elements;
       for (size_t i = 0; i < n; ++i) {
-        EphostTensor* e = nullptr;
-        check(a.SequenceGetElement(value, i, &e), "sequence '" + name + "'");
-        TensorPtr owned(e);
+        const Ephost::Tensor e = with_context(context, [&] { return value.element(i); });
         elements.push_back(from_ephost(e, name + "[" + std::to_string(i) + "]"));
       }
       return HostValue::sequence(std::move(name), type, std::move(elements));
     }
     default: break;
   }
-  throw CliError(EPHOST_FAIL, "'" + name + "' came back as a value of unknown kind");
+  throw Ephost::Exception(EPHOST_FAIL, "'" + name + "' came back as a value of unknown kind");
 }
 
 namespace {
 
 std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw CliError(EPHOST_NO_SUCHFILE, "cannot open " + path);
+  if (!in) throw Ephost::Exception(EPHOST_NO_SUCHFILE, "cannot open " + path);
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -111,8 +100,9 @@ bool parses_clean(google::protobuf::Message& m, const std::string& bytes) {
 // A sequence of tensors from its proto; `declared_type` names the tensors when it is empty.
 HostValue sequence_from_proto(const onnx::SequenceProto& seq, int32_t declared_type, const std::string& base_dir) {
   if (seq.elem_type() != onnx::SequenceProto::TENSOR && seq.elem_type() != onnx::SequenceProto::UNDEFINED)
-    throw CliError(EPHOST_NOT_IMPLEMENTED, "SequenceProto '" + seq.name() + "' holds elements of type " +
-                                               std::to_string(seq.elem_type()) + "; only sequences of tensors are supported");
+    throw Ephost::Exception(EPHOST_NOT_IMPLEMENTED, "SequenceProto '" + seq.name() + "' holds elements of type " +
+                                                        std::to_string(seq.elem_type()) +
+                                                        "; only sequences of tensors are supported");
   std::vector<HostTensor> elements;
   for (const auto& t : seq.tensor_values()) elements.push_back(from_proto(t, base_dir));
   int32_t type = elements.empty() ? declared_type : elements[0].elem_type();
@@ -168,10 +158,10 @@ LoadedHostValue load_declared_value(const std::string& path, const DeclaredKind&
         out.unsupported = file + " is an OptionalProto holding elements of type " + std::to_string(opt.elem_type()) +
                           " (only tensors and sequences of tensors are supported)";
     }
-  } catch (const CliError& e) {
+  } catch (const Ephost::Exception& e) {
     if (e.code() != EPHOST_NOT_IMPLEMENTED) throw;
     out.value.reset();
-    out.unsupported = file + ": " + e.what();
+    out.unsupported = file + ": " + e.message();
   }
   return out;
 }
@@ -199,7 +189,7 @@ void save_value_file(const HostValue& value, const std::string& path) {
   }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!ok || !out || !out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())))
-    throw CliError(EPHOST_NO_SUCHFILE, "cannot write " + path);
+    throw Ephost::Exception(EPHOST_NO_SUCHFILE, "cannot write " + path);
 }
 
 std::optional<std::string> compare_values(const HostValue& expected, const HostValue& got, const Tolerance& tol) {

@@ -1,5 +1,5 @@
 // Model inputs and outputs on the CLI side: a tensor, a sequence of tensors, or none (an empty
-// optional), as the C API's values (ephost_c_api.h, version 2). Converts from/to the C API and
+// optional), as the C API's values (ephost_c_api.h, version 2). Converts from/to Ephost::Tensor and
 // from/to ONNX's TensorProto, SequenceProto and OptionalProto files (input_N.pb / output_N.pb), and
 // compares values for `ephost test`.
 #pragma once
@@ -28,7 +28,7 @@ class HostValue {
   const std::string& name() const { return name_; }
   void set_name(std::string name);
 
-  // The tensor; throws CliError unless this is a tensor.
+  // The tensor; throws Ephost::Exception unless this is a tensor.
   HostTensor& tensor();
   const HostTensor& tensor() const;
   // A sequence's element type and elements.
@@ -41,7 +41,7 @@ class HostValue {
 
   // A C API value. A tensor views this value's buffer (this value must outlive it and stay
   // unchanged); a sequence is copied by the library; none is none.
-  TensorPtr to_ephost() const;
+  Ephost::Tensor to_ephost() const;
 
  private:
   Kind kind_ = Kind::kNone;
@@ -52,7 +52,7 @@ class HostValue {
 };
 
 // A deep copy of a C API value of any kind.
-HostValue from_ephost_value(const EphostTensor* value, std::string name);
+HostValue from_ephost_value(const Ephost::Tensor& value, std::string name);
 
 // What a model declares for one input or output (SessionGetInputKind): EphostValueKind values.
 struct DeclaredKind {
@@ -62,7 +62,7 @@ struct DeclaredKind {
 };
 
 // Reads a .pb file as the value `declared` says: a SequenceProto for a sequence, an OptionalProto
-// for an optional, a TensorProto otherwise. Throws CliError(NO_SUCHFILE) when it cannot be read.
+// for an optional, a TensorProto otherwise. Throws Ephost::Exception (NO_SUCHFILE) when it cannot be read.
 // A file that cannot be used (not of the declared kind, a map, a sparse tensor...) comes back
 // with `unsupported` set, for skipping.
 struct LoadedHostValue {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "capi.h"
+#include "ephost/ephost_cxx_api.h"
 #include "text_table.h"
 
 namespace ephost_cli {
@@ -125,7 +125,7 @@ void print_json_report(std::ostream& os, const std::string& json_text, const std
   try {
     j = Json::parse(json_text);
   } catch (const std::exception& e) {
-    throw CliError(EPHOST_FAIL, title + " is not valid JSON: " + e.what());
+    throw Ephost::Exception(EPHOST_FAIL, title + " is not valid JSON: " + e.what());
   }
   render(os, j, title, "");
 }

@@ -8,7 +8,7 @@
 
 namespace ephost_cli {
 
-// Throws CliError(FAIL) when `json_text` is not JSON.
+// Throws Ephost::Exception (FAIL) when `json_text` is not JSON.
 void print_json_report(std::ostream& os, const std::string& json_text, const std::string& title);
 
 }  // namespace ephost_cli

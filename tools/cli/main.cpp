@@ -1,28 +1,19 @@
-// `ephost`: runs, tests and benchmarks ONNX models through libephost's public C API, shows which
-// plugins discovery found, and compiles and inspects EPContext models. Subcommands live in cmd_*.cpp; this file parses and dispatches.
+// `ephost`: runs, tests and benchmarks ONNX models through libephost's public API (the C API, through
+// its C++ wrapper), shows which plugins discovery found, and compiles and inspects EPContext models.
+// Subcommands live in cmd_*.cpp; this file parses and dispatches.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 
-#include "capi.h"
 #include "commands.h"
 #include "options.h"
+#include "tool_errors.h"
 
 #ifndef EPHOST_VERSION
 #define EPHOST_VERSION "unknown"
 #endif
 
 using namespace ephost_cli;
-
-namespace {
-
-int report_error(EphostStatusCode code, const std::string& message, int exit_code) {
-  std::cout.flush();
-  std::cerr << "ephost: error: " << code_name(code) << ": " << message << std::endl;
-  return exit_code;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"Runs ONNX models with execution providers that are plugins (libephost).", "ephost"};
@@ -43,25 +34,26 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    report_error(EPHOST_INVALID_ARGUMENT, e.what(), 2);
+    report_error(kCommandName, EPHOST_INVALID_ARGUMENT, e.what(), 2);
     std::cerr << "Run 'ephost --help' for usage." << std::endl;
     return 2;
   }
 
   try {
     if (version) {
-      const char* lib = EphostGetVersionString();
-      std::cout << "ephost " << EPHOST_VERSION << " (libephost " << (lib ? lib : "?") << ", C API version "
+      const std::string lib = Ephost::version_string();
+      std::cout << "ephost " << EPHOST_VERSION << " (libephost " << (lib.empty() ? "?" : lib) << ", C API version "
                 << EPHOST_API_VERSION << ")" << std::endl;
       return 0;
     }
     for (const Command& c : commands)
       if (c.app->parsed()) return c.run(global);
     std::cerr << app.help() << std::endl;
-    return report_error(EPHOST_INVALID_ARGUMENT, "no command given (run, test, bench, plugins, compile or inspect)", 2);
-  } catch (const CliError& e) {
-    return report_error(e.code(), e.what(), e.exit_code());
+    return report_error(kCommandName, EPHOST_INVALID_ARGUMENT,
+                        "no command given (run, test, bench, plugins, compile or inspect)", 2);
+  } catch (const Ephost::Exception& e) {
+    return report_error(kCommandName, e);
   } catch (const std::exception& e) {
-    return report_error(EPHOST_FAIL, e.what(), 1);
+    return report_error(kCommandName, e);
   }
 }

@@ -9,26 +9,23 @@ namespace ephost_cli {
 
 namespace {
 
-using GetName = EphostStatus* (*)(const EphostSession*, size_t, const char**);
-using GetType = EphostStatus* (*)(const EphostSession*, size_t, int32_t*, int64_t*, const int64_t**);
-using GetKind = EphostStatus* (*)(const EphostSession*, size_t, EphostValueKind*, EphostValueKind*, int32_t*);
-
-std::vector<ValueInfo> value_infos(const EphostSession* session, size_t count, GetName get_name, GetType get_type,
-                                   GetKind get_kind, const char* what) {
+// The session's inputs or outputs: `names`, and per index the declared tensor type and value kind.
+template <typename TensorTypeOf, typename KindOf>
+std::vector<ValueInfo> value_infos(const std::vector<std::string>& names, TensorTypeOf tensor_type_of, KindOf kind_of,
+                                   const char* what) {
   std::vector<ValueInfo> out;
-  for (size_t i = 0; i < count; ++i) {
+  for (size_t i = 0; i < names.size(); ++i) {
     ValueInfo info;
-    const char* name = nullptr;
-    check(get_name(session, i, &name), std::string(what) + " " + std::to_string(i));
-    info.name = name ? name : "";
-    const int64_t* dims = nullptr;
-    check(get_type(session, i, &info.elem_type, &info.rank, &dims), std::string(what) + " '" + info.name + "'");
-    if (info.rank > 0 && dims) info.dims.assign(dims, dims + info.rank);
-    EphostValueKind kind = EPHOST_VALUE_UNDEFINED, optional_kind = EPHOST_VALUE_UNDEFINED;
-    check(get_kind(session, i, &kind, &optional_kind, &info.declared.tensor_elem_type),
-          std::string(what) + " '" + info.name + "'");
-    info.declared.kind = kind;
-    info.declared.optional_kind = optional_kind;
+    info.name = names[i];
+    const std::string context = std::string(what) + " '" + info.name + "'";
+    const Ephost::Session::TensorType type = with_context(context, [&] { return tensor_type_of(i); });
+    info.elem_type = type.elem_type;
+    info.rank = type.rank;
+    info.dims = type.dims;
+    const Ephost::Session::ValueType kind = with_context(context, [&] { return kind_of(i); });
+    info.declared.kind = kind.kind;
+    info.declared.optional_kind = kind.optional_kind;
+    info.declared.tensor_elem_type = kind.elem_type;
     out.push_back(std::move(info));
   }
   return out;
@@ -36,16 +33,16 @@ std::vector<ValueInfo> value_infos(const EphostSession* session, size_t count, G
 
 }  // namespace
 
-std::vector<ValueInfo> session_inputs(const EphostSession* session) {
-  const EphostApi& a = api();
-  return value_infos(session, a.SessionGetInputCount(session), a.SessionGetInputName, a.SessionGetInputType,
-                     a.SessionGetInputKind, "input");
+std::vector<ValueInfo> session_inputs(const Ephost::Session& session) {
+  return value_infos(with_context("inputs", [&] { return session.input_names(); }),
+                     [&](size_t i) { return session.input_tensor_type(i); },
+                     [&](size_t i) { return session.input_type(i); }, "input");
 }
 
-std::vector<ValueInfo> session_outputs(const EphostSession* session) {
-  const EphostApi& a = api();
-  return value_infos(session, a.SessionGetOutputCount(session), a.SessionGetOutputName, a.SessionGetOutputType,
-                     a.SessionGetOutputKind, "output");
+std::vector<ValueInfo> session_outputs(const Ephost::Session& session) {
+  return value_infos(with_context("outputs", [&] { return session.output_names(); }),
+                     [&](size_t i) { return session.output_tensor_type(i); },
+                     [&](size_t i) { return session.output_type(i); }, "output");
 }
 
 std::string describe(const ValueInfo& info) {
@@ -94,9 +91,9 @@ std::vector<int64_t> resolve_shape(const ValueInfo& input,
 std::vector<HostValue> load_value_files(const std::vector<std::string>& files, const std::vector<ValueInfo>& infos,
                                         const std::string& what, std::string& unsupported) {
   if (files.size() > infos.size())
-    throw CliError(EPHOST_INVALID_ARGUMENT, what + ": " + std::to_string(files.size()) + " files for " +
-                                                std::to_string(infos.size()) + " model " +
-                                                (infos.size() == 1 ? "value" : "values"));
+    throw Ephost::Exception(EPHOST_INVALID_ARGUMENT, what + ": " + std::to_string(files.size()) + " files for " +
+                                                         std::to_string(infos.size()) + " model " +
+                                                         (infos.size() == 1 ? "value" : "values"));
   std::vector<HostValue> out;
   for (size_t i = 0; i < files.size(); ++i) {
     LoadedHostValue v = load_declared_value(files[i], infos[i].declared);
@@ -112,9 +109,9 @@ std::vector<HostValue> load_value_files(const std::vector<std::string>& files, c
 void bind_by_name_or_position(std::vector<HostValue>& values, const std::vector<ValueInfo>& infos,
                               const std::string& what) {
   if (values.size() > infos.size())
-    throw CliError(EPHOST_INVALID_ARGUMENT, what + ": " + std::to_string(values.size()) + " files for " +
-                                                std::to_string(infos.size()) + " model " +
-                                                (infos.size() == 1 ? "value" : "values"));
+    throw Ephost::Exception(EPHOST_INVALID_ARGUMENT, what + ": " + std::to_string(values.size()) + " files for " +
+                                                         std::to_string(infos.size()) + " model " +
+                                                         (infos.size() == 1 ? "value" : "values"));
   std::set<std::string> names, seen;
   for (const auto& info : infos) names.insert(info.name);
   bool by_name = true;
@@ -141,16 +138,16 @@ void adopt_declared_types(std::vector<HostValue>& values, const std::vector<Valu
   }
 }
 
-std::vector<HostValue> prepare_inputs(const EphostSession* session, const InputArgs& args) {
+std::vector<HostValue> prepare_inputs(const Ephost::Session& session, const InputArgs& args) {
   const std::vector<ValueInfo> infos = session_inputs(session);
   std::vector<HostValue> out;
   if (!args.inputs_dir.empty()) {
     if (!args.shapes.empty()) usage_error("--shape is for random inputs; it cannot be used with --inputs");
     std::string unsupported;
     out = load_value_files(numbered_files(args.inputs_dir, "input_"), infos, args.inputs_dir, unsupported);
-    if (!unsupported.empty()) throw CliError(EPHOST_INVALID_PROTOBUF, unsupported);
+    if (!unsupported.empty()) throw Ephost::Exception(EPHOST_INVALID_PROTOBUF, unsupported);
     if (out.empty() && !infos.empty())
-      throw CliError(EPHOST_NO_SUCHFILE, "no input_N.pb files in " + args.inputs_dir);
+      throw Ephost::Exception(EPHOST_NO_SUCHFILE, "no input_N.pb files in " + args.inputs_dir);
     bind_by_name_or_position(out, infos, args.inputs_dir);
     adopt_declared_types(out, infos);
     return out;
@@ -176,24 +173,12 @@ std::vector<HostValue> prepare_inputs(const EphostSession* session, const InputA
   return out;
 }
 
-BoundRun::BoundRun(EphostSession* session, const std::vector<HostValue>& inputs) : session_(session) {
+BoundRun::BoundRun(const Ephost::Session& session, const std::vector<HostValue>& inputs) : session_(session) {
   for (const HostValue& t : inputs) {
     views_.push_back(t.to_ephost());
-    input_names_.push_back(t.name().c_str());
-    input_ptrs_.push_back(views_.back().get());
+    input_names_.push_back(t.name());
   }
   for (const ValueInfo& info : session_outputs(session)) output_names_.push_back(info.name);
-  for (const std::string& n : output_names_) output_name_ptrs_.push_back(n.c_str());
-}
-
-std::vector<TensorPtr> BoundRun::run() const {
-  std::vector<EphostTensor*> raw(output_names_.size(), nullptr);
-  EphostStatus* status = api().Run(session_, input_names_.data(), input_ptrs_.data(), input_ptrs_.size(),
-                                   output_name_ptrs_.data(), output_name_ptrs_.size(), raw.data());
-  std::vector<TensorPtr> out;
-  for (EphostTensor* t : raw) out.emplace_back(t);  // released even when Run failed half-way
-  check(status);
-  return out;
 }
 
 }  // namespace ephost_cli

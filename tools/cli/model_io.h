@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "capi.h"
+#include "ephost/ephost_cxx_api.h"
 #include "host_value.h"
 #include "tensor_io.h"
 
@@ -22,8 +22,8 @@ struct ValueInfo {
   std::vector<int64_t> dims;  // -1: symbolic
   DeclaredKind declared;      // tensor, sequence or optional
 };
-std::vector<ValueInfo> session_inputs(const EphostSession* session);
-std::vector<ValueInfo> session_outputs(const EphostSession* session);
+std::vector<ValueInfo> session_inputs(const Ephost::Session& session);
+std::vector<ValueInfo> session_outputs(const Ephost::Session& session);
 // "float [1,3,?,?]" ("float [?]" ... "float (unknown rank)"); "sequence of float", "optional float".
 std::string describe(const ValueInfo& info);
 
@@ -34,7 +34,7 @@ std::vector<int64_t> resolve_shape(const ValueInfo& input, const std::map<std::s
 
 // Reads value files in the ONNX test layout: file N is read as the N-th of `infos` declares (a
 // tensor, a sequence or an optional). Sets `unsupported` (and returns nothing) for a file that cannot
-// be used. Throws CliError when there are more files than values.
+// be used. Throws Ephost::Exception when there are more files than values.
 std::vector<HostValue> load_value_files(const std::vector<std::string>& files, const std::vector<ValueInfo>& infos,
                                         const std::string& what, std::string& unsupported);
 
@@ -49,23 +49,21 @@ void bind_by_name_or_position(std::vector<HostValue>& values, const std::vector<
 void adopt_declared_types(std::vector<HostValue>& values, const std::vector<ValueInfo>& infos);
 
 // The inputs of a run: --inputs DIR, else random tensors of the resolved shapes (tensor inputs only).
-std::vector<HostValue> prepare_inputs(const EphostSession* session, const InputArgs& args);
+std::vector<HostValue> prepare_inputs(const Ephost::Session& session, const InputArgs& args);
 
 // Inputs bound once, run any number of times.
 class BoundRun {
  public:
-  // `inputs` must outlive this object. Requests every output of the session.
-  BoundRun(EphostSession* session, const std::vector<HostValue>& inputs);
+  // `session` and `inputs` must outlive this object. Requests every output of the session.
+  BoundRun(const Ephost::Session& session, const std::vector<HostValue>& inputs);
   const std::vector<std::string>& output_names() const { return output_names_; }
-  std::vector<TensorPtr> run() const;
+  std::vector<Ephost::Tensor> run() const { return session_.run(input_names_, views_, output_names_); }
 
  private:
-  EphostSession* session_;
-  std::vector<TensorPtr> views_;
-  std::vector<const char*> input_names_;
-  std::vector<const EphostTensor*> input_ptrs_;
+  const Ephost::Session& session_;
+  std::vector<std::string> input_names_;
+  std::vector<Ephost::Tensor> views_;  // the inputs as the C API sees them
   std::vector<std::string> output_names_;
-  std::vector<const char*> output_name_ptrs_;
 };
 
 }  // namespace ephost_cli

@@ -19,14 +19,12 @@ void add_global_args(CLI::App& app, GlobalArgs& args) {
       ->default_str("warning");
 }
 
-EnvPtr create_env(const GlobalArgs& args) {
+Ephost::Env create_env(const GlobalArgs& args) {
   EphostLogLevel level = EPHOST_LOG_WARNING;
   if (args.log_level == "verbose") level = EPHOST_LOG_VERBOSE;
   else if (args.log_level == "info") level = EPHOST_LOG_INFO;
   else if (args.log_level == "error") level = EPHOST_LOG_ERROR;
-  EphostEnv* env = nullptr;
-  check(api().CreateEnv(level, &env));
-  return EnvPtr(env);
+  return Ephost::Env(level);
 }
 
 void add_session_args(CLI::App* cmd, SessionArgs& args) {
@@ -64,24 +62,21 @@ std::vector<std::string> provider_list(const std::string& providers) {
   return out;
 }
 
-SessionOptionsPtr make_session_options(const SessionArgs& args) {
-  const EphostApi& a = api();
-  EphostSessionOptions* raw = nullptr;
-  check(a.CreateSessionOptions(&raw));
-  SessionOptionsPtr options(raw);
+Ephost::SessionOptions make_session_options(const SessionArgs& args) {
+  Ephost::SessionOptions options;
   for (const std::string& name : provider_list(args.providers))
-    check(a.AppendProvider(options.get(), name.c_str(), nullptr, nullptr, 0), "provider '" + name + "'");
+    with_context("provider '" + name + "'", [&] { options.append_provider(name); });
   for (const std::string& kv : args.options) {
-    auto [key, value] = split_key_value(kv, "--option");
-    check(a.AddSessionConfigEntry(options.get(), key.c_str(), value.c_str()), "--option " + kv);
+    const auto entry = split_key_value(kv, "--option");
+    with_context("--option " + kv, [&] { options.add_config(entry.first, entry.second); });
   }
-  if (args.threads > 0) check(a.SetIntraOpNumThreads(options.get(), args.threads), "--threads");
+  if (args.threads > 0) with_context("--threads", [&] { options.set_threads(args.threads); });
   if (!args.opt_level.empty()) {
     EphostGraphOptimizationLevel level = EPHOST_OPT_ENABLE_ALL;
     if (args.opt_level == "disable") level = EPHOST_OPT_DISABLE_ALL;
     else if (args.opt_level == "basic") level = EPHOST_OPT_ENABLE_BASIC;
     else if (args.opt_level == "extended") level = EPHOST_OPT_ENABLE_EXTENDED;
-    check(a.SetGraphOptimizationLevel(options.get(), level), "--opt-level");
+    with_context("--opt-level", [&] { options.set_optimization_level(level); });
   }
   return options;
 }

@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "capi.h"
+#include "ephost/ephost_cxx_api.h"
+#include "tool_errors.h"
 
 namespace CLI {
 class App;
@@ -21,7 +22,7 @@ struct GlobalArgs {
 };
 void add_global_args(CLI::App& app, GlobalArgs& args);
 // CreateEnv (discovery: EPHOST_PLUGIN_PATH, then the default plugin folder, plus the built-in CPU plugin).
-EnvPtr create_env(const GlobalArgs& args);
+Ephost::Env create_env(const GlobalArgs& args);
 
 struct SessionArgs {
   std::string providers;             // "a,b,cpu"
@@ -30,7 +31,7 @@ struct SessionArgs {
   std::string opt_level;             // "", "disable", "basic", "extended", "all"
 };
 void add_session_args(CLI::App* cmd, SessionArgs& args);
-SessionOptionsPtr make_session_options(const SessionArgs& args);
+Ephost::SessionOptions make_session_options(const SessionArgs& args);
 // The provider names of --providers, in order (empty entries rejected).
 std::vector<std::string> provider_list(const std::string& providers);
 

@@ -1,5 +1,7 @@
 #include "random_inputs.h"
 
+#include "ephost/ephost_half.h"
+
 namespace ephost_cli {
 
 namespace {
@@ -54,12 +56,12 @@ HostTensor random_tensor(const std::string& name, int32_t elem_type, const std::
     }
     case EPHOST_ELEMENT_FLOAT16: {
       uint16_t* p = t.as<uint16_t>();
-      for (size_t i = 0; i < n; ++i) p[i] = float_to_half(rng.unit());
+      for (size_t i = 0; i < n; ++i) p[i] = EphostFloatToFloat16(rng.unit());
       break;
     }
     case EPHOST_ELEMENT_BFLOAT16: {
       uint16_t* p = t.as<uint16_t>();
-      for (size_t i = 0; i < n; ++i) p[i] = float_to_bfloat16(rng.unit());
+      for (size_t i = 0; i < n; ++i) p[i] = EphostFloatToBfloat16(rng.unit());
       break;
     }
     case EPHOST_ELEMENT_BOOL: {
@@ -79,8 +81,8 @@ HostTensor random_tensor(const std::string& name, int32_t elem_type, const std::
       for (size_t i = 0; i < n; ++i) t.strings()[i] = "s" + std::to_string(rng.small());
       break;
     default:
-      throw CliError(EPHOST_NOT_IMPLEMENTED,
-                     "cannot make random values for input '" + name + "' of type " + element_type_name(elem_type));
+      throw Ephost::Exception(EPHOST_NOT_IMPLEMENTED, "cannot make random values for input '" + name + "' of type " +
+                                                          element_type_name(elem_type));
   }
   return t;
 }

@@ -24,43 +24,34 @@ HostTensor::HostTensor(std::string name, int32_t elem_type, std::vector<int64_t>
     strings_.resize(count_);
     return;
   }
-  size_t esize = element_size(elem_type_);
-  if (esize == 0) throw CliError(EPHOST_NOT_IMPLEMENTED, "unsupported element type " + element_type_name(elem_type_));
+  size_t esize = EphostElementSize(elem_type_);
+  if (esize == 0)
+    throw Ephost::Exception(EPHOST_NOT_IMPLEMENTED, "unsupported element type " + element_type_name(elem_type_));
   // At least one aligned block even for empty tensors, so that data() is never NULL.
   size_t bytes = std::max<size_t>(64, (count_ * esize + 63) / 64 * 64);
   void* p = std::aligned_alloc(64, bytes);
-  if (!p) throw CliError(EPHOST_FAIL, "out of memory allocating " + std::to_string(bytes) + " bytes");
+  if (!p) throw Ephost::Exception(EPHOST_FAIL, "out of memory allocating " + std::to_string(bytes) + " bytes");
   std::memset(p, 0, bytes);
   data_.reset(static_cast<unsigned char*>(p));
 }
 
 void HostTensor::reinterpret_as(int32_t elem_type) {
   if (elem_type_ == EPHOST_ELEMENT_STRING || elem_type == EPHOST_ELEMENT_STRING ||
-      element_size(elem_type) != element_size(elem_type_))
-    throw CliError(EPHOST_INVALID_ARGUMENT, "cannot reinterpret " + element_type_name(elem_type_) + " tensor '" +
-                                                name_ + "' as " + element_type_name(elem_type));
+      EphostElementSize(elem_type) != EphostElementSize(elem_type_))
+    throw Ephost::Exception(EPHOST_INVALID_ARGUMENT, "cannot reinterpret " + element_type_name(elem_type_) +
+                                                         " tensor '" + name_ + "' as " + element_type_name(elem_type));
   elem_type_ = elem_type;
 }
 
-TensorPtr HostTensor::view() const {
-  const EphostApi& a = api();
-  EphostTensor* out = nullptr;
-  void* data = nullptr;
-  size_t bytes = 0;
-  if (elem_type_ == EPHOST_ELEMENT_STRING) {
+Ephost::Tensor HostTensor::view() const {
+  const auto type = static_cast<EphostElementType>(elem_type_);
+  return with_context("creating tensor '" + name_ + "'", [&] {
+    if (elem_type_ != EPHOST_ELEMENT_STRING) return Ephost::Tensor::wrap(type, shape_, data_.get(), byte_size());
     string_ptrs_.clear();
     for (const auto& s : strings_) string_ptrs_.push_back(s.c_str());
     if (string_ptrs_.empty()) string_ptrs_.reserve(1);
-    data = const_cast<const char**>(string_ptrs_.data());
-    bytes = strings_.size() * sizeof(const char*);
-  } else {
-    data = data_.get();
-    bytes = byte_size();
-  }
-  check(a.CreateTensorWithData(static_cast<EphostElementType>(elem_type_), shape_.data(), shape_.size(), data,
-                               bytes, &out),
-        "creating tensor '" + name_ + "'");
-  return TensorPtr(out);
+    return Ephost::Tensor::wrap(type, shape_, string_ptrs_.data(), string_ptrs_.size());
+  });
 }
 
 std::string shape_string(const std::vector<int64_t>& shape) {
@@ -75,29 +66,24 @@ std::string shape_string(const std::vector<int64_t>& shape) {
 size_t element_count(const std::vector<int64_t>& shape) {
   size_t n = 1;
   for (int64_t d : shape) {
-    if (d < 0) throw CliError(EPHOST_INVALID_ARGUMENT, "negative dimension in shape " + shape_string(shape));
+    if (d < 0) throw Ephost::Exception(EPHOST_INVALID_ARGUMENT, "negative dimension in shape " + shape_string(shape));
     if (d != 0 && n > std::numeric_limits<size_t>::max() / static_cast<size_t>(d))
-      throw CliError(EPHOST_INVALID_ARGUMENT, "shape " + shape_string(shape) + " is too large");
+      throw Ephost::Exception(EPHOST_INVALID_ARGUMENT, "shape " + shape_string(shape) + " is too large");
     n *= static_cast<size_t>(d);
   }
   return n;
 }
 
-HostTensor from_ephost(const EphostTensor* tensor, std::string name) {
-  const EphostApi& a = api();
-  const int64_t* dims = nullptr;
-  size_t rank = 0;
-  a.TensorGetShape(tensor, &dims, &rank);
-  std::vector<int64_t> shape(dims, dims + rank);
-  HostTensor out(std::move(name), a.TensorGetElementType(tensor), shape);
-  size_t count = a.TensorGetElementCount(tensor);
+HostTensor from_ephost(const Ephost::Tensor& tensor, std::string name) {
+  const std::vector<int64_t> shape = tensor.shape();
+  HostTensor out(std::move(name), tensor.type(), shape);
+  size_t count = tensor.size();
   if (count != out.element_count())
-    throw CliError(EPHOST_FAIL, "tensor '" + out.name() + "' reports " + std::to_string(count) +
-                                    " elements for shape " + shape_string(shape));
-  // TensorGetData takes a non-const tensor; reading through it does not modify the tensor.
-  const void* data = a.TensorGetData(const_cast<EphostTensor*>(tensor));
+    throw Ephost::Exception(EPHOST_FAIL, "tensor '" + out.name() + "' reports " + std::to_string(count) +
+                                             " elements for shape " + shape_string(shape));
+  const void* data = tensor.data<const void>();
   if (count == 0) return out;
-  if (!data) throw CliError(EPHOST_FAIL, "tensor '" + out.name() + "' has no data");
+  if (!data) throw Ephost::Exception(EPHOST_FAIL, "tensor '" + out.name() + "' has no data");
   if (out.elem_type() == EPHOST_ELEMENT_STRING) {
     const char* const* strs = static_cast<const char* const*>(data);
     for (size_t i = 0; i < count; ++i) out.strings()[i] = strs[i] ? strs[i] : "";
@@ -110,7 +96,7 @@ HostTensor from_ephost(const EphostTensor* tensor, std::string name) {
 namespace {
 
 [[noreturn]] void bad_proto(const std::string& name, const std::string& what) {
-  throw CliError(EPHOST_INVALID_PROTOBUF, "TensorProto '" + name + "': " + what);
+  throw Ephost::Exception(EPHOST_INVALID_PROTOBUF, "TensorProto '" + name + "': " + what);
 }
 
 std::string read_external(const onnx::TensorProto& proto, const std::string& base_dir) {
@@ -124,7 +110,7 @@ std::string read_external(const onnx::TensorProto& proto, const std::string& bas
   if (location.empty()) bad_proto(proto.name(), "external data without a location");
   fs::path p = fs::path(base_dir) / location;
   std::ifstream in(p, std::ios::binary);
-  if (!in) throw CliError(EPHOST_NO_SUCHFILE, "cannot open external data file " + p.string());
+  if (!in) throw Ephost::Exception(EPHOST_NO_SUCHFILE, "cannot open external data file " + p.string());
   in.seekg(offset);
   std::string bytes;
   if (length >= 0) {
@@ -175,12 +161,12 @@ HostTensor from_proto(const onnx::TensorProto& proto, const std::string& base_di
     if (d < 0) bad_proto(proto.name(), "negative dimension in " + shape_string(shape));
   int32_t type = proto.data_type();
   if (type <= EPHOST_ELEMENT_UNDEFINED || type > EPHOST_ELEMENT_BFLOAT16)
-    throw CliError(EPHOST_NOT_IMPLEMENTED, "TensorProto '" + proto.name() + "': unsupported element type " +
-                                               std::to_string(type));
+    throw Ephost::Exception(EPHOST_NOT_IMPLEMENTED, "TensorProto '" + proto.name() + "': unsupported element type " +
+                                                        std::to_string(type));
   size_t n = 0;
   try {
     n = element_count(shape);
-  } catch (const CliError&) {
+  } catch (const Ephost::Exception&) {
     bad_proto(proto.name(), "shape " + shape_string(shape) + " is too large");
   }
   // Check the amount of data before allocating anything: a file that is not really a TensorProto can
@@ -190,7 +176,7 @@ HostTensor from_proto(const onnx::TensorProto& proto, const std::string& base_di
   if (external) ext = read_external(proto, base_dir);
   const bool raw = type != EPHOST_ELEMENT_STRING && (external || proto.has_raw_data());
   const std::string& raw_bytes = external ? ext : proto.raw_data();
-  const size_t esize = element_size(type);
+  const size_t esize = EphostElementSize(type);
   if (raw) {
     if (raw_bytes.size() / esize != n || raw_bytes.size() % esize != 0)
       bad_proto(proto.name(), std::to_string(raw_bytes.size()) + " bytes of raw data for " + std::to_string(n) + " " +
@@ -253,7 +239,7 @@ namespace {
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw CliError(EPHOST_NO_SUCHFILE, "cannot open " + path);
+  if (!in) throw Ephost::Exception(EPHOST_NO_SUCHFILE, "cannot open " + path);
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -301,8 +287,8 @@ LoadedValue load_value_file(const std::string& path) {
     try {
       out.tensor = from_proto(proto, base_dir);
       return out;
-    } catch (const CliError& e) {
-      why = e.what();
+    } catch (const Ephost::Exception& e) {
+      why = e.message();
     }
   }
   out.unsupported = file + " is " + describe_non_tensor(bytes, why);
@@ -311,7 +297,7 @@ LoadedValue load_value_file(const std::string& path) {
 
 HostTensor load_tensor_file(const std::string& path) {
   LoadedValue v = load_value_file(path);
-  if (!v.tensor) throw CliError(EPHOST_INVALID_PROTOBUF, v.unsupported);
+  if (!v.tensor) throw Ephost::Exception(EPHOST_INVALID_PROTOBUF, v.unsupported);
   return std::move(*v.tensor);
 }
 
@@ -320,7 +306,7 @@ void save_tensor_file(const HostTensor& tensor, const std::string& path) {
   to_proto(tensor, &proto);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out || !proto.SerializeToOstream(&out))
-    throw CliError(EPHOST_NO_SUCHFILE, "cannot write " + path);
+    throw Ephost::Exception(EPHOST_NO_SUCHFILE, "cannot write " + path);
 }
 
 std::vector<std::string> numbered_files(const std::string& dir, const std::string& prefix) {
@@ -335,80 +321,11 @@ std::vector<std::string> numbered_files(const std::string& dir, const std::strin
     if (num.empty() || !std::all_of(num.begin(), num.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
     found.emplace_back(std::stol(num), entry.path().string());
   }
-  if (ec) throw CliError(EPHOST_NO_SUCHFILE, "cannot list " + dir + ": " + ec.message());
+  if (ec) throw Ephost::Exception(EPHOST_NO_SUCHFILE, "cannot list " + dir + ": " + ec.message());
   std::sort(found.begin(), found.end());
   std::vector<std::string> out;
   for (auto& f : found) out.push_back(std::move(f.second));
   return out;
-}
-
-float half_to_float(uint16_t h) {
-  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  uint32_t exp = (h >> 10) & 0x1f;
-  uint32_t mant = h & 0x3ff;
-  uint32_t bits;
-  if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else {  // subnormal: normalize
-      exp = 127 - 15 + 1;
-      while (!(mant & 0x400)) {
-        mant <<= 1;
-        --exp;
-      }
-      mant &= 0x3ff;
-      bits = sign | (exp << 23) | (mant << 13);
-    }
-  } else if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13);
-  } else {
-    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-uint16_t float_to_half(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000);
-  uint32_t absx = x & 0x7fffffffu;
-  if (absx >= 0x7f800000u) return sign | (absx > 0x7f800000u ? 0x7e00 : 0x7c00);  // NaN / inf
-  if (absx >= 0x477ff000u) return sign | 0x7c00;                                    // overflow -> inf
-  if (absx < 0x33000001u) return sign;                                              // underflow -> 0
-  int exp = static_cast<int>(absx >> 23);
-  uint32_t mant = (absx & 0x7fffff) | 0x800000;
-  int shift;
-  uint32_t base;
-  if (exp < 113) {  // subnormal half
-    shift = 126 - exp;
-    base = 0;
-  } else {
-    shift = 13;
-    base = static_cast<uint32_t>(exp - 112) << 10;
-    mant &= 0x7fffff;
-  }
-  uint32_t result = base + (mant >> shift);
-  uint32_t rem = mant & ((1u << shift) - 1);
-  uint32_t half = 1u << (shift - 1);
-  if (rem > half || (rem == half && (result & 1))) ++result;  // round to nearest even (may carry into exp)
-  return static_cast<uint16_t>(sign | result);
-}
-
-float bfloat16_to_float(uint16_t b) {
-  uint32_t bits = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-uint16_t float_to_bfloat16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40);  // quiet NaN
-  x += 0x7fff + ((x >> 16) & 1);
-  return static_cast<uint16_t>(x >> 16);
 }
 
 }  // namespace ephost_cli

@@ -1,5 +1,5 @@
 // Tensors on the CLI side: HostTensor owns its data; it converts from/to ONNX TensorProto files
-// (input_N.pb / output_N.pb, the ONNX backend test layout) and from/to EphostTensor (C API).
+// (input_N.pb / output_N.pb, the ONNX backend test layout) and from/to Ephost::Tensor (the C++ wrapper).
 #pragma once
 
 #include <cstddef>
@@ -9,13 +9,17 @@
 #include <string>
 #include <vector>
 
-#include "capi.h"
+#include "ephost/ephost_cxx_api.h"
+#include "tool_errors.h"
 
 namespace onnx {
 class TensorProto;
 }
 
 namespace ephost_cli {
+
+// "float", "int64", ... (EphostElementTypeName), as a string for messages.
+inline std::string element_type_name(int32_t elem_type) { return EphostElementTypeName(elem_type); }
 
 struct AlignedFree { void operator()(void* p) const; };
 
@@ -32,7 +36,7 @@ class HostTensor {
   int32_t elem_type() const { return elem_type_; }
   const std::vector<int64_t>& shape() const { return shape_; }
   size_t element_count() const { return count_; }
-  size_t byte_size() const { return count_ * element_size(elem_type_); }
+  size_t byte_size() const { return count_ * EphostElementSize(elem_type_); }
 
   // Non-string data (byte_size() bytes, 64-byte aligned).
   void* data() { return data_.get(); }
@@ -48,7 +52,7 @@ class HostTensor {
 
   // A tensor of the C API viewing this tensor's buffer: this HostTensor must outlive it and must not
   // be modified meanwhile (strings are passed as pointers into strings()).
-  TensorPtr view() const;
+  Ephost::Tensor view() const;
 
  private:
   std::string name_;
@@ -62,13 +66,13 @@ class HostTensor {
 
 // "[1,3,640,640]".
 std::string shape_string(const std::vector<int64_t>& shape);
-// Product of dims (1 for a scalar); throws CliError for negative dims or overflow.
+// Product of dims (1 for a scalar); throws Ephost::Exception for negative dims or overflow.
 size_t element_count(const std::vector<int64_t>& shape);
 
 // A deep copy of a tensor of the C API.
-HostTensor from_ephost(const EphostTensor* tensor, std::string name);
+HostTensor from_ephost(const Ephost::Tensor& tensor, std::string name);
 
-// TensorProto <-> HostTensor. from_proto throws CliError(INVALID_PROTOBUF) for inconsistent data;
+// TensorProto <-> HostTensor. from_proto throws Ephost::Exception (INVALID_PROTOBUF) for inconsistent data;
 // `base_dir` resolves external data.
 HostTensor from_proto(const onnx::TensorProto& proto, const std::string& base_dir = {});
 void to_proto(const HostTensor& tensor, onnx::TensorProto* proto);
@@ -78,7 +82,7 @@ struct LoadedValue {
   std::optional<HostTensor> tensor;  // set when the file is a usable TensorProto
   std::string unsupported;           // otherwise why not (e.g. "a SequenceProto"), for skipping
 };
-// Reads a .pb file as a tensor. Throws CliError(NO_SUCHFILE) when it cannot be read; a file that is
+// Reads a .pb file as a tensor. Throws Ephost::Exception (NO_SUCHFILE) when it cannot be read; a file that is
 // not a usable TensorProto (sequence, optional or map protos; segmented tensors) is returned with
 // `unsupported` set rather than thrown. Files of sequences and optionals: host_value.h.
 LoadedValue load_value_file(const std::string& path);
@@ -87,11 +91,5 @@ void save_tensor_file(const HostTensor& tensor, const std::string& path);
 
 // Files named <prefix><N>.pb in `dir`, ordered by N (input_0.pb, input_1.pb, ..., input_10.pb).
 std::vector<std::string> numbered_files(const std::string& dir, const std::string& prefix);
-
-// Half-precision conversions (IEEE binary16 and bfloat16, round to nearest even).
-float half_to_float(uint16_t h);
-uint16_t float_to_half(float f);
-float bfloat16_to_float(uint16_t b);
-uint16_t float_to_bfloat16(float f);
 
 }  // namespace ephost_cli

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "ephost/ephost_half.h"
+
 namespace ephost_cli {
 
 bool is_floating(int32_t t) {
@@ -22,8 +24,8 @@ double scalar_as_double(const HostTensor& t, size_t i) {
     case EPHOST_ELEMENT_COMPLEX64: return t.as<float>()[i];
     case EPHOST_ELEMENT_DOUBLE:
     case EPHOST_ELEMENT_COMPLEX128: return t.as<double>()[i];
-    case EPHOST_ELEMENT_FLOAT16: return half_to_float(t.as<uint16_t>()[i]);
-    case EPHOST_ELEMENT_BFLOAT16: return bfloat16_to_float(t.as<uint16_t>()[i]);
+    case EPHOST_ELEMENT_FLOAT16: return EphostFloat16ToFloat(t.as<uint16_t>()[i]);
+    case EPHOST_ELEMENT_BFLOAT16: return EphostBfloat16ToFloat(t.as<uint16_t>()[i]);
     case EPHOST_ELEMENT_INT8: return t.as<int8_t>()[i];
     case EPHOST_ELEMENT_UINT8: return t.as<uint8_t>()[i];
     case EPHOST_ELEMENT_BOOL: return t.as<uint8_t>()[i] ? 1 : 0;
@@ -150,7 +152,7 @@ std::optional<std::string> compare_exact(const HostTensor& e, const HostTensor& 
     } else if (e.elem_type() == EPHOST_ELEMENT_BOOL) {
       same = (e.as<uint8_t>()[i] != 0) == (g.as<uint8_t>()[i] != 0);
     } else {
-      const size_t es = element_size(e.elem_type());
+      const size_t es = EphostElementSize(e.elem_type());
       const unsigned char* a = static_cast<const unsigned char*>(e.data()) + i * es;
       const unsigned char* b = static_cast<const unsigned char*>(g.data()) + i * es;
       same = std::equal(a, a + es, b);

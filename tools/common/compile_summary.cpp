@@ -11,6 +11,8 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <nlohmann/json.hpp>
 
+#include "tool_errors.h"
+
 namespace ephost_cli {
 
 namespace {
@@ -23,13 +25,13 @@ struct CtxModelNodes {
 
 CtxModelNodes read_ctx_model_nodes(const std::string& ctx_path) {
   std::ifstream file(ctx_path, std::ios::binary);
-  if (!file) throw CliError(EPHOST_NO_SUCHFILE, "cannot open the ctx model '" + ctx_path + "'");
+  if (!file) throw Ephost::Exception(EPHOST_NO_SUCHFILE, "cannot open the ctx model '" + ctx_path + "'");
   google::protobuf::io::IstreamInputStream stream(&file);
   google::protobuf::io::CodedInputStream input(&stream);
   input.SetTotalBytesLimit(INT_MAX);  // embedded contexts make large models; protobuf's cap is 2 GiB
   onnx::ModelProto model;
   if (!model.ParseFromCodedStream(&input))
-    throw CliError(EPHOST_INVALID_PROTOBUF, "the ctx model '" + ctx_path + "' is not a readable ONNX model");
+    throw Ephost::Exception(EPHOST_INVALID_PROTOBUF, "the ctx model '" + ctx_path + "' is not a readable ONNX model");
   CtxModelNodes out;
   for (const auto& n : model.graph().node()) {
     if (n.op_type() == "EPContext" && n.domain() == "com.microsoft")
@@ -46,13 +48,11 @@ std::string plural(size_t n, const std::string& one, const std::string& many) {
 
 }  // namespace
 
-CompileSummary summarize_compile(const EphostSession* session, const std::string& ctx_path) {
-  char* raw = nullptr;
-  check(api().SessionGetPartitionReportJson(session, &raw), "partition report");
-  const std::string text = take_string(raw);
+CompileSummary summarize_compile(const Ephost::Session& session, const std::string& ctx_path) {
+  const std::string text = with_context("partition report", [&] { return session.partition_report_json(); });
   nlohmann::json report = nlohmann::json::parse(text, nullptr, false);
   if (report.is_discarded() || !report.is_object())
-    throw CliError(EPHOST_FAIL, "the partition report is not a JSON object");
+    throw Ephost::Exception(EPHOST_FAIL, "the partition report is not a JSON object");
 
   const CtxModelNodes ctx = read_ctx_model_nodes(ctx_path);
   CompileSummary summary;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "capi.h"
+#include "ephost/ephost_cxx_api.h"
 
 namespace ephost_cli {
 
@@ -27,8 +27,8 @@ struct CompileSummary {
   std::vector<Provider> providers;  // the session's providers, in priority order
 };
 
-// Throws CliError when the report or the ctx model cannot be read.
-CompileSummary summarize_compile(const EphostSession* session, const std::string& ctx_path);
+// Throws Ephost::Exception when the report or the ctx model cannot be read.
+CompileSummary summarize_compile(const Ephost::Session& session, const std::string& ctx_path);
 
 // "EPContext nodes: 2 (example: 2, holding 17 nodes)" and "ordinary nodes: 3 (cpu: 3)".
 std::vector<std::string> describe_compile(const CompileSummary& summary);

@@ -1,5 +1,5 @@
 // ep_weight_sharing_ctx_gen: ONNX Runtime's tool for EPContext models that share weights (the EPContext
-// design, "General Tool for EPContext Model Generation with Weight Sharing"), over libephost's C API:
+// design, "General Tool for EPContext Model Generation with Weight Sharing"), over libephost's public API:
 //
 //   ep_weight_sharing_ctx_gen -e EP [-i "key|value key|value"] [-C "key|value ..."] MODEL1,MODEL2,...
 //
@@ -17,20 +17,21 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
-#include "capi.h"
 #include "compile_progress.h"
 #include "compile_summary.h"
 #include "epcontext_files.h"
+#include "tool_errors.h"
 
 namespace fs = std::filesystem;
 using namespace ephost_cli;
 
 namespace {
 
-constexpr const char* kTool = "ep_weight_sharing_ctx_gen";
+constexpr char kTool[] = "ep_weight_sharing_ctx_gen";
 
 struct ToolArgs {
   std::string ep;
@@ -66,7 +67,7 @@ std::vector<std::string> parse_models(const std::vector<std::string>& lists) {
       const std::string model = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       if (model.empty()) usage_error("the model list '" + list + "' has an empty entry");
       std::error_code ec;
-      if (!fs::is_regular_file(model, ec)) throw CliError(EPHOST_NO_SUCHFILE, "no model file '" + model + "'", 2);
+      if (!fs::is_regular_file(model, ec)) throw UsageError("no model file '" + model + "'", EPHOST_NO_SUCHFILE);
       models.push_back(model);
       if (comma == std::string::npos) break;
       start = comma + 1;
@@ -106,31 +107,24 @@ void refuse_existing(const std::vector<std::string>& outputs) {
     if (fs::exists(path, ec)) existing += (existing.empty() ? "" : ", ") + path;
   }
   if (!existing.empty())
-    throw CliError(EPHOST_FAIL, "outputs exist already: " + existing +
-                                    "; remove them or pass --force (nothing was written)");
+    throw Ephost::Exception(EPHOST_FAIL, "outputs exist already: " + existing +
+                                             "; remove them or pass --force (nothing was written)");
 }
 
-SessionOptionsPtr group_session_options(const ToolArgs& args,
-                                        const std::vector<std::pair<std::string, std::string>>& provider_options,
-                                        const std::vector<std::pair<std::string, std::string>>& config, bool last) {
-  const EphostApi& a = api();
-  EphostSessionOptions* raw = nullptr;
-  check(a.CreateSessionOptions(&raw));
-  SessionOptionsPtr options(raw);
-  std::vector<const char*> keys, values;
-  for (const auto& [k, v] : provider_options) {
-    keys.push_back(k.c_str());
-    values.push_back(v.c_str());
-  }
-  check(a.AppendProvider(options.get(), args.ep.c_str(), keys.data(), values.data(), keys.size()),
-        "provider '" + args.ep + "'");
+Ephost::SessionOptions group_session_options(const ToolArgs& args,
+                                             const std::vector<std::pair<std::string, std::string>>& provider_options,
+                                             const std::vector<std::pair<std::string, std::string>>& config,
+                                             bool last) {
+  Ephost::SessionOptions options;
+  with_context("provider '" + args.ep + "'", [&] { options.append_provider(args.ep, provider_options); });
   std::vector<std::pair<std::string, std::string>> entries = config;
   entries.insert(entries.end(), {{"ep.context_enable", "1"},
                                  {"ep.context_embed_mode", "0"},
                                  {"ep.share_ep_contexts", "1"},
                                  {"ep.stop_share_ep_contexts", last ? "1" : "0"}});
   if (args.force) entries.emplace_back("ep.context_overwrite", "1");
-  for (const auto& [k, v] : entries) check(a.AddSessionConfigEntry(options.get(), k.c_str(), v.c_str()), "-C " + k);
+  for (const auto& entry : entries)
+    with_context("-C " + entry.first, [&] { options.add_config(entry.first, entry.second); });
   return options;
 }
 
@@ -152,23 +146,21 @@ int generate(const ToolArgs& args) {
   outputs.push_back(binary);
   if (!args.force) refuse_existing(outputs);
 
-  const EphostApi& a = api();
-  EphostEnv* raw_env = nullptr;
-  check(a.CreateEnv(args.verbose ? EPHOST_LOG_VERBOSE : EPHOST_LOG_WARNING, &raw_env));
-  EnvPtr env(raw_env);
+  Ephost::Env env(args.verbose ? EPHOST_LOG_VERBOSE : EPHOST_LOG_WARNING);
   WrittenFiles written(outputs);
 
   const bool several = models.size() > 1;
   for (size_t i = 0; i < models.size(); ++i) {
     const std::string label = fmt::format("[{}/{}]", i + 1, models.size());
     std::cout << label << " " << models[i] << " -> " << ctx_paths[i] << std::endl;
-    SessionOptionsPtr options = group_session_options(args, provider_options, config, i + 1 == models.size());
+    const bool last = i + 1 == models.size();
+    const Ephost::SessionOptions options = group_session_options(args, provider_options, config, last);
     const auto t0 = std::chrono::steady_clock::now();
-    EphostSession* raw = nullptr;
+    std::optional<Ephost::Session> session;
     try {
       CompileProgress progress(label + " " + fs::path(models[i]).filename().string() + " ... compiling", several);
-      check(a.CreateSession(env.get(), models[i].c_str(), options.get(), &raw), models[i]);
-    } catch (const CliError&) {
+      with_context(models[i], [&] { session.emplace(env, models[i], options); });
+    } catch (const Ephost::Exception&) {
       // Say what the earlier sessions of the group left behind before the error is reported.
       for (const auto& [path, size] : written.written())
         std::cout << "  written before the failure: " << path << " (" << size_string(size) << ")\n";
@@ -177,9 +169,8 @@ int generate(const ToolArgs& args) {
                      "one folder: put the models in one folder\n";
       throw;
     }
-    SessionPtr session(raw);
     const auto elapsed = std::chrono::steady_clock::now() - t0;
-    for (const std::string& line : describe_compile(summarize_compile(session.get(), ctx_paths[i])))
+    for (const std::string& line : describe_compile(summarize_compile(*session, ctx_paths[i])))
       std::cout << "  " << line << "\n";
     std::cout << "  compiled in " << elapsed_string(elapsed) << std::endl;
   }
@@ -194,16 +185,10 @@ int generate(const ToolArgs& args) {
   std::cout.flush();
   if (!binary_written)
     // The shared binary is the point of this tool: ctx models without one share nothing.
-    throw CliError(EPHOST_FAIL, "provider '" + args.ep + "' cached no compiled part of these models, so there is no "
-                                "shared binary '" + binary + "'; check which nodes it takes with 'ephost run MODEL "
-                                "--providers " + args.ep + " --report'");
+    throw Ephost::Exception(EPHOST_FAIL, "provider '" + args.ep + "' cached no compiled part of these models, so "
+                                         "there is no shared binary '" + binary + "'; check which nodes it takes "
+                                         "with 'ephost run MODEL --providers " + args.ep + " --report'");
   return 0;
-}
-
-int report_error(const CliError& e) {
-  std::cout.flush();
-  std::cerr << kTool << ": error: " << code_name(e.code()) << ": " << e.what() << std::endl;
-  return e.exit_code();
 }
 
 }  // namespace
@@ -229,15 +214,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    report_error(CliError(EPHOST_INVALID_ARGUMENT, e.what(), 2));
+    report_error(kTool, EPHOST_INVALID_ARGUMENT, e.what(), 2);
     std::cerr << "Run '" << kTool << " --help' for usage." << std::endl;
     return 2;
   }
   try {
     return generate(args);
-  } catch (const CliError& e) {
-    return report_error(e);
+  } catch (const Ephost::Exception& e) {
+    return report_error(kTool, e);
   } catch (const std::exception& e) {
-    return report_error(CliError(EPHOST_FAIL, e.what()));
+    return report_error(kTool, e);
   }
 }
