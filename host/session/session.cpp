@@ -307,13 +307,19 @@ std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_nam
       picks.push_back(static_cast<size_t>(it - g.outputs.begin()));
     }
   }
-  for (const auto& p : providers_)
-    if (p->plugin().on_run_start) p->call("on_run_start", [&] { return p->plugin().on_run_start(p->handle()); });
+  // Every provider whose on_run_start succeeded gets its on_run_end, also when a later provider's
+  // on_run_start or the run itself fails (ephost_plugin.h: "on_run_end is called even when the run
+  // failed"), as ONNX Runtime does.
+  std::vector<const ProviderInstance*> started;
   std::vector<RuntimeValue> all;
   try {
+    for (const auto& p : providers_) {
+      if (p->plugin().on_run_start) p->call("on_run_start", [&] { return p->plugin().on_run_start(p->handle()); });
+      started.push_back(p.get());
+    }
     all = main_executor().run(feeds, nullptr);
   } catch (...) {
-    for (const auto& p : providers_)
+    for (const ProviderInstance* p : started)
       if (p->plugin().on_run_end) {
         try {
           p->call("on_run_end", [&] { return p->plugin().on_run_end(p->handle()); });
@@ -322,7 +328,7 @@ std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_nam
       }
     throw;
   }
-  for (const auto& p : providers_)
+  for (const ProviderInstance* p : started)
     if (p->plugin().on_run_end) p->call("on_run_end", [&] { return p->plugin().on_run_end(p->handle()); });
   std::vector<RuntimeValue> out;
   for (size_t i : picks) out.push_back(all[i]);
