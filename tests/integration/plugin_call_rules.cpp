@@ -133,14 +133,15 @@ class Checker {
     }
     for (const PluginCall* u : i.uses) {
       if (u->begin < i.made->end) problems_.push_back(what(*u) + " began before " + what(*i.made) + " returned");
-      if (u->end > i.released->begin) problems_.push_back(what(*u) + " had not returned when " + what(*i.released) + " began");
+      if (u->end > i.released->begin)
+        problems_.push_back(what(*u) + " had not returned when " + what(*i.released) + " began");
     }
     for (const Instance* o : i.owned)
       if (o->released && o->released->end > i.released->begin)
         problems_.push_back("release order: " + what(*o->released) + " after " + what(*i.released) + " began");
     if (i.kind == "provider" && i.run_starts != i.run_ends)
-      problems_.push_back("provider " + handle(i.made->made) + ": " + std::to_string(i.run_starts) + " on_run_start but " +
-                          std::to_string(i.run_ends) + " on_run_end");
+      problems_.push_back("provider " + handle(i.made->made) + ": " + std::to_string(i.run_starts) +
+                          " on_run_start but " + std::to_string(i.run_ends) + " on_run_end");
   }
 
   // Nothing reaches a library once it is unloaded, and nothing is under way when it is (a library

@@ -51,7 +51,8 @@ constexpr int64_t kRows = 2, kCols = 3;
 
 void run_chain(const Ephost::Session& session) {
   std::vector<float> x = ephost_test::ramp(kRows * kCols);
-  auto out = session.run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {kRows, kCols}, x.data(), x.size())}, {"y"});
+  const Ephost::Tensor in = Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {kRows, kCols}, x.data(), x.size());
+  auto out = session.run({"x"}, {in}, {"y"});
   std::vector<float> y = out.at(0).to_vector<float>(), want = ephost_test::chain_expected(x, kCols);
   ASSERT_EQ(y.size(), want.size());
   for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], want[i], 1e-5f) << "element " << i;
@@ -101,7 +102,8 @@ TEST_F(PluginLifecycle, NegotiationThenDescribeWithTheNegotiatedVersion) {
   for (const auto& e : expected) {
     SCOPED_TRACE(e.plugin);
     const Calls calls = record_.calls(e.plugin);
-    ASSERT_EQ(calls.size(), 2u) << "negotiate and describe, nothing else before a session:\n  " << describe_calls(calls);
+    ASSERT_EQ(calls.size(), 2u) << "negotiate and describe, nothing else before a session:\n  "
+                                << describe_calls(calls);
     const PluginCall& negotiate = calls[0];
     EXPECT_EQ(negotiate.function, "negotiate");
     EXPECT_EQ(negotiate.offered_min, EPHOST_PLUGIN_ABI_MIN_VERSION);
@@ -435,7 +437,8 @@ TEST_F(PluginLifecycle, ContextJudgedThenLoadedAndRunLikeACompiledGroup) {
   session.reset();
 
   const Calls calls = calls_since("example", loading);
-  EXPECT_TRUE(named(calls, "compile").empty()) << "the cached groups are not compiled again:\n  " << describe_calls(calls);
+  EXPECT_TRUE(named(calls, "compile").empty()) << "the cached groups are not compiled again:\n  "
+                                               << describe_calls(calls);
   const Calls judged = named(calls, "context_judge"), loaded = named(calls, "context_load");
   ASSERT_EQ(judged.size(), 2u) << describe_calls(calls);
   ASSERT_EQ(loaded.size(), 2u) << describe_calls(calls);
@@ -497,7 +500,8 @@ TEST_F(PluginLifecycle, ReleaseOrderDownToTheLibrary) {
   for (const std::string plugin : {"alpha", "beta"}) {
     const Calls calls = record_.calls(plugin);
     ASSERT_FALSE(calls.empty());
-    EXPECT_EQ(calls.back().function, "unload") << "the env's end unloads the library, last:\n  " << describe_calls(calls);
+    EXPECT_EQ(calls.back().function, "unload") << "the env's end unloads the library, last:\n  "
+                                               << describe_calls(calls);
     EXPECT_EQ(named(calls, "unload").size(), 1u);
   }
   const Calls beta = record_.calls("beta");
