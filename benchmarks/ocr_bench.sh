@@ -6,7 +6,7 @@
 #   benchmarks/ocr_bench.sh [--ephost PATH] [--models DIR] [--threads "1 2"] [--repeat N] [--warmup N]
 #                           [--providers LIST] [--cases "det cls rec"] [--json-out FILE]
 #
-# --ephost defaults to $EPHOST, then build/host/cli/ephost, then `ephost` on PATH. --models defaults to
+# --ephost defaults to $EPHOST, then build/tools/cli/ephost, then `ephost` on PATH. --models defaults to
 # what tests/models/fetch_models.sh prints (fetched once into its cache). Exit status 3 when the models
 # cannot be fetched (no registry), like fetch_models.sh.
 set -euo pipefail
@@ -39,7 +39,7 @@ while [[ $# -gt 0 ]]; do
 done
 
 if [[ -z "$EPHOST_BIN" ]]; then
-  for candidate in "$ROOT/build/host/cli/ephost" "$(command -v ephost || true)"; do
+  for candidate in "$ROOT/build/tools/cli/ephost" "$(command -v ephost || true)"; do
     if [[ -n "$candidate" && -x "$candidate" ]]; then EPHOST_BIN="$candidate"; break; fi
   done
 fi

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
 bash scripts/build.sh
 BUILD_DIR=${BUILD_DIR:-build}
-EPHOST="$BUILD_DIR/host/cli/ephost"
+EPHOST="$BUILD_DIR/tools/cli/ephost"
 DEMO="$BUILD_DIR/demo"
 rm -rf "$DEMO" && mkdir -p "$DEMO/plugins"
 # Two working plugins (alpha: Add/Mul kernels, beta: fused Add/Mul/Relu chains) and two broken ones.

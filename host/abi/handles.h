@@ -1,5 +1,8 @@
-// How the opaque handles of the plugin ABI map onto host objects. Only host/abi and the executor
-// include this; everything else works with the IR types directly.
+// How the opaque handles of the plugin ABI map onto host objects. Included where the host hands a
+// plugin a handle or takes one back: host/abi (the host table), the executor (kernel contexts),
+// partitioning and the session (get_capability's graph views and capability sink), and EPContext
+// generation, loading and inspection (context sinks, EPContext nodes). The rest of the host works with
+// the IR types directly.
 #pragma once
 
 #include <string>

@@ -8,19 +8,7 @@
 
 namespace ephost {
 
-size_t element_size(int32_t t) {
-  switch (t) {
-    case EPHOST_ELEMENT_FLOAT: case EPHOST_ELEMENT_INT32: case EPHOST_ELEMENT_UINT32: return 4;
-    case EPHOST_ELEMENT_DOUBLE: case EPHOST_ELEMENT_INT64: case EPHOST_ELEMENT_UINT64:
-    case EPHOST_ELEMENT_COMPLEX64: return 8;
-    case EPHOST_ELEMENT_UINT8: case EPHOST_ELEMENT_INT8: case EPHOST_ELEMENT_BOOL: return 1;
-    case EPHOST_ELEMENT_UINT16: case EPHOST_ELEMENT_INT16: case EPHOST_ELEMENT_FLOAT16:
-    case EPHOST_ELEMENT_BFLOAT16: return 2;
-    case EPHOST_ELEMENT_COMPLEX128: return 16;
-    case EPHOST_ELEMENT_STRING: return sizeof(const char*);
-    default: return 0;
-  }
-}
+size_t element_size(int32_t t) { return EphostElementSize(t); }
 
 const char* element_type_name(int32_t t) { return EphostElementTypeName(t); }
 

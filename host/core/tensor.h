@@ -12,7 +12,7 @@
 
 namespace ephost {
 
-// Bytes per element; sizeof(const char*) for strings; 0 for unknown types.
+// Bytes per element; sizeof(const char*) for strings; 0 for unknown types (EphostElementSize).
 size_t element_size(int32_t elem_type);
 // "float", "int64", ... for messages (EphostElementTypeName).
 const char* element_type_name(int32_t elem_type);

@@ -2,7 +2,7 @@
 """Runs `ephost test` over the ONNX backend node cases and compares the cases that do not pass with
 the checked-in list of expected failures.
 
-    run_node_tests.py --ephost BUILD/host/cli/ephost [--cases DIR] [--list FILE] [--update]
+    run_node_tests.py --ephost BUILD/tools/cli/ephost [--cases DIR] [--list FILE] [--update]
 
 Without --cases, the cases are generated (or found in the cache) by generate_node_tests.py next to
 this script. A case that does not pass either fails or is skipped (ephost cannot feed its data, e.g.

@@ -28,13 +28,6 @@ void set_optional_tensor_type(onnx::ValueInfoProto* vi, const std::string& name,
   vi->mutable_type()->mutable_optional_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(elem);
 }
 
-void set_graph(onnx::NodeProto& node, const std::string& attr, const onnx::GraphProto& g) {
-  auto* a = node.add_attribute();
-  a->set_name(attr);
-  a->set_type(onnx::AttributeProto::GRAPH);
-  *a->mutable_g() = g;
-}
-
 void set_int(onnx::NodeProto& node, const std::string& attr, int64_t v) {
   auto* a = node.add_attribute();
   a->set_name(attr);
@@ -224,7 +217,8 @@ std::string loop_model() {
   ModelBuilder::set_type(body.add_output(), "acc_out", onnx::TensorProto::FLOAT, {2});
   set_sequence_type(body.add_output(), "seq_out", onnx::TensorProto::FLOAT);
   ModelBuilder::set_type(body.add_output(), "scan_out", onnx::TensorProto::FLOAT, {2});
-  set_graph(m.node("Loop", {"M", "cond", "x", "empty"}, {"acc", "seq", "scan"}, "loop"), "body", body);
+  auto& loop = m.node("Loop", {"M", "cond", "x", "empty"}, {"acc", "seq", "scan"}, "loop");
+  ephost_test::set_graph_attribute(loop, "body", body);
   m.output("acc", onnx::TensorProto::FLOAT, {2});
   set_sequence_type(g.add_output(), "seq", onnx::TensorProto::FLOAT);
   m.output("scan", onnx::TensorProto::FLOAT, {-1, 2});
@@ -277,7 +271,7 @@ TEST(SequenceValues, ScanWithAxesAndDirections) {
   for (const char* o : {"fwd_out", "rev_out", "fwd_scan", "rev_scan"})
     ModelBuilder::set_type(body.add_output(), o, onnx::TensorProto::FLOAT, {2});
   auto& scan = m.node("Scan", {"init", "init", "x", "x"}, {"fwd", "rev", "fwd_all", "rev_all"}, "scan");
-  set_graph(scan, "body", body);
+  ephost_test::set_graph_attribute(scan, "body", body);
   set_int(scan, "num_scan_inputs", 2);
   set_ints(scan, "scan_input_axes", {1, 1});
   set_ints(scan, "scan_input_directions", {0, 1});

@@ -12,48 +12,7 @@
 namespace {
 
 using ephost_test::ModelBuilder;
-
-onnx::GraphProto branch(const std::string& name, const std::string& op, const std::string& out) {
-  onnx::GraphProto g;
-  g.set_name(name);
-  auto* n = g.add_node();
-  n->set_op_type(op);
-  n->set_name(name + "_" + op);
-  n->add_input("x");  // outer scope: the main graph's input
-  n->add_input("c");  // outer scope: the main graph's initializer
-  n->add_output(out);
-  ModelBuilder::set_type(g.add_output(), out, onnx::TensorProto::FLOAT, {2});
-  return g;
-}
-
-void set_graph(onnx::NodeProto& node, const std::string& attr, const onnx::GraphProto& g) {
-  auto* a = node.add_attribute();
-  a->set_name(attr);
-  a->set_type(onnx::AttributeProto::GRAPH);
-  *a->mutable_g() = g;
-}
-
-// cond ? x + c : (cond ? x - c : x * c)  — the inner If sits in the outer else-branch.
-std::string nested_if_model() {
-  ModelBuilder m;
-  m.input("cond", onnx::TensorProto::BOOL, {}).input("x", onnx::TensorProto::FLOAT, {2});
-  m.output("y", onnx::TensorProto::FLOAT, {2});
-  m.initializer("c", {2}, {10, 20});
-  onnx::GraphProto inner_else;
-  inner_else.set_name("outer_else");
-  auto& inner = *inner_else.add_node();
-  inner.set_op_type("If");
-  inner.set_name("inner_if");
-  inner.add_input("cond");
-  inner.add_output("inner_out");
-  set_graph(inner, "then_branch", branch("inner_then", "Sub", "sub_out"));
-  set_graph(inner, "else_branch", branch("inner_else", "Mul", "mul_out"));
-  ModelBuilder::set_type(inner_else.add_output(), "inner_out", onnx::TensorProto::FLOAT, {2});
-  auto& outer = m.node("If", {"cond"}, {"y"}, "outer_if");
-  set_graph(outer, "then_branch", branch("outer_then", "Add", "add_out"));
-  set_graph(outer, "else_branch", inner_else);
-  return m.bytes();
-}
+using ephost_test::nested_if_model;
 
 std::vector<float> run(const Ephost::Session& s, bool cond) {
   std::vector<float> x{1, 2};

@@ -192,6 +192,52 @@ inline std::vector<float> chain_expected(const std::vector<float>& x, int64_t co
   return y;
 }
 
+// A branch of an If: one `op` node over the outer scope's x and c (the main graph's input and
+// initializer), with output `out`.
+inline onnx::GraphProto if_branch(const std::string& name, const std::string& op, const std::string& out) {
+  onnx::GraphProto g;
+  g.set_name(name);
+  auto* n = g.add_node();
+  n->set_op_type(op);
+  n->set_name(name + "_" + op);
+  n->add_input("x");  // outer scope: the main graph's input
+  n->add_input("c");  // outer scope: the main graph's initializer
+  n->add_output(out);
+  ModelBuilder::set_type(g.add_output(), out, onnx::TensorProto::FLOAT, {2});
+  return g;
+}
+
+inline void set_graph_attribute(onnx::NodeProto& node, const std::string& attr, const onnx::GraphProto& g) {
+  auto* a = node.add_attribute();
+  a->set_name(attr);
+  a->set_type(onnx::AttributeProto::GRAPH);
+  *a->mutable_g() = g;
+}
+
+// cond ? x + c : (cond ? x - c : x * c)  — the inner If sits in the outer else-branch. Graphs: "test"
+// (main), "outer_then" and "outer_else" (of node "outer_if"), "inner_then" and "inner_else" (of node
+// "inner_if"); alpha can take outer_then_Add and inner_else_Mul.
+inline std::string nested_if_model() {
+  ModelBuilder m;
+  m.input("cond", onnx::TensorProto::BOOL, {}).input("x", onnx::TensorProto::FLOAT, {2});
+  m.output("y", onnx::TensorProto::FLOAT, {2});
+  m.initializer("c", {2}, {10, 20});
+  onnx::GraphProto inner_else;
+  inner_else.set_name("outer_else");
+  auto& inner = *inner_else.add_node();
+  inner.set_op_type("If");
+  inner.set_name("inner_if");
+  inner.add_input("cond");
+  inner.add_output("inner_out");
+  set_graph_attribute(inner, "then_branch", if_branch("inner_then", "Sub", "sub_out"));
+  set_graph_attribute(inner, "else_branch", if_branch("inner_else", "Mul", "mul_out"));
+  ModelBuilder::set_type(inner_else.add_output(), "inner_out", onnx::TensorProto::FLOAT, {2});
+  auto& outer = m.node("If", {"cond"}, {"y"}, "outer_if");
+  set_graph_attribute(outer, "then_branch", if_branch("outer_then", "Add", "add_out"));
+  set_graph_attribute(outer, "else_branch", inner_else);
+  return m.bytes();
+}
+
 inline std::vector<float> ramp(size_t n, float scale = 0.01f, float offset = -1.0f) {
   std::vector<float> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = offset + scale * static_cast<float>(i % 211);

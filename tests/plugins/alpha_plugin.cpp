@@ -2,21 +2,33 @@
 // it with a broadcasting kernel. Provider option `claim`: "all" (default) or "none". Option `misbehave`
 // injects faults so tests can see how the host reports them: "fail_compute" (the kernel returns an
 // error), "skip_output" (the kernel returns success without writing its output), "fail_capability"
-// (get_capability fails), "fail_create_kernel" (kernel creation fails); default "none".
+// (get_capability fails), "fail_create_kernel" (kernel creation fails), "fail_run_start" (on_run_start
+// fails); default "none". Option `rendezvous` (rendezvous.hpp) makes concurrent computes observable.
+// It records what the host does to it (recording_plugin.hpp). Variants built from this file (ABI 1 only)
+// set their own EPHOST_TEST_PLUGIN_NAME (CMakeLists.txt).
 #include <memory>
 
 #include "elementwise.hpp"
 #include "ephost/sdk/plugin.hpp"
+#include "recording_plugin.hpp"
+#include "rendezvous.hpp"
+
+#ifndef EPHOST_TEST_PLUGIN_NAME
+#define EPHOST_TEST_PLUGIN_NAME "alpha"
+#endif
 
 namespace {
 
 using namespace ephost::sdk;
 using ephost_test::BinaryOp;
+using ephost_test::Rendezvous;
 
 class BinaryKernel : public Kernel {
  public:
-  BinaryKernel(BinaryOp op, std::string misbehave) : op_(op), misbehave_(std::move(misbehave)) {}
+  BinaryKernel(BinaryOp op, std::string misbehave, std::shared_ptr<Rendezvous> rendezvous)
+      : op_(op), misbehave_(std::move(misbehave)), rendezvous_(std::move(rendezvous)) {}
   void compute(KernelContext& ctx) override {
+    Rendezvous::Visit visit(rendezvous_.get());
     if (misbehave_ == "fail_compute") fail(EPHOST_EP_FAIL, "alpha: injected compute failure");
     if (misbehave_ == "skip_output") return;
     Tensor a = ctx.input(0), b = ctx.input(1);
@@ -30,11 +42,13 @@ class BinaryKernel : public Kernel {
  private:
   BinaryOp op_;
   std::string misbehave_;
+  std::shared_ptr<Rendezvous> rendezvous_;  // shared by the provider's kernels
 };
 
 class AlphaProvider : public Provider {
  public:
-  AlphaProvider(bool claim, std::string misbehave) : claim_(claim), misbehave_(std::move(misbehave)) {}
+  AlphaProvider(bool claim, std::string misbehave, std::shared_ptr<Rendezvous> rendezvous)
+      : claim_(claim), misbehave_(std::move(misbehave)), rendezvous_(std::move(rendezvous)) {}
   void get_capability(const Graph& graph, Capability& capability) override {
     if (misbehave_ == "fail_capability") fail(EPHOST_EP_FAIL, "alpha: injected get_capability failure");
     if (!claim_) return;
@@ -46,20 +60,24 @@ class AlphaProvider : public Provider {
   std::unique_ptr<Kernel> create_kernel(const Node& node) override {
     std::string op = node.op_type();
     if (misbehave_ == "fail_create_kernel") fail(EPHOST_EP_FAIL, "alpha: injected kernel creation failure");
-    if (op == "Add") return std::make_unique<BinaryKernel>(BinaryOp::kAdd, misbehave_);
-    if (op == "Mul") return std::make_unique<BinaryKernel>(BinaryOp::kMul, misbehave_);
+    if (op == "Add") return std::make_unique<BinaryKernel>(BinaryOp::kAdd, misbehave_, rendezvous_);
+    if (op == "Mul") return std::make_unique<BinaryKernel>(BinaryOp::kMul, misbehave_, rendezvous_);
     fail(EPHOST_NOT_IMPLEMENTED, "alpha has no kernel for " + op + " node '" + node.name() + "'");
+  }
+  void on_run_start() override {
+    if (misbehave_ == "fail_run_start") fail(EPHOST_EP_FAIL, "alpha: injected on_run_start failure");
   }
 
  private:
   bool claim_;
   std::string misbehave_;
+  std::shared_ptr<Rendezvous> rendezvous_;
 };
 
 struct AlphaDescribe {
   Description operator()() const {
     Description d;
-    d.name = "alpha";
+    d.name = EPHOST_TEST_PLUGIN_NAME;
     d.vendor = "ephost tests";
     d.version = "1.0.0";
     d.device_type = EPHOST_DEVICE_CPU;
@@ -75,12 +93,13 @@ struct AlphaCreate {
   std::unique_ptr<Provider> operator()(const Options& options) const {
     std::string misbehave = option(options, "misbehave", "none");
     if (misbehave != "none" && misbehave != "fail_compute" && misbehave != "skip_output" &&
-        misbehave != "fail_capability" && misbehave != "fail_create_kernel")
+        misbehave != "fail_capability" && misbehave != "fail_create_kernel" && misbehave != "fail_run_start")
       fail(EPHOST_INVALID_ARGUMENT, "alpha: unknown misbehave value '" + misbehave + "'");
-    return std::make_unique<AlphaProvider>(ephost_test::claims_anything(options), misbehave);
+    return std::make_unique<AlphaProvider>(ephost_test::claims_anything(options), misbehave,
+                                           ephost_test::rendezvous_option(options));
   }
 };
 
 }  // namespace
 
-EPHOST_DEFINE_PLUGIN(AlphaDescribe, AlphaCreate)
+EPHOST_TEST_RECORDING_PLUGIN(EPHOST_TEST_PLUGIN_NAME, AlphaDescribe, AlphaCreate)

@@ -2,15 +2,26 @@
 // nodes as one fused group and compiles it into a small interpreter over the group's nodes, with
 // broadcasting. Provider option `claim`: "all" (default) or "none". Option `check_cycles`: "1" (default)
 // cuts a chain whose fusion would form a cycle into parts that form none (sdk::acyclic_groups); "0"
-// claims it whole anyway, so tests can see the host refuse it.
+// claims it whole anyway, so tests can see the host refuse it. Option `rendezvous` (rendezvous.hpp)
+// makes concurrent computes observable. Each compiled group keeps a state per session and fails a
+// compute handed a state it did not make or has released. It records what the host does to it
+// (recording_plugin.hpp).
 #include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <unordered_map>
 
 #include "elementwise.hpp"
 #include "ephost/sdk/plugin.hpp"
+#include "recording_plugin.hpp"
+#include "rendezvous.hpp"
+
+#ifndef EPHOST_TEST_PLUGIN_NAME
+#define EPHOST_TEST_PLUGIN_NAME "beta"
+#endif
 
 namespace {
 
@@ -58,9 +69,35 @@ struct Step {
   std::string output;
 };
 
+// The states create_state made and release_state has not released yet.
+class LiveStates {
+ public:
+  void* make() {
+    char* state = new char(0);  // the interpreter needs no per-session data: a state is its identity
+    std::lock_guard<std::mutex> lock(mutex_);
+    live_.insert(state);
+    return state;
+  }
+  void check(void* state, const std::string& group) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!live_.count(static_cast<char*>(state)))
+      fail(EPHOST_EP_FAIL, "beta group " + group + ": compute got a state that create_state did not make or that "
+                                                   "release_state released");
+  }
+  void release(void* state) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (live_.erase(static_cast<char*>(state))) delete static_cast<char*>(state);
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::set<char*> live_;
+};
+
 class ChainGroup : public CompiledGroup {
  public:
-  ChainGroup(const Graph& group, const std::string& fused_name) : name_(fused_name) {
+  ChainGroup(const Graph& group, const std::string& fused_name, std::shared_ptr<ephost_test::Rendezvous> rendezvous)
+      : name_(fused_name), rendezvous_(std::move(rendezvous)) {
     for (size_t i = 0; i < group.num_inputs(); ++i) inputs_.push_back(group.input(i).name());
     for (size_t i = 0; i < group.num_outputs(); ++i) outputs_.push_back(group.output(i).name());
     for (const Node& node : group.nodes()) {
@@ -74,7 +111,12 @@ class ChainGroup : public CompiledGroup {
     }
   }
 
-  void compute(void*, KernelContext& ctx) override {
+  void* create_state() override { return states_.make(); }
+  void release_state(void* state) override { states_.release(state); }
+
+  void compute(void* state, KernelContext& ctx) override {
+    ephost_test::Rendezvous::Visit visit(rendezvous_.get());
+    states_.check(state, name_);
     std::unordered_map<std::string, View> values;
     std::deque<FloatTensor> locals;  // deque: views into it stay valid as it grows
     for (const auto& [name, tensor] : constants_) values[name] = View{tensor.data.data(), tensor.shape};
@@ -130,6 +172,8 @@ class ChainGroup : public CompiledGroup {
   }
 
   std::string name_;
+  std::shared_ptr<ephost_test::Rendezvous> rendezvous_;
+  LiveStates states_;
   std::vector<std::string> inputs_, outputs_;
   std::map<std::string, FloatTensor> constants_;
   std::vector<Step> steps_;
@@ -137,7 +181,8 @@ class ChainGroup : public CompiledGroup {
 
 class BetaProvider : public Provider {
  public:
-  BetaProvider(bool claim, bool check_cycles) : claim_(claim), check_cycles_(check_cycles) {}
+  BetaProvider(bool claim, bool check_cycles, std::shared_ptr<ephost_test::Rendezvous> rendezvous)
+      : claim_(claim), check_cycles_(check_cycles), rendezvous_(std::move(rendezvous)) {}
   void get_capability(const Graph& graph, Capability& capability) override {
     if (!claim_) return;
     for (const auto& chain : find_chains(graph, check_cycles_)) capability.add_fused_group(chain);
@@ -150,18 +195,19 @@ class BetaProvider : public Provider {
       if ((op != "Add" && op != "Mul" && op != "Relu") || node.num_inputs() != arity || !node.has_output(0))
         fail(EPHOST_NOT_IMPLEMENTED, "beta cannot compile " + node.op_type() + " node '" + node.name() + "'");
     }
-    return std::make_unique<ChainGroup>(group, fused_name);
+    return std::make_unique<ChainGroup>(group, fused_name, rendezvous_);
   }
 
  private:
   bool claim_;
   bool check_cycles_;
+  std::shared_ptr<ephost_test::Rendezvous> rendezvous_;  // shared by the provider's groups
 };
 
 struct BetaDescribe {
   Description operator()() const {
     Description d;
-    d.name = "beta";
+    d.name = EPHOST_TEST_PLUGIN_NAME;
     d.vendor = "ephost tests";
     d.version = "1.0.0";
     d.device_type = EPHOST_DEVICE_CPU;
@@ -177,10 +223,11 @@ struct BetaCreate {
   std::unique_ptr<Provider> operator()(const Options& options) const {
     std::string check = option(options, "check_cycles", "1");
     if (check != "0" && check != "1") fail(EPHOST_INVALID_ARGUMENT, "option check_cycles must be 0 or 1, got '" + check + "'");
-    return std::make_unique<BetaProvider>(ephost_test::claims_anything(options), check == "1");
+    return std::make_unique<BetaProvider>(ephost_test::claims_anything(options), check == "1",
+                                          ephost_test::rendezvous_option(options));
   }
 };
 
 }  // namespace
 
-EPHOST_DEFINE_PLUGIN(BetaDescribe, BetaCreate)
+EPHOST_TEST_RECORDING_PLUGIN(EPHOST_TEST_PLUGIN_NAME, BetaDescribe, BetaCreate)

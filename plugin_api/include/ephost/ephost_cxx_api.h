@@ -51,6 +51,16 @@ inline std::string take_string(char* s) {
   return out;
 }
 
+// The library's version, e.g. "0.1.0" (EphostGetVersionString, exported since API version 1; "" if it
+// gives none).
+inline std::string version_string() {
+  const char* v = EphostGetVersionString();
+  return v ? v : "";
+}
+
+// The name of a status code, e.g. "INVALID_GRAPH" (GetErrorCodeName, API version 1).
+inline std::string error_code_name(EphostStatusCode code) { return api().GetErrorCodeName(code); }
+
 // A value: a tensor, or (API version 2) a sequence of tensors or an empty optional (kind()).
 class Tensor {
  public:
@@ -129,6 +139,8 @@ class Tensor {
   std::shared_ptr<EphostTensor> t_;
 };
 
+class SessionOptions;
+
 class Env {
  public:
   explicit Env(EphostLogLevel level = EPHOST_LOG_WARNING) {
@@ -153,6 +165,9 @@ class Env {
     check(api().InspectEpContextModelJson(e_.get(), model_path.c_str(), nullptr, &s));
     return take_string(s);
   }
+  // The same, with session options, e.g. where external initializers live (InspectEpContextModelJson,
+  // API version 2).
+  std::string inspect_ep_context_model_json(const std::string& model_path, const SessionOptions& options) const;
   std::string plugin_report_json() const {
     char* s = nullptr;
     check(api().GetPluginReportJson(e_.get(), &s));
@@ -215,6 +230,13 @@ class SessionOptions {
   std::unique_ptr<EphostSessionOptions, Deleter> o_;
 };
 
+inline std::string Env::inspect_ep_context_model_json(const std::string& model_path,
+                                                      const SessionOptions& options) const {
+  char* s = nullptr;
+  check(api().InspectEpContextModelJson(e_.get(), model_path.c_str(), options.get(), &s));
+  return take_string(s);
+}
+
 class Session {
  public:
   Session(const Env& env, const std::string& model_path, const SessionOptions& options = SessionOptions()) {
@@ -265,6 +287,28 @@ class Session {
   ValueType output_type(size_t index) const {
     ValueType t;
     check(api().SessionGetOutputKind(s_.get(), index, &t.kind, &t.optional_kind, &t.elem_type));
+    return t;
+  }
+  // Declared element type and shape of a tensor input or output (SessionGetInputType /
+  // SessionGetOutputType, API version 1): rank -1 when unknown, dims -1 where symbolic; element type 0
+  // and rank -1 for sequences and optionals.
+  struct TensorType {
+    int32_t elem_type = EPHOST_ELEMENT_UNDEFINED;
+    int64_t rank = -1;
+    std::vector<int64_t> dims;
+  };
+  TensorType input_tensor_type(size_t index) const {
+    TensorType t;
+    const int64_t* dims = nullptr;
+    check(api().SessionGetInputType(s_.get(), index, &t.elem_type, &t.rank, &dims));
+    if (t.rank > 0 && dims) t.dims.assign(dims, dims + t.rank);
+    return t;
+  }
+  TensorType output_tensor_type(size_t index) const {
+    TensorType t;
+    const int64_t* dims = nullptr;
+    check(api().SessionGetOutputType(s_.get(), index, &t.elem_type, &t.rank, &dims));
+    if (t.rank > 0 && dims) t.dims.assign(dims, dims + t.rank);
     return t;
   }
   // What happened to each EPContext node (JSON array; empty for an ordinary model).

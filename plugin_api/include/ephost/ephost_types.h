@@ -104,6 +104,32 @@ static inline const char* EphostElementTypeName(int32_t elem_type) {
   }
 }
 
+/* Bytes per element of an element type: sizeof(const char*) for strings (their data is an array of
+ * pointers), 0 for EPHOST_ELEMENT_UNDEFINED and unknown values. Header-only, like
+ * EphostElementTypeName, so that it works before (and without) a library is loaded; the application
+ * API's GetElementSize answers the same. Added with application API 2 and plugin ABI 2. */
+static inline size_t EphostElementSize(int32_t elem_type) {
+  switch (elem_type) {
+    case EPHOST_ELEMENT_UINT8:
+    case EPHOST_ELEMENT_INT8:
+    case EPHOST_ELEMENT_BOOL: return 1;
+    case EPHOST_ELEMENT_UINT16:
+    case EPHOST_ELEMENT_INT16:
+    case EPHOST_ELEMENT_FLOAT16:
+    case EPHOST_ELEMENT_BFLOAT16: return 2;
+    case EPHOST_ELEMENT_FLOAT:
+    case EPHOST_ELEMENT_INT32:
+    case EPHOST_ELEMENT_UINT32: return 4;
+    case EPHOST_ELEMENT_INT64:
+    case EPHOST_ELEMENT_UINT64:
+    case EPHOST_ELEMENT_DOUBLE:
+    case EPHOST_ELEMENT_COMPLEX64: return 8;
+    case EPHOST_ELEMENT_COMPLEX128: return 16;
+    case EPHOST_ELEMENT_STRING: return sizeof(const char*);
+    default: return 0;
+  }
+}
+
 /* Severity of a log message. Added in ABI 1. */
 typedef enum EphostLogLevel {
   EPHOST_LOG_VERBOSE = 0,

@@ -9,6 +9,7 @@
 #include <system_error>
 #include <type_traits>
 
+#include "ephost/ephost_half.h"
 #include "kernel_registry.h"
 #include "math/half.h"
 #include "math/parallel.h"
@@ -24,22 +25,6 @@ struct BFloat16 {
   uint16_t bits;
 };
 
-inline float bf16_to_float(uint16_t b) {
-  const uint32_t u = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &u, sizeof(f));
-  return f;
-}
-
-// Truncates (drops the low 16 bits), as ONNX's reference Cast does (onnx.reference's op_cast calls
-// float32_to_bfloat16 with truncate=True, and the backend test data of every release expects it).
-inline uint16_t float_to_bf16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);  // stays a (quiet) NaN
-  return static_cast<uint16_t>(u >> 16);
-}
-
 template <typename T>
 constexpr int32_t cast_type_id() {
   if constexpr (std::is_same_v<T, Half>) return EPHOST_ELEMENT_FLOAT16;
@@ -52,11 +37,11 @@ inline D convert(S s) {
   if constexpr (std::is_same_v<S, Half>) {
     return convert<D>(math::half_to_float(s.bits));
   } else if constexpr (std::is_same_v<S, BFloat16>) {
-    return convert<D>(bf16_to_float(s.bits));
+    return convert<D>(EphostBfloat16ToFloat(s.bits));
   } else if constexpr (std::is_same_v<D, Half>) {
     return Half{math::float_to_half(static_cast<float>(s))};
   } else if constexpr (std::is_same_v<D, BFloat16>) {
-    return BFloat16{float_to_bf16(static_cast<float>(s))};
+    return BFloat16{EphostFloatToBfloat16Truncate(static_cast<float>(s))};  // as ONNX's reference Cast
   } else if constexpr (std::is_same_v<D, bool>) {
     return s != S(0);
   } else {

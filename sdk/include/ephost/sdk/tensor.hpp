@@ -11,19 +11,7 @@
 
 namespace ephost::sdk {
 
-inline size_t element_size(int32_t elem_type) {
-  switch (elem_type) {
-    case EPHOST_ELEMENT_FLOAT: case EPHOST_ELEMENT_INT32: case EPHOST_ELEMENT_UINT32: return 4;
-    case EPHOST_ELEMENT_DOUBLE: case EPHOST_ELEMENT_INT64: case EPHOST_ELEMENT_UINT64:
-    case EPHOST_ELEMENT_COMPLEX64: return 8;
-    case EPHOST_ELEMENT_UINT8: case EPHOST_ELEMENT_INT8: case EPHOST_ELEMENT_BOOL: return 1;
-    case EPHOST_ELEMENT_UINT16: case EPHOST_ELEMENT_INT16: case EPHOST_ELEMENT_FLOAT16:
-    case EPHOST_ELEMENT_BFLOAT16: return 2;
-    case EPHOST_ELEMENT_COMPLEX128: return 16;
-    case EPHOST_ELEMENT_STRING: return sizeof(const char*);
-    default: return 0;
-  }
-}
+inline size_t element_size(int32_t elem_type) { return EphostElementSize(elem_type); }
 
 // The element type a C++ type stands for (uint16_t means UINT16: pass FLOAT16/BFLOAT16 explicitly).
 template <typename T>

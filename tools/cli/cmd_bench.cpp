@@ -1,0 +1,126 @@
+// ephost bench MODEL: session creation time and run latency (median, p90, min, mean, max).
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <numeric>
+
+#include "commands.h"
+#include "model_io.h"
+#include "tensor_values.h"
+#include "text_table.h"
+
+namespace ephost_cli {
+
+namespace {
+
+struct BenchArgs {
+  std::string model;
+  SessionArgs session;
+  InputArgs inputs;
+  int repeat = 20;
+  int warmup = 3;
+  bool json = false;
+};
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Nearest-rank percentile of sorted values.
+double percentile(const std::vector<double>& sorted, double p) {
+  size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size())));
+  return sorted[std::min(sorted.size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+double median(const std::vector<double>& sorted) {
+  size_t n = sorted.size();
+  return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
+
+int bench_command(const BenchArgs& args, const GlobalArgs& global) {
+  const Ephost::Env env = create_env(global);
+  const Ephost::SessionOptions options = make_session_options(args.session);
+  auto t0 = std::chrono::steady_clock::now();
+  const Ephost::Session session(env, args.model, options);
+  const double create_ms = ms_since(t0);
+
+  std::vector<HostValue> inputs = prepare_inputs(session, args.inputs);
+  BoundRun bound(session, inputs);
+  for (int i = 0; i < args.warmup; ++i) bound.run();
+  std::vector<double> times;
+  times.reserve(static_cast<size_t>(args.repeat));
+  for (int i = 0; i < args.repeat; ++i) {
+    t0 = std::chrono::steady_clock::now();
+    std::vector<Ephost::Tensor> outputs = bound.run();
+    times.push_back(ms_since(t0));  // outputs are released after the clock stops
+  }
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  const double mean = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(times.size());
+
+  if (args.json) {
+    nlohmann::ordered_json j;
+    j["model"] = args.model;
+    j["library_version"] = Ephost::version_string();
+    j["providers"] = provider_list(args.session.providers);
+    j["threads"] = args.session.threads;
+    j["inputs"] = nlohmann::ordered_json::object();
+    for (const HostValue& v : inputs) {
+      if (v.kind() == HostValue::Kind::kTensor)
+        j["inputs"][v.name()] = v.tensor().shape();
+      else
+        j["inputs"][v.name()] = v.describe();
+    }
+    j["input_source"] = args.inputs.inputs_dir.empty() ? "random" : args.inputs.inputs_dir;
+    j["warmup"] = args.warmup;
+    j["repeat"] = args.repeat;
+    j["session_create_ms"] = round3(create_ms);
+    j["run_ms_median"] = round3(median(sorted));
+    j["run_ms_p90"] = round3(percentile(sorted, 0.9));
+    j["run_ms_min"] = round3(sorted.front());
+    j["run_ms_mean"] = round3(mean);
+    j["run_ms_max"] = round3(sorted.back());
+    std::cout << j.dump() << std::endl;
+    return 0;
+  }
+
+  std::cout << "model:    " << args.model << "\n";
+  std::cout << "inputs:  ";
+  for (const HostValue& v : inputs)
+    std::cout << " " << v.name() << " "
+              << (v.kind() == HostValue::Kind::kTensor ? shape_string(v.tensor().shape()) : v.describe());
+  std::cout << (args.inputs.inputs_dir.empty() ? " (random)" : " (from " + args.inputs.inputs_dir + ")") << "\n";
+  std::cout << "threads:  " << (args.session.threads > 0 ? std::to_string(args.session.threads) : "default")
+            << ", providers: " << (args.session.providers.empty() ? "default" : args.session.providers) << "\n";
+  std::cout << "session creation: " << ms_to_string(create_ms) << " ms\n";
+  std::cout << "run (" << args.repeat << " runs after " << args.warmup << " warm-up):\n";
+  TextTable table({"median", "p90", "min", "mean", "max"});
+  table.add_row({ms_to_string(median(sorted)), ms_to_string(percentile(sorted, 0.9)), ms_to_string(sorted.front()),
+                 ms_to_string(mean), ms_to_string(sorted.back())});
+  table.print(std::cout, "  ");
+  std::cout << "  (milliseconds)" << std::endl;
+  return 0;
+}
+
+}  // namespace
+
+Command add_bench_command(CLI::App& app) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* cmd = app.add_subcommand("bench", "Measure session creation and run latency");
+  cmd->add_option("model", args->model, "ONNX model file")->required()->check(CLI::ExistingFile);
+  add_input_args(cmd, args->inputs);
+  add_session_args(cmd, args->session);
+  cmd->add_option("--repeat", args->repeat, "Timed runs")->default_str("20")->check(CLI::Range(1, 100000000));
+  cmd->add_option("--warmup", args->warmup, "Untimed runs first")->default_str("3")->check(CLI::Range(0, 100000000));
+  cmd->add_flag("--json", args->json, "Print one JSON object");
+  return {cmd, [args](const GlobalArgs& g) { return bench_command(*args, g); }};
+}
+
+}  // namespace ephost_cli

@@ -1,0 +1,65 @@
+// ephost plugins: what discovery found (EPHOST_PLUGIN_PATH, the default folder, the built-in CPU plugin).
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "text_table.h"
+
+namespace ephost_cli {
+
+namespace {
+
+struct PluginsArgs {
+  bool json = false;
+  std::vector<std::string> libraries;
+};
+
+std::string str(const char* s) { return s && *s ? s : "-"; }
+
+int plugins_command(const PluginsArgs& args, const GlobalArgs& global) {
+  Ephost::Env env = create_env(global);
+  for (const std::string& lib : args.libraries) {
+    try {
+      env.register_plugin(lib);
+    } catch (const Ephost::Exception&) {
+      // The attempt lands in the report either way, with this error as the reason shown there.
+    }
+  }
+  if (args.json) {
+    std::cout << with_context("plugin report", [&] { return env.plugin_report_json(); }) << std::endl;
+    return 0;
+  }
+  const std::vector<EphostPluginReport> reports = with_context("plugin report", [&] { return env.plugin_reports(); });
+  const size_t n = reports.size();
+  TextTable table({"name", "version", "device", "status", "abi", "sdk", "source keys", "path"});
+  std::vector<std::string> skipped;
+  for (const EphostPluginReport& r : reports) {
+    std::string status = r.loaded ? "loaded" : "skipped";
+    if (!r.loaded) skipped.push_back(str(r.path) + ": " + str(r.reason));
+    table.add_row({str(r.name), str(r.version), str(r.device_type), status,
+                   r.abi_version ? std::to_string(r.abi_version) : "-", str(r.sdk_version), str(r.source_keys),
+                   str(r.path)});
+  }
+  std::cout << n << (n == 1 ? " plugin" : " plugins") << " considered:\n";
+  table.print(std::cout, "  ", 60);
+  if (!skipped.empty()) {
+    std::cout << "skipped:\n";
+    for (const auto& s : skipped) std::cout << "  " << s << "\n";
+  }
+  std::cout.flush();
+  return 0;
+}
+
+}  // namespace
+
+Command add_plugins_command(CLI::App& app) {
+  auto args = std::make_shared<PluginsArgs>();
+  CLI::App* cmd = app.add_subcommand("plugins", "Show the plugins discovery found, loaded or skipped and why");
+  cmd->add_flag("--json", args->json, "Print the report as JSON");
+  add_repeatable(cmd, "--load", args->libraries, "Also try to load this plugin library (repeatable)");
+  return {cmd, [args](const GlobalArgs& g) { return plugins_command(*args, g); }};
+}
+
+}  // namespace ephost_cli

@@ -1,0 +1,19 @@
+// The EPContext nodes of a session's model that could not be used: their plugin judged the context
+// unsupported or failed to load it (status INVALID_GRAPH), so the host ran the source model's nodes
+// instead, or found no provider for them. libephost logs each at warning level; `ephost run` and
+// `ephost test` also print them beside their results, where a user comparing outputs or timings
+// looks (a fallback runs slower, on other providers).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ephost/ephost_cxx_api.h"
+
+namespace ephost_cli {
+
+// One line per unusable context: "EPContext node 'x' (source S, provider P): INVALID_GRAPH: <reason>;
+// fell back to N node(s) on the next providers". Empty for an ordinary model.
+std::vector<std::string> unusable_context_lines(const Ephost::Session& session);
+
+}  // namespace ephost_cli
