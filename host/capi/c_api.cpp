@@ -147,8 +147,8 @@ EphostStatus* AppendProvider(EphostSessionOptions* o, const char* name, const ch
     require(o, "options");
     require(name, "provider_name");
     if (n && (!keys || !values)) fail(EPHOST_INVALID_ARGUMENT, "{} provider options but keys or values is NULL", n);
-    ProviderRequest r;
-    r.name = name;
+    // "<plugin>" or, since API 3, "<plugin>:<device index>".
+    ProviderRequest r = parse_provider_request(name);
     for (size_t i = 0; i < n; ++i) {
       require(keys[i], "option key");
       require(values[i], "option value");

@@ -29,7 +29,8 @@ Ephost::Env create_env(const GlobalArgs& args) {
 
 void add_session_args(CLI::App* cmd, SessionArgs& args) {
   cmd->add_option("--providers", args.providers,
-                  "Comma-separated providers in priority order, e.g. mygpu,cpu (default: the library's choice)");
+                  "Comma-separated providers in priority order, e.g. mygpu,cpu or opencl:1,cpu for a plugin's "
+                  "device (default: the library's choice)");
   add_repeatable(cmd, "--option", args.options, "Session configuration entry KEY=VALUE (repeatable)");
   cmd->add_option("--threads", args.threads, "Intra-op threads (default: the library's choice)")
       ->check(CLI::Range(0, 4096));

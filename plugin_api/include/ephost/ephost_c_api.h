@@ -135,6 +135,7 @@ typedef struct EphostApi {
   /* Append a provider to the registration-priority list (earlier = asked first). `keys`/`values` are
    * its options (copied). Naming an unknown provider fails at session creation with the list of
    * providers found. */
+  /* Since API 3 `provider_name` may also name a device of the plugin: "<plugin>:<device index>". */
   EphostStatus* (*AppendProvider)(EphostSessionOptions* options, const char* provider_name, const char* const* keys,
                                   const char* const* values, size_t num_options);
 
