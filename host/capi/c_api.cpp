@@ -235,6 +235,24 @@ EphostStatus* SessionGetInputType(const EphostSession* s, size_t i, int32_t* et,
 EphostStatus* SessionGetOutputType(const EphostSession* s, size_t i, int32_t* et, int64_t* rank, const int64_t** dims) {
   return io_type(s, i, false, et, rank, dims);
 }
+EphostStatus* io_dim_name(const EphostSession* s, size_t i, bool input, size_t dim, const char** out) {
+  return guard([&] {
+    require(out, "out_name");
+    const Value& v = io_value(s, i, input);
+    const size_t rank = v.type.has_shape ? v.type.dims.size() : 0;
+    if (!v.type.has_shape || dim >= rank)
+      fail(EPHOST_INVALID_ARGUMENT, "{} '{}' has {}; dimension {} does not exist", input ? "input" : "output", v.name,
+           v.type.has_shape ? fmt::format("rank {}", rank) : std::string("an unknown rank"), dim);
+    // dim_params runs parallel to dims; an older graph builder may leave it short.
+    *out = dim < v.type.dim_params.size() ? v.type.dim_params[dim].c_str() : "";
+  });
+}
+EphostStatus* SessionGetInputDimName(const EphostSession* s, size_t i, size_t dim, const char** out) {
+  return io_dim_name(s, i, true, dim, out);
+}
+EphostStatus* SessionGetOutputDimName(const EphostSession* s, size_t i, size_t dim, const char** out) {
+  return io_dim_name(s, i, false, dim, out);
+}
 EphostStatus* SessionGetPartitionReportJson(const EphostSession* s, char** out) {
   return guard([&] {
     require(s, "session");
@@ -452,6 +470,8 @@ EphostApi make_api(uint32_t version) {
   a.SessionGetOutputKind = &SessionGetOutputKind;
   a.SessionGetEpContextReportJson = &SessionGetEpContextReportJson;
   a.InspectEpContextModelJson = &InspectEpContextModelJson;
+  a.SessionGetInputDimName = &SessionGetInputDimName;
+  a.SessionGetOutputDimName = &SessionGetOutputDimName;
   return cut_to_version_size(a, EphostApiSize(version), "application API table");
 }
 
@@ -460,7 +480,7 @@ EphostApi make_api(uint32_t version) {
 
 extern "C" EPHOST_EXPORT const EphostApi* EphostGetApi(uint32_t version) {
   // One table per version, each ending with the last member its version added.
-  static const EphostApi tables[] = {ephost::make_api(1), ephost::make_api(2)};
+  static const EphostApi tables[] = {ephost::make_api(1), ephost::make_api(2), ephost::make_api(3)};
   static_assert(sizeof(tables) / sizeof(tables[0]) == EPHOST_API_VERSION, "one table per API version");
   if (version >= 1 && version <= EPHOST_API_VERSION) return &tables[version - 1];
   return nullptr;

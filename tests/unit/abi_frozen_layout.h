@@ -240,6 +240,10 @@
   X(SessionGetEpContextReportJson, EphostStatus* (*)(const EphostSession*, char**))                             \
   X(InspectEpContextModelJson, EphostStatus* (*)(EphostEnv*, const char*, const EphostSessionOptions*, char**))
 
+#define EPHOST_FROZEN_APP_API_3(X)                                                                              \
+  X(SessionGetInputDimName, EphostStatus* (*)(const EphostSession*, size_t, size_t, const char**))              \
+  X(SessionGetOutputDimName, EphostStatus* (*)(const EphostSession*, size_t, size_t, const char**))
+
 // ---- enumerations (ephost_types.h, ephost_plugin.h, ephost_c_api.h): every value is frozen --------------
 
 // since ABI 1 / API 1
