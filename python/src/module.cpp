@@ -4,6 +4,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
+
 #include "ephost/ephost_cxx_api.h"
 #include "ephost/ephost_session_options_keys.h"
 #include "errors.h"

@@ -46,9 +46,10 @@ done
 
 # ---- 2. layout -----------------------------------------------------------------------------------
 step "layout"
-contents() { dpkg-deb -c "${DEB[$1]}" | awk '{print $6}' | sed 's|^\./||'; }
+# Each package's file list, read once (grep -q on a pipe would stop dpkg-deb mid-list: SIGPIPE).
+for name in "${!DEB[@]}"; do dpkg-deb -c "${DEB[$name]}" | awk '{print $6}' | sed 's|^\./||' >"$WORK/$name.files"; done
 expect_in() {  # package path-regex what
-  contents "$1" | grep -Eq "^$2\$" || fail "$1 does not contain $3 ($2)"
+  grep -Eq "^$2\$" "$WORK/$1.files" || fail "$1 does not contain $3 ($2)"
 }
 expect_in libephost0 "$LIBDIR/libephost\.so\.0\.[0-9.]+" "the shared library in the multiarch libdir"
 expect_in libephost0 "$LIBDIR/libephost\.so\.0" "the soname link"
@@ -69,8 +70,8 @@ expect_in python3-ephost "$PYDIR/ephost/__init__\.py" "the Python package"
 expect_in python3-ephost "$PYDIR/ephost/_ephost\.cpython-[0-9]+-[a-z0-9_]+-linux-gnu\.so" "the Python extension"
 dpkg-deb -f "${DEB[python3-ephost]}" Depends | grep -q 'python3-numpy' || fail "python3-ephost does not depend on python3-numpy"
 dpkg-deb -f "${DEB[python3-ephost]}" Depends | grep -q 'libephost0' || fail "python3-ephost does not depend on libephost0"
-if contents libephost0 | grep -Eq "^$LIBDIR/libephost\.so\$"; then fail "the unversioned .so link is in libephost0"; fi
-if contents ephost-tools libephost-dev | grep -q '^usr/lib/libephost'; then fail "a library outside the multiarch libdir"; fi
+if grep -Eq "^$LIBDIR/libephost\.so\$" "$WORK/libephost0.files"; then fail "the unversioned .so link is in libephost0"; fi
+if grep -q '^usr/lib/libephost' "$WORK/ephost-tools.files" "$WORK/libephost-dev.files"; then fail "a library outside the multiarch libdir"; fi
 dpkg-deb -f "${DEB[libephost-dev]}" Depends | grep -q 'libephost0 (= ' || fail "libephost-dev does not depend on libephost0 (= version)"
 dpkg-deb -f "${DEB[ephost-tools]}" Depends | grep -q 'libephost0' || fail "ephost-tools does not depend on libephost0"
 dpkg-deb -I "${DEB[libephost0]}" shlibs | grep -q '^libephost 0 libephost0' || fail "libephost0 has no shlibs entry"
