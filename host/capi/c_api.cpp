@@ -8,6 +8,8 @@
 #include <mutex>
 
 #include "abi/versioned_table.h"
+#include "capi/c_api_devices.h"
+#include "capi/handles.h"
 #include "core/error.h"
 #include "core/status.h"
 #include "discovery/plugin_registry.h"
@@ -16,21 +18,6 @@
 #include "session/session.h"
 #include "session/session_config.h"
 
-struct EphostEnv {
-  std::unique_ptr<ephost::Env> env;
-  std::mutex mutex;
-  std::deque<std::string> joined_keys;  // storage for EphostPluginReport::source_keys
-};
-struct EphostSessionOptions {
-  ephost::SessionOptions options;
-};
-struct EphostSession {
-  std::unique_ptr<ephost::Session> session;
-};
-// Any run-time value: a tensor, a sequence, or none (ephost_c_api.h, version 2).
-struct EphostTensor {
-  ephost::RuntimeValue value;
-};
 
 namespace ephost {
 namespace {
@@ -470,6 +457,7 @@ EphostApi make_api(uint32_t version) {
   a.SessionGetOutputKind = &SessionGetOutputKind;
   a.SessionGetEpContextReportJson = &SessionGetEpContextReportJson;
   a.InspectEpContextModelJson = &InspectEpContextModelJson;
+  fill_device_api(a);
   a.SessionGetInputDimName = &SessionGetInputDimName;
   a.SessionGetOutputDimName = &SessionGetOutputDimName;
   return cut_to_version_size(a, EphostApiSize(version), "application API table");

@@ -15,6 +15,7 @@ const std::vector<OptionKey>& known_option_keys() {
       {kEphostSessionOptionsEnableMemReuse, OptionKind::kFlag},
       {kEphostSessionOptionsGraphOptimizationLevel, OptionKind::kInteger},
       {kEphostSessionOptionsIntraOpNumThreads, OptionKind::kInteger},
+      {kEphostSessionOptionsEpSelectionPolicy, OptionKind::kString},
       {kEphostSessionOptionsDisableEpContextFallback, OptionKind::kFlag},
       {kEphostSessionOptionsFailOnSuboptimalCompiledModel, OptionKind::kFlag},
       {kEphostSessionOptionsEpContextSourceModelPath, OptionKind::kPath},

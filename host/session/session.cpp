@@ -36,7 +36,7 @@ void Session::initialize(std::unique_ptr<Model> model) {
   // Checked before anything is compiled, so that a mistake costs nothing.
   const GenerationSettings generation = read_generation_settings(config_.ep_context, model_->path);
 
-  providers_ = create_providers(env_.registry(), config_);
+  providers_ = create_providers(env_.registry(), config_, *model_);
   ContextResolution contexts =
       resolve_ep_contexts(*model_, providers_, config_, trusted_model_, env_.context_share());
   transform_model(*model_, config_, env_);
@@ -53,9 +53,17 @@ void Session::initialize(std::unique_ptr<Model> model) {
 
 std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_names,
                                        const std::vector<RuntimeValue>& inputs,
-                                       const std::vector<std::string>& output_names) const {
+                                       const std::vector<std::string>& output_names, const OutputRequests* requests,
+                                       RunCopyStats* stats) const {
   const auto feeds = bind_run_inputs(*graph_, input_names, inputs);
   const std::vector<size_t> picks = pick_run_outputs(*graph_, output_names);
+  OutputRequests by_output;
+  if (requests) {
+    if (requests->size() != picks.size())
+      fail(EPHOST_INVALID_ARGUMENT, "{} output requests for {} outputs", requests->size(), picks.size());
+    by_output.resize(graph_->outputs.size());
+    for (size_t i = 0; i < picks.size(); ++i) by_output[picks[i]] = (*requests)[i];
+  }
   // on_run_end is called for every provider whose on_run_start succeeded, whatever happens after.
   const auto& providers = providers_.instances;
   size_t started = 0;
@@ -76,7 +84,7 @@ std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_nam
       const ProviderInstance& p = *providers[started];
       if (p.plugin().on_run_start) p.call("on_run_start", [&] { return p.plugin().on_run_start(p.handle()); });
     }
-    all = main_executor().run(feeds, nullptr);
+    all = main_executor().run(feeds, nullptr, by_output, stats);
   } catch (...) {
     end_started(false);
     throw;

@@ -31,13 +31,17 @@ class Session {
   ~Session();
 
   const Graph& graph() const { return *graph_; }
+  Env& env() const { return env_; }
   const std::vector<Value*>& inputs() const { return inputs_; }  // what a caller feeds
   const std::vector<Value*>& outputs() const { return graph_->outputs; }
 
   // Runs with inputs bound by name; returns the requested outputs (all when output_names is empty).
-  // Values are tensors, sequences or none, as the model declares them.
+  // Values are tensors, sequences or none, as the model declares them; inputs may be device tensors.
+  // `requests` (one per requested output, or null: all in host memory) say where each output goes;
+  // `stats` receives how many copies the run made between locations.
   std::vector<RuntimeValue> run(const std::vector<std::string>& input_names, const std::vector<RuntimeValue>& inputs,
-                                const std::vector<std::string>& output_names) const;
+                                const std::vector<std::string>& output_names,
+                                const OutputRequests* requests = nullptr, RunCopyStats* stats = nullptr) const;
 
   std::string partition_report_json() const;
   // What happened to each EPContext node of the model (empty for an ordinary model).

@@ -14,7 +14,11 @@ namespace ephost {
 struct ProviderRequest {
   std::string name;
   std::vector<std::pair<std::string, std::string>> options;
+  int64_t device = -1;  // the plugin's device index ("<name>:<index>"), -1 when not named
 };
+
+// "name" or "name:<index>" -> a request; INVALID_ARGUMENT for a malformed device index.
+ProviderRequest parse_provider_request(const std::string& text);
 
 struct SessionOptions {
   std::map<std::string, std::string> config;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
+#include "core/device.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "epcontext/context_schema.h"
@@ -110,7 +111,11 @@ std::vector<std::unique_ptr<CompiledGraph>> compile_graphs(std::vector<GraphPart
 std::vector<GraphPlan> plan_graphs(const std::vector<std::unique_ptr<CompiledGraph>>& compiled,
                                    const SessionConfig& config) {
   std::vector<GraphPlan> plans;
-  for (const auto& c : compiled) plans.push_back(plan_partitioned_graph(c->graph(), c->partition(), config.mem_reuse));
+  for (const auto& c : compiled) {
+    std::vector<const Device*> step_devices;
+    for (const auto& step : c->steps()) step_devices.push_back(step->provider->memory_device());
+    plans.push_back(plan_partitioned_graph(c->graph(), c->partition(), step_devices, config.mem_reuse));
+  }
   return plans;
 }
 

@@ -36,6 +36,7 @@ py::dict documented_config_keys() {
   keys["EnableMemReuse"] = kEphostSessionOptionsEnableMemReuse;
   keys["GraphOptimizationLevel"] = kEphostSessionOptionsGraphOptimizationLevel;
   keys["IntraOpNumThreads"] = kEphostSessionOptionsIntraOpNumThreads;
+  keys["EpSelectionPolicy"] = kEphostSessionOptionsEpSelectionPolicy;
   keys["DisableEpContextFallback"] = kEphostSessionOptionsDisableEpContextFallback;
   keys["FailOnSuboptimalCompiledModel"] = kEphostSessionOptionsFailOnSuboptimalCompiledModel;
   keys["EpContextSourceModelPath"] = kEphostSessionOptionsEpContextSourceModelPath;

@@ -50,6 +50,18 @@ static const char* const kEphostSessionOptionsGraphOptimizationLevel = "session.
  * Since API 1. */
 static const char* const kEphostSessionOptionsIntraOpNumThreads = "session.intra_op_num_threads";
 
+/* "prefer_cpu", "prefer_gpu", "prefer_npu" or "max_coverage"; default "" (none). How providers are
+ * ordered when the session lists none (AppendProvider), and which device of a multi-device plugin a
+ * bare plugin name means:
+ *   prefer_cpu / prefer_gpu / prefer_npu  plugins with a device of that type first (on that device),
+ *                                         then the others by default priority;
+ *   max_coverage                          every candidate's get_capability is asked on the model first
+ *                                         (a dry run), and providers are ordered by the share of the
+ *                                         graph's nodes each would take, ties by default priority.
+ * The built-in CPU plugin stays last. The partition report's "selection" says why each provider got
+ * its place. ephost addition (ONNX Runtime: SessionOptionsSetEpSelectionPolicy). Since API 3. */
+static const char* const kEphostSessionOptionsEpSelectionPolicy = "session.ep_selection_policy";
+
 /* ---- EPContext: loading a ctx model ------------------------------------------------------------- */
 
 /* flag, default "0". "1": a cached context that does not fit its plugin fails the session with

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
@@ -154,7 +155,9 @@ EphostStatus* context_load(EphostProvider* p, const EphostNode* node, const void
 }
 
 EphostPlugin observing_table(const EphostPlugin& target) {
-  EphostPlugin t = target;
+  // The plugin's table may be an older, shorter one: only its struct_size bytes are its own.
+  EphostPlugin t{};
+  std::memcpy(&t, &target, std::min<size_t>(target.struct_size, sizeof(EphostPlugin)));
   auto twin = [](auto& member, auto observing) {
     if (member != nullptr) member = observing;
   };
