@@ -40,6 +40,7 @@ py::dict documented_config_keys() {
   keys["DisableEpContextFallback"] = kEphostSessionOptionsDisableEpContextFallback;
   keys["FailOnSuboptimalCompiledModel"] = kEphostSessionOptionsFailOnSuboptimalCompiledModel;
   keys["EpContextSourceModelPath"] = kEphostSessionOptionsEpContextSourceModelPath;
+  keys["EpContextRebuild"] = kEphostSessionOptionsEpContextRebuild;
   keys["EpContextEnable"] = kEphostSessionOptionsEpContextEnable;
   keys["EpContextFilePath"] = kEphostSessionOptionsEpContextFilePath;
   keys["EpContextEmbedMode"] = kEphostSessionOptionsEpContextEmbedMode;
