@@ -1,6 +1,7 @@
 #include "exec/graph_executor.h"
 
 #include <deque>
+#include <optional>
 
 #include "abi/handles.h"
 #include "core/device.h"
@@ -118,9 +119,14 @@ std::vector<RuntimeValue> GraphExecutor::run_steps(Frame& frame) const {
   for (size_t pos = 0; pos < plan_.execution.order.size(); ++pos) {
     const size_t id = static_cast<size_t>(plan_.execution.order[pos]);
     if (id >= steps.size()) {
-      run_copy(frame, plan_.copies[static_cast<size_t>(plan_.copy_of_step[id])]);
+      const PlannedCopy& copy = plan_.copies[static_cast<size_t>(plan_.copy_of_step[id])];
+      std::optional<Profiler::Span> span;
+      if (options_.profiler) span.emplace(profile_copy(copy));
+      run_copy(frame, copy);
     } else {
       const CompiledStep& step = *steps[id];
+      std::optional<Profiler::Span> span;
+      if (options_.profiler) span.emplace(profile_step(frame, step, id));
       StepContext context(*this, frame, step, id);
       const ProviderInstance& p = *step.provider;
       if (step.fused) {
@@ -167,6 +173,36 @@ std::vector<RuntimeValue> GraphExecutor::run_steps(Frame& frame) const {
   return outputs;
 }
 
+Profiler::Span GraphExecutor::profile_step(const Frame& frame, const CompiledStep& step, size_t index) const {
+  Profiler::Args args = {{"provider", step.provider->label()},
+                         {"op_type", step.fused ? "fused group" : step.node->op_type},
+                         {"graph", graph_.name}};
+  if (step.fused) args.emplace_back("nodes", std::to_string(step.view->nodes.size()));
+  std::string shapes;
+  const auto& reads = plan_.step_inputs[index];
+  for (size_t i = 0; i < reads.size(); ++i) {
+    const Value* v = step.inputs[i];
+    const RuntimeValue* value = v ? lookup_value(frame, v) : nullptr;
+    if (reads[i] != static_cast<int>(v ? v->index : 0) && reads[i] >= 0 &&
+        frame.slots[static_cast<size_t>(reads[i])].is_set())
+      value = &frame.slots[static_cast<size_t>(reads[i])];
+    shapes += (i ? ";" : "") + (value && value->is_tensor() ? shape_to_string(value->tensor().shape())
+                                                             : value ? value->describe() : std::string("-"));
+  }
+  args.emplace_back("input_shapes", shapes);
+  return Profiler::Span(options_.profiler, "node", step.fused ? step.name : step.node->name, std::move(args));
+}
+
+Profiler::Span GraphExecutor::profile_copy(const PlannedCopy& copy) const {
+  const plan::PlanValue& from = plan_.graph.values[static_cast<size_t>(copy.source)];
+  auto where = [&](int32_t id) {
+    const Device* d = plan_.devices[static_cast<size_t>(id)];
+    return d ? d->label() : std::string("host");
+  };
+  return Profiler::Span(options_.profiler, "copy", "copy " + from.name,
+                        {{"value", from.name}, {"from", where(from.device)}, {"to", where(copy.device)}});
+}
+
 RuntimeValue GraphExecutor::hand_out(Frame& frame, const Value& v, const OutputRequest& request) const {
   const RuntimeValue* value = lookup_value(frame, &v);
   if (!value) fail(EPHOST_INVALID_GRAPH, "graph '{}' output '{}' was not produced", graph_.name, v.name);
@@ -196,6 +232,9 @@ RuntimeValue GraphExecutor::hand_out(Frame& frame, const Value& v, const OutputR
   for (const auto& block : frame.blocks) owned = owned && slot.tensor().holder() != block;
   if (t.device() == location) return owned ? t : t.clone();
   // Another location: copy there (device to host for a default output).
+  auto span = profile(options_.profiler, "copy", "copy output " + v.name,
+                      {{"value", v.name}, {"from", t.device() ? t.device()->label() : "host"},
+                       {"to", location ? location->label() : "host"}});
   Tensor out = location ? Tensor::allocate_on_device(*location, t.elem_type(), t.shape(), "output '" + v.name + "'")
                         : Tensor::allocate(t.elem_type(), t.shape());
   const Device* copier = copying_device(t, out);
