@@ -80,10 +80,12 @@ void Device::copy_to(const Device& dst_device, EphostStream* stream, EphostDevic
   });
 }
 
-EphostStream* Device::create_stream() const {
+EphostStream* Device::create_stream(const std::string& what) const {
   EphostStream* stream = nullptr;
-  call("stream_create", [&] { return plugin_->stream_create(index_, &stream); });
-  if (!stream) fail(EPHOST_EP_FAIL, "provider '{}' device {}: stream_create returned no stream", plugin_name_, index_);
+  call("stream_create (for " + what + ")", [&] { return plugin_->stream_create(index_, &stream); });
+  if (!stream)
+    fail(EPHOST_EP_FAIL, "provider '{}' device {}: stream_create (for {}) returned no stream", plugin_name_, index_,
+         what);
   return stream;
 }
 

@@ -48,8 +48,8 @@ class Device {
   void copy_to(const Device& dst_device, EphostStream* stream, EphostDeviceBuffer src, EphostDeviceBuffer dst,
                uint64_t bytes, const std::string& what) const;
 
-  // Streams (has_streams()).
-  EphostStream* create_stream() const;
+  // Streams (has_streams()). `what` names the work the stream is made for, in errors.
+  EphostStream* create_stream(const std::string& what) const;
   void synchronize(EphostStream* stream, const std::string& what) const;
   void release_stream(EphostStream* stream) const noexcept;
 

@@ -94,8 +94,16 @@ std::vector<RuntimeValue> GraphExecutor::run(const std::vector<std::pair<const V
       for (const plan::MemoryBlock& b : frame.pattern->blocks) {
         if (b.bytes <= 0 || static_cast<size_t>(b.device) >= plan_.devices.size()) continue;
         const Device* device = plan_.devices[static_cast<size_t>(b.device)];
+        // A device block is named by the values it holds, should allocating it fail.
+        auto describe = [&] {
+          std::string values;
+          for (size_t v = 0; v < frame.pattern->offsets.size() && v < plan_.graph.values.size(); ++v)
+            if (frame.pattern->offsets[v] >= 0 && plan_.graph.values[v].device == b.device)
+              values += (values.empty() ? "'" : ", '") + plan_.graph.values[v].name + "'";
+          return fmt::format("the memory-pattern block of graph '{}' (values {})", graph_.name, values);
+        };
         frame.blocks[static_cast<size_t>(b.device)] =
-            device ? std::static_pointer_cast<void>(device_blocks_.take(*device, static_cast<size_t>(b.bytes)))
+            device ? std::static_pointer_cast<void>(device_blocks_.take(*device, static_cast<size_t>(b.bytes), describe))
                    : blocks_.take(static_cast<size_t>(b.bytes));
       }
     }
@@ -181,7 +189,7 @@ RuntimeValue GraphExecutor::hand_out(Frame& frame, const Value& v, const OutputR
                                            : (!dst.on_device() && dst.data() == t.data());
     if (same_buffer) return dst;
     const Device* copier = copying_device(t, dst);
-    EphostStream* stream = copier ? frame.streams->stream(*copier) : nullptr;
+    EphostStream* stream = copier ? frame.streams->stream(*copier, "output", v.name) : nullptr;
     copy_tensor(t, dst, stream, "output '" + v.name + "'");
     if (copier) frame.streams->synchronize(*copier, "output '" + v.name + "'");
     if (t.on_device() != dst.on_device() || t.device() != dst.device())
@@ -199,7 +207,7 @@ RuntimeValue GraphExecutor::hand_out(Frame& frame, const Value& v, const OutputR
   Tensor out = location ? Tensor::allocate_on_device(*location, t.elem_type(), t.shape(), "output '" + v.name + "'")
                         : Tensor::allocate(t.elem_type(), t.shape());
   const Device* copier = copying_device(t, out);
-  EphostStream* stream = copier ? frame.streams->stream(*copier) : nullptr;
+  EphostStream* stream = copier ? frame.streams->stream(*copier, "output", v.name) : nullptr;
   copy_tensor(t, out, stream, "output '" + v.name + "'");
   if (copier) frame.streams->synchronize(*copier, "output '" + v.name + "'");
   if (!t.on_device())
@@ -226,7 +234,7 @@ void GraphExecutor::run_copy(Frame& frame, const PlannedCopy& copy) const {
   }
   Tensor dst = StepContext::place_value(*this, frame, copy.target, src.elem_type(), src.shape());
   const Device* copier = copying_device(src, dst);
-  EphostStream* stream = copier ? frame.streams->stream(*copier) : nullptr;
+  EphostStream* stream = copier ? frame.streams->stream(*copier, "value", v.name) : nullptr;
   const std::string what = "'" + v.name + "'";
   copy_tensor(src, dst, stream, what);
   if (!src.on_device()) {
