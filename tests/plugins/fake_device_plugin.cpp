@@ -17,7 +17,8 @@
 //
 // Exported test hooks (the tests dlsym them from the loaded library): fakedev_reset(),
 // fakedev_count(name) for "h2d", "d2h", "d2d", "kernels", "allocs", "live_allocs", "streams",
-// "host_faults"; fakedev_fail(call, after) makes `call` (allocate, copy_to_device, copy_to_host,
+// "host_faults"; fakedev_last_allocation() is the address of the last buffer allocated (for tests
+// showing that the host touching it crashes); fakedev_fail(call, after) makes `call` (allocate, copy_to_device, copy_to_host,
 // copy_between_devices, stream_create, stream_synchronize, compute) fail after `after` more successes.
 #include <sys/mman.h>
 
@@ -107,6 +108,7 @@ class Memory {
     if (at + size > d.size)
       fail(EPHOST_FAIL, "fakedev: out of device memory (" + std::to_string(bytes) + " bytes asked)");
     d.used[at] = size;
+    last_allocation_ = d.base + at;
     return DeviceBuffer{d.base + at, 0};
   }
   void free(uint32_t device, const DeviceBuffer& b) {
@@ -115,6 +117,7 @@ class Memory {
     d.used.erase(static_cast<size_t>(static_cast<char*>(b.handle) - d.base));
   }
   size_t device_count() const { return devices_.size(); }
+  void* last_allocation() const { return last_allocation_; }
 
  private:
   Memory() {
@@ -140,6 +143,7 @@ class Memory {
   std::mutex alloc_mutex_;
   std::mutex protect_mutex_;
   int open_ = 0;
+  std::atomic<void*> last_allocation_{nullptr};
 };
 
 // ---- streams: queues of work run at synchronize ----------------------------------------------------
@@ -461,3 +465,4 @@ extern "C" EPHOST_EXPORT void fakedev_fail(const char* call, long after) {
   std::lock_guard<std::mutex> lock(hooks().mutex);
   hooks().fail_after[call] = after;
 }
+extern "C" EPHOST_EXPORT void* fakedev_last_allocation() { return Memory::instance().last_allocation(); }
