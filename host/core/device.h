@@ -51,11 +51,13 @@ class Device {
   // Streams (has_streams()). `what` names the work the stream is made for, in errors.
   EphostStream* create_stream(const std::string& what) const;
   void synchronize(EphostStream* stream, const std::string& what) const;
+  // The same, naming in errors why it waits (static text) and the last work enqueued on the stream.
+  void synchronize(EphostStream* stream, const char* why, const char* after_kind, const std::string& after_name) const;
   void release_stream(EphostStream* stream) const noexcept;
 
  private:
-  template <typename Fn>
-  void call(const std::string& what, Fn&& fn) const;
+  template <typename Describe, typename Fn>
+  void call(Describe&& describe, Fn&& fn) const;
 
   const EphostPlugin* plugin_;
   std::string plugin_name_;

@@ -81,20 +81,20 @@ EphostStream* RunStreams::stream(const Device& device, const char* kind, const s
   return s;
 }
 
-void RunStreams::synchronize(Entry& e, const std::string& what) {
+void RunStreams::synchronize(Entry& e, const char* why) {
   if (!e.kind) return;  // nothing enqueued since the last synchronization
-  e.device->synchronize(e.stream, what + ", after " + e.kind + " '" + *e.name + "'");
+  e.device->synchronize(e.stream, why, e.kind, *e.name);
   e.kind = nullptr;
   e.name = nullptr;
 }
 
-void RunStreams::synchronize(const Device& device, const std::string& what) {
+void RunStreams::synchronize(const Device& device, const char* why) {
   for (Entry& e : streams_)
-    if (e.device == &device) synchronize(e, what);
+    if (e.device == &device) synchronize(e, why);
 }
 
-void RunStreams::synchronize_all(const std::string& what) {
-  for (Entry& e : streams_) synchronize(e, what);
+void RunStreams::synchronize_all(const char* why) {
+  for (Entry& e : streams_) synchronize(e, why);
 }
 
 }  // namespace ephost

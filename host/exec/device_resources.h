@@ -69,11 +69,12 @@ class RunStreams {
   // "fused group" and its name): they must outlive the run (graph and plan names do), and name the
   // work in errors (of stream_create now, of a later synchronization).
   EphostStream* stream(const Device& device, const char* kind, const std::string& name);
-  // Waits for `device`'s stream (if this run has one with pending work); `what` says why, for errors.
-  void synchronize(const Device& device, const std::string& what);
+  // Waits for `device`'s stream (if this run has one with pending work); `why` says why, and errors
+  // name the last work enqueued.
+  void synchronize(const Device& device, const char* why);
   // Waits for every stream of the run with pending work; throws the first failure (EP_FAIL naming
   // the provider, the call and the last work enqueued).
-  void synchronize_all(const std::string& what);
+  void synchronize_all(const char* why);
 
  private:
   struct Entry {
@@ -82,7 +83,7 @@ class RunStreams {
     const char* kind = nullptr;        // the last work enqueued since the last synchronization, or null
     const std::string* name = nullptr;
   };
-  void synchronize(Entry& e, const std::string& what);
+  void synchronize(Entry& e, const char* why);
   StreamPool& pool_;
   std::vector<Entry> streams_;
 };

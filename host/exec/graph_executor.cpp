@@ -191,7 +191,7 @@ RuntimeValue GraphExecutor::hand_out(Frame& frame, const Value& v, const OutputR
     const Device* copier = copying_device(t, dst);
     EphostStream* stream = copier ? frame.streams->stream(*copier, "output", v.name) : nullptr;
     copy_tensor(t, dst, stream, "output '" + v.name + "'");
-    if (copier) frame.streams->synchronize(*copier, "output '" + v.name + "'");
+    if (copier) frame.streams->synchronize(*copier, "output");
     if (t.on_device() != dst.on_device() || t.device() != dst.device())
       ++(!t.on_device() ? frame.copies->to_device : !dst.on_device() ? frame.copies->to_host
                                                                        : frame.copies->between_devices);
@@ -209,7 +209,7 @@ RuntimeValue GraphExecutor::hand_out(Frame& frame, const Value& v, const OutputR
   const Device* copier = copying_device(t, out);
   EphostStream* stream = copier ? frame.streams->stream(*copier, "output", v.name) : nullptr;
   copy_tensor(t, out, stream, "output '" + v.name + "'");
-  if (copier) frame.streams->synchronize(*copier, "output '" + v.name + "'");
+  if (copier) frame.streams->synchronize(*copier, "output");
   if (!t.on_device())
     ++frame.copies->to_device;
   else if (!location)
@@ -226,7 +226,7 @@ void GraphExecutor::run_copy(Frame& frame, const PlannedCopy& copy) const {
     fail(EPHOST_RUNTIME_EXCEPTION, "copy of '{}': the value has no value (not produced before use)", v.name);
   const Device* to = plan_.devices[static_cast<size_t>(copy.device)];
   RuntimeValue& slot = frame.slots[static_cast<size_t>(copy.target)];
-  const Tensor& src = source->tensor(("copy of '" + v.name + "'").c_str());
+  const Tensor& src = source->is_tensor() ? source->tensor() : source->tensor(("copy of '" + v.name + "'").c_str());
   // Already there (a device tensor the caller bound where this device reads it): no copy.
   if (src.device() == to) {
     slot = *source;
@@ -242,14 +242,14 @@ void GraphExecutor::run_copy(Frame& frame, const PlannedCopy& copy) const {
     // The host source must not change before the device has read it: caller-owned inputs and
     // initializers do not, but a planned buffer may be handed to another value right after.
     const bool stable = v.is_graph_input || v.is_initializer() || v.is_outer_scope();
-    if (!stable) frame.streams->synchronize(*copier, "copy of " + what + " to " + to->label());
+    if (!stable) frame.streams->synchronize(*copier, "copy to the device");
   } else {
     if (to)
       ++frame.copies->between_devices;
     else
       ++frame.copies->to_host;
     // Host steps read the copy next, and another device's stream does not wait for this one.
-    frame.streams->synchronize(*copier, "copy of " + what + (to ? " to " + to->label() : " to host"));
+    frame.streams->synchronize(*copier, to ? "copy to another device" : "copy to the host");
   }
   slot = std::move(dst);
 }

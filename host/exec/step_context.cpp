@@ -44,7 +44,7 @@ const RuntimeValue* StepContext::in_step_location(int id, const RuntimeValue* va
   const Device* copier = copying_device(t, moved);
   EphostStream* s = frame_.streams->stream(*copier, "value", executor_.plan().graph.values[static_cast<size_t>(id)].name);
   copy_tensor(t, moved, s, "input of " + step_.name);
-  frame_.streams->synchronize(*copier, "copy for " + step_.name);
+  frame_.streams->synchronize(*copier, "copy for a step");
   if (!t.on_device())
     ++frame_.copies->to_device;
   else if (here)
