@@ -5,6 +5,7 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -58,6 +59,7 @@ class FakeDevHooks {
 class FakeDevEnv {
  public:
   explicit FakeDevEnv(const std::vector<std::string>& others = {}) {
+    unsetenv("FAKEDEV_UNPROTECTED");  // the trap stays armed in tests (benchmarks may disarm it)
     std::vector<std::string> names{"ephost_test_fakedev"};
     names.insert(names.end(), others.begin(), others.end());
     install_plugins(plugins_, names);

@@ -6,6 +6,8 @@
 // buffer crashes the test instead of passing silently. Buffers are carved from the mapping (first fit).
 //
 // Devices: 0 "fake gpu" (GPU), 1 "fake npu" (NPU), each FAKEDEV_DEVICE_MB (default 64) MiB.
+// FAKEDEV_UNPROTECTED=1 leaves device memory open all the time, for benchmarks that measure the host's
+// cost without the plugin's mprotect calls (never in tests: it disarms the trap).
 //
 // Work is truly asynchronous: a copy or kernel given a stream is only queued, and runs when the host
 // synchronizes that stream (in queue order). A host that reads a device-to-host copy before
@@ -123,18 +125,23 @@ class Memory {
   Memory() {
     const char* mb = std::getenv("FAKEDEV_DEVICE_MB");
     const size_t size = static_cast<size_t>(mb ? std::atol(mb) : 64) << 20;
+    const char* unprotected = std::getenv("FAKEDEV_UNPROTECTED");
+    unprotected_ = unprotected && std::string(unprotected) == "1";
     for (int i = 0; i < 2; ++i) {
-      void* p = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      void* p = mmap(nullptr, size, unprotected_ ? PROT_READ | PROT_WRITE : PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       if (p == MAP_FAILED) std::abort();  // a test plugin: no device memory, no test
       devices_.push_back(DeviceMemory{static_cast<char*>(p), size, {}});
     }
   }
   void open() {
+    if (unprotected_) return;
     std::lock_guard<std::mutex> lock(protect_mutex_);
     if (open_++ == 0)
       for (auto& d : devices_) mprotect(d.base, d.size, PROT_READ | PROT_WRITE);
   }
   void close() {
+    if (unprotected_) return;
     std::lock_guard<std::mutex> lock(protect_mutex_);
     if (--open_ == 0)
       for (auto& d : devices_) mprotect(d.base, d.size, PROT_NONE);
@@ -143,6 +150,7 @@ class Memory {
   std::mutex alloc_mutex_;
   std::mutex protect_mutex_;
   int open_ = 0;
+  bool unprotected_ = false;
   std::atomic<void*> last_allocation_{nullptr};
 };
 
