@@ -95,8 +95,16 @@ std::vector<RuntimeValue> GraphExecutor::run(const std::vector<std::pair<const V
       for (const plan::MemoryBlock& b : frame.pattern->blocks) {
         if (b.bytes <= 0 || static_cast<size_t>(b.device) >= plan_.devices.size()) continue;
         const Device* device = plan_.devices[static_cast<size_t>(b.device)];
+        // A device block is named by the values it holds, should allocating it fail.
+        auto describe = [&] {
+          std::string values;
+          for (size_t v = 0; v < frame.pattern->offsets.size() && v < plan_.graph.values.size(); ++v)
+            if (frame.pattern->offsets[v] >= 0 && plan_.graph.values[v].device == b.device)
+              values += (values.empty() ? "'" : ", '") + plan_.graph.values[v].name + "'";
+          return fmt::format("the memory-pattern block of graph '{}' (values {})", graph_.name, values);
+        };
         frame.blocks[static_cast<size_t>(b.device)] =
-            device ? std::static_pointer_cast<void>(device_blocks_.take(*device, static_cast<size_t>(b.bytes)))
+            device ? std::static_pointer_cast<void>(device_blocks_.take(*device, static_cast<size_t>(b.bytes), describe))
                    : blocks_.take(static_cast<size_t>(b.bytes));
       }
     }
@@ -217,9 +225,9 @@ RuntimeValue GraphExecutor::hand_out(Frame& frame, const Value& v, const OutputR
                                            : (!dst.on_device() && dst.data() == t.data());
     if (same_buffer) return dst;
     const Device* copier = copying_device(t, dst);
-    EphostStream* stream = copier ? frame.streams->stream(*copier) : nullptr;
+    EphostStream* stream = copier ? frame.streams->stream(*copier, "output", v.name) : nullptr;
     copy_tensor(t, dst, stream, "output '" + v.name + "'");
-    if (copier) frame.streams->synchronize(*copier, "output '" + v.name + "'");
+    if (copier) frame.streams->synchronize(*copier, "output");
     if (t.on_device() != dst.on_device() || t.device() != dst.device())
       ++(!t.on_device() ? frame.copies->to_device : !dst.on_device() ? frame.copies->to_host
                                                                        : frame.copies->between_devices);
@@ -238,9 +246,9 @@ RuntimeValue GraphExecutor::hand_out(Frame& frame, const Value& v, const OutputR
   Tensor out = location ? Tensor::allocate_on_device(*location, t.elem_type(), t.shape(), "output '" + v.name + "'")
                         : Tensor::allocate(t.elem_type(), t.shape());
   const Device* copier = copying_device(t, out);
-  EphostStream* stream = copier ? frame.streams->stream(*copier) : nullptr;
+  EphostStream* stream = copier ? frame.streams->stream(*copier, "output", v.name) : nullptr;
   copy_tensor(t, out, stream, "output '" + v.name + "'");
-  if (copier) frame.streams->synchronize(*copier, "output '" + v.name + "'");
+  if (copier) frame.streams->synchronize(*copier, "output");
   if (!t.on_device())
     ++frame.copies->to_device;
   else if (!location)
@@ -257,7 +265,7 @@ void GraphExecutor::run_copy(Frame& frame, const PlannedCopy& copy) const {
     fail(EPHOST_RUNTIME_EXCEPTION, "copy of '{}': the value has no value (not produced before use)", v.name);
   const Device* to = plan_.devices[static_cast<size_t>(copy.device)];
   RuntimeValue& slot = frame.slots[static_cast<size_t>(copy.target)];
-  const Tensor& src = source->tensor(("copy of '" + v.name + "'").c_str());
+  const Tensor& src = source->is_tensor() ? source->tensor() : source->tensor(("copy of '" + v.name + "'").c_str());
   // Already there (a device tensor the caller bound where this device reads it): no copy.
   if (src.device() == to) {
     slot = *source;
@@ -265,7 +273,7 @@ void GraphExecutor::run_copy(Frame& frame, const PlannedCopy& copy) const {
   }
   Tensor dst = StepContext::place_value(*this, frame, copy.target, src.elem_type(), src.shape());
   const Device* copier = copying_device(src, dst);
-  EphostStream* stream = copier ? frame.streams->stream(*copier) : nullptr;
+  EphostStream* stream = copier ? frame.streams->stream(*copier, "value", v.name) : nullptr;
   const std::string what = "'" + v.name + "'";
   copy_tensor(src, dst, stream, what);
   if (!src.on_device()) {
@@ -273,14 +281,14 @@ void GraphExecutor::run_copy(Frame& frame, const PlannedCopy& copy) const {
     // The host source must not change before the device has read it: caller-owned inputs and
     // initializers do not, but a planned buffer may be handed to another value right after.
     const bool stable = v.is_graph_input || v.is_initializer() || v.is_outer_scope();
-    if (!stable) frame.streams->synchronize(*copier, "copy of " + what + " to " + to->label());
+    if (!stable) frame.streams->synchronize(*copier, "copy to the device");
   } else {
     if (to)
       ++frame.copies->between_devices;
     else
       ++frame.copies->to_host;
     // Host steps read the copy next, and another device's stream does not wait for this one.
-    frame.streams->synchronize(*copier, "copy of " + what + (to ? " to " + to->label() : " to host"));
+    frame.streams->synchronize(*copier, to ? "copy to another device" : "copy to the host");
   }
   slot = std::move(dst);
 }
