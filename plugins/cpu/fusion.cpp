@@ -175,10 +175,12 @@ class ChainGroup : public sdk::CompiledGroup {
     if (n == 0) return;
     int threads = ctx.threads();
     if (threads <= 0) threads = default_threads_;
+    threads = math::effective_threads(threads);
     const float* px = x.data<float>();
     const int64_t blocks = (n + kBlock - 1) / kBlock;
     math::parallel_for(blocks, threads, std::max<int64_t>(1, math::kElementwiseGrain / kBlock),
                        [&](int64_t b0, int64_t b1) { run_blocks(px, out, n, b0, b1); });
+    math::note_team_end(threads);
   }
 
  private:

@@ -27,7 +27,12 @@ CpuKernel::CpuKernel(const sdk::Node& node, const KernelConfig& config)
 void CpuKernel::compute(sdk::KernelContext& ctx) {
   int threads = ctx.threads();
   if (threads <= 0) threads = default_threads_;
+  threads = math::effective_threads(threads);
   math::set_num_threads(threads);
+  struct TeamEnd {
+    int threads;
+    ~TeamEnd() { math::note_team_end(threads); }
+  } team_end{threads};
   try {
     run(ctx, threads);
   } catch (const sdk::Error&) {
