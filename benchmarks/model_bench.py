@@ -14,7 +14,8 @@ Modes:
   2t    one process, 2 intra-op threads
   pair  two workers side by side: a second copy of the same runtime runs the same model at 2 threads
         in a loop while the measured copy runs it at 2 threads
-Columns: steady-state median latency per mode and the ephost/ORT ratio; first run (the first Run
+Columns: steady-state median latency per mode and the ephost/ORT ratio; at 1 thread also the ratio of
+the process CPU time per run (steadier than latency while other jobs load the machine); first run (the first Run
 after session creation, 1t) and its ratio to the steady median; peak RSS (VmHWM minus the RSS just
 before session creation, 1t).
 
@@ -177,7 +178,7 @@ def main():
             for rt, rs in per.items():
                 if rs:
                     agg[rt] = {k: statistics.median(r[k] for r in rs)
-                               for k in ('median_ms', 'first_run_ms', 'peak_rss_mb', 'create_ms')}
+                               for k in ('median_ms', 'cpu_ms', 'first_run_ms', 'peak_rss_mb', 'create_ms')}
                     agg[rt]['runs'] = [r['runs'] for r in rs]
             results[case][mode] = agg
             cells = '  '.join(f'{rt} {fmt_ms(a["median_ms"])} ms' for rt, a in agg.items())
@@ -191,7 +192,7 @@ def main():
     for m in modes:
         head += [f'{m} ephost', f'{m} ORT', f'{m} ratio']
     if '1t' in modes:
-        head += ['first ephost (x steady)', 'first ORT (x steady)', 'RSS ephost MB', 'RSS ORT MB', 'RSS ratio']
+        head += ['1t CPU-time ratio', 'first ephost (x steady)', 'first ORT (x steady)', 'RSS ephost MB', 'RSS ORT MB', 'RSS ratio']
     rows = []
     for case in cases:
         row = [case]
@@ -199,6 +200,7 @@ def main():
             e, o = get(case, m, 'ephost', 'median_ms'), get(case, m, 'ort', 'median_ms')
             row += [fmt_ms(e), fmt_ms(o), ratio(e, o)]
         if '1t' in modes:
+            row.append(ratio(get(case, '1t', 'ephost', 'cpu_ms'), get(case, '1t', 'ort', 'cpu_ms')))
             for rt in ('ephost', 'ort'):
                 f, s = get(case, '1t', rt, 'first_run_ms'), get(case, '1t', rt, 'median_ms')
                 row.append(f'{fmt_ms(f)} ({ratio(f, s)})' if f is not None else '-')

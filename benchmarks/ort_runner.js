@@ -98,20 +98,25 @@ async function main() {
     process.exit(0);
   }
 
-  const times = [];
+  const times = [], cpu = [];
   const start = process.hrtime.bigint();
   while (times.length < opt.maxRuns && (times.length < opt.minRuns || ms(start) < opt.minSeconds * 1000)) {
+    const c0 = process.cpuUsage();
     t0 = process.hrtime.bigint();
     await session.run(feeds);
     times.push(ms(t0));
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
   }
   const sorted = times.slice().sort((a, b) => a - b);
   const n = sorted.length;
   const median = n % 2 ? sorted[(n - 1) / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   const hwm = statusKb('VmHWM');
+  cpu.sort((a, b) => a - b);
+  const cpuMedian = n % 2 ? cpu[(n - 1) / 2] : (cpu[n / 2 - 1] + cpu[n / 2]) / 2;
   process.stdout.write(JSON.stringify({
     runtime: 'ort', version: ortVersion, threads: opt.threads, create_ms: createMs, first_run_ms: firstMs,
-    median_ms: median, min_ms: sorted[0], p90_ms: sorted[Math.min(n - 1, Math.floor(0.9 * n))], runs: n,
+    median_ms: median, cpu_ms: cpuMedian, min_ms: sorted[0], p90_ms: sorted[Math.min(n - 1, Math.floor(0.9 * n))], runs: n,
     rss_baseline_mb: rssBase / 1024, peak_rss_mb: (hwm - rssBase) / 1024,
   }) + '\n');
   process.exit(0);

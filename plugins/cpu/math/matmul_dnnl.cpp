@@ -144,7 +144,18 @@ void MatMulRunner::run(const float* a, const Shape& a_shape, const float* b, con
       for (size_t i = 0; i + 2 < r; ++i) Y[i] = std::max(A[i], B[i]);
       Y[r - 2] = A[r - 2];
       Y[r - 1] = B[r - 1];
-      if (r > DNNL_MAX_NDIMS) invalid("rank " + std::to_string(r) + " is above oneDNN's limit");
+      // B without batch dimensions (weights): A's batch folds into its rows, one [M', K] x [K, N]
+      // GEMM instead of a batch of thin ones (ViT's [197, 1, 768] x [768, 2304] would otherwise be 197
+      // matrix-vector products, each streaming all of B).
+      bool b_batched = false;
+      for (size_t i = 0; i + 2 < r; ++i) b_batched = b_batched || B[i] != 1;
+      if (!b_batched && r > 2 && A.back() > 0) {
+        const int64_t rows = numel(A) / A.back();
+        A = {rows, A.back()};
+        B = {B[r - 2], B[r - 1]};
+        Y = {rows, Y[r - 1]};
+      }
+      if (A.size() > DNNL_MAX_NDIMS) invalid("rank " + std::to_string(r) + " is above oneDNN's limit");
       plan->empty_k = A.back() == 0;
       if (!plan->empty_k) {
         plan->a = plain_desc(A);

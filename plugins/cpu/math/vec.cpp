@@ -65,6 +65,14 @@ EPHOST_VEC_INLINE void tanh_body(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = fast_tanh(x[i]);
 }
 
+EPHOST_VEC_INLINE void erf_body(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = fast_erf(x[i]);
+}
+
+EPHOST_VEC_INLINE void gelu_erf_body(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = fast_gelu_erf(x[i]);
+}
+
 // 16 float lanes per block of 4096 (two independent AVX2 accumulators), blocks added in double.
 // The lane structure is fixed, so the result does not depend on the ISA the loop runs on.
 EPHOST_VEC_INLINE double sum_body(const float* x, int64_t n) {
@@ -91,6 +99,8 @@ struct Table {
   void (*relu)(const float*, float*, int64_t);
   void (*sigmoid)(const float*, float*, int64_t);
   void (*tanh)(const float*, float*, int64_t);
+  void (*erf)(const float*, float*, int64_t);
+  void (*gelu_erf)(const float*, float*, int64_t);
   double (*sum)(const float*, int64_t);
 };
 
@@ -107,8 +117,10 @@ struct Table {
   TARGET void relu(const float* x, float* y, int64_t n) { relu_body(x, y, n); }                           \
   TARGET void sigmoid(const float* x, float* y, int64_t n) { sigmoid_body(x, y, n); }                     \
   TARGET void tanh(const float* x, float* y, int64_t n) { tanh_body(x, y, n); }                           \
+  TARGET void erf(const float* x, float* y, int64_t n) { erf_body(x, y, n); }                             \
+  TARGET void gelu_erf(const float* x, float* y, int64_t n) { gelu_erf_body(x, y, n); }                   \
   TARGET double sum(const float* x, int64_t n) { return sum_body(x, n); }                                 \
-  constexpr Table table{binary, clip, hard_sigmoid, hard_swish, relu, sigmoid, tanh, sum};                         \
+  constexpr Table table{binary, clip, hard_sigmoid, hard_swish, relu, sigmoid, tanh, erf, gelu_erf, sum};          \
   }
 
 EPHOST_VEC_DEFINE(base, )
@@ -141,6 +153,8 @@ void hard_swish_f32(const float* x, float* y, int64_t n) { table().hard_swish(x,
 void relu_f32(const float* x, float* y, int64_t n) { table().relu(x, y, n); }
 void sigmoid_f32(const float* x, float* y, int64_t n) { table().sigmoid(x, y, n); }
 void tanh_f32(const float* x, float* y, int64_t n) { table().tanh(x, y, n); }
+void erf_f32(const float* x, float* y, int64_t n) { table().erf(x, y, n); }
+void gelu_erf_f32(const float* x, float* y, int64_t n) { table().gelu_erf(x, y, n); }
 double sum_f32(const float* x, int64_t n) { return table().sum(x, n); }
 
 }  // namespace ephost::cpu::math

@@ -23,6 +23,9 @@ void relu_f32(const float* x, float* y, int64_t n);
 void sigmoid_f32(const float* x, float* y, int64_t n);
 // math::fast_tanh over a range.
 void tanh_f32(const float* x, float* y, int64_t n);
+// math::fast_erf and math::fast_gelu_erf over a range.
+void erf_f32(const float* x, float* y, int64_t n);
+void gelu_erf_f32(const float* x, float* y, int64_t n);
 // Sum of x[0, n) as math::sum_of (float lanes per block of 4096, blocks added in double).
 double sum_f32(const float* x, int64_t n);
 
