@@ -4,6 +4,7 @@
 //
 //   ephost_model_runner --model M.onnx --inputs INPUTS.json [--threads N] [--warmup W]
 //                       [--min-runs R] [--max-runs R] [--min-seconds S] [--background] [--provider-option K=V]...
+//                       [--partition-json FILE]
 //
 // INPUTS.json: [{"name": ..., "dtype": "float32" | "int64" | "int32" | "bool", "shape": [...],
 //                "file": "raw little-endian data, relative to INPUTS.json"}, ...]
@@ -92,6 +93,7 @@ int main(int argc, char** argv) {
   int threads = 1, warmup = 3, min_runs = 10, max_runs = 100000;
   double min_seconds = 2.0;
   bool background = false;
+  std::string partition_out;
   std::vector<std::pair<std::string, std::string>> provider_options;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -107,6 +109,7 @@ int main(int argc, char** argv) {
     else if (a == "--max-runs") max_runs = std::stoi(next());
     else if (a == "--min-seconds") min_seconds = std::stod(next());
     else if (a == "--background") background = true;
+    else if (a == "--partition-json") partition_out = next();
     else if (a == "--provider-option") {
       std::string kv = next();
       size_t eq = kv.find('=');
@@ -160,6 +163,12 @@ int main(int argc, char** argv) {
   EphostSession* session = nullptr;
   check(api->CreateSession(env, model.c_str(), options, &session), "CreateSession");
   const double create_ms = ms_since(t0);
+  if (!partition_out.empty()) {
+    char* json = nullptr;
+    check(api->SessionGetPartitionReportJson(session, &json), "partition report");
+    std::ofstream(partition_out) << json;
+    api->FreeString(json);
+  }
 
   std::vector<const char*> in_names;
   std::vector<const EphostTensor*> in_values;

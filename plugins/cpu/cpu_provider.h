@@ -1,9 +1,13 @@
 // The CPU provider: claims every node the kernel registry can run and creates its kernels.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
+#include "fusion/graph_match.h"
 #include "kernel_base.h"
 
 namespace ephost::cpu {
@@ -17,6 +21,13 @@ class CpuProvider : public sdk::Provider {
 
  private:
   KernelConfig config_;
+  // Groups claimed by a pattern (fusion/graph_match.h), by their nodes, for compile().
+  struct Claim {
+    const fusion::Fusion* fusion;
+    sdk::Node anchor;
+  };
+  std::mutex mu_;
+  std::map<std::vector<const EphostNode*>, Claim> claims_;
 };
 
 }  // namespace ephost::cpu

@@ -229,7 +229,8 @@ class ChainGroup : public sdk::CompiledGroup {
 
 }  // namespace
 
-std::vector<std::vector<sdk::Node>> find_elementwise_chains(const sdk::Graph& graph) {
+std::vector<std::vector<sdk::Node>> find_elementwise_chains(const sdk::Graph& graph,
+                                                           const std::function<bool(const sdk::Node&)>& skip) {
   const std::vector<sdk::Node> nodes = graph.nodes();
   const size_t n = nodes.size();
   std::map<size_t, size_t> position;
@@ -239,7 +240,7 @@ std::vector<std::vector<sdk::Node>> find_elementwise_chains(const sdk::Graph& gr
     StepKind kind;
     bool d = false;
     try {
-      eligible[i] = fusable(nodes[i], &kind, &d);
+      eligible[i] = !(skip && skip(nodes[i])) && fusable(nodes[i], &kind, &d);
     } catch (const std::exception&) {
       eligible[i] = false;
     }

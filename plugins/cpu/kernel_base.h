@@ -21,6 +21,7 @@ struct KernelConfig {
   int default_threads = 1;              // used when the host reports no thread count
   std::string conv_layout = "auto";     // plain | blocked | auto (see math::ConvLayout)
   bool fuse_elementwise = true;         // claim pointwise chains as fused groups (fusion.h)
+  bool fuse_patterns = true;            // claim the patterns of fusion/graph_match.h as fused groups
 };
 
 // "<Op> '<node name>': what" as EPHOST_INVALID_ARGUMENT.

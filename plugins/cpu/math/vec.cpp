@@ -73,6 +73,39 @@ EPHOST_VEC_INLINE void gelu_erf_body(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = fast_gelu_erf(x[i]);
 }
 
+EPHOST_VEC_INLINE void layer_norm_body(const float* x, float* y, int64_t n, const float* g, const float* b,
+                                       float eps) {
+  float acc[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; ++j) acc[j] += x[i + j];
+  for (; i < n; ++i) acc[i & 15] += x[i];
+  double total = 0;
+  for (int j = 0; j < 16; ++j) total += acc[j];
+  const float mean = static_cast<float>(total / static_cast<double>(n));
+  for (float& a : acc) a = 0.f;
+  for (i = 0; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; ++j) {
+      const float d = x[i + j] - mean;
+      acc[j] += d * d;
+    }
+  for (; i < n; ++i) {
+    const float d = x[i] - mean;
+    acc[i & 15] += d * d;
+  }
+  total = 0;
+  for (int j = 0; j < 16; ++j) total += acc[j];
+  const float var = static_cast<float>(total / static_cast<double>(n));
+  const float inv = 1.f / __builtin_sqrtf(var + eps);
+  if (g && b) {
+    for (i = 0; i < n; ++i) y[i] = (x[i] - mean) * inv * g[i] + b[i];
+  } else if (g) {
+    for (i = 0; i < n; ++i) y[i] = (x[i] - mean) * inv * g[i];
+  } else {
+    for (i = 0; i < n; ++i) y[i] = (x[i] - mean) * inv;
+  }
+}
+
 // 16 float lanes per block of 4096 (two independent AVX2 accumulators), blocks added in double.
 // The lane structure is fixed, so the result does not depend on the ISA the loop runs on.
 EPHOST_VEC_INLINE double sum_body(const float* x, int64_t n) {
@@ -101,6 +134,7 @@ struct Table {
   void (*tanh)(const float*, float*, int64_t);
   void (*erf)(const float*, float*, int64_t);
   void (*gelu_erf)(const float*, float*, int64_t);
+  void (*layer_norm)(const float*, float*, int64_t, const float*, const float*, float);
   double (*sum)(const float*, int64_t);
 };
 
@@ -119,8 +153,11 @@ struct Table {
   TARGET void tanh(const float* x, float* y, int64_t n) { tanh_body(x, y, n); }                           \
   TARGET void erf(const float* x, float* y, int64_t n) { erf_body(x, y, n); }                             \
   TARGET void gelu_erf(const float* x, float* y, int64_t n) { gelu_erf_body(x, y, n); }                   \
+  TARGET void layer_norm(const float* x, float* y, int64_t n, const float* g, const float* b, float eps) { \
+    layer_norm_body(x, y, n, g, b, eps);                                                                  \
+  }                                                                                                       \
   TARGET double sum(const float* x, int64_t n) { return sum_body(x, n); }                                 \
-  constexpr Table table{binary, clip, hard_sigmoid, hard_swish, relu, sigmoid, tanh, erf, gelu_erf, sum};          \
+  constexpr Table table{binary, clip, hard_sigmoid, hard_swish, relu, sigmoid, tanh, erf, gelu_erf, layer_norm, sum};          \
   }
 
 EPHOST_VEC_DEFINE(base, )
@@ -155,6 +192,9 @@ void sigmoid_f32(const float* x, float* y, int64_t n) { table().sigmoid(x, y, n)
 void tanh_f32(const float* x, float* y, int64_t n) { table().tanh(x, y, n); }
 void erf_f32(const float* x, float* y, int64_t n) { table().erf(x, y, n); }
 void gelu_erf_f32(const float* x, float* y, int64_t n) { table().gelu_erf(x, y, n); }
+void layer_norm_f32(const float* x, float* y, int64_t n, const float* gamma, const float* beta, float eps) {
+  table().layer_norm(x, y, n, gamma, beta, eps);
+}
 double sum_f32(const float* x, int64_t n) { return table().sum(x, n); }
 
 }  // namespace ephost::cpu::math

@@ -26,6 +26,9 @@ void tanh_f32(const float* x, float* y, int64_t n);
 // math::fast_erf and math::fast_gelu_erf over a range.
 void erf_f32(const float* x, float* y, int64_t n);
 void gelu_erf_f32(const float* x, float* y, int64_t n);
+// One row of layer normalisation: y = (x - mean) / sqrt(var + eps) * gamma + beta over n elements
+// (gamma, beta may be null), mean and variance in two passes.
+void layer_norm_f32(const float* x, float* y, int64_t n, const float* gamma, const float* beta, float eps);
 // Sum of x[0, n) as math::sum_of (float lanes per block of 4096, blocks added in double).
 double sum_f32(const float* x, int64_t n);
 

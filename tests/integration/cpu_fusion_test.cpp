@@ -1,0 +1,279 @@
+// The CPU plugin's fused patterns (plugins/cpu/fusion/) against the unfused graph: each model runs in a
+// session with pattern fusion (cpu option fuse_patterns=1, the default) and one without, on the same
+// random inputs; the outputs must agree, and the fused session must really contain the fused group
+// (so that a pattern that silently stops matching fails here too).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+
+#include "ephost/ephost_cxx_api.h"
+#include "test_support.h"
+
+using ephost_test::ModelBuilder;
+
+namespace {
+
+Ephost::Env& cpu_env() {
+  static Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{});
+  return env;
+}
+
+void attr_int(onnx::NodeProto& n, const std::string& name, int64_t v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+void attr_float(onnx::NodeProto& n, const std::string& name, float v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(v);
+}
+void attr_ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+
+std::vector<float> random_values(size_t n, uint32_t seed, float lo = -2.f, float hi = 2.f) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(gen);
+  return v;
+}
+
+int64_t count(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+struct Feed {
+  std::string name;
+  std::vector<int64_t> shape;
+};
+
+// Op types of every fused group of the session ("MatMul+Add+..."), in node order.
+std::multiset<std::string> fused_groups(const Ephost::Session& s) {
+  const nlohmann::json report = nlohmann::json::parse(s.partition_report_json());
+  std::map<std::string, std::string> groups;
+  for (const auto& g : report.at("graphs"))
+    for (const auto& n : g.at("nodes")) {
+      if (n.at("fused_group").is_null()) continue;
+      std::string& ops = groups[n.at("fused_group").get<std::string>()];
+      ops += (ops.empty() ? "" : "+") + n.at("op_type").get<std::string>();
+    }
+  std::multiset<std::string> out;
+  for (const auto& [name, ops] : groups) out.insert(ops);
+  return out;
+}
+
+std::vector<std::vector<float>> run(const Ephost::Session& s, const std::vector<Feed>& feeds,
+                                    std::vector<std::vector<float>>& data, const std::vector<std::string>& outputs) {
+  std::vector<std::string> names;
+  std::vector<Ephost::Tensor> tensors;
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    names.push_back(feeds[i].name);
+    tensors.push_back(Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, feeds[i].shape, data[i].data(), data[i].size()));
+  }
+  std::vector<Ephost::Tensor> out = s.run(names, tensors, outputs);
+  std::vector<std::vector<float>> result;
+  for (auto& t : out) {
+    const float* p = static_cast<const float*>(Ephost::api().TensorGetData(t.get()));
+    result.emplace_back(p, p + Ephost::api().TensorGetElementCount(t.get()));
+  }
+  return result;
+}
+
+// Runs `m` fused (2 threads) and unfused (1 thread) on random inputs of the given shapes and compares;
+// `expect` lists fused groups the fused session must contain.
+void check_fused(ModelBuilder& m, const std::vector<Feed>& feeds, const std::vector<std::string>& outputs,
+                 const std::vector<std::string>& expect, double tol = 1e-4, uint32_t seed = 1) {
+  const std::string bytes = m.bytes();
+  Ephost::SessionOptions fused_opts;
+  fused_opts.set_threads(2);
+  Ephost::Session fused(cpu_env(), bytes.data(), bytes.size(), fused_opts);
+  Ephost::SessionOptions plain_opts;
+  plain_opts.set_threads(1);
+  plain_opts.append_provider("cpu", {{"fuse_patterns", "0"}});
+  Ephost::Session plain(cpu_env(), bytes.data(), bytes.size(), plain_opts);
+
+  const std::multiset<std::string> groups = fused_groups(fused);
+  for (const std::string& g : expect) {
+    EXPECT_EQ(groups.count(g), 1u) << "no fused group " << g << "; groups: " << [&] {
+      std::string s;
+      for (const auto& x : groups) s += "[" + x + "] ";
+      return s;
+    }();
+  }
+  for (const std::string& g : fused_groups(plain))
+    for (const std::string& e : expect) EXPECT_NE(g, e) << "fuse_patterns=0 still fused " << g;
+
+  std::vector<std::vector<float>> data;
+  for (size_t i = 0; i < feeds.size(); ++i)
+    data.push_back(random_values(static_cast<size_t>(count(feeds[i].shape)), seed + static_cast<uint32_t>(i)));
+  const auto got = run(fused, feeds, data, outputs);
+  const auto want = run(plain, feeds, data, outputs);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t o = 0; o < got.size(); ++o) {
+    ASSERT_EQ(got[o].size(), want[o].size()) << outputs[o];
+    double worst = 0;
+    for (size_t i = 0; i < got[o].size(); ++i) {
+      ASSERT_TRUE(std::isfinite(got[o][i])) << outputs[o] << " at " << i;
+      worst = std::max(worst, std::abs(static_cast<double>(got[o][i]) - want[o][i]) / (1.0 + std::abs(want[o][i])));
+    }
+    EXPECT_LE(worst, tol) << outputs[o];
+  }
+}
+
+std::vector<float> weights(size_t n, uint32_t seed, float scale = 0.3f) { return random_values(n, seed, -scale, scale); }
+
+// Torch's GELU: Div(x, sqrt 2) -> Erf -> Add 1 -> Mul x -> Mul 0.5.
+std::string gelu_torch(ModelBuilder& m, const std::string& x, const std::string& p) {
+  m.node("Div", {x, "sqrt2"}, {p + "d"}, p + "div");
+  m.node("Erf", {p + "d"}, {p + "e"}, p + "erf");
+  m.node("Add", {p + "e", "one"}, {p + "a"}, p + "add1");
+  m.node("Mul", {x, p + "a"}, {p + "m"}, p + "mul");
+  m.node("Mul", {p + "m", "half"}, {p + "y"}, p + "mulhalf");
+  return p + "y";
+}
+
+void gelu_constants(ModelBuilder& m) {
+  m.initializer("sqrt2", {}, {1.4142135623730951f}).initializer("one", {}, {1.f}).initializer("half", {}, {0.5f});
+}
+
+TEST(CpuFusion, MatMulBiasGeluResidual) {
+  ModelBuilder m(14);
+  m.input("x", onnx::TensorProto::FLOAT, {2, 5, 16}).input("r", onnx::TensorProto::FLOAT, {2, 5, 24});
+  m.output("y", onnx::TensorProto::FLOAT, {2, 5, 24});
+  m.initializer("w", {16, 24}, weights(16 * 24, 11)).initializer("b", {24}, weights(24, 12));
+  gelu_constants(m);
+  m.node("MatMul", {"x", "w"}, {"mm"}, "matmul");
+  m.node("Add", {"b", "mm"}, {"biased"}, "bias");
+  const std::string g = gelu_torch(m, "biased", "g");
+  m.node("Add", {g, "r"}, {"y"}, "residual");
+  check_fused(m, {{"x", {2, 5, 16}}, {"r", {2, 5, 24}}}, {"y"}, {"MatMul+Add+Div+Erf+Add+Mul+Mul+Add"});
+}
+
+TEST(CpuFusion, MatMulGeluHalfFirst) {
+  // HF BERT's order: (x * 0.5) * (1 + erf(x / sqrt 2)).
+  ModelBuilder m(14);
+  m.input("x", onnx::TensorProto::FLOAT, {7, 32}).output("y", onnx::TensorProto::FLOAT, {7, 40});
+  m.initializer("w", {32, 40}, weights(32 * 40, 21)).initializer("b", {40}, weights(40, 22));
+  gelu_constants(m);
+  m.node("MatMul", {"x", "w"}, {"mm"}, "matmul");
+  m.node("Add", {"mm", "b"}, {"h"}, "bias");
+  m.node("Mul", {"h", "half"}, {"hh"}, "half");
+  m.node("Div", {"h", "sqrt2"}, {"d"}, "div");
+  m.node("Erf", {"d"}, {"e"}, "erf");
+  m.node("Add", {"e", "one"}, {"a"}, "add1");
+  m.node("Mul", {"hh", "a"}, {"y"}, "mul");
+  check_fused(m, {{"x", {7, 32}}}, {"y"}, {"MatMul+Add+Mul+Div+Erf+Add+Mul"});
+}
+
+TEST(CpuFusion, GemmTransBAlphaBetaRelu) {
+  ModelBuilder m(13);
+  m.input("a", onnx::TensorProto::FLOAT, {9, 12}).output("y", onnx::TensorProto::FLOAT, {9, 10});
+  m.initializer("w", {10, 12}, weights(120, 31)).initializer("c", {10}, weights(10, 32));
+  auto& gemm = m.node("Gemm", {"a", "w", "c"}, {"g"}, "gemm");
+  attr_int(gemm, "transB", 1);
+  attr_float(gemm, "alpha", 0.5f);
+  attr_float(gemm, "beta", 2.f);
+  m.node("Relu", {"g"}, {"y"}, "relu");
+  check_fused(m, {{"a", {9, 12}}}, {"y"}, {"Gemm+Relu"});
+}
+
+TEST(CpuFusion, MatMulResidualThatBroadcasts) {
+  // The residual [5, 24] broadcasts over [2, 5, 24]: added after the primitive, not as a post-op.
+  ModelBuilder m(14);
+  m.input("x", onnx::TensorProto::FLOAT, {2, 5, 16}).input("r", onnx::TensorProto::FLOAT, {5, 24});
+  m.output("y", onnx::TensorProto::FLOAT, {2, 5, 24});
+  m.initializer("w", {16, 24}, weights(16 * 24, 41)).initializer("b", {1, 24}, weights(24, 42));
+  m.node("MatMul", {"x", "w"}, {"mm"}, "matmul");
+  m.node("Add", {"mm", "b"}, {"biased"}, "bias");
+  m.node("Add", {"r", "biased"}, {"s"}, "residual");
+  m.node("Relu", {"s"}, {"y"}, "relu");
+  check_fused(m, {{"x", {2, 5, 16}}, {"r", {5, 24}}}, {"y"}, {"MatMul+Add+Add+Relu"});
+}
+
+TEST(CpuFusion, MatMulSiluAndDecomposedHardSwish) {
+  ModelBuilder m(14);
+  m.input("x", onnx::TensorProto::FLOAT, {6, 8}).output("y1", onnx::TensorProto::FLOAT, {6, 16});
+  m.output("y2", onnx::TensorProto::FLOAT, {6, 16});
+  m.initializer("w1", {8, 16}, weights(128, 51)).initializer("w2", {8, 16}, weights(128, 52));
+  m.initializer("three", {}, {3.f}).initializer("zero", {}, {0.f}).initializer("six", {}, {6.f});
+  m.node("MatMul", {"x", "w1"}, {"a"}, "mm1");
+  m.node("Sigmoid", {"a"}, {"s"}, "sigmoid");
+  m.node("Mul", {"a", "s"}, {"y1"}, "silu");
+  m.node("MatMul", {"x", "w2"}, {"b"}, "mm2");
+  m.node("Add", {"b", "three"}, {"b3"}, "add3");
+  m.node("Clip", {"b3", "zero", "six"}, {"c"}, "clip");
+  m.node("Mul", {"b", "c"}, {"bc"}, "mul");
+  m.node("Div", {"bc", "six"}, {"y2"}, "div6");
+  check_fused(m, {{"x", {6, 8}}}, {"y1", "y2"}, {"MatMul+Sigmoid+Mul", "MatMul+Add+Clip+Mul+Div"});
+}
+
+TEST(CpuFusion, MatMulDynamicRowsAtTwoShapes) {
+  // Symbolic batch and sequence: one fused group, plans per row count.
+  ModelBuilder m(14);
+  m.input("x", onnx::TensorProto::FLOAT, {-1, -1, 24}).output("y", onnx::TensorProto::FLOAT, {-1, -1, 8});
+  m.initializer("w", {24, 8}, weights(24 * 8, 61)).initializer("b", {8}, weights(8, 62));
+  m.node("MatMul", {"x", "w"}, {"mm"}, "matmul");
+  m.node("Add", {"mm", "b"}, {"t"}, "bias");
+  m.node("Tanh", {"t"}, {"y"}, "tanh");
+  check_fused(m, {{"x", {3, 4, 24}}}, {"y"}, {"MatMul+Add+Tanh"});
+  check_fused(m, {{"x", {1, 9, 24}}}, {"y"}, {"MatMul+Add+Tanh"}, 1e-4, 7);
+}
+
+// The decomposed LayerNorm exporters write before opset 17 (x also feeds a residual Add).
+void layer_norm_model(ModelBuilder& m, bool affine) {
+  m.input("x", onnx::TensorProto::FLOAT, {3, 7, 48}).output("y", onnx::TensorProto::FLOAT, {3, 7, 48});
+  m.output("z", onnx::TensorProto::FLOAT, {3, 7, 48});
+  m.initializer("two", {}, {2.f}).initializer("eps", {}, {1e-5f});
+  attr_ints(m.node("ReduceMean", {"x"}, {"mean"}, "rm1"), "axes", {-1});
+  m.node("Sub", {"x", "mean"}, {"d"}, "sub");
+  m.node("Pow", {"d", "two"}, {"sq"}, "pow");
+  attr_ints(m.node("ReduceMean", {"sq"}, {"var"}, "rm2"), "axes", {-1});
+  m.node("Add", {"var", "eps"}, {"ve"}, "addeps");
+  m.node("Sqrt", {"ve"}, {"sd"}, "sqrt");
+  m.node("Div", {"d", "sd"}, {affine ? "n" : "y"}, "div");
+  if (affine) {
+    m.initializer("gamma", {48}, random_values(48, 71, 0.5f, 1.5f)).initializer("beta", {48}, weights(48, 72));
+    m.node("Mul", {"n", "gamma"}, {"g"}, "gamma");
+    m.node("Add", {"g", "beta"}, {"y"}, "beta");
+  }
+  m.node("Add", {"x", "y"}, {"z"}, "residual");
+}
+
+TEST(CpuFusion, DecomposedLayerNorm) {
+  ModelBuilder m(13);
+  layer_norm_model(m, true);
+  check_fused(m, {{"x", {3, 7, 48}}}, {"y", "z"}, {"ReduceMean+Sub+Pow+ReduceMean+Add+Sqrt+Div+Mul+Add"});
+}
+
+TEST(CpuFusion, DecomposedLayerNormWithoutAffine) {
+  ModelBuilder m(13);
+  layer_norm_model(m, false);
+  check_fused(m, {{"x", {3, 7, 48}}}, {"y", "z"}, {"ReduceMean+Sub+Pow+ReduceMean+Add+Sqrt+Div"});
+}
+
+TEST(CpuFusion, StandaloneGelu) {
+  ModelBuilder m(14);
+  m.input("x", onnx::TensorProto::FLOAT, {4, 1000}).output("y", onnx::TensorProto::FLOAT, {4, 1000});
+  gelu_constants(m);
+  m.node("Relu", {"x"}, {"r"}, "relu");  // a producer that is not a MatMul
+  m.node("Neg", {"r"}, {"n"}, "neg");
+  const std::string g = gelu_torch(m, "n", "g");
+  m.node("Identity", {g}, {"y"}, "id");
+  check_fused(m, {{"x", {4, 1000}}}, {"y"}, {"Div+Erf+Add+Mul+Mul"}, 1e-5);
+}
+
+}  // namespace
