@@ -4,7 +4,7 @@
 //
 //   ephost_model_runner --model M.onnx --inputs INPUTS.json [--threads N] [--warmup W]
 //                       [--min-runs R] [--max-runs R] [--min-seconds S] [--background] [--provider-option K=V]...
-//                       [--partition-json FILE]
+//                       [--partition-json FILE] [--dump-outputs FILE]
 //
 // INPUTS.json: [{"name": ..., "dtype": "float32" | "int64" | "int32" | "bool", "shape": [...],
 //                "file": "raw little-endian data, relative to INPUTS.json"}, ...]
@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
   int threads = 1, warmup = 3, min_runs = 10, max_runs = 100000;
   double min_seconds = 2.0;
   bool background = false;
-  std::string partition_out;
+  std::string partition_out, dump_out;
   std::vector<std::pair<std::string, std::string>> provider_options;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -110,6 +110,7 @@ int main(int argc, char** argv) {
     else if (a == "--min-seconds") min_seconds = std::stod(next());
     else if (a == "--background") background = true;
     else if (a == "--partition-json") partition_out = next();
+    else if (a == "--dump-outputs") dump_out = next();
     else if (a == "--provider-option") {
       std::string kv = next();
       size_t eq = kv.find('=');
@@ -196,6 +197,20 @@ int main(int argc, char** argv) {
   t0 = std::chrono::steady_clock::now();
   run();
   const double first_ms = ms_since(t0);
+  if (!dump_out.empty()) {
+    // Every output of one more run, as raw float32 in output order (the benchmarks compare runtimes).
+    check(api->Run(session, in_names.data(), in_values.data(), in_values.size(), out_names.data(), out_names.size(),
+                   outs.data()),
+          "Run");
+    std::ofstream f(dump_out, std::ios::binary);
+    for (EphostTensor*& t : outs) {
+      if (api->TensorGetElementType(t) == EPHOST_ELEMENT_FLOAT)
+        f.write(static_cast<const char*>(api->TensorGetData(t)),
+                static_cast<std::streamsize>(api->TensorGetElementCount(t) * sizeof(float)));
+      api->ReleaseTensor(t);
+      t = nullptr;
+    }
+  }
   for (int i = 0; i < warmup; ++i) run();
 
   if (background) {

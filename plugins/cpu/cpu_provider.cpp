@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "fusion.h"
+#include "fusion/cnn_region.h"
 #include "kernel_registry.h"
 #include "math/parallel.h"
 
@@ -67,6 +68,21 @@ void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capab
   if (config_.fuse_patterns) {
     std::unordered_map<const EphostNode*, size_t> position;
     for (size_t i = 0; i < nodes.size(); ++i) position[nodes[i].get()] = i;
+    // Convolutional regions (fusion/cnn_region.h) first: they take whole stretches of a convnet.
+    std::vector<std::vector<sdk::Node>> regions;
+    try {
+      regions = fusion::find_cnn_regions(graph, nullptr);
+    } catch (const std::exception& e) {
+      sdk::log(EPHOST_LOG_VERBOSE, std::string("cpu: no convolutional regions: ") + e.what());
+    }
+    for (std::vector<sdk::Node>& group : regions) {
+      for (const sdk::Node& n : group) taken.insert(n.get());
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        claims_[key_of(group)] = Claim{nullptr, group.front()};
+      }
+      pattern_at[group.front().get()] = std::move(group);
+    }
     const fusion::Available ok = [&](const sdk::Node& n) {
       return position.count(n.get()) != 0 && taken.count(n.get()) == 0;
     };
@@ -101,16 +117,19 @@ void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capab
           : std::vector<std::vector<sdk::Node>>{};
   for (size_t c = 0; c < chains.size(); ++c)
     for (const sdk::Node& node : chains[c]) chain_of[node.id()] = c;
+  // Fused groups first, in node order; then every node the registry can run on its own, members of
+  // those groups included: the host ignores single claims of nodes our group already took, and where
+  // it refused a group (fusing it with what an earlier provider took would form a cycle) the nodes
+  // still run, one kernel each.
   for (const sdk::Node& node : nodes) {
     if (auto it = pattern_at.find(node.get()); it != pattern_at.end()) {
       capability.add_fused_group(it->second);
       continue;
     }
-    if (taken.count(node.get())) continue;
-    if (auto it = chain_of.find(node.id()); it != chain_of.end()) {
+    if (auto it = chain_of.find(node.id()); it != chain_of.end())
       if (chains[it->second].front().id() == node.id()) capability.add_fused_group(chains[it->second]);
-      continue;
-    }
+  }
+  for (const sdk::Node& node : nodes) {
     const KernelDef* def = nullptr;
     try {
       def = registry.match(node);
@@ -144,7 +163,9 @@ std::unique_ptr<sdk::CompiledGroup> CpuProvider::compile(const sdk::Graph& group
     auto it = claims_.find(key_of(nodes));
     if (it != claims_.end()) claim = it->second;
   }
-  if (claim.fusion != nullptr) return claim.fusion->compile(claim.anchor, group, config_);
+  if (claim.anchor.valid())
+    return claim.fusion != nullptr ? claim.fusion->compile(claim.anchor, group, config_)
+                                   : fusion::compile_cnn_region(group, config_);
   return compile_elementwise_chain(group, fused_name, config_);
 }
 

@@ -23,7 +23,7 @@ class CpuProvider : public sdk::Provider {
   KernelConfig config_;
   // Groups claimed by a pattern (fusion/graph_match.h), by their nodes, for compile().
   struct Claim {
-    const fusion::Fusion* fusion;
+    const fusion::Fusion* fusion;  // null for a convolutional region (fusion/cnn_region.h)
     sdk::Node anchor;
   };
   std::mutex mu_;

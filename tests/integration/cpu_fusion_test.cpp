@@ -277,3 +277,162 @@ TEST(CpuFusion, StandaloneGelu) {
 }
 
 }  // namespace
+
+// ---- convolutional regions (fusion/cnn_region.h) ------------------------------------------------------
+
+namespace {
+
+// Conv node `name` over `x` with C_in -> C_out channels, k x k, constant weights and bias.
+std::string conv(ModelBuilder& m, const std::string& x, const std::string& name, int64_t cin, int64_t cout, int64_t k,
+                 int64_t stride = 1, int64_t group = 1, uint32_t seed = 100) {
+  m.initializer(name + "_w", {cout, cin / group, k, k}, weights(static_cast<size_t>(cout * cin / group * k * k), seed,
+                                                                 0.5f / std::sqrt(static_cast<float>(cin / group * k * k))));
+  m.initializer(name + "_b", {cout}, weights(static_cast<size_t>(cout), seed + 1, 0.1f));
+  auto& n = m.node("Conv", {x, name + "_w", name + "_b"}, {name}, name);
+  attr_ints(n, "kernel_shape", {k, k});
+  attr_ints(n, "pads", {k / 2, k / 2, k / 2, k / 2});
+  attr_ints(n, "strides", {stride, stride});
+  if (group > 1) attr_int(n, "group", group);
+  return name;
+}
+
+std::string batch_norm(ModelBuilder& m, const std::string& x, const std::string& name, int64_t c, uint32_t seed) {
+  m.initializer(name + "_s", {c}, random_values(static_cast<size_t>(c), seed, 0.5f, 1.5f));
+  m.initializer(name + "_b", {c}, weights(static_cast<size_t>(c), seed + 1));
+  m.initializer(name + "_m", {c}, weights(static_cast<size_t>(c), seed + 2));
+  m.initializer(name + "_v", {c}, random_values(static_cast<size_t>(c), seed + 3, 0.5f, 2.f));
+  m.node("BatchNormalization", {x, name + "_s", name + "_b", name + "_m", name + "_v"}, {name}, name);
+  return name;
+}
+
+bool has_group_containing(const Ephost::Session& s, const std::string& ops) {
+  for (const std::string& g : fused_groups(s))
+    if (g.find(ops) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST(CpuRegion, ResidualBlockWithBatchNorm) {
+  // ResNet's basic block (the host folds the BatchNormalizations that follow convolutions), then a
+  // BatchNormalization after the residual Add, which stays a per-channel step in the region; and an
+  // Add of two convolutions, whose residual must be the one computed first.
+  ModelBuilder m(13);
+  m.input("x", onnx::TensorProto::FLOAT, {1, 16, 12, 12}).output("y", onnx::TensorProto::FLOAT, {1, 16, 12, 12});
+  m.output("y2", onnx::TensorProto::FLOAT, {1, 16, 12, 12});
+  std::string a = conv(m, "x", "c1", 16, 16, 3, 1, 1, 200);
+  a = batch_norm(m, a, "bn1", 16, 210);
+  m.node("Relu", {a}, {"r1"}, "relu1");
+  std::string b = conv(m, "r1", "c2", 16, 16, 3, 1, 1, 220);
+  b = batch_norm(m, b, "bn2", 16, 230);
+  m.node("Add", {b, "x"}, {"s"}, "residual");
+  const std::string n = batch_norm(m, "s", "bn3", 16, 240);
+  m.node("Relu", {n}, {"y"}, "relu2");
+  const std::string p = conv(m, "x", "c3", 16, 16, 1, 1, 1, 250);
+  const std::string q = conv(m, "r1", "c4", 16, 16, 3, 1, 1, 260);
+  m.node("Add", {p, q}, {"y2"}, "two_convs");
+  check_fused(m, {{"x", {1, 16, 12, 12}}}, {"y", "y2"}, {"Conv+Relu+Conv+Add+BatchNormalization+Relu+Conv+Conv+Add"});
+}
+
+TEST(CpuRegion, SqueezeExciteWithHardSwish) {
+  ModelBuilder m(14);
+  m.input("x", onnx::TensorProto::FLOAT, {2, 8, 10, 10}).output("y", onnx::TensorProto::FLOAT, {2, 24, 10, 10});
+  const std::string c = conv(m, "x", "c1", 8, 24, 3, 1, 1, 300);
+  m.node("HardSwish", {c}, {"h"}, "hswish");
+  m.node("GlobalAveragePool", {"h"}, {"g"}, "gap");
+  const std::string f1 = conv(m, "g", "fc1", 24, 8, 1, 1, 1, 310);
+  m.node("Relu", {f1}, {"fr"}, "fc_relu");
+  const std::string f2 = conv(m, "fr", "fc2", 8, 24, 1, 1, 1, 320);
+  auto& hs = m.node("HardSigmoid", {f2}, {"scale"}, "hsig");
+  attr_float(hs, "alpha", 1.f / 6.f);
+  m.node("Mul", {"h", "scale"}, {"y"}, "excite");
+  check_fused(m, {{"x", {2, 8, 10, 10}}}, {"y"}, {"Conv+HardSwish+GlobalAveragePool+Conv+Relu+Conv+HardSigmoid+Mul"});
+}
+
+TEST(CpuRegion, PaddleAffineAndDecomposedHardSwish) {
+  // PP-OCRv4's pattern: conv, scalar affine, x * Clip(x + 3, 0, 6) / 6, scalar affine; and a
+  // depthwise convolution after it.
+  ModelBuilder m(11);
+  m.input("x", onnx::TensorProto::FLOAT, {1, 4, 9, 11}).output("y", onnx::TensorProto::FLOAT, {1, 12, 9, 11});
+  m.initializer("s1", {1}, {1.25f}).initializer("b1", {1}, {-0.3f}).initializer("three", {}, {3.f});
+  m.initializer("zero", {}, {0.f}).initializer("six", {}, {6.f}).initializer("s2", {1}, {0.8f});
+  m.initializer("b2", {1}, {0.05f});
+  const std::string c = conv(m, "x", "c1", 4, 12, 3, 1, 1, 400);
+  m.node("Mul", {c, "s1"}, {"a1"}, "lab_mul1");
+  m.node("Add", {"a1", "b1"}, {"a2"}, "lab_add1");
+  m.node("Add", {"a2", "three"}, {"h1"}, "hs_add");
+  m.node("Clip", {"h1", "zero", "six"}, {"h2"}, "hs_clip");
+  m.node("Mul", {"a2", "h2"}, {"h3"}, "hs_mul");
+  m.node("Div", {"h3", "six"}, {"h4"}, "hs_div");
+  m.node("Mul", {"h4", "s2"}, {"a3"}, "lab_mul2");
+  m.node("Add", {"a3", "b2"}, {"a4"}, "lab_add2");
+  const std::string d = conv(m, "a4", "dw", 12, 12, 3, 1, 12, 410);
+  m.node("Relu", {d}, {"y"}, "relu");
+  check_fused(m, {{"x", {1, 4, 9, 11}}}, {"y"},
+              {"Conv+Mul+Add+Add+Clip+Mul+Div+Mul+Add+Conv+Relu"});
+}
+
+TEST(CpuRegion, SiluPoolsConcatResizeAndTransposedConv) {
+  // EfficientNet's SiLU, a strided depthwise conv, max and average pools, channel concat, nearest
+  // upsampling and a 2x2/2 transposed convolution with a sigmoid, at two input sizes.
+  ModelBuilder m(13);
+  m.input("x", onnx::TensorProto::FLOAT, {1, 6, -1, -1}).output("y", onnx::TensorProto::FLOAT, {1, 4, -1, -1});
+  m.output("side", onnx::TensorProto::FLOAT, {1, 16, -1, -1});
+  const std::string c = conv(m, "x", "c1", 6, 16, 3, 1, 1, 500);
+  m.node("Sigmoid", {c}, {"sg"}, "sig");
+  m.node("Mul", {c, "sg"}, {"side"}, "silu");  // also a graph output
+  const std::string dw = conv(m, "side", "dw", 16, 16, 3, 2, 16, 510);
+  auto& mp = m.node("MaxPool", {"side"}, {"mp"}, "maxpool");
+  attr_ints(mp, "kernel_shape", {2, 2});
+  attr_ints(mp, "strides", {2, 2});
+  auto& ap = m.node("AveragePool", {"side"}, {"ap"}, "avgpool");
+  attr_ints(ap, "kernel_shape", {3, 3});
+  attr_ints(ap, "strides", {2, 2});
+  attr_ints(ap, "pads", {1, 1, 1, 1});
+  m.node("Concat", {dw, "mp", "ap"}, {"cat"}, "concat");
+  attr_int(m.proto().mutable_graph()->mutable_node(m.proto().graph().node_size() - 1)[0], "axis", 1);
+  m.initializer("roi", {0}, {}).initializer("scales", {4}, {1.f, 1.f, 2.f, 2.f});
+  auto& rs = m.node("Resize", {"cat", "roi", "scales"}, {"up"}, "resize");
+  auto* mode = rs.add_attribute();
+  mode->set_name("mode");
+  mode->set_type(onnx::AttributeProto::STRING);
+  mode->set_s("nearest");
+  const std::string r = conv(m, "up", "c2", 48, 8, 1, 1, 1, 520);
+  m.initializer("tw", {8, 4, 2, 2}, weights(128, 530)).initializer("tb", {4}, weights(4, 531));
+  auto& ct = m.node("ConvTranspose", {r, "tw", "tb"}, {"t"}, "deconv");
+  attr_ints(ct, "kernel_shape", {2, 2});
+  attr_ints(ct, "strides", {2, 2});
+  auto& mp2 = m.node("MaxPool", {"t"}, {"t2"}, "down");
+  attr_ints(mp2, "kernel_shape", {2, 2});
+  attr_ints(mp2, "strides", {2, 2});
+  m.node("Sigmoid", {"t2"}, {"y"}, "out_sigmoid");
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{1, 6, 16, 20}, std::vector<int64_t>{1, 6, 8, 12}})
+    check_fused(m, {{"x", shape}}, {"y", "side"}, {}, 1e-4, static_cast<uint32_t>(shape[2]));
+  const std::string bytes = m.bytes();
+  Ephost::Session s(cpu_env(), bytes.data(), bytes.size());
+  EXPECT_TRUE(has_group_containing(s, "Conv+Sigmoid+Mul+Conv+MaxPool+AveragePool+Concat+Resize+Conv+ConvTranspose"))
+      << [&] {
+           std::string t;
+           for (const auto& g : fused_groups(s)) t += "[" + g + "] ";
+           return t;
+         }();
+}
+
+TEST(CpuRegion, PerChannelConstantsAndIntermediateOutputs) {
+  // Mul/Add by [1, C, 1, 1] constants fold into the conv; an Add of a [C, 1, 1] constant after a
+  // ReLU stays a per-channel step; a value used outside the region is handed out.
+  ModelBuilder m(13);
+  m.input("x", onnx::TensorProto::FLOAT, {1, 3, 7, 7}).output("y", onnx::TensorProto::FLOAT, {1, 8, 7, 7});
+  m.output("mid", onnx::TensorProto::FLOAT, {1, 8, 7, 7});
+  m.initializer("k", {1, 8, 1, 1}, random_values(8, 600, 0.5f, 2.f)).initializer("t", {1, 8, 1, 1}, weights(8, 601));
+  m.initializer("u", {8, 1, 1}, weights(8, 602)).initializer("w7", {7}, weights(7, 603));
+  const std::string c = conv(m, "x", "c1", 3, 8, 3, 1, 1, 610);
+  m.node("Mul", {c, "k"}, {"m1"}, "scale");
+  m.node("Add", {"t", "m1"}, {"m2"}, "shift");
+  m.node("Relu", {"m2"}, {"mid"}, "relu");
+  m.node("Add", {"mid", "u"}, {"m3"}, "chan_add");
+  m.node("Mul", {"m3", "w7"}, {"m4"}, "row_mul");  // [7] broadcasts along W
+  const std::string c2 = conv(m, "m4", "c2", 8, 8, 1, 1, 1, 620);
+  m.node("Sub", {c2, "mid"}, {"y"}, "sub");
+  check_fused(m, {{"x", {1, 3, 7, 7}}}, {"y", "mid"}, {"Conv+Mul+Add+Relu+Add+Mul+Conv+Sub"});
+}

@@ -24,6 +24,25 @@ void append_activation(dnnl::post_ops& ops, const Activation& a) {
   }
 }
 
+bool post_ops_supported(const std::vector<Activation>& acts) {
+  dnnl::post_ops ops;
+  for (const Activation& a : acts) append_activation(ops, a);
+  struct Entry {
+    dnnl::algorithm alg;
+    float alpha, beta;
+  };
+  std::vector<Entry> seen;
+  for (int i = 0; i < ops.len(); ++i) {
+    float scale = 0, alpha = 0, beta = 0;
+    dnnl::algorithm alg;
+    ops.get_params_eltwise(i, scale, alg, alpha, beta);
+    for (const Entry& e : seen)
+      if (e.alg == alg && (e.alpha != alpha || e.beta != beta)) return false;
+    seen.push_back({alg, alpha, beta});
+  }
+  return true;
+}
+
 }  // namespace ephost::cpu::fusion
 
 #endif

@@ -93,7 +93,17 @@ bool match_matmul(const sdk::Node& anchor, const Available& ok, MatMulMatch* m) 
     m->residual = add.input(static_cast<size_t>(k)).name();
     m->nodes.push_back(add);
     cur = add.output(0);
-    if (match_activation(cur, ok, &m->act2, &m->nodes, &next)) cur = next;
+    std::vector<sdk::Node> act2_nodes;
+    Activation act2;
+    if (match_activation(cur, ok, &act2, &act2_nodes, &next)
+#if defined(EPHOST_WITH_DNNL)
+        && post_ops_supported({m->act, act2})
+#endif
+    ) {
+      m->act2 = act2;
+      m->nodes.insert(m->nodes.end(), act2_nodes.begin(), act2_nodes.end());
+      cur = next;
+    }
   }
   m->out = cur;
   return m->nodes.size() >= 2;
