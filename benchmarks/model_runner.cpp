@@ -4,7 +4,7 @@
 //
 //   ephost_model_runner --model M.onnx --inputs INPUTS.json [--threads N] [--warmup W]
 //                       [--min-runs R] [--max-runs R] [--min-seconds S] [--background] [--provider-option K=V]...
-//                       [--partition-json FILE] [--dump-outputs FILE]
+//                       [--partition-json FILE] [--dump-outputs FILE] [--verbose]
 //
 // INPUTS.json: [{"name": ..., "dtype": "float32" | "int64" | "int32" | "bool", "shape": [...],
 //                "file": "raw little-endian data, relative to INPUTS.json"}, ...]
@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
   int threads = 1, warmup = 3, min_runs = 10, max_runs = 100000;
   double min_seconds = 2.0;
   bool background = false;
+  EphostLogLevel log_level = EPHOST_LOG_WARNING;
   std::string partition_out, dump_out;
   std::vector<std::pair<std::string, std::string>> provider_options;
   for (int i = 1; i < argc; ++i) {
@@ -109,6 +110,7 @@ int main(int argc, char** argv) {
     else if (a == "--max-runs") max_runs = std::stoi(next());
     else if (a == "--min-seconds") min_seconds = std::stod(next());
     else if (a == "--background") background = true;
+    else if (a == "--verbose") log_level = EPHOST_LOG_VERBOSE;
     else if (a == "--partition-json") partition_out = next();
     else if (a == "--dump-outputs") dump_out = next();
     else if (a == "--provider-option") {
@@ -146,7 +148,7 @@ int main(int argc, char** argv) {
           "input tensor");
 
   EphostEnv* env = nullptr;
-  check(api->CreateEnv(EPHOST_LOG_WARNING, &env), "CreateEnv");
+  check(api->CreateEnv(log_level, &env), "CreateEnv");
   EphostSessionOptions* options = nullptr;
   check(api->CreateSessionOptions(&options), "CreateSessionOptions");
   check(api->SetIntraOpNumThreads(options, threads), "SetIntraOpNumThreads");

@@ -449,6 +449,21 @@ class Program {
     }
     fuse();
     liveness();
+    sdk::log(EPHOST_LOG_VERBOSE, "cpu region " + name + ":\n" + describe());
+  }
+
+  std::string describe() const {
+    std::string out;
+    for (const auto& s : steps) {
+      out += std::string("  ") + op_name(s->op) + " '" + s->node + "' (";
+      for (size_t i = 0; i < s->in.size(); ++i) out += (i ? ", " : "") + values[s->in[i]].name;
+      out += ") -> " + values[s->out].name;
+      if (!s->acts.empty()) out += " acts " + std::to_string(s->acts.size());
+      if (s->residual >= 0) out += " + residual " + values[s->residual].name;
+      if (!s->acts2.empty()) out += " acts2 " + std::to_string(s->acts2.size());
+      out += "\n";
+    }
+    return out;
   }
 
  private:
@@ -701,15 +716,21 @@ class Program {
         const int r = sole_reader(c.out);
         if (r < 0) continue;
         Step& n = *steps[static_cast<size_t>(r)];
-        if (n.op == Op::kAffine && c.op == Op::kConv && c.acts.empty() && c.residual < 0) {
-          const int64_t M = c.w_shape[0];
+        const bool deconv1 = c.op == Op::kDeconv && c.conv.group == 1;
+        if (n.op == Op::kAffine && (c.op == Op::kConv || deconv1) && c.acts.empty() && c.residual < 0) {
+          // Output channel m: Conv W [M, C/g, k...] rows; ConvTranspose W [C, M, k...] columns.
+          const int64_t M = c.op == Op::kConv ? c.w_shape[0] : c.w_shape[1];
           if (!(n.scale.size() == static_cast<size_t>(M) || n.scale.size() == 1)) continue;
-          const int64_t per = static_cast<int64_t>(c.w.size()) / M;
+          const int64_t K = c.w_shape[2] * c.w_shape[3];
+          const int64_t rows = static_cast<int64_t>(c.w.size()) / (M * K);  // C/g (conv) or C (deconv)
           if (c.bias.empty()) c.bias.assign(static_cast<size_t>(M), 0.f);
           for (int64_t m = 0; m < M; ++m) {
             const float k = n.scale.size() == 1 ? n.scale[0] : n.scale[m];
             const float t = n.shift.size() == 1 ? n.shift[0] : n.shift[m];
-            for (int64_t j = 0; j < per; ++j) c.w[m * per + j] *= k;
+            for (int64_t r = 0; r < rows; ++r) {
+              float* w = c.op == Op::kConv ? &c.w[(m * rows + r) * K] : &c.w[(r * M + m) * K];
+              for (int64_t j = 0; j < K; ++j) w[j] *= k;
+            }
             c.bias[m] = c.bias[m] * k + t;
           }
           absorb(c, n);
@@ -718,8 +739,8 @@ class Program {
           std::vector<Activation> acts = n.acts;
           compose_linear(acts);
           // Leading affine steps right after the convolution fold into its weights.
-          if (c.op == Op::kConv && c.acts.empty() && c.residual < 0) {
-            const int64_t M = c.w_shape[0];
+          if ((c.op == Op::kConv || deconv1) && c.acts.empty() && c.residual < 0) {
+            const int64_t M = c.op == Op::kConv ? c.w_shape[0] : c.w_shape[1];
             const int64_t per = static_cast<int64_t>(c.w.size()) / M;
             size_t k = 0;
             for (; k < acts.size() && acts[k].kind == Activation::kLinear; ++k) {
@@ -797,6 +818,13 @@ struct StepPlan {
   bool fused_residual = false;     // false: the residual (and acts2) run after the primitive
   int residual_arg = 0;
   dnnl::reorder to_nchw;           // outputs handed out
+  // A transposed convolution whose kernel equals its stride (no padding, dilation or groups): every
+  // input pixel owns its own kh x kw output block, so it is one GEMM [pixels, C] x [C, kh*kw*M] into
+  // a temporary, then a copy of each block into place (the DB head's 2x2/2 upsampling: oneDNN's
+  // deconvolution with M = 1 output channel is ~15x slower).
+  bool deconv_gemm = false;
+  int64_t kh = 0, kw = 0;
+  std::vector<float> bias_rep;     // bias per GEMM column
   // Resize tables
   std::vector<int64_t> rows, cols;
 };
@@ -942,6 +970,7 @@ class RegionGroup : public sdk::CompiledGroup {
 
   std::shared_ptr<RunPlan> build_plan(const std::vector<Shape>& shapes, int threads);
   void plan_step(const Step& st, size_t index, RunPlan& plan, int threads);
+  void plan_deconv_gemm(const Step& st, StepPlan& sp, const math::ConvGeometry& g, RunPlan& plan);
   void run_step(const Step& st, const StepPlan& sp, const RunPlan& plan, float* arena, float* scratch,
                 int threads) const;
 
@@ -1011,6 +1040,16 @@ void RegionGroup::plan_step(const Step& st, size_t index, RunPlan& plan, int thr
       const math::ConvGeometry g =
           t ? math::conv_transpose_geometry(st.conv, x, st.w_shape) : math::conv_geometry(st.conv, x, st.w_shape);
       out = g.output_shape();
+      if (t && g.group == 1) {
+        bool shuffle = true;
+        for (size_t k = 0; k < 2; ++k)
+          shuffle = shuffle && g.kernel[k] == g.strides[k] && g.dilations[k] == 1 && g.pad_begin[k] == 0 &&
+                    g.pad_end[k] == 0 && g.out_spatial[k] == g.in_spatial[k] * g.strides[k];
+        if (shuffle) {
+          plan_deconv_gemm(st, sp, g, plan);
+          break;
+        }
+      }
       const int64_t G = g.group, OCg = g.out_channels / G, ICg = g.in_channels / G;
       const int64_t K = math::numel(g.kernel);
       Shape wdims = G > 1 ? Shape{G, OCg, ICg} : Shape{OCg, ICg}, wstrides;
@@ -1166,6 +1205,54 @@ void RegionGroup::plan_step(const Step& st, size_t index, RunPlan& plan, int thr
   (void)threads;
 }
 
+void RegionGroup::plan_deconv_gemm(const Step& st, StepPlan& sp, const math::ConvGeometry& g, RunPlan& plan) {
+  dnnl::engine& eng = math::cpu_engine();
+  const int64_t C = g.in_channels, M = g.out_channels, KH = g.kernel[0], KW = g.kernel[1];
+  const int64_t P = g.batch * g.in_spatial[0] * g.in_spatial[1], cols = KH * KW * M;
+  sp.deconv_gemm = true;
+  sp.kh = KH;
+  sp.kw = KW;
+  sp.src = math::plain_desc({P, C});
+  sp.dst = math::plain_desc({P, cols});
+  const memory::desc w_any({C, cols}, memory::data_type::f32, memory::format_tag::any);
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::post_ops ops;
+  for (const Activation& a : st.acts) append_activation(ops, a);
+  attr.set_post_ops(ops);
+  if (!st.bias.empty()) {
+    sp.bias = math::plain_desc({1, cols});
+    sp.bias_rep.resize(static_cast<size_t>(cols));
+    for (int64_t c = 0; c < cols; ++c) sp.bias_rep[c] = st.bias[c % M];
+  }
+  auto desc = st.bias.empty() ? dnnl::matmul::desc(sp.src, w_any, sp.dst)
+                              : dnnl::matmul::desc(sp.src, w_any, sp.bias, sp.dst);
+  auto pd = dnnl::matmul::primitive_desc(desc, attr, eng);
+  sp.prim = dnnl::matmul(pd);
+  sp.scratch = pd.scratchpad_desc().get_size();
+  plan.scratch_floats = std::max(plan.scratch_floats, P * cols);
+  const memory::desc want = pd.weights_desc();
+  Step& ms = const_cast<Step&>(st);
+  std::lock_guard<std::mutex> lock(ms.mu);
+  for (const auto& [d, m] : ms.packed)
+    if (d == want) sp.w = m;
+  if (!sp.w) {
+    // ONNX W [C, M, kh, kw] as [C, (i, j, m)].
+    std::vector<float> wt(static_cast<size_t>(C * cols));
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t i = 0; i < KH; ++i)
+          for (int64_t j = 0; j < KW; ++j) wt[c * cols + (i * KW + j) * M + m] = st.w[((c * M + m) * KH + i) * KW + j];
+    memory user(math::plain_desc({C, cols}), eng, wt.data());
+    memory packed(want, eng);
+    dnnl::stream& s = math::thread_stream();
+    dnnl::reorder(user, packed).execute(s, user, packed);
+    s.wait();
+    ms.packed.emplace_back(want, packed);
+    sp.w = packed;
+  }
+}
+
 // Generic NHWC broadcasting for a binary step: out[n,h,w,c] = a[...] op b[...].
 void broadcast_nhwc(math::BinOp op, const float* a, const Shape& ad, const float* b, const Shape& bd, float* y,
                     const Shape& od, int threads) {
@@ -1214,6 +1301,31 @@ void RegionGroup::run_step(const Step& st, const StepPlan& sp, const RunPlan& pl
   switch (st.op) {
     case Op::kConv:
     case Op::kDeconv: {
+      if (sp.deconv_gemm) {
+        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(sp.src, eng, buf(st.in[0]))},
+                                             {DNNL_ARG_WEIGHTS, sp.w},
+                                             {DNNL_ARG_DST, memory(sp.dst, eng, scratch)},
+                                             {DNNL_ARG_SCRATCHPAD, math::scratchpad(sp.scratch)}};
+        if (!sp.bias_rep.empty())
+          args.emplace(DNNL_ARG_BIAS, memory(sp.bias, eng, const_cast<float*>(sp.bias_rep.data())));
+        sp.prim.execute(s, args);
+        s.wait();
+        // scratch[(n, h, w), (i, j, m)] -> y[n, h * kh + i, w * kw + j, m]
+        const Shape& xd = plan.dims[st.in[0]];
+        const int64_t H = xd[2], W = xd[3], M = od[1], KH = sp.kh, KW = sp.kw, OW = od[3];
+        const int64_t run = KW * M, cols = KH * KW * M;
+        math::parallel_for(od[0] * H * KH, threads, std::max<int64_t>(1, 4096 / std::max<int64_t>(W * run, 1)),
+                           [&](int64_t r0, int64_t r1) {
+                             for (int64_t r = r0; r < r1; ++r) {
+                               const int64_t i = r % KH, nh = r / KH;  // nh = n * H + h
+                               const float* src = scratch + nh * W * cols + i * run;
+                               float* dst = y + (nh * KH + i) * OW * M;
+                               for (int64_t w = 0; w < W; ++w)
+                                 for (int64_t k = 0; k < run; ++k) dst[w * run + k] = src[w * cols + k];
+                             }
+                           });
+        return;
+      }
       const bool late_residual = st.residual >= 0 && !sp.fused_residual;
       float* dst = late_residual ? scratch : y;
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(sp.src, eng, buf(st.in[0]))},
