@@ -829,6 +829,16 @@ struct StepPlan {
   std::vector<int64_t> rows, cols;
 };
 
+// The memory objects of one step, made once per plan and pointed at each run's buffers: creating
+// them (and the argument map) per step and per run costs more than a small convolution.
+struct StepArgs {
+  std::unordered_map<int, memory> args;
+  memory src, dst, bias, r, scratch;
+};
+struct Bound {
+  std::vector<StepArgs> steps;
+};
+
 struct RunPlan {
   std::vector<Shape> dims;        // NCHW dims of every value
   std::vector<int64_t> offset;    // float offset of every value in the arena (-1: not stored)
@@ -836,6 +846,8 @@ struct RunPlan {
   int64_t scratch_floats = 0;     // a temporary for unfused residuals
   std::vector<StepPlan> steps;
   std::vector<dnnl::reorder> in_reorders;  // per value (region inputs)
+  std::mutex mu;
+  std::vector<std::unique_ptr<Bound>> bound;  // free sets of step arguments (one per concurrent run)
 };
 
 memory::dims mdims(const Shape& s) { return memory::dims(s.begin(), s.end()); }
@@ -910,10 +922,27 @@ class RegionGroup : public sdk::CompiledGroup {
       }
     }
     s.wait();
+    std::unique_ptr<Bound> bound;
+    {
+      std::lock_guard<std::mutex> lock(plan->mu);
+      if (!plan->bound.empty()) {
+        bound = std::move(plan->bound.back());
+        plan->bound.pop_back();
+      }
+    }
+    if (!bound) bound = bind(*plan);
+    struct GiveBack {
+      RunPlan& plan;
+      std::unique_ptr<Bound>& bound;
+      ~GiveBack() {
+        std::lock_guard<std::mutex> lock(plan.mu);
+        plan.bound.push_back(std::move(bound));
+      }
+    } give_back{*plan, bound};
     for (size_t i = 0; i < prog_.steps.size(); ++i) {
       const Step& st = *prog_.steps[i];
       const StepPlan& sp = plan->steps[i];
-      run_step(st, sp, *plan, arena, scratch, threads);
+      run_step(st, sp, *plan, bound->steps[i], arena, scratch, threads);
       const Value& ov = prog_.values[st.out];
       if (ov.group_output >= 0) {
         const Shape& d = plan->dims[st.out];
@@ -971,8 +1000,9 @@ class RegionGroup : public sdk::CompiledGroup {
   std::shared_ptr<RunPlan> build_plan(const std::vector<Shape>& shapes, int threads);
   void plan_step(const Step& st, size_t index, RunPlan& plan, int threads);
   void plan_deconv_gemm(const Step& st, StepPlan& sp, const math::ConvGeometry& g, RunPlan& plan);
-  void run_step(const Step& st, const StepPlan& sp, const RunPlan& plan, float* arena, float* scratch,
+  void run_step(const Step& st, const StepPlan& sp, const RunPlan& plan, StepArgs& a, float* arena, float* scratch,
                 int threads) const;
+  std::unique_ptr<Bound> bind(const RunPlan& plan) const;
 
   Program prog_;
   std::vector<int> inputs_;  // region input values, in group input order of discovery
@@ -1000,16 +1030,35 @@ std::shared_ptr<RunPlan> RegionGroup::build_plan(const std::vector<Shape>& shape
       plan->in_reorders[i] = dnnl::reorder(dnnl::reorder::primitive_desc(math::cpu_engine(), nchw_desc(d),
                                                                         math::cpu_engine(), nhwc_desc(d)));
   }
-  // Buffers: first fit over the values' lifetimes [defined, last read].
+  // Buffers: first fit over the values' lifetimes [defined, last read]. An elementwise step whose
+  // same-shaped input dies at that step writes over it (in place).
   struct Block {
     int64_t off, size;
     int until;
+    int value;
   };
   std::vector<Block> live;
   auto place = [&](int v, int from) {
     const int64_t size = (math::numel(plan->dims[v]) + 15) / 16 * 16;
     const Value& val = prog_.values[v];
     const int until = std::max(val.last_use, from);
+    if (from >= 0) {
+      const Step& st = *prog_.steps[static_cast<size_t>(from)];
+      const bool elementwise = st.op == Op::kUnary || st.op == Op::kAffine || st.op == Op::kBinary;
+      for (int x : elementwise ? st.in : std::vector<int>{}) {
+        if (prog_.values[x].last_use != from || plan->dims[x] != plan->dims[v]) continue;
+        bool once = true;  // the step reads x through one operand only
+        int seen = 0;
+        for (int y : st.in) seen += y == x;
+        once = seen == 1;
+        auto it = std::find_if(live.begin(), live.end(), [&](const Block& b) { return b.value == x; });
+        if (!once || it == live.end()) continue;
+        it->until = until;
+        it->value = v;
+        plan->offset[v] = it->off;
+        return;
+      }
+    }
     // Free blocks whose values died before `from`.
     live.erase(std::remove_if(live.begin(), live.end(), [&](const Block& b) { return b.until < from; }), live.end());
     std::sort(live.begin(), live.end(), [](const Block& a, const Block& b) { return a.off < b.off; });
@@ -1018,7 +1067,7 @@ std::shared_ptr<RunPlan> RegionGroup::build_plan(const std::vector<Shape>& shape
       if (b.off - off >= size) break;
       off = std::max(off, b.off + b.size);
     }
-    live.push_back({off, size, until});
+    live.push_back({off, size, until, v});
     plan->offset[v] = off;
     plan->arena = std::max(plan->arena, off + size);
   };
@@ -1289,9 +1338,39 @@ void apply_all(const std::vector<Activation>& acts, float* x, int64_t n, int thr
   });
 }
 
-void RegionGroup::run_step(const Step& st, const StepPlan& sp, const RunPlan& plan, float* arena, float* scratch,
-                           int threads) const {
+std::unique_ptr<Bound> RegionGroup::bind(const RunPlan& plan) const {
   dnnl::engine& eng = math::cpu_engine();
+  auto b = std::make_unique<Bound>();
+  b->steps.resize(prog_.steps.size());
+  for (size_t i = 0; i < prog_.steps.size(); ++i) {
+    const Step& st = *prog_.steps[i];
+    const StepPlan& sp = plan.steps[i];
+    StepArgs& a = b->steps[i];
+    const bool conv = st.op == Op::kConv || st.op == Op::kDeconv;
+    const bool pool = st.op == Op::kMaxPool || st.op == Op::kAvgPool;
+    if (!conv && !pool) continue;
+    if (math::numel(plan.dims[st.out]) == 0) continue;
+    a.src = memory(sp.src, eng, nullptr);
+    a.dst = memory(sp.dst, eng, nullptr);
+    a.scratch = memory(memory::desc({static_cast<memory::dim>(sp.scratch)}, memory::data_type::u8, memory::format_tag::a),
+                       eng, nullptr);
+    a.args = {{DNNL_ARG_SRC, a.src}, {DNNL_ARG_DST, a.dst}, {DNNL_ARG_SCRATCHPAD, a.scratch}};
+    if (!conv) continue;
+    a.args.emplace(DNNL_ARG_WEIGHTS, sp.w);
+    if (!st.bias.empty()) {
+      a.bias = memory(sp.bias, eng, nullptr);
+      a.args.emplace(DNNL_ARG_BIAS, a.bias);
+    }
+    if (sp.fused_residual) {
+      a.r = memory(sp.r, eng, nullptr);
+      a.args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(sp.residual_arg) | DNNL_ARG_SRC_1, a.r);
+    }
+  }
+  return b;
+}
+
+void RegionGroup::run_step(const Step& st, const StepPlan& sp, const RunPlan& plan, StepArgs& a, float* arena,
+                           float* scratch, int threads) const {
   dnnl::stream& s = math::thread_stream();
   auto buf = [&](int v) { return arena + plan.offset[static_cast<size_t>(v)]; };
   const Shape& od = plan.dims[st.out];
@@ -1302,13 +1381,11 @@ void RegionGroup::run_step(const Step& st, const StepPlan& sp, const RunPlan& pl
     case Op::kConv:
     case Op::kDeconv: {
       if (sp.deconv_gemm) {
-        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(sp.src, eng, buf(st.in[0]))},
-                                             {DNNL_ARG_WEIGHTS, sp.w},
-                                             {DNNL_ARG_DST, memory(sp.dst, eng, scratch)},
-                                             {DNNL_ARG_SCRATCHPAD, math::scratchpad(sp.scratch)}};
-        if (!sp.bias_rep.empty())
-          args.emplace(DNNL_ARG_BIAS, memory(sp.bias, eng, const_cast<float*>(sp.bias_rep.data())));
-        sp.prim.execute(s, args);
+        a.src.set_data_handle(buf(st.in[0]));
+        a.dst.set_data_handle(scratch);
+        a.scratch.set_data_handle(math::thread_buffer(2, sp.scratch));
+        if (!sp.bias_rep.empty()) a.bias.set_data_handle(const_cast<float*>(sp.bias_rep.data()));
+        sp.prim.execute(s, a.args);
         s.wait();
         // scratch[(n, h, w), (i, j, m)] -> y[n, h * kh + i, w * kw + j, m]
         const Shape& xd = plan.dims[st.in[0]];
@@ -1328,15 +1405,12 @@ void RegionGroup::run_step(const Step& st, const StepPlan& sp, const RunPlan& pl
       }
       const bool late_residual = st.residual >= 0 && !sp.fused_residual;
       float* dst = late_residual ? scratch : y;
-      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(sp.src, eng, buf(st.in[0]))},
-                                           {DNNL_ARG_WEIGHTS, sp.w},
-                                           {DNNL_ARG_DST, memory(sp.dst, eng, dst)},
-                                           {DNNL_ARG_SCRATCHPAD, math::scratchpad(sp.scratch)}};
-      if (!st.bias.empty()) args.emplace(DNNL_ARG_BIAS, memory(sp.bias, eng, const_cast<float*>(st.bias.data())));
-      if (sp.fused_residual)
-        args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(sp.residual_arg) | DNNL_ARG_SRC_1,
-                     memory(sp.r, eng, buf(st.residual)));
-      sp.prim.execute(s, args);
+      a.src.set_data_handle(buf(st.in[0]));
+      a.dst.set_data_handle(dst);
+      a.scratch.set_data_handle(math::thread_buffer(2, sp.scratch));
+      if (!st.bias.empty()) a.bias.set_data_handle(const_cast<float*>(st.bias.data()));
+      if (sp.fused_residual) a.r.set_data_handle(buf(st.residual));
+      sp.prim.execute(s, a.args);
       s.wait();
       if (late_residual) {
         broadcast_nhwc(math::BinOp::kAdd, dst, od, buf(st.residual), plan.dims[st.residual], y, od, threads);
@@ -1346,9 +1420,10 @@ void RegionGroup::run_step(const Step& st, const StepPlan& sp, const RunPlan& pl
     }
     case Op::kMaxPool:
     case Op::kAvgPool: {
-      sp.prim.execute(s, {{DNNL_ARG_SRC, memory(sp.src, eng, buf(st.in[0]))},
-                          {DNNL_ARG_DST, memory(sp.dst, eng, y)},
-                          {DNNL_ARG_SCRATCHPAD, math::scratchpad(sp.scratch)}});
+      a.src.set_data_handle(buf(st.in[0]));
+      a.dst.set_data_handle(y);
+      a.scratch.set_data_handle(math::thread_buffer(2, sp.scratch));
+      sp.prim.execute(s, a.args);
       s.wait();
       return;
     }
@@ -1383,8 +1458,12 @@ void RegionGroup::run_step(const Step& st, const StepPlan& sp, const RunPlan& pl
     case Op::kUnary: {
       const float* x = buf(st.in[0]);
       math::parallel_for(on, threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
-        if (x != y) std::memcpy(y + i0, x + i0, sizeof(float) * static_cast<size_t>(i1 - i0));
-        for (const Activation& a : st.acts) apply_activation(a, y + i0, i1 - i0);
+        const float* from = x + i0;
+        for (const Activation& act : st.acts) {
+          apply_activation(act, from, y + i0, i1 - i0);
+          from = y + i0;
+        }
+        if (st.acts.empty() && x != y) std::memcpy(y + i0, x + i0, sizeof(float) * static_cast<size_t>(i1 - i0));
       });
       return;
     }

@@ -1,5 +1,6 @@
 #include "graph_match.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -237,10 +238,16 @@ bool match_activation(const sdk::Value& v, const Available& ok, Activation* act,
     float three = 0;
     if (!binary_with_scalar(add, "Add", x, &three, true) || !near(three, 3.f)) continue;
     const sdk::Node clip = sole_consumer(add.output(0));
-    if (!is_op(clip, "Clip") || clip.opset() < 11 || clip.num_inputs() != 3) continue;
+    if (!is_op(clip, "Clip")) continue;
     float lo = 0, hi = 0;
-    if (!scalar_constant(clip.input(1), &lo) || !scalar_constant(clip.input(2), &hi) || lo != 0.f || hi != 6.f)
+    if (clip.opset() < 11) {
+      // Bounds as attributes (PP-OCR's opset 9 models).
+      lo = clip.attr_float("min", -std::numeric_limits<float>::max());
+      hi = clip.attr_float("max", std::numeric_limits<float>::max());
+    } else if (clip.num_inputs() != 3 || !scalar_constant(clip.input(1), &lo) || !scalar_constant(clip.input(2), &hi)) {
       continue;
+    }
+    if (lo != 0.f || hi != 6.f) continue;
     if (sole_consumer(clip.output(0)).id() != m.id() || !mul_of(m, x, clip.output(0).name())) continue;
     const sdk::Node d = sole_consumer(m.output(0));
     float six = 0;
@@ -261,30 +268,33 @@ bool match_activation(const sdk::Value& v, const Available& ok, Activation* act,
   return false;
 }
 
-void apply_activation(const Activation& a, float* x, int64_t n) {
+void apply_activation(const Activation& a, float* x, int64_t n) { apply_activation(a, x, x, n); }
+
+void apply_activation(const Activation& a, const float* x, float* y, int64_t n) {
   switch (a.kind) {
-    case Activation::kNone: return;
-    case Activation::kRelu: return math::relu_f32(x, x, n);
-    case Activation::kSigmoid: return math::sigmoid_f32(x, x, n);
-    case Activation::kTanh: return math::tanh_f32(x, x, n);
-    case Activation::kClip: return math::clip_f32(x, a.alpha, a.beta, x, n);
-    case Activation::kHardSigmoid: return math::hard_sigmoid_f32(x, a.alpha, a.beta, x, n);
-    case Activation::kHardSwish: return math::hard_swish_f32(x, x, n);
-    case Activation::kGeluErf: return math::gelu_erf_f32(x, x, n);
-    case Activation::kLeakyRelu:
-      for (int64_t i = 0; i < n; ++i) x[i] = x[i] < 0.f ? x[i] * a.alpha : x[i];
+    case Activation::kNone:
+      if (x != y) std::copy(x, x + n, y);
       return;
+    case Activation::kRelu: return math::relu_f32(x, y, n);
+    case Activation::kSigmoid: return math::sigmoid_f32(x, y, n);
+    case Activation::kTanh: return math::tanh_f32(x, y, n);
+    case Activation::kClip: return math::clip_f32(x, a.alpha, a.beta, y, n);
+    case Activation::kHardSigmoid: return math::hard_sigmoid_f32(x, a.alpha, a.beta, y, n);
+    case Activation::kHardSwish: return math::hard_swish_f32(x, y, n);
+    case Activation::kGeluErf: return math::gelu_erf_f32(x, y, n);
+    case Activation::kLinear: return math::linear_f32(x, a.alpha, a.beta, y, n);
     case Activation::kSwish:
-      for (int64_t i = 0; i < n; ++i) x[i] = x[i] * math::fast_sigmoid(a.alpha * x[i]);
+      if (a.alpha == 1.f) return math::swish_f32(x, y, n);
+      for (int64_t i = 0; i < n; ++i) y[i] = x[i] * math::fast_sigmoid(a.alpha * x[i]);
+      return;
+    case Activation::kLeakyRelu:
+      for (int64_t i = 0; i < n; ++i) y[i] = x[i] < 0.f ? x[i] * a.alpha : x[i];
       return;
     case Activation::kGeluTanh:
       for (int64_t i = 0; i < n; ++i) {
         const float v = x[i];
-        x[i] = 0.5f * v * (1.f + math::fast_tanh(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+        y[i] = 0.5f * v * (1.f + math::fast_tanh(0.7978845608028654f * (v + 0.044715f * v * v * v)));
       }
-      return;
-    case Activation::kLinear:
-      for (int64_t i = 0; i < n; ++i) x[i] = x[i] * a.alpha + a.beta;
       return;
   }
 }

@@ -58,8 +58,9 @@ bool match_activation(const sdk::Value& v, const Available& ok, Activation* act,
 // A scalar affine step on v (Mul/Div/Add/Sub by a scalar constant) as a Linear activation.
 bool match_scalar_affine(const sdk::Value& v, const Available& ok, Activation* act, std::vector<sdk::Node>* nodes,
                          sdk::Value* out);
-// Applies an activation in place (math/vec.h loops where there is one).
+// Applies an activation in place (math/vec.h loops where there is one), or from x into y.
 void apply_activation(const Activation& a, float* x, int64_t n);
+void apply_activation(const Activation& a, const float* x, float* y, int64_t n);
 
 class Fusion {
  public:

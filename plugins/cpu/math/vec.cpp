@@ -65,6 +65,14 @@ EPHOST_VEC_INLINE void tanh_body(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = fast_tanh(x[i]);
 }
 
+EPHOST_VEC_INLINE void linear_body(const float* x, float a, float b, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] * a + b;
+}
+
+EPHOST_VEC_INLINE void swish_body(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] * fast_sigmoid(x[i]);
+}
+
 EPHOST_VEC_INLINE void erf_body(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = fast_erf(x[i]);
 }
@@ -132,6 +140,8 @@ struct Table {
   void (*relu)(const float*, float*, int64_t);
   void (*sigmoid)(const float*, float*, int64_t);
   void (*tanh)(const float*, float*, int64_t);
+  void (*linear)(const float*, float, float, float*, int64_t);
+  void (*swish)(const float*, float*, int64_t);
   void (*erf)(const float*, float*, int64_t);
   void (*gelu_erf)(const float*, float*, int64_t);
   void (*layer_norm)(const float*, float*, int64_t, const float*, const float*, float);
@@ -151,13 +161,15 @@ struct Table {
   TARGET void relu(const float* x, float* y, int64_t n) { relu_body(x, y, n); }                           \
   TARGET void sigmoid(const float* x, float* y, int64_t n) { sigmoid_body(x, y, n); }                     \
   TARGET void tanh(const float* x, float* y, int64_t n) { tanh_body(x, y, n); }                           \
+  TARGET void linear(const float* x, float a, float b, float* y, int64_t n) { linear_body(x, a, b, y, n); } \
+  TARGET void swish(const float* x, float* y, int64_t n) { swish_body(x, y, n); }                         \
   TARGET void erf(const float* x, float* y, int64_t n) { erf_body(x, y, n); }                             \
   TARGET void gelu_erf(const float* x, float* y, int64_t n) { gelu_erf_body(x, y, n); }                   \
   TARGET void layer_norm(const float* x, float* y, int64_t n, const float* g, const float* b, float eps) { \
     layer_norm_body(x, y, n, g, b, eps);                                                                  \
   }                                                                                                       \
   TARGET double sum(const float* x, int64_t n) { return sum_body(x, n); }                                 \
-  constexpr Table table{binary, clip, hard_sigmoid, hard_swish, relu, sigmoid, tanh, erf, gelu_erf, layer_norm, sum};          \
+  constexpr Table table{binary, clip, hard_sigmoid, hard_swish, relu, sigmoid, tanh, linear, swish, erf, gelu_erf, layer_norm, sum};          \
   }
 
 EPHOST_VEC_DEFINE(base, )
@@ -190,6 +202,8 @@ void hard_swish_f32(const float* x, float* y, int64_t n) { table().hard_swish(x,
 void relu_f32(const float* x, float* y, int64_t n) { table().relu(x, y, n); }
 void sigmoid_f32(const float* x, float* y, int64_t n) { table().sigmoid(x, y, n); }
 void tanh_f32(const float* x, float* y, int64_t n) { table().tanh(x, y, n); }
+void linear_f32(const float* x, float a, float b, float* y, int64_t n) { table().linear(x, a, b, y, n); }
+void swish_f32(const float* x, float* y, int64_t n) { table().swish(x, y, n); }
 void erf_f32(const float* x, float* y, int64_t n) { table().erf(x, y, n); }
 void gelu_erf_f32(const float* x, float* y, int64_t n) { table().gelu_erf(x, y, n); }
 void layer_norm_f32(const float* x, float* y, int64_t n, const float* gamma, const float* beta, float eps) {

@@ -23,6 +23,10 @@ void relu_f32(const float* x, float* y, int64_t n);
 void sigmoid_f32(const float* x, float* y, int64_t n);
 // math::fast_tanh over a range.
 void tanh_f32(const float* x, float* y, int64_t n);
+// y = x * a + b (two roundings, as Mul then Add).
+void linear_f32(const float* x, float a, float b, float* y, int64_t n);
+// SiLU: x * fast_sigmoid(x).
+void swish_f32(const float* x, float* y, int64_t n);
 // math::fast_erf and math::fast_gelu_erf over a range.
 void erf_f32(const float* x, float* y, int64_t n);
 void gelu_erf_f32(const float* x, float* y, int64_t n);
