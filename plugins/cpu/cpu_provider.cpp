@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "const_eval.h"
 #include "fusion.h"
 #include "fusion/cnn_region.h"
 #include "kernel_registry.h"
@@ -58,6 +59,8 @@ std::vector<const EphostNode*> key_of(const std::vector<sdk::Node>& nodes) {
 
 }  // namespace
 
+CpuProvider::~CpuProvider() { unregister_constants(this); }
+
 void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capability) {
   const KernelRegistry& registry = KernelRegistry::instance();
   const std::vector<sdk::Node> nodes = graph.nodes();
@@ -68,10 +71,28 @@ void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capab
   if (config_.fuse_patterns) {
     std::unordered_map<const EphostNode*, size_t> position;
     for (size_t i = 0; i < nodes.size(); ++i) position[nodes[i].get()] = i;
+    // Constant subexpressions the host left (inside subgraphs): evaluated now, one group, and
+    // constants for every kernel made after this (const_eval.h).
+    FoldedNodes folded;
+    try {
+      folded = fold_constants(graph);
+    } catch (const std::exception& e) {
+      sdk::log(EPHOST_LOG_VERBOSE, std::string("cpu: no constant folding: ") + e.what());
+    }
+    if (!folded.nodes.empty()) {
+      register_constants(this, folded);
+      std::vector<sdk::Node> group = folded.nodes;
+      for (const sdk::Node& n : group) taken.insert(n.get());
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        claims_[key_of(group)] = Claim{ClaimKind::kConstants, nullptr, group.front()};
+      }
+      pattern_at[group.front().get()] = std::move(group);
+    }
     // Convolutional regions (fusion/cnn_region.h) first: they take whole stretches of a convnet.
     std::vector<std::vector<sdk::Node>> regions;
     try {
-      regions = fusion::find_cnn_regions(graph, nullptr);
+      regions = fusion::find_cnn_regions(graph, [&](const sdk::Node& n) { return taken.count(n.get()) != 0; });
     } catch (const std::exception& e) {
       sdk::log(EPHOST_LOG_VERBOSE, std::string("cpu: no convolutional regions: ") + e.what());
     }
@@ -79,7 +100,7 @@ void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capab
       for (const sdk::Node& n : group) taken.insert(n.get());
       {
         std::lock_guard<std::mutex> lock(mu_);
-        claims_[key_of(group)] = Claim{nullptr, group.front()};
+        claims_[key_of(group)] = Claim{ClaimKind::kRegion, nullptr, group.front()};
       }
       pattern_at[group.front().get()] = std::move(group);
     }
@@ -102,7 +123,7 @@ void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capab
                   [&](const sdk::Node& a, const sdk::Node& b) { return position[a.get()] < position[b.get()]; });
         {
           std::lock_guard<std::mutex> lock(mu_);
-          claims_[key_of(group)] = Claim{f, node};
+          claims_[key_of(group)] = Claim{ClaimKind::kPattern, f, node};
         }
         pattern_at[group.front().get()] = std::move(group);
         break;
@@ -157,15 +178,19 @@ std::unique_ptr<sdk::Kernel> CpuProvider::create_kernel(const sdk::Node& node) {
 
 std::unique_ptr<sdk::CompiledGroup> CpuProvider::compile(const sdk::Graph& group, const std::string& fused_name) {
   const std::vector<sdk::Node> nodes = group.nodes();
-  Claim claim{nullptr, sdk::Node()};
+  Claim claim;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = claims_.find(key_of(nodes));
     if (it != claims_.end()) claim = it->second;
   }
-  if (claim.anchor.valid())
-    return claim.fusion != nullptr ? claim.fusion->compile(claim.anchor, group, config_)
-                                   : fusion::compile_cnn_region(group, config_);
+  if (claim.anchor.valid()) {
+    switch (claim.kind) {
+      case ClaimKind::kPattern: return claim.fusion->compile(claim.anchor, group, config_);
+      case ClaimKind::kRegion: return fusion::compile_cnn_region(group, config_);
+      case ClaimKind::kConstants: return compile_constant_group(group);
+    }
+  }
   return compile_elementwise_chain(group, fused_name, config_);
 }
 

@@ -15,6 +15,7 @@ namespace ephost::cpu {
 class CpuProvider : public sdk::Provider {
  public:
   explicit CpuProvider(const sdk::Options& options);
+  ~CpuProvider() override;
   void get_capability(const sdk::Graph& graph, sdk::Capability& capability) override;
   std::unique_ptr<sdk::Kernel> create_kernel(const sdk::Node& node) override;
   std::unique_ptr<sdk::CompiledGroup> compile(const sdk::Graph& group, const std::string& fused_name) override;
@@ -22,8 +23,10 @@ class CpuProvider : public sdk::Provider {
  private:
   KernelConfig config_;
   // Groups claimed by a pattern (fusion/graph_match.h), by their nodes, for compile().
+  enum class ClaimKind { kPattern, kRegion, kConstants };
   struct Claim {
-    const fusion::Fusion* fusion;  // null for a convolutional region (fusion/cnn_region.h)
+    ClaimKind kind = ClaimKind::kPattern;
+    const fusion::Fusion* fusion = nullptr;  // kPattern
     sdk::Node anchor;
   };
   std::mutex mu_;

@@ -59,6 +59,7 @@ int64_t count(const std::vector<int64_t>& shape) {
 struct Feed {
   std::string name;
   std::vector<int64_t> shape;
+  std::vector<float> values = {};  // empty: random
 };
 
 // Op types of every fused group of the session ("MatMul+Add+..."), in node order.
@@ -119,7 +120,9 @@ void check_fused(ModelBuilder& m, const std::vector<Feed>& feeds, const std::vec
 
   std::vector<std::vector<float>> data;
   for (size_t i = 0; i < feeds.size(); ++i)
-    data.push_back(random_values(static_cast<size_t>(count(feeds[i].shape)), seed + static_cast<uint32_t>(i)));
+    data.push_back(feeds[i].values.empty()
+                       ? random_values(static_cast<size_t>(count(feeds[i].shape)), seed + static_cast<uint32_t>(i))
+                       : feeds[i].values);
   const auto got = run(fused, feeds, data, outputs);
   const auto want = run(plain, feeds, data, outputs);
   ASSERT_EQ(got.size(), want.size());
@@ -435,4 +438,83 @@ TEST(CpuRegion, PerChannelConstantsAndIntermediateOutputs) {
   const std::string c2 = conv(m, "m4", "c2", 8, 8, 1, 1, 1, 620);
   m.node("Sub", {c2, "mid"}, {"y"}, "sub");
   check_fused(m, {{"x", {1, 3, 7, 7}}}, {"y", "mid"}, {"Conv+Mul+Add+Relu+Add+Mul+Conv+Sub"});
+}
+
+// ---- constants inside subgraphs (const_eval.h) -----------------------------------------------------------
+
+TEST(CpuConstants, SubgraphFoldsSlicedOuterWeightsIntoLstmAndMatMul) {
+  // An If whose then-branch rebuilds LSTM weights from the enclosing graph's initializers with
+  // Constant/Slice/Concat/Unsqueeze (as PyTorch exports an LSTM inside scripted control flow), and
+  // whose else-branch multiplies by a transposed outer initializer.
+  ModelBuilder m(13);
+  m.input("x", onnx::TensorProto::FLOAT, {3, 1, 4}).input("s", onnx::TensorProto::FLOAT, {1});
+  m.output("y", onnx::TensorProto::FLOAT, {1, 1, 5});
+  m.initializer("w_all", {20, 4}, weights(80, 701)).initializer("r_all", {20, 5}, weights(100, 702));
+  m.initializer("b_all", {40}, weights(40, 703)).initializer("m_all", {5, 12}, weights(60, 704));
+  m.initializer("zero", {}, {0.f});
+  m.node("Greater", {"s", "zero"}, {"g"}, "greater");
+  m.node("Squeeze", {"g"}, {"cond"}, "squeeze");
+
+  onnx::GraphProto then_g;
+  then_g.set_name("then");
+  auto add = [](onnx::GraphProto& g, const std::string& op, const std::vector<std::string>& in,
+                const std::vector<std::string>& out) -> onnx::NodeProto& {
+    auto* n = g.add_node();
+    n->set_op_type(op);
+    n->set_name(out[0]);
+    for (const auto& i : in) n->add_input(i);
+    for (const auto& o : out) n->add_output(o);
+    return *n;
+  };
+  auto constant = [&](onnx::GraphProto& g, const std::string& name, const std::vector<int64_t>& v) {
+    auto& n = add(g, "Constant", {}, {name});
+    auto* a = n.add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    auto* t = a->mutable_t();
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_dims(static_cast<int64_t>(v.size()));
+    for (int64_t x : v) t->add_int64_data(x);
+  };
+  constant(then_g, "s0", {0});
+  constant(then_g, "s10", {10});
+  constant(then_g, "s20", {20});
+  constant(then_g, "ax0", {0});
+  add(then_g, "Slice", {"w_all", "s0", "s10", "ax0"}, {"w_a"});
+  add(then_g, "Slice", {"w_all", "s10", "s20", "ax0"}, {"w_b"});
+  attr_int(add(then_g, "Concat", {"w_b", "w_a"}, {"w_cat"}), "axis", 0);
+  add(then_g, "Unsqueeze", {"w_cat", "ax0"}, {"W"});
+  add(then_g, "Unsqueeze", {"r_all", "ax0"}, {"R"});
+  add(then_g, "Unsqueeze", {"b_all", "ax0"}, {"B"});
+  attr_int(add(then_g, "LSTM", {"x", "W", "R", "B"}, {"", "then_y"}), "hidden_size", 5);
+  ModelBuilder::set_type(then_g.add_output(), "then_y", onnx::TensorProto::FLOAT, {1, 1, 5});
+
+  onnx::GraphProto else_g;
+  else_g.set_name("else");
+  add(else_g, "Transpose", {"m_all"}, {"mt"});
+  add(else_g, "Reshape", {"x", "shape12"}, {"x12"});
+  add(else_g, "MatMul", {"x12", "mt"}, {"mm"});
+  add(else_g, "Relu", {"mm"}, {"rm"});
+  add(else_g, "Reshape", {"rm", "shape115"}, {"else_y"});
+  m.initializer("shape12", {2}, {}).initializer("shape115", {3}, {});
+  for (auto& t : *m.proto().mutable_graph()->mutable_initializer()) {
+    if (t.name() == "shape12" || t.name() == "shape115") {
+      t.set_data_type(onnx::TensorProto::INT64);
+      t.clear_float_data();
+      for (int64_t v : t.name() == "shape12" ? std::vector<int64_t>{1, 12} : std::vector<int64_t>{1, 1, 5})
+        t.add_int64_data(v);
+    }
+  }
+  ModelBuilder::set_type(else_g.add_output(), "else_y", onnx::TensorProto::FLOAT, {1, 1, 5});
+
+  auto& iff = m.node("If", {"cond"}, {"y"}, "if");
+  for (auto [name, g] : {std::make_pair("then_branch", &then_g), std::make_pair("else_branch", &else_g)}) {
+    auto* a = iff.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = *g;
+  }
+  for (float sign : {1.f, -1.f})
+    check_fused(m, {{"x", {3, 1, 4}}, {"s", {1}, {sign}}}, {"y"},
+                {"Constant+Constant+Constant+Constant+Slice+Slice+Concat+Unsqueeze+Unsqueeze+Unsqueeze", "Transpose"});
 }

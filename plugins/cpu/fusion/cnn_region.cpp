@@ -1,5 +1,7 @@
 #include "cnn_region.h"
 
+#include "const_eval.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -31,9 +33,9 @@ namespace {
 
 bool rank4(const sdk::Value& v) { return is_float(v) && v.rank() == 4; }
 bool activation_input(const sdk::Node& n, size_t i) {
-  return n.has_input(i) && rank4(n.input(i)) && !n.input(i).is_constant();
+  return n.has_input(i) && rank4(n.input(i)) && !is_constant(n.input(i));
 }
-bool float_constant(const sdk::Value& v) { return is_float(v) && v.is_constant(); }
+bool float_constant(const sdk::Value& v) { return is_float(v) && is_constant(v); }
 
 bool all_ones(const std::vector<int64_t>& v) {
   for (int64_t x : v)
@@ -55,16 +57,16 @@ bool region_resize(const sdk::Node& n) {
   if (coord != "half_pixel" && coord != "pytorch_half_pixel" && coord != "align_corners" && coord != "asymmetric" &&
       coord != "tf_half_pixel_for_nn")
     return false;
-  const bool has_scales = n.has_input(2) && n.input(2).is_constant() && n.input(2).constant().size() > 0;
-  const bool has_sizes = n.has_input(3) && n.input(3).is_constant() && n.input(3).constant().size() > 0;
+  const bool has_scales = n.has_input(2) && is_constant(n.input(2)) && constant_of(n.input(2)).size() > 0;
+  const bool has_sizes = n.has_input(3) && is_constant(n.input(3)) && constant_of(n.input(3)).size() > 0;
   if (has_scales == has_sizes) return false;
   if (has_scales) {
-    const sdk::Tensor s = n.input(2).constant();
+    const sdk::Tensor s = constant_of(n.input(2));
     if (s.elem_type() != EPHOST_ELEMENT_FLOAT || s.size() != 4) return false;
     const float* p = s.data<float>();
     return p[0] == 1.f && p[1] == 1.f && p[2] > 0.f && p[3] > 0.f;
   }
-  const sdk::Tensor s = n.input(3).constant();
+  const sdk::Tensor s = constant_of(n.input(3));
   return s.elem_type() == EPHOST_ELEMENT_INT64 && s.size() == 4;
 }
 
@@ -78,12 +80,12 @@ bool cnn_eligible(const sdk::Node& n) {
   const std::string op = n.op_type();
   if (op == "Conv" || op == "ConvTranspose") {
     if (!activation_input(n, 0) || !n.has_input(1) || !float_constant(n.input(1))) return false;
-    const sdk::Tensor w = n.input(1).constant();
+    const sdk::Tensor w = constant_of(n.input(1));
     if (w.rank() != 4) return false;
     const int64_t group = n.attr_int("group", 1);
     if (group < 1) return false;
     const int64_t m = op == "Conv" ? w.dim(0) : w.dim(1) * group;
-    if (n.has_input(2) && (!float_constant(n.input(2)) || n.input(2).constant().size() != m)) return false;
+    if (n.has_input(2) && (!float_constant(n.input(2)) || constant_of(n.input(2)).size() != m)) return false;
     if (n.num_inputs() > 3) return false;
     if (op == "ConvTranspose") {
       if (n.has_attr("output_shape") || n.attr_string("auto_pad", "NOTSET") != "NOTSET") return false;
@@ -108,14 +110,14 @@ bool cnn_eligible(const sdk::Node& n) {
     if (!activation_input(n, 0) || n.num_inputs() > 3) return false;
     if (n.opset() >= 11)
       for (size_t i = 1; i < n.num_inputs(); ++i)
-        if (n.has_input(i) && !(float_constant(n.input(i)) && n.input(i).constant().size() == 1)) return false;
+        if (n.has_input(i) && !(float_constant(n.input(i)) && constant_of(n.input(i)).size() == 1)) return false;
     return true;
   }
   if (op == "BatchNormalization") {
     if (!activation_input(n, 0) || n.num_inputs() != 5 || n.attr_int("training_mode", 0) != 0) return false;
     if (n.opset() < 7) return false;  // is_test / spatial of old opsets
     for (size_t i = 1; i < 5; ++i)
-      if (!float_constant(n.input(i)) || n.input(i).constant().rank() != 1) return false;
+      if (!float_constant(n.input(i)) || constant_of(n.input(i)).rank() != 1) return false;
     return true;
   }
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
@@ -124,8 +126,8 @@ bool cnn_eligible(const sdk::Node& n) {
     for (size_t i = 0; i < 2; ++i) {
       const sdk::Value v = n.input(i);
       if (!is_float(v)) return false;
-      if (v.is_constant()) {
-        if (v.constant().rank() > 4) return false;
+      if (is_constant(v)) {
+        if (constant_of(v).rank() > 4) return false;
       } else {
         if (v.rank() != 4) return false;
         ++computed;
@@ -405,7 +407,7 @@ class Program {
     name = group.name();
     for (size_t i = 0; i < group.num_inputs(); ++i) {
       const sdk::Value v = group.input(i);
-      if (v.is_constant()) continue;
+      if (is_constant(v)) continue;
       if (!rank4(v)) unsupported("input '" + v.name() + "' is not a 4-D float tensor");
       const int id = add_value(v.name(), -1);
       values[id].group_input = static_cast<int>(i);
@@ -497,11 +499,11 @@ class Program {
       Step& s = add_step(op == "Conv" ? Op::kConv : Op::kDeconv, node);
       s.in = {x};
       s.conv = conv_attributes(node, op == "ConvTranspose");
-      const sdk::Tensor w = node.input(1).constant();
+      const sdk::Tensor w = constant_of(node.input(1));
       s.w_shape = w.shape();
       s.w.assign(w.data<float>(), w.data<float>() + w.size());
       if (node.has_input(2)) {
-        const sdk::Tensor b = node.input(2).constant();
+        const sdk::Tensor b = constant_of(node.input(2));
         s.bias.assign(b.data<float>(), b.data<float>() + b.size());
       }
       return;
@@ -551,8 +553,8 @@ class Program {
           parsed.alpha = node.attr_float("min", -std::numeric_limits<float>::max());
           parsed.beta = node.attr_float("max", std::numeric_limits<float>::max());
         } else {
-          if (node.has_input(1)) parsed.alpha = node.input(1).constant().data<float>()[0];
-          if (node.has_input(2)) parsed.beta = node.input(2).constant().data<float>()[0];
+          if (node.has_input(1)) parsed.alpha = constant_of(node.input(1)).data<float>()[0];
+          if (node.has_input(2)) parsed.beta = constant_of(node.input(2)).data<float>()[0];
         }
       }
       Step& s = add_step(Op::kUnary, node);
@@ -565,8 +567,8 @@ class Program {
       Step& s = add_step(Op::kAffine, node);
       s.in = {x};
       const float eps = node.attr_float("epsilon", 1e-5f);
-      const sdk::Tensor sc = node.input(1).constant(), b = node.input(2).constant(), m = node.input(3).constant(),
-                        v = node.input(4).constant();
+      const sdk::Tensor sc = constant_of(node.input(1)), b = constant_of(node.input(2)), m = constant_of(node.input(3)),
+                        v = constant_of(node.input(4));
       const int64_t C = sc.size();
       if (b.size() != C || m.size() != C || v.size() != C) unsupported("BatchNormalization parameters differ in size");
       s.scale.resize(static_cast<size_t>(C));
@@ -583,7 +585,7 @@ class Program {
                               : op == "Sub" ? math::BinOp::kSub
                               : op == "Mul" ? math::BinOp::kMul
                                             : math::BinOp::kDiv;
-      const bool c0 = node.input(0).is_constant(), c1 = node.input(1).is_constant();
+      const bool c0 = is_constant(node.input(0)), c1 = is_constant(node.input(1));
       if (!c0 && !c1) {
         const int a = input_value(node, 0), b = input_value(node, 1);
         Step& s = add_step(Op::kBinary, node);
@@ -593,7 +595,7 @@ class Program {
       }
       const size_t ci = c0 ? 0 : 1;
       const int x = input_value(node, 1 - ci);
-      const sdk::Tensor t = node.input(ci).constant();
+      const sdk::Tensor t = constant_of(node.input(ci));
       std::vector<float> pc;
       // x op c with c a scalar or per channel: an affine step (a Linear activation for a scalar).
       if (per_channel(t, &pc) && !(c0 && (bin == math::BinOp::kSub || bin == math::BinOp::kDiv))) {
@@ -658,11 +660,11 @@ class Program {
                   : nearest == "ceil"            ? math::NearestMode::kCeil
                                                  : math::NearestMode::kRoundPreferFloor;
       s.resize = p;
-      if (node.has_input(2) && node.input(2).constant().size() > 0) {
-        const sdk::Tensor t = node.input(2).constant();
+      if (node.has_input(2) && constant_of(node.input(2)).size() > 0) {
+        const sdk::Tensor t = constant_of(node.input(2));
         s.scales.assign(t.data<float>(), t.data<float>() + 4);
       } else {
-        const sdk::Tensor t = node.input(3).constant();
+        const sdk::Tensor t = constant_of(node.input(3));
         s.sizes.assign(t.data<int64_t>(), t.data<int64_t>() + 4);
       }
       return;

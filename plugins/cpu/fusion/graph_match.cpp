@@ -1,5 +1,7 @@
 #include "graph_match.h"
 
+#include "const_eval.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -28,8 +30,8 @@ sdk::Node sole_consumer(const sdk::Value& v) {
 }
 
 bool scalar_constant(const sdk::Value& v, float* out) {
-  if (!is_float(v) || !v.is_constant()) return false;
-  const sdk::Tensor t = v.constant();
+  if (!is_float(v) || !is_constant(v)) return false;
+  const sdk::Tensor t = constant_of(v);
   if (t.size() != 1) return false;
   *out = t.data<float>()[0];
   return true;
@@ -47,11 +49,11 @@ std::vector<int64_t> reduce_axes(const sdk::Node& n, bool* ok) {
   if (n.has_attr("axes")) return n.attr_ints("axes");
   if (n.has_input(1)) {
     const sdk::Value a = n.input(1);
-    if (!a.is_constant() || a.elem_type() != EPHOST_ELEMENT_INT64) {
+    if (!is_constant(a) || a.elem_type() != EPHOST_ELEMENT_INT64) {
       *ok = false;
       return {};
     }
-    const sdk::Tensor t = a.constant();
+    const sdk::Tensor t = constant_of(a);
     return std::vector<int64_t>(t.data<int64_t>(), t.data<int64_t>() + t.size());
   }
   return {};

@@ -5,6 +5,7 @@
 //   GELU: Div(x, sqrt 2) -> Erf -> Add 1 -> Mul x -> Mul 0.5 (either order of the Muls)
 #include <cmath>
 
+#include "const_eval.h"
 #include "graph_match.h"
 #include "math/parallel.h"
 #include "math/vec.h"
@@ -31,8 +32,8 @@ bool last_axis_mean(const sdk::Node& n, int64_t rank) {
 
 // A constant of numel `want` (or any, when want < 0) whose dims other than the last are 1, rank <= max_rank.
 bool row_constant(const sdk::Value& v, int64_t max_rank) {
-  if (!is_float(v) || !v.is_constant()) return false;
-  const std::vector<int64_t> d = v.constant().shape();
+  if (!is_float(v) || !is_constant(v)) return false;
+  const std::vector<int64_t> d = constant_of(v).shape();
   if (d.empty() || static_cast<int64_t>(d.size()) > max_rank) return false;
   for (size_t i = 0; i + 1 < d.size(); ++i)
     if (d[i] != 1) return false;
@@ -42,7 +43,7 @@ bool row_constant(const sdk::Value& v, int64_t max_rank) {
 bool match_layernorm(const sdk::Node& anchor, const Available& ok, LayerNormMatch* m) {
   if (!anchor.has_input(0)) return false;
   const sdk::Value x = anchor.input(0);
-  if (!is_float(x) || x.is_constant()) return false;
+  if (!is_float(x) || is_constant(x)) return false;
   const int64_t rank = x.rank();
   if (!last_axis_mean(anchor, rank) || !ok(anchor)) return false;
   // x may have other consumers (a residual branch); the mean has exactly one, Sub(x, mean).
@@ -107,12 +108,12 @@ class LayerNormGroup : public sdk::CompiledGroup {
     if (x_index_ < 0 || out_index_ < 0 || group.num_outputs() != 1)
       sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile fused layer norm " + name_ + ": unexpected interface");
     if (m.gamma.valid()) {
-      const sdk::Tensor t = m.gamma.constant();
+      const sdk::Tensor t = constant_of(m.gamma);
       gamma_.assign(t.data<float>(), t.data<float>() + t.size());
       gamma_rank_ = static_cast<int64_t>(t.rank());
     }
     if (m.beta.valid()) {
-      const sdk::Tensor t = m.beta.constant();
+      const sdk::Tensor t = constant_of(m.beta);
       beta_.assign(t.data<float>(), t.data<float>() + t.size());
       gamma_rank_ = std::max<int64_t>(gamma_rank_, static_cast<int64_t>(t.rank()));
     }
@@ -194,7 +195,7 @@ bool match_gelu_at(const sdk::Node& erf, const Available& ok, std::vector<sdk::N
   if (!scale.valid() || scale.num_inputs() != 2) return false;
   for (size_t i = 0; i < 2; ++i) {
     const sdk::Value v = scale.input(i);
-    if (!is_float(v) || v.is_constant()) continue;
+    if (!is_float(v) || is_constant(v)) continue;
     Activation act;
     std::vector<sdk::Node> found;
     sdk::Value o;

@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 
+#include "const_eval.h"
 #include "graph_match.h"
 #include "math/broadcast.h"
 #include "math/matmul.h"
@@ -38,7 +39,7 @@ struct MatMulMatch {
   int64_t K = 0, N = 0;
 };
 
-bool constant_float(const sdk::Value& v) { return is_float(v) && v.is_constant(); }
+bool constant_float(const sdk::Value& v) { return is_float(v) && is_constant(v); }
 
 bool match_matmul(const sdk::Node& anchor, const Available& ok, MatMulMatch* m) {
 #if !defined(EPHOST_WITH_DNNL)
@@ -48,8 +49,8 @@ bool match_matmul(const sdk::Node& anchor, const Available& ok, MatMulMatch* m) 
   if (!gemm && !is_op(anchor, "MatMul")) return false;
   if (!ok(anchor) || !anchor.has_input(0) || !anchor.has_input(1) || !is_float(anchor.output(0))) return false;
   const sdk::Value a = anchor.input(0), b = anchor.input(1);
-  if (!is_float(a) || a.is_constant() || !constant_float(b)) return false;
-  const sdk::Tensor w = b.constant();
+  if (!is_float(a) || is_constant(a) || !constant_float(b)) return false;
+  const sdk::Tensor w = constant_of(b);
   if (w.rank() != 2) return false;
   m->mm = anchor;
   m->gemm = gemm;
@@ -60,8 +61,8 @@ bool match_matmul(const sdk::Node& anchor, const Available& ok, MatMulMatch* m) 
     m->N = tb ? w.dim(0) : w.dim(1);
     if (anchor.has_input(2)) {
       const sdk::Value c = anchor.input(2);
-      if (!constant_float(c) || c.constant().size() != m->N) return false;
-      const std::vector<int64_t> cd = c.constant().shape();
+      if (!constant_float(c) || constant_of(c).size() != m->N) return false;
+      const std::vector<int64_t> cd = constant_of(c).shape();
       if (!cd.empty() && cd.back() != m->N) return false;  // [N] or [1, N], not [M, 1]
     }
   } else {
@@ -75,7 +76,7 @@ bool match_matmul(const sdk::Node& anchor, const Available& ok, MatMulMatch* m) 
     const sdk::Node add = sole_consumer(cur);
     const int k = is_op(add, "Add") ? other_input(add, cur.name()) : -1;
     if (k >= 0 && ok(add) && constant_float(add.input(static_cast<size_t>(k)))) {
-      const sdk::Tensor bias = add.input(static_cast<size_t>(k)).constant();
+      const sdk::Tensor bias = constant_of(add.input(static_cast<size_t>(k)));
       const std::vector<int64_t> bd = bias.shape();
       if (bias.size() == m->N && !bd.empty() && bd.back() == m->N) {
         m->bias_add = add;
@@ -88,7 +89,7 @@ bool match_matmul(const sdk::Node& anchor, const Available& ok, MatMulMatch* m) 
   if (match_activation(cur, ok, &m->act, &m->nodes, &next)) cur = next;
   const sdk::Node add = sole_consumer(cur);
   const int k = is_op(add, "Add") ? other_input(add, cur.name()) : -1;
-  if (k >= 0 && ok(add) && is_float(add.input(static_cast<size_t>(k))) && !add.input(static_cast<size_t>(k)).is_constant()) {
+  if (k >= 0 && ok(add) && is_float(add.input(static_cast<size_t>(k))) && !is_constant(add.input(static_cast<size_t>(k)))) {
     m->residual_add = add;
     m->residual = add.input(static_cast<size_t>(k)).name();
     m->nodes.push_back(add);
@@ -129,7 +130,7 @@ class MatMulGroup : public sdk::CompiledGroup {
     out_index_ = group_output(group, m.out.name());
     if (a_index_ < 0 || (!m.residual.empty() && r_index_ < 0) || out_index_ < 0 || group.num_outputs() != 1)
       sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile fused matmul " + name_ + ": unexpected group interface");
-    const sdk::Tensor w = m.mm.input(1).constant();
+    const sdk::Tensor w = constant_of(m.mm.input(1));
     w_ = w.data<float>();
     trans_b_ = m.gemm && m.mm.attr_int("transB", 0) != 0;
     if (m.gemm) {
@@ -140,13 +141,13 @@ class MatMulGroup : public sdk::CompiledGroup {
         w_ = scaled_w_.data();
       }
       if (m.mm.has_input(2) && beta != 0.f) {
-        const sdk::Tensor c = m.mm.input(2).constant();
+        const sdk::Tensor c = constant_of(m.mm.input(2));
         bias_.assign(c.data<float>(), c.data<float>() + c.size());
         for (float& v : bias_) v *= beta;
       }
     } else if (m.bias_add.valid()) {
       const sdk::Value bv = m.bias_add.input(m.bias_add.input(0).name() == m.mm.output(0).name() ? 1 : 0);
-      const sdk::Tensor b = bv.constant();
+      const sdk::Tensor b = constant_of(bv);
       bias_.assign(b.data<float>(), b.data<float>() + b.size());
     }
     // The output shape's rank: MatMul broadcasts a bias of higher rank ([1, 1, N] against [M, N]).

@@ -1,6 +1,7 @@
 // Conv and ConvTranspose (float), computed by oneDNN through math::ConvRunner.
 #include <memory>
 
+#include "const_eval.h"
 #include "kernel_registry.h"
 #include "kernels/conv_attributes.h"
 #include "math/conv.h"
@@ -22,8 +23,8 @@ class ConvKernel : public CpuKernel {
     // Weights from a constant initializer stay valid for the session: oneDNN gets its preferred
     // layout of them once instead of on every run.
     const float* constant_w = nullptr;
-    if (node.has_input(1) && node.input(1).is_constant()) {
-      const sdk::Tensor w = node.input(1).constant();
+    if (node.has_input(1) && is_constant(node.input(1))) {
+      const sdk::Tensor w = constant_of(node.input(1));
       if (w.elem_type() != EPHOST_ELEMENT_FLOAT) fail_node(node, std::string("W must be float, found ") + type_name(w.elem_type()));
       constant_w = w.data<float>();
       constant_w_shape_ = w.shape();

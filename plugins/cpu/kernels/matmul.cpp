@@ -1,6 +1,7 @@
 // MatMul and Gemm (float), computed by oneDNN through math::MatMulRunner / math::GemmRunner.
 #include <memory>
 
+#include "const_eval.h"
 #include "kernel_registry.h"
 #include "math/broadcast.h"
 #include "math/matmul.h"
@@ -11,8 +12,8 @@ namespace {
 
 // Weights from a constant initializer, for the runners to reorder once.
 const float* constant_input(const sdk::Node& node, size_t i, Shape* shape) {
-  if (!node.has_input(i) || !node.input(i).is_constant()) return nullptr;
-  const sdk::Tensor t = node.input(i).constant();
+  if (!node.has_input(i) || !is_constant(node.input(i))) return nullptr;
+  const sdk::Tensor t = constant_of(node.input(i));
   if (t.elem_type() != EPHOST_ELEMENT_FLOAT) return nullptr;
   *shape = t.shape();
   return t.data<float>();

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "const_eval.h"
 #include "kernel_registry.h"
 #include "math/matmul.h"
 #include "math/parallel.h"
@@ -37,8 +38,8 @@ enum Input { kX = 0, kW = 1, kR = 2, kB = 3, kSeqLens = 4, kInitialH = 5, kIniti
 enum Output { kY = 0, kYh = 1, kYc = 2 };
 
 const float* constant_float(const sdk::Node& node, size_t i) {
-  if (!node.has_input(i) || !node.input(i).is_constant()) return nullptr;
-  const sdk::Tensor t = node.input(i).constant();
+  if (!node.has_input(i) || !is_constant(node.input(i))) return nullptr;
+  const sdk::Tensor t = constant_of(node.input(i));
   return t.elem_type() == EPHOST_ELEMENT_FLOAT ? t.data<float>() : nullptr;
 }
 
