@@ -61,6 +61,16 @@ class CpuKernel : public sdk::Kernel {
   std::vector<bool> outputs_;  // which outputs the node produces (optional ones may be omitted)
 };
 
+// The static shape of v when every dimension is known (> 0), else empty (for work done at session
+// creation: primitives for static shapes are built there, not on the first run).
+inline Shape static_shape(const sdk::Value& v) {
+  if (!v.valid() || v.rank() < 0) return {};
+  Shape d = v.dims();
+  for (int64_t x : d)
+    if (x <= 0) return {};
+  return d.empty() ? Shape{} : d;
+}
+
 // ---- element types --------------------------------------------------------------------------------
 
 template <typename T> struct ElemType;

@@ -876,7 +876,16 @@ class RegionGroup : public sdk::CompiledGroup {
     }
     if (known && !inputs_.empty()) {
       try {
-        plan_for(shapes, std::max(1, config.default_threads));
+        std::shared_ptr<RunPlan> plan = plan_for(shapes, std::max(1, config.default_threads));
+        // Touch the buffers the first run would fault in (this thread's arena and scratchpad).
+        float* arena = arena_floats(plan->arena + plan->scratch_floats);
+        std::memset(arena, 0, sizeof(float) * static_cast<size_t>(plan->arena + plan->scratch_floats));
+        size_t scratch = 0;
+        for (const StepPlan& sp : plan->steps) scratch = std::max(scratch, sp.scratch);
+        std::memset(math::thread_buffer(2, scratch), 0, scratch);
+        std::unique_ptr<Bound> b = bind(*plan);
+        std::lock_guard<std::mutex> lock(plan->mu);
+        plan->bound.push_back(std::move(b));
       } catch (const std::exception& e) {
         sdk::log(EPHOST_LOG_VERBOSE, "cpu region " + prog_.name + ": no plan at compile time: " + e.what());
       }

@@ -156,9 +156,29 @@ class MatMulGroup : public sdk::CompiledGroup {
       append_activation(ops, m.act);
       residual_post_op_ = ops.len();
     }
+    // A static A: the primitive now, not on the first run.
+    const Shape as = static_shape(m.mm.input(0));
+    if (!as.empty()) {
+      try {
+        Shape ys = m.gemm ? Shape{as[0], m.N} : math::matmul_output_shape(as, {m.K, m.N});
+        const Shape rs = r_index_ >= 0 ? static_shape(group.input(static_cast<size_t>(r_index_))) : Shape{};
+        const int64_t rows = m.N == 0 ? 0 : math::numel(ys) / m.N;
+        if (m.K > 0 && rows > 0) pending_prepare_ = {rows, !rs.empty() && rs == ys ? 1 : 0};
+      } catch (const std::exception&) {
+      }
+    }
     if (m.bias_add.valid()) bias_rank_ = static_cast<int64_t>(m.bias_add.input(0).name() == m.mm.output(0).name()
                                                                   ? m.bias_add.input(1).rank()
                                                                   : m.bias_add.input(0).rank());
+  }
+
+  // Builds the plan the constructor found static shapes for.
+  void prepare_static() {
+    if (pending_prepare_.empty()) return;
+    try {
+      plan_for(pending_prepare_[0], std::max(1, default_threads_), pending_prepare_[1] != 0);
+    } catch (const std::exception&) {
+    }
   }
 
   void compute(void*, sdk::KernelContext& ctx) override {
@@ -306,6 +326,7 @@ class MatMulGroup : public sdk::CompiledGroup {
   std::vector<std::pair<memory::desc, memory>> weights_;
   memory bias_mem_;
   int residual_post_op_ = 0;
+  std::vector<int64_t> pending_prepare_;
 };
 
 #endif  // EPHOST_WITH_DNNL
@@ -323,7 +344,9 @@ class MatMulFusion : public Fusion {
     if (!match_matmul(anchor, [](const sdk::Node&) { return true; }, &m))
       sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile fused matmul " + group.name() + ": pattern not found");
 #if defined(EPHOST_WITH_DNNL)
-    return std::make_unique<MatMulGroup>(m, group, config);
+    auto g = std::make_unique<MatMulGroup>(m, group, config);
+    g->prepare_static();
+    return g;
 #else
     (void)config;
     sdk::fail(EPHOST_NOT_IMPLEMENTED, "fused matmul needs oneDNN");

@@ -30,6 +30,15 @@ class ConvKernel : public CpuKernel {
       constant_w_shape_ = w.shape();
     }
     runner_ = std::make_unique<math::ConvRunner>(transposed, layout_of(c.conv_layout), constant_w);
+    const Shape xs = static_shape(node.input(0));
+    if (!xs.empty() && constant_w != nullptr) {
+      try {
+        const math::ConvGeometry g = transposed ? math::conv_transpose_geometry(p_, xs, constant_w_shape_)
+                                                : math::conv_geometry(p_, xs, constant_w_shape_);
+        runner_->implementation(g, node.has_input(2), c.default_threads);
+      } catch (const std::exception&) {
+      }
+    }
   }
 
  protected:

@@ -23,6 +23,14 @@ class MatMulKernel : public CpuKernel {
  public:
   MatMulKernel(const sdk::Node& node, const KernelConfig& c) : CpuKernel(node, c) {
     runner_ = std::make_unique<math::MatMulRunner>(constant_input(node, 1, &constant_b_shape_));
+    const Shape as = static_shape(node.input(0));
+    if (!as.empty() && !constant_b_shape_.empty()) {
+      try {
+        runner_->prepare(as, constant_b_shape_, c.default_threads);
+      } catch (const std::exception&) {
+        // Shapes that do not multiply fail at run time, with the node's name.
+      }
+    }
   }
 
  protected:
@@ -49,6 +57,13 @@ class GemmKernel : public CpuKernel {
     p_.alpha = node.attr_float("alpha", 1.f);
     p_.beta = node.attr_float("beta", 1.f);
     runner_ = std::make_unique<math::GemmRunner>(p_, constant_input(node, 1, &constant_b_shape_));
+    const Shape as = static_shape(node.input(0));
+    if (!as.empty() && !constant_b_shape_.empty()) {
+      try {
+        runner_->prepare(as, constant_b_shape_, node.has_input(2), c.default_threads);
+      } catch (const std::exception&) {
+      }
+    }
   }
 
  protected:

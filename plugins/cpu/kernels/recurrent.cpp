@@ -98,6 +98,15 @@ class RecurrentKernel : public CpuKernel {
     // R^T for the small-batch step product (math/small_gemm.h), once.
     if (r)
       for (int d = 0; d < dirs_; ++d) rt_.push_back(step_transposes(r + d * gh * hidden_));
+    // The input projection's primitive for a static X, now.
+    const Shape xs = static_shape(node.input(kX));
+    if (xs.size() == 3 && constant_w_) {
+      const int64_t rows = xs[0] * xs[1];
+      try {
+        for (int d = 0; d < dirs_; ++d) project_[d]->prepare({rows, in}, {gh, in}, node.has_input(kB), c.default_threads);
+      } catch (const std::exception&) {
+      }
+    }
   }
 
  protected:
