@@ -196,12 +196,21 @@ def make_gru(folder):
     save_inputs(folder, [('features', x.numpy())])
 
 
+def vit():
+    import torchvision.models as tvm
+    m = tvm.vit_b_16(weights=None)
+    # torchvision zero-initialises the classification head: random weights make the logits depend on
+    # everything before them, so that comparisons of outputs mean something.
+    nn.init.normal_(m.heads.head.weight, std=0.02)
+    return m
+
+
 def main():
     import torchvision.models as tvm
     makers = {
         'vad': make_vad,
         'bert': make_bert,
-        'vit': lambda f: make_vision(f, lambda: tvm.vit_b_16(weights=None)),
+        'vit': lambda f: make_vision(f, vit),
         'effnet': lambda f: make_vision(f, lambda: tvm.efficientnet_b0(weights=None)),
         'mnv3': lambda f: make_vision(f, lambda: tvm.mobilenet_v3_small(weights=None)),
         'resnet50': lambda f: make_vision(f, lambda: tvm.resnet50(weights=None)),

@@ -518,3 +518,87 @@ TEST(CpuConstants, SubgraphFoldsSlicedOuterWeightsIntoLstmAndMatMul) {
     check_fused(m, {{"x", {3, 1, 4}}, {"s", {1}, {sign}}}, {"y"},
                 {"Constant+Constant+Constant+Constant+Slice+Slice+Concat+Unsqueeze+Unsqueeze+Unsqueeze", "Transpose"});
 }
+
+// ---- attention (fusion/attention_fusion.cpp) ----------------------------------------------------------
+
+namespace {
+
+void int64_initializer(ModelBuilder& m, const std::string& name, const std::vector<int64_t>& values) {
+  auto* t = m.proto().mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  t->add_dims(static_cast<int64_t>(values.size()));
+  for (int64_t v : values) t->add_int64_data(v);
+}
+
+}  // namespace
+
+TEST(CpuAttention, BertHeadsWithRuntimeReshapeAndMask) {
+  // HF BERT's self-attention: heads split by Reshape(B, S, H, d) with the target computed from
+  // Shape at run time, Transposes (K's to [B, H, d, S]), scores / sqrt(d) + mask, Softmax, product
+  // with V, Transpose and Reshape back to [B, S, D]; symbolic batch and sequence.
+  const int64_t H = 4, d = 8, D = H * d;
+  ModelBuilder m(13);
+  m.input("q", onnx::TensorProto::FLOAT, {-1, -1, D}).input("k", onnx::TensorProto::FLOAT, {-1, -1, D});
+  m.input("v", onnx::TensorProto::FLOAT, {-1, -1, D}).input("mask", onnx::TensorProto::FLOAT, {-1, 1, 1, -1});
+  m.output("y", onnx::TensorProto::FLOAT, {-1, -1, D});
+  int64_initializer(m, "heads", {H, d});
+  int64_initializer(m, "dmodel", {D});
+  int64_initializer(m, "first2", {0});
+  int64_initializer(m, "two", {2});
+  m.initializer("sqrt_d", {}, {std::sqrt(static_cast<float>(d))});
+  m.node("Shape", {"q"}, {"qs"}, "shape");
+  m.node("Slice", {"qs", "first2", "two"}, {"bs"}, "batch_seq");
+  attr_int(m.node("Concat", {"bs", "heads"}, {"split"}, "split_shape"), "axis", 0);
+  attr_int(m.node("Concat", {"bs", "dmodel"}, {"merge"}, "merge_shape"), "axis", 0);
+  for (const std::string x : {"q", "k", "v"}) {
+    m.node("Reshape", {x, "split"}, {x + "4"}, x + "_reshape");
+    attr_ints(m.node("Transpose", {x + "4"}, {x + "t"}, x + "_transpose"), "perm",
+              x == "k" ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 2, 1, 3});
+  }
+  m.node("MatMul", {"qt", "kt"}, {"scores"}, "qk");
+  m.node("Div", {"scores", "sqrt_d"}, {"scaled"}, "scale");
+  m.node("Add", {"scaled", "mask"}, {"masked"}, "mask_add");
+  attr_int(m.node("Softmax", {"masked"}, {"p"}, "softmax"), "axis", -1);
+  m.node("MatMul", {"p", "vt"}, {"ctx"}, "pv");
+  attr_ints(m.node("Transpose", {"ctx"}, {"ctx_t"}, "merge_transpose"), "perm", {0, 2, 1, 3});
+  m.node("Reshape", {"ctx_t", "merge"}, {"y"}, "merge_reshape");
+  std::vector<float> mask(2 * 7, 0.f);
+  mask[5] = mask[6] = mask[13] = -10000.f;  // padding
+  check_fused(m, {{"q", {2, 7, D}}, {"k", {2, 7, D}}, {"v", {2, 7, D}}, {"mask", {2, 1, 1, 7}, mask}}, {"y"},
+              {"Reshape+Transpose+Reshape+Transpose+Reshape+Transpose+MatMul+Div+Add+Softmax+MatMul+Transpose+Reshape"});
+}
+
+TEST(CpuAttention, VitPackedQkvWithSlicesAndScaledQuery) {
+  // torch's nn.MultiheadAttention export (ViT): one packed [L, N, 3D] projection sliced into Q, K, V,
+  // heads as Reshape(L, N*H, d) -> Transpose(1, 0, 2) (K: (1, 2, 0)), Q divided by sqrt(d) before the
+  // product, no mask; the result goes back through Transpose(1, 0, 2) -> Reshape(L, D).
+  const int64_t L = 9, H = 3, d = 4, D = H * d;
+  ModelBuilder m(13);
+  m.input("qkv", onnx::TensorProto::FLOAT, {L, 1, 3 * D}).output("y", onnx::TensorProto::FLOAT, {L, D});
+  int64_initializer(m, "axis2", {2});
+  int64_initializer(m, "heads", {L, H, d});
+  int64_initializer(m, "merge", {L, D});
+  for (int i = 0; i < 3; ++i) {
+    int64_initializer(m, "s" + std::to_string(i), {i * D});
+    int64_initializer(m, "e" + std::to_string(i), {(i + 1) * D});
+  }
+  m.initializer("sqrt_d", {}, {2.f});
+  const char* names[] = {"q", "k", "v"};
+  for (int i = 0; i < 3; ++i) {
+    const std::string x = names[i];
+    m.node("Slice", {"qkv", "s" + std::to_string(i), "e" + std::to_string(i), "axis2"}, {x + "s"}, x + "_slice");
+    m.node("Reshape", {x + "s", "heads"}, {x + "r"}, x + "_reshape");
+    attr_ints(m.node("Transpose", {x + "r"}, {x + "t"}, x + "_transpose"), "perm",
+              x == "k" ? std::vector<int64_t>{1, 2, 0} : std::vector<int64_t>{1, 0, 2});
+  }
+  m.node("Div", {"qt", "sqrt_d"}, {"qd"}, "q_scale");
+  m.node("MatMul", {"qd", "kt"}, {"scores"}, "qk");
+  attr_int(m.node("Softmax", {"scores"}, {"p"}, "softmax"), "axis", -1);
+  m.node("MatMul", {"p", "vt"}, {"ctx"}, "pv");
+  attr_ints(m.node("Transpose", {"ctx"}, {"ctx_t"}, "merge_transpose"), "perm", {1, 0, 2});
+  m.node("Reshape", {"ctx_t", "merge"}, {"y"}, "merge_reshape");
+  check_fused(m, {{"qkv", {L, 1, 3 * D}}}, {"y"},
+              {"Slice+Reshape+Transpose+Slice+Reshape+Transpose+Slice+Reshape+Transpose+Div+MatMul+Softmax+MatMul+"
+               "Transpose+Reshape"});
+}

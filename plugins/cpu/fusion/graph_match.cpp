@@ -302,7 +302,8 @@ void apply_activation(const Activation& a, const float* x, float* y, int64_t n) 
 }
 
 const std::vector<const Fusion*>& fusions() {
-  static const std::vector<const Fusion*> all = {&matmul_fusion(), &layernorm_fusion(), &gelu_fusion()};
+  static const std::vector<const Fusion*> all = {&attention_fusion(), &matmul_fusion(), &layernorm_fusion(),
+                                                 &gelu_fusion()};
   return all;
 }
 

@@ -80,5 +80,6 @@ const std::vector<const Fusion*>& fusions();
 const Fusion& matmul_fusion();
 const Fusion& layernorm_fusion();
 const Fusion& gelu_fusion();
+const Fusion& attention_fusion();
 
 }  // namespace ephost::cpu::fusion

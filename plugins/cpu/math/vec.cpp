@@ -114,6 +114,32 @@ EPHOST_VEC_INLINE void layer_norm_body(const float* x, float* y, int64_t n, cons
   }
 }
 
+EPHOST_VEC_INLINE void softmax_row_body(const float* x, float scale, const float* mask, float* y, int64_t n) {
+  if (n <= 0) return;
+  // y = x * scale + mask, then its maximum with 16 independent lanes.
+  if (mask)
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i] * scale + mask[i];
+  else
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i] * scale;
+  float mx[16];
+  for (float& m : mx) m = -__builtin_inff();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; ++j) mx[j] = mx[j] < y[i + j] ? y[i + j] : mx[j];
+  for (; i < n; ++i) mx[0] = mx[0] < y[i] ? y[i] : mx[0];
+  float m = mx[0];
+  for (int j = 1; j < 16; ++j) m = m < mx[j] ? mx[j] : m;
+  for (i = 0; i < n; ++i) y[i] = fast_exp(y[i] - m);
+  float acc[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (i = 0; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; ++j) acc[j] += y[i + j];
+  for (; i < n; ++i) acc[i & 15] += y[i];
+  double total = 0;
+  for (int j = 0; j < 16; ++j) total += acc[j];
+  const float inv = static_cast<float>(1.0 / total);
+  for (i = 0; i < n; ++i) y[i] *= inv;
+}
+
 // 16 float lanes per block of 4096 (two independent AVX2 accumulators), blocks added in double.
 // The lane structure is fixed, so the result does not depend on the ISA the loop runs on.
 EPHOST_VEC_INLINE double sum_body(const float* x, int64_t n) {
@@ -145,6 +171,7 @@ struct Table {
   void (*erf)(const float*, float*, int64_t);
   void (*gelu_erf)(const float*, float*, int64_t);
   void (*layer_norm)(const float*, float*, int64_t, const float*, const float*, float);
+  void (*softmax_row)(const float*, float, const float*, float*, int64_t);
   double (*sum)(const float*, int64_t);
 };
 
@@ -168,8 +195,11 @@ struct Table {
   TARGET void layer_norm(const float* x, float* y, int64_t n, const float* g, const float* b, float eps) { \
     layer_norm_body(x, y, n, g, b, eps);                                                                  \
   }                                                                                                       \
+  TARGET void softmax_row(const float* x, float s, const float* m, float* y, int64_t n) {                 \
+    softmax_row_body(x, s, m, y, n);                                                                      \
+  }                                                                                                       \
   TARGET double sum(const float* x, int64_t n) { return sum_body(x, n); }                                 \
-  constexpr Table table{binary, clip, hard_sigmoid, hard_swish, relu, sigmoid, tanh, linear, swish, erf, gelu_erf, layer_norm, sum};          \
+  constexpr Table table{binary, clip, hard_sigmoid, hard_swish, relu, sigmoid, tanh, linear, swish, erf, gelu_erf, layer_norm, softmax_row, sum};          \
   }
 
 EPHOST_VEC_DEFINE(base, )
@@ -178,10 +208,42 @@ EPHOST_VEC_DEFINE(base, )
 EPHOST_VEC_DEFINE(avx2, __attribute__((target("avx2"))))
 #endif
 
+#if defined(__x86_64__) && defined(__GNUC__)
+// AVX-512 with FMA for the transcendental loops (exp, erf, tanh) and the row reductions, whose
+// results no test or fused group needs bit-identical to a scalar expression (both the node kernels
+// and the fused groups call these same entries). The exact elementwise loops stay on AVX2.
+#define EPHOST_VEC512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,fma,prefer-vector-width=512")))
+namespace avx512 {
+EPHOST_VEC512 void sigmoid(const float* x, float* y, int64_t n) { sigmoid_body(x, y, n); }
+EPHOST_VEC512 void tanh(const float* x, float* y, int64_t n) { tanh_body(x, y, n); }
+EPHOST_VEC512 void swish(const float* x, float* y, int64_t n) { swish_body(x, y, n); }
+EPHOST_VEC512 void erf(const float* x, float* y, int64_t n) { erf_body(x, y, n); }
+EPHOST_VEC512 void gelu_erf(const float* x, float* y, int64_t n) { gelu_erf_body(x, y, n); }
+EPHOST_VEC512 void layer_norm(const float* x, float* y, int64_t n, const float* g, const float* b, float eps) {
+  layer_norm_body(x, y, n, g, b, eps);
+}
+EPHOST_VEC512 void softmax_row(const float* x, float s, const float* m, float* y, int64_t n) {
+  softmax_row_body(x, s, m, y, n);
+}
+}  // namespace avx512
+#endif
+
 const Table& table() {
   static const Table t = [] {
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx2")) {
+      Table t512 = avx2::table;
+      t512.sigmoid = avx512::sigmoid;
+      t512.tanh = avx512::tanh;
+      t512.swish = avx512::swish;
+      t512.erf = avx512::erf;
+      t512.gelu_erf = avx512::gelu_erf;
+      t512.layer_norm = avx512::layer_norm;
+      t512.softmax_row = avx512::softmax_row;
+      return t512;
+    }
     if (__builtin_cpu_supports("avx2")) return avx2::table;
 #endif
     return base::table;
@@ -208,6 +270,9 @@ void erf_f32(const float* x, float* y, int64_t n) { table().erf(x, y, n); }
 void gelu_erf_f32(const float* x, float* y, int64_t n) { table().gelu_erf(x, y, n); }
 void layer_norm_f32(const float* x, float* y, int64_t n, const float* gamma, const float* beta, float eps) {
   table().layer_norm(x, y, n, gamma, beta, eps);
+}
+void softmax_row_f32(const float* x, float scale, const float* mask, float* y, int64_t n) {
+  table().softmax_row(x, scale, mask, y, n);
 }
 double sum_f32(const float* x, int64_t n) { return table().sum(x, n); }
 
