@@ -555,6 +555,10 @@ class AttentionGroup : public sdk::CompiledGroup {
   // c (view) = a (view) x b (view), batched over the leading dims.
   void product(const View& a, const float* ab, const View& b, const float* bb, const View& c, float* cb, int threads,
                int which) {
+    const size_t r = a.dims.size();
+    threads = math::threads_for_work(2.0 * static_cast<double>(math::numel(c.dims)) * static_cast<double>(a.dims[r - 1]),
+                                     threads);
+    math::set_num_threads(threads);
     std::vector<int64_t> key{which, threads};
     for (const View* v : {&a, &b, &c}) {
       key.insert(key.end(), v->dims.begin(), v->dims.end());

@@ -289,7 +289,10 @@ struct Step {
   // Conv / ConvTranspose
   math::ConvParams conv;
   Shape w_shape;
-  std::vector<float> w, bias;     // ONNX layouts; per-channel affines folded in
+  const float* w = nullptr;       // the ONNX weights (the constant initializer, valid for the session)
+  int64_t w_count = 0;
+  std::vector<float> w_mul;       // per output channel factor folded affines add (empty: none)
+  std::vector<float> bias;        // per output channel, folded affines included
   std::vector<Activation> acts;   // post-ops after the op
   int residual = -1;              // value added after `acts` (a binary add post-op)
   std::vector<Activation> acts2;  // post-ops after the residual
@@ -367,6 +370,22 @@ bool per_channel(const sdk::Tensor& t, std::vector<float>* v) {
   if (d[0] != 1 || d[2] != 1 || d[3] != 1) return false;
   v->assign(t.data<float>(), t.data<float>() + t.size());
   return true;
+}
+
+// A step's weights with the folded per-output-channel factors applied (ONNX layout), for packing.
+std::vector<float> folded_weights(const Step& st) {
+  std::vector<float> w(st.w, st.w + st.w_count);
+  if (st.w_mul.empty()) return w;
+  const bool conv = st.op == Op::kConv;
+  const int64_t M = conv ? st.w_shape[0] : st.w_shape[1];
+  const int64_t K = st.w_shape[2] * st.w_shape[3];
+  const int64_t rows = st.w_count / (M * K);  // C/g (conv) or C (deconv)
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t r = 0; r < rows; ++r) {
+      float* p = conv ? &w[(m * rows + r) * K] : &w[(r * M + m) * K];
+      for (int64_t j = 0; j < K; ++j) p[j] *= st.w_mul[m];
+    }
+  return w;
 }
 
 // Adjacent affine activations as one: b(a(x)) = (b.alpha a.alpha) x + (b.alpha a.beta + b.beta).
@@ -501,7 +520,8 @@ class Program {
       s.conv = conv_attributes(node, op == "ConvTranspose");
       const sdk::Tensor w = constant_of(node.input(1));
       s.w_shape = w.shape();
-      s.w.assign(w.data<float>(), w.data<float>() + w.size());
+      s.w = w.data<float>();
+      s.w_count = w.size();
       if (node.has_input(2)) {
         const sdk::Tensor b = constant_of(node.input(2));
         s.bias.assign(b.data<float>(), b.data<float>() + b.size());
@@ -723,16 +743,12 @@ class Program {
           // Output channel m: Conv W [M, C/g, k...] rows; ConvTranspose W [C, M, k...] columns.
           const int64_t M = c.op == Op::kConv ? c.w_shape[0] : c.w_shape[1];
           if (!(n.scale.size() == static_cast<size_t>(M) || n.scale.size() == 1)) continue;
-          const int64_t K = c.w_shape[2] * c.w_shape[3];
-          const int64_t rows = static_cast<int64_t>(c.w.size()) / (M * K);  // C/g (conv) or C (deconv)
           if (c.bias.empty()) c.bias.assign(static_cast<size_t>(M), 0.f);
+          if (c.w_mul.empty()) c.w_mul.assign(static_cast<size_t>(M), 1.f);
           for (int64_t m = 0; m < M; ++m) {
             const float k = n.scale.size() == 1 ? n.scale[0] : n.scale[m];
             const float t = n.shift.size() == 1 ? n.shift[0] : n.shift[m];
-            for (int64_t r = 0; r < rows; ++r) {
-              float* w = c.op == Op::kConv ? &c.w[(m * rows + r) * K] : &c.w[(r * M + m) * K];
-              for (int64_t j = 0; j < K; ++j) w[j] *= k;
-            }
+            c.w_mul[m] *= k;
             c.bias[m] = c.bias[m] * k + t;
           }
           absorb(c, n);
@@ -743,14 +759,13 @@ class Program {
           // Leading affine steps right after the convolution fold into its weights.
           if ((c.op == Op::kConv || deconv1) && c.acts.empty() && c.residual < 0) {
             const int64_t M = c.op == Op::kConv ? c.w_shape[0] : c.w_shape[1];
-            const int64_t per = static_cast<int64_t>(c.w.size()) / M;
             size_t k = 0;
             for (; k < acts.size() && acts[k].kind == Activation::kLinear; ++k) {
               if (c.bias.empty()) c.bias.assign(static_cast<size_t>(M), 0.f);
-              for (float& w : c.w) w *= acts[k].alpha;
+              if (c.w_mul.empty()) c.w_mul.assign(static_cast<size_t>(M), 1.f);
+              for (float& w : c.w_mul) w *= acts[k].alpha;
               for (float& b : c.bias) b = b * acts[k].alpha + acts[k].beta;
             }
-            (void)per;
             acts.erase(acts.begin(), acts.begin() + static_cast<std::ptrdiff_t>(k));
           }
           std::vector<Activation> chain = c.acts;
@@ -818,6 +833,7 @@ struct StepPlan {
   memory w;
   size_t scratch = 0;
   bool fused_residual = false;     // false: the residual (and acts2) run after the primitive
+  int threads = 1;                 // the primitive's team (small steps run on one thread)
   int residual_arg = 0;
   dnnl::reorder to_nchw;           // outputs handed out
   // A transposed convolution whose kernel equals its stride (no padding, dilation or groups): every
@@ -842,6 +858,7 @@ struct Bound {
 };
 
 struct RunPlan {
+  int threads = 1;                // the run's threads
   std::vector<Shape> dims;        // NCHW dims of every value
   std::vector<int64_t> offset;    // float offset of every value in the arena (-1: not stored)
   int64_t arena = 0;              // floats
@@ -1027,6 +1044,7 @@ Shape broadcast4(const Shape& a, const Shape& b) { return math::broadcast_shapes
 
 std::shared_ptr<RunPlan> RegionGroup::build_plan(const std::vector<Shape>& shapes, int threads) {
   auto plan = std::make_shared<RunPlan>();
+  plan->threads = threads;
   const size_t nv = prog_.values.size();
   plan->dims.assign(nv, Shape());
   plan->offset.assign(nv, -1);
@@ -1127,6 +1145,9 @@ void RegionGroup::plan_step(const Step& st, size_t index, RunPlan& plan, int thr
         }
       sp.src = nhwc_desc(x);
       sp.dst = nhwc_desc(out);
+      sp.threads = math::threads_for_work(2.0 * static_cast<double>(math::numel(out)) * static_cast<double>(ICg * K),
+                                          threads);
+      math::set_num_threads(sp.threads);
       const memory::desc w_any(mdims(wdims), memory::data_type::f32, memory::format_tag::any);
       sp.bias = st.bias.empty() ? memory::desc() : memory::desc({g.out_channels}, memory::data_type::f32,
                                                                  memory::format_tag::a);
@@ -1175,7 +1196,8 @@ void RegionGroup::plan_step(const Step& st, size_t index, RunPlan& plan, int thr
       for (const auto& [d, m] : ms.packed)
         if (d == want) sp.w = m;
       if (!sp.w) {
-        memory user(math::strided_desc(wdims, wstrides), eng, const_cast<float*>(st.w.data()));
+        std::vector<float> folded = folded_weights(st);
+        memory user(math::strided_desc(wdims, wstrides), eng, folded.data());
         memory packed(want, eng);
         dnnl::stream& s = math::thread_stream();
         dnnl::reorder(user, packed).execute(s, user, packed);
@@ -1196,6 +1218,9 @@ void RegionGroup::plan_step(const Step& st, size_t index, RunPlan& plan, int thr
                                                     g.in_spatial[k] - g.pad_begin[k]);
       sp.src = nhwc_desc(x);
       sp.dst = nhwc_desc(out);
+      sp.threads = math::threads_for_work(static_cast<double>(math::numel(out)) * static_cast<double>(math::numel(g.kernel)),
+                                          threads);
+      math::set_num_threads(sp.threads);
       const dnnl::algorithm alg = st.op == Op::kMaxPool ? dnnl::algorithm::pooling_max
                                   : st.count_include_pad ? dnnl::algorithm::pooling_avg_include_padding
                                                          : dnnl::algorithm::pooling_avg_exclude_padding;
@@ -1270,6 +1295,8 @@ void RegionGroup::plan_deconv_gemm(const Step& st, StepPlan& sp, const math::Con
   const int64_t C = g.in_channels, M = g.out_channels, KH = g.kernel[0], KW = g.kernel[1];
   const int64_t P = g.batch * g.in_spatial[0] * g.in_spatial[1], cols = KH * KW * M;
   sp.deconv_gemm = true;
+  sp.threads = math::threads_for_work(2.0 * static_cast<double>(P * cols * C), plan.threads);
+  math::set_num_threads(sp.threads);
   sp.kh = KH;
   sp.kw = KW;
   sp.src = math::plain_desc({P, C});
@@ -1298,11 +1325,12 @@ void RegionGroup::plan_deconv_gemm(const Step& st, StepPlan& sp, const math::Con
     if (d == want) sp.w = m;
   if (!sp.w) {
     // ONNX W [C, M, kh, kw] as [C, (i, j, m)].
+    const std::vector<float> folded = folded_weights(st);
     std::vector<float> wt(static_cast<size_t>(C * cols));
     for (int64_t c = 0; c < C; ++c)
       for (int64_t m = 0; m < M; ++m)
         for (int64_t i = 0; i < KH; ++i)
-          for (int64_t j = 0; j < KW; ++j) wt[c * cols + (i * KW + j) * M + m] = st.w[((c * M + m) * KH + i) * KW + j];
+          for (int64_t j = 0; j < KW; ++j) wt[c * cols + (i * KW + j) * M + m] = folded[((c * M + m) * KH + i) * KW + j];
     memory user(math::plain_desc({C, cols}), eng, wt.data());
     memory packed(want, eng);
     dnnl::stream& s = math::thread_stream();
@@ -1392,6 +1420,7 @@ void RegionGroup::run_step(const Step& st, const StepPlan& sp, const RunPlan& pl
     case Op::kConv:
     case Op::kDeconv: {
       if (sp.deconv_gemm) {
+        math::set_num_threads(sp.threads);
         a.src.set_data_handle(buf(st.in[0]));
         a.dst.set_data_handle(scratch);
         a.scratch.set_data_handle(math::thread_buffer(2, sp.scratch));
@@ -1416,6 +1445,7 @@ void RegionGroup::run_step(const Step& st, const StepPlan& sp, const RunPlan& pl
       }
       const bool late_residual = st.residual >= 0 && !sp.fused_residual;
       float* dst = late_residual ? scratch : y;
+      math::set_num_threads(sp.threads);
       a.src.set_data_handle(buf(st.in[0]));
       a.dst.set_data_handle(dst);
       a.scratch.set_data_handle(math::thread_buffer(2, sp.scratch));
@@ -1431,6 +1461,7 @@ void RegionGroup::run_step(const Step& st, const StepPlan& sp, const RunPlan& pl
     }
     case Op::kMaxPool:
     case Op::kAvgPool: {
+      math::set_num_threads(sp.threads);
       a.src.set_data_handle(buf(st.in[0]));
       a.dst.set_data_handle(y);
       a.scratch.set_data_handle(math::thread_buffer(2, sp.scratch));

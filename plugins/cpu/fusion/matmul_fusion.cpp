@@ -176,7 +176,9 @@ class MatMulGroup : public sdk::CompiledGroup {
   void prepare_static() {
     if (pending_prepare_.empty()) return;
     try {
-      plan_for(pending_prepare_[0], std::max(1, default_threads_), pending_prepare_[1] != 0);
+      const int team = math::threads_for_work(
+          2.0 * static_cast<double>(pending_prepare_[0]) * static_cast<double>(m_.N * m_.K), std::max(1, default_threads_));
+      plan_for(pending_prepare_[0], team, pending_prepare_[1] != 0);
     } catch (const std::exception&) {
     }
   }
@@ -232,7 +234,10 @@ class MatMulGroup : public sdk::CompiledGroup {
         apply_activation(m_.act2, dst, rows * m_.N);
       }
     } else {
-      std::shared_ptr<Plan> plan = plan_for(rows, threads, fused_residual);
+      const int team = math::threads_for_work(2.0 * static_cast<double>(rows) * static_cast<double>(m_.N * m_.K),
+                                              threads);
+      math::set_num_threads(team);
+      std::shared_ptr<Plan> plan = plan_for(rows, team, fused_residual);
       dnnl::engine& eng = math::cpu_engine();
       memory am(plan->a, eng, const_cast<float*>(a.data<float>()));
       memory ym(plan->y, eng, dst);

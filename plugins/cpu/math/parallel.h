@@ -62,6 +62,14 @@ void note_team_end(int threads);
 // once per process, and only when the user set neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT.
 void limit_openmp_spinning();
 
+// Threads worth waking for `flops` of work out of `threads` available: a second thread costs a wake-up
+// and a barrier (tens of microseconds on a busy machine), so each one needs a few MFLOP of its own.
+inline int threads_for_work(double flops, int threads) {
+  const double per_thread = 2e6;
+  const int want = static_cast<int>(flops / per_thread);
+  return want < 1 ? 1 : (want < threads ? want : threads);
+}
+
 // Elements per thread below which elementwise loops stay single-threaded.
 constexpr int64_t kElementwiseGrain = 1 << 15;
 
