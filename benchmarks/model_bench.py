@@ -92,11 +92,11 @@ class Runner:
                   '--min-runs', str(self.args.min_runs), '--min-seconds', str(self.args.min_seconds)]
         if background:
             common.append('--background')
-        if runtime == 'ephost':
+        if runtime in ('ephost', 'base'):
             extra = []
             for kv in self.args.provider_option:
                 extra += ['--provider-option', kv]
-            return [self.args.runner] + common + extra
+            return [self.args.runner if runtime == 'ephost' else self.args.baseline_runner] + common + extra
         return ['node', os.path.join(ROOT, 'benchmarks', 'ort_runner.js'), '--ort', self.args.ort] + common
 
     def measure(self, runtime, model, spec, mode):
@@ -147,11 +147,16 @@ def main():
     ap.add_argument('--timeout', type=float, default=900)
     ap.add_argument('--provider-option', action='append', default=[], help='KEY=VALUE for ephost\'s cpu provider')
     ap.add_argument('--runtimes', default='ephost,ort')
+    ap.add_argument('--baseline-runner', default='',
+                    help='a second ephost_model_runner (an older build) measured in the same rounds: adds "before" '
+                         'columns and the after/before ratio')
     ap.add_argument('--json-out', default='')
     args = ap.parse_args()
     cases = [c for c in args.cases.split(',') if c]
     modes = [m for m in args.modes.split(',') if m]
     runtimes = [r for r in args.runtimes.split(',') if r]
+    if args.baseline_runner and 'base' not in runtimes:
+        runtimes.append('base')
     for c in cases:
         if c not in ALL_CASES:
             sys.exit(f'model_bench: unknown case {c} (one of {", ".join(ALL_CASES)})')
@@ -177,8 +182,9 @@ def main():
             agg = {}
             for rt, rs in per.items():
                 if rs:
-                    agg[rt] = {k: statistics.median(r[k] for r in rs)
-                               for k in ('median_ms', 'cpu_ms', 'first_run_ms', 'peak_rss_mb', 'create_ms')}
+                    agg[rt] = {k: statistics.median(r[k] for r in rs if k in r)
+                               for k in ('median_ms', 'cpu_ms', 'first_run_ms', 'peak_rss_mb', 'create_ms')
+                               if any(k in r for r in rs)}
                     agg[rt]['runs'] = [r['runs'] for r in rs]
             results[case][mode] = agg
             cells = '  '.join(f'{rt} {fmt_ms(a["median_ms"])} ms' for rt, a in agg.items())
@@ -188,17 +194,25 @@ def main():
     def get(case, mode, rt, key):
         return results[case].get(mode, {}).get(rt, {}).get(key)
 
+    base = 'base' in runtimes
     head = ['model']
     for m in modes:
         head += [f'{m} ephost', f'{m} ORT', f'{m} ratio']
+        if base:
+            head += [f'{m} before', f'{m} after/before']
     if '1t' in modes:
         head += ['1t CPU-time ratio', 'first ephost (x steady)', 'first ORT (x steady)', 'RSS ephost MB', 'RSS ORT MB', 'RSS ratio']
+        if base:
+            head += ['first before (x steady)', 'RSS before MB']
     rows = []
     for case in cases:
         row = [case]
         for m in modes:
             e, o = get(case, m, 'ephost', 'median_ms'), get(case, m, 'ort', 'median_ms')
             row += [fmt_ms(e), fmt_ms(o), ratio(e, o)]
+            if base:
+                b = get(case, m, 'base', 'median_ms')
+                row += [fmt_ms(b), ratio(e, b)]
         if '1t' in modes:
             row.append(ratio(get(case, '1t', 'ephost', 'cpu_ms'), get(case, '1t', 'ort', 'cpu_ms')))
             for rt in ('ephost', 'ort'):
@@ -206,6 +220,10 @@ def main():
                 row.append(f'{fmt_ms(f)} ({ratio(f, s)})' if f is not None else '-')
             e, o = get(case, '1t', 'ephost', 'peak_rss_mb'), get(case, '1t', 'ort', 'peak_rss_mb')
             row += [f'{e:.0f}' if e is not None else '-', f'{o:.0f}' if o is not None else '-', ratio(e, o)]
+            if base:
+                f, st = get(case, '1t', 'base', 'first_run_ms'), get(case, '1t', 'base', 'median_ms')
+                b = get(case, '1t', 'base', 'peak_rss_mb')
+                row += [f'{fmt_ms(f)} ({ratio(f, st)})' if f is not None else '-', f'{b:.0f}' if b is not None else '-']
         rows.append(row)
     print(f'ephost vs ONNX Runtime {ORT_VERSION} (onnxruntime-node, CPU EP, graph optimisation all); latency = median ms; '
           f'load average {load_start[0]:.2f} at start, {load_end[0]:.2f} at end; rounds {args.rounds}')
