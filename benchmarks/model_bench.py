@@ -15,7 +15,9 @@ Modes:
   pair  two workers side by side: a second copy of the same runtime runs the same model at 2 threads
         in a loop while the measured copy runs it at 2 threads
 Columns: steady-state median latency per mode and the ephost/ORT ratio; at 1 thread also the ratio of
-the process CPU time per run (steadier than latency while other jobs load the machine); first run (the first Run
+the process CPU time per run (steadier than latency while other jobs load the machine), and the first
+run's CPU time over the steady run's (a single sample: its latency is at the mercy of the scheduler on
+a loaded machine); first run (the first Run
 after session creation, 1t) and its ratio to the steady median; peak RSS (VmHWM minus the RSS just
 before session creation, 1t).
 
@@ -183,7 +185,8 @@ def main():
             for rt, rs in per.items():
                 if rs:
                     agg[rt] = {k: statistics.median(r[k] for r in rs if k in r)
-                               for k in ('median_ms', 'cpu_ms', 'first_run_ms', 'peak_rss_mb', 'create_ms')
+                               for k in ('median_ms', 'cpu_ms', 'first_run_ms', 'first_run_cpu_ms', 'peak_rss_mb',
+                                         'create_ms')
                                if any(k in r for r in rs)}
                     agg[rt]['runs'] = [r['runs'] for r in rs]
             results[case][mode] = agg
@@ -201,7 +204,8 @@ def main():
         if base:
             head += [f'{m} before', f'{m} after/before']
     if '1t' in modes:
-        head += ['1t CPU-time ratio', 'first ephost (x steady)', 'first ORT (x steady)', 'RSS ephost MB', 'RSS ORT MB', 'RSS ratio']
+        head += ['1t CPU-time ratio', 'first ephost (x steady)', 'first ORT (x steady)', 'first CPU ephost/ORT (x steady CPU)',
+                 'RSS ephost MB', 'RSS ORT MB', 'RSS ratio']
         if base:
             head += ['first before (x steady)', 'RSS before MB']
     rows = []
@@ -218,6 +222,11 @@ def main():
             for rt in ('ephost', 'ort'):
                 f, s = get(case, '1t', rt, 'first_run_ms'), get(case, '1t', rt, 'median_ms')
                 row.append(f'{fmt_ms(f)} ({ratio(f, s)})' if f is not None else '-')
+            cells = []
+            for rt in ('ephost', 'ort'):
+                f, s = get(case, '1t', rt, 'first_run_cpu_ms'), get(case, '1t', rt, 'cpu_ms')
+                cells.append(ratio(f, s))
+            row.append(' / '.join(cells))
             e, o = get(case, '1t', 'ephost', 'peak_rss_mb'), get(case, '1t', 'ort', 'peak_rss_mb')
             row += [f'{e:.0f}' if e is not None else '-', f'{o:.0f}' if o is not None else '-', ratio(e, o)]
             if base:
