@@ -103,7 +103,11 @@ class RecurrentKernel : public CpuKernel {
     if (xs.size() == 3 && constant_w_) {
       const int64_t rows = xs[0] * xs[1];
       try {
-        for (int d = 0; d < dirs_; ++d) project_[d]->prepare({rows, in}, {gh, in}, node.has_input(kB), c.default_threads);
+        for (int d = 0; d < dirs_; ++d) {
+          project_[d]->prepare({rows, in}, {gh, in}, node.has_input(kB), c.default_threads);
+          // Bidirectional at two threads or more runs each direction on one thread.
+          if (dirs_ == 2 && c.default_threads > 1) project_[d]->prepare({rows, in}, {gh, in}, node.has_input(kB), 1);
+        }
       } catch (const std::exception&) {
       }
     }
@@ -151,19 +155,30 @@ class RecurrentKernel : public CpuKernel {
     // Steps past a sequence's length produce zeros.
     if (run.y) std::fill(run.y, run.y + math::numel(y_shape), 0.f);
 
+    std::vector<Run> runs(static_cast<size_t>(dirs_), run);
     for (int d = 0; d < dirs_; ++d) {
-      run.d = d;
-      run.forward = dirs_ == 2 ? d == 0 : !reverse_;
-      run.w = w.data<float>() + d * GH * I;
-      run.r = r.data<float>() + d * GH * H;
-      run.wb = bias.present() ? bias.data<float>() + d * 2 * GH : nullptr;
-      run.rb = bias.present() ? run.wb + GH : nullptr;
-      run.p = peep.present() ? peep.data<float>() + d * 3 * H : nullptr;
-      run.h0 = h0.present() ? h0.data<float>() : nullptr;
-      run.c0 = c0.present() ? c0.data<float>() : nullptr;
-      run.x = x.data<float>();
-      direction(run);
+      Run& rd = runs[static_cast<size_t>(d)];
+      rd.d = d;
+      rd.forward = dirs_ == 2 ? d == 0 : !reverse_;
+      rd.w = w.data<float>() + d * GH * I;
+      rd.r = r.data<float>() + d * GH * H;
+      rd.wb = bias.present() ? bias.data<float>() + d * 2 * GH : nullptr;
+      rd.rb = bias.present() ? rd.wb + GH : nullptr;
+      rd.p = peep.present() ? peep.data<float>() + d * 3 * H : nullptr;
+      rd.h0 = h0.present() ? h0.data<float>() : nullptr;
+      rd.c0 = c0.present() ? c0.data<float>() : nullptr;
+      rd.x = x.data<float>();
     }
+    // A bidirectional layer's two directions are independent: with two threads each runs on its own
+    // (the step products of a small batch do not split well across threads, the directions do).
+    if (dirs_ == 2 && threads >= 2 && B <= kSmallBatch && T > 1) {
+      for (Run& rd : runs) rd.threads = 1;
+      math::parallel_for(2, 2, 1, [&](int64_t d0, int64_t d1) {
+        for (int64_t d = d0; d < d1; ++d) direction(runs[static_cast<size_t>(d)]);
+      });
+      return;
+    }
+    for (Run& rd : runs) direction(rd);
   }
 
  private:
