@@ -41,6 +41,11 @@ CpuProvider::CpuProvider(const sdk::Options& options) {
     sdk::fail(EPHOST_INVALID_ARGUMENT,
               "cpu provider: option fuse_patterns must be 0 or 1, found '" + patterns + "'");
   config_.fuse_patterns = patterns == "1";
+  const std::string adaptive = sdk::option(options, "adaptive_threads", "1");
+  if (adaptive != "0" && adaptive != "1")
+    sdk::fail(EPHOST_INVALID_ARGUMENT,
+              "cpu provider: option adaptive_threads must be 0 or 1, found '" + adaptive + "'");
+  config_.adaptive_threads = adaptive == "1";
   config_.conv_layout = sdk::option(options, "conv_layout", config_.conv_layout);
   if (config_.conv_layout != "plain" && config_.conv_layout != "blocked" && config_.conv_layout != "auto")
     sdk::fail(EPHOST_INVALID_ARGUMENT,

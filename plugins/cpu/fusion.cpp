@@ -91,7 +91,7 @@ struct Step {
 class ChainGroup : public sdk::CompiledGroup {
  public:
   ChainGroup(const sdk::Graph& group, const std::string& name, const KernelConfig& config)
-      : name_(name), default_threads_(config.default_threads) {
+      : name_(name), default_threads_(config.default_threads), adaptive_(config.adaptive_threads) {
     std::unordered_map<std::string, int> index;  // value name -> chain value
     for (size_t i = 0; i < group.num_inputs(); ++i) {
       const sdk::Value v = group.input(i);
@@ -175,7 +175,7 @@ class ChainGroup : public sdk::CompiledGroup {
     if (n == 0) return;
     int threads = ctx.threads();
     if (threads <= 0) threads = default_threads_;
-    threads = math::effective_threads(threads);
+    threads = math::effective_threads(threads, adaptive_);
     const float* px = x.data<float>();
     const int64_t blocks = (n + kBlock - 1) / kBlock;
     math::parallel_for(blocks, threads, std::max<int64_t>(1, math::kElementwiseGrain / kBlock),
@@ -221,6 +221,7 @@ class ChainGroup : public sdk::CompiledGroup {
 
   std::string name_;
   int default_threads_;
+  bool adaptive_ = true;
   int input_ = -1;
   int values_ = 1;
   std::vector<Step> steps_;

@@ -22,6 +22,7 @@ struct KernelConfig {
   std::string conv_layout = "auto";     // plain | blocked | auto (see math::ConvLayout)
   bool fuse_elementwise = true;         // claim pointwise chains as fused groups (fusion.h)
   bool fuse_patterns = true;            // claim the patterns of fusion/graph_match.h as fused groups
+  bool adaptive_threads = true;         // fewer threads while other tasks hold the CPUs (math/parallel.h)
 };
 
 // "<Op> '<node name>': what" as EPHOST_INVALID_ARGUMENT.
@@ -58,6 +59,7 @@ class CpuKernel : public sdk::Kernel {
   std::string op_, name_;
   int64_t opset_;
   int default_threads_;
+  bool adaptive_ = true;
   std::vector<bool> outputs_;  // which outputs the node produces (optional ones may be omitted)
 };
 

@@ -94,13 +94,16 @@ std::vector<std::vector<float>> run(const Ephost::Session& s, const std::vector<
   return result;
 }
 
-// Runs `m` fused (2 threads) and unfused (1 thread) on random inputs of the given shapes and compares;
+// Runs `m` fused (2 threads, however busy the machine) and unfused (1 thread) on random inputs of the
+// given shapes and compares;
 // `expect` lists fused groups the fused session must contain.
 void check_fused(ModelBuilder& m, const std::vector<Feed>& feeds, const std::vector<std::string>& outputs,
                  const std::vector<std::string>& expect, double tol = 1e-4, uint32_t seed = 1) {
   const std::string bytes = m.bytes();
   Ephost::SessionOptions fused_opts;
   fused_opts.set_threads(2);
+  // Two threads even on a busy machine, so that the multi-threaded paths run.
+  fused_opts.append_provider("cpu", {{"adaptive_threads", "0"}});
   Ephost::Session fused(cpu_env(), bytes.data(), bytes.size(), fused_opts);
   Ephost::SessionOptions plain_opts;
   plain_opts.set_threads(1);
@@ -601,4 +604,24 @@ TEST(CpuAttention, VitPackedQkvWithSlicesAndScaledQuery) {
   check_fused(m, {{"qkv", {L, 1, 3 * D}}}, {"y"},
               {"Slice+Reshape+Transpose+Slice+Reshape+Transpose+Slice+Reshape+Transpose+Div+MatMul+Softmax+MatMul+"
                "Transpose+Reshape"});
+}
+
+TEST(CpuRecurrent, BidirectionalGruAndLstmOnTwoThreadsMatchOneThread) {
+  // At two threads the two directions run side by side, each with the small-batch step product.
+  for (const std::string op : {"GRU", "LSTM"}) {
+    const int64_t T = 6, B = 2, I = 5, H = 7, G = op == "GRU" ? 3 : 4;
+    ModelBuilder m(14);
+    m.input("x", onnx::TensorProto::FLOAT, {T, B, I}).output("y", onnx::TensorProto::FLOAT, {T, 2, B, H});
+    m.output("yh", onnx::TensorProto::FLOAT, {2, B, H});
+    m.initializer("W", {2, G * H, I}, weights(static_cast<size_t>(2 * G * H * I), 801));
+    m.initializer("R", {2, G * H, H}, weights(static_cast<size_t>(2 * G * H * H), 802));
+    m.initializer("B", {2, 2 * G * H}, weights(static_cast<size_t>(4 * G * H), 803));
+    auto& n = m.node(op, {"x", "W", "R", "B"}, {"y", "yh"}, "rnn");
+    attr_int(n, "hidden_size", H);
+    auto* dir = n.add_attribute();
+    dir->set_name("direction");
+    dir->set_type(onnx::AttributeProto::STRING);
+    dir->set_s("bidirectional");
+    check_fused(m, {{"x", {T, B, I}}}, {"y", "yh"}, {}, 1e-5);
+  }
 }

@@ -350,7 +350,7 @@ struct Runtime {
 class AttentionGroup : public sdk::CompiledGroup {
  public:
   AttentionGroup(const AttentionMatch& m, const sdk::Graph& group, const KernelConfig& config)
-      : m_(m), name_(group.name()), default_threads_(config.default_threads) {
+      : m_(m), name_(group.name()), default_threads_(config.default_threads), adaptive_(config.adaptive_threads) {
     for (size_t i = 0; i < group.num_inputs(); ++i) index_[group.input(i).name()] = static_cast<int>(i);
     out_index_ = group_output(group, m.out_value);
     if (out_index_ < 0 || group.num_outputs() != 1)
@@ -360,7 +360,7 @@ class AttentionGroup : public sdk::CompiledGroup {
   void compute(void*, sdk::KernelContext& ctx) override {
     int threads = ctx.threads();
     if (threads <= 0) threads = default_threads_;
-    threads = math::effective_threads(threads);
+    threads = math::effective_threads(threads, adaptive_);
     math::set_num_threads(threads);
     try {
       run(ctx, threads);
@@ -597,6 +597,7 @@ class AttentionGroup : public sdk::CompiledGroup {
   AttentionMatch m_;
   std::string name_;
   int default_threads_;
+  bool adaptive_ = true;
   std::map<std::string, int> index_;
   int out_index_ = -1;
   std::mutex mu_;

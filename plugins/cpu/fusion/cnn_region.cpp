@@ -884,7 +884,7 @@ memory::desc nchw_desc(const Shape& d) {
 
 class RegionGroup : public sdk::CompiledGroup {
  public:
-  RegionGroup(const sdk::Graph& group, const KernelConfig& config) : default_threads_(config.default_threads) {
+  RegionGroup(const sdk::Graph& group, const KernelConfig& config) : default_threads_(config.default_threads), adaptive_(config.adaptive_threads) {
     prog_.build(group);
     for (const Value& v : prog_.values)
       if (v.group_input >= 0) inputs_.push_back(static_cast<int>(&v - prog_.values.data()));
@@ -926,7 +926,7 @@ class RegionGroup : public sdk::CompiledGroup {
     }
     int threads = ctx.threads();
     if (threads <= 0) threads = default_threads_;
-    threads = math::effective_threads(threads);
+    threads = math::effective_threads(threads, adaptive_);
     std::shared_ptr<RunPlan> plan;
     try {
       plan = plan_for(shapes, threads);
@@ -1040,6 +1040,7 @@ class RegionGroup : public sdk::CompiledGroup {
   Program prog_;
   std::vector<int> inputs_;  // region input values, in group input order of discovery
   int default_threads_;
+  bool adaptive_ = true;
   std::mutex mu_;
   std::map<std::vector<int64_t>, std::shared_ptr<RunPlan>> plans_;
 };

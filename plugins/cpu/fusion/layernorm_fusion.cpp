@@ -102,7 +102,7 @@ bool match_layernorm(const sdk::Node& anchor, const Available& ok, LayerNormMatc
 class LayerNormGroup : public sdk::CompiledGroup {
  public:
   LayerNormGroup(const LayerNormMatch& m, const sdk::Graph& group, const KernelConfig& config)
-      : name_(group.name()), eps_(m.eps), default_threads_(config.default_threads) {
+      : name_(group.name()), eps_(m.eps), default_threads_(config.default_threads), adaptive_(config.adaptive_threads) {
     x_index_ = group_input(group, m.rm1.input(0).name());
     out_index_ = group_output(group, m.out.name());
     if (x_index_ < 0 || out_index_ < 0 || group.num_outputs() != 1)
@@ -152,7 +152,7 @@ class LayerNormGroup : public sdk::CompiledGroup {
     }
     int threads = ctx.threads();
     if (threads <= 0) threads = default_threads_;
-    threads = math::effective_threads(threads);
+    threads = math::effective_threads(threads, adaptive_);
     const float eps = eps_;
     math::parallel_for(rows, threads, std::max<int64_t>(1, math::kElementwiseGrain / C), [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) math::layer_norm_f32(px + r * C, y + r * C, C, g, b, eps);
@@ -164,6 +164,7 @@ class LayerNormGroup : public sdk::CompiledGroup {
   std::string name_;
   float eps_;
   int default_threads_;
+  bool adaptive_ = true;
   int x_index_ = -1, out_index_ = -1;
   std::vector<float> gamma_, beta_;
   int64_t gamma_rank_ = 0;
@@ -214,7 +215,7 @@ bool match_gelu_at(const sdk::Node& erf, const Available& ok, std::vector<sdk::N
 class GeluGroup : public sdk::CompiledGroup {
  public:
   GeluGroup(int x_index, int out_index, const std::string& name, const KernelConfig& config)
-      : x_index_(x_index), out_index_(out_index), name_(name), default_threads_(config.default_threads) {}
+      : x_index_(x_index), out_index_(out_index), name_(name), default_threads_(config.default_threads), adaptive_(config.adaptive_threads) {}
   void compute(void*, sdk::KernelContext& ctx) override {
     const sdk::Tensor x = ctx.input(static_cast<size_t>(x_index_));
     if (!x.present() || x.elem_type() != EPHOST_ELEMENT_FLOAT)
@@ -222,7 +223,7 @@ class GeluGroup : public sdk::CompiledGroup {
     float* y = ctx.output<float>(static_cast<size_t>(out_index_), x.shape());
     int threads = ctx.threads();
     if (threads <= 0) threads = default_threads_;
-    threads = math::effective_threads(threads);
+    threads = math::effective_threads(threads, adaptive_);
     const float* px = x.data<float>();
     math::parallel_for(x.size(), threads, math::kElementwiseGrain,
                        [&](int64_t i0, int64_t i1) { math::gelu_erf_f32(px + i0, y + i0, i1 - i0); });
@@ -233,6 +234,7 @@ class GeluGroup : public sdk::CompiledGroup {
   int x_index_, out_index_;
   std::string name_;
   int default_threads_;
+  bool adaptive_ = true;
 };
 
 class GeluFusion : public Fusion {

@@ -124,7 +124,7 @@ struct Plan {
 class MatMulGroup : public sdk::CompiledGroup {
  public:
   MatMulGroup(const MatMulMatch& m, const sdk::Graph& group, const KernelConfig& config)
-      : name_(group.name()), m_(m), default_threads_(config.default_threads) {
+      : name_(group.name()), m_(m), default_threads_(config.default_threads), adaptive_(config.adaptive_threads) {
     a_index_ = group_input(group, m.mm.input(0).name());
     if (!m.residual.empty()) r_index_ = group_input(group, m.residual);
     out_index_ = group_output(group, m.out.name());
@@ -215,7 +215,7 @@ class MatMulGroup : public sdk::CompiledGroup {
     if (math::numel(out_shape) == 0) return;
     int threads = ctx.threads();
     if (threads <= 0) threads = default_threads_;
-    threads = math::effective_threads(threads);
+    threads = math::effective_threads(threads, adaptive_);
     math::set_num_threads(threads);
     float* dst = y;
     std::vector<float> tmp;
@@ -321,6 +321,7 @@ class MatMulGroup : public sdk::CompiledGroup {
   std::string name_;
   MatMulMatch m_;
   int default_threads_;
+  bool adaptive_ = true;
   int a_index_ = -1, r_index_ = -1, out_index_ = -1;
   const float* w_ = nullptr;
   bool trans_b_ = false;

@@ -84,9 +84,9 @@ constexpr int64_t kSpinWindowNs = 300'000;
 
 int available_cpus() { return machine().cpus; }
 
-int effective_threads(int requested) {
+int effective_threads(int requested, bool adaptive) {
   if (requested <= 1) return 1;
-  if (!adaptive_enabled() || !machine().whole) return requested;
+  if (!adaptive || !adaptive_enabled() || !machine().whole) return requested;
   const int64_t now = now_ns();
   int64_t last = g_sampled_at.load(std::memory_order_relaxed);
   if (now - last >= kSamplePeriodNs && g_sampled_at.compare_exchange_strong(last, now, std::memory_order_relaxed)) {

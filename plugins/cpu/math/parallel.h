@@ -54,8 +54,9 @@ int available_cpus();
 // (a second worker, a build) two threads run many times slower than one. The machine's runnable
 // task count (/proc/loadavg) is sampled at most once a millisecond; our own caller and the workers of
 // a team that just ended are not counted. Only where the process sees the whole machine (its
-// affinity covers every online CPU); EPHOST_CPU_ADAPTIVE_THREADS=0 turns it off.
-int effective_threads(int requested);
+// affinity covers every online CPU); `adaptive` false (provider option adaptive_threads=0) or
+// EPHOST_CPU_ADAPTIVE_THREADS=0 turns it off.
+int effective_threads(int requested, bool adaptive = true);
 // Records that a kernel using `threads` threads just ended (its idle workers may still spin).
 void note_team_end(int threads);
 // Makes libgomp's idle threads sleep after a short spin instead of milliseconds (see parallel.cpp);
