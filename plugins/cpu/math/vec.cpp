@@ -2,6 +2,10 @@
 
 #include "fast_math.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 namespace ephost::cpu::math {
 
 namespace {
@@ -214,16 +218,93 @@ EPHOST_VEC_DEFINE(avx2, __attribute__((target("avx2"))))
 // and the fused groups call these same entries). The exact elementwise loops stay on AVX2.
 #define EPHOST_VEC512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,fma,prefer-vector-width=512")))
 namespace avx512 {
-EPHOST_VEC512 void sigmoid(const float* x, float* y, int64_t n) { sigmoid_body(x, y, n); }
+
+// e^x for x in [-87.3, 88.3] (clamped), as Cephes: n = round(x / ln 2), r = x - n ln 2 in two FMAs,
+// e^r by its degree-6 Taylor polynomial (|r| <= ln 2 / 2: error below 2e-7), times 2^n by vscalefps.
+EPHOST_VEC512 inline __m512 exp16(__m512 x) {
+  x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.3365447504019f)), _mm512_set1_ps(88.3762626647949f));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.f / 720.f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f / 120.f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f / 24.f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f / 6.f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
+  return _mm512_scalef_ps(p, n);
+}
+
+// 1 / (1 + e^-x): the reciprocal from vrcp14ps and one Newton step (relative error ~2^-28); 0 below
+// x = -88.3, where the true value is under the smallest normal float.
+EPHOST_VEC512 inline __m512 sigmoid16(__m512 x) {
+  const __m512 d = _mm512_add_ps(_mm512_set1_ps(1.f), exp16(_mm512_sub_ps(_mm512_setzero_ps(), x)));
+  const __m512 r0 = _mm512_rcp14_ps(d);
+  const __m512 r = _mm512_mul_ps(r0, _mm512_fnmadd_ps(d, r0, _mm512_set1_ps(2.f)));
+  const __mmask16 tiny = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-88.3762626647949f), _CMP_LT_OQ);
+  return _mm512_mask_mov_ps(r, tiny, _mm512_setzero_ps());
+}
+
+template <typename F>
+EPHOST_VEC512 inline void map16(const float* x, float* y, int64_t n, F f) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, f(_mm512_loadu_ps(x + i)));
+  if (i < n) {
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
+    _mm512_mask_storeu_ps(y + i, m, f(_mm512_maskz_loadu_ps(m, x + i)));
+  }
+}
+
+EPHOST_VEC512 void sigmoid(const float* x, float* y, int64_t n) {
+  map16(x, y, n, [](__m512 v) EPHOST_VEC512 { return sigmoid16(v); });
+}
+EPHOST_VEC512 void swish(const float* x, float* y, int64_t n) {
+  map16(x, y, n, [](__m512 v) EPHOST_VEC512 { return _mm512_mul_ps(v, sigmoid16(v)); });
+}
 EPHOST_VEC512 void tanh(const float* x, float* y, int64_t n) { tanh_body(x, y, n); }
-EPHOST_VEC512 void swish(const float* x, float* y, int64_t n) { swish_body(x, y, n); }
 EPHOST_VEC512 void erf(const float* x, float* y, int64_t n) { erf_body(x, y, n); }
 EPHOST_VEC512 void gelu_erf(const float* x, float* y, int64_t n) { gelu_erf_body(x, y, n); }
 EPHOST_VEC512 void layer_norm(const float* x, float* y, int64_t n, const float* g, const float* b, float eps) {
   layer_norm_body(x, y, n, g, b, eps);
 }
 EPHOST_VEC512 void softmax_row(const float* x, float s, const float* m, float* y, int64_t n) {
-  softmax_row_body(x, s, m, y, n);
+  if (n <= 0) return;
+  const __m512 scale = _mm512_set1_ps(s);
+  __m512 mx = _mm512_set1_ps(-__builtin_inff());
+  int64_t i = 0;
+  auto load = [&](int64_t k, __mmask16 mask) EPHOST_VEC512 {
+    __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(mask, x + k), scale);
+    if (m) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mask, m + k));
+    return v;
+  };
+  for (; i + 16 <= n; i += 16) {
+    const __m512 v = load(i, 0xFFFF);
+    _mm512_storeu_ps(y + i, v);
+    mx = _mm512_max_ps(mx, v);
+  }
+  const __mmask16 tail = static_cast<__mmask16>((1u << (n - i)) - 1u);
+  if (i < n) {
+    const __m512 v = load(i, tail);
+    _mm512_mask_storeu_ps(y + i, tail, v);
+    mx = _mm512_mask_max_ps(mx, tail, mx, v);
+  }
+  const __m512 vmax = _mm512_set1_ps(_mm512_reduce_max_ps(mx));
+  __m512 acc = _mm512_setzero_ps();
+  for (i = 0; i + 16 <= n; i += 16) {
+    const __m512 e = exp16(_mm512_sub_ps(_mm512_loadu_ps(y + i), vmax));
+    _mm512_storeu_ps(y + i, e);
+    acc = _mm512_add_ps(acc, e);
+  }
+  if (i < n) {
+    const __m512 e = exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(tail, y + i), vmax));
+    _mm512_mask_storeu_ps(y + i, tail, e);
+    acc = _mm512_mask_add_ps(acc, tail, acc, e);
+  }
+  const __m512 inv = _mm512_set1_ps(static_cast<float>(1.0 / static_cast<double>(_mm512_reduce_add_ps(acc))));
+  for (i = 0; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_loadu_ps(y + i), inv));
+  if (i < n) _mm512_mask_storeu_ps(y + i, tail, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, y + i), inv));
 }
 }  // namespace avx512
 #endif
