@@ -93,6 +93,8 @@ class GraphExecutor {
   const plan::ExecutionPlan& execution_plan() const { return plan_.execution; }
   const plan::AllocationPlan& allocation_plan() const { return plan_.allocation; }
   size_t memory_patterns_recorded() const;
+  // Every recorded pattern with its input-shape signature, most recently used first.
+  std::vector<plan::MemoryPatternCache::Entry> memory_patterns() const { return patterns_.entries(); }
   // The pattern recorded for these input shapes (graph-input order), or null.
   std::shared_ptr<const plan::MemoryPattern> memory_pattern(const std::vector<std::vector<int64_t>>& input_shapes) const {
     return patterns_.find(plan::MemoryPatternCache::signature(input_shapes));

@@ -48,4 +48,9 @@ size_t MemoryPatternCache::size() const {
   return entries_.size();
 }
 
+std::vector<MemoryPatternCache::Entry> MemoryPatternCache::entries() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return {recency_.begin(), recency_.end()};
+}
+
 }  // namespace ephost::plan

@@ -36,11 +36,15 @@ class MemoryPatternCache {
   std::shared_ptr<const MemoryPattern> insert(const std::string& signature,
                                               std::shared_ptr<const MemoryPattern> pattern);
 
+  using Entry = std::pair<std::string, std::shared_ptr<const MemoryPattern>>;
+
   size_t size() const;
   size_t capacity() const { return capacity_; }
+  // A snapshot of the recorded patterns, most recently used first (for reports; does not touch the
+  // recency order).
+  std::vector<Entry> entries() const;
 
  private:
-  using Entry = std::pair<std::string, std::shared_ptr<const MemoryPattern>>;
 
   const size_t capacity_;
   mutable std::mutex mutex_;

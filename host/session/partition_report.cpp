@@ -9,6 +9,55 @@
 
 namespace ephost {
 
+namespace {
+
+std::vector<std::string> value_names(const std::vector<Value*>& values) {
+  std::vector<std::string> out;
+  out.reserve(values.size());
+  for (const Value* v : values) out.push_back(v ? v->name : "");
+  return out;
+}
+
+// The memory patterns recorded so far (one per distinct set of input shapes, after a run): each
+// block, and where and when each value lies in it (plan step positions, inclusive). What
+// `ephost run --memory-svg` draws.
+nlohmann::json memory_patterns_json(const GraphExecutor& ex) {
+  using nlohmann::json;
+  const GraphPlan& plan = ex.plan();
+  auto where = [&](int32_t id) {
+    const Device* d = id >= 0 && static_cast<size_t>(id) < plan.devices.size() ? plan.devices[static_cast<size_t>(id)]
+                                                                                : nullptr;
+    return d ? d->label() : std::string("host");
+  };
+  json steps = json::array();
+  for (int id : plan.execution.order) steps.push_back(plan.graph.steps[static_cast<size_t>(id)].name);
+  json out = json::array();
+  for (const auto& [signature, pattern] : ex.memory_patterns()) {
+    json blocks = json::array();
+    for (const plan::MemoryBlock& b : pattern->blocks)
+      blocks.push_back({{"device", where(b.device)}, {"bytes", b.bytes}, {"min_bytes", b.min_bytes}});
+    json values = json::array();
+    for (size_t v = 0; v < pattern->offsets.size() && v < plan.graph.values.size(); ++v) {
+      if (pattern->offsets[v] < 0) continue;
+      const plan::ValuePlan& vp = plan.allocation.values[v];
+      values.push_back({{"value", plan.graph.values[v].name},
+                        {"device", where(plan.graph.values[v].device)},
+                        {"offset", pattern->offsets[v]},
+                        {"bytes", pattern->sizes[v]},
+                        {"first_step", vp.def_step},
+                        {"last_step", vp.last_use_step}});
+    }
+    out.push_back({{"input_shapes", signature},
+                   {"peak_bytes", pattern->peak_bytes},
+                   {"blocks", blocks},
+                   {"steps", steps},
+                   {"values", values}});
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string Session::partition_report_json() const {
   using nlohmann::json;
   json report;
@@ -59,6 +108,8 @@ std::string Session::partition_report_json() const {
       for (const Node* n : group_nodes) {
         nodes.push_back({{"node", n->name},
                          {"op_type", n->op_type},
+                         {"inputs", value_names(n->inputs)},
+                         {"outputs", value_names(n->outputs)},
                          {"provider", step->provider->name()},
                          {"device", step->provider->device() ? json(step->provider->device()->label()) : json(nullptr)},
                          {"fused_group", step->fused ? json(step->name) : json(nullptr)}});
@@ -66,6 +117,11 @@ std::string Session::partition_report_json() const {
       }
     }
     jg["nodes"] = nodes;
+    json graph_inputs = json::array();  // what a caller feeds (initializers that are also inputs left out)
+    for (const Value* v : ex->graph().inputs)
+      if (!v->is_initializer()) graph_inputs.push_back(v->name);
+    jg["inputs"] = graph_inputs;
+    jg["outputs"] = value_names(ex->graph().outputs);
     json notes = json::array();
     for (const PartitionNote& note : part.notes)
       notes.push_back({{"provider", providers_.names[note.provider]},
@@ -98,6 +154,7 @@ std::string Session::partition_report_json() const {
       if (dev > 0) out_copies.push_back({{"value", v->name}, {"from", plan.devices[static_cast<size_t>(dev)]->label()}});
     }
     if (ex->graph().parent_node == nullptr) jg["outputs_copied_to_host"] = out_copies;
+    jg["memory_patterns"] = memory_patterns_json(*ex);
     graphs.push_back(jg);
   }
   report["graphs"] = graphs;

@@ -1,8 +1,10 @@
 // ephost run MODEL: one run, printing each output (and optionally writing it and the partition report).
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -10,6 +12,8 @@
 #include "epcontext_diagnostics.h"
 #include "json_report.h"
 #include "host_value.h"
+#include "memory_picture.h"
+#include "partition_picture.h"
 #include "model_io.h"
 #include "tensor_values.h"
 
@@ -25,6 +29,8 @@ struct RunArgs {
   InputArgs inputs;
   std::string output_dir;
   bool report = false;
+  std::string dot;         // --dot FILE: the partition drawn (DOT, or SVG/PNG/PDF through graphviz)
+  std::string memory_svg;  // --memory-svg FILE: the memory pattern the run recorded
   size_t values = 8;
 };
 
@@ -99,6 +105,23 @@ int run_command(const RunArgs& args, const GlobalArgs& global) {
   if (!args.output_dir.empty())
     std::cout << "wrote " << outputs.size() << " output file(s) to " << args.output_dir << "\n";
   write_profile(session, args.session, std::cout);
+  if (!args.dot.empty() || !args.memory_svg.empty()) {
+    // After the run: the report then holds the memory pattern the run recorded.
+    const nlohmann::json report = nlohmann::json::parse(
+        with_context("partition report", [&] { return session.partition_report_json(); }));
+    if (!args.dot.empty()) {
+      with_context("--dot", [&] { write_partition_picture(report, args.dot); });
+      std::cout << "partition picture written to " << args.dot << "\n";
+    }
+    if (!args.memory_svg.empty()) {
+      const std::string svg = with_context("--memory-svg", [&] { return memory_svg(report); });
+      std::ofstream out(args.memory_svg, std::ios::binary | std::ios::trunc);
+      out << svg;
+      out.close();
+      if (!out) throw Ephost::Exception(EPHOST_FAIL, "--memory-svg: cannot write " + args.memory_svg);
+      std::cout << "memory pattern picture written to " << args.memory_svg << "\n";
+    }
+  }
   const std::string rebuilt = wait_for_context_rebuild(session);
   if (!rebuilt.empty()) std::cout << rebuilt << "\n";
   return 0;
@@ -115,6 +138,11 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--output-dir", args->output_dir,
                   "Write the outputs there as output_N.pb files (TensorProto, SequenceProto or OptionalProto)");
   cmd->add_flag("--report", args->report, "Print the partition report (node -> provider, refused claims)");
+  cmd->add_option("--dot", args->dot,
+                  "Draw the partition to FILE: providers as colours, fused groups boxed, copies in red (DOT; "
+                  ".svg/.png/.pdf rendered with graphviz's dot)");
+  cmd->add_option("--memory-svg", args->memory_svg,
+                  "Draw the memory pattern the run recorded to FILE (SVG: values by offset and step)");
   cmd->add_option("--values", args->values, "How many values of each output to print")->default_str("8");
   return {cmd, [args](const GlobalArgs& g) { return run_command(*args, g); }};
 }
