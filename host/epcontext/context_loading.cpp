@@ -199,6 +199,7 @@ ContextResolution resolve_contexts(Model& model, const std::vector<std::unique_p
     for (auto& d : result.diagnostics)
       if (d.node == name) {
         d.fallback_nodes = inserted.size();
+        d.fallback_node_names = inserted;
         d.source_model = path;
       }
     log_info(fmt::format("EPContext: node '{}' replaced by {} node(s) of '{}'", name, inserted.size(), path));

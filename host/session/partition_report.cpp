@@ -179,6 +179,7 @@ std::string Session::partition_report_json() const {
                         {"status", d.loaded ? "OK" : "INVALID_GRAPH"},
                         {"fell_back", d.fell_back},
                         {"fallback_nodes", d.fallback_nodes},
+                        {"fallback_node_names", d.fallback_node_names},
                         // ep.context_rebuild=1: the background rebuild of the cache a rejected node belongs to.
                         {"rebuild", d.fell_back ? rebuild : json(nullptr)}});
   report["ep_contexts"] = contexts;

@@ -84,6 +84,10 @@ TEST(CliPictures, SvgIsRenderedWithGraphvizOrTheErrorSaysHowToGetIt) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(read_file(svg_path).find("<svg"), std::string::npos);
     EXPECT_FALSE(ephost_test::fs::exists(svg_path + ".dot")) << "the intermediate DOT file is removed";
+    // --png renders whatever the name.
+    const auto png = run_split(dir, "--png '" + dir.file("picture.out") + "'");
+    ASSERT_EQ(png.exit_code, 0) << png.output;
+    EXPECT_EQ(read_file(dir.file("picture.out")).substr(0, 4), "\x89PNG");
   } else {
     EXPECT_NE(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("apt-get install graphviz"), std::string::npos) << r.output;

@@ -292,3 +292,34 @@ TEST(EpContextTools, WeightSharingToolWithModelsInTwoFoldersPrintsTheHostError) 
 }
 
 }  // namespace
+
+namespace {
+
+// `ephost run --dot` marks the EPContext node a provider loaded, and the nodes that stand in for one
+// it rejected.
+TEST(EpContextTools, DotMarksLoadedContextsAndFallbackNodes) {
+  TempDir dir;
+  const std::string model = save_chain(dir, "chain.onnx");
+  ASSERT_EQ(ephost("compile " + quoted(model)).exit_code, 0);
+  const std::string ctx = dir.file("chain_ctx.onnx");
+
+  Result loaded = ephost("run " + quoted(ctx) + " --dot " + quoted(dir.file("loaded.dot")));
+  ASSERT_EQ(loaded.exit_code, 0) << loaded.output;
+  const std::string dot = read_file(dir.file("loaded.dot"));
+  EXPECT_TRUE(contains(dot, "EPContext\\n(cached context)")) << dot;
+  EXPECT_TRUE(contains(dot, "shape=box3d")) << dot;
+  EXPECT_FALSE(contains(dot, "fallback for")) << dot;
+
+  // The other SDK build rejects the context: the five source nodes run instead, each marked.
+  Result rejected = ephost("run " + quoted(ctx) + " --dot " + quoted(dir.file("rejected.dot")), kSdk2);
+  ASSERT_EQ(rejected.exit_code, 0) << rejected.output;
+  const std::string fallback = read_file(dir.file("rejected.dot"));
+  size_t marked = 0;
+  for (size_t at = fallback.find("\\nfallback for "); at != std::string::npos; at = fallback.find("\\nfallback for ", at + 1))
+    ++marked;
+  EXPECT_EQ(marked, 5u) << fallback;
+  EXPECT_TRUE(contains(fallback, "was rejected (INVALID_GRAPH)")) << fallback;
+  EXPECT_FALSE(contains(fallback, "(cached context)")) << fallback;
+}
+
+}  // namespace

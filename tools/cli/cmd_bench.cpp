@@ -46,9 +46,9 @@ double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
 
 int bench_command(const BenchArgs& args, const GlobalArgs& global) {
   const Ephost::Env env = create_env(global);
-  const Ephost::SessionOptions options = make_session_options(args.session);
+  Ephost::SessionOptions options = make_session_options(args.session);
   auto t0 = std::chrono::steady_clock::now();
-  Ephost::Session session(env, args.model, options);
+  Ephost::Session session = create_session(env, args.model, options, args.session);
   const double create_ms = ms_since(t0);
 
   std::vector<HostValue> inputs = prepare_inputs(session, args.inputs);

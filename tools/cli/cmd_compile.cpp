@@ -84,14 +84,16 @@ std::vector<std::string> candidate_outputs(const Ephost::Env& env, const Compile
 
 void compile_one(const Ephost::Env& env, const CompileArgs& args, const Job& job, const std::string& label,
                  bool several) {
-  const Ephost::SessionOptions options = compile_options(args, job);
+  Ephost::SessionOptions options = compile_options(args, job);
   WrittenFiles files(candidate_outputs(env, args, job));
   const std::string lead = label.empty() ? "" : label + " ";
   std::cout << (label.empty() ? "compiling " : lead) << job.model << " -> " << job.ctx_path << std::endl;
 
   const auto t0 = std::chrono::steady_clock::now();
   const Ephost::Session session = [&] {
-    CompileProgress progress(lead + fs::path(job.model).filename().string() + " ... compiling", several);
+    CompileProgress progress(lead + fs::path(job.model).filename().string() + " ... compiling", several,
+                             progress_mode(args.session));
+    progress.attach(options);
     return Ephost::Session(env, job.model, options);
   }();
   const auto elapsed = std::chrono::steady_clock::now() - t0;

@@ -30,6 +30,7 @@ struct RunArgs {
   std::string output_dir;
   bool report = false;
   std::string dot;         // --dot FILE: the partition drawn (DOT, or SVG/PNG/PDF through graphviz)
+  std::string svg, png;    // --svg FILE, --png FILE: the same, rendered whatever the name
   std::string memory_svg;  // --memory-svg FILE: the memory pattern the run recorded
   size_t values = 8;
 };
@@ -66,9 +67,9 @@ void print_value(std::ostream& os, size_t index, const HostValue& v, size_t max_
 
 int run_command(const RunArgs& args, const GlobalArgs& global) {
   const Ephost::Env env = create_env(global);
-  const Ephost::SessionOptions options = make_session_options(args.session);
+  Ephost::SessionOptions options = make_session_options(args.session);
   auto t0 = std::chrono::steady_clock::now();
-  Ephost::Session session(env, args.model, options);
+  Ephost::Session session = create_session(env, args.model, options, args.session);
   double create_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
   std::vector<HostValue> inputs = prepare_inputs(session, args.inputs);
@@ -105,13 +106,15 @@ int run_command(const RunArgs& args, const GlobalArgs& global) {
   if (!args.output_dir.empty())
     std::cout << "wrote " << outputs.size() << " output file(s) to " << args.output_dir << "\n";
   write_profile(session, args.session, std::cout);
-  if (!args.dot.empty() || !args.memory_svg.empty()) {
+  if (!args.dot.empty() || !args.svg.empty() || !args.png.empty() || !args.memory_svg.empty()) {
     // After the run: the report then holds the memory pattern the run recorded.
     const nlohmann::json report = nlohmann::json::parse(
         with_context("partition report", [&] { return session.partition_report_json(); }));
-    if (!args.dot.empty()) {
-      with_context("--dot", [&] { write_partition_picture(report, args.dot); });
-      std::cout << "partition picture written to " << args.dot << "\n";
+    for (const auto& [path, format] : {std::pair{args.dot, std::string()}, {args.svg, std::string("svg")},
+                                       {args.png, std::string("png")}}) {
+      if (path.empty()) continue;
+      with_context(format.empty() ? "--dot" : "--" + format, [&] { write_partition_picture(report, path, format); });
+      std::cout << "partition picture written to " << path << "\n";
     }
     if (!args.memory_svg.empty()) {
       const std::string svg = with_context("--memory-svg", [&] { return memory_svg(report); });
@@ -141,6 +144,8 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--dot", args->dot,
                   "Draw the partition to FILE: providers as colours, fused groups boxed, copies in red (DOT; "
                   ".svg/.png/.pdf rendered with graphviz's dot)");
+  cmd->add_option("--svg", args->svg, "Draw the partition to FILE as SVG (needs graphviz's dot)");
+  cmd->add_option("--png", args->png, "Draw the partition to FILE as PNG (needs graphviz's dot)");
   cmd->add_option("--memory-svg", args->memory_svg,
                   "Draw the memory pattern the run recorded to FILE (SVG: values by offset and step)");
   cmd->add_option("--values", args->values, "How many values of each output to print")->default_str("8");

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "creation_progress.h"
+#include "compile_progress.h"
 #include "ephost/ephost_session_options_keys.h"
 
 namespace ephost_cli {
@@ -96,10 +96,21 @@ Ephost::SessionOptions make_session_options(const SessionArgs& args) {
     // The library names its trace "<prefix>_<date>_<time>.json"; write_profile renames it to FILE.
     options.add_config(kEphostSessionOptionsProfileFilePrefix, args.profile + ".partial");
   }
-  attach_creation_progress(options, args.no_progress ? ProgressMode::kNever
-                                    : args.progress  ? ProgressMode::kAlways
-                                                     : ProgressMode::kAuto);
   return options;
+}
+
+ProgressMode progress_mode(const SessionArgs& args) {
+  return args.no_progress ? ProgressMode::kNever : args.progress ? ProgressMode::kAlways : ProgressMode::kAuto;
+}
+
+Ephost::Session create_session(const Ephost::Env& env, const std::string& model, Ephost::SessionOptions& options,
+                               const SessionArgs& args) {
+  CompileProgress progress(std::filesystem::path(model).filename().string() + " ... compiling", false,
+                           progress_mode(args));
+  progress.attach(options);
+  Ephost::Session session(env, model, options);
+  options.set_progress_callback(nullptr, nullptr);  // `progress` ends here
+  return session;
 }
 
 void write_profile(Ephost::Session& session, const SessionArgs& args, std::ostream& os) {

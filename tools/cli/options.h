@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "compile_progress.h"
 #include "ephost/ephost_cxx_api.h"
 #include "tool_errors.h"
 
@@ -38,6 +39,11 @@ struct SessionArgs {
 };
 void add_session_args(CLI::App* cmd, SessionArgs& args);
 Ephost::SessionOptions make_session_options(const SessionArgs& args);
+// --progress / --no-progress as a mode (compile_progress.h).
+ProgressMode progress_mode(const SessionArgs& args);
+// The session, with the compile progress line (compile_progress.h) on stderr while it is created.
+Ephost::Session create_session(const Ephost::Env& env, const std::string& model, Ephost::SessionOptions& options,
+                               const SessionArgs& args);
 // --profile FILE: writes the session's trace there and says so on `os`; nothing without --profile.
 void write_profile(Ephost::Session& session, const SessionArgs& args, std::ostream& os);
 // The provider names of --providers, in order (empty entries rejected).

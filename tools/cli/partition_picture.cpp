@@ -47,6 +47,11 @@ std::string text(const json& j, const char* key) {
 class DotWriter {
  public:
   explicit DotWriter(const json& report) : report_(report) {
+    // Nodes that stand in for a rejected EPContext node (INVALID_GRAPH, then the source model's nodes).
+    for (const json& c : report.value("ep_contexts", json::array()))
+      if (c.value("fell_back", false))
+        for (const json& n : c.value("fallback_node_names", json::array()))
+          if (n.is_string()) fallback_for_[n.get<std::string>()] = text(c, "node");
     size_t next = 0;
     for (const json& p : report.value("providers", json::array())) {
       const std::string name = text(p, "name");
@@ -183,10 +188,22 @@ class DotWriter {
 
   void node(const json& n, const std::string& id, const std::string& indent) {
     const std::string provider = text(n, "provider");
-    std::string label = text(n, "node") + "\n" + text(n, "op_type");
+    const std::string op = text(n, "op_type");
+    std::string label = text(n, "node") + "\n" + op;
     if (n.contains("device") && n["device"].is_string()) label += "\n@" + n["device"].get<std::string>();
+    std::string tooltip = op + " on " + provider, extra;
+    if (op == "EPContext") {
+      // A cached compiled context the provider loaded: drawn as a stack (a precompiled part).
+      label += "\n(cached context)";
+      extra = ", shape=box3d, style=filled, penwidth=1.5";
+    }
+    if (auto f = fallback_for_.find(text(n, "node")); f != fallback_for_.end()) {
+      label += "\nfallback for " + f->second;
+      tooltip += "; runs because EPContext node " + f->second + " was rejected (INVALID_GRAPH)";
+      extra = ", style=\"rounded,filled,dashed\", color=\"#d62728\", penwidth=1.5";
+    }
     out_ << indent << dot_string(id) << " [label=" << dot_string(label) << ", fillcolor=" << dot_string(color(provider))
-         << ", tooltip=" << dot_string(text(n, "op_type") + " on " + provider) << "];\n";
+         << ", tooltip=" << dot_string(tooltip) << extra << "];\n";
   }
 
   void edge(const std::string& from, const std::string& to, const std::string& value, bool labelled,
@@ -206,6 +223,7 @@ class DotWriter {
 
   const json& report_;
   std::map<std::string, std::string> colors_;
+  std::map<std::string, std::string> fallback_for_;  // node -> the rejected EPContext node it replaces
   std::ostringstream out_;
 };
 
@@ -226,9 +244,9 @@ std::string shell_quoted(const std::string& s) {
 
 std::string partition_dot(const nlohmann::json& report) { return DotWriter(report).write(); }
 
-void write_partition_picture(const nlohmann::json& report, const std::string& path) {
+void write_partition_picture(const nlohmann::json& report, const std::string& path, const std::string& format) {
   const std::string dot = partition_dot(report);
-  const std::string ext = std::filesystem::path(path).extension().string();
+  const std::string ext = format.empty() ? std::filesystem::path(path).extension().string() : "." + format;
   if (ext != ".svg" && ext != ".png" && ext != ".pdf") {
     write_text(path, dot);
     return;

@@ -15,6 +15,7 @@ std::string partition_dot(const nlohmann::json& report);
 
 // Writes the picture to `path` (see above). Throws Ephost::Exception (FAIL) when the file cannot be
 // written or `dot` is missing or fails, saying what to do.
-void write_partition_picture(const nlohmann::json& report, const std::string& path);
+// `format` "svg", "png" or "pdf" renders whatever the name; "" goes by the name's extension.
+void write_partition_picture(const nlohmann::json& report, const std::string& path, const std::string& format = "");
 
 }  // namespace ephost_cli

@@ -154,11 +154,12 @@ int generate(const ToolArgs& args) {
     const std::string label = fmt::format("[{}/{}]", i + 1, models.size());
     std::cout << label << " " << models[i] << " -> " << ctx_paths[i] << std::endl;
     const bool last = i + 1 == models.size();
-    const Ephost::SessionOptions options = group_session_options(args, provider_options, config, last);
+    Ephost::SessionOptions options = group_session_options(args, provider_options, config, last);
     const auto t0 = std::chrono::steady_clock::now();
     std::optional<Ephost::Session> session;
     try {
       CompileProgress progress(label + " " + fs::path(models[i]).filename().string() + " ... compiling", several);
+      progress.attach(options);
       with_context(models[i], [&] { session.emplace(env, models[i], options); });
     } catch (const Ephost::Exception&) {
       // Say what the earlier sessions of the group left behind before the error is reported.
