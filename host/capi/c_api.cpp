@@ -222,6 +222,24 @@ EphostStatus* SessionGetInputType(const EphostSession* s, size_t i, int32_t* et,
 EphostStatus* SessionGetOutputType(const EphostSession* s, size_t i, int32_t* et, int64_t* rank, const int64_t** dims) {
   return io_type(s, i, false, et, rank, dims);
 }
+EphostStatus* io_dim_name(const EphostSession* s, size_t i, bool input, size_t dim, const char** out) {
+  return guard([&] {
+    require(out, "out_name");
+    const Value& v = io_value(s, i, input);
+    const size_t rank = v.type.has_shape ? v.type.dims.size() : 0;
+    if (!v.type.has_shape || dim >= rank)
+      fail(EPHOST_INVALID_ARGUMENT, "{} '{}' has {}; dimension {} does not exist", input ? "input" : "output", v.name,
+           v.type.has_shape ? fmt::format("rank {}", rank) : std::string("an unknown rank"), dim);
+    // dim_params runs parallel to dims; an older graph builder may leave it short.
+    *out = dim < v.type.dim_params.size() ? v.type.dim_params[dim].c_str() : "";
+  });
+}
+EphostStatus* SessionGetInputDimName(const EphostSession* s, size_t i, size_t dim, const char** out) {
+  return io_dim_name(s, i, true, dim, out);
+}
+EphostStatus* SessionGetOutputDimName(const EphostSession* s, size_t i, size_t dim, const char** out) {
+  return io_dim_name(s, i, false, dim, out);
+}
 EphostStatus* SessionGetPartitionReportJson(const EphostSession* s, char** out) {
   return guard([&] {
     require(s, "session");
@@ -440,6 +458,8 @@ EphostApi make_api(uint32_t version) {
   a.SessionGetEpContextReportJson = &SessionGetEpContextReportJson;
   a.InspectEpContextModelJson = &InspectEpContextModelJson;
   fill_device_api(a);
+  a.SessionGetInputDimName = &SessionGetInputDimName;
+  a.SessionGetOutputDimName = &SessionGetOutputDimName;
   return cut_to_version_size(a, EphostApiSize(version), "application API table");
 }
 

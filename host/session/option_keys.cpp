@@ -19,6 +19,7 @@ const std::vector<OptionKey>& known_option_keys() {
       {kEphostSessionOptionsDisableEpContextFallback, OptionKind::kFlag},
       {kEphostSessionOptionsFailOnSuboptimalCompiledModel, OptionKind::kFlag},
       {kEphostSessionOptionsEpContextSourceModelPath, OptionKind::kPath},
+      {kEphostSessionOptionsEpContextRebuild, OptionKind::kFlag},
       {kEphostSessionOptionsEpContextEnable, OptionKind::kFlag},
       {kEphostSessionOptionsEpContextFilePath, OptionKind::kPath},
       {kEphostSessionOptionsEpContextEmbedMode, OptionKind::kFlag},

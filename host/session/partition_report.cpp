@@ -102,6 +102,16 @@ std::string Session::partition_report_json() const {
   }
   report["graphs"] = graphs;
   json contexts = json::array();
+  json rebuild = nullptr;
+  if (rebuild_) {
+    const ContextRebuild::Status st = rebuild_->status();
+    rebuild = {{"state", st.state}, {"ctx_model", st.ctx_path}};
+    if (!st.reason.empty()) rebuild["reason"] = st.reason;
+    if (st.state == "written") {
+      rebuild["files"] = st.files;
+      rebuild["seconds"] = st.seconds;
+    }
+  }
   for (const ContextDiagnostic& d : context_diagnostics_)
     contexts.push_back({{"node", d.node},
                         {"source", d.source},
@@ -111,7 +121,9 @@ std::string Session::partition_report_json() const {
                         {"loaded", d.loaded},
                         {"status", d.loaded ? "OK" : "INVALID_GRAPH"},
                         {"fell_back", d.fell_back},
-                        {"fallback_nodes", d.fallback_nodes}});
+                        {"fallback_nodes", d.fallback_nodes},
+                        // ep.context_rebuild=1: the background rebuild of the cache a rejected node belongs to.
+                        {"rebuild", d.fell_back ? rebuild : json(nullptr)}});
   report["ep_contexts"] = contexts;
   report["nodes_per_provider"] = counts;
   report["copies_planned"] = copies_total;

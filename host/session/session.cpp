@@ -1,6 +1,8 @@
 #include "session/session.h"
 
 #include "core/error.h"
+#include "core/log.h"
+#include "ephost/ephost_session_options_keys.h"
 #include "model/loader.h"
 #include "session/run_inputs.h"
 #include "session/session_stages.h"
@@ -8,7 +10,7 @@
 namespace ephost {
 
 Session::Session(Env& env, const SessionOptions& options, bool trusted_model)
-    : env_(env), config_(parse_session_config(options)), trusted_model_(trusted_model) {}
+    : env_(env), options_(options), config_(parse_session_config(options)), trusted_model_(trusted_model) {}
 Session::~Session() = default;
 
 std::unique_ptr<Session> Session::create_from_file(Env& env, const std::string& path, const SessionOptions& options) {
@@ -49,6 +51,25 @@ void Session::initialize(std::unique_ptr<Model> model) {
   context_diagnostics_ = std::move(contexts.diagnostics);
   if (generation.enabled)
     generate_context_model(generation, *model_, main_executor(), providers_.instances, env_.context_share());
+  if (config_.ep_context.rebuild) start_context_rebuild();
+}
+
+void Session::start_context_rebuild() {
+  const ContextDiagnostic* rejected = nullptr;
+  for (const ContextDiagnostic& d : context_diagnostics_)
+    if (d.fell_back && !d.source_model.empty()) rejected = &d;
+  if (!rejected) return;
+  if (model_->path.empty()) {
+    log_warning("ep.context_rebuild=1: the ctx model came from a buffer; the rebuild needs a ctx model file");
+    return;
+  }
+  SessionOptions options = options_;
+  // The compile session makes an ordinary model's contexts: nothing of loading, sharing or rebuilding.
+  for (const char* key : {kEphostSessionOptionsEpContextRebuild, kEphostSessionOptionsShareEpContexts,
+                          kEphostSessionOptionsStopShareEpContexts, kEphostSessionOptionsEpContextSourceModelPath})
+    options.config.erase(key);
+  rebuild_ = std::make_unique<ContextRebuild>(env_, std::move(options), model_->path, rejected->source_model,
+                                              rejected->embed_mode == 1);
 }
 
 std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_names,

@@ -12,6 +12,7 @@
 #include "epcontext/context_loading.h"
 #include "exec/graph_executor.h"
 #include "graph/graph.h"
+#include "session/context_rebuild.h"
 #include "session/env.h"
 #include "session/provider_setup.h"
 #include "session/session_config.h"
@@ -46,6 +47,8 @@ class Session {
   std::string partition_report_json() const;
   // What happened to each EPContext node of the model (empty for an ordinary model).
   const std::vector<ContextDiagnostic>& context_diagnostics() const { return context_diagnostics_; }
+  // The background rebuild of a rejected EPContext cache (ep.context_rebuild=1), or null.
+  const ContextRebuild* context_rebuild() const { return rebuild_.get(); }
   const std::vector<std::unique_ptr<ProviderInstance>>& providers() const { return providers_.instances; }
   const GraphExecutor& main_executor() const { return *executors_.at(graph_.get()); }
   const ExecutorMap& executors() const { return executors_; }
@@ -53,8 +56,11 @@ class Session {
  private:
   Session(Env& env, const SessionOptions& options, bool trusted_model);
   void initialize(std::unique_ptr<Model> model);
+  // ep.context_rebuild=1 and some cached contexts were rejected: recompile them in the background.
+  void start_context_rebuild();
 
   Env& env_;
+  const SessionOptions options_;  // as given (the context rebuild compiles with them)
   const SessionConfig config_;
   const bool trusted_model_;
   std::unique_ptr<Model> model_;
@@ -63,6 +69,7 @@ class Session {
   ExecutorMap executors_;         // release kernels and compiled groups: destroyed before providers_
   std::vector<Value*> inputs_;
   std::vector<ContextDiagnostic> context_diagnostics_;
+  std::unique_ptr<ContextRebuild> rebuild_;  // destroyed first: it may still use the env
 };
 
 }  // namespace ephost

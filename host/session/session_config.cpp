@@ -78,6 +78,7 @@ EpContextOptions parse_ep_context(const Reader& r) {
   o.source_model_path = r.string(kEphostSessionOptionsEpContextSourceModelPath);
   o.disable_fallback = r.flag(kEphostSessionOptionsDisableEpContextFallback, false);
   o.fail_on_suboptimal = r.flag(kEphostSessionOptionsFailOnSuboptimalCompiledModel, false);
+  o.rebuild = r.flag(kEphostSessionOptionsEpContextRebuild, false);
   return o;
 }
 

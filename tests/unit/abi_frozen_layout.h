@@ -314,7 +314,9 @@
   X(BindOutputToDevice, EphostStatus* (*)(EphostIoBinding*, const char*, const char*, uint32_t))                \
   X(RunWithBinding, EphostStatus* (*)(EphostSession*, EphostIoBinding*))                                        \
   X(IoBindingGetOutput, EphostStatus* (*)(const EphostIoBinding*, const char*, EphostTensor**))                 \
-  X(ClearIoBinding, void (*)(EphostIoBinding*))
+  X(ClearIoBinding, void (*)(EphostIoBinding*))                                                                 \
+  X(SessionGetInputDimName, EphostStatus* (*)(const EphostSession*, size_t, size_t, const char**))              \
+  X(SessionGetOutputDimName, EphostStatus* (*)(const EphostSession*, size_t, size_t, const char**))
 
 // ---- enumerations (ephost_types.h, ephost_plugin.h, ephost_c_api.h): every value is frozen --------------
 

@@ -98,6 +98,8 @@ int run_command(const RunArgs& args, const GlobalArgs& global) {
             << " ms\n";
   if (!args.output_dir.empty())
     std::cout << "wrote " << outputs.size() << " output file(s) to " << args.output_dir << "\n";
+  const std::string rebuilt = wait_for_context_rebuild(session);
+  if (!rebuilt.empty()) std::cout << rebuilt << "\n";
   return 0;
 }
 

@@ -17,6 +17,7 @@ void add_global_args(CLI::App& app, GlobalArgs& args) {
   app.add_option("--log-level", args.log_level, "Minimum severity of library log messages")
       ->check(CLI::IsMember({"verbose", "info", "warning", "error"}))
       ->default_str("warning");
+  add_repeatable(&app, "--plugin", args.plugins, "Also load this plugin library (repeatable)");
 }
 
 Ephost::Env create_env(const GlobalArgs& args) {
@@ -24,7 +25,9 @@ Ephost::Env create_env(const GlobalArgs& args) {
   if (args.log_level == "verbose") level = EPHOST_LOG_VERBOSE;
   else if (args.log_level == "info") level = EPHOST_LOG_INFO;
   else if (args.log_level == "error") level = EPHOST_LOG_ERROR;
-  return Ephost::Env(level);
+  Ephost::Env env(level);
+  for (const std::string& plugin : args.plugins) env.register_plugin(plugin);
+  return env;
 }
 
 void add_session_args(CLI::App* cmd, SessionArgs& args) {

@@ -19,9 +19,11 @@ namespace ephost_cli {
 
 struct GlobalArgs {
   std::string log_level = "warning";
+  std::vector<std::string> plugins;  // --plugin FILE: libraries registered besides discovery
 };
 void add_global_args(CLI::App& app, GlobalArgs& args);
-// CreateEnv (discovery: EPHOST_PLUGIN_PATH, then the default plugin folder, plus the built-in CPU plugin).
+// CreateEnv (discovery: EPHOST_PLUGIN_PATH, then the default plugin folder, plus the built-in CPU plugin),
+// then each --plugin library registered (an error says why one cannot be loaded).
 Ephost::Env create_env(const GlobalArgs& args);
 
 struct SessionArgs {

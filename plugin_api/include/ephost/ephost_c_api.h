@@ -27,7 +27,8 @@ extern "C" {
 #endif
 
 /* The newest application API version this header describes. Version 2 adds sequence and optional
- * values and the EPContext reports (the "since API 2" blocks of EphostApi). */
+ * values and the EPContext reports (the "since API 2" blocks of EphostApi); version 3 devices, device
+ * tensors and bound runs, and the names of symbolic dimensions. */
 #define EPHOST_API_VERSION 3u
 
 typedef struct EphostEnv EphostEnv;
@@ -282,6 +283,19 @@ typedef struct EphostApi {
   EphostStatus* (*IoBindingGetOutput)(const EphostIoBinding* binding, const char* name, EphostTensor** out_value);
   /* Forget every bound input and output. */
   void (*ClearIoBinding)(EphostIoBinding* binding);
+
+  /* ---- since API 3: names of symbolic dimensions ----
+   * SessionGetInputType gives -1 for a dimension that is symbolic; these say which symbol it is
+   * (ONNX's dim_param, e.g. "batch"), as ONNX Runtime's Python API shows input shapes such as
+   * ["batch", 3, "h", "w"]. */
+  /* Dimension `dim` of input `index`: `*out_name` is its symbolic name, or "" when the dimension is
+   * fixed or unnamed. Owned by the session. INVALID_ARGUMENT when `index` is out of range or `dim` is
+   * not below the input's rank (SessionGetInputType), also for an input of unknown rank. */
+  EphostStatus* (*SessionGetInputDimName)(const EphostSession* session, size_t index, size_t dim,
+                                          const char** out_name);
+  /* The same for output `index`. */
+  EphostStatus* (*SessionGetOutputDimName)(const EphostSession* session, size_t index, size_t dim,
+                                           const char** out_name);
 } EphostApi;
 
 /* The size of the function table as each version defines it: the struct_size of the table
@@ -292,7 +306,7 @@ static inline uint32_t EphostApiSize(uint32_t version) {
   switch (version) {
     case 1: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, GetElementSize);
     case 2: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, InspectEpContextModelJson);
-    case 3: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, ClearIoBinding);
+    case 3: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, SessionGetOutputDimName);
     default: return 0;
   }
 }

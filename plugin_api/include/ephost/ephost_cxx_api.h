@@ -332,6 +332,10 @@ class Session {
     int64_t rank = -1;
     std::vector<int64_t> dims;
   };
+  // Symbolic names of an input's or output's dims, "" where a dim is fixed or unnamed (API version 3);
+  // empty for an unknown rank.
+  std::vector<std::string> input_dim_names(size_t index) const { return dim_names(index, true); }
+  std::vector<std::string> output_dim_names(size_t index) const { return dim_names(index, false); }
   TensorType input_tensor_type(size_t index) const {
     TensorType t;
     const int64_t* dims = nullptr;
@@ -351,6 +355,17 @@ class Session {
     char* s = nullptr;
     check(api().SessionGetEpContextReportJson(s_.get(), &s));
     return take_string(s);
+  }
+  std::vector<std::string> dim_names(size_t index, bool input) const {
+    const TensorType t = input ? input_tensor_type(index) : output_tensor_type(index);
+    std::vector<std::string> names;
+    for (int64_t d = 0; d < t.rank; ++d) {
+      const char* name = nullptr;
+      check(input ? api().SessionGetInputDimName(s_.get(), index, static_cast<size_t>(d), &name)
+                  : api().SessionGetOutputDimName(s_.get(), index, static_cast<size_t>(d), &name));
+      names.emplace_back(name ? name : "");
+    }
+    return names;
   }
   // The bound-run form of run (as ONNX Runtime's IoBinding; API version 3): inputs and outputs are bound
   // once, device tensors stay on their device across runs. The session must outlive the binding.

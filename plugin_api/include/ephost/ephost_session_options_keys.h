@@ -77,6 +77,14 @@ static const char* const kEphostSessionOptionsFailOnSuboptimalCompiledModel =
  * onnx_model_filename, beside the ctx model). ephost addition. Since API 1. */
 static const char* const kEphostSessionOptionsEpContextSourceModelPath = "ep.context_source_model_path";
 
+/* flag, default "0". "1": when cached contexts are rejected (another driver, device or format), the
+ * session serves at once through the fallback, and a background job recompiles the source model with
+ * the same providers and replaces the ctx model and its binaries atomically (binaries first, ctx model
+ * last; a lock file keeps two processes from rebuilding one cache at once), so that the next session
+ * loads it as optimal. The job's state is in the EP-context report; ending the session cancels it.
+ * Needs a ctx model loaded from a file. ephost addition. Since API 3. */
+static const char* const kEphostSessionOptionsEpContextRebuild = "ep.context_rebuild";
+
 /* ---- EPContext: generating a ctx model ---------------------------------------------------------- */
 
 /* flag, default "0". "1": after compiling, write the EPContext model and one binary per compiling
