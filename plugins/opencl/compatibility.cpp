@@ -108,6 +108,20 @@ ContextJudgement judge_context_blob(const uint8_t* blob, size_t size, const Cont
                                          count_text(node.num_outputs, "output") + ", its program " +
                                          count_text(d.program.inputs.size(), "input") + " and " +
                                          count_text(d.program.outputs.size(), "output"));
+  for (size_t i = 0; i < node.input_names.size() && i < d.program.inputs.size(); ++i) {
+    const std::string& program_name = d.program.values[static_cast<size_t>(d.program.inputs[i])].name;
+    if (node.input_names[i] != program_name)
+      return ContextJudgement::unsupported("EPContext node '" + node.name + "' input " + std::to_string(i) + " is '" +
+                                           node.input_names[i] + "', its program reads '" + program_name +
+                                           "': the context belongs to another partition or model");
+  }
+  for (size_t i = 0; i < node.output_names.size() && i < d.program.outputs.size(); ++i) {
+    const std::string& program_name = d.program.values[static_cast<size_t>(d.program.outputs[i])].name;
+    if (node.output_names[i] != program_name)
+      return ContextJudgement::unsupported("EPContext node '" + node.name + "' output " + std::to_string(i) + " is '" +
+                                           node.output_names[i] + "', its program writes '" + program_name +
+                                           "': the context belongs to another partition or model");
+  }
   std::string source;
   try {
     source = generate_source(d.program);

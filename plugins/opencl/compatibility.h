@@ -11,7 +11,7 @@
 //                                an older minor version made it: PREFER_RECOMPILE (it runs, a compile would
 //                                use this plugin's kernels); only the patch differs: OPTIMAL
 //   the program                  malformed (a bug that kept a valid checksum): UNSUPPORTED
-//   the node's inputs and outputs  differ from the program's: UNSUPPORTED
+//   the node's inputs and outputs  differ from the program's in count or name (a swapped context): UNSUPPORTED
 //   source_hash                  this plugin generates other kernels for the program: UNSUPPORTED
 //   build_options                differ from this plugin's: PREFER_RECOMPILE
 // A corrupt or truncated blob is refused here, before clCreateProgramWithBinary sees it (drivers accept
@@ -19,6 +19,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "cl_runtime.h"
 #include "context_format.h"
@@ -34,6 +35,9 @@ struct ContextNodeFacts {
   bool has_sdk_version = false;
   std::string sdk_version;
   size_t num_inputs = 0, num_outputs = 0;
+  // The names of the node's inputs and outputs, when known: a context swapped in from another partition or
+  // model reads and writes other values, and is refused even when its counts match.
+  std::vector<std::string> input_names, output_names;
 };
 
 // The provider judging: its device, whether its type is enabled, the plugin's version.

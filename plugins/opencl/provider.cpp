@@ -23,6 +23,8 @@ ContextNodeFacts facts_of(const ephost::sdk::Node& node) {
   f.sdk_version = node.attr_string("ep_sdk_version", "");
   f.num_inputs = node.num_inputs();
   f.num_outputs = node.num_outputs();
+  for (size_t i = 0; i < f.num_inputs; ++i) f.input_names.push_back(node.has_input(i) ? node.input(i).name() : "");
+  for (size_t i = 0; i < f.num_outputs; ++i) f.output_names.push_back(node.has_output(i) ? node.output(i).name() : "");
   return f;
 }
 
