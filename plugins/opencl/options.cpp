@@ -1,5 +1,9 @@
 #include "options.h"
 
+#include <cstdlib>
+#include <utility>
+#include <vector>
+
 namespace ephost_opencl {
 namespace {
 
@@ -12,7 +16,13 @@ std::string trimmed(const std::string& s) {
 
 ProviderOptions ProviderOptions::parse(const ephost::sdk::Options& options) {
   ProviderOptions parsed;
-  for (const auto& [key, value] : options) {
+  std::vector<std::pair<std::string, std::string>> entries(options.begin(), options.end());
+  bool given = false;
+  for (const auto& entry : entries) given = given || entry.first == "device_types";
+  // The environment's default comes first, so that a session's option overrides it.
+  const char* env = std::getenv("EPHOST_OPENCL_DEVICE_TYPES");
+  if (!given && env != nullptr && *env != '\0') entries.insert(entries.begin(), {"device_types", env});
+  for (const auto& [key, value] : entries) {
     if (key == "device_types") {
       parsed.device_types.clear();
       parsed.device_types_text = value;
@@ -28,7 +38,7 @@ ProviderOptions ProviderOptions::parse(const ephost::sdk::Options& options) {
         } else if (word == "cpu" || word == "gpu" || word == "accelerator") {
           parsed.device_types.insert(word);
         } else {
-          ephost::sdk::fail(EPHOST_INVALID_ARGUMENT, "ep.opencl.device_types: '" + word +
+          ephost::sdk::fail(EPHOST_INVALID_ARGUMENT, std::string(given ? "ep.opencl.device_types" : "EPHOST_OPENCL_DEVICE_TYPES") + ": '" + word +
                                                          "' is not a device type; use cpu, gpu, accelerator or all, "
                                                          "comma-separated");
         }

@@ -2,7 +2,9 @@
 //
 //   device_types  comma-separated among cpu, gpu, accelerator (or all): the device types this session's
 //                 providers run on. Default gpu,accelerator: a CPU device (PoCL) is used only when asked,
-//                 so that a machine without a GPU keeps the faster CPU plugin.
+//                 so that a machine without a GPU keeps the faster CPU plugin. Where a session does not
+//                 give it, the environment variable EPHOST_OPENCL_DEVICE_TYPES (same syntax) does: for
+//                 tools that pass no provider options, e.g. the conformance kit on PoCL.
 //
 // Devices are enumerated once per library, all of them; the option decides per session whether a provider
 // on a device claims anything (and whether it loads cached contexts). A provider on a device whose type is
