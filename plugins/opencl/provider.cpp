@@ -66,9 +66,19 @@ const std::string& plugin_version() {
 }
 
 OpenclProvider::OpenclProvider(const ProviderOptions& options, uint32_t device) : device_(device) {
-  const ClDevice& d = ClRuntime::instance().device(device);
-  self_.device = d.identity();
   self_.plugin_version = plugin_version();
+  const ClRuntime& runtime = ClRuntime::instance();
+  if (device >= runtime.devices().size()) {
+    // A session that lists opencl on a machine without OpenCL still works: this provider takes nothing,
+    // and the work goes to the next providers.
+    self_.disabled_reason = "no OpenCL device " + std::to_string(device) + " on this machine: " +
+                            (runtime.devices().empty() ? runtime.enumeration_note()
+                                                       : "it has " + std::to_string(runtime.devices().size()) +
+                                                             " (clinfo -l lists them)");
+    return;
+  }
+  const ClDevice& d = runtime.device(device);
+  self_.device = d.identity();
   const std::string type = d.identity().type_word();
   if (!options.device_types.count(type))
     self_.disabled_reason = "device_types: " + d.label() + " is a " + type + " device and this session's ep.opencl.device_types is '" +
