@@ -191,6 +191,42 @@ class Opencl : public ::testing::Test {
   }
 };
 
+// Without any OpenCL platform (Debian's ICD loader pointed at an empty vendor folder) the plugin loads,
+// lists no device, and a session that lists it runs everything on the next provider.
+TEST(OpenclWithoutPlatform, SessionsListingItRunOnTheNextProvider) {
+  const fs::path empty = fs::temp_directory_path() / fs::unique_path("ephost-no-icd-%%%%-%%%%");
+  fs::create_directories(empty);
+  const fs::path model = empty / "model.onnx";
+  {
+    // x -> Relu -> y: a node the plugin would take if it had a device.
+    onnx::ModelProto m;
+    m.set_ir_version(8);
+    m.add_opset_import()->set_version(13);
+    auto* g = m.mutable_graph();
+    g->set_name("relu");
+    for (auto* vi : {g->add_input(), g->add_output()}) {
+      vi->set_name(vi == &g->input(0) ? "x" : "y");
+      auto* t = vi->mutable_type()->mutable_tensor_type();
+      t->set_elem_type(onnx::TensorProto::FLOAT);
+      for (int64_t d : {1, 4}) t->mutable_shape()->add_dim()->set_dim_value(d);
+    }
+    auto* n = g->add_node();
+    n->set_op_type("Relu");
+    n->add_input("x");
+    n->add_output("y");
+    write_model(m, model.string());
+  }
+  int status = 0;
+  const std::string out = run_command("OCL_ICD_VENDORS='" + empty.string() + "' EPHOST_PLUGIN_PATH='" EPHOST_OPENCL_PLUGIN_DIR
+                                      "' '" EPHOST_CLI_PATH "' run '" + model.string() +
+                                      "' --providers opencl,cpu --option ep.opencl.device_types=all --report 2>&1",
+                                      &status);
+  boost::system::error_code ec;
+  fs::remove_all(empty, ec);
+  ASSERT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("nodes_per_provider:\n    cpu: 1"), std::string::npos) << out;
+}
+
 TEST_F(Opencl, EnumeratesTheDevicesOfEveryPlatform) {
   int status = 0;
   const std::string listed = run_command("clinfo -l 2>/dev/null | grep -c 'Device #'", &status);
