@@ -240,6 +240,20 @@ EphostStatus* SessionGetInputDimName(const EphostSession* s, size_t i, size_t di
 EphostStatus* SessionGetOutputDimName(const EphostSession* s, size_t i, size_t dim, const char** out) {
   return io_dim_name(s, i, false, dim, out);
 }
+EphostStatus* SetSessionProgressCallback(EphostSessionOptions* o, EphostProgressCallback callback, void* user) {
+  return guard([&] {
+    require(o, "options");
+    o->options.progress = callback;
+    o->options.progress_user = user;
+  });
+}
+EphostStatus* SessionEndProfiling(EphostSession* s, char** out) {
+  return guard([&] {
+    require(s, "session");
+    require(out, "out_path");
+    *out = copy_string(s->session->end_profiling());
+  });
+}
 EphostStatus* SessionGetPartitionReportJson(const EphostSession* s, char** out) {
   return guard([&] {
     require(s, "session");
@@ -460,6 +474,8 @@ EphostApi make_api(uint32_t version) {
   fill_device_api(a);
   a.SessionGetInputDimName = &SessionGetInputDimName;
   a.SessionGetOutputDimName = &SessionGetOutputDimName;
+  a.SetSessionProgressCallback = &SetSessionProgressCallback;
+  a.SessionEndProfiling = &SessionEndProfiling;
   return cut_to_version_size(a, EphostApiSize(version), "application API table");
 }
 

@@ -48,14 +48,16 @@ class Device {
   void copy_to(const Device& dst_device, EphostStream* stream, EphostDeviceBuffer src, EphostDeviceBuffer dst,
                uint64_t bytes, const std::string& what) const;
 
-  // Streams (has_streams()).
-  EphostStream* create_stream() const;
+  // Streams (has_streams()). `what` names the work the stream is made for, in errors.
+  EphostStream* create_stream(const std::string& what) const;
   void synchronize(EphostStream* stream, const std::string& what) const;
+  // The same, naming in errors why it waits (static text) and the last work enqueued on the stream.
+  void synchronize(EphostStream* stream, const char* why, const char* after_kind, const std::string& after_name) const;
   void release_stream(EphostStream* stream) const noexcept;
 
  private:
-  template <typename Fn>
-  void call(const std::string& what, Fn&& fn) const;
+  template <typename Describe, typename Fn>
+  void call(Describe&& describe, Fn&& fn) const;
 
   const EphostPlugin* plugin_;
   std::string plugin_name_;

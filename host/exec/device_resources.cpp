@@ -6,7 +6,8 @@ DeviceBlockPool::DeviceBlockPool(size_t max_free_per_device) : state_(std::make_
   state_->max_free = max_free_per_device;
 }
 
-std::shared_ptr<DeviceAllocation> DeviceBlockPool::take(const Device& device, size_t bytes) {
+std::shared_ptr<DeviceAllocation> DeviceBlockPool::take(const Device& device, size_t bytes,
+                                                       const std::function<std::string()>& describe) {
   std::unique_ptr<DeviceAllocation> block;
   {
     std::lock_guard<std::mutex> lock(state_->mutex);
@@ -20,7 +21,7 @@ std::shared_ptr<DeviceAllocation> DeviceBlockPool::take(const Device& device, si
       free.erase(free.begin() + static_cast<std::ptrdiff_t>(best));
     }
   }
-  if (!block) block = std::make_unique<DeviceAllocation>(device, bytes, "a memory-pattern block");
+  if (!block) block = std::make_unique<DeviceAllocation>(device, bytes, describe());
   std::weak_ptr<State> weak = state_;
   return std::shared_ptr<DeviceAllocation>(block.release(), [weak](DeviceAllocation* b) {
     std::unique_ptr<DeviceAllocation> owned(b);
@@ -37,7 +38,7 @@ StreamPool::~StreamPool() {
     for (EphostStream* s : streams) device->release_stream(s);
 }
 
-EphostStream* StreamPool::take(const Device& device) {
+EphostStream* StreamPool::take(const Device& device, const std::string& what) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto& free = free_[&device];
@@ -47,7 +48,7 @@ EphostStream* StreamPool::take(const Device& device) {
       return s;
     }
   }
-  return device.create_stream();
+  return device.create_stream(what);
 }
 
 void StreamPool::give_back(const Device& device, EphostStream* stream) {
@@ -56,33 +57,44 @@ void StreamPool::give_back(const Device& device, EphostStream* stream) {
 }
 
 RunStreams::~RunStreams() {
-  for (auto& [device, stream] : streams_) {
+  for (Entry& e : streams_) {
     try {
-      device->synchronize(stream, "end of run");
-      pool_.give_back(*device, stream);
+      synchronize(e, "end of run");
+      pool_.give_back(*e.device, e.stream);
     } catch (...) {
       // A stream that failed to synchronize is not trusted with another run.
-      device->release_stream(stream);
+      e.device->release_stream(e.stream);
     }
   }
 }
 
-EphostStream* RunStreams::stream(const Device& device) {
+EphostStream* RunStreams::stream(const Device& device, const char* kind, const std::string& name) {
   if (!device.has_streams()) return nullptr;
-  for (auto& [d, s] : streams_)
-    if (d == &device) return s;
-  EphostStream* s = pool_.take(device);
-  streams_.emplace_back(&device, s);
+  for (Entry& e : streams_)
+    if (e.device == &device) {
+      e.kind = kind;
+      e.name = &name;
+      return e.stream;
+    }
+  EphostStream* s = pool_.take(device, std::string(kind) + " '" + name + "'");
+  streams_.push_back(Entry{&device, s, kind, &name});
   return s;
 }
 
-void RunStreams::synchronize(const Device& device, const std::string& what) {
-  for (auto& [d, s] : streams_)
-    if (d == &device) d->synchronize(s, what);
+void RunStreams::synchronize(Entry& e, const char* why) {
+  if (!e.kind) return;  // nothing enqueued since the last synchronization
+  e.device->synchronize(e.stream, why, e.kind, *e.name);
+  e.kind = nullptr;
+  e.name = nullptr;
 }
 
-void RunStreams::synchronize_all(const std::string& what) {
-  for (auto& [d, s] : streams_) d->synchronize(s, what);
+void RunStreams::synchronize(const Device& device, const char* why) {
+  for (Entry& e : streams_)
+    if (e.device == &device) synchronize(e, why);
+}
+
+void RunStreams::synchronize_all(const char* why) {
+  for (Entry& e : streams_) synchronize(e, why);
 }
 
 }  // namespace ephost

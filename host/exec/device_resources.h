@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -19,7 +20,10 @@ namespace ephost {
 class DeviceBlockPool {
  public:
   explicit DeviceBlockPool(size_t max_free_per_device = 2);
-  std::shared_ptr<DeviceAllocation> take(const Device& device, size_t bytes);
+  // A block of at least `bytes`; `describe` names what it holds, in errors (called only when a block
+  // must be allocated).
+  std::shared_ptr<DeviceAllocation> take(const Device& device, size_t bytes,
+                                         const std::function<std::string()>& describe);
 
  private:
   struct State {
@@ -37,8 +41,9 @@ class StreamPool {
   ~StreamPool();
   StreamPool(const StreamPool&) = delete;
   StreamPool& operator=(const StreamPool&) = delete;
-  // A stream of `device` nobody else uses until give_back.
-  EphostStream* take(const Device& device);
+  // A stream of `device` nobody else uses until give_back; `what` names the work it is made for, in
+  // errors.
+  EphostStream* take(const Device& device, const std::string& what);
   // A synchronized stream, back for the next run.
   void give_back(const Device& device, EphostStream* stream);
 
@@ -48,8 +53,10 @@ class StreamPool {
 };
 
 // The streams of one run and of the subgraph runs inside it: one per device, taken from the pool when
-// first needed. Its destructor waits for every stream (so that no memory a stream may still use is
-// freed under it) and gives them back.
+// first needed. Each remembers whether work was enqueued on it since it was last synchronized, and
+// what (the value copied, the node computed), so that a synchronization names what it waits for and
+// an idle stream is not synchronized at all. Its destructor waits for every stream with pending work
+// (so that no memory a stream may still use is freed under it) and gives them back.
 class RunStreams {
  public:
   explicit RunStreams(StreamPool& pool) : pool_(pool) {}
@@ -57,16 +64,28 @@ class RunStreams {
   RunStreams(const RunStreams&) = delete;
   RunStreams& operator=(const RunStreams&) = delete;
 
-  // This run's stream on `device`, or null when the device's plugin has no streams.
-  EphostStream* stream(const Device& device);
-  // Waits for `device`'s stream (if this run has one); `what` says why, for errors.
-  void synchronize(const Device& device, const std::string& what);
-  // Waits for every stream of the run; throws the first failure (EP_FAIL naming the provider).
-  void synchronize_all(const std::string& what);
+  // This run's stream on `device` for work about to be enqueued on it, or null when the device's
+  // plugin has no streams. `kind` and `name` say what the work is for ("value", "output", "node",
+  // "fused group" and its name): they must outlive the run (graph and plan names do), and name the
+  // work in errors (of stream_create now, of a later synchronization).
+  EphostStream* stream(const Device& device, const char* kind, const std::string& name);
+  // Waits for `device`'s stream (if this run has one with pending work); `why` says why, and errors
+  // name the last work enqueued.
+  void synchronize(const Device& device, const char* why);
+  // Waits for every stream of the run with pending work; throws the first failure (EP_FAIL naming
+  // the provider, the call and the last work enqueued).
+  void synchronize_all(const char* why);
 
  private:
+  struct Entry {
+    const Device* device;
+    EphostStream* stream;
+    const char* kind = nullptr;        // the last work enqueued since the last synchronization, or null
+    const std::string* name = nullptr;
+  };
+  void synchronize(Entry& e, const char* why);
   StreamPool& pool_;
-  std::vector<std::pair<const Device*, EphostStream*>> streams_;
+  std::vector<Entry> streams_;
 };
 
 }  // namespace ephost

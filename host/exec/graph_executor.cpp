@@ -1,6 +1,7 @@
 #include "exec/graph_executor.h"
 
 #include <deque>
+#include <optional>
 
 #include "abi/handles.h"
 #include "core/device.h"
@@ -94,8 +95,16 @@ std::vector<RuntimeValue> GraphExecutor::run(const std::vector<std::pair<const V
       for (const plan::MemoryBlock& b : frame.pattern->blocks) {
         if (b.bytes <= 0 || static_cast<size_t>(b.device) >= plan_.devices.size()) continue;
         const Device* device = plan_.devices[static_cast<size_t>(b.device)];
+        // A device block is named by the values it holds, should allocating it fail.
+        auto describe = [&] {
+          std::string values;
+          for (size_t v = 0; v < frame.pattern->offsets.size() && v < plan_.graph.values.size(); ++v)
+            if (frame.pattern->offsets[v] >= 0 && plan_.graph.values[v].device == b.device)
+              values += (values.empty() ? "'" : ", '") + plan_.graph.values[v].name + "'";
+          return fmt::format("the memory-pattern block of graph '{}' (values {})", graph_.name, values);
+        };
         frame.blocks[static_cast<size_t>(b.device)] =
-            device ? std::static_pointer_cast<void>(device_blocks_.take(*device, static_cast<size_t>(b.bytes)))
+            device ? std::static_pointer_cast<void>(device_blocks_.take(*device, static_cast<size_t>(b.bytes), describe))
                    : blocks_.take(static_cast<size_t>(b.bytes));
       }
     }
@@ -118,9 +127,14 @@ std::vector<RuntimeValue> GraphExecutor::run_steps(Frame& frame) const {
   for (size_t pos = 0; pos < plan_.execution.order.size(); ++pos) {
     const size_t id = static_cast<size_t>(plan_.execution.order[pos]);
     if (id >= steps.size()) {
-      run_copy(frame, plan_.copies[static_cast<size_t>(plan_.copy_of_step[id])]);
+      const PlannedCopy& copy = plan_.copies[static_cast<size_t>(plan_.copy_of_step[id])];
+      std::optional<Profiler::Span> span;
+      if (options_.profiler) span.emplace(profile_copy(copy));
+      run_copy(frame, copy);
     } else {
       const CompiledStep& step = *steps[id];
+      std::optional<Profiler::Span> span;
+      if (options_.profiler) span.emplace(profile_step(frame, step, id));
       StepContext context(*this, frame, step, id);
       const ProviderInstance& p = *step.provider;
       if (step.fused) {
@@ -167,6 +181,36 @@ std::vector<RuntimeValue> GraphExecutor::run_steps(Frame& frame) const {
   return outputs;
 }
 
+Profiler::Span GraphExecutor::profile_step(const Frame& frame, const CompiledStep& step, size_t index) const {
+  Profiler::Args args = {{"provider", step.provider->label()},
+                         {"op_type", step.fused ? "fused group" : step.node->op_type},
+                         {"graph", graph_.name}};
+  if (step.fused) args.emplace_back("nodes", std::to_string(step.view->nodes.size()));
+  std::string shapes;
+  const auto& reads = plan_.step_inputs[index];
+  for (size_t i = 0; i < reads.size(); ++i) {
+    const Value* v = step.inputs[i];
+    const RuntimeValue* value = v ? lookup_value(frame, v) : nullptr;
+    if (reads[i] != static_cast<int>(v ? v->index : 0) && reads[i] >= 0 &&
+        frame.slots[static_cast<size_t>(reads[i])].is_set())
+      value = &frame.slots[static_cast<size_t>(reads[i])];
+    shapes += (i ? ";" : "") + (value && value->is_tensor() ? shape_to_string(value->tensor().shape())
+                                                             : value ? value->describe() : std::string("-"));
+  }
+  args.emplace_back("input_shapes", shapes);
+  return Profiler::Span(options_.profiler, "node", step.fused ? step.name : step.node->name, std::move(args));
+}
+
+Profiler::Span GraphExecutor::profile_copy(const PlannedCopy& copy) const {
+  const plan::PlanValue& from = plan_.graph.values[static_cast<size_t>(copy.source)];
+  auto where = [&](int32_t id) {
+    const Device* d = plan_.devices[static_cast<size_t>(id)];
+    return d ? d->label() : std::string("host");
+  };
+  return Profiler::Span(options_.profiler, "copy", "copy " + from.name,
+                        {{"value", from.name}, {"from", where(from.device)}, {"to", where(copy.device)}});
+}
+
 RuntimeValue GraphExecutor::hand_out(Frame& frame, const Value& v, const OutputRequest& request) const {
   const RuntimeValue* value = lookup_value(frame, &v);
   if (!value) fail(EPHOST_INVALID_GRAPH, "graph '{}' output '{}' was not produced", graph_.name, v.name);
@@ -181,9 +225,9 @@ RuntimeValue GraphExecutor::hand_out(Frame& frame, const Value& v, const OutputR
                                            : (!dst.on_device() && dst.data() == t.data());
     if (same_buffer) return dst;
     const Device* copier = copying_device(t, dst);
-    EphostStream* stream = copier ? frame.streams->stream(*copier) : nullptr;
+    EphostStream* stream = copier ? frame.streams->stream(*copier, "output", v.name) : nullptr;
     copy_tensor(t, dst, stream, "output '" + v.name + "'");
-    if (copier) frame.streams->synchronize(*copier, "output '" + v.name + "'");
+    if (copier) frame.streams->synchronize(*copier, "output");
     if (t.on_device() != dst.on_device() || t.device() != dst.device())
       ++(!t.on_device() ? frame.copies->to_device : !dst.on_device() ? frame.copies->to_host
                                                                        : frame.copies->between_devices);
@@ -196,12 +240,15 @@ RuntimeValue GraphExecutor::hand_out(Frame& frame, const Value& v, const OutputR
   for (const auto& block : frame.blocks) owned = owned && slot.tensor().holder() != block;
   if (t.device() == location) return owned ? t : t.clone();
   // Another location: copy there (device to host for a default output).
+  auto span = profile(options_.profiler, "copy", "copy output " + v.name,
+                      {{"value", v.name}, {"from", t.device() ? t.device()->label() : "host"},
+                       {"to", location ? location->label() : "host"}});
   Tensor out = location ? Tensor::allocate_on_device(*location, t.elem_type(), t.shape(), "output '" + v.name + "'")
                         : Tensor::allocate(t.elem_type(), t.shape());
   const Device* copier = copying_device(t, out);
-  EphostStream* stream = copier ? frame.streams->stream(*copier) : nullptr;
+  EphostStream* stream = copier ? frame.streams->stream(*copier, "output", v.name) : nullptr;
   copy_tensor(t, out, stream, "output '" + v.name + "'");
-  if (copier) frame.streams->synchronize(*copier, "output '" + v.name + "'");
+  if (copier) frame.streams->synchronize(*copier, "output");
   if (!t.on_device())
     ++frame.copies->to_device;
   else if (!location)
@@ -218,7 +265,7 @@ void GraphExecutor::run_copy(Frame& frame, const PlannedCopy& copy) const {
     fail(EPHOST_RUNTIME_EXCEPTION, "copy of '{}': the value has no value (not produced before use)", v.name);
   const Device* to = plan_.devices[static_cast<size_t>(copy.device)];
   RuntimeValue& slot = frame.slots[static_cast<size_t>(copy.target)];
-  const Tensor& src = source->tensor(("copy of '" + v.name + "'").c_str());
+  const Tensor& src = source->is_tensor() ? source->tensor() : source->tensor(("copy of '" + v.name + "'").c_str());
   // Already there (a device tensor the caller bound where this device reads it): no copy.
   if (src.device() == to) {
     slot = *source;
@@ -226,7 +273,7 @@ void GraphExecutor::run_copy(Frame& frame, const PlannedCopy& copy) const {
   }
   Tensor dst = StepContext::place_value(*this, frame, copy.target, src.elem_type(), src.shape());
   const Device* copier = copying_device(src, dst);
-  EphostStream* stream = copier ? frame.streams->stream(*copier) : nullptr;
+  EphostStream* stream = copier ? frame.streams->stream(*copier, "value", v.name) : nullptr;
   const std::string what = "'" + v.name + "'";
   copy_tensor(src, dst, stream, what);
   if (!src.on_device()) {
@@ -234,14 +281,14 @@ void GraphExecutor::run_copy(Frame& frame, const PlannedCopy& copy) const {
     // The host source must not change before the device has read it: caller-owned inputs and
     // initializers do not, but a planned buffer may be handed to another value right after.
     const bool stable = v.is_graph_input || v.is_initializer() || v.is_outer_scope();
-    if (!stable) frame.streams->synchronize(*copier, "copy of " + what + " to " + to->label());
+    if (!stable) frame.streams->synchronize(*copier, "copy to the device");
   } else {
     if (to)
       ++frame.copies->between_devices;
     else
       ++frame.copies->to_host;
     // Host steps read the copy next, and another device's stream does not wait for this one.
-    frame.streams->synchronize(*copier, "copy of " + what + (to ? " to " + to->label() : " to host"));
+    frame.streams->synchronize(*copier, to ? "copy to another device" : "copy to the host");
   }
   slot = std::move(dst);
 }

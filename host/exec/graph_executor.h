@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/profiler.h"
 #include "core/runtime_value.h"
 #include "core/tensor.h"
 #include "compile/compiled_graph.h"
@@ -27,6 +28,7 @@ struct ExecOptions {
   bool enable_mem_reuse = true;    // session.enable_mem_reuse
   bool enable_mem_pattern = true;  // session.enable_mem_pattern
   int32_t num_threads = 1;
+  Profiler* profiler = nullptr;    // session.enable_profiling: a span per step and copy
 };
 
 class GraphExecutor;
@@ -123,6 +125,8 @@ class GraphExecutor {
   std::vector<RuntimeValue> run_steps(Frame& frame) const;
   void run_copy(Frame& frame, const PlannedCopy& copy) const;
   RuntimeValue hand_out(Frame& frame, const Value& v, const OutputRequest& request) const;
+  Profiler::Span profile_step(const Frame& frame, const CompiledStep& step, size_t index) const;
+  Profiler::Span profile_copy(const PlannedCopy& copy) const;
 
   std::unique_ptr<CompiledGraph> compiled_;
   const Graph& graph_;

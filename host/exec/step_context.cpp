@@ -42,9 +42,9 @@ const RuntimeValue* StepContext::in_step_location(int id, const RuntimeValue* va
   Tensor moved = here ? Tensor::allocate_on_device(*here, t.elem_type(), t.shape(), "a copy of input of " + step_.name)
                       : Tensor::allocate(t.elem_type(), t.shape());
   const Device* copier = copying_device(t, moved);
-  EphostStream* s = frame_.streams->stream(*copier);
+  EphostStream* s = frame_.streams->stream(*copier, "value", executor_.plan().graph.values[static_cast<size_t>(id)].name);
   copy_tensor(t, moved, s, "input of " + step_.name);
-  frame_.streams->synchronize(*copier, "copy for " + step_.name);
+  frame_.streams->synchronize(*copier, "copy for a step");
   if (!t.on_device())
     ++frame_.copies->to_device;
   else if (here)
@@ -57,7 +57,7 @@ const RuntimeValue* StepContext::in_step_location(int id, const RuntimeValue* va
 
 EphostStream* StepContext::stream() {
   const Device* here = memory_device();
-  return here ? frame_.streams->stream(*here) : nullptr;
+  return here ? frame_.streams->stream(*here, step_.fused ? "fused group" : "node", step_.name) : nullptr;
 }
 
 void StepContext::check_output_index(size_t index) const {

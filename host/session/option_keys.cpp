@@ -16,6 +16,8 @@ const std::vector<OptionKey>& known_option_keys() {
       {kEphostSessionOptionsGraphOptimizationLevel, OptionKind::kInteger},
       {kEphostSessionOptionsIntraOpNumThreads, OptionKind::kInteger},
       {kEphostSessionOptionsEpSelectionPolicy, OptionKind::kString},
+      {kEphostSessionOptionsEnableProfiling, OptionKind::kFlag},
+      {kEphostSessionOptionsProfileFilePrefix, OptionKind::kPath},
       {kEphostSessionOptionsDisableEpContextFallback, OptionKind::kFlag},
       {kEphostSessionOptionsFailOnSuboptimalCompiledModel, OptionKind::kFlag},
       {kEphostSessionOptionsEpContextSourceModelPath, OptionKind::kPath},

@@ -47,6 +47,10 @@ class Session {
   std::string partition_report_json() const;
   // What happened to each EPContext node of the model (empty for an ordinary model).
   const std::vector<ContextDiagnostic>& context_diagnostics() const { return context_diagnostics_; }
+  // session.enable_profiling=1: writes the trace recorded so far and returns its path (later events
+  // go to a new file). Throws INVALID_ARGUMENT when profiling is off.
+  std::string end_profiling();
+
   // The background rebuild of a rejected EPContext cache (ep.context_rebuild=1), or null.
   const ContextRebuild* context_rebuild() const { return rebuild_.get(); }
   const std::vector<std::unique_ptr<ProviderInstance>>& providers() const { return providers_.instances; }
@@ -69,6 +73,7 @@ class Session {
   ExecutorMap executors_;         // release kernels and compiled groups: destroyed before providers_
   std::vector<Value*> inputs_;
   std::vector<ContextDiagnostic> context_diagnostics_;
+  std::unique_ptr<Profiler> profiler_;  // session.enable_profiling
   std::unique_ptr<ContextRebuild> rebuild_;  // destroyed first: it may still use the env
 };
 

@@ -107,6 +107,8 @@ SessionConfig parse_session_config(const SessionOptions& options) {
   c.optimization_level = parse_level(r, options.optimization_level);
   c.threads = parse_threads(r, options.intra_op_threads);
   c.selection_policy = parse_policy(r);
+  c.profiling = r.flag(kEphostSessionOptionsEnableProfiling, false);
+  c.profile_prefix = r.string(kEphostSessionOptionsProfileFilePrefix, c.profile_prefix);
   c.ep_context = parse_ep_context(r);
   c.providers = options.providers;
   const std::string prefix = kEphostSessionOptionsProviderOptionPrefix;

@@ -24,6 +24,8 @@ struct SessionConfig {
   int optimization_level = 99;            // session.graph_optimization_level, else SetGraphOptimizationLevel
   int32_t threads = 1;                    // session.intra_op_num_threads, else SetIntraOpNumThreads; 0 -> cores
   SelectionPolicy selection_policy = SelectionPolicy::kNone;  // session.ep_selection_policy
+  bool profiling = false;                           // session.enable_profiling
+  std::string profile_prefix = "ephost_profile";    // session.profile_file_prefix
   EpContextOptions ep_context;
   // Providers in registration priority (AppendProvider order; empty: by the plugins' priorities).
   std::vector<ProviderRequest> providers;

@@ -1,11 +1,17 @@
 #include "cpu_provider.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 
+#include "const_eval.h"
 #include "fusion.h"
+#include "fusion/cnn_region.h"
 #include "kernel_registry.h"
+#include "math/parallel.h"
 
 namespace ephost::cpu {
 
@@ -25,29 +31,131 @@ CpuProvider::CpuProvider(const sdk::Options& options) {
               "cpu provider: option intra_op_num_threads must be >= 0, found " + std::to_string(n));
   // 0 means "as many as the machine has", as in ONNX Runtime.
   config_.default_threads = n == 0 ? std::max(1u, std::thread::hardware_concurrency()) : n;
+  if (config_.default_threads > 1) math::limit_openmp_spinning();
   const std::string fuse = sdk::option(options, "fuse_elementwise", "1");
   if (fuse != "0" && fuse != "1")
     sdk::fail(EPHOST_INVALID_ARGUMENT, "cpu provider: option fuse_elementwise must be 0 or 1, found '" + fuse + "'");
   config_.fuse_elementwise = fuse == "1";
+  const std::string patterns = sdk::option(options, "fuse_patterns", "1");
+  if (patterns != "0" && patterns != "1")
+    sdk::fail(EPHOST_INVALID_ARGUMENT,
+              "cpu provider: option fuse_patterns must be 0 or 1, found '" + patterns + "'");
+  config_.fuse_patterns = patterns == "1";
+  const std::string adaptive = sdk::option(options, "adaptive_threads", "1");
+  if (adaptive != "0" && adaptive != "1")
+    sdk::fail(EPHOST_INVALID_ARGUMENT,
+              "cpu provider: option adaptive_threads must be 0 or 1, found '" + adaptive + "'");
+  config_.adaptive_threads = adaptive == "1";
   config_.conv_layout = sdk::option(options, "conv_layout", config_.conv_layout);
   if (config_.conv_layout != "plain" && config_.conv_layout != "blocked" && config_.conv_layout != "auto")
     sdk::fail(EPHOST_INVALID_ARGUMENT,
               "cpu provider: option conv_layout must be plain, blocked or auto, found '" + config_.conv_layout + "'");
 }
 
+namespace {
+
+std::vector<const EphostNode*> key_of(const std::vector<sdk::Node>& nodes) {
+  std::vector<const EphostNode*> key;
+  key.reserve(nodes.size());
+  for (const sdk::Node& n : nodes) key.push_back(n.get());
+  std::sort(key.begin(), key.end());
+  return key;
+}
+
+}  // namespace
+
+CpuProvider::~CpuProvider() { unregister_constants(this); }
+
 void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capability) {
   const KernelRegistry& registry = KernelRegistry::instance();
+  const std::vector<sdk::Node> nodes = graph.nodes();
+  // Patterns first (fusion/graph_match.h): each match becomes a fused group, claimed at its
+  // topologically first node.
+  std::unordered_set<const EphostNode*> taken;
+  std::unordered_map<const EphostNode*, std::vector<sdk::Node>> pattern_at;  // first node -> group
+  if (config_.fuse_patterns) {
+    std::unordered_map<const EphostNode*, size_t> position;
+    for (size_t i = 0; i < nodes.size(); ++i) position[nodes[i].get()] = i;
+    // Constant subexpressions the host left (inside subgraphs): evaluated now, one group, and
+    // constants for every kernel made after this (const_eval.h).
+    FoldedNodes folded;
+    try {
+      folded = fold_constants(graph);
+    } catch (const std::exception& e) {
+      sdk::log(EPHOST_LOG_VERBOSE, std::string("cpu: no constant folding: ") + e.what());
+    }
+    if (!folded.nodes.empty()) {
+      register_constants(this, folded);
+      std::vector<sdk::Node> group = folded.nodes;
+      for (const sdk::Node& n : group) taken.insert(n.get());
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        claims_[key_of(group)] = Claim{ClaimKind::kConstants, nullptr, group.front()};
+      }
+      pattern_at[group.front().get()] = std::move(group);
+    }
+    // Convolutional regions (fusion/cnn_region.h) first: they take whole stretches of a convnet.
+    std::vector<std::vector<sdk::Node>> regions;
+    try {
+      regions = fusion::find_cnn_regions(graph, [&](const sdk::Node& n) { return taken.count(n.get()) != 0; });
+    } catch (const std::exception& e) {
+      sdk::log(EPHOST_LOG_VERBOSE, std::string("cpu: no convolutional regions: ") + e.what());
+    }
+    for (std::vector<sdk::Node>& group : regions) {
+      for (const sdk::Node& n : group) taken.insert(n.get());
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        claims_[key_of(group)] = Claim{ClaimKind::kRegion, nullptr, group.front()};
+      }
+      pattern_at[group.front().get()] = std::move(group);
+    }
+    const fusion::Available ok = [&](const sdk::Node& n) {
+      return position.count(n.get()) != 0 && taken.count(n.get()) == 0;
+    };
+    for (const sdk::Node& node : nodes) {
+      if (taken.count(node.get())) continue;
+      for (const fusion::Fusion* f : fusion::fusions()) {
+        std::vector<sdk::Node> group;
+        try {
+          group = f->match(node, ok);
+        } catch (const std::exception& e) {
+          sdk::log(EPHOST_LOG_VERBOSE, std::string("cpu: pattern ") + f->name() + " at '" + node.name() + "': " + e.what());
+          group.clear();
+        }
+        if (group.empty()) continue;
+        for (const sdk::Node& n : group) taken.insert(n.get());
+        std::sort(group.begin(), group.end(),
+                  [&](const sdk::Node& a, const sdk::Node& b) { return position[a.get()] < position[b.get()]; });
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          claims_[key_of(group)] = Claim{ClaimKind::kPattern, f, node};
+        }
+        pattern_at[group.front().get()] = std::move(group);
+        break;
+      }
+    }
+  }
   // Chains of pointwise float nodes become fused groups, claimed where their first node is.
   std::map<size_t, size_t> chain_of;  // node id -> chain index
   const std::vector<std::vector<sdk::Node>> chains =
-      config_.fuse_elementwise ? find_elementwise_chains(graph) : std::vector<std::vector<sdk::Node>>{};
+      config_.fuse_elementwise
+          ? find_elementwise_chains(graph, [&](const sdk::Node& n) { return taken.count(n.get()) != 0; })
+          : std::vector<std::vector<sdk::Node>>{};
   for (size_t c = 0; c < chains.size(); ++c)
     for (const sdk::Node& node : chains[c]) chain_of[node.id()] = c;
-  for (const sdk::Node& node : graph.nodes()) {
-    if (auto it = chain_of.find(node.id()); it != chain_of.end()) {
-      if (chains[it->second].front().id() == node.id()) capability.add_fused_group(chains[it->second]);
+  // Fused groups first, in node order; then every node the registry can run on its own, members of
+  // those groups included: the host ignores single claims of nodes our group already took, and where
+  // it refused a group (fusing it with what an earlier provider took would form a cycle) the nodes
+  // still run, one kernel each.
+  for (const sdk::Node& node : nodes) {
+    if (auto it = pattern_at.find(node.get()); it != pattern_at.end()) {
+      capability.add_fused_group(it->second);
       continue;
     }
+    if (auto it = chain_of.find(node.id()); it != chain_of.end())
+      if (chains[it->second].front().id() == node.id()) capability.add_fused_group(chains[it->second]);
+  }
+  for (const sdk::Node& node : nodes) {
     const KernelDef* def = nullptr;
     try {
       def = registry.match(node);
@@ -74,6 +182,20 @@ std::unique_ptr<sdk::Kernel> CpuProvider::create_kernel(const sdk::Node& node) {
 }
 
 std::unique_ptr<sdk::CompiledGroup> CpuProvider::compile(const sdk::Graph& group, const std::string& fused_name) {
+  const std::vector<sdk::Node> nodes = group.nodes();
+  Claim claim;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = claims_.find(key_of(nodes));
+    if (it != claims_.end()) claim = it->second;
+  }
+  if (claim.anchor.valid()) {
+    switch (claim.kind) {
+      case ClaimKind::kPattern: return claim.fusion->compile(claim.anchor, group, config_);
+      case ClaimKind::kRegion: return fusion::compile_cnn_region(group, config_);
+      case ClaimKind::kConstants: return compile_constant_group(group);
+    }
+  }
   return compile_elementwise_chain(group, fused_name, config_);
 }
 

@@ -1,9 +1,13 @@
 // The CPU provider: claims every node the kernel registry can run and creates its kernels.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
+#include "fusion/graph_match.h"
 #include "kernel_base.h"
 
 namespace ephost::cpu {
@@ -11,12 +15,22 @@ namespace ephost::cpu {
 class CpuProvider : public sdk::Provider {
  public:
   explicit CpuProvider(const sdk::Options& options);
+  ~CpuProvider() override;
   void get_capability(const sdk::Graph& graph, sdk::Capability& capability) override;
   std::unique_ptr<sdk::Kernel> create_kernel(const sdk::Node& node) override;
   std::unique_ptr<sdk::CompiledGroup> compile(const sdk::Graph& group, const std::string& fused_name) override;
 
  private:
   KernelConfig config_;
+  // Groups claimed by a pattern (fusion/graph_match.h), by their nodes, for compile().
+  enum class ClaimKind { kPattern, kRegion, kConstants };
+  struct Claim {
+    ClaimKind kind = ClaimKind::kPattern;
+    const fusion::Fusion* fusion = nullptr;  // kPattern
+    sdk::Node anchor;
+  };
+  std::mutex mu_;
+  std::map<std::vector<const EphostNode*>, Claim> claims_;
 };
 
 }  // namespace ephost::cpu

@@ -82,7 +82,7 @@ struct Step {
 class ChainGroup : public sdk::CompiledGroup {
  public:
   ChainGroup(const sdk::Graph& group, const std::string& name, const KernelConfig& config)
-      : name_(name), default_threads_(config.default_threads) {
+      : name_(name), default_threads_(config.default_threads), adaptive_(config.adaptive_threads) {
     std::unordered_map<std::string, int> index;  // value name -> chain value
     for (size_t i = 0; i < group.num_inputs(); ++i) {
       const sdk::Value v = group.input(i);
@@ -166,10 +166,12 @@ class ChainGroup : public sdk::CompiledGroup {
     if (n == 0) return;
     int threads = ctx.threads();
     if (threads <= 0) threads = default_threads_;
+    threads = math::effective_threads(threads, adaptive_);
     const float* px = x.data<float>();
     const int64_t blocks = (n + kBlock - 1) / kBlock;
     math::parallel_for(blocks, threads, std::max<int64_t>(1, math::kElementwiseGrain / kBlock),
                        [&](int64_t b0, int64_t b1) { run_blocks(px, out, n, b0, b1); });
+    math::note_team_end(threads);
   }
 
  private:
@@ -210,6 +212,7 @@ class ChainGroup : public sdk::CompiledGroup {
 
   std::string name_;
   int default_threads_;
+  bool adaptive_ = true;
   int input_ = -1;
   int values_ = 1;
   std::vector<Step> steps_;
@@ -218,7 +221,8 @@ class ChainGroup : public sdk::CompiledGroup {
 
 }  // namespace
 
-std::vector<std::vector<sdk::Node>> find_elementwise_chains(const sdk::Graph& graph) {
+std::vector<std::vector<sdk::Node>> find_elementwise_chains(const sdk::Graph& graph,
+                                                           const std::function<bool(const sdk::Node&)>& skip) {
   const sdk::NodeDependencies dependencies(graph);
   const std::vector<sdk::Node>& nodes = dependencies.nodes();
   const size_t n = nodes.size();
@@ -229,7 +233,7 @@ std::vector<std::vector<sdk::Node>> find_elementwise_chains(const sdk::Graph& gr
     StepKind kind;
     bool d = false;
     try {
-      eligible[i] = fusable(nodes[i], &kind, &d);
+      eligible[i] = !(skip && skip(nodes[i])) && fusable(nodes[i], &kind, &d);
     } catch (const std::exception&) {
       eligible[i] = false;
     }

@@ -6,6 +6,7 @@
 // exactly what its node's kernel computes, in the same order, so results are bit-identical.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,8 +15,10 @@
 
 namespace ephost::cpu {
 
-// The chains of `graph` worth fusing (two nodes or more), each in topological order.
-std::vector<std::vector<sdk::Node>> find_elementwise_chains(const sdk::Graph& graph);
+// The chains of `graph` worth fusing (two nodes or more), each in topological order; nodes for which
+// `skip` is true (claimed by another fused group) take no part.
+std::vector<std::vector<sdk::Node>> find_elementwise_chains(
+    const sdk::Graph& graph, const std::function<bool(const sdk::Node&)>& skip = nullptr);
 
 // Compiles a group found by find_elementwise_chains; fails (EPHOST_NOT_IMPLEMENTED) on anything else.
 std::unique_ptr<sdk::CompiledGroup> compile_elementwise_chain(const sdk::Graph& group, const std::string& name,

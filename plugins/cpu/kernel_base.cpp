@@ -18,7 +18,7 @@ bool is_movable_type(int32_t t) {
 }
 
 CpuKernel::CpuKernel(const sdk::Node& node, const KernelConfig& config)
-    : op_(node.op_type()), name_(node.name()), opset_(node.opset()), default_threads_(config.default_threads) {
+    : op_(node.op_type()), name_(node.name()), opset_(node.opset()), default_threads_(config.default_threads), adaptive_(config.adaptive_threads) {
   const size_t n = node.num_outputs();
   outputs_.resize(n);
   for (size_t i = 0; i < n; ++i) outputs_[i] = node.has_output(i);
@@ -27,7 +27,12 @@ CpuKernel::CpuKernel(const sdk::Node& node, const KernelConfig& config)
 void CpuKernel::compute(sdk::KernelContext& ctx) {
   int threads = ctx.threads();
   if (threads <= 0) threads = default_threads_;
+  threads = math::effective_threads(threads, adaptive_);
   math::set_num_threads(threads);
+  struct TeamEnd {
+    int threads;
+    ~TeamEnd() { math::note_team_end(threads); }
+  } team_end{threads};
   try {
     run(ctx, threads);
   } catch (const sdk::Error&) {

@@ -21,6 +21,8 @@ struct KernelConfig {
   int default_threads = 1;              // used when the host reports no thread count
   std::string conv_layout = "auto";     // plain | blocked | auto (see math::ConvLayout)
   bool fuse_elementwise = true;         // claim pointwise chains as fused groups (fusion.h)
+  bool fuse_patterns = true;            // claim the patterns of fusion/graph_match.h as fused groups
+  bool adaptive_threads = true;         // fewer threads while other tasks hold the CPUs (math/parallel.h)
 };
 
 // "<Op> '<node name>': what" as EPHOST_INVALID_ARGUMENT.
@@ -57,8 +59,19 @@ class CpuKernel : public sdk::Kernel {
   std::string op_, name_;
   int64_t opset_;
   int default_threads_;
+  bool adaptive_ = true;
   std::vector<bool> outputs_;  // which outputs the node produces (optional ones may be omitted)
 };
+
+// The static shape of v when every dimension is known (> 0), else empty (for work done at session
+// creation: primitives for static shapes are built there, not on the first run).
+inline Shape static_shape(const sdk::Value& v) {
+  if (!v.valid() || v.rank() < 0) return {};
+  Shape d = v.dims();
+  for (int64_t x : d)
+    if (x <= 0) return {};
+  return d.empty() ? Shape{} : d;
+}
 
 // ---- element types --------------------------------------------------------------------------------
 

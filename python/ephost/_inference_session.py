@@ -114,6 +114,11 @@ class InferenceSession:
         """What happened to each EPContext node of the model (a list; empty for an ordinary model)."""
         return json.loads(self._session.ep_context_report_json())
 
+    def end_profiling(self):
+        """Writes the profile (a Chrome trace) recorded so far and returns its path (needs
+        SessionOptions.enable_profiling = True, as onnxruntime)."""
+        return self._session.end_profiling()
+
     def run(self, output_names, input_feed, run_options=None):
         """Runs the model on `input_feed` (input name -> numpy array; a list of arrays for a sequence
         input; None for an empty optional) and returns the outputs named in `output_names` (every

@@ -28,6 +28,8 @@ class SessionOptions:
     intra_op_num_threads      threads each kernel may use; 0 (default): all cores
     enable_mem_pattern        memory patterns (default True)
     enable_mem_reuse          buffer reuse from lifetime analysis (default True)
+    enable_profiling          record a Chrome trace (default False); end_profiling() writes it
+    profile_file_prefix       the trace file is "<prefix>_<date>_<time>.json" (default "ephost_profile")
 
     Every other key goes through add_session_config_entry (e.g. "session.disable_cpu_ep_fallback",
     "ep.context_enable", "ep.<provider>.<option>"); a misspelled key in a namespace ephost owns
@@ -98,3 +100,21 @@ class SessionOptions:
     @enable_mem_reuse.setter
     def enable_mem_reuse(self, enabled):
         self.add_session_config_entry(_KEYS["EnableMemReuse"], _flag(enabled))
+
+    @property
+    def enable_profiling(self):
+        return self._entries.get(_KEYS["EnableProfiling"], "0") == "1"
+
+    @enable_profiling.setter
+    def enable_profiling(self, enabled):
+        self.add_session_config_entry(_KEYS["EnableProfiling"], _flag(enabled))
+
+    @property
+    def profile_file_prefix(self):
+        return self._entries.get(_KEYS["ProfileFilePrefix"], "ephost_profile")
+
+    @profile_file_prefix.setter
+    def profile_file_prefix(self, prefix):
+        if not isinstance(prefix, str):
+            raise _ephost.InvalidArgument(f"profile_file_prefix must be a str, got {type(prefix).__name__}")
+        self.add_session_config_entry(_KEYS["ProfileFilePrefix"], prefix)

@@ -37,6 +37,8 @@ py::dict documented_config_keys() {
   keys["GraphOptimizationLevel"] = kEphostSessionOptionsGraphOptimizationLevel;
   keys["IntraOpNumThreads"] = kEphostSessionOptionsIntraOpNumThreads;
   keys["EpSelectionPolicy"] = kEphostSessionOptionsEpSelectionPolicy;
+  keys["EnableProfiling"] = kEphostSessionOptionsEnableProfiling;
+  keys["ProfileFilePrefix"] = kEphostSessionOptionsProfileFilePrefix;
   keys["DisableEpContextFallback"] = kEphostSessionOptionsDisableEpContextFallback;
   keys["FailOnSuboptimalCompiledModel"] = kEphostSessionOptionsFailOnSuboptimalCompiledModel;
   keys["EpContextSourceModelPath"] = kEphostSessionOptionsEpContextSourceModelPath;
@@ -98,5 +100,6 @@ PYBIND11_MODULE(_ephost, m) {
       .def("outputs", &PySession::outputs)
       .def("partition_report_json", &PySession::partition_report_json)
       .def("ep_context_report_json", &PySession::ep_context_report_json)
+      .def("end_profiling", &PySession::end_profiling)
       .def("run", &PySession::run, py::arg("output_names"), py::arg("feed"));
 }

@@ -41,6 +41,10 @@ class PySession {
   pybind11::list outputs() const { return describe(false); }
   std::string partition_report_json() const { return session_.partition_report_json(); }
   std::string ep_context_report_json() const { return session_.ep_context_report_json(); }
+  std::string end_profiling() {
+    pybind11::gil_scoped_release unlocked;
+    return session_.end_profiling();
+  }
 
   // Runs with `feed` (input name -> array, list or None) and returns the values of `output_names`
   // (every output when empty), in that order.

@@ -68,3 +68,20 @@ def test_disable_cpu_ep_fallback_makes_unclaimed_nodes_an_error(test_plugins):
     with pytest.raises(ephost.InvalidGraph, match="no provider claimed 1 node"):
         ephost.InferenceSession(binary_model("Sub"), options, providers=["alpha"])
     ephost.InferenceSession(binary_model("Add"), options, providers=["alpha"])
+
+
+def test_profiling_writes_a_chrome_trace_as_onnxruntime(tmp_path):
+    import json
+    options = ephost.SessionOptions()
+    options.enable_profiling = True
+    options.profile_file_prefix = str(tmp_path / "prof")
+    session = ephost.InferenceSession(binary_model("Add"), options)
+    x = np.ones((2, 3), np.float32)
+    session.run(None, {"x": x, "y": x})
+    path = session.end_profiling()
+    assert os.path.basename(path).startswith("prof_") and path.endswith(".json")
+    events = json.load(open(path))["traceEvents"]
+    assert [e["name"] for e in events if e["cat"] == "session"].count("model run") == 1
+    assert any(e["cat"] == "node" and e["args"]["provider"] for e in events)  # alpha may hold Add
+    with pytest.raises(ephost.InvalidArgument, match="session.enable_profiling"):
+        ephost.InferenceSession(binary_model("Add")).end_profiling()

@@ -6,6 +6,8 @@
 // buffer crashes the test instead of passing silently. Buffers are carved from the mapping (first fit).
 //
 // Devices: 0 "fake gpu" (GPU), 1 "fake npu" (NPU), each FAKEDEV_DEVICE_MB (default 64) MiB.
+// FAKEDEV_UNPROTECTED=1 leaves device memory open all the time, for benchmarks that measure the host's
+// cost without the plugin's mprotect calls (never in tests: it disarms the trap).
 //
 // Work is truly asynchronous: a copy or kernel given a stream is only queued, and runs when the host
 // synchronizes that stream (in queue order). A host that reads a device-to-host copy before
@@ -17,7 +19,8 @@
 //
 // Exported test hooks (the tests dlsym them from the loaded library): fakedev_reset(),
 // fakedev_count(name) for "h2d", "d2h", "d2d", "kernels", "allocs", "live_allocs", "streams",
-// "host_faults"; fakedev_fail(call, after) makes `call` (allocate, copy_to_device, copy_to_host,
+// "host_faults"; fakedev_last_allocation() is the address of the last buffer allocated (for tests
+// showing that the host touching it crashes); fakedev_fail(call, after) makes `call` (allocate, copy_to_device, copy_to_host,
 // copy_between_devices, stream_create, stream_synchronize, compute) fail after `after` more successes.
 #include <sys/mman.h>
 
@@ -107,6 +110,7 @@ class Memory {
     if (at + size > d.size)
       fail(EPHOST_FAIL, "fakedev: out of device memory (" + std::to_string(bytes) + " bytes asked)");
     d.used[at] = size;
+    last_allocation_ = d.base + at;
     return DeviceBuffer{d.base + at, 0};
   }
   void free(uint32_t device, const DeviceBuffer& b) {
@@ -115,23 +119,29 @@ class Memory {
     d.used.erase(static_cast<size_t>(static_cast<char*>(b.handle) - d.base));
   }
   size_t device_count() const { return devices_.size(); }
+  void* last_allocation() const { return last_allocation_; }
 
  private:
   Memory() {
     const char* mb = std::getenv("FAKEDEV_DEVICE_MB");
     const size_t size = static_cast<size_t>(mb ? std::atol(mb) : 64) << 20;
+    const char* unprotected = std::getenv("FAKEDEV_UNPROTECTED");
+    unprotected_ = unprotected && std::string(unprotected) == "1";
     for (int i = 0; i < 2; ++i) {
-      void* p = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      void* p = mmap(nullptr, size, unprotected_ ? PROT_READ | PROT_WRITE : PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       if (p == MAP_FAILED) std::abort();  // a test plugin: no device memory, no test
       devices_.push_back(DeviceMemory{static_cast<char*>(p), size, {}});
     }
   }
   void open() {
+    if (unprotected_) return;
     std::lock_guard<std::mutex> lock(protect_mutex_);
     if (open_++ == 0)
       for (auto& d : devices_) mprotect(d.base, d.size, PROT_READ | PROT_WRITE);
   }
   void close() {
+    if (unprotected_) return;
     std::lock_guard<std::mutex> lock(protect_mutex_);
     if (--open_ == 0)
       for (auto& d : devices_) mprotect(d.base, d.size, PROT_NONE);
@@ -140,6 +150,8 @@ class Memory {
   std::mutex alloc_mutex_;
   std::mutex protect_mutex_;
   int open_ = 0;
+  bool unprotected_ = false;
+  std::atomic<void*> last_allocation_{nullptr};
 };
 
 // ---- streams: queues of work run at synchronize ----------------------------------------------------
@@ -461,3 +473,4 @@ extern "C" EPHOST_EXPORT void fakedev_fail(const char* call, long after) {
   std::lock_guard<std::mutex> lock(hooks().mutex);
   hooks().fail_after[call] = after;
 }
+extern "C" EPHOST_EXPORT void* fakedev_last_allocation() { return Memory::instance().last_allocation(); }

@@ -316,7 +316,9 @@
   X(IoBindingGetOutput, EphostStatus* (*)(const EphostIoBinding*, const char*, EphostTensor**))                 \
   X(ClearIoBinding, void (*)(EphostIoBinding*))                                                                 \
   X(SessionGetInputDimName, EphostStatus* (*)(const EphostSession*, size_t, size_t, const char**))              \
-  X(SessionGetOutputDimName, EphostStatus* (*)(const EphostSession*, size_t, size_t, const char**))
+  X(SessionGetOutputDimName, EphostStatus* (*)(const EphostSession*, size_t, size_t, const char**))             \
+  X(SetSessionProgressCallback, EphostStatus* (*)(EphostSessionOptions*, EphostProgressCallback, void*))         \
+  X(SessionEndProfiling, EphostStatus* (*)(EphostSession*, char**))
 
 // ---- enumerations (ephost_types.h, ephost_plugin.h, ephost_c_api.h): every value is frozen --------------
 

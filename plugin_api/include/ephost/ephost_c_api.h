@@ -69,6 +69,9 @@ typedef struct EphostPluginReport {
   const char* reason;       /* why it was skipped ("" when loaded) */
 } EphostPluginReport;
 
+/* since API 3: progress of a long session creation (SetSessionProgressCallback). */
+typedef void (*EphostProgressCallback)(const char* stage, size_t done, size_t total, void* user);
+
 /* since API 3: one device of a loaded plugin (GetDevice). Strings are owned by the env and live as
  * long as it. */
 typedef struct EphostDeviceReport {
@@ -296,6 +299,17 @@ typedef struct EphostApi {
   /* The same for output `index`. */
   EphostStatus* (*SessionGetOutputDimName)(const EphostSession* session, size_t index, size_t dim,
                                            const char** out_name);
+
+  /* ---- since API 3: progress and profiling ---- */
+  /* Called during CreateSession on the thread creating the session: `stage` ("compile") has done
+   * `done` of `total` units (fused groups and kernels); each stage is first reported with done 0.
+   * `callback` NULL removes it. The callback must not call back into the session being created, and
+   * `user` must stay valid while sessions are created with these options. */
+  EphostStatus* (*SetSessionProgressCallback)(EphostSessionOptions* options, EphostProgressCallback callback,
+                                              void* user);
+  /* With session.enable_profiling=1: writes the trace recorded so far (a Chrome trace) and returns its
+   * path; free with FreeString. INVALID_ARGUMENT when profiling is off. */
+  EphostStatus* (*SessionEndProfiling)(EphostSession* session, char** out_path);
 } EphostApi;
 
 /* The size of the function table as each version defines it: the struct_size of the table
@@ -306,7 +320,7 @@ static inline uint32_t EphostApiSize(uint32_t version) {
   switch (version) {
     case 1: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, GetElementSize);
     case 2: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, InspectEpContextModelJson);
-    case 3: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, SessionGetOutputDimName);
+    case 3: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, SessionEndProfiling);
     default: return 0;
   }
 }

@@ -243,6 +243,12 @@ class SessionOptions {
     check(api().SetIntraOpNumThreads(o_.get(), n));
     return *this;
   }
+  // Progress of session creation (API 3; SetSessionProgressCallback): `callback` is called on the
+  // creating thread with a stage name, units done and total. It must outlive the sessions created.
+  SessionOptions& set_progress_callback(EphostProgressCallback callback, void* user) {
+    check(api().SetSessionProgressCallback(o_.get(), callback, user));
+    return *this;
+  }
   SessionOptions& set_optimization_level(EphostGraphOptimizationLevel level) {
     check(api().SetGraphOptimizationLevel(o_.get(), level));
     return *this;
@@ -306,6 +312,13 @@ class Session {
   std::string partition_report_json() const {
     char* s = nullptr;
     check(api().SessionGetPartitionReportJson(s_.get(), &s));
+    return take_string(s);
+  }
+  // With session.enable_profiling=1 (API 3; SessionEndProfiling): writes the trace recorded so far
+  // and returns its path. Later events go to a new file.
+  std::string end_profiling() {
+    char* s = nullptr;
+    check(api().SessionEndProfiling(s_.get(), &s));
     return take_string(s);
   }
   // Declared kind of an input or output (SessionGetInputKind / SessionGetOutputKind).

@@ -62,6 +62,17 @@ static const char* const kEphostSessionOptionsIntraOpNumThreads = "session.intra
  * its place. ephost addition (ONNX Runtime: SessionOptionsSetEpSelectionPolicy). Since API 3. */
 static const char* const kEphostSessionOptionsEpSelectionPolicy = "session.ep_selection_policy";
 
+/* flag, default "0". "1": the session records a trace (as ONNX Runtime's enable_profiling): the
+ * session's creation stages, one span per run, one per step a provider runs (node or fused group,
+ * with the provider, op type, input shapes and thread), and the copies between devices. Written as a
+ * Chrome trace (chrome://tracing, Perfetto) when the session ends or at SessionEndProfiling.
+ * Since API 3. */
+static const char* const kEphostSessionOptionsEnableProfiling = "session.enable_profiling";
+
+/* path prefix, default "ephost_profile". The trace file is "<prefix>_<date>_<time>.json".
+ * Since API 3. */
+static const char* const kEphostSessionOptionsProfileFilePrefix = "session.profile_file_prefix";
+
 /* ---- EPContext: loading a ctx model ------------------------------------------------------------- */
 
 /* flag, default "0". "1": a cached context that does not fit its plugin fails the session with

@@ -73,7 +73,14 @@ EPHOST_STATELESS_OP(TanhOp, std::tanh(x))
 EPHOST_STATELESS_OP(ExpOp, std::exp(x))
 EPHOST_STATELESS_OP(LogOp, std::log(x))
 EPHOST_STATELESS_OP(SqrtOp, std::sqrt(x))
-EPHOST_STATELESS_OP(ErfOp, std::erf(x))
+struct ErfOp {
+  explicit ErfOp(const sdk::Node&) {}
+  template <typename T>
+  T operator()(T x) const {
+    return static_cast<T>(std::erf(x));
+  }
+  void f32(const float* x, float* y, int64_t n) const { math::erf_f32(x, y, n); }
+};
 EPHOST_STATELESS_OP(FloorOp, std::floor(x))
 EPHOST_STATELESS_OP(CeilOp, std::ceil(x))
 EPHOST_STATELESS_OP(RoundOp, std::nearbyint(x))  // half to even in the default rounding mode
@@ -187,6 +194,10 @@ struct GeluOp {
       return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
     }
     return T(0.5) * x * (T(1) + std::erf(x * T(0.7071067811865476)));
+  }
+  void f32(const float* x, float* y, int64_t n) const {
+    if (!tanh_approx) return math::gelu_erf_f32(x, y, n);
+    for (int64_t i = 0; i < n; ++i) y[i] = (*this)(x[i]);
   }
 };
 

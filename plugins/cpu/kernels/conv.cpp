@@ -1,6 +1,7 @@
 // Conv and ConvTranspose (float), computed by oneDNN through math::ConvRunner.
 #include <memory>
 
+#include "const_eval.h"
 #include "kernel_registry.h"
 #include "kernels/conv_attributes.h"
 #include "math/conv.h"
@@ -22,13 +23,22 @@ class ConvKernel : public CpuKernel {
     // Weights from a constant initializer stay valid for the session: oneDNN gets its preferred
     // layout of them once instead of on every run.
     const float* constant_w = nullptr;
-    if (node.has_input(1) && node.input(1).is_constant()) {
-      const sdk::Tensor w = node.input(1).constant();
+    if (node.has_input(1) && is_constant(node.input(1))) {
+      const sdk::Tensor w = constant_of(node.input(1));
       if (w.elem_type() != EPHOST_ELEMENT_FLOAT) fail_node(node, std::string("W must be float, found ") + type_name(w.elem_type()));
       constant_w = w.data<float>();
       constant_w_shape_ = w.shape();
     }
     runner_ = std::make_unique<math::ConvRunner>(transposed, layout_of(c.conv_layout), constant_w);
+    const Shape xs = static_shape(node.input(0));
+    if (!xs.empty() && constant_w != nullptr) {
+      try {
+        const math::ConvGeometry g = transposed ? math::conv_transpose_geometry(p_, xs, constant_w_shape_)
+                                                : math::conv_geometry(p_, xs, constant_w_shape_);
+        runner_->implementation(g, node.has_input(2), c.default_threads);
+      } catch (const std::exception&) {
+      }
+    }
   }
 
  protected:

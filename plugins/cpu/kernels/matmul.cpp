@@ -1,6 +1,7 @@
 // MatMul and Gemm (float), computed by oneDNN through math::MatMulRunner / math::GemmRunner.
 #include <memory>
 
+#include "const_eval.h"
 #include "kernel_registry.h"
 #include "math/broadcast.h"
 #include "math/matmul.h"
@@ -11,8 +12,8 @@ namespace {
 
 // Weights from a constant initializer, for the runners to reorder once.
 const float* constant_input(const sdk::Node& node, size_t i, Shape* shape) {
-  if (!node.has_input(i) || !node.input(i).is_constant()) return nullptr;
-  const sdk::Tensor t = node.input(i).constant();
+  if (!node.has_input(i) || !is_constant(node.input(i))) return nullptr;
+  const sdk::Tensor t = constant_of(node.input(i));
   if (t.elem_type() != EPHOST_ELEMENT_FLOAT) return nullptr;
   *shape = t.shape();
   return t.data<float>();
@@ -22,6 +23,14 @@ class MatMulKernel : public CpuKernel {
  public:
   MatMulKernel(const sdk::Node& node, const KernelConfig& c) : CpuKernel(node, c) {
     runner_ = std::make_unique<math::MatMulRunner>(constant_input(node, 1, &constant_b_shape_));
+    const Shape as = static_shape(node.input(0));
+    if (!as.empty() && !constant_b_shape_.empty()) {
+      try {
+        runner_->prepare(as, constant_b_shape_, c.default_threads);
+      } catch (const std::exception&) {
+        // Shapes that do not multiply fail at run time, with the node's name.
+      }
+    }
   }
 
  protected:
@@ -48,6 +57,13 @@ class GemmKernel : public CpuKernel {
     p_.alpha = node.attr_float("alpha", 1.f);
     p_.beta = node.attr_float("beta", 1.f);
     runner_ = std::make_unique<math::GemmRunner>(p_, constant_input(node, 1, &constant_b_shape_));
+    const Shape as = static_shape(node.input(0));
+    if (!as.empty() && !constant_b_shape_.empty()) {
+      try {
+        runner_->prepare(as, constant_b_shape_, node.has_input(2), c.default_threads);
+      } catch (const std::exception&) {
+      }
+    }
   }
 
  protected:

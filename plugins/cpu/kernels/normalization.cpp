@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "const_eval.h"
 #include "kernel_registry.h"
 #include "math/broadcast.h"
 #include "math/parallel.h"
@@ -33,10 +34,10 @@ class BatchNormKernel : public CpuKernel {
     epsilon_ = node.attr_float("epsilon", 1e-5f);
     // With all four parameters constant, fold them into one scale and shift per channel now.
     bool constant = true;
-    for (size_t i = 1; i <= 4; ++i) constant = constant && node.has_input(i) && node.input(i).is_constant();
+    for (size_t i = 1; i <= 4; ++i) constant = constant && node.has_input(i) && is_constant(node.input(i));
     if (constant) {
       sdk::Tensor t[4];
-      for (size_t i = 0; i < 4; ++i) t[i] = node.input(i + 1).constant();
+      for (size_t i = 0; i < 4; ++i) t[i] = constant_of(node.input(i + 1));
       for (size_t i = 0; i < 4; ++i)
         if (t[i].elem_type() != EPHOST_ELEMENT_FLOAT || t[i].size() != t[0].size())
           fail_node(node, "scale, B, mean and var must be float tensors of one size");

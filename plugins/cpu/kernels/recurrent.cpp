@@ -9,10 +9,12 @@
 #include <algorithm>
 #include <memory>
 
+#include "const_eval.h"
 #include "kernel_registry.h"
 #include "math/matmul.h"
 #include "math/parallel.h"
 #include "math/rnn_activation.h"
+#include "math/small_gemm.h"
 
 namespace ephost::cpu {
 
@@ -36,8 +38,8 @@ enum Input { kX = 0, kW = 1, kR = 2, kB = 3, kSeqLens = 4, kInitialH = 5, kIniti
 enum Output { kY = 0, kYh = 1, kYc = 2 };
 
 const float* constant_float(const sdk::Node& node, size_t i) {
-  if (!node.has_input(i) || !node.input(i).is_constant()) return nullptr;
-  const sdk::Tensor t = node.input(i).constant();
+  if (!node.has_input(i) || !is_constant(node.input(i))) return nullptr;
+  const sdk::Tensor t = constant_of(node.input(i));
   return t.elem_type() == EPHOST_ELEMENT_FLOAT ? t.data<float>() : nullptr;
 }
 
@@ -93,6 +95,22 @@ class RecurrentKernel : public CpuKernel {
     }
     constant_w_ = w && in > 0;
     constant_r_ = r != nullptr;
+    // R^T for the small-batch step product (math/small_gemm.h), once.
+    if (r)
+      for (int d = 0; d < dirs_; ++d) rt_.push_back(step_transposes(r + d * gh * hidden_));
+    // The input projection's primitive for a static X, now.
+    const Shape xs = static_shape(node.input(kX));
+    if (xs.size() == 3 && constant_w_) {
+      const int64_t rows = xs[0] * xs[1];
+      try {
+        for (int d = 0; d < dirs_; ++d) {
+          project_[d]->prepare({rows, in}, {gh, in}, node.has_input(kB), c.default_threads);
+          // Bidirectional at two threads or more runs each direction on one thread.
+          if (dirs_ == 2 && c.default_threads > 1) project_[d]->prepare({rows, in}, {gh, in}, node.has_input(kB), 1);
+        }
+      } catch (const std::exception&) {
+      }
+    }
   }
 
  protected:
@@ -137,19 +155,30 @@ class RecurrentKernel : public CpuKernel {
     // Steps past a sequence's length produce zeros.
     if (run.y) std::fill(run.y, run.y + math::numel(y_shape), 0.f);
 
+    std::vector<Run> runs(static_cast<size_t>(dirs_), run);
     for (int d = 0; d < dirs_; ++d) {
-      run.d = d;
-      run.forward = dirs_ == 2 ? d == 0 : !reverse_;
-      run.w = w.data<float>() + d * GH * I;
-      run.r = r.data<float>() + d * GH * H;
-      run.wb = bias.present() ? bias.data<float>() + d * 2 * GH : nullptr;
-      run.rb = bias.present() ? run.wb + GH : nullptr;
-      run.p = peep.present() ? peep.data<float>() + d * 3 * H : nullptr;
-      run.h0 = h0.present() ? h0.data<float>() : nullptr;
-      run.c0 = c0.present() ? c0.data<float>() : nullptr;
-      run.x = x.data<float>();
-      direction(run);
+      Run& rd = runs[static_cast<size_t>(d)];
+      rd.d = d;
+      rd.forward = dirs_ == 2 ? d == 0 : !reverse_;
+      rd.w = w.data<float>() + d * GH * I;
+      rd.r = r.data<float>() + d * GH * H;
+      rd.wb = bias.present() ? bias.data<float>() + d * 2 * GH : nullptr;
+      rd.rb = bias.present() ? rd.wb + GH : nullptr;
+      rd.p = peep.present() ? peep.data<float>() + d * 3 * H : nullptr;
+      rd.h0 = h0.present() ? h0.data<float>() : nullptr;
+      rd.c0 = c0.present() ? c0.data<float>() : nullptr;
+      rd.x = x.data<float>();
     }
+    // A bidirectional layer's two directions are independent: with two threads each runs on its own
+    // (the step products of a small batch do not split well across threads, the directions do).
+    if (dirs_ == 2 && threads >= 2 && B <= kSmallBatch && T > 1) {
+      for (Run& rd : runs) rd.threads = 1;
+      math::parallel_for(2, 2, 1, [&](int64_t d0, int64_t d1) {
+        for (int64_t d = d0; d < d1; ++d) direction(runs[static_cast<size_t>(d)]);
+      });
+      return;
+    }
+    for (Run& rd : runs) direction(rd);
   }
 
  private:
@@ -221,9 +250,24 @@ class RecurrentKernel : public CpuKernel {
     }
     const std::vector<int64_t>& lens = *run.lens;
     const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(GH, 1));
+    const bool small = B <= kSmallBatch;
+    std::vector<math::SmallGemmWeights> rt_local;
+    const std::vector<math::SmallGemmWeights>* rt = nullptr;
+    if (small) {
+      if (constant_r_) {
+        rt = &rt_[run.d];
+      } else {
+        rt_local = step_transposes(run.r);
+        rt = &rt_local;
+      }
+    }
+    const math::SmallGemmWeights* rt_h = small && gru_two_step ? &(*rt)[1] : nullptr;
+    std::vector<float> gates(static_cast<size_t>(B * GH));  // per-entry gate scratch
 
     for (int64_t s = 0; s < T; ++s) {
-      if (B > 0)
+      if (B > 0 && small)
+        math::small_gemm(h.data(), B, (*rt)[0], hr.data());
+      else if (B > 0)
         step_[run.d]->run(h.data(), {B, H}, constant_r_ ? nullptr : run.r, {step_cols, H}, nullptr, {}, hr.data(),
                           threads);
       // The time index batch entry b is at, or -1 once its sequence has ended.
@@ -244,9 +288,9 @@ class RecurrentKernel : public CpuKernel {
           }
         });
       } else if (cell_ == Cell::kGru) {
-        gru_step(run, xw, h, hr, zr, rh, hh, time_of, grain);
+        gru_step(run, xw, h, hr, zr, rh, hh, time_of, grain, gates.data(), rt_h);
       } else {
-        lstm_step(run, xw, h, c, hr, time_of, grain);
+        lstm_step(run, xw, h, c, hr, time_of, grain, gates.data());
       }
       if (run.y)
         for (int64_t b = 0; b < B; ++b) {
@@ -265,7 +309,7 @@ class RecurrentKernel : public CpuKernel {
   template <typename TimeOf>
   void gru_step(const Run& run, const std::vector<float>& xw, std::vector<float>& h, const std::vector<float>& hr,
                 std::vector<float>& zr, std::vector<float>& rh, std::vector<float>& hh, TimeOf time_of,
-                int64_t grain) {
+                int64_t grain, float* gates, const math::SmallGemmWeights* rt_h) {
     const int64_t B = run.B, H = hidden_, GH = 3 * H;
     const int64_t hr_cols = linear_before_reset_ ? GH : 2 * H;
     // Update and reset gates for every running entry.
@@ -286,12 +330,14 @@ class RecurrentKernel : public CpuKernel {
           for (int64_t j = 0; j < H; ++j) rh[b * H + j] = g[H + j] * h[b * H + j];
       }
     });
-    if (!linear_before_reset_ && B > 0)
+    if (!linear_before_reset_ && B > 0 && rt_h != nullptr)
+      math::small_gemm(rh.data(), B, *rt_h, hh.data());
+    else if (!linear_before_reset_ && B > 0)
       step_h_[run.d]->run(rh.data(), {B, H}, constant_r_ ? nullptr : run.r + 2 * H * H, {H, H}, nullptr, {},
                           hh.data(), run.threads);
     math::parallel_for(B, run.threads, grain, [&](int64_t b0, int64_t b1) {
-      std::vector<float> n(static_cast<size_t>(H));
       for (int64_t b = b0; b < b1; ++b) {
+        float* n = gates + b * GH;
         const int64_t t = time_of(b);
         if (t < 0) continue;
         const float* xr = &xw[x_row(run, t, b) * GH] + 2 * H;
@@ -303,8 +349,8 @@ class RecurrentKernel : public CpuKernel {
         } else {
           for (int64_t j = 0; j < H; ++j) n[j] = xr[j] + hh[b * H + j];
         }
-        clip(n.data(), H);
-        act(run, 1).apply(n.data(), H);
+        clip(n, H);
+        act(run, 1).apply(n, H);
         float* hb = &h[b * H];
         for (int64_t j = 0; j < H; ++j) hb[j] = (1.f - z[j]) * n[j] + z[j] * hb[j];
       }
@@ -315,19 +361,19 @@ class RecurrentKernel : public CpuKernel {
   // C' = f * C + i * c, o = f(Xo + Ho + Po * C'), H = o * h(C').
   template <typename TimeOf>
   void lstm_step(const Run& run, const std::vector<float>& xw, std::vector<float>& h, std::vector<float>& c,
-                 const std::vector<float>& hr, TimeOf time_of, int64_t grain) {
+                 const std::vector<float>& hr, TimeOf time_of, int64_t grain, float* gates) {
     const int64_t B = run.B, H = hidden_, GH = 4 * H;
     const float* pi = run.p;
     const float* po = run.p ? run.p + H : nullptr;
     const float* pf = run.p ? run.p + 2 * H : nullptr;
     math::parallel_for(B, run.threads, grain, [&](int64_t b0, int64_t b1) {
-      std::vector<float> g(static_cast<size_t>(GH));
       for (int64_t b = b0; b < b1; ++b) {
         const int64_t t = time_of(b);
         if (t < 0) continue;
         const float* xr = &xw[x_row(run, t, b) * GH];
+        float* g = gates + b * GH;
         for (int64_t j = 0; j < GH; ++j) g[j] = xr[j] + hr[b * GH + j];
-        float* gi = g.data();
+        float* gi = g;
         float* go = gi + H;
         float* gf = gi + 2 * H;
         float* gc = gi + 3 * H;
@@ -361,6 +407,19 @@ class RecurrentKernel : public CpuKernel {
     });
   }
 
+  // Batches up to this size take the step product from math::small_gemm instead of oneDNN.
+  static constexpr int64_t kSmallBatch = 4;
+
+  // The step matrices of one direction transposed: [R (or GRU's z and r blocks)], then GRU's Rn.
+  std::vector<math::SmallGemmWeights> step_transposes(const float* r) const {
+    const int64_t H = hidden_, GH = gates_of(cell_) * H;
+    const bool two = cell_ == Cell::kGru && !linear_before_reset_;
+    std::vector<math::SmallGemmWeights> t;
+    t.push_back(math::pack_for_small_gemm(r, two ? 2 * H : GH, H));
+    if (two) t.push_back(math::pack_for_small_gemm(r + 2 * H * H, H, H));
+    return t;
+  }
+
   Cell cell_;
   int64_t hidden_;
   float clip_;
@@ -370,6 +429,7 @@ class RecurrentKernel : public CpuKernel {
   std::vector<math::RnnActivation> acts_;
   bool constant_w_ = false, constant_r_ = false;
   std::vector<std::unique_ptr<math::GemmRunner>> project_, step_, step_h_;
+  std::vector<std::vector<math::SmallGemmWeights>> rt_;  // per direction: step_transposes of a constant R
 };
 
 bool recurrent_supported(const sdk::Node& n) {

@@ -12,6 +12,17 @@ dnnl::engine& cpu_engine() {
   return engine;
 }
 
+dnnl::stream& thread_stream() {
+  thread_local dnnl::stream stream(cpu_engine());
+  return stream;
+}
+
+dnnl::memory scratchpad(size_t bytes) {
+  return dnnl::memory(dnnl::memory::desc({static_cast<dnnl::memory::dim>(bytes)}, dnnl::memory::data_type::u8,
+                                         dnnl::memory::format_tag::a),
+                      cpu_engine(), thread_buffer(2, bytes));
+}
+
 dnnl::memory::desc plain_desc(const Shape& dims, dnnl::memory::data_type dt) {
   return dnnl::memory::desc(dnnl::memory::dims(dims.begin(), dims.end()), dt, dnnl::memory::dims(strides_of(dims)));
 }

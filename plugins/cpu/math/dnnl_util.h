@@ -11,6 +11,10 @@
 namespace ephost::cpu::math {
 
 dnnl::engine& cpu_engine();
+// A stream on cpu_engine() owned by the calling thread (creating one per call costs a few microseconds).
+dnnl::stream& thread_stream();
+// A u8 scratchpad memory of `bytes` in thread_buffer slot 2.
+dnnl::memory scratchpad(size_t bytes);
 
 // A row-major f32 descriptor, or one with explicit strides.
 dnnl::memory::desc plain_desc(const Shape& dims, dnnl::memory::data_type dt = dnnl::memory::data_type::f32);

@@ -51,6 +51,41 @@ inline float fast_tanh(float x) {
   return a < 0.625f ? small : large;
 }
 
+// erf(x) within ~1e-7 relative (float rounding aside): Taylor's series (8 terms) below |x| = 0.5 and
+// Numerical Recipes' erfc (a Chebyshev fit, 1.2e-7 relative) above, 1 - erfc. Both are computed and
+// one selected, so loops over it vectorise (libm's erff is a scalar call).
+inline float fast_erf(float x) {
+  const float a = x < 0.f ? -x : x;
+  const float z = x * x;
+  float p = -1.492565035840625e-05f;
+  p = p * z + 1.2055332981789664e-04f;
+  p = p * z - 8.548327023450852e-04f;
+  p = p * z + 5.223977625442188e-03f;
+  p = p * z - 2.6866170645131252e-02f;
+  p = p * z + 1.1283791670955126e-01f;
+  p = p * z - 3.7612638903183754e-01f;
+  p = p * z + 1.1283791670955126f;
+  const float small = x * p;
+  const float t = 1.f / (1.f + 0.5f * a);
+  float q = 0.17087277f;
+  q = q * t - 0.82215223f;
+  q = q * t + 1.48851587f;
+  q = q * t - 1.13520398f;
+  q = q * t + 0.27886807f;
+  q = q * t - 0.18628806f;
+  q = q * t + 0.09678418f;
+  q = q * t + 0.37409196f;
+  q = q * t + 1.00002368f;
+  q = q * t - 1.26551223f;
+  const float erfc = t * fast_exp(q - z);
+  float large = 1.f - erfc;
+  large = x < 0.f ? -large : large;
+  return a < 0.5f ? small : large;
+}
+
+// GELU with erf: 0.5 x (1 + erf(x / sqrt 2)).
+inline float fast_gelu_erf(float x) { return 0.5f * x * (1.f + fast_erf(x * 0.70710678118654752f)); }
+
 // Reductions with eight independent accumulators: without -ffast-math the compiler may not
 // reassociate a single running sum or max, which would leave the loop scalar.
 inline float max_of(const float* x, int64_t n) {

@@ -21,9 +21,11 @@ class MatMulRunner {
   MatMulRunner& operator=(const MatMulRunner&) = delete;
   // y holds numel(matmul_output_shape(a_shape, b_shape)) floats.
   void run(const float* a, const Shape& a_shape, const float* b, const Shape& b_shape, float* y, int threads);
+  // Builds what run() needs for these shapes now (session creation, when shapes are static).
+  void prepare(const Shape& a_shape, const Shape& b_shape, int threads);
+  struct Impl;
 
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
@@ -44,9 +46,11 @@ class GemmRunner {
   // y = alpha * op(A) op(B) + beta * C, with C (may be null) broadcast unidirectionally to [M, N].
   void run(const float* a, const Shape& a_shape, const float* b, const Shape& b_shape, const float* c,
            const Shape& c_shape, float* y, int threads);
+  // Builds what run() needs for these shapes now (session creation, when shapes are static).
+  void prepare(const Shape& a_shape, const Shape& b_shape, bool with_c, int threads);
+  struct Impl;
 
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

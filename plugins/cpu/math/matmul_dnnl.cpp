@@ -117,52 +117,78 @@ struct MatMulRunner::Impl {
 MatMulRunner::MatMulRunner(const float* constant_b) : impl_(std::make_unique<Impl>()) { impl_->const_b = constant_b; }
 MatMulRunner::~MatMulRunner() = default;
 
+namespace {
+
+std::shared_ptr<Plan> matmul_plan(MatMulRunner::Impl& impl, const Shape& a_shape, const Shape& b_shape, int threads);
+
+}  // namespace
+
+void MatMulRunner::prepare(const Shape& a_shape, const Shape& b_shape, int threads) {
+  threads = std::max(threads, 1);
+  if (numel(matmul_output_shape(a_shape, b_shape)) == 0) return;
+  matmul_plan(*impl_, a_shape, b_shape, threads);
+}
+
 void MatMulRunner::run(const float* a, const Shape& a_shape, const float* b, const Shape& b_shape, float* y,
                        int threads) {
   threads = std::max(threads, 1);
   const Shape out = matmul_output_shape(a_shape, b_shape);
   if (numel(out) == 0) return;
-  Shape key = a_shape;
-  key.push_back(-1);
-  key.insert(key.end(), b_shape.begin(), b_shape.end());
-  key.push_back(threads);
-
-  std::shared_ptr<Plan> plan;
-  {
-    std::lock_guard<std::mutex> lock(impl_->mu);
-    auto it = impl_->plans.find(key);
-    if (it != impl_->plans.end()) {
-      plan = it->second;
-    } else {
-      plan = std::make_shared<Plan>();
-      Shape A = a_shape.size() == 1 ? Shape{1, a_shape[0]} : a_shape;
-      Shape B = b_shape.size() == 1 ? Shape{b_shape[0], 1} : b_shape;
-      const size_t r = std::max(A.size(), B.size());
-      A.insert(A.begin(), r - A.size(), 1);
-      B.insert(B.begin(), r - B.size(), 1);
-      Shape Y(r);
-      for (size_t i = 0; i + 2 < r; ++i) Y[i] = std::max(A[i], B[i]);
-      Y[r - 2] = A[r - 2];
-      Y[r - 1] = B[r - 1];
-      if (r > DNNL_MAX_NDIMS) invalid("rank " + std::to_string(r) + " is above oneDNN's limit");
-      plan->empty_k = A.back() == 0;
-      if (!plan->empty_k) {
-        plan->a = plain_desc(A);
-        plan->b_user = plain_desc(B);
-        plan->y = plain_desc(Y);
-        set_num_threads(threads);
-        const memory::desc b_any(dims_of(B), memory::data_type::f32, memory::format_tag::any);
-        build(*plan, b_any, base_attr(), impl_->const_b, impl_->weights);
-      }
-      remember(impl_->plans, key, plan);
-    }
-  }
+  std::shared_ptr<Plan> plan = matmul_plan(*impl_, a_shape, b_shape, threads);
   if (plan->empty_k) {
     std::fill(y, y + numel(out), 0.f);
     return;
   }
   execute(*plan, a, b, y, threads);
 }
+
+namespace {
+
+std::shared_ptr<Plan> matmul_plan(MatMulRunner::Impl& impl, const Shape& a_shape, const Shape& b_shape, int threads) {
+  Shape key = a_shape;
+  key.push_back(-1);
+  key.insert(key.end(), b_shape.begin(), b_shape.end());
+  key.push_back(threads);
+  std::lock_guard<std::mutex> lock(impl.mu);
+  auto it = impl.plans.find(key);
+  if (it != impl.plans.end()) return it->second;
+  auto plan = std::make_shared<Plan>();
+
+  Shape A = a_shape.size() == 1 ? Shape{1, a_shape[0]} : a_shape;
+  Shape B = b_shape.size() == 1 ? Shape{b_shape[0], 1} : b_shape;
+  const size_t r = std::max(A.size(), B.size());
+  A.insert(A.begin(), r - A.size(), 1);
+  B.insert(B.begin(), r - B.size(), 1);
+  Shape Y(r);
+  for (size_t i = 0; i + 2 < r; ++i) Y[i] = std::max(A[i], B[i]);
+  Y[r - 2] = A[r - 2];
+  Y[r - 1] = B[r - 1];
+  // B without batch dimensions (weights): A's batch folds into its rows, one [M', K] x [K, N]
+  // GEMM instead of a batch of thin ones (ViT's [197, 1, 768] x [768, 2304] would otherwise be 197
+  // matrix-vector products, each streaming all of B).
+  bool b_batched = false;
+  for (size_t i = 0; i + 2 < r; ++i) b_batched = b_batched || B[i] != 1;
+  if (!b_batched && r > 2 && A.back() > 0) {
+    const int64_t rows = numel(A) / A.back();
+    A = {rows, A.back()};
+    B = {B[r - 2], B[r - 1]};
+    Y = {rows, Y[r - 1]};
+  }
+  if (A.size() > DNNL_MAX_NDIMS) invalid("rank " + std::to_string(r) + " is above oneDNN's limit");
+  plan->empty_k = A.back() == 0;
+  if (!plan->empty_k) {
+    plan->a = plain_desc(A);
+    plan->b_user = plain_desc(B);
+    plan->y = plain_desc(Y);
+    set_num_threads(threads);
+    const memory::desc b_any(dims_of(B), memory::data_type::f32, memory::format_tag::any);
+    build(*plan, b_any, base_attr(), impl.const_b, impl.weights);
+  }
+  remember(impl.plans, key, plan);
+  return plan;
+}
+
+}  // namespace
 
 // ---- Gemm -----------------------------------------------------------------------------------------
 
@@ -180,6 +206,44 @@ GemmRunner::GemmRunner(const GemmParams& params, const float* constant_b) : impl
 }
 GemmRunner::~GemmRunner() = default;
 
+namespace {
+
+std::shared_ptr<Plan> gemm_plan(GemmRunner::Impl& impl, const Shape& a_shape, const Shape& b_shape, bool use_c,
+                                int threads) {
+  const GemmParams& p = impl.p;
+  const Shape out = gemm_output_shape(p, a_shape, b_shape);
+  const int64_t M = out[0], N = out[1], K = p.trans_a ? a_shape[0] : a_shape[1];
+  const std::vector<int64_t> key{a_shape[0], a_shape[1], b_shape[0], b_shape[1], use_c ? 1 : 0, threads};
+  std::lock_guard<std::mutex> lock(impl.mu);
+  auto it = impl.plans.find(key);
+  if (it != impl.plans.end()) return it->second;
+  auto plan = std::make_shared<Plan>();
+  plan->a = strided_desc({M, K}, p.trans_a ? Shape{1, M} : Shape{K, 1});
+  plan->b_user = strided_desc({K, N}, p.trans_b ? Shape{1, K} : Shape{N, 1});
+  plan->y = plain_desc({M, N});
+  dnnl::primitive_attr attr = base_attr();
+  dnnl::post_ops ops;
+  if (p.alpha != 1.f) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_linear, p.alpha, 0.f);
+  if (use_c) ops.append_sum(1.f);
+  attr.set_post_ops(ops);
+  set_num_threads(threads);
+  const memory::desc b_any({K, N}, memory::data_type::f32, memory::format_tag::any);
+  build(*plan, b_any, attr, impl.const_b, impl.weights);
+  remember(impl.plans, key, plan);
+  return plan;
+}
+
+}  // namespace
+
+void GemmRunner::prepare(const Shape& a_shape, const Shape& b_shape, bool with_c, int threads) {
+  threads = std::max(threads, 1);
+  const GemmParams& p = impl_->p;
+  const Shape out = gemm_output_shape(p, a_shape, b_shape);
+  const int64_t K = p.trans_a ? a_shape[0] : a_shape[1];
+  if (out[0] == 0 || out[1] == 0 || K == 0 || p.alpha == 0.f) return;
+  gemm_plan(*impl_, a_shape, b_shape, with_c && p.beta != 0.f, threads);
+}
+
 void GemmRunner::run(const float* a, const Shape& a_shape, const float* b, const Shape& b_shape, const float* c,
                      const Shape& c_shape, float* y, int threads) {
   threads = std::max(threads, 1);
@@ -195,38 +259,11 @@ void GemmRunner::run(const float* a, const Shape& a_shape, const float* b, const
     const float beta = p.beta;
     broadcast_binary(c, c_shape, &beta, Shape{}, y, out, threads, [](float cv, float bv) { return cv * bv; });
   }
-  if (K == 0) {
+  if (K == 0 || p.alpha == 0.f) {
     if (!use_c) std::fill(y, y + M * N, 0.f);
     return;
   }
-  if (p.alpha == 0.f) {
-    if (!use_c) std::fill(y, y + M * N, 0.f);
-    return;
-  }
-  const std::vector<int64_t> key{a_shape[0], a_shape[1], b_shape[0], b_shape[1], use_c ? 1 : 0, threads};
-  std::shared_ptr<Plan> plan;
-  {
-    std::lock_guard<std::mutex> lock(impl_->mu);
-    auto it = impl_->plans.find(key);
-    if (it != impl_->plans.end()) {
-      plan = it->second;
-    } else {
-      plan = std::make_shared<Plan>();
-      plan->a = strided_desc({M, K}, p.trans_a ? Shape{1, M} : Shape{K, 1});
-      plan->b_user = strided_desc({K, N}, p.trans_b ? Shape{1, K} : Shape{N, 1});
-      plan->y = plain_desc({M, N});
-      dnnl::primitive_attr attr = base_attr();
-      dnnl::post_ops ops;
-      if (p.alpha != 1.f) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_linear, p.alpha, 0.f);
-      if (use_c) ops.append_sum(1.f);
-      attr.set_post_ops(ops);
-      set_num_threads(threads);
-      const memory::desc b_any({K, N}, memory::data_type::f32, memory::format_tag::any);
-      build(*plan, b_any, attr, impl_->const_b, impl_->weights);
-      remember(impl_->plans, key, plan);
-    }
-  }
-  execute(*plan, a, b, y, threads);
+  execute(*gemm_plan(*impl_, a_shape, b_shape, use_c, threads), a, b, y, threads);
 }
 
 }  // namespace ephost::cpu::math

@@ -39,6 +39,7 @@ struct MatMulRunner::Impl {
 MatMulRunner::MatMulRunner(const float* constant_b) : impl_(std::make_unique<Impl>()) { impl_->const_b = constant_b; }
 MatMulRunner::~MatMulRunner() = default;
 
+void MatMulRunner::prepare(const Shape&, const Shape&, int) {}
 void MatMulRunner::run(const float* a, const Shape& a_shape, const float* b, const Shape& b_shape, float* y,
                        int threads) {
   if (impl_->const_b) b = impl_->const_b;
@@ -77,6 +78,7 @@ GemmRunner::GemmRunner(const GemmParams& params, const float* constant_b) : impl
 }
 GemmRunner::~GemmRunner() = default;
 
+void GemmRunner::prepare(const Shape&, const Shape&, bool, int) {}
 void GemmRunner::run(const float* a, const Shape& a_shape, const float* b, const Shape& b_shape, const float* c,
                      const Shape& c_shape, float* y, int threads) {
   if (impl_->const_b) b = impl_->const_b;

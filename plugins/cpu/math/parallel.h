@@ -45,6 +45,32 @@ inline void set_num_threads(int threads) {
 #endif
 }
 
+// CPUs the process may run on (its affinity mask).
+int available_cpus();
+
+// The threads a kernel given `requested` should use now: fewer when other tasks hold CPUs. Teams
+// whose members must all be on a CPU at once (oneDNN's static OpenMP partitions, a barrier per
+// kernel) stall for a whole scheduler slice whenever one member is descheduled, so on a busy machine
+// (a second worker, a build) two threads run many times slower than one. The machine's runnable
+// task count (/proc/loadavg) is sampled at most once a millisecond; our own caller and the workers of
+// a team that just ended are not counted. Only where the process sees the whole machine (its
+// affinity covers every online CPU); `adaptive` false (provider option adaptive_threads=0) or
+// EPHOST_CPU_ADAPTIVE_THREADS=0 turns it off.
+int effective_threads(int requested, bool adaptive = true);
+// Records that a kernel using `threads` threads just ended (its idle workers may still spin).
+void note_team_end(int threads);
+// Makes libgomp's idle threads sleep after a short spin instead of milliseconds (see parallel.cpp);
+// once per process, and only when the user set neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT.
+void limit_openmp_spinning();
+
+// Threads worth waking for `flops` of work out of `threads` available: a second thread costs a wake-up
+// and a barrier (tens of microseconds on a busy machine), so each one needs a few MFLOP of its own.
+inline int threads_for_work(double flops, int threads) {
+  const double per_thread = 2e6;
+  const int want = static_cast<int>(flops / per_thread);
+  return want < 1 ? 1 : (want < threads ? want : threads);
+}
+
 // Elements per thread below which elementwise loops stay single-threaded.
 constexpr int64_t kElementwiseGrain = 1 << 15;
 

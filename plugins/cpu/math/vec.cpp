@@ -2,6 +2,10 @@
 
 #include "fast_math.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 namespace ephost::cpu::math {
 
 namespace {
@@ -65,6 +69,81 @@ EPHOST_VEC_INLINE void tanh_body(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = fast_tanh(x[i]);
 }
 
+EPHOST_VEC_INLINE void linear_body(const float* x, float a, float b, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] * a + b;
+}
+
+EPHOST_VEC_INLINE void swish_body(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] * fast_sigmoid(x[i]);
+}
+
+EPHOST_VEC_INLINE void erf_body(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = fast_erf(x[i]);
+}
+
+EPHOST_VEC_INLINE void gelu_erf_body(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = fast_gelu_erf(x[i]);
+}
+
+EPHOST_VEC_INLINE void layer_norm_body(const float* x, float* y, int64_t n, const float* g, const float* b,
+                                       float eps) {
+  float acc[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; ++j) acc[j] += x[i + j];
+  for (; i < n; ++i) acc[i & 15] += x[i];
+  double total = 0;
+  for (int j = 0; j < 16; ++j) total += acc[j];
+  const float mean = static_cast<float>(total / static_cast<double>(n));
+  for (float& a : acc) a = 0.f;
+  for (i = 0; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; ++j) {
+      const float d = x[i + j] - mean;
+      acc[j] += d * d;
+    }
+  for (; i < n; ++i) {
+    const float d = x[i] - mean;
+    acc[i & 15] += d * d;
+  }
+  total = 0;
+  for (int j = 0; j < 16; ++j) total += acc[j];
+  const float var = static_cast<float>(total / static_cast<double>(n));
+  const float inv = 1.f / __builtin_sqrtf(var + eps);
+  if (g && b) {
+    for (i = 0; i < n; ++i) y[i] = (x[i] - mean) * inv * g[i] + b[i];
+  } else if (g) {
+    for (i = 0; i < n; ++i) y[i] = (x[i] - mean) * inv * g[i];
+  } else {
+    for (i = 0; i < n; ++i) y[i] = (x[i] - mean) * inv;
+  }
+}
+
+EPHOST_VEC_INLINE void softmax_row_body(const float* x, float scale, const float* mask, float* y, int64_t n) {
+  if (n <= 0) return;
+  // y = x * scale + mask, then its maximum with 16 independent lanes.
+  if (mask)
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i] * scale + mask[i];
+  else
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i] * scale;
+  float mx[16];
+  for (float& m : mx) m = -__builtin_inff();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; ++j) mx[j] = mx[j] < y[i + j] ? y[i + j] : mx[j];
+  for (; i < n; ++i) mx[0] = mx[0] < y[i] ? y[i] : mx[0];
+  float m = mx[0];
+  for (int j = 1; j < 16; ++j) m = m < mx[j] ? mx[j] : m;
+  for (i = 0; i < n; ++i) y[i] = fast_exp(y[i] - m);
+  float acc[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (i = 0; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; ++j) acc[j] += y[i + j];
+  for (; i < n; ++i) acc[i & 15] += y[i];
+  double total = 0;
+  for (int j = 0; j < 16; ++j) total += acc[j];
+  const float inv = static_cast<float>(1.0 / total);
+  for (i = 0; i < n; ++i) y[i] *= inv;
+}
+
 // 16 float lanes per block of 4096 (two independent AVX2 accumulators), blocks added in double.
 // The lane structure is fixed, so the result does not depend on the ISA the loop runs on.
 EPHOST_VEC_INLINE double sum_body(const float* x, int64_t n) {
@@ -91,6 +170,12 @@ struct Table {
   void (*relu)(const float*, float*, int64_t);
   void (*sigmoid)(const float*, float*, int64_t);
   void (*tanh)(const float*, float*, int64_t);
+  void (*linear)(const float*, float, float, float*, int64_t);
+  void (*swish)(const float*, float*, int64_t);
+  void (*erf)(const float*, float*, int64_t);
+  void (*gelu_erf)(const float*, float*, int64_t);
+  void (*layer_norm)(const float*, float*, int64_t, const float*, const float*, float);
+  void (*softmax_row)(const float*, float, const float*, float*, int64_t);
   double (*sum)(const float*, int64_t);
 };
 
@@ -107,8 +192,18 @@ struct Table {
   TARGET void relu(const float* x, float* y, int64_t n) { relu_body(x, y, n); }                           \
   TARGET void sigmoid(const float* x, float* y, int64_t n) { sigmoid_body(x, y, n); }                     \
   TARGET void tanh(const float* x, float* y, int64_t n) { tanh_body(x, y, n); }                           \
+  TARGET void linear(const float* x, float a, float b, float* y, int64_t n) { linear_body(x, a, b, y, n); } \
+  TARGET void swish(const float* x, float* y, int64_t n) { swish_body(x, y, n); }                         \
+  TARGET void erf(const float* x, float* y, int64_t n) { erf_body(x, y, n); }                             \
+  TARGET void gelu_erf(const float* x, float* y, int64_t n) { gelu_erf_body(x, y, n); }                   \
+  TARGET void layer_norm(const float* x, float* y, int64_t n, const float* g, const float* b, float eps) { \
+    layer_norm_body(x, y, n, g, b, eps);                                                                  \
+  }                                                                                                       \
+  TARGET void softmax_row(const float* x, float s, const float* m, float* y, int64_t n) {                 \
+    softmax_row_body(x, s, m, y, n);                                                                      \
+  }                                                                                                       \
   TARGET double sum(const float* x, int64_t n) { return sum_body(x, n); }                                 \
-  constexpr Table table{binary, clip, hard_sigmoid, hard_swish, relu, sigmoid, tanh, sum};                         \
+  constexpr Table table{binary, clip, hard_sigmoid, hard_swish, relu, sigmoid, tanh, linear, swish, erf, gelu_erf, layer_norm, softmax_row, sum};          \
   }
 
 EPHOST_VEC_DEFINE(base, )
@@ -117,10 +212,119 @@ EPHOST_VEC_DEFINE(base, )
 EPHOST_VEC_DEFINE(avx2, __attribute__((target("avx2"))))
 #endif
 
+#if defined(__x86_64__) && defined(__GNUC__)
+// AVX-512 with FMA for the transcendental loops (exp, erf, tanh) and the row reductions, whose
+// results no test or fused group needs bit-identical to a scalar expression (both the node kernels
+// and the fused groups call these same entries). The exact elementwise loops stay on AVX2.
+#define EPHOST_VEC512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,fma,prefer-vector-width=512")))
+namespace avx512 {
+
+// e^x for x in [-87.3, 88.3] (clamped), as Cephes: n = round(x / ln 2), r = x - n ln 2 in two FMAs,
+// e^r by its degree-6 Taylor polynomial (|r| <= ln 2 / 2: error below 2e-7), times 2^n by vscalefps.
+EPHOST_VEC512 inline __m512 exp16(__m512 x) {
+  x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.3365447504019f)), _mm512_set1_ps(88.3762626647949f));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.f / 720.f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f / 120.f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f / 24.f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f / 6.f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
+  return _mm512_scalef_ps(p, n);
+}
+
+// 1 / (1 + e^-x): the reciprocal from vrcp14ps and one Newton step (relative error ~2^-28); 0 below
+// x = -88.3, where the true value is under the smallest normal float.
+EPHOST_VEC512 inline __m512 sigmoid16(__m512 x) {
+  const __m512 d = _mm512_add_ps(_mm512_set1_ps(1.f), exp16(_mm512_sub_ps(_mm512_setzero_ps(), x)));
+  const __m512 r0 = _mm512_rcp14_ps(d);
+  const __m512 r = _mm512_mul_ps(r0, _mm512_fnmadd_ps(d, r0, _mm512_set1_ps(2.f)));
+  const __mmask16 tiny = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-88.3762626647949f), _CMP_LT_OQ);
+  return _mm512_mask_mov_ps(r, tiny, _mm512_setzero_ps());
+}
+
+template <typename F>
+EPHOST_VEC512 inline void map16(const float* x, float* y, int64_t n, F f) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, f(_mm512_loadu_ps(x + i)));
+  if (i < n) {
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
+    _mm512_mask_storeu_ps(y + i, m, f(_mm512_maskz_loadu_ps(m, x + i)));
+  }
+}
+
+EPHOST_VEC512 void sigmoid(const float* x, float* y, int64_t n) {
+  map16(x, y, n, [](__m512 v) EPHOST_VEC512 { return sigmoid16(v); });
+}
+EPHOST_VEC512 void swish(const float* x, float* y, int64_t n) {
+  map16(x, y, n, [](__m512 v) EPHOST_VEC512 { return _mm512_mul_ps(v, sigmoid16(v)); });
+}
+EPHOST_VEC512 void tanh(const float* x, float* y, int64_t n) { tanh_body(x, y, n); }
+EPHOST_VEC512 void erf(const float* x, float* y, int64_t n) { erf_body(x, y, n); }
+EPHOST_VEC512 void gelu_erf(const float* x, float* y, int64_t n) { gelu_erf_body(x, y, n); }
+EPHOST_VEC512 void layer_norm(const float* x, float* y, int64_t n, const float* g, const float* b, float eps) {
+  layer_norm_body(x, y, n, g, b, eps);
+}
+EPHOST_VEC512 void softmax_row(const float* x, float s, const float* m, float* y, int64_t n) {
+  if (n <= 0) return;
+  const __m512 scale = _mm512_set1_ps(s);
+  __m512 mx = _mm512_set1_ps(-__builtin_inff());
+  int64_t i = 0;
+  auto load = [&](int64_t k, __mmask16 mask) EPHOST_VEC512 {
+    __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(mask, x + k), scale);
+    if (m) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mask, m + k));
+    return v;
+  };
+  for (; i + 16 <= n; i += 16) {
+    const __m512 v = load(i, 0xFFFF);
+    _mm512_storeu_ps(y + i, v);
+    mx = _mm512_max_ps(mx, v);
+  }
+  const __mmask16 tail = static_cast<__mmask16>((1u << (n - i)) - 1u);
+  if (i < n) {
+    const __m512 v = load(i, tail);
+    _mm512_mask_storeu_ps(y + i, tail, v);
+    mx = _mm512_mask_max_ps(mx, tail, mx, v);
+  }
+  const __m512 vmax = _mm512_set1_ps(_mm512_reduce_max_ps(mx));
+  __m512 acc = _mm512_setzero_ps();
+  for (i = 0; i + 16 <= n; i += 16) {
+    const __m512 e = exp16(_mm512_sub_ps(_mm512_loadu_ps(y + i), vmax));
+    _mm512_storeu_ps(y + i, e);
+    acc = _mm512_add_ps(acc, e);
+  }
+  if (i < n) {
+    const __m512 e = exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(tail, y + i), vmax));
+    _mm512_mask_storeu_ps(y + i, tail, e);
+    acc = _mm512_mask_add_ps(acc, tail, acc, e);
+  }
+  const __m512 inv = _mm512_set1_ps(static_cast<float>(1.0 / static_cast<double>(_mm512_reduce_add_ps(acc))));
+  for (i = 0; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_loadu_ps(y + i), inv));
+  if (i < n) _mm512_mask_storeu_ps(y + i, tail, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, y + i), inv));
+}
+}  // namespace avx512
+#endif
+
 const Table& table() {
   static const Table t = [] {
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx2")) {
+      Table t512 = avx2::table;
+      t512.sigmoid = avx512::sigmoid;
+      t512.tanh = avx512::tanh;
+      t512.swish = avx512::swish;
+      t512.erf = avx512::erf;
+      t512.gelu_erf = avx512::gelu_erf;
+      t512.layer_norm = avx512::layer_norm;
+      t512.softmax_row = avx512::softmax_row;
+      return t512;
+    }
     if (__builtin_cpu_supports("avx2")) return avx2::table;
 #endif
     return base::table;
@@ -141,6 +345,16 @@ void hard_swish_f32(const float* x, float* y, int64_t n) { table().hard_swish(x,
 void relu_f32(const float* x, float* y, int64_t n) { table().relu(x, y, n); }
 void sigmoid_f32(const float* x, float* y, int64_t n) { table().sigmoid(x, y, n); }
 void tanh_f32(const float* x, float* y, int64_t n) { table().tanh(x, y, n); }
+void linear_f32(const float* x, float a, float b, float* y, int64_t n) { table().linear(x, a, b, y, n); }
+void swish_f32(const float* x, float* y, int64_t n) { table().swish(x, y, n); }
+void erf_f32(const float* x, float* y, int64_t n) { table().erf(x, y, n); }
+void gelu_erf_f32(const float* x, float* y, int64_t n) { table().gelu_erf(x, y, n); }
+void layer_norm_f32(const float* x, float* y, int64_t n, const float* gamma, const float* beta, float eps) {
+  table().layer_norm(x, y, n, gamma, beta, eps);
+}
+void softmax_row_f32(const float* x, float scale, const float* mask, float* y, int64_t n) {
+  table().softmax_row(x, scale, mask, y, n);
+}
 double sum_f32(const float* x, int64_t n) { return table().sum(x, n); }
 
 }  // namespace ephost::cpu::math

@@ -23,6 +23,19 @@ void relu_f32(const float* x, float* y, int64_t n);
 void sigmoid_f32(const float* x, float* y, int64_t n);
 // math::fast_tanh over a range.
 void tanh_f32(const float* x, float* y, int64_t n);
+// y = x * a + b (two roundings, as Mul then Add).
+void linear_f32(const float* x, float a, float b, float* y, int64_t n);
+// SiLU: x * fast_sigmoid(x).
+void swish_f32(const float* x, float* y, int64_t n);
+// math::fast_erf and math::fast_gelu_erf over a range.
+void erf_f32(const float* x, float* y, int64_t n);
+void gelu_erf_f32(const float* x, float* y, int64_t n);
+// One row of layer normalisation: y = (x - mean) / sqrt(var + eps) * gamma + beta over n elements
+// (gamma, beta may be null), mean and variance in two passes.
+void layer_norm_f32(const float* x, float* y, int64_t n, const float* gamma, const float* beta, float eps);
+// One softmax row: y = softmax(x * scale + mask) over n elements (mask may be null; y may be x).
+// Returns false (y untouched) for n == 0.
+void softmax_row_f32(const float* x, float scale, const float* mask, float* y, int64_t n);
 // Sum of x[0, n) as math::sum_of (float lanes per block of 4096, blocks added in double).
 double sum_f32(const float* x, int64_t n);
 

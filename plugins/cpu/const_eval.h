@@ -1,0 +1,54 @@
+// Constants the plugin can see beyond the graph's own initializers.
+//
+// The host folds constants in the main graph only: inside an If/Loop/Scan body, Constant nodes and
+// Slice/Concat/Unsqueeze chains over weights run on every call (a PyTorch-exported LSTM inside an If
+// rebuilds its gate weights this way), and the body's references to the enclosing graph's
+// initializers are outer-scope values, not constants. So:
+//  - constant_of() resolves an outer-scope value through the parent node's implicit inputs;
+//  - fold_constants() evaluates the pure data-movement nodes (Constant, Identity, Unsqueeze, Squeeze,
+//    Reshape, Flatten, Concat, Slice, Transpose, Gather, Cast, Shape) whose inputs are all constant;
+//    the provider claims them as one fused group whose outputs are those values (handed out without
+//    copying), and registers them so that kernels built afterwards (Conv, MatMul, LSTM...) treat
+//    them as constants and pack them once.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernel_base.h"
+
+namespace ephost::cpu {
+
+// A tensor the plugin owns (a folded value).
+struct OwnedTensor {
+  int32_t elem_type = EPHOST_ELEMENT_UNDEFINED;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> data;
+  sdk::Tensor view() const;
+
+ private:
+  mutable EphostTensorView view_{};
+};
+
+// v's value when it is constant: an initializer, an initializer of an enclosing graph (outer scope),
+// or a value fold_constants() registered. An absent tensor (present() == false) otherwise.
+sdk::Tensor constant_of(const sdk::Value& v);
+inline bool is_constant(const sdk::Value& v) { return constant_of(v).present(); }
+
+// The nodes of `graph` that fold, in topological order, with the values they produce (registered for
+// constant_of until `owner` unregisters them).
+struct FoldedNodes {
+  std::vector<sdk::Node> nodes;
+  std::vector<std::pair<const EphostValueInfo*, std::shared_ptr<OwnedTensor>>> values;
+};
+FoldedNodes fold_constants(const sdk::Graph& graph);
+
+// Registration of folded values (by value handle) for constant_of.
+void register_constants(const void* owner, const FoldedNodes& folded);
+void unregister_constants(const void* owner);
+
+// The compiled group of folded nodes: outputs are the folded values.
+std::unique_ptr<sdk::CompiledGroup> compile_constant_group(const sdk::Graph& group);
+
+}  // namespace ephost::cpu

@@ -1,0 +1,1597 @@
+#include "cnn_region.h"
+
+#include "const_eval.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+
+#include "graph_match.h"
+#include "kernels/conv_attributes.h"
+#include "math/broadcast.h"
+#include "math/conv.h"
+#include "math/parallel.h"
+#include "math/pool.h"
+#include "math/resize.h"
+#include "math/vec.h"
+
+#if defined(EPHOST_WITH_DNNL)
+#include "dnnl_post_ops.h"
+#include "math/dnnl_util.h"
+#endif
+
+namespace ephost::cpu::fusion {
+
+namespace {
+
+// ---- which nodes a region takes ------------------------------------------------------------------------
+
+bool rank4(const sdk::Value& v) { return is_float(v) && v.rank() == 4; }
+bool activation_input(const sdk::Node& n, size_t i) {
+  return n.has_input(i) && rank4(n.input(i)) && !is_constant(n.input(i));
+}
+bool float_constant(const sdk::Value& v) { return is_float(v) && is_constant(v); }
+
+bool all_ones(const std::vector<int64_t>& v) {
+  for (int64_t x : v)
+    if (x != 1) return false;
+  return true;
+}
+
+// Resize that the region runs: nearest, on H and W only, scales or sizes constant.
+bool region_resize(const sdk::Node& n) {
+  if (n.opset() < 11 || n.attr_string("mode", "nearest") != "nearest") return false;
+  const std::string coord = n.attr_string("coordinate_transformation_mode", "half_pixel");
+  if (coord == "tf_crop_and_resize" || coord == "half_pixel_symmetric") return false;
+  const std::string nearest = n.attr_string("nearest_mode", "round_prefer_floor");
+  if (nearest != "round_prefer_floor" && nearest != "round_prefer_ceil" && nearest != "floor" && nearest != "ceil")
+    return false;
+  if (n.attr_int("antialias", 0) != 0 || n.has_attr("axes") ||
+      n.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
+    return false;
+  if (coord != "half_pixel" && coord != "pytorch_half_pixel" && coord != "align_corners" && coord != "asymmetric" &&
+      coord != "tf_half_pixel_for_nn")
+    return false;
+  const bool has_scales = n.has_input(2) && is_constant(n.input(2)) && constant_of(n.input(2)).size() > 0;
+  const bool has_sizes = n.has_input(3) && is_constant(n.input(3)) && constant_of(n.input(3)).size() > 0;
+  if (has_scales == has_sizes) return false;
+  if (has_scales) {
+    const sdk::Tensor s = constant_of(n.input(2));
+    if (s.elem_type() != EPHOST_ELEMENT_FLOAT || s.size() != 4) return false;
+    const float* p = s.data<float>();
+    return p[0] == 1.f && p[1] == 1.f && p[2] > 0.f && p[3] > 0.f;
+  }
+  const sdk::Tensor s = constant_of(n.input(3));
+  return s.elem_type() == EPHOST_ELEMENT_INT64 && s.size() == 4;
+}
+
+bool cnn_eligible(const sdk::Node& n) {
+  if (!n.valid()) return false;
+  const std::string d = n.domain();
+  if (!d.empty() && d != "ai.onnx") return false;
+  if (n.num_outputs() < 1 || !n.has_output(0) || !rank4(n.output(0))) return false;
+  for (size_t i = 1; i < n.num_outputs(); ++i)
+    if (n.has_output(i)) return false;
+  const std::string op = n.op_type();
+  if (op == "Conv" || op == "ConvTranspose") {
+    if (!activation_input(n, 0) || !n.has_input(1) || !float_constant(n.input(1))) return false;
+    const sdk::Tensor w = constant_of(n.input(1));
+    if (w.rank() != 4) return false;
+    const int64_t group = n.attr_int("group", 1);
+    if (group < 1) return false;
+    const int64_t m = op == "Conv" ? w.dim(0) : w.dim(1) * group;
+    if (n.has_input(2) && (!float_constant(n.input(2)) || constant_of(n.input(2)).size() != m)) return false;
+    if (n.num_inputs() > 3) return false;
+    if (op == "ConvTranspose") {
+      if (n.has_attr("output_shape") || n.attr_string("auto_pad", "NOTSET") != "NOTSET") return false;
+      for (int64_t v : n.attr_ints("output_padding"))
+        if (v != 0) return false;
+    }
+    return true;
+  }
+  if (op == "MaxPool" || op == "AveragePool") {
+    if (!activation_input(n, 0) || n.attr_int("storage_order", 0) != 0) return false;
+    if (!all_ones(n.attr_ints("dilations"))) return false;
+    if (n.attr_ints("kernel_shape").size() != 2) return false;
+    if (op == "AveragePool" && n.attr_int("ceil_mode", 0) != 0 && n.attr_int("count_include_pad", 0) != 0)
+      return false;
+    return true;
+  }
+  if (op == "GlobalAveragePool" || op == "GlobalMaxPool") return activation_input(n, 0);
+  if (op == "Relu" || op == "Sigmoid" || op == "Tanh" || op == "HardSwish" || op == "LeakyRelu" ||
+      op == "HardSigmoid")
+    return activation_input(n, 0) && n.num_inputs() == 1;
+  if (op == "Clip") {
+    if (!activation_input(n, 0) || n.num_inputs() > 3) return false;
+    if (n.opset() >= 11)
+      for (size_t i = 1; i < n.num_inputs(); ++i)
+        if (n.has_input(i) && !(float_constant(n.input(i)) && constant_of(n.input(i)).size() == 1)) return false;
+    return true;
+  }
+  if (op == "BatchNormalization") {
+    if (!activation_input(n, 0) || n.num_inputs() != 5 || n.attr_int("training_mode", 0) != 0) return false;
+    if (n.opset() < 7) return false;  // is_test / spatial of old opsets
+    for (size_t i = 1; i < 5; ++i)
+      if (!float_constant(n.input(i)) || constant_of(n.input(i)).rank() != 1) return false;
+    return true;
+  }
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+    if (n.opset() < 7 || n.num_inputs() != 2 || !n.has_input(0) || !n.has_input(1)) return false;
+    int computed = 0;
+    for (size_t i = 0; i < 2; ++i) {
+      const sdk::Value v = n.input(i);
+      if (!is_float(v)) return false;
+      if (is_constant(v)) {
+        if (constant_of(v).rank() > 4) return false;
+      } else {
+        if (v.rank() != 4) return false;
+        ++computed;
+      }
+    }
+    return computed >= 1;
+  }
+  if (op == "Concat") {
+    const int64_t axis = n.attr_int("axis", 0);
+    if (axis != 1 && axis != -3) return false;
+    for (size_t i = 0; i < n.num_inputs(); ++i)
+      if (!activation_input(n, i)) return false;
+    return n.num_inputs() >= 1;
+  }
+  if (op == "Resize") return activation_input(n, 0) && region_resize(n);
+  return false;
+}
+
+bool is_conv(const sdk::Node& n) {
+  const std::string op = n.op_type();
+  return op == "Conv" || op == "ConvTranspose";
+}
+
+}  // namespace
+
+std::vector<std::vector<sdk::Node>> find_cnn_regions(const sdk::Graph& graph,
+                                                     const std::function<bool(const sdk::Node&)>& skip) {
+#if !defined(EPHOST_WITH_DNNL)
+  (void)graph;
+  (void)skip;
+  return {};
+#else
+  const std::vector<sdk::Node> nodes = graph.nodes();
+  const size_t n = nodes.size();
+  std::unordered_map<const EphostNode*, size_t> position;
+  for (size_t i = 0; i < n; ++i) position[nodes[i].get()] = i;
+  std::vector<int> region(n, -1);
+  std::vector<std::set<int>> ancestors(n);  // regions every node depends on, through any path
+  int regions = 0;
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<size_t> producers;
+    for (size_t k = 0; k < nodes[i].num_inputs(); ++k) {
+      if (!nodes[i].has_input(k)) continue;
+      const sdk::Node p = nodes[i].input(k).producer();
+      if (!p.valid()) continue;
+      auto it = position.find(p.get());
+      if (it != position.end()) producers.push_back(it->second);
+    }
+    for (size_t p : producers) {
+      ancestors[i].insert(ancestors[p].begin(), ancestors[p].end());
+      if (region[p] >= 0) ancestors[i].insert(region[p]);
+    }
+    bool eligible = false;
+    try {
+      eligible = !(skip && skip(nodes[i])) && cnn_eligible(nodes[i]);
+    } catch (const std::exception&) {
+      eligible = false;
+    }
+    if (!eligible) continue;
+    // Join a producer's region when no path from that region reaches this node outside it.
+    int chosen = -1;
+    for (size_t p : producers) {
+      const int r = region[p];
+      if (r < 0) continue;
+      bool convex = true;
+      for (size_t q : producers)
+        if (region[q] != r && ancestors[q].count(r)) convex = false;
+      if (convex) {
+        chosen = r;
+        break;
+      }
+    }
+    region[i] = chosen >= 0 ? chosen : regions++;
+  }
+  // Merge regions joined by an edge when the union stays convex (a branch that started at a graph
+  // input, then meets the main region at an Add or a Concat).
+  std::vector<std::vector<size_t>> consumers(n);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t k = 0; k < nodes[i].num_inputs(); ++k) {
+      if (!nodes[i].has_input(k)) continue;
+      const sdk::Node p = nodes[i].input(k).producer();
+      if (!p.valid()) continue;
+      auto it = position.find(p.get());
+      if (it != position.end()) consumers[it->second].push_back(i);
+    }
+  auto convex_union = [&](int a, int b) {
+    std::vector<char> seen(n, 0);
+    std::vector<size_t> stack;
+    for (size_t i = 0; i < n; ++i)
+      if (region[i] == a || region[i] == b)
+        for (size_t c : consumers[i])
+          if (region[c] != a && region[c] != b && !seen[c]) {
+            seen[c] = 1;
+            stack.push_back(c);
+          }
+    while (!stack.empty()) {
+      const size_t u = stack.back();
+      stack.pop_back();
+      for (size_t c : consumers[u]) {
+        if (region[c] == a || region[c] == b) return false;  // leaves the union and comes back
+        if (!seen[c]) {
+          seen[c] = 1;
+          stack.push_back(c);
+        }
+      }
+    }
+    return true;
+  };
+  for (bool merged = true; merged;) {
+    merged = false;
+    for (size_t i = 0; i < n && !merged; ++i) {
+      if (region[i] < 0) continue;
+      for (size_t c : consumers[i]) {
+        const int a = region[i], b = region[c];
+        if (b < 0 || a == b || !convex_union(a, b)) continue;
+        for (int& r : region)
+          if (r == b) r = a;
+        merged = true;
+        break;
+      }
+    }
+  }
+  std::vector<std::vector<sdk::Node>> out(static_cast<size_t>(regions));
+  std::vector<bool> has_conv(static_cast<size_t>(regions), false);
+  for (size_t i = 0; i < n; ++i)
+    if (region[i] >= 0) {
+      out[static_cast<size_t>(region[i])].push_back(nodes[i]);
+      if (is_conv(nodes[i])) has_conv[static_cast<size_t>(region[i])] = true;
+    }
+  std::vector<std::vector<sdk::Node>> kept;
+  for (size_t r = 0; r < out.size(); ++r)
+    if (has_conv[r]) kept.push_back(std::move(out[r]));
+  return kept;
+#endif
+}
+
+#if defined(EPHOST_WITH_DNNL)
+
+namespace {
+
+using dnnl::memory;
+
+// ---- the program -------------------------------------------------------------------------------------
+
+enum class Op { kConv, kDeconv, kMaxPool, kAvgPool, kGlobalAvg, kGlobalMax, kUnary, kAffine, kBinary, kConcat, kResize };
+
+// A constant operand of a binary step: its dims left-padded to rank 4 (NCHW) and its values in NHWC
+// order over those dims.
+struct Constant4 {
+  Shape dims;
+  std::vector<float> nhwc;
+};
+
+struct Step {
+  Op op;
+  std::string node;               // the ONNX node it came from (errors)
+  std::vector<int> in;            // activation values read
+  int out = -1;
+  // Conv / ConvTranspose
+  math::ConvParams conv;
+  Shape w_shape;
+  const float* w = nullptr;       // the ONNX weights (the constant initializer, valid for the session)
+  int64_t w_count = 0;
+  std::vector<float> w_mul;       // per output channel factor folded affines add (empty: none)
+  std::vector<float> bias;        // per output channel, folded affines included
+  std::vector<Activation> acts;   // post-ops after the op
+  int residual = -1;              // value added after `acts` (a binary add post-op)
+  std::vector<Activation> acts2;  // post-ops after the residual
+  // pools
+  math::PoolParams pool;
+  bool count_include_pad = false;
+  // per-channel affine: y = x * scale[c] + shift[c]
+  std::vector<float> scale, shift;
+  // binary
+  math::BinOp bin = math::BinOp::kAdd;
+  std::shared_ptr<Constant4> constant;  // one operand constant (then in has one value)
+  bool constant_first = false;
+  // resize
+  math::ResizeParams resize;
+  std::vector<float> scales;  // 4 values, or empty with sizes
+  Shape sizes;
+  // convolution weights in the primitive's layout, by layout (shared by the plans of every shape)
+  std::mutex mu;
+  std::vector<std::pair<memory::desc, memory>> packed;
+};
+
+struct Value {
+  std::string name;
+  int producer = -1;      // step, or -1 for a region input
+  int group_input = -1;   // for region inputs
+  int group_output = -1;  // when the group hands it out
+  int last_use = -1;      // last step reading it
+  int consumers = 0;      // steps reading it
+};
+
+const char* op_name(Op op) {
+  switch (op) {
+    case Op::kConv: return "Conv";
+    case Op::kDeconv: return "ConvTranspose";
+    case Op::kMaxPool: return "MaxPool";
+    case Op::kAvgPool: return "AveragePool";
+    case Op::kGlobalAvg: return "GlobalAveragePool";
+    case Op::kGlobalMax: return "GlobalMaxPool";
+    case Op::kUnary: return "activation";
+    case Op::kAffine: return "affine";
+    case Op::kBinary: return "binary";
+    case Op::kConcat: return "Concat";
+    case Op::kResize: return "Resize";
+  }
+  return "?";
+}
+
+Shape pad4(const Shape& s) {
+  Shape d = s;
+  while (d.size() < 4) d.insert(d.begin(), 1);
+  return d;
+}
+
+// Values of an NCHW-ordered tensor with dims `d` (rank 4) rearranged as NHWC.
+std::vector<float> to_nhwc(const float* x, const Shape& d) {
+  const int64_t N = d[0], C = d[1], H = d[2], W = d[3];
+  std::vector<float> y(static_cast<size_t>(N * C * H * W));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t w = 0; w < W; ++w) y[((n * H + h) * W + w) * C + c] = x[((n * C + c) * H + h) * W + w];
+  return y;
+}
+
+// A per-channel vector when t is a constant of shape [C], [C,1,1] or [1,C,1,1] (C > 1), or a scalar.
+bool per_channel(const sdk::Tensor& t, std::vector<float>* v) {
+  const Shape s = t.shape();
+  const Shape d = pad4(s);
+  if (s.size() > 4) return false;
+  if (t.size() == 1) {
+    v->assign(1, t.data<float>()[0]);
+    return true;
+  }
+  if (s.size() == 1) return false;  // [C] broadcasts along W, not channels
+  if (d[0] != 1 || d[2] != 1 || d[3] != 1) return false;
+  v->assign(t.data<float>(), t.data<float>() + t.size());
+  return true;
+}
+
+// A step's weights with the folded per-output-channel factors applied (ONNX layout), for packing.
+std::vector<float> folded_weights(const Step& st) {
+  std::vector<float> w(st.w, st.w + st.w_count);
+  if (st.w_mul.empty()) return w;
+  const bool conv = st.op == Op::kConv;
+  const int64_t M = conv ? st.w_shape[0] : st.w_shape[1];
+  const int64_t K = st.w_shape[2] * st.w_shape[3];
+  const int64_t rows = st.w_count / (M * K);  // C/g (conv) or C (deconv)
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t r = 0; r < rows; ++r) {
+      float* p = conv ? &w[(m * rows + r) * K] : &w[(r * M + m) * K];
+      for (int64_t j = 0; j < K; ++j) p[j] *= st.w_mul[m];
+    }
+  return w;
+}
+
+// Adjacent affine activations as one: b(a(x)) = (b.alpha a.alpha) x + (b.alpha a.beta + b.beta).
+void compose_linear(std::vector<Activation>& acts) {
+  std::vector<Activation> out;
+  for (const Activation& a : acts) {
+    if (a.kind == Activation::kLinear && !out.empty() && out.back().kind == Activation::kLinear) {
+      Activation& p = out.back();
+      p.beta = a.alpha * p.beta + a.beta;
+      p.alpha = a.alpha * p.alpha;
+    } else {
+      out.push_back(a);
+    }
+  }
+  acts = std::move(out);
+}
+
+class Program {
+ public:
+  std::vector<std::unique_ptr<Step>> steps;
+  std::vector<Value> values;
+  std::string name;
+
+  int value(const std::string& n) const {
+    auto it = index_.find(n);
+    return it == index_.end() ? -1 : it->second;
+  }
+  int add_value(const std::string& n, int producer) {
+    Value v;
+    v.name = n;
+    v.producer = producer;
+    values.push_back(v);
+    index_[n] = static_cast<int>(values.size()) - 1;
+    return static_cast<int>(values.size()) - 1;
+  }
+
+  void build(const sdk::Graph& group) {
+    name = group.name();
+    for (size_t i = 0; i < group.num_inputs(); ++i) {
+      const sdk::Value v = group.input(i);
+      if (is_constant(v)) continue;
+      if (!rank4(v)) unsupported("input '" + v.name() + "' is not a 4-D float tensor");
+      const int id = add_value(v.name(), -1);
+      values[id].group_input = static_cast<int>(i);
+    }
+    const std::vector<sdk::Node> nodes = group.nodes();
+    std::set<const EphostNode*> members, consumed;
+    for (const sdk::Node& n : nodes) members.insert(n.get());
+    const Available ok = [&](const sdk::Node& n) { return members.count(n.get()) && !consumed.count(n.get()); };
+    // Decomposed activations (SiLU, HardSwish, GELU) starting at v become one activation step.
+    auto decomposed = [&](int v) {
+      Activation act;
+      std::vector<sdk::Node> found;
+      sdk::Value out;
+      const std::string& vn = values[v].name;
+      for (const sdk::Node& n : nodes)
+        for (size_t i = 0; i < n.num_inputs(); ++i)
+          if (n.has_input(i) && n.input(i).name() == vn) {
+            if (!match_activation(n.input(i), ok, &act, &found, &out) || found.size() < 2) return;
+            for (const sdk::Node& f : found) consumed.insert(f.get());
+            auto st = std::make_unique<Step>();
+            st->op = Op::kUnary;
+            st->node = found.back().name();
+            st->in = {v};
+            st->acts = {act};
+            steps.push_back(std::move(st));
+            steps.back()->out = add_value(out.name(), static_cast<int>(steps.size()) - 1);
+            return;
+          }
+    };
+    for (size_t i = 0; i < values.size(); ++i) decomposed(static_cast<int>(i));
+    for (const sdk::Node& node : nodes) {
+      if (consumed.count(node.get())) continue;
+      const size_t before = steps.size();
+      add_node(node);
+      for (size_t k = before; k < steps.size(); ++k) decomposed(steps[k]->out);
+    }
+    for (size_t i = 0; i < group.num_outputs(); ++i) {
+      const int id = value(group.output(i).name());
+      if (id < 0) unsupported("output '" + group.output(i).name() + "' is not computed in the region");
+      values[id].group_output = static_cast<int>(i);
+    }
+    fuse();
+    liveness();
+    sdk::log(EPHOST_LOG_VERBOSE, "cpu region " + name + ":\n" + describe());
+  }
+
+  std::string describe() const {
+    std::string out;
+    for (const auto& s : steps) {
+      out += std::string("  ") + op_name(s->op) + " '" + s->node + "' (";
+      for (size_t i = 0; i < s->in.size(); ++i) out += (i ? ", " : "") + values[s->in[i]].name;
+      out += ") -> " + values[s->out].name;
+      if (!s->acts.empty()) out += " acts " + std::to_string(s->acts.size());
+      if (s->residual >= 0) out += " + residual " + values[s->residual].name;
+      if (!s->acts2.empty()) out += " acts2 " + std::to_string(s->acts2.size());
+      out += "\n";
+    }
+    return out;
+  }
+
+ private:
+  std::unordered_map<std::string, int> index_;
+
+  [[noreturn]] void unsupported(const std::string& what) const {
+    sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile region " + name + ": " + what);
+  }
+
+  int input_value(const sdk::Node& node, size_t i) {
+    const int id = value(node.input(i).name());
+    if (id < 0) unsupported("node '" + node.name() + "' reads '" + node.input(i).name() + "', not a region value");
+    return id;
+  }
+
+  Step& add_step(Op op, const sdk::Node& node) {
+    auto s = std::make_unique<Step>();
+    s->op = op;
+    s->node = node.name();
+    steps.push_back(std::move(s));
+    Step& st = *steps.back();
+    st.out = add_value(node.output(0).name(), static_cast<int>(steps.size()) - 1);
+    return st;
+  }
+
+  void add_node(const sdk::Node& node) {
+    if (!cnn_eligible(node)) unsupported("node '" + node.name() + "' (" + node.op_type() + ") cannot run in a region");
+    const std::string op = node.op_type();
+    if (op == "Conv" || op == "ConvTranspose") {
+      const int x = input_value(node, 0);
+      Step& s = add_step(op == "Conv" ? Op::kConv : Op::kDeconv, node);
+      s.in = {x};
+      s.conv = conv_attributes(node, op == "ConvTranspose");
+      const sdk::Tensor w = constant_of(node.input(1));
+      s.w_shape = w.shape();
+      s.w = w.data<float>();
+      s.w_count = w.size();
+      if (node.has_input(2)) {
+        const sdk::Tensor b = constant_of(node.input(2));
+        s.bias.assign(b.data<float>(), b.data<float>() + b.size());
+      }
+      return;
+    }
+    if (op == "MaxPool" || op == "AveragePool") {
+      const int x = input_value(node, 0);
+      Step& s = add_step(op == "MaxPool" ? Op::kMaxPool : Op::kAvgPool, node);
+      s.in = {x};
+      s.pool.auto_pad = node.attr_string("auto_pad", "NOTSET");
+      s.pool.kernel_shape = node.attr_ints("kernel_shape");
+      s.pool.strides = node.attr_ints("strides");
+      s.pool.pads = node.attr_ints("pads");
+      s.pool.ceil_mode = node.attr_int("ceil_mode", 0) != 0;
+      s.count_include_pad = node.attr_int("count_include_pad", 0) != 0;
+      return;
+    }
+    if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
+      const int x = input_value(node, 0);
+      Step& s = add_step(op == "GlobalAveragePool" ? Op::kGlobalAvg : Op::kGlobalMax, node);
+      s.in = {x};
+      return;
+    }
+    if (op == "Relu" || op == "Sigmoid" || op == "Tanh" || op == "HardSwish" || op == "LeakyRelu" ||
+        op == "HardSigmoid" || op == "Clip") {
+      const int x = input_value(node, 0);
+      Activation a;
+      std::vector<sdk::Node> found;
+      sdk::Value out;
+      // match_activation describes the node from its input (a sole consumer).
+      Activation parsed;
+      if (op == "Relu") parsed.kind = Activation::kRelu;
+      else if (op == "Sigmoid") parsed.kind = Activation::kSigmoid;
+      else if (op == "Tanh") parsed.kind = Activation::kTanh;
+      else if (op == "HardSwish") parsed.kind = Activation::kHardSwish;
+      else if (op == "LeakyRelu") {
+        parsed.kind = Activation::kLeakyRelu;
+        parsed.alpha = node.attr_float("alpha", 0.01f);
+      } else if (op == "HardSigmoid") {
+        parsed.kind = Activation::kHardSigmoid;
+        parsed.alpha = node.attr_float("alpha", 0.2f);
+        parsed.beta = node.attr_float("beta", 0.5f);
+      } else {
+        parsed.kind = Activation::kClip;
+        parsed.alpha = std::numeric_limits<float>::lowest();
+        parsed.beta = std::numeric_limits<float>::max();
+        if (node.opset() < 11) {
+          parsed.alpha = node.attr_float("min", -std::numeric_limits<float>::max());
+          parsed.beta = node.attr_float("max", std::numeric_limits<float>::max());
+        } else {
+          if (node.has_input(1)) parsed.alpha = constant_of(node.input(1)).data<float>()[0];
+          if (node.has_input(2)) parsed.beta = constant_of(node.input(2)).data<float>()[0];
+        }
+      }
+      Step& s = add_step(Op::kUnary, node);
+      s.in = {x};
+      s.acts = {parsed};
+      return;
+    }
+    if (op == "BatchNormalization") {
+      const int x = input_value(node, 0);
+      Step& s = add_step(Op::kAffine, node);
+      s.in = {x};
+      const float eps = node.attr_float("epsilon", 1e-5f);
+      const sdk::Tensor sc = constant_of(node.input(1)), b = constant_of(node.input(2)), m = constant_of(node.input(3)),
+                        v = constant_of(node.input(4));
+      const int64_t C = sc.size();
+      if (b.size() != C || m.size() != C || v.size() != C) unsupported("BatchNormalization parameters differ in size");
+      s.scale.resize(static_cast<size_t>(C));
+      s.shift.resize(static_cast<size_t>(C));
+      for (int64_t c = 0; c < C; ++c) {
+        const float k = sc.data<float>()[c] / std::sqrt(v.data<float>()[c] + eps);
+        s.scale[c] = k;
+        s.shift[c] = b.data<float>()[c] - m.data<float>()[c] * k;
+      }
+      return;
+    }
+    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+      const math::BinOp bin = op == "Add" ? math::BinOp::kAdd
+                              : op == "Sub" ? math::BinOp::kSub
+                              : op == "Mul" ? math::BinOp::kMul
+                                            : math::BinOp::kDiv;
+      const bool c0 = is_constant(node.input(0)), c1 = is_constant(node.input(1));
+      if (!c0 && !c1) {
+        const int a = input_value(node, 0), b = input_value(node, 1);
+        Step& s = add_step(Op::kBinary, node);
+        s.in = {a, b};
+        s.bin = bin;
+        return;
+      }
+      const size_t ci = c0 ? 0 : 1;
+      const int x = input_value(node, 1 - ci);
+      const sdk::Tensor t = constant_of(node.input(ci));
+      std::vector<float> pc;
+      // x op c with c a scalar or per channel: an affine step (a Linear activation for a scalar).
+      if (per_channel(t, &pc) && !(c0 && (bin == math::BinOp::kSub || bin == math::BinOp::kDiv))) {
+        if (pc.size() == 1) {
+          Step& s = add_step(Op::kUnary, node);
+          s.in = {x};
+          Activation a;
+          a.kind = Activation::kLinear;
+          a.alpha = bin == math::BinOp::kMul ? pc[0] : bin == math::BinOp::kDiv ? 1.f / pc[0] : 1.f;
+          a.beta = bin == math::BinOp::kAdd ? pc[0] : bin == math::BinOp::kSub ? -pc[0] : 0.f;
+          s.acts = {a};
+          return;
+        }
+        if (bin != math::BinOp::kDiv) {
+          Step& s = add_step(Op::kAffine, node);
+          s.in = {x};
+          const size_t C = pc.size();
+          if (bin == math::BinOp::kMul) {
+            s.scale = pc;
+            s.shift.assign(C, 0.f);
+          } else {
+            s.scale.assign(C, 1.f);
+            s.shift = pc;
+            if (bin == math::BinOp::kSub)
+              for (float& v : s.shift) v = -v;
+          }
+          return;
+        }
+      }
+      Step& s = add_step(Op::kBinary, node);
+      s.in = {x};
+      s.bin = bin;
+      s.constant_first = c0;
+      auto k = std::make_shared<Constant4>();
+      k->dims = pad4(t.shape());
+      k->nhwc = to_nhwc(t.data<float>(), k->dims);
+      s.constant = k;
+      return;
+    }
+    if (op == "Concat") {
+      std::vector<int> in;
+      for (size_t i = 0; i < node.num_inputs(); ++i) in.push_back(input_value(node, i));
+      Step& s = add_step(Op::kConcat, node);
+      s.in = in;
+      return;
+    }
+    if (op == "Resize") {
+      const int x = input_value(node, 0);
+      Step& s = add_step(Op::kResize, node);
+      s.in = {x};
+      math::ResizeParams p;
+      p.mode = math::ResizeMode::kNearest;
+      const std::string coord = node.attr_string("coordinate_transformation_mode", "half_pixel");
+      p.coord = coord == "pytorch_half_pixel" ? math::CoordMode::kPytorchHalfPixel
+                : coord == "align_corners"    ? math::CoordMode::kAlignCorners
+                : coord == "asymmetric"       ? math::CoordMode::kAsymmetric
+                : coord == "tf_half_pixel_for_nn" ? math::CoordMode::kTfHalfPixelForNN
+                                                  : math::CoordMode::kHalfPixel;
+      const std::string nearest = node.attr_string("nearest_mode", "round_prefer_floor");
+      p.nearest = nearest == "round_prefer_ceil" ? math::NearestMode::kRoundPreferCeil
+                  : nearest == "floor"           ? math::NearestMode::kFloor
+                  : nearest == "ceil"            ? math::NearestMode::kCeil
+                                                 : math::NearestMode::kRoundPreferFloor;
+      s.resize = p;
+      if (node.has_input(2) && constant_of(node.input(2)).size() > 0) {
+        const sdk::Tensor t = constant_of(node.input(2));
+        s.scales.assign(t.data<float>(), t.data<float>() + 4);
+      } else {
+        const sdk::Tensor t = constant_of(node.input(3));
+        s.sizes.assign(t.data<int64_t>(), t.data<int64_t>() + 4);
+      }
+      return;
+    }
+    unsupported("node '" + node.name() + "' (" + op + ")");
+  }
+
+  void count_uses() {
+    for (Value& v : values) v.consumers = 0;
+    for (const auto& s : steps) {
+      if (s->out < 0) continue;
+      for (int v : s->in) ++values[v].consumers;
+      if (s->residual >= 0) ++values[s->residual].consumers;
+    }
+  }
+
+  // The step that alone reads `v`, when v is not handed out.
+  int sole_reader(int v) const {
+    if (values[v].group_output >= 0) return -1;
+    int found = -1;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const Step& s = *steps[i];
+      if (s.out < 0) continue;
+      int uses = 0;
+      for (int x : s.in) uses += x == v;
+      uses += s.residual == v;
+      if (uses == 0) continue;
+      if (found >= 0 || uses > 1) return -1;
+      found = static_cast<int>(i);
+    }
+    return found;
+  }
+
+  // Moves step `from`'s output onto step `into` and retires `from`.
+  void absorb(Step& into, Step& from) {
+    const int old_out = into.out;
+    into.out = from.out;
+    values[into.out].producer = values[old_out].producer;
+    from.out = -1;
+    from.in.clear();
+  }
+
+  // Folds per-channel affines into convolution weights, and activations and residual adds into
+  // convolution post-ops.
+  void fuse() {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t i = 0; i < steps.size(); ++i) {
+        Step& c = *steps[i];
+        if (c.out < 0 || (c.op != Op::kConv && c.op != Op::kDeconv)) continue;
+        const int r = sole_reader(c.out);
+        if (r < 0) continue;
+        Step& n = *steps[static_cast<size_t>(r)];
+        const bool deconv1 = c.op == Op::kDeconv && c.conv.group == 1;
+        if (n.op == Op::kAffine && (c.op == Op::kConv || deconv1) && c.acts.empty() && c.residual < 0) {
+          // Output channel m: Conv W [M, C/g, k...] rows; ConvTranspose W [C, M, k...] columns.
+          const int64_t M = c.op == Op::kConv ? c.w_shape[0] : c.w_shape[1];
+          if (!(n.scale.size() == static_cast<size_t>(M) || n.scale.size() == 1)) continue;
+          if (c.bias.empty()) c.bias.assign(static_cast<size_t>(M), 0.f);
+          if (c.w_mul.empty()) c.w_mul.assign(static_cast<size_t>(M), 1.f);
+          for (int64_t m = 0; m < M; ++m) {
+            const float k = n.scale.size() == 1 ? n.scale[0] : n.scale[m];
+            const float t = n.shift.size() == 1 ? n.shift[0] : n.shift[m];
+            c.w_mul[m] *= k;
+            c.bias[m] = c.bias[m] * k + t;
+          }
+          absorb(c, n);
+          changed = true;
+        } else if (n.op == Op::kUnary) {
+          std::vector<Activation> acts = n.acts;
+          compose_linear(acts);
+          // Leading affine steps right after the convolution fold into its weights.
+          if ((c.op == Op::kConv || deconv1) && c.acts.empty() && c.residual < 0) {
+            const int64_t M = c.op == Op::kConv ? c.w_shape[0] : c.w_shape[1];
+            size_t k = 0;
+            for (; k < acts.size() && acts[k].kind == Activation::kLinear; ++k) {
+              if (c.bias.empty()) c.bias.assign(static_cast<size_t>(M), 0.f);
+              if (c.w_mul.empty()) c.w_mul.assign(static_cast<size_t>(M), 1.f);
+              for (float& w : c.w_mul) w *= acts[k].alpha;
+              for (float& b : c.bias) b = b * acts[k].alpha + acts[k].beta;
+            }
+            acts.erase(acts.begin(), acts.begin() + static_cast<std::ptrdiff_t>(k));
+          }
+          std::vector<Activation> chain = c.acts;
+          chain.insert(chain.end(), c.acts2.begin(), c.acts2.end());
+          chain.insert(chain.end(), acts.begin(), acts.end());
+          // oneDNN 2.6's swish post-op costs more than the convolution it follows (1x1, 16 -> 96
+          // channels at 112x112: 0.44 ms, 1.22 ms with the post-op, 0.96 ms with math::swish_f32 as a
+          // pass of its own), so SiLU stays a step (in place) of its own.
+          bool swish = false;
+          for (const Activation& a : acts) swish = swish || a.kind == Activation::kSwish;
+          if (swish || !post_ops_supported(chain)) {
+            // Keep what folded; the rest stays a step of its own.
+            if (acts.size() != n.acts.size()) {
+              n.acts = acts;
+              changed = true;
+            }
+            continue;
+          }
+          std::vector<Activation>& to = c.residual >= 0 ? c.acts2 : c.acts;
+          to.insert(to.end(), acts.begin(), acts.end());
+          absorb(c, n);
+          changed = true;
+        } else if (n.op == Op::kBinary && n.bin == math::BinOp::kAdd && !n.constant && n.in.size() == 2 &&
+                   c.residual < 0 && c.op == Op::kConv) {
+          const int other = n.in[0] == c.out ? n.in[1] : n.in[0];
+          // The residual must exist when the convolution runs.
+          if (other == c.out || values[other].producer >= static_cast<int>(i)) continue;
+          c.residual = other;
+          absorb(c, n);
+          changed = true;
+        }
+      }
+      // Consecutive activations on one value: one pass.
+      for (size_t i = 0; i < steps.size(); ++i) {
+        Step& u = *steps[i];
+        if (u.out < 0 || u.op != Op::kUnary) continue;
+        const int r = sole_reader(u.out);
+        if (r < 0) continue;
+        Step& n = *steps[static_cast<size_t>(r)];
+        if (n.op != Op::kUnary) continue;
+        u.acts.insert(u.acts.end(), n.acts.begin(), n.acts.end());
+        compose_linear(u.acts);
+        absorb(u, n);
+        changed = true;
+      }
+    }
+    // Drop retired steps, keeping the order.
+    std::vector<std::unique_ptr<Step>> kept;
+    for (auto& s : steps)
+      if (s->out >= 0) kept.push_back(std::move(s));
+    steps = std::move(kept);
+    for (size_t i = 0; i < steps.size(); ++i) values[steps[i]->out].producer = static_cast<int>(i);
+  }
+
+  void liveness() {
+    count_uses();
+    for (Value& v : values) v.last_use = -1;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      for (int x : steps[i]->in) values[x].last_use = static_cast<int>(i);
+      if (steps[i]->residual >= 0) values[steps[i]->residual].last_use = static_cast<int>(i);
+    }
+  }
+};
+
+// ---- plans: what one set of input shapes needs -----------------------------------------------------------
+
+struct StepPlan {
+  dnnl::primitive prim;
+  memory::desc src, dst, bias, r;  // r: the residual's desc when it is a post-op
+  memory w;
+  size_t scratch = 0;
+  bool fused_residual = false;     // false: the residual (and acts2) run after the primitive
+  int threads = 1;                 // the primitive's team (small steps run on one thread)
+  int residual_arg = 0;
+  dnnl::reorder to_nchw;           // outputs handed out
+  // A transposed convolution whose kernel equals its stride (no padding, dilation or groups): every
+  // input pixel owns its own kh x kw output block, so it is one GEMM [pixels, C] x [C, kh*kw*M] into
+  // a temporary, then a copy of each block into place (the DB head's 2x2/2 upsampling: oneDNN's
+  // deconvolution with M = 1 output channel is ~15x slower).
+  bool deconv_gemm = false;
+  int64_t kh = 0, kw = 0;
+  std::vector<float> bias_rep;     // bias per GEMM column
+  // Resize tables
+  std::vector<int64_t> rows, cols;
+};
+
+// The memory objects of one step, made once per plan and pointed at each run's buffers: creating
+// them (and the argument map) per step and per run costs more than a small convolution.
+struct StepArgs {
+  std::unordered_map<int, memory> args;
+  memory src, dst, bias, r, scratch;
+};
+struct Bound {
+  std::vector<StepArgs> steps;
+};
+
+struct RunPlan {
+  int threads = 1;                // the run's threads
+  std::vector<Shape> dims;        // NCHW dims of every value
+  std::vector<int64_t> offset;    // float offset of every value in the arena (-1: not stored)
+  int64_t arena = 0;              // floats
+  int64_t scratch_floats = 0;     // a temporary for unfused residuals
+  std::vector<StepPlan> steps;
+  std::vector<dnnl::reorder> in_reorders;  // per value (region inputs)
+  std::mutex mu;
+  std::vector<std::unique_ptr<Bound>> bound;  // free sets of step arguments (one per concurrent run)
+};
+
+memory::dims mdims(const Shape& s) { return memory::dims(s.begin(), s.end()); }
+memory::desc nhwc_desc(const Shape& d) {
+  return memory::desc(mdims(d), memory::data_type::f32, memory::format_tag::nhwc);
+}
+memory::desc nchw_desc(const Shape& d) {
+  return memory::desc(mdims(d), memory::data_type::f32, memory::format_tag::nchw);
+}
+
+class RegionGroup : public sdk::CompiledGroup {
+ public:
+  RegionGroup(const sdk::Graph& group, const KernelConfig& config) : default_threads_(config.default_threads), adaptive_(config.adaptive_threads) {
+    prog_.build(group);
+    for (const Value& v : prog_.values)
+      if (v.group_input >= 0) inputs_.push_back(static_cast<int>(&v - prog_.values.data()));
+    // Static input shapes: build the plan now, so the first run creates no primitives.
+    std::vector<Shape> shapes;
+    bool known = true;
+    for (int id : inputs_) {
+      const Shape d = group.input(static_cast<size_t>(prog_.values[id].group_input)).dims();
+      for (int64_t x : d) known = known && x > 0;
+      shapes.push_back(d);
+    }
+    if (known && !inputs_.empty()) {
+      try {
+        std::shared_ptr<RunPlan> plan = plan_for(shapes, std::max(1, config.default_threads));
+        // Touch the buffers the first run would fault in (this thread's arena and scratchpad).
+        float* arena = arena_floats(plan->arena + plan->scratch_floats);
+        std::memset(arena, 0, sizeof(float) * static_cast<size_t>(plan->arena + plan->scratch_floats));
+        size_t scratch = 0;
+        for (const StepPlan& sp : plan->steps) scratch = std::max(scratch, sp.scratch);
+        std::memset(math::thread_buffer(2, scratch), 0, scratch);
+        std::unique_ptr<Bound> b = bind(*plan);
+        std::lock_guard<std::mutex> lock(plan->mu);
+        plan->bound.push_back(std::move(b));
+      } catch (const std::exception& e) {
+        sdk::log(EPHOST_LOG_VERBOSE, "cpu region " + prog_.name + ": no plan at compile time: " + e.what());
+      }
+    }
+  }
+
+  void compute(void*, sdk::KernelContext& ctx) override {
+    std::vector<sdk::Tensor> in;
+    std::vector<Shape> shapes;
+    for (int id : inputs_) {
+      const sdk::Tensor t = ctx.input(static_cast<size_t>(prog_.values[id].group_input));
+      if (!t.present() || t.elem_type() != EPHOST_ELEMENT_FLOAT || t.rank() != 4)
+        fail("input '" + prog_.values[id].name + "' must be a 4-D float tensor");
+      shapes.push_back(t.shape());
+      in.push_back(t);
+    }
+    int threads = ctx.threads();
+    if (threads <= 0) threads = default_threads_;
+    threads = math::effective_threads(threads, adaptive_);
+    std::shared_ptr<RunPlan> plan;
+    try {
+      plan = plan_for(shapes, threads);
+    } catch (const sdk::Error&) {
+      throw;
+    } catch (const std::exception& e) {
+      fail(e.what());
+    }
+    math::set_num_threads(threads);
+    float* arena = arena_floats(plan->arena + plan->scratch_floats);
+    float* scratch = arena + plan->arena;
+    dnnl::engine& eng = math::cpu_engine();
+    dnnl::stream& s = math::thread_stream();
+    auto buf = [&](int v) { return arena + plan->offset[static_cast<size_t>(v)]; };
+    // Region inputs into NHWC.
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      const int v = inputs_[i];
+      const Shape& d = plan->dims[v];
+      if (plan->offset[v] < 0) continue;
+      if (d[1] == 1 || d[2] * d[3] == 1) {
+        std::memcpy(buf(v), in[i].data<float>(), sizeof(float) * static_cast<size_t>(math::numel(d)));
+      } else {
+        memory src(nchw_desc(d), eng, const_cast<float*>(in[i].data<float>()));
+        memory dst(nhwc_desc(d), eng, buf(v));
+        plan->in_reorders[i].execute(s, src, dst);
+      }
+    }
+    s.wait();
+    std::unique_ptr<Bound> bound;
+    {
+      std::lock_guard<std::mutex> lock(plan->mu);
+      if (!plan->bound.empty()) {
+        bound = std::move(plan->bound.back());
+        plan->bound.pop_back();
+      }
+    }
+    if (!bound) bound = bind(*plan);
+    struct GiveBack {
+      RunPlan& plan;
+      std::unique_ptr<Bound>& bound;
+      ~GiveBack() {
+        std::lock_guard<std::mutex> lock(plan.mu);
+        plan.bound.push_back(std::move(bound));
+      }
+    } give_back{*plan, bound};
+    for (size_t i = 0; i < prog_.steps.size(); ++i) {
+      const Step& st = *prog_.steps[i];
+      const StepPlan& sp = plan->steps[i];
+      run_step(st, sp, *plan, bound->steps[i], arena, scratch, threads);
+      const Value& ov = prog_.values[st.out];
+      if (ov.group_output >= 0) {
+        const Shape& d = plan->dims[st.out];
+        float* y = ctx.output<float>(static_cast<size_t>(ov.group_output), d);
+        if (math::numel(d) == 0) continue;
+        if (d[1] == 1 || d[2] * d[3] == 1) {
+          std::memcpy(y, buf(st.out), sizeof(float) * static_cast<size_t>(math::numel(d)));
+        } else {
+          memory src(nhwc_desc(d), eng, buf(st.out));
+          memory dst(nchw_desc(d), eng, y);
+          sp.to_nchw.execute(s, src, dst);
+          s.wait();
+        }
+      }
+    }
+    math::note_team_end(threads);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    sdk::fail(EPHOST_INVALID_ARGUMENT, "cpu region " + prog_.name + ": " + what);
+  }
+
+  static float* arena_floats(int64_t n) {
+    struct Arena {
+      float* p = nullptr;
+      int64_t size = 0;
+      ~Arena() { std::free(p); }
+    };
+    thread_local Arena a;
+    if (a.size < n) {
+      std::free(a.p);
+      a.p = nullptr;
+      a.size = 0;
+      const size_t bytes = (static_cast<size_t>(n) * sizeof(float) + 4095) / 4096 * 4096;
+      a.p = static_cast<float*>(std::aligned_alloc(4096, bytes));
+      if (a.p == nullptr) throw std::bad_alloc();
+      a.size = n;
+    }
+    return a.p;
+  }
+
+  std::shared_ptr<RunPlan> plan_for(const std::vector<Shape>& shapes, int threads) {
+    std::vector<int64_t> key{threads};
+    for (const Shape& s : shapes) key.insert(key.end(), s.begin(), s.end());
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = plans_.find(key);
+    if (it != plans_.end()) return it->second;
+    auto plan = build_plan(shapes, threads);
+    if (plans_.size() >= 16) plans_.erase(plans_.begin());
+    plans_.emplace(key, plan);
+    return plan;
+  }
+
+  std::shared_ptr<RunPlan> build_plan(const std::vector<Shape>& shapes, int threads);
+  void plan_step(const Step& st, size_t index, RunPlan& plan, int threads);
+  void plan_deconv_gemm(const Step& st, StepPlan& sp, const math::ConvGeometry& g, RunPlan& plan);
+  void run_step(const Step& st, const StepPlan& sp, const RunPlan& plan, StepArgs& a, float* arena, float* scratch,
+                int threads) const;
+  std::unique_ptr<Bound> bind(const RunPlan& plan) const;
+
+  Program prog_;
+  std::vector<int> inputs_;  // region input values, in group input order of discovery
+  int default_threads_;
+  bool adaptive_ = true;
+  std::mutex mu_;
+  std::map<std::vector<int64_t>, std::shared_ptr<RunPlan>> plans_;
+};
+
+// NCHW dims of a broadcast of two rank-4 dims (numpy rules).
+Shape broadcast4(const Shape& a, const Shape& b) { return math::broadcast_shapes(a, b); }
+
+std::shared_ptr<RunPlan> RegionGroup::build_plan(const std::vector<Shape>& shapes, int threads) {
+  auto plan = std::make_shared<RunPlan>();
+  plan->threads = threads;
+  const size_t nv = prog_.values.size();
+  plan->dims.assign(nv, Shape());
+  plan->offset.assign(nv, -1);
+  plan->steps.resize(prog_.steps.size());
+  plan->in_reorders.resize(inputs_.size());
+  for (size_t i = 0; i < inputs_.size(); ++i) plan->dims[inputs_[i]] = shapes[i];
+  math::set_num_threads(threads);
+  for (size_t i = 0; i < prog_.steps.size(); ++i) plan_step(*prog_.steps[i], i, *plan, threads);
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    const Shape& d = plan->dims[inputs_[i]];
+    if (math::numel(d) > 0 && !(d[1] == 1 || d[2] * d[3] == 1))
+      plan->in_reorders[i] = dnnl::reorder(dnnl::reorder::primitive_desc(math::cpu_engine(), nchw_desc(d),
+                                                                        math::cpu_engine(), nhwc_desc(d)));
+  }
+  // Buffers: first fit over the values' lifetimes [defined, last read]. An elementwise step whose
+  // same-shaped input dies at that step writes over it (in place).
+  struct Block {
+    int64_t off, size;
+    int until;
+    int value;
+  };
+  std::vector<Block> live;
+  auto place = [&](int v, int from) {
+    const int64_t size = (math::numel(plan->dims[v]) + 15) / 16 * 16;
+    const Value& val = prog_.values[v];
+    const int until = std::max(val.last_use, from);
+    if (from >= 0) {
+      const Step& st = *prog_.steps[static_cast<size_t>(from)];
+      const bool elementwise = st.op == Op::kUnary || st.op == Op::kAffine || st.op == Op::kBinary;
+      for (int x : elementwise ? st.in : std::vector<int>{}) {
+        if (prog_.values[x].last_use != from || plan->dims[x] != plan->dims[v]) continue;
+        bool once = true;  // the step reads x through one operand only
+        int seen = 0;
+        for (int y : st.in) seen += y == x;
+        once = seen == 1;
+        auto it = std::find_if(live.begin(), live.end(), [&](const Block& b) { return b.value == x; });
+        if (!once || it == live.end()) continue;
+        it->until = until;
+        it->value = v;
+        plan->offset[v] = it->off;
+        return;
+      }
+    }
+    // Free blocks whose values died before `from`.
+    live.erase(std::remove_if(live.begin(), live.end(), [&](const Block& b) { return b.until < from; }), live.end());
+    std::sort(live.begin(), live.end(), [](const Block& a, const Block& b) { return a.off < b.off; });
+    int64_t off = 0;
+    for (const Block& b : live) {
+      if (b.off - off >= size) break;
+      off = std::max(off, b.off + b.size);
+    }
+    live.push_back({off, size, until, v});
+    plan->offset[v] = off;
+    plan->arena = std::max(plan->arena, off + size);
+  };
+  for (int v : inputs_) place(v, -1);
+  for (size_t i = 0; i < prog_.steps.size(); ++i) place(prog_.steps[i]->out, static_cast<int>(i));
+  return plan;
+}
+
+void RegionGroup::plan_step(const Step& st, size_t index, RunPlan& plan, int threads) {
+  StepPlan& sp = plan.steps[index];
+  std::vector<Shape>& dims = plan.dims;
+  dnnl::engine& eng = math::cpu_engine();
+  Shape out;
+  switch (st.op) {
+    case Op::kConv:
+    case Op::kDeconv: {
+      const Shape& x = dims[st.in[0]];
+      const bool t = st.op == Op::kDeconv;
+      const math::ConvGeometry g =
+          t ? math::conv_transpose_geometry(st.conv, x, st.w_shape) : math::conv_geometry(st.conv, x, st.w_shape);
+      out = g.output_shape();
+      if (t && g.group == 1) {
+        bool shuffle = true;
+        for (size_t k = 0; k < 2; ++k)
+          shuffle = shuffle && g.kernel[k] == g.strides[k] && g.dilations[k] == 1 && g.pad_begin[k] == 0 &&
+                    g.pad_end[k] == 0 && g.out_spatial[k] == g.in_spatial[k] * g.strides[k];
+        if (shuffle) {
+          plan_deconv_gemm(st, sp, g, plan);
+          break;
+        }
+      }
+      const int64_t G = g.group, OCg = g.out_channels / G, ICg = g.in_channels / G;
+      const int64_t K = math::numel(g.kernel);
+      Shape wdims = G > 1 ? Shape{G, OCg, ICg} : Shape{OCg, ICg}, wstrides;
+      if (!t) wstrides = G > 1 ? Shape{OCg * ICg * K, ICg * K, K} : Shape{ICg * K, K};
+      else wstrides = G > 1 ? Shape{ICg * OCg * K, K, OCg * K} : Shape{K, OCg * K};
+      const Shape ks = math::strides_of(g.kernel);
+      wdims.insert(wdims.end(), g.kernel.begin(), g.kernel.end());
+      wstrides.insert(wstrides.end(), ks.begin(), ks.end());
+      Shape dil(2), pr = g.pad_end;
+      for (size_t k = 0; k < 2; ++k) dil[k] = g.dilations[k] - 1;
+      if (t)
+        for (size_t k = 0; k < 2; ++k) {
+          const int64_t full = g.strides[k] * (g.in_spatial[k] - 1) + (g.kernel[k] - 1) * g.dilations[k] + 1;
+          if (full - g.pad_begin[k] - pr[k] != g.out_spatial[k]) math::invalid("unsupported ConvTranspose padding");
+        }
+      sp.src = nhwc_desc(x);
+      sp.dst = nhwc_desc(out);
+      sp.threads = math::threads_for_work(2.0 * static_cast<double>(math::numel(out)) * static_cast<double>(ICg * K),
+                                          threads);
+      math::set_num_threads(sp.threads);
+      const memory::desc w_any(mdims(wdims), memory::data_type::f32, memory::format_tag::any);
+      sp.bias = st.bias.empty() ? memory::desc() : memory::desc({g.out_channels}, memory::data_type::f32,
+                                                                 memory::format_tag::a);
+      const Shape& rd = st.residual >= 0 ? dims[st.residual] : Shape();
+      sp.fused_residual = st.residual >= 0 && rd == out;
+      dnnl::primitive_attr attr;
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      dnnl::post_ops ops;
+      for (const Activation& a : st.acts) append_activation(ops, a);
+      if (sp.fused_residual) {
+        sp.residual_arg = ops.len();
+        sp.r = nhwc_desc(out);
+        ops.append_binary(dnnl::algorithm::binary_add, sp.r);
+        for (const Activation& a : st.acts2) append_activation(ops, a);
+      } else if (st.residual >= 0) {
+        plan.scratch_floats = std::max(plan.scratch_floats, math::numel(out));
+      }
+      attr.set_post_ops(ops);
+      const auto prop = dnnl::prop_kind::forward_inference;
+      const memory::dims sd = mdims(g.strides), dd = mdims(dil), pl = mdims(g.pad_begin), pe = mdims(pr);
+      memory::desc want;
+      if (!t) {
+        auto desc = st.bias.empty()
+                        ? dnnl::convolution_forward::desc(prop, dnnl::algorithm::convolution_direct, sp.src, w_any,
+                                                          sp.dst, sd, dd, pl, pe)
+                        : dnnl::convolution_forward::desc(prop, dnnl::algorithm::convolution_direct, sp.src, w_any,
+                                                          sp.bias, sp.dst, sd, dd, pl, pe);
+        auto pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
+        sp.prim = dnnl::convolution_forward(pd);
+        sp.scratch = pd.scratchpad_desc().get_size();
+        want = pd.weights_desc();
+      } else {
+        auto desc = st.bias.empty()
+                        ? dnnl::deconvolution_forward::desc(prop, dnnl::algorithm::deconvolution_direct, sp.src, w_any,
+                                                            sp.dst, sd, dd, pl, pe)
+                        : dnnl::deconvolution_forward::desc(prop, dnnl::algorithm::deconvolution_direct, sp.src, w_any,
+                                                            sp.bias, sp.dst, sd, dd, pl, pe);
+        auto pd = dnnl::deconvolution_forward::primitive_desc(desc, attr, eng);
+        sp.prim = dnnl::deconvolution_forward(pd);
+        sp.scratch = pd.scratchpad_desc().get_size();
+        want = pd.weights_desc();
+      }
+      // Weights in that layout, once per layout.
+      Step& ms = const_cast<Step&>(st);
+      std::lock_guard<std::mutex> lock(ms.mu);
+      for (const auto& [d, m] : ms.packed)
+        if (d == want) sp.w = m;
+      if (!sp.w) {
+        std::vector<float> folded = folded_weights(st);
+        memory user(math::strided_desc(wdims, wstrides), eng, folded.data());
+        memory packed(want, eng);
+        dnnl::stream& s = math::thread_stream();
+        dnnl::reorder(user, packed).execute(s, user, packed);
+        s.wait();
+        ms.packed.emplace_back(want, packed);
+        sp.w = packed;
+      }
+      break;
+    }
+    case Op::kMaxPool:
+    case Op::kAvgPool: {
+      const Shape& x = dims[st.in[0]];
+      const math::PoolGeometry g = math::pool_geometry(st.pool, x);
+      out = g.output_shape();
+      Shape pe(2);
+      for (size_t k = 0; k < 2; ++k)
+        pe[k] = std::max<int64_t>(g.pad_end[k], (g.out_spatial[k] - 1) * g.strides[k] + g.kernel[k] -
+                                                    g.in_spatial[k] - g.pad_begin[k]);
+      sp.src = nhwc_desc(x);
+      sp.dst = nhwc_desc(out);
+      sp.threads = math::threads_for_work(static_cast<double>(math::numel(out)) * static_cast<double>(math::numel(g.kernel)),
+                                          threads);
+      math::set_num_threads(sp.threads);
+      const dnnl::algorithm alg = st.op == Op::kMaxPool ? dnnl::algorithm::pooling_max
+                                  : st.count_include_pad ? dnnl::algorithm::pooling_avg_include_padding
+                                                         : dnnl::algorithm::pooling_avg_exclude_padding;
+      dnnl::primitive_attr attr;
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      auto desc = dnnl::pooling_forward::desc(dnnl::prop_kind::forward_inference, alg, sp.src, sp.dst,
+                                              mdims(g.strides), mdims(g.kernel), mdims(g.pad_begin), mdims(pe));
+      auto pd = dnnl::pooling_forward::primitive_desc(desc, attr, eng);
+      sp.prim = dnnl::pooling_forward(pd);
+      sp.scratch = pd.scratchpad_desc().get_size();
+      break;
+    }
+    case Op::kGlobalAvg:
+    case Op::kGlobalMax: {
+      const Shape& x = dims[st.in[0]];
+      out = {x[0], x[1], 1, 1};
+      break;
+    }
+    case Op::kUnary: out = dims[st.in[0]]; break;
+    case Op::kAffine: {
+      out = dims[st.in[0]];
+      if (!(st.scale.size() == 1 || static_cast<int64_t>(st.scale.size()) == out[1]))
+        math::invalid(std::string(op_name(st.op)) + " '" + st.node + "' has " + std::to_string(st.scale.size()) +
+                      " channel values for " + std::to_string(out[1]) + " channels");
+      break;
+    }
+    case Op::kBinary: {
+      const Shape& a = dims[st.in[0]];
+      const Shape b = st.constant ? st.constant->dims : dims[st.in[1]];
+      out = broadcast4(a, b);
+      break;
+    }
+    case Op::kConcat: {
+      out = dims[st.in[0]];
+      out[1] = 0;
+      for (int v : st.in) {
+        const Shape& d = dims[v];
+        if (d[0] != out[0] || d[2] != out[2] || d[3] != out[3])
+          math::invalid("Concat '" + st.node + "' inputs differ outside the channel axis");
+        out[1] += d[1];
+      }
+      break;
+    }
+    case Op::kResize: {
+      const Shape& x = dims[st.in[0]];
+      std::vector<float> scales = st.scales;
+      if (scales.empty()) {
+        out = st.sizes;
+        if (out[0] != x[0] || out[1] != x[1]) math::invalid("Resize '" + st.node + "' resizes N or C");
+        scales.resize(4);
+        for (size_t k = 0; k < 4; ++k)
+          scales[k] = x[k] > 0 ? static_cast<float>(out[k]) / static_cast<float>(x[k]) : 1.f;
+      } else {
+        out = x;
+        for (size_t k = 2; k < 4; ++k) out[k] = math::resize_output_size(x[k], scales[k]);
+      }
+      const math::AxisTaps rows = math::resize_axis_taps(st.resize, x[2], out[2], scales[2]);
+      const math::AxisTaps cols = math::resize_axis_taps(st.resize, x[3], out[3], scales[3]);
+      sp.rows = rows.index;
+      sp.cols = cols.index;
+      break;
+    }
+  }
+  dims[st.out] = out;
+  if (prog_.values[st.out].group_output >= 0 && math::numel(out) > 0 && !(out[1] == 1 || out[2] * out[3] == 1))
+    sp.to_nchw = dnnl::reorder(dnnl::reorder::primitive_desc(eng, nhwc_desc(out), eng, nchw_desc(out)));
+  (void)threads;
+}
+
+void RegionGroup::plan_deconv_gemm(const Step& st, StepPlan& sp, const math::ConvGeometry& g, RunPlan& plan) {
+  dnnl::engine& eng = math::cpu_engine();
+  const int64_t C = g.in_channels, M = g.out_channels, KH = g.kernel[0], KW = g.kernel[1];
+  const int64_t P = g.batch * g.in_spatial[0] * g.in_spatial[1], cols = KH * KW * M;
+  sp.deconv_gemm = true;
+  sp.threads = math::threads_for_work(2.0 * static_cast<double>(P * cols * C), plan.threads);
+  math::set_num_threads(sp.threads);
+  sp.kh = KH;
+  sp.kw = KW;
+  sp.src = math::plain_desc({P, C});
+  sp.dst = math::plain_desc({P, cols});
+  const memory::desc w_any({C, cols}, memory::data_type::f32, memory::format_tag::any);
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::post_ops ops;
+  for (const Activation& a : st.acts) append_activation(ops, a);
+  attr.set_post_ops(ops);
+  if (!st.bias.empty()) {
+    sp.bias = math::plain_desc({1, cols});
+    sp.bias_rep.resize(static_cast<size_t>(cols));
+    for (int64_t c = 0; c < cols; ++c) sp.bias_rep[c] = st.bias[c % M];
+  }
+  auto desc = st.bias.empty() ? dnnl::matmul::desc(sp.src, w_any, sp.dst)
+                              : dnnl::matmul::desc(sp.src, w_any, sp.bias, sp.dst);
+  auto pd = dnnl::matmul::primitive_desc(desc, attr, eng);
+  sp.prim = dnnl::matmul(pd);
+  sp.scratch = pd.scratchpad_desc().get_size();
+  plan.scratch_floats = std::max(plan.scratch_floats, P * cols);
+  const memory::desc want = pd.weights_desc();
+  Step& ms = const_cast<Step&>(st);
+  std::lock_guard<std::mutex> lock(ms.mu);
+  for (const auto& [d, m] : ms.packed)
+    if (d == want) sp.w = m;
+  if (!sp.w) {
+    // ONNX W [C, M, kh, kw] as [C, (i, j, m)].
+    const std::vector<float> folded = folded_weights(st);
+    std::vector<float> wt(static_cast<size_t>(C * cols));
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t i = 0; i < KH; ++i)
+          for (int64_t j = 0; j < KW; ++j) wt[c * cols + (i * KW + j) * M + m] = folded[((c * M + m) * KH + i) * KW + j];
+    memory user(math::plain_desc({C, cols}), eng, wt.data());
+    memory packed(want, eng);
+    dnnl::stream& s = math::thread_stream();
+    dnnl::reorder(user, packed).execute(s, user, packed);
+    s.wait();
+    ms.packed.emplace_back(want, packed);
+    sp.w = packed;
+  }
+}
+
+// Generic NHWC broadcasting for a binary step: out[n,h,w,c] = a[...] op b[...].
+void broadcast_nhwc(math::BinOp op, const float* a, const Shape& ad, const float* b, const Shape& bd, float* y,
+                    const Shape& od, int threads) {
+  auto nhwc_strides = [](const Shape& d, const Shape& o) {
+    // strides of (n, h, w, c) in an NHWC buffer of dims d, 0 where d broadcasts.
+    const int64_t sc = 1, sw = d[1], sh = d[1] * d[3], sn = d[1] * d[3] * d[2];
+    return std::vector<int64_t>{d[0] == 1 && o[0] != 1 ? 0 : sn, d[2] == 1 && o[2] != 1 ? 0 : sh,
+                                d[3] == 1 && o[3] != 1 ? 0 : sw, d[1] == 1 && o[1] != 1 ? 0 : sc};
+  };
+  const std::vector<int64_t> as = nhwc_strides(ad, od), bs = nhwc_strides(bd, od);
+  const int64_t N = od[0], C = od[1], H = od[2], W = od[3];
+  const bool a_vec = as[3] != 0, b_vec = bs[3] != 0;
+  math::parallel_for(N * H * W, threads, std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(C, 1)),
+                     [&](int64_t p0, int64_t p1) {
+                       for (int64_t p = p0; p < p1; ++p) {
+                         const int64_t w = p % W, h = (p / W) % H, n = p / (W * H);
+                         const float* ar = a + n * as[0] + h * as[1] + w * as[2];
+                         const float* br = b + n * bs[0] + h * bs[1] + w * bs[2];
+                         float* yr = y + p * C;
+                         if (a_vec || b_vec) {
+                           math::binary_f32(op, ar, a_vec, br, b_vec, yr, C);
+                         } else {
+                           math::binary_f32(op, ar, false, br, true, yr, 1);
+                           for (int64_t c = 1; c < C; ++c) yr[c] = yr[0];
+                         }
+                       }
+                     });
+}
+
+void apply_all(const std::vector<Activation>& acts, float* x, int64_t n, int threads) {
+  if (acts.empty() || n == 0) return;
+  math::parallel_for(n, threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
+    for (const Activation& a : acts) apply_activation(a, x + i0, i1 - i0);
+  });
+}
+
+std::unique_ptr<Bound> RegionGroup::bind(const RunPlan& plan) const {
+  dnnl::engine& eng = math::cpu_engine();
+  auto b = std::make_unique<Bound>();
+  b->steps.resize(prog_.steps.size());
+  for (size_t i = 0; i < prog_.steps.size(); ++i) {
+    const Step& st = *prog_.steps[i];
+    const StepPlan& sp = plan.steps[i];
+    StepArgs& a = b->steps[i];
+    const bool conv = st.op == Op::kConv || st.op == Op::kDeconv;
+    const bool pool = st.op == Op::kMaxPool || st.op == Op::kAvgPool;
+    if (!conv && !pool) continue;
+    if (math::numel(plan.dims[st.out]) == 0) continue;
+    a.src = memory(sp.src, eng, nullptr);
+    a.dst = memory(sp.dst, eng, nullptr);
+    a.scratch = memory(memory::desc({static_cast<memory::dim>(sp.scratch)}, memory::data_type::u8, memory::format_tag::a),
+                       eng, nullptr);
+    a.args = {{DNNL_ARG_SRC, a.src}, {DNNL_ARG_DST, a.dst}, {DNNL_ARG_SCRATCHPAD, a.scratch}};
+    if (!conv) continue;
+    a.args.emplace(DNNL_ARG_WEIGHTS, sp.w);
+    if (!st.bias.empty()) {
+      a.bias = memory(sp.bias, eng, nullptr);
+      a.args.emplace(DNNL_ARG_BIAS, a.bias);
+    }
+    if (sp.fused_residual) {
+      a.r = memory(sp.r, eng, nullptr);
+      a.args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(sp.residual_arg) | DNNL_ARG_SRC_1, a.r);
+    }
+  }
+  return b;
+}
+
+void RegionGroup::run_step(const Step& st, const StepPlan& sp, const RunPlan& plan, StepArgs& a, float* arena,
+                           float* scratch, int threads) const {
+  dnnl::stream& s = math::thread_stream();
+  auto buf = [&](int v) { return arena + plan.offset[static_cast<size_t>(v)]; };
+  const Shape& od = plan.dims[st.out];
+  const int64_t on = math::numel(od);
+  if (on == 0) return;
+  float* y = buf(st.out);
+  switch (st.op) {
+    case Op::kConv:
+    case Op::kDeconv: {
+      if (sp.deconv_gemm) {
+        math::set_num_threads(sp.threads);
+        a.src.set_data_handle(buf(st.in[0]));
+        a.dst.set_data_handle(scratch);
+        a.scratch.set_data_handle(math::thread_buffer(2, sp.scratch));
+        if (!sp.bias_rep.empty()) a.bias.set_data_handle(const_cast<float*>(sp.bias_rep.data()));
+        sp.prim.execute(s, a.args);
+        s.wait();
+        // scratch[(n, h, w), (i, j, m)] -> y[n, h * kh + i, w * kw + j, m]
+        const Shape& xd = plan.dims[st.in[0]];
+        const int64_t H = xd[2], W = xd[3], M = od[1], KH = sp.kh, KW = sp.kw, OW = od[3];
+        const int64_t run = KW * M, cols = KH * KW * M;
+        math::parallel_for(od[0] * H * KH, threads, std::max<int64_t>(1, 4096 / std::max<int64_t>(W * run, 1)),
+                           [&](int64_t r0, int64_t r1) {
+                             for (int64_t r = r0; r < r1; ++r) {
+                               const int64_t i = r % KH, nh = r / KH;  // nh = n * H + h
+                               const float* src = scratch + nh * W * cols + i * run;
+                               float* dst = y + (nh * KH + i) * OW * M;
+                               for (int64_t w = 0; w < W; ++w)
+                                 for (int64_t k = 0; k < run; ++k) dst[w * run + k] = src[w * cols + k];
+                             }
+                           });
+        return;
+      }
+      const bool late_residual = st.residual >= 0 && !sp.fused_residual;
+      float* dst = late_residual ? scratch : y;
+      math::set_num_threads(sp.threads);
+      a.src.set_data_handle(buf(st.in[0]));
+      a.dst.set_data_handle(dst);
+      a.scratch.set_data_handle(math::thread_buffer(2, sp.scratch));
+      if (!st.bias.empty()) a.bias.set_data_handle(const_cast<float*>(st.bias.data()));
+      if (sp.fused_residual) a.r.set_data_handle(buf(st.residual));
+      sp.prim.execute(s, a.args);
+      s.wait();
+      if (late_residual) {
+        broadcast_nhwc(math::BinOp::kAdd, dst, od, buf(st.residual), plan.dims[st.residual], y, od, threads);
+        apply_all(st.acts2, y, on, threads);
+      }
+      return;
+    }
+    case Op::kMaxPool:
+    case Op::kAvgPool: {
+      math::set_num_threads(sp.threads);
+      a.src.set_data_handle(buf(st.in[0]));
+      a.dst.set_data_handle(y);
+      a.scratch.set_data_handle(math::thread_buffer(2, sp.scratch));
+      sp.prim.execute(s, a.args);
+      s.wait();
+      return;
+    }
+    case Op::kGlobalAvg:
+    case Op::kGlobalMax: {
+      const Shape& xd = plan.dims[st.in[0]];
+      const int64_t N = xd[0], C = xd[1], P = xd[2] * xd[3];
+      const float* x = buf(st.in[0]);
+      const bool avg = st.op == Op::kGlobalAvg;
+      constexpr int64_t kChunk = 64;
+      const int64_t chunks = (C + kChunk - 1) / kChunk;
+      math::parallel_for(N * chunks, threads, std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(P * kChunk, 1)),
+                         [&](int64_t t0, int64_t t1) {
+                           for (int64_t t = t0; t < t1; ++t) {
+                             const int64_t n = t / chunks, c0 = (t % chunks) * kChunk, c1 = std::min(C, c0 + kChunk);
+                             float acc[kChunk];
+                             for (int64_t c = c0; c < c1; ++c) acc[c - c0] = avg ? 0.f : -std::numeric_limits<float>::infinity();
+                             const float* xn = x + n * P * C;
+                             for (int64_t p = 0; p < P; ++p) {
+                               const float* row = xn + p * C;
+                               if (avg)
+                                 for (int64_t c = c0; c < c1; ++c) acc[c - c0] += row[c];
+                               else
+                                 for (int64_t c = c0; c < c1; ++c) acc[c - c0] = std::max(acc[c - c0], row[c]);
+                             }
+                             for (int64_t c = c0; c < c1; ++c)
+                               y[n * C + c] = avg ? acc[c - c0] / static_cast<float>(P) : acc[c - c0];
+                           }
+                         });
+      return;
+    }
+    case Op::kUnary: {
+      const float* x = buf(st.in[0]);
+      math::parallel_for(on, threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
+        const float* from = x + i0;
+        for (const Activation& act : st.acts) {
+          apply_activation(act, from, y + i0, i1 - i0);
+          from = y + i0;
+        }
+        if (st.acts.empty() && x != y) std::memcpy(y + i0, x + i0, sizeof(float) * static_cast<size_t>(i1 - i0));
+      });
+      return;
+    }
+    case Op::kAffine: {
+      const float* x = buf(st.in[0]);
+      const int64_t C = od[1], P = on / C;
+      const bool one = st.scale.size() == 1;
+      math::parallel_for(P, threads, std::max<int64_t>(1, math::kElementwiseGrain / C), [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p) {
+          const float* xr = x + p * C;
+          float* yr = y + p * C;
+          if (one)
+            for (int64_t c = 0; c < C; ++c) yr[c] = xr[c] * st.scale[0] + st.shift[0];
+          else
+            for (int64_t c = 0; c < C; ++c) yr[c] = xr[c] * st.scale[c] + st.shift[c];
+        }
+      });
+      return;
+    }
+    case Op::kBinary: {
+      const Shape& ad = plan.dims[st.in[0]];
+      const float* a = buf(st.in[0]);
+      const float* b = st.constant ? st.constant->nhwc.data() : buf(st.in[1]);
+      const Shape& bd = st.constant ? st.constant->dims : plan.dims[st.in[1]];
+      if (st.constant && st.constant_first) {
+        broadcast_nhwc(st.bin, b, bd, a, ad, y, od, threads);
+      } else if (ad == od && bd == od) {
+        math::parallel_for(on, threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
+          math::binary_f32(st.bin, a + i0, true, b + i0, true, y + i0, i1 - i0);
+        });
+      } else {
+        broadcast_nhwc(st.bin, a, ad, b, bd, y, od, threads);
+      }
+      return;
+    }
+    case Op::kConcat: {
+      const int64_t C = od[1], P = on / C;
+      std::vector<std::pair<const float*, int64_t>> parts;
+      for (int v : st.in) parts.emplace_back(buf(v), plan.dims[v][1]);
+      math::parallel_for(P, threads, std::max<int64_t>(1, math::kElementwiseGrain / C), [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p) {
+          float* yr = y + p * C;
+          for (const auto& [x, c] : parts) {
+            std::memcpy(yr, x + p * c, sizeof(float) * static_cast<size_t>(c));
+            yr += c;
+          }
+        }
+      });
+      return;
+    }
+    case Op::kResize: {
+      const Shape& xd = plan.dims[st.in[0]];
+      const float* x = buf(st.in[0]);
+      const int64_t C = od[1], OH = od[2], OW = od[3], H = xd[2], W = xd[3];
+      math::parallel_for(od[0] * OH, threads, 1, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t n = r / OH, oh = r % OH;
+          const float* xr = x + (n * H + sp.rows[static_cast<size_t>(oh)]) * W * C;
+          float* yr = y + r * OW * C;
+          for (int64_t ow = 0; ow < OW; ++ow)
+            std::memcpy(yr + ow * C, xr + sp.cols[static_cast<size_t>(ow)] * C, sizeof(float) * static_cast<size_t>(C));
+        }
+      });
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<sdk::CompiledGroup> compile_cnn_region(const sdk::Graph& group, const KernelConfig& config) {
+  return std::make_unique<RegionGroup>(group, config);
+}
+
+#else
+
+std::unique_ptr<sdk::CompiledGroup> compile_cnn_region(const sdk::Graph& group, const KernelConfig&) {
+  sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile region " + group.name() + ": built without oneDNN");
+}
+
+#endif  // EPHOST_WITH_DNNL
+
+}  // namespace ephost::cpu::fusion

@@ -1,0 +1,140 @@
+#include "parallel.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+namespace ephost::cpu::math {
+
+namespace {
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// What the process may run on, and whether that is the whole machine (then /proc/loadavg's count of
+// runnable tasks describes exactly the CPUs we compete for).
+struct Machine {
+  int cpus = 1;
+  bool whole = false;
+  Machine() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = std::max(1, CPU_COUNT(&set));
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    whole = online > 0 && online == cpus;
+  }
+};
+
+const Machine& machine() {
+  static const Machine m;
+  return m;
+}
+
+// Tasks runnable right now on the machine, the reader included (the 4th field of /proc/loadavg,
+// "running/total"), or -1.
+int runnable_tasks() {
+  static const int fd = ::open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[128];
+  const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  if (n <= 0) return -1;
+  buf[n] = '\0';
+  // "0.50 0.40 0.30 3/456 12345": the number before the slash.
+  const char* p = buf;
+  for (int field = 0; field < 3; ++field) {
+    while (*p && *p != ' ') ++p;
+    while (*p == ' ') ++p;
+  }
+  if (*p < '0' || *p > '9') return -1;
+  return std::atoi(p);
+}
+
+std::atomic<int64_t> g_sampled_at{0};
+std::atomic<int> g_others{0};           // runnable tasks not ours at the last sample
+std::atomic<int64_t> g_team_end{0};     // when the last multi-threaded kernel of this process ended
+std::atomic<int> g_team_threads{1};     // and how many threads it used
+std::atomic<int> g_mode{-1};            // -1 unknown, 0 off, 1 on
+
+// EPHOST_CPU_ADAPTIVE_THREADS=0 turns the load check off (benchmarks of the raw behaviour).
+bool adaptive_enabled() {
+  int m = g_mode.load(std::memory_order_relaxed);
+  if (m < 0) {
+    const char* e = std::getenv("EPHOST_CPU_ADAPTIVE_THREADS");
+    m = (e != nullptr && e[0] == '0') ? 0 : 1;
+    g_mode.store(m, std::memory_order_relaxed);
+  }
+  return m == 1;
+}
+
+// Sampling period of the machine's load, and how long after a team ends its workers may still be
+// spinning (and counted as runnable).
+constexpr int64_t kSamplePeriodNs = 1'000'000;
+constexpr int64_t kSpinWindowNs = 300'000;
+
+}  // namespace
+
+int available_cpus() { return machine().cpus; }
+
+int effective_threads(int requested, bool adaptive) {
+  if (requested <= 1) return 1;
+  if (!adaptive || !adaptive_enabled() || !machine().whole) return requested;
+  const int64_t now = now_ns();
+  int64_t last = g_sampled_at.load(std::memory_order_relaxed);
+  if (now - last >= kSamplePeriodNs && g_sampled_at.compare_exchange_strong(last, now, std::memory_order_relaxed)) {
+    const int running = runnable_tasks();
+    if (running > 0) {
+      // Ours: the caller, and the workers of a team that ended a moment ago (they spin before sleeping).
+      int ours = 1;
+      if (now - g_team_end.load(std::memory_order_relaxed) < kSpinWindowNs)
+        ours += g_team_threads.load(std::memory_order_relaxed) - 1;
+      g_others.store(std::max(0, running - ours), std::memory_order_relaxed);
+    }
+  }
+  const int free_cpus = machine().cpus - g_others.load(std::memory_order_relaxed);
+  return std::max(1, std::min(requested, free_cpus));
+}
+
+void note_team_end(int threads) {
+  if (threads <= 1) return;
+  g_team_threads.store(threads, std::memory_order_relaxed);
+  g_team_end.store(now_ns(), std::memory_order_relaxed);
+}
+
+void limit_openmp_spinning() {
+#ifdef _OPENMP
+  // libgomp lets idle team threads spin GOMP_SPINCOUNT (300000 by default, milliseconds) iterations
+  // before they sleep, unless it manages more threads than the process has CPUs: then only 1000
+  // (microseconds). A spinning thread takes a CPU from whatever else the machine runs (a second worker,
+  // the compiler...), and a team that waits for a descheduled member stalls. One parked team of
+  // available_cpus() threads makes libgomp count itself oversubscribed, so every wait is short; the
+  // parked threads sleep (futex) and cost no CPU. Other OpenMP runtimes simply ignore this.
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char* policy = std::getenv("OMP_WAIT_POLICY");
+    const char* spin = std::getenv("GOMP_SPINCOUNT");
+    if (policy != nullptr || spin != nullptr) return;  // the user chose
+    const int n = std::max(2, available_cpus());
+    std::thread([n] {
+#pragma omp parallel num_threads(n)
+      {
+        (void)omp_get_thread_num();
+      }
+      std::mutex mu;
+      std::condition_variable cv;
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [] { return false; });
+    }).detach();
+  });
+#endif
+}
+
+}  // namespace ephost::cpu::math
