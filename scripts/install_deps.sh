@@ -11,6 +11,8 @@ PACKAGES=(
   libboost-dev libboost-filesystem-dev
   libfmt-dev libspdlog-dev nlohmann-json3-dev libcli11-dev libdnnl-dev libxxhash-dev
   ocl-icd-opencl-dev opencl-c-headers
+  # the OpenCL plugin's tests and benchmark: PoCL's CPU device where there is no GPU, and clinfo
+  pocl-opencl-icd clinfo
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-onnx python3-numpy python3-pytest

@@ -222,7 +222,9 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
 
   // 1. Ask each compiling provider for the context of each group it compiled, in execution order.
   std::vector<const CompiledStep*> ordered;
-  for (int id : main.execution_plan().order) ordered.push_back(main.steps()[static_cast<size_t>(id)].get());
+  // Ids past the compiled steps are the host's copy steps between devices (plugin ABI 3): nothing to cache.
+  for (int id : main.execution_plan().order)
+    if (static_cast<size_t>(id) < main.steps().size()) ordered.push_back(main.steps()[static_cast<size_t>(id)].get());
   std::map<const CompiledStep*, std::unique_ptr<EmittedGroup>> emitted;
   std::vector<const ProviderInstance*> provider_order;  // providers with emitted groups, first use first
   std::set<std::string> silent;

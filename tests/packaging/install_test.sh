@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What a user of the packages does, against the packages themselves (not the build tree):
-#  1. unpacks the four .deb files into a temporary root with dpkg-deb -x (the root is not /, so every
+#  1. unpacks the four .deb files (five with ephost-opencl) into a temporary root with dpkg-deb -x (the root is not /, so every
 #     path the packages carry must be relative to where they are unpacked: pkg-config, CMake package);
 #  2. checks the layout: multiarch libdir, plugin directory under it, soname link in the runtime package,
 #     the development link, headers, CMake package and .pc in -dev, the tools in -tools;
@@ -31,7 +31,10 @@ LIBDIR=usr/lib/$ARCH
 
 # ---- 1. unpack -----------------------------------------------------------------------------------
 debs=("$PKG"/*.deb)
-[ ${#debs[@]} -eq 4 ] || fail "expected 4 .deb files in $PKG, found ${#debs[@]}: ${debs[*]}"
+# A fifth package, ephost-opencl, where the build found OpenCL (plugins/opencl).
+OPENCL=0
+grep -q '^EPHOST_HAVE_OPENCL_PLUGIN:INTERNAL=ON' "$BUILD/CMakeCache.txt" && OPENCL=1
+[ ${#debs[@]} -eq $((4 + OPENCL)) ] || fail "expected $((4 + OPENCL)) .deb files in $PKG, found ${#debs[@]}: ${debs[*]}"
 ROOT=$WORK/root
 for deb in "${debs[@]}"; do
   step "unpack $(basename "$deb")"
@@ -65,6 +68,13 @@ expect_in ephost-tools "usr/bin/ep_weight_sharing_ctx_gen" "ep_weight_sharing_ct
 expect_in ephost-tools "usr/bin/ephost-plugin-cts" "the plugin conformance kit"
 expect_in ephost-tools "$LIBDIR/ephost/cts/libephost_cts_observer\.so" "the kit's observer plugin"
 expect_in ephost-tools "usr/share/ephost/plugin-cts/node/test_add/model\.onnx" "the kit's node cases"
+if [ $OPENCL -eq 1 ]; then
+  [ -n "${DEB[ephost-opencl]:-}" ] || fail "no package ephost-opencl among: ${!DEB[*]}"
+  expect_in ephost-opencl "$LIBDIR/ephost/plugins/libephost_opencl\.so" "the OpenCL plugin in the default plugin directory"
+  dpkg-deb -f "${DEB[ephost-opencl]}" Depends | grep -q 'libephost0' || fail "ephost-opencl does not depend on libephost0"
+  dpkg-deb -f "${DEB[ephost-opencl]}" Depends | grep -q 'ocl-icd-libopencl1\|libopencl' ||
+    fail "ephost-opencl does not depend on an OpenCL ICD loader"
+fi
 PYDIR=usr/lib/python3/dist-packages
 expect_in python3-ephost "$PYDIR/ephost/__init__\.py" "the Python package"
 expect_in python3-ephost "$PYDIR/ephost/_ephost\.cpython-[0-9]+-[a-z0-9_]+-linux-gnu\.so" "the Python extension"
