@@ -20,7 +20,9 @@ std::string discovery_report_json(const std::vector<const PluginRecord*>& record
                       {"abi_version", r->abi_version},
                       {"loaded", r->loaded},
                       {"reason", r->reason},
-                      {"builtin", r->builtin}});
+                      {"builtin", r->builtin},
+                      {"probed_by", r->probed_by},
+                      {"probe_outcome", r->probe_outcome}});
   }
   return report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -422,7 +422,8 @@ TEST(Discovery, ReportJsonHasOneObjectPerRecordWithEveryField) {
   ASSERT_EQ(report.size(), 3u);
   const std::set<std::string> fields = {"path", "name", "vendor", "version", "device_type", "context_source_keys",
                                         "sdk_version", "hardware_architecture", "driver_version",
-                                        "default_priority", "abi_version", "loaded", "reason", "builtin"};
+                                        "default_priority", "abi_version", "loaded", "reason", "builtin",
+                                        "probed_by", "probe_outcome"};
   for (const auto& entry : report) {
     std::set<std::string> keys;
     for (const auto& item : entry.items()) keys.insert(item.key());
@@ -452,6 +453,12 @@ TEST(Discovery, ReportJsonHasOneObjectPerRecordWithEveryField) {
   EXPECT_EQ(r["loaded"], false);
   EXPECT_EQ(r["abi_version"], 0);
   EXPECT_EQ(r["reason"], "negotiation failed: NOT_IMPLEMENTED: refusing: this plugin needs ABI >= 7");
+  EXPECT_EQ(report[0]["probed_by"], "") << "the built-in plugin is linked in, never probed";
+  const ScanSettings& scan = registry.scan_settings();
+  if (!scan.in_process && !scan.scanner.empty()) {
+    EXPECT_EQ(r["probe_outcome"], "refused");
+    EXPECT_EQ(a["probe_outcome"], "usable");
+  }
 }
 
 // ---- search path ------------------------------------------------------------------------------------
