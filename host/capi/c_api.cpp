@@ -17,7 +17,9 @@
 #include "session/session_config.h"
 
 struct EphostEnv {
-  std::unique_ptr<ephost::Env> env;
+  // Shared with every session created from it: ReleaseEnv before ReleaseSession leaves the sessions
+  // (and the plugins they use) alive until the last of them is released.
+  std::shared_ptr<ephost::Env> env;
   std::mutex mutex;
   std::deque<std::string> joined_keys;  // storage for EphostPluginReport::source_keys
 };
@@ -25,6 +27,7 @@ struct EphostSessionOptions {
   ephost::SessionOptions options;
 };
 struct EphostSession {
+  std::shared_ptr<ephost::Env> env;  // declared first: destroyed after the session
   std::unique_ptr<ephost::Session> session;
 };
 // Any run-time value: a tensor, a sequence, or none (ephost_c_api.h, version 2).
@@ -39,9 +42,17 @@ void require(const void* p, const char* what) {
   if (!p) fail(EPHOST_INVALID_ARGUMENT, "{} must not be NULL", what);
 }
 
-EphostStatusCode GetErrorCode(const EphostStatus* s) { return s ? s->code : EPHOST_OK; }
-const char* GetErrorMessage(const EphostStatus* s) { return s ? s->message.c_str() : ""; }
-void ReleaseStatus(EphostStatus* s) { delete s; }
+// A pointer that is not a live status (released already, or never one) is never read.
+constexpr const char* kNotAStatus = "not a status: this pointer was never returned by libephost, or was released";
+EphostStatusCode GetErrorCode(const EphostStatus* s) {
+  if (!s) return EPHOST_OK;
+  return is_live_status(s) ? s->code : EPHOST_INVALID_ARGUMENT;
+}
+const char* GetErrorMessage(const EphostStatus* s) {
+  if (!s) return "";
+  return is_live_status(s) ? s->message.c_str() : kNotAStatus;
+}
+void ReleaseStatus(EphostStatus* s) { release_status(s); }
 const char* GetErrorCodeName(EphostStatusCode code) { return status_code_name(code); }
 void FreeString(char* s) { delete[] s; }
 
@@ -51,19 +62,44 @@ char* copy_string(const std::string& s) {
   return out;
 }
 
-EphostStatus* CreateEnvImpl(EphostLogLevel level, const std::vector<std::string>* dirs, EphostEnv** out) {
+EphostStatus* CreateEnvImpl(EphostLogLevel level, const std::vector<std::string>* dirs, const EnvConfig& config,
+                            EphostEnv** out) {
   return guard([&] {
     require(out, "out_env");
     auto env = std::make_unique<EphostEnv>();
-    env->env = std::make_unique<Env>(level, dirs);
+    env->env = std::make_shared<Env>(level, dirs, config);
     *out = env.release();
   });
 }
-EphostStatus* CreateEnv(EphostLogLevel level, EphostEnv** out) { return CreateEnvImpl(level, nullptr, out); }
-EphostStatus* CreateEnvWithPluginDirs(EphostLogLevel level, const char* const* dirs, EphostEnv** out) {
+std::vector<std::string> plugin_dir_list(const char* const* dirs) {
   std::vector<std::string> list;
   for (size_t i = 0; dirs && dirs[i]; ++i) list.emplace_back(dirs[i]);
-  return CreateEnvImpl(level, &list, out);
+  return list;
+}
+EphostStatus* CreateEnv(EphostLogLevel level, EphostEnv** out) {
+  return CreateEnvImpl(level, nullptr, make_env_config({}), out);
+}
+EphostStatus* CreateEnvWithPluginDirs(EphostLogLevel level, const char* const* dirs, EphostEnv** out) {
+  const std::vector<std::string> list = plugin_dir_list(dirs);
+  return CreateEnvImpl(level, &list, make_env_config({}), out);
+}
+EphostStatus* CreateEnvWithOptions(EphostLogLevel level, const char* const* dirs, const char* const* keys,
+                                   const char* const* values, size_t n, EphostEnv** out) {
+  EnvConfig config;
+  if (EphostStatus* s = guard([&] {
+        require(out, "out_env");
+        if (n && (!keys || !values)) fail(EPHOST_INVALID_ARGUMENT, "{} env options but keys or values is NULL", n);
+        std::vector<std::pair<std::string, std::string>> options;
+        for (size_t i = 0; i < n; ++i) {
+          require(keys[i], "env option key");
+          require(values[i], "env option value");
+          options.emplace_back(keys[i], values[i]);
+        }
+        config = make_env_config(options);
+      }))
+    return s;
+  const std::vector<std::string> list = plugin_dir_list(dirs);
+  return CreateEnvImpl(level, dirs ? &list : nullptr, config, out);
 }
 void ReleaseEnv(EphostEnv* env) { delete env; }
 
@@ -182,6 +218,7 @@ EphostStatus* CreateSession(EphostEnv* env, const char* path, const EphostSessio
     require(path, "model_path");
     require(out, "out_session");
     auto s = std::make_unique<EphostSession>();
+    s->env = env->env;
     s->session = Session::create_from_file(*env->env, path, options_or_default(o));
     *out = s.release();
   });
@@ -193,6 +230,7 @@ EphostStatus* CreateSessionFromArray(EphostEnv* env, const void* data, size_t si
     require(data, "model_data");
     require(out, "out_session");
     auto s = std::make_unique<EphostSession>();
+    s->env = env->env;
     s->session = Session::create_from_buffer(*env->env, data, size, options_or_default(o));
     *out = s.release();
   });
@@ -452,6 +490,7 @@ EphostApi make_api(uint32_t version) {
   a.SessionGetOutputKind = &SessionGetOutputKind;
   a.SessionGetEpContextReportJson = &SessionGetEpContextReportJson;
   a.InspectEpContextModelJson = &InspectEpContextModelJson;
+  a.CreateEnvWithOptions = &CreateEnvWithOptions;
   return cut_to_version_size(a, EphostApiSize(version), "application API table");
 }
 
@@ -460,7 +499,7 @@ EphostApi make_api(uint32_t version) {
 
 extern "C" EPHOST_EXPORT const EphostApi* EphostGetApi(uint32_t version) {
   // One table per version, each ending with the last member its version added.
-  static const EphostApi tables[] = {ephost::make_api(1), ephost::make_api(2)};
+  static const EphostApi tables[] = {ephost::make_api(1), ephost::make_api(2), ephost::make_api(3)};
   static_assert(sizeof(tables) / sizeof(tables[0]) == EPHOST_API_VERSION, "one table per API version");
   if (version >= 1 && version <= EPHOST_API_VERSION) return &tables[version - 1];
   return nullptr;

@@ -203,6 +203,11 @@ PluginCallScope::~PluginCallScope() {
   slot->start_ns.store(saved_start_ns_, std::memory_order_relaxed);
 }
 
+const char* plugin_in_call() {
+  CallSlot* slot = t_slot;
+  return slot ? slot->plugin.load(std::memory_order_relaxed) : nullptr;
+}
+
 void install_plugin_fault_reporter() {
   static std::once_flag once;
   std::call_once(once, [] {

@@ -35,6 +35,9 @@ class PluginCallScope {
   int64_t saved_start_ns_;
 };
 
+// The plugin of the innermost PluginCallScope on the calling thread, or nullptr outside plugin calls.
+const char* plugin_in_call();
+
 // Installs the fault reporter once per process (later calls do nothing). Chains to the handlers
 // installed before it: a signal outside any plugin call goes to them untouched.
 void install_plugin_fault_reporter();

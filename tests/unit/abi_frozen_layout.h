@@ -240,6 +240,10 @@
   X(SessionGetEpContextReportJson, EphostStatus* (*)(const EphostSession*, char**))                             \
   X(InspectEpContextModelJson, EphostStatus* (*)(EphostEnv*, const char*, const EphostSessionOptions*, char**))
 
+#define EPHOST_FROZEN_APP_API_3(X)                                                                              \
+  X(CreateEnvWithOptions, EphostStatus* (*)(EphostLogLevel, const char* const*, const char* const*,             \
+                                            const char* const*, size_t, EphostEnv**))
+
 // ---- enumerations (ephost_types.h, ephost_plugin.h, ephost_c_api.h): every value is frozen --------------
 
 // since ABI 1 / API 1

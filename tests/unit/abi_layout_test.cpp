@@ -43,6 +43,9 @@ struct FrozenNegotiation { EPHOST_FROZEN_NEGOTIATION_ABI_1(EPHOST_MIRROR) };
 struct FrozenPluginReport { EPHOST_FROZEN_PLUGIN_REPORT_API_1(EPHOST_MIRROR) };
 struct FrozenApiV1 { EPHOST_FROZEN_APP_API_1(EPHOST_MIRROR) };
 struct FrozenApiV2 { EPHOST_FROZEN_APP_API_1(EPHOST_MIRROR) EPHOST_FROZEN_APP_API_2(EPHOST_MIRROR) };
+struct FrozenApiV3 {
+  EPHOST_FROZEN_APP_API_1(EPHOST_MIRROR) EPHOST_FROZEN_APP_API_2(EPHOST_MIRROR) EPHOST_FROZEN_APP_API_3(EPHOST_MIRROR)
+};
 
 // ---- compile time: members, enum values, entry points -------------------------------------------------
 
@@ -68,7 +71,7 @@ struct FrozenApiV2 { EPHOST_FROZEN_APP_API_1(EPHOST_MIRROR) EPHOST_FROZEN_APP_AP
 #define EPHOST_CHECK_PLUGIN(name, ...) EPHOST_CHECK_FROZEN(EphostPlugin, FrozenPlugin, name)
 #define EPHOST_CHECK_NEGOTIATION(name, ...) EPHOST_CHECK_FROZEN(EphostPluginNegotiation, FrozenNegotiation, name)
 #define EPHOST_CHECK_PLUGIN_REPORT(name, ...) EPHOST_CHECK_FROZEN(EphostPluginReport, FrozenPluginReport, name)
-#define EPHOST_CHECK_APP_API(name, ...) EPHOST_CHECK_FROZEN(EphostApi, FrozenApiV2, name)
+#define EPHOST_CHECK_APP_API(name, ...) EPHOST_CHECK_FROZEN(EphostApi, FrozenApiV3, name)
 
 EPHOST_FROZEN_TENSOR_VIEW_ABI_1(EPHOST_CHECK_TENSOR_VIEW)
 EPHOST_CHECK_ALL_FROZEN(EphostTensorView, FrozenTensorView)
@@ -87,7 +90,8 @@ EPHOST_FROZEN_PLUGIN_REPORT_API_1(EPHOST_CHECK_PLUGIN_REPORT)
 EPHOST_CHECK_ALL_FROZEN(EphostPluginReport, FrozenPluginReport)
 EPHOST_FROZEN_APP_API_1(EPHOST_CHECK_APP_API)
 EPHOST_FROZEN_APP_API_2(EPHOST_CHECK_APP_API)
-EPHOST_CHECK_ALL_FROZEN(EphostApi, FrozenApiV2)
+EPHOST_FROZEN_APP_API_3(EPHOST_CHECK_APP_API)
+EPHOST_CHECK_ALL_FROZEN(EphostApi, FrozenApiV3)
 
 #define EPHOST_CHECK_ENUM_VALUE(name, value) \
   static_assert(name == value, #name " was renumbered: enum values are frozen (plugin_api/ABI_VERSIONING.md)");
@@ -112,7 +116,7 @@ static_assert(std::is_same_v<decltype(&EphostGetVersionString), const char* (*)(
               "EphostGetVersionString's type is frozen");
 
 // A new version must be frozen here before it ships; dropping a version breaks its plugins.
-static_assert(EPHOST_PLUGIN_ABI_VERSION == 2u && EPHOST_API_VERSION == 2u,
+static_assert(EPHOST_PLUGIN_ABI_VERSION == 2u && EPHOST_API_VERSION == 3u,
               "a new ABI version: freeze its layout in abi_frozen_layout.h (plugin_api/ABI_VERSIONING.md)");
 static_assert(EPHOST_PLUGIN_ABI_MIN_VERSION == 1u, "the host must keep accepting ABI 1 plugins");
 
@@ -189,7 +193,8 @@ const std::vector<FrozenStruct>& frozen_structs() {
       {"ephost_plugin.h", "EphostPlugin", {{EPHOST_FROZEN_PLUGIN_ABI_1(EPHOST_NAME)}}},
       {"ephost_plugin.h", "EphostPluginNegotiation", {{EPHOST_FROZEN_NEGOTIATION_ABI_1(EPHOST_NAME)}}},
       {"ephost_c_api.h", "EphostPluginReport", {{EPHOST_FROZEN_PLUGIN_REPORT_API_1(EPHOST_NAME)}}},
-      {"ephost_c_api.h", "EphostApi", {{EPHOST_FROZEN_APP_API_1(EPHOST_NAME)}, {EPHOST_FROZEN_APP_API_2(EPHOST_NAME)}}},
+      {"ephost_c_api.h", "EphostApi", {{EPHOST_FROZEN_APP_API_1(EPHOST_NAME)}, {EPHOST_FROZEN_APP_API_2(EPHOST_NAME)},
+        {EPHOST_FROZEN_APP_API_3(EPHOST_NAME)}}},
   };
   return all;
 }
@@ -243,6 +248,7 @@ TEST(AbiLayout, EachVersionsSizeEndsWithItsLastMember) {
   EXPECT_EQ(EphostPluginSize(2), sizeof(FrozenPlugin)) << "EphostPlugin did not grow in ABI 2";
   EXPECT_EQ(EphostApiSize(1), sizeof(FrozenApiV1));
   EXPECT_EQ(EphostApiSize(2), sizeof(FrozenApiV2));
+  EXPECT_EQ(EphostApiSize(3), sizeof(FrozenApiV3));
   for (uint32_t unknown : {0u, EPHOST_PLUGIN_ABI_VERSION + 1}) {
     EXPECT_EQ(EphostHostApiSize(unknown), 0u) << unknown;
     EXPECT_EQ(EphostPluginSize(unknown), 0u) << unknown;

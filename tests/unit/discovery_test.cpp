@@ -454,11 +454,9 @@ TEST(Discovery, ReportJsonHasOneObjectPerRecordWithEveryField) {
   EXPECT_EQ(r["abi_version"], 0);
   EXPECT_EQ(r["reason"], "negotiation failed: NOT_IMPLEMENTED: refusing: this plugin needs ABI >= 7");
   EXPECT_EQ(report[0]["probed_by"], "") << "the built-in plugin is linked in, never probed";
-  const ScanSettings& scan = registry.scan_settings();
-  if (!scan.in_process && !scan.scanner.empty()) {
-    EXPECT_EQ(r["probe_outcome"], "refused");
-    EXPECT_EQ(a["probe_outcome"], "usable");
-  }
+  EXPECT_EQ(r["probed_by"], "scanner") << "the tests run with the scanner (tests/test_environment.cpp)";
+  EXPECT_EQ(r["probe_outcome"], "refused");
+  EXPECT_EQ(a["probe_outcome"], "usable");
 }
 
 // ---- search path ------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@
 #ifndef EPHOST_C_API_H_
 #define EPHOST_C_API_H_
 
+#include "ephost/ephost_env_options_keys.h"
 #include "ephost/ephost_types.h"
 
 #ifdef __cplusplus
@@ -27,8 +28,9 @@ extern "C" {
 #endif
 
 /* The newest application API version this header describes. Version 2 adds sequence and optional
- * values and the EPContext reports (the "since API 2" blocks of EphostApi). */
-#define EPHOST_API_VERSION 2u
+ * values and the EPContext reports (the "since API 2" blocks of EphostApi); version 3 adds env options
+ * (CreateEnvWithOptions). */
+#define EPHOST_API_VERSION 3u
 
 typedef struct EphostEnv EphostEnv;
 typedef struct EphostSessionOptions EphostSessionOptions;
@@ -91,7 +93,8 @@ typedef struct EphostApi {
    * EPHOST_PLUGIN_PATH and the default directory. For hermetic tests and sandboxed applications. */
   EphostStatus* (*CreateEnvWithPluginDirs)(EphostLogLevel min_log_level, const char* const* plugin_dirs,
                                            EphostEnv** out_env);
-  /* Release the env. All sessions created from it must have been released first. */
+  /* Release the env. Sessions created from it keep what they need of it alive: they stay usable, and
+   * the env's plugins are unloaded when the last of them is released. */
   void (*ReleaseEnv)(EphostEnv* env);
   /* Load one plugin library explicitly. The attempt is added to the discovery report whether or not it
    * succeeds; the returned status says why it failed. */
@@ -204,6 +207,16 @@ typedef struct EphostApi {
    * match (context_judge). `options` may be NULL. JSON (see `ephost inspect`); free with FreeString. */
   EphostStatus* (*InspectEpContextModelJson)(EphostEnv* env, const char* model_path,
                                              const EphostSessionOptions* options, char** out_json);
+
+  /* ---- since API 3: env options ---- */
+  /* Like CreateEnv (`plugin_dirs` NULL: EPHOST_PLUGIN_PATH, then the default directory) or
+   * CreateEnvWithPluginDirs (`plugin_dirs` a NULL-terminated list), with env options: `num_options`
+   * pairs of `keys` (ephost_env_options_keys.h: how plugins are probed, the scan timeout, the registry
+   * cache, the hang warning) and `values`, copied. Each overrides its environment variable. An unknown
+   * key or an invalid value is INVALID_ARGUMENT naming it, and no env is created. */
+  EphostStatus* (*CreateEnvWithOptions)(EphostLogLevel min_log_level, const char* const* plugin_dirs,
+                                        const char* const* keys, const char* const* values, size_t num_options,
+                                        EphostEnv** out_env);
 } EphostApi;
 
 /* The size of the function table as each version defines it: the struct_size of the table
@@ -214,6 +227,7 @@ static inline uint32_t EphostApiSize(uint32_t version) {
   switch (version) {
     case 1: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, GetElementSize);
     case 2: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, InspectEpContextModelJson);
+    case 3: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, CreateEnvWithOptions);
     default: return 0;
   }
 }
