@@ -338,7 +338,7 @@ EphostStatus* CreateTensorWithData(EphostElementType et, const int64_t* shape, s
     require(out, "out_tensor");
     if (element_size(et) == 0) fail(EPHOST_INVALID_ARGUMENT, "unsupported element type {}", static_cast<int>(et));
     std::vector<int64_t> dims = shape_of(shape, rank);
-    size_t expected = static_cast<size_t>(element_count(dims)) * element_size(et);
+    size_t expected = byte_count(et, dims);
     if (size != expected)
       fail(EPHOST_INVALID_ARGUMENT, "buffer holds {} bytes but a {} tensor of shape {} needs {}", size,
            element_type_name(et), shape_to_string(dims), expected);

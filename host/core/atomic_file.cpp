@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/regular_file.h"
 
 namespace ephost {
 namespace fs = boost::filesystem;
@@ -70,15 +71,7 @@ void write_file_atomically(const std::string& path, const void* data, size_t siz
 }
 
 std::string read_whole_file(const std::string& path, const std::string& what) {
-  boost::system::error_code ec;
-  if (!fs::exists(path, ec)) fail(EPHOST_NO_SUCHFILE, "{} '{}' does not exist", what, path);
-  if (!fs::is_regular_file(path, ec)) fail(EPHOST_FAIL, "{} '{}' is not a regular file", what, path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(EPHOST_FAIL, "cannot open {} '{}'", what, path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) fail(EPHOST_FAIL, "cannot read {} '{}'", what, path);
-  return ss.str();
+  return RegularFile(path, what).read_all();
 }
 
 }  // namespace ephost

@@ -81,8 +81,7 @@ TensorSequence& StepContext::sequence_output(size_t index) {
 }
 
 Tensor StepContext::place(const Value& v, int32_t elem_type, std::vector<int64_t> shape) {
-  int64_t count = element_count(shape);
-  size_t bytes = static_cast<size_t>(count) * element_size(elem_type);
+  size_t bytes = byte_count(elem_type, shape);
   // Strings own heap storage per element and graph outputs are handed to the caller: both get their own.
   if (v.is_graph_output || elem_type == EPHOST_ELEMENT_STRING) return Tensor::allocate(elem_type, std::move(shape));
   frame_.observed_bytes[v.index] = static_cast<int64_t>(bytes);
