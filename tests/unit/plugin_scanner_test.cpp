@@ -262,7 +262,7 @@ TEST(PluginRegistryCache, CorruptFileIsIgnoredAndRewritten) {
   const std::string alpha = dir.add_plugin("ephost_test_alpha");
   const ScanSettings settings = test_settings(dir);
   fs::create_directories(fs::path(settings.registry_file).parent_path());
-  for (const std::string garbage :
+  for (const std::string& garbage :
        {std::string("{\"format\": \"ephost-plugin-registry\", \"libr"), std::string("\x00\x01\x02 binary", 10),
         std::string(100, '['), std::string("[]")}) {
     std::ofstream(settings.registry_file, std::ios::binary) << garbage;

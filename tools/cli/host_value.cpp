@@ -1,13 +1,13 @@
 #include "host_value.h"
 
-#include "data_files.h"
-
 #include <onnx/onnx-data_pb.h>
 #include <onnx/onnx_pb.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "data_files.h"
 
 namespace fs = std::filesystem;
 

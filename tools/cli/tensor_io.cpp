@@ -1,7 +1,5 @@
 #include "tensor_io.h"
 
-#include "data_files.h"
-
 #include <onnx/onnx-data_pb.h>
 #include <onnx/onnx_pb.h>
 
@@ -12,6 +10,8 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+
+#include "data_files.h"
 
 namespace fs = std::filesystem;
 
