@@ -26,7 +26,14 @@ if [ ! -f "$BUILD/CMakeCache.txt" ]; then
   cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DEPHOST_FUZZ=ON -DEPHOST_BUILD_BENCHMARKS=OFF >/dev/null
 fi
-cmake --build "$BUILD" -j"${JOBS:-2}" --target ephost_fuzzers ephost_cli ephost_test_plugins
+cmake --build "$BUILD" -j"${JOBS:-2}" --target ephost_fuzzers
+# The seeds are written with an ordinary build's `ephost` and test plugins when there is one
+# (${SEED_BUILD_DIR:-build}): the instrumented ones are only built when it is missing.
+SEED_BUILD=${SEED_BUILD_DIR:-build}
+if [ ! -x "$SEED_BUILD/tools/cli/ephost" ] || [ ! -d "$SEED_BUILD/tests/test_plugins" ]; then
+  SEED_BUILD=$BUILD
+  cmake --build "$BUILD" -j"${JOBS:-2}" --target ephost_cli ephost_test_plugins
+fi
 
 # ---- seeds ----------------------------------------------------------------------------------------------
 SEEDS=$WORK/seeds
@@ -36,7 +43,8 @@ if [ ! -f "$SEEDS/.complete" ]; then
   rm -rf "$SEEDS"
   mkdir -p "$SEEDS"
   ASAN_OPTIONS=detect_leaks=0 "$PY" tests/fuzz/make_seeds.py "$SEEDS" "$NODE_TESTS" "${MODELS:-/nonexistent}" \
-    "$BUILD/tools/cli/ephost" "$BUILD/tests/test_plugins" "$(dirname "$(find "$BUILD/samples" -name libephost_example_ep.so | head -1)")"
+    "$SEED_BUILD/tools/cli/ephost" "$SEED_BUILD/tests/test_plugins" \
+    "$(dirname "$(find "$SEED_BUILD/samples" -name libephost_example_ep.so | head -1)")"
   touch "$SEEDS/.complete"
 fi
 

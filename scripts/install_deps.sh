@@ -13,7 +13,9 @@ PACKAGES=(
   ocl-icd-opencl-dev opencl-c-headers
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-onnx python3-numpy
+  python3 python3-onnx python3-numpy python3-pytest
+  # the Python package (python/): pybind11 and the headers of Debian's python3
+  pybind11-dev python3-dev
   # packaging and its tests: CPack's DEB generator (dpkg-shlibdeps, file), lintian
   dpkg-dev binutils lintian
 )

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/handle_tag.h"
+#include "core/device.h"
 #include "core/runtime_value.h"
 #include "core/tensor.h"
 #include "ephost/ephost_plugin.h"
@@ -43,6 +44,11 @@ struct EphostKernelContext {
   // Runs the subgraph in attribute `attribute` of the node being computed.
   virtual std::vector<ephost::RuntimeValue> run_subgraph(const std::string& attribute,
                                                          std::vector<ephost::RuntimeValue> inputs) = 0;
+  // Plugin ABI 3: the device whose memory the step's tensors live in (null: host memory). Inputs are
+  // there; allocate_output places outputs there.
+  virtual const ephost::Device* memory_device() const = 0;
+  // Plugin ABI 3: the run's stream on memory_device(), or null.
+  virtual EphostStream* stream() = 0;
 };
 
 // EphostValue: a value the host hands a plugin (subgraph results, a kernel input, a copy the plugin

@@ -455,6 +455,9 @@ EphostStatus* kernel_input(const EphostKernelContext* c, size_t i, EphostTensorV
     if (i >= c->num_inputs()) fail(EPHOST_INVALID_ARGUMENT, "input {} requested, the node has {}", i, c->num_inputs());
     const RuntimeValue* v = c->input(i);
     if (v && !v->is_tensor()) not_a_tensor("input", i, *v);
+    if (v && v->tensor().on_device())
+      fail(EPHOST_INVALID_ARGUMENT, "input {} is in the memory of device {}: read it with kernel_input_memory", i,
+           v->tensor().device()->label());
     *out = v ? v->tensor().view() : EphostTensorView{EPHOST_ELEMENT_UNDEFINED, 0, nullptr, nullptr};
   });
 }
@@ -465,6 +468,9 @@ EphostStatus* kernel_output(EphostKernelContext* c, size_t i, int32_t elem_type,
   return guard([&] {
     if (rank > 0 && !shape) fail(EPHOST_INVALID_ARGUMENT, "output {}: NULL shape with rank {}", i, rank);
     if (!out) fail(EPHOST_INVALID_ARGUMENT, "kernel_output: NULL out");
+    if (const Device* d = c->memory_device())
+      fail(EPHOST_INVALID_ARGUMENT, "output {}: the provider runs on device {}, whose outputs live in its memory: "
+           "allocate them with kernel_output_device", i, d->label());
     std::vector<int64_t> dims(shape, shape + rank);
     *out = c->allocate_output(i, elem_type, std::move(dims)).data();
   });
@@ -513,6 +519,9 @@ EphostStatus* value_tensor(const EphostValue* v, EphostTensorView* out) {
     if (!v) fail(EPHOST_INVALID_ARGUMENT, "value_tensor: NULL value");
     if (!v->value.is_tensor())
       fail(EPHOST_INVALID_ARGUMENT, "value_tensor: the value is a {}, not a tensor", v->value.describe());
+    if (v->value.tensor().on_device())
+      fail(EPHOST_INVALID_ARGUMENT, "value_tensor: the tensor is in the memory of device {}",
+           v->value.tensor().device()->label());
     *out = v->value.tensor().view();
   });
 }
@@ -747,6 +756,54 @@ EphostStatus* context_set_attribute(EphostContextSink* sink, const char* name, c
   });
 }
 
+// ---- ABI 3: device memory in kernels ------------------------------------------------------------
+
+void describe_memory(const Tensor& t, EphostTensorMemory* out) {
+  out->elem_type = t.elem_type();
+  out->rank = t.shape().size();
+  out->shape = t.shape().data();
+  out->location = t.on_device() ? EPHOST_LOCATION_DEVICE : EPHOST_LOCATION_HOST;
+  out->device = t.on_device() ? t.device()->index() : 0;
+  out->host_data = t.on_device() ? nullptr : t.data();
+  out->buffer = t.on_device() ? t.device_buffer() : EphostDeviceBuffer{};
+}
+
+EphostStatus* kernel_input_memory(const EphostKernelContext* c, size_t i, EphostTensorMemory* out) {
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
+  return guard([&] {
+    if (!out) fail(EPHOST_INVALID_ARGUMENT, "kernel_input_memory: out is NULL");
+    if (i >= c->num_inputs()) fail(EPHOST_INVALID_ARGUMENT, "input {} requested, the node has {}", i, c->num_inputs());
+    const RuntimeValue* v = c->input(i);
+    *out = EphostTensorMemory{};
+    if (!v) return;  // an absent optional input: elem_type UNDEFINED
+    if (!v->is_tensor()) not_a_tensor("input", i, *v);
+    describe_memory(v->tensor(), out);
+  });
+}
+
+EphostStatus* kernel_output_device(EphostKernelContext* c, size_t i, int32_t elem_type, const int64_t* shape,
+                                   size_t rank, EphostTensorMemory* out) {
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
+  return guard([&] {
+    if (!out) fail(EPHOST_INVALID_ARGUMENT, "kernel_output_device: out is NULL");
+    if (rank > 0 && !shape) fail(EPHOST_INVALID_ARGUMENT, "output {}: NULL shape with rank {}", i, rank);
+    if (!c->memory_device())
+      fail(EPHOST_INVALID_ARGUMENT, "output {}: kernel_output_device is for providers running on a device whose "
+           "memory is not host memory; this provider's outputs are in host memory (kernel_output)", i);
+    std::vector<int64_t> dims(shape, shape + rank);
+    describe_memory(c->allocate_output(i, elem_type, std::move(dims)), out);
+  });
+}
+
+EphostStream* kernel_stream(const EphostKernelContext* c) {
+  if (!context_ok(c, __func__)) return nullptr;
+  try {
+    return const_cast<EphostKernelContext*>(c)->stream();
+  } catch (...) {
+    return nullptr;  // the host could not make a stream: the kernel then works synchronously
+  }
+}
+
 }  // namespace
 
 EphostHostApi make_host_api(uint32_t abi_version) {
@@ -840,6 +897,9 @@ EphostHostApi make_host_api(uint32_t abi_version) {
   t.value_sequence_element = &value_sequence_element;
   t.value_sequence_element_value = &value_sequence_element_value;
   t.value_create_tensor = &value_create_tensor;
+  t.kernel_input_memory = &kernel_input_memory;
+  t.kernel_output_device = &kernel_output_device;
+  t.kernel_stream = &kernel_stream;
   return cut_to_version_size(t, EphostHostApiSize(abi_version), "host table for a plugin ABI version");
 }
 

@@ -8,6 +8,8 @@
 #include <mutex>
 
 #include "abi/versioned_table.h"
+#include "capi/c_api_devices.h"
+#include "capi/handles.h"
 #include "core/error.h"
 #include "core/status.h"
 #include "discovery/plugin_registry.h"
@@ -16,24 +18,6 @@
 #include "session/session.h"
 #include "session/session_config.h"
 
-struct EphostEnv {
-  // Shared with every session created from it: ReleaseEnv before ReleaseSession leaves the sessions
-  // (and the plugins they use) alive until the last of them is released.
-  std::shared_ptr<ephost::Env> env;
-  std::mutex mutex;
-  std::deque<std::string> joined_keys;  // storage for EphostPluginReport::source_keys
-};
-struct EphostSessionOptions {
-  ephost::SessionOptions options;
-};
-struct EphostSession {
-  std::shared_ptr<ephost::Env> env;  // declared first: destroyed after the session
-  std::unique_ptr<ephost::Session> session;
-};
-// Any run-time value: a tensor, a sequence, or none (ephost_c_api.h, version 2).
-struct EphostTensor {
-  ephost::RuntimeValue value;
-};
 
 namespace ephost {
 namespace {
@@ -196,8 +180,8 @@ EphostStatus* AppendProvider(EphostSessionOptions* o, const char* name, const ch
     require(o, "options");
     require(name, "provider_name");
     if (n && (!keys || !values)) fail(EPHOST_INVALID_ARGUMENT, "{} provider options but keys or values is NULL", n);
-    ProviderRequest r;
-    r.name = name;
+    // "<plugin>" or, since API 3, "<plugin>:<device index>".
+    ProviderRequest r = parse_provider_request(name);
     for (size_t i = 0; i < n; ++i) {
       require(keys[i], "option key");
       require(values[i], "option value");
@@ -272,6 +256,38 @@ EphostStatus* SessionGetInputType(const EphostSession* s, size_t i, int32_t* et,
 }
 EphostStatus* SessionGetOutputType(const EphostSession* s, size_t i, int32_t* et, int64_t* rank, const int64_t** dims) {
   return io_type(s, i, false, et, rank, dims);
+}
+EphostStatus* io_dim_name(const EphostSession* s, size_t i, bool input, size_t dim, const char** out) {
+  return guard([&] {
+    require(out, "out_name");
+    const Value& v = io_value(s, i, input);
+    const size_t rank = v.type.has_shape ? v.type.dims.size() : 0;
+    if (!v.type.has_shape || dim >= rank)
+      fail(EPHOST_INVALID_ARGUMENT, "{} '{}' has {}; dimension {} does not exist", input ? "input" : "output", v.name,
+           v.type.has_shape ? fmt::format("rank {}", rank) : std::string("an unknown rank"), dim);
+    // dim_params runs parallel to dims; an older graph builder may leave it short.
+    *out = dim < v.type.dim_params.size() ? v.type.dim_params[dim].c_str() : "";
+  });
+}
+EphostStatus* SessionGetInputDimName(const EphostSession* s, size_t i, size_t dim, const char** out) {
+  return io_dim_name(s, i, true, dim, out);
+}
+EphostStatus* SessionGetOutputDimName(const EphostSession* s, size_t i, size_t dim, const char** out) {
+  return io_dim_name(s, i, false, dim, out);
+}
+EphostStatus* SetSessionProgressCallback(EphostSessionOptions* o, EphostProgressCallback callback, void* user) {
+  return guard([&] {
+    require(o, "options");
+    o->options.progress = callback;
+    o->options.progress_user = user;
+  });
+}
+EphostStatus* SessionEndProfiling(EphostSession* s, char** out) {
+  return guard([&] {
+    require(s, "session");
+    require(out, "out_path");
+    *out = copy_string(s->session->end_profiling());
+  });
 }
 EphostStatus* SessionGetPartitionReportJson(const EphostSession* s, char** out) {
   return guard([&] {
@@ -490,6 +506,11 @@ EphostApi make_api(uint32_t version) {
   a.SessionGetOutputKind = &SessionGetOutputKind;
   a.SessionGetEpContextReportJson = &SessionGetEpContextReportJson;
   a.InspectEpContextModelJson = &InspectEpContextModelJson;
+  fill_device_api(a);
+  a.SessionGetInputDimName = &SessionGetInputDimName;
+  a.SessionGetOutputDimName = &SessionGetOutputDimName;
+  a.SetSessionProgressCallback = &SetSessionProgressCallback;
+  a.SessionEndProfiling = &SessionEndProfiling;
   a.CreateEnvWithOptions = &CreateEnvWithOptions;
   return cut_to_version_size(a, EphostApiSize(version), "application API table");
 }

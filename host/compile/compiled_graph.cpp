@@ -72,7 +72,8 @@ CompiledGraph::~CompiledGraph() {
 }
 
 std::unique_ptr<CompiledGraph> compile_graph(const Graph& graph, GraphPartition partition,
-                                             const std::vector<ProviderInstance*>& providers) {
+                                             const std::vector<ProviderInstance*>& providers,
+                                             const std::function<void()>& step_done) {
   auto compiled = std::make_unique<CompiledGraph>(graph, std::move(partition));
   for (const PartitionGroup& group : compiled->partition_.groups) {
     auto step = std::make_unique<CompiledStep>();
@@ -87,6 +88,7 @@ std::unique_ptr<CompiledGraph> compile_graph(const Graph& graph, GraphPartition 
       compile_group(s, group);
     else
       create_kernel(s, group);
+    if (step_done) step_done();
   }
   return compiled;
 }

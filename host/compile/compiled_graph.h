@@ -5,6 +5,7 @@
 // what the plugins returned and gives it back to them (release_state, release, kernel_release).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,16 +45,19 @@ class CompiledGraph {
 
  private:
   friend std::unique_ptr<CompiledGraph> compile_graph(const Graph&, GraphPartition,
-                                                      const std::vector<ProviderInstance*>&);
+                                                      const std::vector<ProviderInstance*>&,
+                                                      const std::function<void()>&);
   const Graph& graph_;
   GraphPartition partition_;
   std::vector<std::unique_ptr<CompiledStep>> steps_;
 };
 
 // Compiles one graph's partition (not its subgraphs: the session compiles each graph). `providers`
-// are indexed like the partition's provider indices. Throws EP_FAIL naming the provider and the node
-// or group when a plugin fails (what was created so far is released).
+// are indexed like the partition's provider indices. `step_done` (may be empty) is called after each
+// step. Throws EP_FAIL naming the provider and the node or group when a plugin fails (what was
+// created so far is released).
 std::unique_ptr<CompiledGraph> compile_graph(const Graph& graph, GraphPartition partition,
-                                             const std::vector<ProviderInstance*>& providers);
+                                             const std::vector<ProviderInstance*>& providers,
+                                             const std::function<void()>& step_done = {});
 
 }  // namespace ephost

@@ -4,7 +4,9 @@
 #include <cstring>
 #include <limits>
 
+#include "core/device.h"
 #include "core/error.h"
+#include "core/tensor_copy.h"
 
 namespace ephost {
 
@@ -108,8 +110,39 @@ void Tensor::set_string(size_t i, const std::string& s) {
   static_cast<const char**>(data_)[i] = intern_string(s.data(), s.size());
 }
 
+Tensor Tensor::on_device(const Device& device, int32_t elem_type, std::vector<int64_t> shape,
+                         EphostDeviceBuffer buffer, std::shared_ptr<void> keep_alive) {
+  if (element_size(elem_type) == 0 || elem_type == EPHOST_ELEMENT_STRING)
+    fail(EPHOST_INVALID_ARGUMENT, "a {} tensor cannot live in device memory ({})", element_type_name(elem_type),
+         device.label());
+  Tensor t;
+  t.elem_type_ = elem_type;
+  t.count_ = ephost::element_count(shape);
+  t.shape_ = std::move(shape);
+  t.device_ = &device;
+  t.buffer_ = buffer;
+  t.holder_ = std::move(keep_alive);
+  return t;
+}
+
+Tensor Tensor::allocate_on_device(const Device& device, int32_t elem_type, std::vector<int64_t> shape,
+                                  const std::string& what) {
+  if (element_size(elem_type) == 0 || elem_type == EPHOST_ELEMENT_STRING)
+    fail(EPHOST_INVALID_ARGUMENT, "a {} tensor cannot live in device memory ({})", element_type_name(elem_type),
+         device.label());
+  const uint64_t bytes = byte_count(elem_type, shape);  // checked: a hostile shape is an error, not a wrap
+  auto allocation = std::make_shared<DeviceAllocation>(device, bytes, what);
+  const EphostDeviceBuffer buffer = allocation->buffer();
+  return on_device(device, elem_type, std::move(shape), buffer, std::move(allocation));
+}
+
 Tensor Tensor::clone() const {
   if (empty()) return Tensor();
+  if (device_) {
+    Tensor t = allocate_on_device(*device_, elem_type_, shape_, "a copy");
+    copy_tensor(*this, t, nullptr);
+    return t;
+  }
   Tensor t = allocate(elem_type_, shape_);
   if (elem_type_ == EPHOST_ELEMENT_STRING) {
     const char* const* src = static_cast<const char* const*>(data_);

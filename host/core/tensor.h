@@ -1,5 +1,6 @@
 // Tensor: the host's value type. Owns its buffer (or borrows the caller's), knows its element type
-// and shape, and hands plugins an EphostTensorView of itself.
+// and shape, and hands plugins an EphostTensorView of itself. A tensor lives in host memory, or (plugin
+// ABI 3) in a device's memory: then data() is null and only the device's plugin reaches the elements.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +12,8 @@
 #include "ephost/ephost_plugin.h"
 
 namespace ephost {
+
+class Device;
 
 // Bytes per element; sizeof(const char*) for strings; 0 for unknown types (EphostElementSize).
 size_t element_size(int32_t elem_type);
@@ -39,6 +42,19 @@ class Tensor {
   // A tensor over someone else's memory; `keep_alive` (may be null) is held as long as the tensor.
   static Tensor borrow(int32_t elem_type, std::vector<int64_t> shape, void* data,
                        std::shared_ptr<void> keep_alive = nullptr);
+  // A tensor in `device`'s memory at `buffer`; `keep_alive` (the DeviceAllocation behind it, or a
+  // block holding it) is held as long as the tensor.
+  static Tensor on_device(const Device& device, int32_t elem_type, std::vector<int64_t> shape,
+                          EphostDeviceBuffer buffer, std::shared_ptr<void> keep_alive);
+  // A new device tensor with memory of its own (contents undefined). `what` names it in errors.
+  static Tensor allocate_on_device(const Device& device, int32_t elem_type, std::vector<int64_t> shape,
+                                   const std::string& what);
+
+  // The device whose memory holds the elements, or null for host memory.
+  const Device* device() const { return device_; }
+  bool on_device() const { return device_ != nullptr; }
+  // Device tensors: where the elements are.
+  EphostDeviceBuffer device_buffer() const { return buffer_; }
 
   int32_t elem_type() const { return elem_type_; }
   const std::vector<int64_t>& shape() const { return shape_; }
@@ -62,7 +78,7 @@ class Tensor {
   const std::shared_ptr<void>& holder() const { return holder_; }
 
   EphostTensorView view() const { return EphostTensorView{elem_type_, shape_.size(), shape_.data(), data_}; }
-  // A deep copy with its own buffer.
+  // A deep copy with its own buffer, in the same place (host, or the same device: a synchronous copy).
   Tensor clone() const;
 
  private:
@@ -71,6 +87,8 @@ class Tensor {
   int64_t count_ = 0;
   void* data_ = nullptr;
   std::shared_ptr<void> holder_;
+  const Device* device_ = nullptr;
+  EphostDeviceBuffer buffer_{};
   // String tensors keep their characters here; data_ is an array of pointers into it.
   std::shared_ptr<std::vector<std::unique_ptr<std::string>>> string_store_;
 };

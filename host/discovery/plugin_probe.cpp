@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include "core/device.h"
+#include "discovery/device_enumeration.h"
 #include "discovery/negotiation.h"
 #include "discovery/plugin_call.h"
 #include "discovery/plugin_library.h"
@@ -99,9 +101,12 @@ ProbeResult probe_library(const std::string& path, const std::function<void(cons
     enter(kProbeStageDescribe);
     describe_plugin(record);
     enter(kProbeStageDevices);
-    // ABI 3 HOOK: with plugin ABI 3, enumerate the plugin's devices here (when record.abi_version
-    // includes them) and fill result.devices; a crash or hang in enumeration is then attributed to
-    // the "devices" stage like any other.
+    // Plugin ABI 3: the devices it drives (nothing for ABI 1 and 2, or without device_count). A crash or
+    // hang in device_count / device_describe is attributed to this stage like any other.
+    enumerate_devices(record);
+    for (const auto& d : record.devices)
+      result.devices.push_back(ProbedDevice{device_type_name(d->type()), d->vendor(), d->name(), d->driver_version(),
+                                            d->hardware_architecture(), d->memory_bytes()});
     result.outcome = ProbeOutcome::kUsable;
   } catch (const PluginSkipped& e) {
     result.outcome = ProbeOutcome::kRefused;

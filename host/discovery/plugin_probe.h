@@ -38,10 +38,10 @@ bool is_probe_stage(const std::string& stage);
 // "loading the library (static constructors)", "negotiation", "describe", "device enumeration".
 std::string probe_stage_text(const std::string& stage);
 
-// A device a plugin reports (plugin ABI 3).
-// ABI 3 HOOK: probe_library fills `devices` once EphostPlugin can enumerate devices; the scanner
-// protocol and the registry cache already carry this list (plugin_probe_json.cpp), so a device found
-// by the scanner reaches the parent and the next start unchanged.
+// A device a plugin reports (plugin ABI 3): probe_library enumerates them (enumerate_devices), the
+// scanner protocol and the registry cache carry the list (plugin_probe_json.cpp). The host enumerates
+// again in process when it loads the plugin (its Device objects call into the loaded library); this
+// list is what the scanner saw, for the report of a plugin that is skipped and for tests.
 struct ProbedDevice {
   std::string type;  // "cpu", "gpu", "npu"
   std::string vendor;
@@ -71,7 +71,7 @@ struct ProbeResult {
 };
 
 // Probes `path` in this process: loads it (and leaves it loaded: the scanner exits afterwards),
-// negotiates and describes it. `on_stage` is called with each stage name before that stage runs, so
+// negotiates, describes it and enumerates its devices (plugin ABI 3). `on_stage` is called with each stage name before that stage runs, so
 // that a crash inside it can be attributed. The outcome is kUsable or kRefused; a crash or hang is
 // never caught here, which is why the scanner runs this in a child process.
 ProbeResult probe_library(const std::string& path, const std::function<void(const char* stage)>& on_stage);

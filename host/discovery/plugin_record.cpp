@@ -1,5 +1,7 @@
 #include "discovery/plugin_record.h"
 
+#include "core/device.h"
+
 #include "discovery/plugin_library.h"
 
 namespace ephost {
@@ -12,6 +14,7 @@ const char* device_type_name(int32_t device_type) {
     case EPHOST_DEVICE_CPU: return "cpu";
     case EPHOST_DEVICE_GPU: return "gpu";
     case EPHOST_DEVICE_NPU: return "npu";
+    case EPHOST_DEVICE_ACCELERATOR: return "accelerator";
     default: return "";
   }
 }

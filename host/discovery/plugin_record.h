@@ -13,6 +13,7 @@
 namespace ephost {
 
 class PluginLibrary;
+class Device;
 
 // Path of the record made for a plugin linked into the host.
 inline constexpr const char* kBuiltinPluginPath = "<built-in>";
@@ -53,6 +54,9 @@ struct PluginRecord {
   // Canonical path of the library ("" for the built-in plugin and when it could not be resolved):
   // two paths naming one file are one plugin.
   std::string canonical_path;
+
+  // Plugin ABI 3: the devices the plugin drives, in its own order (empty for host-memory plugins).
+  std::vector<std::unique_ptr<Device>> devices;
 
   // The library handle (the host table lives for the whole process: see negotiation.cpp).
   std::unique_ptr<PluginLibrary> library;

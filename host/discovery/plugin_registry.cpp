@@ -7,8 +7,10 @@
 #include <optional>
 #include <system_error>
 
+#include "core/device.h"
 #include "core/log.h"
 #include "core/plugin_fault.h"
+#include "discovery/device_enumeration.h"
 #include "discovery/elf_probe.h"
 #include "discovery/negotiation.h"
 #include "discovery/plugin_call.h"
@@ -64,6 +66,7 @@ PluginRegistry::~PluginRegistry() {
 void PluginRegistry::admit(EphostPluginNegotiateFn entry, PluginRecord& record) const {
   negotiate_plugin(entry, record);
   describe_plugin(record);
+  enumerate_devices(record);
   if (const PluginRecord* first = find_loaded_locked(record.name))
     throw PluginSkipped(fmt::format("duplicate plugin name '{}': already loaded from {}", record.name, first->path));
 }
@@ -76,6 +79,7 @@ PluginRecord& PluginRegistry::finish(std::unique_ptr<PluginRecord> record, const
                          record->abi_version));
   } else {
     // Hold nothing of a skipped library.
+    record->devices.clear();
     record->plugin = nullptr;
     record->host_api = nullptr;
     record->library.reset();

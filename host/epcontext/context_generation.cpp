@@ -10,6 +10,7 @@
 
 #include "abi/handles.h"
 #include "core/atomic_file.h"
+#include "core/device.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "discovery/plugin_record.h"
@@ -116,12 +117,19 @@ class ExternalInitializerWriter {
 };
 
 // "<name>;version=...;sdk_version=...;hardware_architecture=...;driver_version=..." as ONNX Runtime's
-// sample EP records compatibility info (metadata ep_compatibility_info.<plugin>).
-std::string compatibility_info(const PluginRecord& r) {
+// sample EP records compatibility info (metadata ep_compatibility_info.<plugin>). For a provider on a
+// device (plugin ABI 3) the hardware architecture and driver are the device's, found at run time, and
+// the device is named too: what the cached contexts were compiled for.
+std::string compatibility_info(const ProviderInstance& p) {
+  const PluginRecord& r = p.record();
+  const Device* d = p.device();
+  const std::string& arch = d && !d->hardware_architecture().empty() ? d->hardware_architecture() : r.hardware_architecture;
+  const std::string& driver = d && !d->driver_version().empty() ? d->driver_version() : r.driver_version;
   std::string s = r.name + ";version=" + r.version;
   if (!r.sdk_version.empty()) s += ";sdk_version=" + r.sdk_version;
-  if (!r.hardware_architecture.empty()) s += ";hardware_architecture=" + r.hardware_architecture;
-  if (!r.driver_version.empty()) s += ";driver_version=" + r.driver_version;
+  if (!arch.empty()) s += ";hardware_architecture=" + arch;
+  if (!driver.empty()) s += ";driver_version=" + driver;
+  if (d) s += ";device=" + d->name();
   return s;
 }
 
@@ -360,8 +368,11 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
     }
     set_string(node, epctx::kSdkVersion, attribute_or(sink, "ep_sdk_version", rec.sdk_version));
     set_string(node, epctx::kModelFilename, settings.source_model_filename);
+    const Device* device = p.device();
     set_string(node, epctx::kHardwareArchitecture,
-               attribute_or(sink, "hardware_architecture", rec.hardware_architecture));
+               attribute_or(sink, "hardware_architecture",
+                            device && !device->hardware_architecture().empty() ? device->hardware_architecture()
+                                                                               : rec.hardware_architecture));
     set_string(node, epctx::kPartitionName, step->name);
     set_string(node, epctx::kSource, rec.context_source_keys.empty() ? rec.name : rec.context_source_keys.front());
     const std::string notes = attribute_or(sink, "notes", "");
@@ -388,7 +399,7 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
   for (const ProviderInstance* p : provider_order) {
     auto* kv = out->add_metadata_props();
     kv->set_key(epctx::kCompatibilityInfoPrefix + p->name());
-    kv->set_value(compatibility_info(p->record()));
+    kv->set_value(compatibility_info(*p));
   }
   if (result.context_nodes > 0) {
     auto* op = out->add_opset_import();

@@ -62,6 +62,7 @@ ContextResolution resolve_contexts(Model& model, const std::vector<std::unique_p
     ContextDiagnostic d;
     d.node = n->name;
     d.source = context_attribute(*n, epctx::kSource);
+    d.embed_mode = context_int_attribute(*n, epctx::kEmbedMode, 1);
     std::vector<size_t> candidates;
     for (size_t i = 0; i < providers.size(); ++i) {
       const auto& keys = providers[i]->record().context_source_keys;
@@ -197,7 +198,10 @@ ContextResolution resolve_contexts(Model& model, const std::vector<std::unique_p
     for (const std::string& n : inserted)
       if (by != SIZE_MAX) result.excluded[n] = by;
     for (auto& d : result.diagnostics)
-      if (d.node == name) d.fallback_nodes = inserted.size();
+      if (d.node == name) {
+        d.fallback_nodes = inserted.size();
+        d.source_model = path;
+      }
     log_info(fmt::format("EPContext: node '{}' replaced by {} node(s) of '{}'", name, inserted.size(), path));
   }
   if (!replace.empty()) infer_model_shapes(model);

@@ -38,6 +38,8 @@ struct ContextDiagnostic {
   bool loaded = false;
   bool fell_back = false;  // the original nodes run instead
   size_t fallback_nodes = 0;
+  std::string source_model;  // the model the fallback took the nodes from (when it fell back)
+  int64_t embed_mode = 1;    // the node's embed_mode
 };
 
 struct ContextResolution {

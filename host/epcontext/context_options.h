@@ -21,6 +21,7 @@ struct EpContextOptions {
   std::string source_model_path;            // ep.context_source_model_path
   bool disable_fallback = false;            // session.disable_ep_context_fallback
   bool fail_on_suboptimal = false;          // session.fail_on_suboptimal_compiled_model
+  bool rebuild = false;                     // ep.context_rebuild
 };
 
 }  // namespace ephost

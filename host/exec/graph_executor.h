@@ -5,15 +5,18 @@
 #pragma once
 
 #include <memory>
+#include <deque>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "core/profiler.h"
 #include "core/runtime_value.h"
 #include "core/tensor.h"
 #include "compile/compiled_graph.h"
 #include "exec/block_pool.h"
+#include "exec/device_resources.h"
 #include "graph/graph.h"
 #include "plan/memory_pattern.h"
 #include "plan/memory_pattern_cache.h"
@@ -25,6 +28,7 @@ struct ExecOptions {
   bool enable_mem_reuse = true;    // session.enable_mem_reuse
   bool enable_mem_pattern = true;  // session.enable_mem_pattern
   int32_t num_threads = 1;
+  Profiler* profiler = nullptr;    // session.enable_profiling: a span per step and copy
 };
 
 class GraphExecutor;
@@ -32,22 +36,51 @@ class GraphExecutor;
 // Executors for every graph of a session, so a control-flow kernel can find its subgraph's.
 using ExecutorMap = std::unordered_map<const Graph*, std::unique_ptr<GraphExecutor>>;
 
+// Counts of what a run did across locations (plugin ABI 3), for reports and tests.
+struct RunCopyStats {
+  size_t to_device = 0;  // host -> device
+  size_t to_host = 0;    // device -> host (graph outputs included)
+  size_t between_devices = 0;
+};
+
+// What the caller wants of one graph output: where it should be (null: host memory), and optionally a
+// tensor to write it into (same element type, shape and location as the output), which the run then
+// places the output in directly. An output made where it is wanted is handed over without a copy.
+struct OutputRequest {
+  const Device* location = nullptr;
+  Tensor destination;  // empty: the run allocates the output
+};
+using OutputRequests = std::vector<OutputRequest>;
+
 // The values of one graph during one run.
 struct Frame {
   const Graph* graph = nullptr;
   const GraphExecutor* executor = nullptr;  // the executor running this frame (its initializers)
   const Frame* parent = nullptr;  // enclosing graph's frame, for outer-scope values
-  std::vector<RuntimeValue> slots;  // by Value::index: tensors, sequences, none
-  std::vector<size_t> capacity;   // bytes of the buffer behind each slot
+  RunStreams* streams = nullptr;  // the run's streams, shared with subgraph frames
+  RunCopyStats* copies = nullptr;  // the run's copy counts, shared with subgraph frames
+  // By plan value id (GraphPlan::graph: the IR's values, then their copies on other locations):
+  std::vector<RuntimeValue> slots;  // tensors, sequences, none
+  std::vector<size_t> capacity;     // bytes of the buffer behind each slot
   std::vector<int64_t> observed_bytes;  // for recording a memory pattern
   std::shared_ptr<const plan::MemoryPattern> pattern;
-  std::shared_ptr<void> pattern_block;
+  // Per plan device id (GraphPlan::devices), the pattern's block: host memory (device 0) or a
+  // DeviceAllocation.
+  std::vector<std::shared_ptr<void>> blocks;
+  // Device tensors released before the run ends: freed only after the streams are synchronized, since
+  // enqueued work may still read them.
+  std::vector<RuntimeValue> released_on_device;
+  // Copies made on demand (a host step fed a device tensor, or the reverse): plan value -> copy.
+  std::deque<std::pair<int, RuntimeValue>> on_demand;
+  // The caller's wishes for the graph outputs (top-level runs), by output position.
+  const OutputRequests* output_requests = nullptr;
 };
 
 class GraphExecutor {
  public:
   // Runs `compiled` (whose steps are the partition groups `plan` ordered). `executors` holds the
   // executors of every graph of the session, for control-flow nodes to find their subgraphs'.
+  // Uploads the constant initializers device steps read (GraphPlan::copies without a step).
   GraphExecutor(std::unique_ptr<CompiledGraph> compiled, GraphPlan plan, const ExecOptions& options,
                 const ExecutorMap& executors);
   ~GraphExecutor();
@@ -56,6 +89,7 @@ class GraphExecutor {
   const CompiledGraph& compiled() const { return *compiled_; }
   const GraphPartition& partition() const { return compiled_->partition(); }
   const std::vector<std::unique_ptr<CompiledStep>>& steps() const { return compiled_->steps(); }
+  const GraphPlan& plan() const { return plan_; }
   const plan::ExecutionPlan& execution_plan() const { return plan_.execution; }
   const plan::AllocationPlan& allocation_plan() const { return plan_.allocation; }
   size_t memory_patterns_recorded() const;
@@ -64,23 +98,35 @@ class GraphExecutor {
     return patterns_.find(plan::MemoryPatternCache::signature(input_shapes));
   }
 
-  // Runs the graph. `feeds` bind graph inputs (and may override initializers that are inputs);
-  // outer-scope values come from `parent`. Returns the graph outputs in declaration order; every
-  // output tensor owns its buffer. A run fed a sequence or none neither uses nor records a memory
-  // pattern: the sizes inside depend on the sequence's contents, which the signature cannot see.
-  std::vector<RuntimeValue> run(const std::vector<std::pair<const Value*, RuntimeValue>>& feeds,
-                                const Frame* parent) const;
+  // Runs the graph. `feeds` bind graph inputs (and may override initializers that are inputs; a
+  // device tensor is used in place where its device reads it); outer-scope values come from `parent`.
+  // Returns the graph outputs in declaration order, each in host memory unless `output_requests`
+  // (empty: all host) says otherwise; every output tensor owns its buffer (or is the requested
+  // destination). A run fed a sequence or none neither uses nor records a memory pattern: the sizes
+  // inside depend on the sequence's contents, which the signature cannot see. `stats`, when given,
+  // receives the run's copy counts.
+  std::vector<RuntimeValue> run(const std::vector<std::pair<const Value*, RuntimeValue>>& feeds, const Frame* parent,
+                                const OutputRequests& output_requests = {}, RunCopyStats* stats = nullptr) const;
+  // The position among the graph outputs of IR value `index`, -1 for a value that is not an output.
+  int output_position(size_t index) const { return output_position_[index]; }
 
   // The value of initializer `v` of this graph (shares the IR's buffer).
   const RuntimeValue& initializer_value(const Value& v) const {
     return initializer_values_[static_cast<size_t>(initializer_index_[v.index])];
   }
+  // A constant initializer uploaded to a device (plan value `id` of a copy without a step), or null.
+  const RuntimeValue* uploaded_initializer(int id) const;
 
   const ExecOptions& options() const { return options_; }
   const ExecutorMap& executors() const { return executors_; }
 
  private:
   friend class StepContext;
+  std::vector<RuntimeValue> run_steps(Frame& frame) const;
+  void run_copy(Frame& frame, const PlannedCopy& copy) const;
+  RuntimeValue hand_out(Frame& frame, const Value& v, const OutputRequest& request) const;
+  Profiler::Span profile_step(const Frame& frame, const CompiledStep& step, size_t index) const;
+  Profiler::Span profile_copy(const PlannedCopy& copy) const;
 
   std::unique_ptr<CompiledGraph> compiled_;
   const Graph& graph_;
@@ -88,11 +134,16 @@ class GraphExecutor {
   ExecOptions options_;
   const ExecutorMap& executors_;
   mutable plan::MemoryPatternCache patterns_;
-  mutable BlockPool blocks_;  // pattern blocks reused across runs
+  mutable BlockPool blocks_;              // host pattern blocks reused across runs
+  mutable DeviceBlockPool device_blocks_;  // device pattern blocks reused across runs
+  mutable StreamPool streams_;            // device streams reused across runs
   // Initializers as run-time values, so lookups hand out the same type as slots: dense over the
   // initializers, found through initializer_index_ (per value, -1 for the others).
   std::vector<RuntimeValue> initializer_values_;
   std::vector<int32_t> initializer_index_;
+  // Per plan value: the upload of a constant initializer to a device, unset for the others.
+  std::vector<RuntimeValue> uploaded_;
+  std::vector<int> output_position_;  // per IR value
 };
 
 }  // namespace ephost

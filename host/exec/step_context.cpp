@@ -1,6 +1,8 @@
 #include "exec/step_context.h"
 
+#include "core/device.h"
 #include "core/error.h"
+#include "core/tensor_copy.h"
 
 namespace ephost {
 
@@ -9,11 +11,53 @@ const RuntimeValue* StepContext::input(size_t index) const {
     fail(EPHOST_INVALID_ARGUMENT, "step '{}': input {} requested, it has {}", step_.name, index, step_.inputs.size());
   const Value* v = step_.inputs[index];
   if (!v) return nullptr;
-  const RuntimeValue* value = lookup_value(frame_, v);
+  // The plan says which value the step reads: the IR value itself, or its copy in the step's location.
+  const auto& reads = executor_.plan().step_inputs;
+  const int id = step_index_ < reads.size() && index < reads[step_index_].size() ? reads[step_index_][index]
+                                                                               : static_cast<int>(v->index);
+  const RuntimeValue* value = nullptr;
+  if (id == static_cast<int>(v->index)) {
+    value = lookup_value(frame_, v);
+  } else if (const RuntimeValue* uploaded = executor_.uploaded_initializer(id)) {
+    value = uploaded;
+  } else {
+    const RuntimeValue& copy = frame_.slots[static_cast<size_t>(id)];
+    value = copy.is_set() ? &copy : nullptr;
+  }
   if (!value)
     fail(EPHOST_RUNTIME_EXCEPTION, "step '{}': input {} '{}' has no value (not produced before use)", step_.name,
          index, v->name);
-  return value;
+  return in_step_location(id, value);
+}
+
+const RuntimeValue* StepContext::in_step_location(int id, const RuntimeValue* value) const {
+  if (!value->is_tensor()) return value;
+  const Device* here = memory_device();
+  const Tensor& t = value->tensor();
+  if (t.device() == here) return value;
+  for (auto& [key, copy] : frame_.on_demand)
+    if (key == id && copy.tensor().device() == here) return &copy;
+  // Not where the plan expected it (a caller's device tensor read by a host step, an outer-scope value
+  // on another device): copy it here now, once for the rest of the run.
+  Tensor moved = here ? Tensor::allocate_on_device(*here, t.elem_type(), t.shape(), "a copy of input of " + step_.name)
+                      : Tensor::allocate(t.elem_type(), t.shape());
+  const Device* copier = copying_device(t, moved);
+  EphostStream* s = frame_.streams->stream(*copier, "value", executor_.plan().graph.values[static_cast<size_t>(id)].name);
+  copy_tensor(t, moved, s, "input of " + step_.name);
+  frame_.streams->synchronize(*copier, "copy for a step");
+  if (!t.on_device())
+    ++frame_.copies->to_device;
+  else if (here)
+    ++frame_.copies->between_devices;
+  else
+    ++frame_.copies->to_host;
+  frame_.on_demand.emplace_back(id, std::move(moved));
+  return &frame_.on_demand.back().second;
+}
+
+EphostStream* StepContext::stream() {
+  const Device* here = memory_device();
+  return here ? frame_.streams->stream(*here, step_.fused ? "fused group" : "node", step_.name) : nullptr;
 }
 
 void StepContext::check_output_index(size_t index) const {
@@ -46,7 +90,12 @@ Tensor& StepContext::allocate_output(size_t index, int32_t elem_type, std::vecto
   RuntimeValue& slot = output_slot(index);
   if (slot.is_set()) fail(EPHOST_INVALID_ARGUMENT, "step '{}': output {} allocated twice", step_.name, index);
   const Value* v = step_.outputs[index];
-  slot = v ? place(*v, elem_type, std::move(shape)) : Tensor::allocate(elem_type, std::move(shape));
+  const Device* here = memory_device();
+  if (v)
+    slot = place_value(executor_, frame_, static_cast<int>(v->index), elem_type, std::move(shape));
+  else
+    slot = here ? Tensor::allocate_on_device(*here, elem_type, std::move(shape), "an unused output of " + step_.name)
+                : Tensor::allocate(elem_type, std::move(shape));
   return slot.tensor();
 }
 
@@ -80,38 +129,72 @@ TensorSequence& StepContext::sequence_output(size_t index) {
        index);
 }
 
-Tensor StepContext::place(const Value& v, int32_t elem_type, std::vector<int64_t> shape) {
-  size_t bytes = byte_count(elem_type, shape);
+Tensor StepContext::place_value(const GraphExecutor& executor, Frame& frame, int id, int32_t elem_type,
+                                std::vector<int64_t> shape) {
+  const GraphPlan& plan = executor.plan();
+  const plan::PlanValue& pv = plan.graph.values[static_cast<size_t>(id)];
+  const Device* device = plan.devices[static_cast<size_t>(pv.device)];
+  const std::shared_ptr<void>& block = frame.blocks[static_cast<size_t>(pv.device)];
+  const std::string what = "value '" + pv.name + "'";
+  auto make = [&](std::vector<int64_t> s) {
+    return device ? Tensor::allocate_on_device(*device, elem_type, std::move(s), what)
+                  : Tensor::allocate(elem_type, std::move(s));
+  };
+  const size_t bytes = byte_count(elem_type, shape);  // checked: a hostile shape is an error, not a wrap
+  // A graph output goes straight into the tensor the caller asked for, when it fits.
+  if (pv.is_graph_output && frame.output_requests && static_cast<size_t>(id) < executor.graph().values.size()) {
+    const int position = executor.output_position(static_cast<size_t>(id));
+    if (position >= 0 && static_cast<size_t>(position) < frame.output_requests->size()) {
+      const Tensor& dst = (*frame.output_requests)[static_cast<size_t>(position)].destination;
+      if (!dst.empty() && dst.device() == device && dst.elem_type() == elem_type && dst.shape() == shape &&
+          elem_type != EPHOST_ELEMENT_STRING)
+        return dst;
+    }
+  }
   // Strings own heap storage per element and graph outputs are handed to the caller: both get their own.
-  if (v.is_graph_output || elem_type == EPHOST_ELEMENT_STRING) return Tensor::allocate(elem_type, std::move(shape));
-  frame_.observed_bytes[v.index] = static_cast<int64_t>(bytes);
-  if (frame_.pattern) {
-    const auto& p = *frame_.pattern;
-    if (v.index < p.offsets.size() && p.offsets[v.index] >= 0 && static_cast<int64_t>(bytes) <= p.sizes[v.index]) {
-      auto* base = static_cast<char*>(frame_.pattern_block.get()) + p.offsets[v.index];
-      frame_.capacity[v.index] = static_cast<size_t>(p.sizes[v.index]);
-      return Tensor::borrow(elem_type, std::move(shape), base, frame_.pattern_block);
+  if (pv.is_graph_output || elem_type == EPHOST_ELEMENT_STRING) return make(std::move(shape));
+  frame.observed_bytes[static_cast<size_t>(id)] = static_cast<int64_t>(bytes);
+  if (frame.pattern && block) {
+    const auto& p = *frame.pattern;
+    if (static_cast<size_t>(id) < p.offsets.size() && p.offsets[static_cast<size_t>(id)] >= 0 &&
+        static_cast<int64_t>(bytes) <= p.sizes[static_cast<size_t>(id)]) {
+      const int64_t offset = p.offsets[static_cast<size_t>(id)];
+      frame.capacity[static_cast<size_t>(id)] = static_cast<size_t>(p.sizes[static_cast<size_t>(id)]);
+      if (device) {
+        EphostDeviceBuffer base = static_cast<DeviceAllocation*>(block.get())->buffer();
+        base.offset += static_cast<uint64_t>(offset);
+        return Tensor::on_device(*device, elem_type, std::move(shape), base, block);
+      }
+      return Tensor::borrow(elem_type, std::move(shape), static_cast<char*>(block.get()) + offset, block);
     }
   }
   // The allocation plan hands this value the buffer of a value that died before it (kReuse); that
   // buffer is still in the dead value's slot, since release_after never lists a handed-over buffer.
-  const plan::ValuePlan& vp = executor_.allocation_plan().values[v.index];
+  // Both live in the same place (the plan reuses only within one device).
+  const plan::ValuePlan& vp = executor.allocation_plan().values[static_cast<size_t>(id)];
   if (vp.kind == plan::AllocKind::kReuse && vp.reuse_of >= 0) {
-    RuntimeValue& dead = frame_.slots[vp.reuse_of];
-    size_t capacity = frame_.capacity[vp.reuse_of];
-    // Never take memory inside the pattern block: after the dead value, the pattern gives its bytes to others.
-    if (dead.is_tensor() && dead.tensor().holder() && dead.tensor().holder() != frame_.pattern_block &&
-        capacity >= bytes) {
-      std::shared_ptr<void> buffer = dead.tensor().holder();
-      void* base = dead.tensor().data();
+    RuntimeValue& dead = frame.slots[static_cast<size_t>(vp.reuse_of)];
+    size_t capacity = frame.capacity[static_cast<size_t>(vp.reuse_of)];
+    bool in_block = false;
+    for (const auto& b : frame.blocks) in_block = in_block || (dead.is_tensor() && dead.tensor().holder() == b && b);
+    // Never take memory inside a pattern block: after the dead value, the pattern gives its bytes to others.
+    if (dead.is_tensor() && dead.tensor().holder() && !in_block && capacity >= bytes &&
+        dead.tensor().device() == device) {
+      const Tensor& d = dead.tensor();
+      std::shared_ptr<void> buffer = d.holder();
+      Tensor reused = device ? Tensor::on_device(*device, elem_type, std::move(shape), d.device_buffer(), buffer)
+                             : Tensor::borrow(elem_type, std::move(shape), const_cast<void*>(d.data()), buffer);
       dead = RuntimeValue();
-      frame_.capacity[v.index] = capacity;
-      return Tensor::borrow(elem_type, std::move(shape), base, std::move(buffer));
+      frame.capacity[static_cast<size_t>(id)] = capacity;
+      return reused;
     }
-    dead = RuntimeValue();  // too small (sizes differ at run time): free it now rather than at the end
+    // Too small (sizes differ at run time): free it now rather than at the end (device memory only
+    // once the run has waited for its streams).
+    if (dead.is_tensor() && dead.tensor().on_device()) frame.released_on_device.push_back(std::move(dead));
+    dead = RuntimeValue();
   }
-  frame_.capacity[v.index] = bytes;
-  return Tensor::allocate(elem_type, std::move(shape));
+  frame.capacity[static_cast<size_t>(id)] = bytes;
+  return make(std::move(shape));
 }
 
 void StepContext::check_outputs_written() const {

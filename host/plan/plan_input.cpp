@@ -1,6 +1,9 @@
 #include "plan/plan_input.h"
 
 #include "core/error.h"
+#include <map>
+
+#include "core/device.h"
 #include "core/tensor.h"
 
 namespace ephost {
@@ -74,9 +77,90 @@ plan::PlanGraph make_plan_graph(const Graph& graph, const std::vector<PartitionG
 
 namespace ephost {
 
-GraphPlan plan_partitioned_graph(const Graph& graph, const GraphPartition& partition, bool enable_mem_reuse) {
+namespace {
+
+// The inputs a group's step reads, in kernel-context order.
+std::vector<const Value*> step_input_values(const PartitionGroup& group) {
+  if (group.fused) return std::vector<const Value*>(group.view->inputs.begin(), group.view->inputs.end());
+  const Node* node = group.nodes.front();
+  return std::vector<const Value*>(node->inputs.begin(), node->inputs.end());
+}
+
+int32_t device_id(std::vector<const Device*>& devices, const Device* device) {
+  for (size_t i = 0; i < devices.size(); ++i)
+    if (devices[i] == device) return static_cast<int32_t>(i);
+  devices.push_back(device);
+  return static_cast<int32_t>(devices.size() - 1);
+}
+
+}  // namespace
+
+GraphPlan plan_partitioned_graph(const Graph& graph, const GraphPartition& partition,
+                                 const std::vector<const Device*>& step_devices, bool enable_mem_reuse) {
   GraphPlan p;
   p.graph = make_plan_graph(graph, partition.groups);
+  p.devices = {nullptr};
+  const auto& groups = partition.groups;
+  p.copy_of_step.assign(groups.size(), -1);
+
+  // Where each IR value is made: its producing step's device (host for everything else).
+  std::vector<int32_t> home(graph.values.size(), 0);
+  for (size_t s = 0; s < groups.size(); ++s) {
+    const Device* d = s < step_devices.size() ? step_devices[s] : nullptr;
+    if (!d) continue;
+    const int32_t id = device_id(p.devices, d);
+    for (int v : p.graph.steps[s].outputs)
+      if (v >= 0 && graph.values[static_cast<size_t>(v)]->type.is_tensor()) {
+        home[static_cast<size_t>(v)] = id;
+        p.graph.values[static_cast<size_t>(v)].device = id;
+      }
+  }
+
+  std::map<std::pair<int, int32_t>, int> copy_index;  // (value, device) -> copy
+  p.step_inputs.resize(groups.size());
+  for (size_t s = 0; s < groups.size(); ++s) {
+    const int32_t at = step_devices.size() > s && step_devices[s] ? device_id(p.devices, step_devices[s]) : 0;
+    for (const Value* v : step_input_values(groups[s])) {
+      int read = id(v);
+      // Sequences and optionals never leave host memory; a device step sees them there.
+      if (v && v->type.is_tensor() && home[v->index] != at) {
+        auto [it, fresh] = copy_index.emplace(std::make_pair(read, at), static_cast<int>(p.copies.size()));
+        if (fresh) {
+          PlannedCopy c;
+          c.source = read;
+          c.device = at;
+          c.target = static_cast<int>(p.graph.values.size());
+          plan::PlanValue copy = p.graph.values[v->index];
+          copy.name = v->name + "@" + (p.devices[static_cast<size_t>(at)] ? p.devices[static_cast<size_t>(at)]->label()
+                                                                           : std::string("host"));
+          copy.device = at;
+          copy.is_graph_input = copy.is_graph_output = copy.is_outer_scope = false;
+          // A constant initializer is uploaded once: the copy is as static as the initializer.
+          copy.is_initializer = v->is_constant_initializer();
+          p.graph.values.push_back(copy);
+          if (!v->is_constant_initializer()) {
+            c.step = static_cast<int>(p.graph.steps.size());
+            plan::PlanStep step;
+            step.name = "copy " + copy.name;
+            step.inputs = {read};
+            step.outputs = {c.target};
+            p.graph.steps.push_back(step);
+            p.copy_of_step.push_back(static_cast<int>(p.copies.size()));
+          }
+          p.copies.push_back(c);
+        }
+        PlannedCopy& c = p.copies[static_cast<size_t>(it->second)];
+        c.consumers.push_back(groups[s].name);
+        read = c.target;
+      }
+      p.step_inputs[s].push_back(read);
+    }
+  }
+  // The steps read the copies instead of the originals (implicit inputs of single nodes stay).
+  for (size_t s = 0; s < groups.size(); ++s) {
+    auto& inputs = p.graph.steps[s].inputs;
+    for (size_t i = 0; i < p.step_inputs[s].size() && i < inputs.size(); ++i) inputs[i] = p.step_inputs[s][i];
+  }
   p.execution = plan::make_execution_plan(p.graph);
   p.allocation = plan::make_allocation_plan(p.graph, p.execution, enable_mem_reuse);
   return p;

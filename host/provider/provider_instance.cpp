@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "core/device.h"
 #include "core/error.h"
 #include "core/status.h"
 #include "discovery/plugin_registry.h"
@@ -9,20 +10,33 @@
 namespace ephost {
 
 ProviderInstance::ProviderInstance(const PluginRecord& record,
-                                   const std::vector<std::pair<std::string, std::string>>& options)
-    : record_(record), name_(record.name), plugin_(record.plugin), host_api_(record.host_api) {
+                                   const std::vector<std::pair<std::string, std::string>>& options,
+                                   const Device* device)
+    : record_(record), device_(device), name_(record.name), plugin_(record.plugin), host_api_(record.host_api) {
   std::vector<const char*> keys, values;
   for (const auto& kv : options) {
     keys.push_back(kv.first.c_str());
     values.push_back(kv.second.c_str());
   }
   EphostProvider* handle = nullptr;
-  call("provider_create", [&] { return plugin_->provider_create(keys.data(), values.data(), keys.size(), &handle); });
+  if (device_) {
+    call("provider_create_for_device", [&] {
+      return plugin_->provider_create_for_device(device_->index(), keys.data(), values.data(), keys.size(), &handle);
+    });
+  } else {
+    call("provider_create", [&] { return plugin_->provider_create(keys.data(), values.data(), keys.size(), &handle); });
+  }
   if (!handle) fail(EPHOST_EP_FAIL, "provider '{}': provider_create succeeded but returned no provider", name_);
   handle_ = handle;
 }
 
 const char* ProviderInstance::library_path() const { return record_.path.c_str(); }
+
+const Device* ProviderInstance::memory_device() const {
+  return device_ && !device_->host_memory_usable() ? device_ : nullptr;
+}
+
+std::string ProviderInstance::label() const { return device_ ? device_->label() : name_; }
 
 ProviderInstance::~ProviderInstance() {
   if (!handle_) return;

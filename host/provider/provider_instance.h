@@ -14,11 +14,15 @@
 namespace ephost {
 
 struct PluginRecord;
+class Device;
 
 class ProviderInstance {
  public:
-  // Creates the provider with `keys`/`values` options. Throws EP_FAIL-style errors naming the plugin.
-  ProviderInstance(const PluginRecord& record, const std::vector<std::pair<std::string, std::string>>& options);
+  // Creates the provider with `keys`/`values` options, on `device` (one of record.devices, created with
+  // provider_create_for_device) or, when null, with provider_create. Throws EP_FAIL-style errors
+  // naming the plugin.
+  ProviderInstance(const PluginRecord& record, const std::vector<std::pair<std::string, std::string>>& options,
+                   const Device* device = nullptr);
   ~ProviderInstance();
   ProviderInstance(const ProviderInstance&) = delete;
   ProviderInstance& operator=(const ProviderInstance&) = delete;
@@ -28,6 +32,13 @@ class ProviderInstance {
   const EphostHostApi& host_api() const { return *host_api_; }
   EphostProvider* handle() const { return handle_; }
   const PluginRecord& record() const { return record_; }
+  // The device the provider runs on (plugin ABI 3), or null.
+  const Device* device() const { return device_; }
+  // The device whose memory the provider's kernels read and write, or null when they use host memory
+  // (no device, or a device that works on host memory).
+  const Device* memory_device() const;
+  // "<name>" or, on a device, "<name>:<index>".
+  std::string label() const;
 
   // Runs one plugin call returning EphostStatus*; throws ephost::Error("provider '<name>' <what>: ...").
   template <typename Fn>
@@ -62,6 +73,7 @@ class ProviderInstance {
   [[noreturn]] void throw_exception(const std::string& what, const char* message) const;
 
   const PluginRecord& record_;
+  const Device* device_ = nullptr;
   std::string name_;
   const EphostPlugin* plugin_ = nullptr;
   const EphostHostApi* host_api_ = nullptr;

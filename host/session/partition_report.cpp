@@ -3,6 +3,7 @@
 // EPContext node (loaded, or rejected with INVALID_GRAPH and its reason, and the fallback).
 #include <nlohmann/json.hpp>
 
+#include "core/device.h"
 #include "discovery/plugin_registry.h"
 #include "session/session.h"
 
@@ -12,9 +13,29 @@ std::string Session::partition_report_json() const {
   using nlohmann::json;
   json report;
   json providers = json::array();
-  for (const auto& p : providers_.instances)
-    providers.push_back({{"name", p->name()}, {"path", p->record().path}, {"version", p->record().version}});
+  for (const auto& p : providers_.instances) {
+    json jp = {{"name", p->name()}, {"path", p->record().path}, {"version", p->record().version}};
+    // Plugin ABI 3: the device the provider runs on, and whether its values live in device memory.
+    if (const Device* d = p->device())
+      jp["device"] = {{"label", d->label()},
+                      {"name", d->name()},
+                      {"type", device_type_name(d->type())},
+                      {"memory", d->host_memory_usable() ? "host" : "device"}};
+    providers.push_back(jp);
+  }
   report["providers"] = providers;
+  // Why the providers are in this order (session.ep_selection_policy).
+  json selection = {{"policy", providers_.selection.policy}, {"candidates", json::array()}};
+  for (const auto& c : providers_.selection.candidates) {
+    json jc = {{"provider", c.provider}, {"device_type", c.device_type}, {"priority", c.priority}, {"reason", c.reason}};
+    if (c.claimed_nodes >= 0) {
+      jc["claimed_nodes"] = c.claimed_nodes;
+      jc["graph_nodes"] = c.graph_nodes;
+    }
+    selection["candidates"].push_back(jc);
+  }
+  report["selection"] = selection;
+  size_t copies_total = 0;
   json graphs = json::array();
   std::map<std::string, size_t> counts;
   // Main graph first, then subgraphs in the order the executors map yields them (sorted by name).
@@ -39,6 +60,7 @@ std::string Session::partition_report_json() const {
         nodes.push_back({{"node", n->name},
                          {"op_type", n->op_type},
                          {"provider", step->provider->name()},
+                         {"device", step->provider->device() ? json(step->provider->device()->label()) : json(nullptr)},
                          {"fused_group", step->fused ? json(step->name) : json(nullptr)}});
         counts[step->provider->name()]++;
       }
@@ -51,10 +73,45 @@ std::string Session::partition_report_json() const {
                        {"reason", note.reason},
                        {"refused", note.refused}});
     jg["refused_claims"] = notes;
+    // Copies between locations (plugin ABI 3), one per value and destination, shared by its consumers.
+    const GraphPlan& plan = ex->plan();
+    json copies = json::array();
+    for (const PlannedCopy& c : plan.copies) {
+      const Value& v = *ex->graph().values[static_cast<size_t>(c.source)];
+      const plan::PlanValue& from = plan.graph.values[static_cast<size_t>(c.source)];
+      auto where = [&](int32_t id) {
+        const Device* d = plan.devices[static_cast<size_t>(id)];
+        return d ? d->label() : std::string("host");
+      };
+      copies.push_back({{"value", v.name},
+                        {"from", where(from.device)},
+                        {"to", where(c.device)},
+                        {"when", c.step >= 0 ? "every run" : "once (constant initializer)"},
+                        {"consumers", c.consumers}});
+    }
+    copies_total += plan.copies.size();
+    jg["copies"] = copies;
+    // Graph outputs made on a device go back to host memory when the run returns (unless bound there).
+    json out_copies = json::array();
+    for (const Value* v : ex->graph().outputs) {
+      const int32_t dev = plan.graph.values[v->index].device;
+      if (dev > 0) out_copies.push_back({{"value", v->name}, {"from", plan.devices[static_cast<size_t>(dev)]->label()}});
+    }
+    if (ex->graph().parent_node == nullptr) jg["outputs_copied_to_host"] = out_copies;
     graphs.push_back(jg);
   }
   report["graphs"] = graphs;
   json contexts = json::array();
+  json rebuild = nullptr;
+  if (rebuild_) {
+    const ContextRebuild::Status st = rebuild_->status();
+    rebuild = {{"state", st.state}, {"ctx_model", st.ctx_path}};
+    if (!st.reason.empty()) rebuild["reason"] = st.reason;
+    if (st.state == "written") {
+      rebuild["files"] = st.files;
+      rebuild["seconds"] = st.seconds;
+    }
+  }
   for (const ContextDiagnostic& d : context_diagnostics_)
     contexts.push_back({{"node", d.node},
                         {"source", d.source},
@@ -64,9 +121,12 @@ std::string Session::partition_report_json() const {
                         {"loaded", d.loaded},
                         {"status", d.loaded ? "OK" : "INVALID_GRAPH"},
                         {"fell_back", d.fell_back},
-                        {"fallback_nodes", d.fallback_nodes}});
+                        {"fallback_nodes", d.fallback_nodes},
+                        // ep.context_rebuild=1: the background rebuild of the cache a rejected node belongs to.
+                        {"rebuild", d.fell_back ? rebuild : json(nullptr)}});
   report["ep_contexts"] = contexts;
   report["nodes_per_provider"] = counts;
+  report["copies_planned"] = copies_total;
   return report.dump(2);
 }
 

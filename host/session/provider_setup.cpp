@@ -4,8 +4,10 @@
 #include <set>
 
 #include "abi/handles.h"
+#include "core/device.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "graph/graph.h"
 
 namespace ephost {
 namespace {
@@ -17,8 +19,8 @@ std::string lowercase(std::string s) {
   return s;
 }
 
-std::vector<ProviderRequest> requested_providers(const PluginRegistry& registry, const SessionConfig& config) {
-  std::vector<ProviderRequest> requests = config.providers;
+// Checks the user's list: no provider twice, no CPU plugin listed with CPU fallback disabled.
+void check_requests(const std::vector<ProviderRequest>& requests, const SessionConfig& config) {
   std::set<std::string> seen;
   for (const auto& r : requests) {
     if (!seen.insert(r.name).second)
@@ -27,12 +29,57 @@ std::vector<ProviderRequest> requested_providers(const PluginRegistry& registry,
       fail(EPHOST_INVALID_ARGUMENT,
            "session.disable_cpu_ep_fallback=1 cannot be combined with listing the CPU provider explicitly");
   }
-  if (requests.empty()) {
-    for (const PluginRecord* rec : registry.loaded_by_priority())
-      if (rec->name != kCpuProvider) requests.push_back({rec->name, {}});
+}
+
+int32_t preferred_device_type(SelectionPolicy policy) {
+  switch (policy) {
+    case SelectionPolicy::kPreferCpu: return EPHOST_DEVICE_CPU;
+    case SelectionPolicy::kPreferGpu: return EPHOST_DEVICE_GPU;
+    case SelectionPolicy::kPreferNpu: return EPHOST_DEVICE_NPU;
+    default: return -1;
   }
-  if (config.cpu_fallback && !seen.count(kCpuProvider)) requests.push_back({kCpuProvider, {}});
-  return requests;
+}
+
+// The device a provider of `rec` runs on: the one the request names, else the first of the type the
+// policy prefers, else device 0; null for a plugin without devices.
+const Device* choose_device(const PluginRecord& rec, int64_t requested, SelectionPolicy policy) {
+  if (requested >= 0) {
+    if (rec.devices.empty())
+      fail(EPHOST_INVALID_ARGUMENT, "provider '{}:{}': plugin '{}' drives no device of its own", rec.name, requested,
+           rec.name);
+    if (static_cast<size_t>(requested) >= rec.devices.size())
+      fail(EPHOST_INVALID_ARGUMENT, "provider '{}:{}': plugin '{}' has {} device(s) ({}:0..{}:{}; 'ephost plugins' lists them)",
+           rec.name, requested, rec.name, rec.devices.size(), rec.name, rec.name, rec.devices.size() - 1);
+    return rec.devices[static_cast<size_t>(requested)].get();
+  }
+  if (rec.devices.empty()) return nullptr;
+  const int32_t preferred = preferred_device_type(policy);
+  for (const auto& d : rec.devices)
+    if (d->type() == preferred) return d.get();
+  return rec.devices.front().get();
+}
+
+// The device type a candidate stands for: its device's, else the plugin's own.
+std::string candidate_type(const PluginRecord& rec, const Device* device) {
+  return device ? device_type_name(device->type()) : rec.device_type;
+}
+
+// Nodes of the main graph a provider would take: every node it claims, alone or in a group.
+int64_t dry_run_claims(const ProviderInstance& p, const Graph& graph, std::string* error) {
+  EphostCapability capability;
+  capability.graph = graph.view.get();
+  capability.non_tensor_values = EphostPluginAbiIncludes(p.record().abi_version, EPHOST_PLUGIN_ABI_NON_TENSOR_VALUES);
+  try {
+    p.call("get_capability (max_coverage dry run)",
+           [&] { return p.plugin().get_capability(p.handle(), to_handle(graph.view.get()), &capability); });
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return 0;
+  }
+  std::set<const Node*> claimed;
+  for (const auto& claim : capability.claims)
+    if (claim.refused.empty()) claimed.insert(claim.nodes.begin(), claim.nodes.end());
+  return static_cast<int64_t>(claimed.size());
 }
 
 [[noreturn]] void fail_unavailable(const PluginRegistry& registry, const std::string& name) {
@@ -73,22 +120,125 @@ std::vector<ProviderInstance*> SessionProviders::pointers() const {
   return out;
 }
 
-SessionProviders create_providers(const PluginRegistry& registry, const SessionConfig& config) {
+namespace {
+
+struct Candidate {
+  const PluginRecord* record = nullptr;
+  const Device* device = nullptr;
+  std::vector<std::pair<std::string, std::string>> options;
+};
+
+std::vector<std::pair<std::string, std::string>> provider_options(const SessionConfig& config,
+                                                                  const std::string& name,
+                                                                  std::vector<std::pair<std::string, std::string>> opts) {
+  // ep.<name>.<key> session entries, as ONNX Runtime forwards plugin options (names compared
+  // case-insensitively: ONNX Runtime lowercases them).
+  for (const auto& e : config.provider_entries)
+    if (lowercase(e.provider) == lowercase(name)) opts.emplace_back(e.key, e.value);
+  opts.emplace_back("intra_op_num_threads", std::to_string(config.threads));
+  return opts;
+}
+
+// Orders `candidates` (already by default priority) as the policy says and records why.
+void apply_policy(const SessionConfig& config, const Model& model, std::vector<Candidate>& candidates,
+                  std::vector<std::unique_ptr<ProviderInstance>>& created, ProviderSelection& selection) {
+  selection.policy = selection_policy_name(config.selection_policy);
+  std::vector<ProviderSelection::Candidate> report(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
+    report[i].provider = c.device ? c.device->label() : c.record->name;
+    report[i].device_type = candidate_type(*c.record, c.device);
+    report[i].priority = c.record->default_priority;
+  }
+  std::vector<size_t> order(candidates.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+
+  if (config.selection_policy == SelectionPolicy::kMaxCoverage) {
+    // The dry run: every candidate is created (kept for the session) and asked about the main graph.
+    std::unique_ptr<Graph> graph = build_graph_ir(model);
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const Candidate& c = candidates[i];
+      created[i] = std::make_unique<ProviderInstance>(*c.record, c.options, c.device);
+      std::string error;
+      report[i].claimed_nodes = dry_run_claims(*created[i], *graph, &error);
+      report[i].graph_nodes = graph->nodes.size();
+      report[i].reason = error.empty() ? fmt::format("would take {} of {} nodes", report[i].claimed_nodes,
+                                                     graph->nodes.size())
+                                       : "its get_capability failed in the dry run (" + error + "): 0 nodes";
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      if (report[a].claimed_nodes != report[b].claimed_nodes) return report[a].claimed_nodes > report[b].claimed_nodes;
+      return report[a].priority > report[b].priority;
+    });
+    for (size_t pos = 0; pos < order.size(); ++pos) {
+      ProviderSelection::Candidate& r = report[order[pos]];
+      r.reason += pos == 0 ? ": the most" : "";
+      if (pos > 0 && report[order[pos - 1]].claimed_nodes == r.claimed_nodes)
+        r.reason += fmt::format(", as many as '{}': after it by default priority ({} <= {})",
+                                report[order[pos - 1]].provider, r.priority, report[order[pos - 1]].priority);
+    }
+  } else if (preferred_device_type(config.selection_policy) >= 0) {
+    const std::string wanted = device_type_name(preferred_device_type(config.selection_policy));
+    std::stable_partition(order.begin(), order.end(), [&](size_t i) { return report[i].device_type == wanted; });
+    for (auto& r : report)
+      r.reason = r.device_type == wanted
+                     ? fmt::format("a {} provider ({}): first, by default priority {}", wanted, selection.policy, r.priority)
+                     : fmt::format("not a {} provider ({}): after those, by default priority {}", wanted, r.device_type,
+                                   r.priority);
+  } else {
+    for (auto& r : report) r.reason = fmt::format("by default priority {}", r.priority);
+  }
+
+  std::vector<Candidate> ordered;
+  std::vector<std::unique_ptr<ProviderInstance>> ordered_created;
+  for (size_t i : order) {
+    ordered.push_back(std::move(candidates[i]));
+    ordered_created.push_back(std::move(created[i]));
+    selection.candidates.push_back(std::move(report[i]));
+  }
+  candidates = std::move(ordered);
+  created = std::move(ordered_created);
+}
+
+}  // namespace
+
+SessionProviders create_providers(const PluginRegistry& registry, const SessionConfig& config, const Model& model) {
   warn_about_unknown_provider_options(registry, config);
+  check_requests(config.providers, config);
   SessionProviders providers;
   providers.cpu_fallback = config.cpu_fallback;
-  const std::string threads = std::to_string(config.threads);
-  for (const ProviderRequest& request : requested_providers(registry, config)) {
+
+  std::vector<Candidate> candidates;
+  std::set<std::string> listed;
+  for (const ProviderRequest& request : config.providers) {
     const PluginRecord* rec = registry.find_loaded(request.name);
     if (!rec) fail_unavailable(registry, request.name);
-    std::vector<std::pair<std::string, std::string>> opts = request.options;
-    // ep.<name>.<key> session entries, as ONNX Runtime forwards plugin options (names compared
-    // case-insensitively: ONNX Runtime lowercases them).
-    for (const auto& e : config.provider_entries)
-      if (lowercase(e.provider) == lowercase(request.name)) opts.emplace_back(e.key, e.value);
-    opts.emplace_back("intra_op_num_threads", threads);
-    providers.instances.push_back(std::make_unique<ProviderInstance>(*rec, opts));
-    providers.names.push_back(rec->name);
+    listed.insert(rec->name);
+    candidates.push_back({rec, choose_device(*rec, request.device, config.selection_policy),
+                          provider_options(config, rec->name, request.options)});
+  }
+  std::vector<std::unique_ptr<ProviderInstance>> created(candidates.size());
+  if (config.providers.empty()) {
+    for (const PluginRecord* rec : registry.loaded_by_priority())
+      if (rec->name != kCpuProvider)
+        candidates.push_back({rec, choose_device(*rec, -1, config.selection_policy),
+                              provider_options(config, rec->name, {})});
+    created.resize(candidates.size());
+    apply_policy(config, model, candidates, created, providers.selection);
+  } else {
+    providers.selection.policy = "listed";
+  }
+  if (config.cpu_fallback && !listed.count(kCpuProvider)) {
+    const PluginRecord* cpu = registry.find_loaded(kCpuProvider);
+    if (!cpu) fail_unavailable(registry, kCpuProvider);
+    candidates.push_back({cpu, nullptr, provider_options(config, kCpuProvider, {})});
+    created.emplace_back();
+  }
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
+    if (!created[i]) created[i] = std::make_unique<ProviderInstance>(*c.record, c.options, c.device);
+    providers.names.push_back(c.record->name);
+    providers.instances.push_back(std::move(created[i]));
   }
   return providers;
 }

@@ -13,20 +13,40 @@
 
 namespace ephost {
 
+// Why the providers are in their order (session.ep_selection_policy): one entry per provider the
+// policy ranked, in the final order, for the partition report.
+struct ProviderSelection {
+  std::string policy;  // "" (by default priority), "prefer_gpu", ..., "max_coverage", or "listed"
+  struct Candidate {
+    std::string provider;  // "<name>" or "<name>:<device>"
+    std::string device_type;
+    int32_t priority = 0;
+    int64_t claimed_nodes = -1;  // max_coverage: nodes the dry run claimed (-1 when not asked)
+    size_t graph_nodes = 0;      // max_coverage: nodes of the main graph
+    std::string reason;          // why it got its place
+  };
+  std::vector<Candidate> candidates;
+};
+
 struct SessionProviders {
   std::vector<std::unique_ptr<ProviderInstance>> instances;  // registration priority, earlier first
   std::vector<std::string> names;                            // same order
   bool cpu_fallback = true;                                  // the CPU plugin was appended last
+  ProviderSelection selection;
 
   std::vector<ProviderInstance*> pointers() const;
 };
 
-// The user's list (config.providers), else every loaded plugin by default priority; then the CPU
-// plugin unless session.disable_cpu_ep_fallback=1. Each provider gets its ep.<name>.<key> options and
-// intra_op_num_threads. Throws INVALID_ARGUMENT for a provider listed twice or not available (naming
-// the loaded ones, and why a plugin of that name was skipped). Warns about ep.<name>.<key> options
-// naming a provider no plugin offers.
-SessionProviders create_providers(const PluginRegistry& registry, const SessionConfig& config);
+// The user's list (config.providers, "<name>" or "<name>:<device>"), else every loaded plugin ordered
+// by config.selection_policy (default priority when none); then the CPU plugin unless
+// session.disable_cpu_ep_fallback=1. A plugin that drives devices gets a provider on the device the
+// request names, else the one the policy prefers, else its device 0. Each provider gets its
+// ep.<name>.<key> options and intra_op_num_threads. `model` (its IR not built yet) is what
+// max_coverage's dry run asks the candidates about. Throws INVALID_ARGUMENT for a provider listed
+// twice or not available (naming the loaded ones, and why a plugin of that name was skipped) or a
+// device the plugin does not have. Warns about ep.<name>.<key> options naming a provider no plugin
+// offers.
+SessionProviders create_providers(const PluginRegistry& registry, const SessionConfig& config, const Model& model);
 
 // Provider i's claims on a graph view, through its get_capability.
 CapabilityQuery capability_query(const SessionProviders& providers);

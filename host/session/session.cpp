@@ -1,6 +1,8 @@
 #include "session/session.h"
 
 #include "core/error.h"
+#include "core/log.h"
+#include "ephost/ephost_session_options_keys.h"
 #include "model/loader.h"
 #include "session/run_inputs.h"
 #include "session/session_stages.h"
@@ -8,8 +10,27 @@
 namespace ephost {
 
 Session::Session(Env& env, const SessionOptions& options, bool trusted_model)
-    : env_(env), config_(parse_session_config(options)), trusted_model_(trusted_model) {}
-Session::~Session() = default;
+    : env_(env), options_(options), config_(parse_session_config(options)), trusted_model_(trusted_model) {
+  if (config_.profiling) profiler_ = std::make_unique<Profiler>(config_.profile_prefix);
+}
+
+Session::~Session() {
+  rebuild_.reset();
+  executors_.clear();  // before the trace is written: nothing records after this
+  if (profiler_ && profiler_->event_count() > 0) {
+    try {
+      log_info("profiling trace written to " + profiler_->write());
+    } catch (const std::exception& e) {
+      log_warning(std::string("profiling trace not written: ") + e.what());
+    }
+  }
+}
+
+std::string Session::end_profiling() {
+  if (!profiler_)
+    fail(EPHOST_INVALID_ARGUMENT, "profiling is off: set session.enable_profiling=1 before creating the session");
+  return profiler_->write();
+}
 
 std::unique_ptr<Session> Session::create_from_file(Env& env, const std::string& path, const SessionOptions& options) {
   std::unique_ptr<Session> s(new Session(env, options, false));
@@ -32,30 +53,91 @@ std::unique_ptr<Session> Session::create_trusted_from_buffer(Env& env, const voi
 }
 
 void Session::initialize(std::unique_ptr<Model> model) {
+  Profiler* p = profiler_.get();
+  auto creation = profile(p, "session", "session creation", {{"model", model->path}});
   model_ = std::move(model);
   // Checked before anything is compiled, so that a mistake costs nothing.
   const GenerationSettings generation = read_generation_settings(config_.ep_context, model_->path);
 
-  providers_ = create_providers(env_.registry(), config_);
-  ContextResolution contexts =
-      resolve_ep_contexts(*model_, providers_, config_, trusted_model_, env_.context_share());
-  transform_model(*model_, config_, env_);
-  graph_ = build_graph(*model_, providers_);
+  {
+    auto span = profile(p, "session", "create providers");
+    providers_ = create_providers(env_.registry(), config_, *model_);
+  }
+  ContextResolution contexts;
+  {
+    auto span = profile(p, "session", "resolve EPContext nodes");
+    contexts = resolve_ep_contexts(*model_, providers_, config_, trusted_model_, env_.context_share());
+  }
+  {
+    auto span = profile(p, "session", "graph transforms");
+    transform_model(*model_, config_, env_);
+  }
+  {
+    auto span = profile(p, "session", "build graph");
+    graph_ = build_graph(*model_, providers_);
+  }
   inputs_ = graph_->required_inputs();
-  std::vector<GraphPartition> partitions = partition_graphs(*graph_, providers_, contexts, generation);
-  std::vector<std::unique_ptr<CompiledGraph>> compiled = compile_graphs(std::move(partitions), providers_);
-  std::vector<GraphPlan> plans = plan_graphs(compiled, config_);
-  create_executors(std::move(compiled), std::move(plans), config_, executors_);
+  std::vector<GraphPartition> partitions;
+  {
+    auto span = profile(p, "session", "partition");
+    partitions = partition_graphs(*graph_, providers_, contexts, generation);
+  }
+  std::vector<std::unique_ptr<CompiledGraph>> compiled;
+  {
+    auto span = profile(p, "session", "compile");
+    std::function<void(size_t, size_t)> progress;
+    if (options_.progress)
+      progress = [this](size_t done, size_t total) { options_.progress("compile", done, total, options_.progress_user); };
+    compiled = compile_graphs(std::move(partitions), providers_, progress);
+  }
+  std::vector<GraphPlan> plans;
+  {
+    auto span = profile(p, "session", "plan");
+    plans = plan_graphs(compiled, config_);
+  }
+  {
+    auto span = profile(p, "session", "create executors");
+    create_executors(std::move(compiled), std::move(plans), config_, p, executors_);
+  }
   context_diagnostics_ = std::move(contexts.diagnostics);
-  if (generation.enabled)
+  if (generation.enabled) {
+    auto span = profile(p, "session", "generate EPContext model");
     generate_context_model(generation, *model_, main_executor(), providers_.instances, env_.context_share());
+  }
+  if (config_.ep_context.rebuild) start_context_rebuild();
+}
+
+void Session::start_context_rebuild() {
+  const ContextDiagnostic* rejected = nullptr;
+  for (const ContextDiagnostic& d : context_diagnostics_)
+    if (d.fell_back && !d.source_model.empty()) rejected = &d;
+  if (!rejected) return;
+  if (model_->path.empty()) {
+    log_warning("ep.context_rebuild=1: the ctx model came from a buffer; the rebuild needs a ctx model file");
+    return;
+  }
+  SessionOptions options = options_;
+  // The compile session makes an ordinary model's contexts: nothing of loading, sharing or rebuilding.
+  for (const char* key : {kEphostSessionOptionsEpContextRebuild, kEphostSessionOptionsShareEpContexts,
+                          kEphostSessionOptionsStopShareEpContexts, kEphostSessionOptionsEpContextSourceModelPath})
+    options.config.erase(key);
+  rebuild_ = std::make_unique<ContextRebuild>(env_, std::move(options), model_->path, rejected->source_model,
+                                              rejected->embed_mode == 1);
 }
 
 std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_names,
                                        const std::vector<RuntimeValue>& inputs,
-                                       const std::vector<std::string>& output_names) const {
+                                       const std::vector<std::string>& output_names, const OutputRequests* requests,
+                                       RunCopyStats* stats) const {
   const auto feeds = bind_run_inputs(*graph_, input_names, inputs);
   const std::vector<size_t> picks = pick_run_outputs(*graph_, output_names);
+  OutputRequests by_output;
+  if (requests) {
+    if (requests->size() != picks.size())
+      fail(EPHOST_INVALID_ARGUMENT, "{} output requests for {} outputs", requests->size(), picks.size());
+    by_output.resize(graph_->outputs.size());
+    for (size_t i = 0; i < picks.size(); ++i) by_output[picks[i]] = (*requests)[i];
+  }
   // on_run_end is called for every provider whose on_run_start succeeded, whatever happens after.
   const auto& providers = providers_.instances;
   size_t started = 0;
@@ -70,13 +152,14 @@ std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_nam
       }
     }
   };
+  auto span = profile(profiler_.get(), "session", "model run");
   std::vector<RuntimeValue> all;
   try {
     for (; started < providers.size(); ++started) {
       const ProviderInstance& p = *providers[started];
       if (p.plugin().on_run_start) p.call("on_run_start", [&] { return p.plugin().on_run_start(p.handle()); });
     }
-    all = main_executor().run(feeds, nullptr);
+    all = main_executor().run(feeds, nullptr, by_output, stats);
   } catch (...) {
     end_started(false);
     throw;

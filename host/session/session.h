@@ -12,6 +12,7 @@
 #include "epcontext/context_loading.h"
 #include "exec/graph_executor.h"
 #include "graph/graph.h"
+#include "session/context_rebuild.h"
 #include "session/env.h"
 #include "session/provider_setup.h"
 #include "session/session_config.h"
@@ -31,17 +32,27 @@ class Session {
   ~Session();
 
   const Graph& graph() const { return *graph_; }
+  Env& env() const { return env_; }
   const std::vector<Value*>& inputs() const { return inputs_; }  // what a caller feeds
   const std::vector<Value*>& outputs() const { return graph_->outputs; }
 
   // Runs with inputs bound by name; returns the requested outputs (all when output_names is empty).
-  // Values are tensors, sequences or none, as the model declares them.
+  // Values are tensors, sequences or none, as the model declares them; inputs may be device tensors.
+  // `requests` (one per requested output, or null: all in host memory) say where each output goes;
+  // `stats` receives how many copies the run made between locations.
   std::vector<RuntimeValue> run(const std::vector<std::string>& input_names, const std::vector<RuntimeValue>& inputs,
-                                const std::vector<std::string>& output_names) const;
+                                const std::vector<std::string>& output_names,
+                                const OutputRequests* requests = nullptr, RunCopyStats* stats = nullptr) const;
 
   std::string partition_report_json() const;
   // What happened to each EPContext node of the model (empty for an ordinary model).
   const std::vector<ContextDiagnostic>& context_diagnostics() const { return context_diagnostics_; }
+  // session.enable_profiling=1: writes the trace recorded so far and returns its path (later events
+  // go to a new file). Throws INVALID_ARGUMENT when profiling is off.
+  std::string end_profiling();
+
+  // The background rebuild of a rejected EPContext cache (ep.context_rebuild=1), or null.
+  const ContextRebuild* context_rebuild() const { return rebuild_.get(); }
   const std::vector<std::unique_ptr<ProviderInstance>>& providers() const { return providers_.instances; }
   const GraphExecutor& main_executor() const { return *executors_.at(graph_.get()); }
   const ExecutorMap& executors() const { return executors_; }
@@ -49,8 +60,11 @@ class Session {
  private:
   Session(Env& env, const SessionOptions& options, bool trusted_model);
   void initialize(std::unique_ptr<Model> model);
+  // ep.context_rebuild=1 and some cached contexts were rejected: recompile them in the background.
+  void start_context_rebuild();
 
   Env& env_;
+  const SessionOptions options_;  // as given (the context rebuild compiles with them)
   const SessionConfig config_;
   const bool trusted_model_;
   std::unique_ptr<Model> model_;
@@ -59,6 +73,8 @@ class Session {
   ExecutorMap executors_;         // release kernels and compiled groups: destroyed before providers_
   std::vector<Value*> inputs_;
   std::vector<ContextDiagnostic> context_diagnostics_;
+  std::unique_ptr<Profiler> profiler_;  // session.enable_profiling
+  std::unique_ptr<ContextRebuild> rebuild_;  // destroyed first: it may still use the env
 };
 
 }  // namespace ephost

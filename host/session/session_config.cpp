@@ -56,6 +56,15 @@ int parse_level(const Reader& r, int from_setter) {
        v);
 }
 
+SelectionPolicy parse_policy(const Reader& r) {
+  const std::string v = r.string(kEphostSessionOptionsEpSelectionPolicy);
+  for (SelectionPolicy p : {SelectionPolicy::kNone, SelectionPolicy::kPreferCpu, SelectionPolicy::kPreferGpu,
+                            SelectionPolicy::kPreferNpu, SelectionPolicy::kMaxCoverage})
+    if (v == selection_policy_name(p)) return p;
+  fail(EPHOST_INVALID_ARGUMENT, "{} must be prefer_cpu, prefer_gpu, prefer_npu or max_coverage, found \"{}\"",
+       kEphostSessionOptionsEpSelectionPolicy, v);
+}
+
 EpContextOptions parse_ep_context(const Reader& r) {
   EpContextOptions o;
   o.enable = r.flag(kEphostSessionOptionsEpContextEnable, false);
@@ -69,10 +78,22 @@ EpContextOptions parse_ep_context(const Reader& r) {
   o.source_model_path = r.string(kEphostSessionOptionsEpContextSourceModelPath);
   o.disable_fallback = r.flag(kEphostSessionOptionsDisableEpContextFallback, false);
   o.fail_on_suboptimal = r.flag(kEphostSessionOptionsFailOnSuboptimalCompiledModel, false);
+  o.rebuild = r.flag(kEphostSessionOptionsEpContextRebuild, false);
   return o;
 }
 
 }  // namespace
+
+const char* selection_policy_name(SelectionPolicy policy) {
+  switch (policy) {
+    case SelectionPolicy::kNone: return "";
+    case SelectionPolicy::kPreferCpu: return "prefer_cpu";
+    case SelectionPolicy::kPreferGpu: return "prefer_gpu";
+    case SelectionPolicy::kPreferNpu: return "prefer_npu";
+    case SelectionPolicy::kMaxCoverage: return "max_coverage";
+  }
+  return "";
+}
 
 SessionConfig parse_session_config(const SessionOptions& options) {
   const Reader r(options);
@@ -85,6 +106,9 @@ SessionConfig parse_session_config(const SessionOptions& options) {
   c.mem_reuse = r.flag(kEphostSessionOptionsEnableMemReuse, true);
   c.optimization_level = parse_level(r, options.optimization_level);
   c.threads = parse_threads(r, options.intra_op_threads);
+  c.selection_policy = parse_policy(r);
+  c.profiling = r.flag(kEphostSessionOptionsEnableProfiling, false);
+  c.profile_prefix = r.string(kEphostSessionOptionsProfileFilePrefix, c.profile_prefix);
   c.ep_context = parse_ep_context(r);
   c.providers = options.providers;
   const std::string prefix = kEphostSessionOptionsProviderOptionPrefix;

@@ -13,6 +13,9 @@
 
 namespace ephost {
 
+enum class SelectionPolicy { kNone, kPreferCpu, kPreferGpu, kPreferNpu, kMaxCoverage };
+const char* selection_policy_name(SelectionPolicy policy);
+
 struct SessionConfig {
   bool cpu_fallback = true;               // !session.disable_cpu_ep_fallback
   std::string external_data_folder;       // session.model_external_initializers_file_folder_path
@@ -20,6 +23,9 @@ struct SessionConfig {
   bool mem_reuse = true;                  // session.enable_mem_reuse
   int optimization_level = 99;            // session.graph_optimization_level, else SetGraphOptimizationLevel
   int32_t threads = 1;                    // session.intra_op_num_threads, else SetIntraOpNumThreads; 0 -> cores
+  SelectionPolicy selection_policy = SelectionPolicy::kNone;  // session.ep_selection_policy
+  bool profiling = false;                           // session.enable_profiling
+  std::string profile_prefix = "ephost_profile";    // session.profile_file_prefix
   EpContextOptions ep_context;
   // Providers in registration priority (AppendProvider order; empty: by the plugins' priorities).
   std::vector<ProviderRequest> providers;

@@ -14,4 +14,19 @@ void SessionOptions::set(const std::string& key, const std::string& value) {
   config[key] = value;
 }
 
+ProviderRequest parse_provider_request(const std::string& text) {
+  ProviderRequest r;
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos) {
+    r.name = text;
+    return r;
+  }
+  r.name = text.substr(0, colon);
+  const std::string index = text.substr(colon + 1);
+  if (r.name.empty() || index.empty() || index.size() > 4 || index.find_first_not_of("0123456789") != std::string::npos)
+    fail(EPHOST_INVALID_ARGUMENT, "provider '{}': expected '<name>' or '<name>:<device index>'", text);
+  r.device = std::stoll(index);
+  return r;
+}
+
 }  // namespace ephost

@@ -14,13 +14,20 @@ namespace ephost {
 struct ProviderRequest {
   std::string name;
   std::vector<std::pair<std::string, std::string>> options;
+  int64_t device = -1;  // the plugin's device index ("<name>:<index>"), -1 when not named
 };
+
+// "name" or "name:<index>" -> a request; INVALID_ARGUMENT for a malformed device index.
+ProviderRequest parse_provider_request(const std::string& text);
 
 struct SessionOptions {
   std::map<std::string, std::string> config;
   std::vector<ProviderRequest> providers;  // registration priority, earlier first
   int32_t intra_op_threads = 0;            // 0: default
   int optimization_level = 99;
+  // Progress of session creation (SetSessionProgressCallback): stage, done, total, user.
+  void (*progress)(const char* stage, size_t done, size_t total, void* user) = nullptr;
+  void* progress_user = nullptr;
 
   // Checks the key (a key in a namespace the host owns must be a known one: INVALID_ARGUMENT with
   // the closest known key otherwise) and ONNX Runtime's limits (key <= 128 bytes, value <= 1024),

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
+#include "core/device.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "epcontext/context_schema.h"
@@ -97,12 +98,20 @@ std::vector<GraphPartition> partition_graphs(const Graph& main, const SessionPro
 }
 
 std::vector<std::unique_ptr<CompiledGraph>> compile_graphs(std::vector<GraphPartition> partitions,
-                                                           const SessionProviders& providers) {
+                                                           const SessionProviders& providers,
+                                                           const std::function<void(size_t, size_t)>& progress) {
   const std::vector<ProviderInstance*> instances = providers.pointers();
+  size_t total = 0, done = 0;
+  for (const GraphPartition& p : partitions) total += p.groups.size();
+  std::function<void()> step_done;
+  if (progress) {
+    step_done = [&] { progress(++done, total); };
+    progress(0, total);  // the stage begins: observers start their clocks
+  }
   std::vector<std::unique_ptr<CompiledGraph>> compiled;
   for (GraphPartition& p : partitions) {
     const Graph& graph = *p.graph;
-    compiled.push_back(compile_graph(graph, std::move(p), instances));
+    compiled.push_back(compile_graph(graph, std::move(p), instances, step_done));
   }
   return compiled;
 }
@@ -110,13 +119,18 @@ std::vector<std::unique_ptr<CompiledGraph>> compile_graphs(std::vector<GraphPart
 std::vector<GraphPlan> plan_graphs(const std::vector<std::unique_ptr<CompiledGraph>>& compiled,
                                    const SessionConfig& config) {
   std::vector<GraphPlan> plans;
-  for (const auto& c : compiled) plans.push_back(plan_partitioned_graph(c->graph(), c->partition(), config.mem_reuse));
+  for (const auto& c : compiled) {
+    std::vector<const Device*> step_devices;
+    for (const auto& step : c->steps()) step_devices.push_back(step->provider->memory_device());
+    plans.push_back(plan_partitioned_graph(c->graph(), c->partition(), step_devices, config.mem_reuse));
+  }
   return plans;
 }
 
 void create_executors(std::vector<std::unique_ptr<CompiledGraph>> compiled, std::vector<GraphPlan> plans,
-                      const SessionConfig& config, ExecutorMap& executors) {
+                      const SessionConfig& config, Profiler* profiler, ExecutorMap& executors) {
   ExecOptions exec;
+  exec.profiler = profiler;
   exec.enable_mem_pattern = config.mem_pattern;
   exec.enable_mem_reuse = config.mem_reuse;
   exec.num_threads = config.threads;

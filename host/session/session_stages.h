@@ -12,6 +12,7 @@
 //   generate_ep_contexts  executors               -> <model>_ctx.onnx and binaries (ep.context_enable=1)
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -50,14 +51,16 @@ std::unique_ptr<Graph> build_graph(Model& model, const SessionProviders& provide
 std::vector<GraphPartition> partition_graphs(const Graph& main, const SessionProviders& providers,
                                              const ContextResolution& contexts, const GenerationSettings& generation);
 
+// `progress` (may be empty) is called after each step is compiled: (done, total) over all graphs.
 std::vector<std::unique_ptr<CompiledGraph>> compile_graphs(std::vector<GraphPartition> partitions,
-                                                           const SessionProviders& providers);
+                                                           const SessionProviders& providers,
+                                                           const std::function<void(size_t, size_t)>& progress = {});
 
 std::vector<GraphPlan> plan_graphs(const std::vector<std::unique_ptr<CompiledGraph>>& compiled,
                                    const SessionConfig& config);
 
 // Fills `executors` (which the executors keep a reference to, for control-flow subgraphs).
 void create_executors(std::vector<std::unique_ptr<CompiledGraph>> compiled, std::vector<GraphPlan> plans,
-                      const SessionConfig& config, ExecutorMap& executors);
+                      const SessionConfig& config, Profiler* profiler, ExecutorMap& executors);
 
 }  // namespace ephost

@@ -1,5 +1,8 @@
 #include "provider.h"
 
+#include <chrono>
+#include <thread>
+
 #include "capability.h"
 #include "compiler.h"
 #include "interpreter/runner.h"
@@ -89,6 +92,12 @@ ProviderOptions ProviderOptions::parse(const ephost::sdk::Options& options) {
         if (!op.empty()) parsed.claim.insert(op);
         start = comma + 1;
       }
+    } else if (key == "compile_delay_ms") {
+      try {
+        parsed.compile_delay_ms = std::stoi(value);
+      } catch (...) {
+        fail(EPHOST_INVALID_ARGUMENT, "ep.example.compile_delay_ms must be a number of milliseconds, found '" + value + "'");
+      }
     } else if (key != "intra_op_num_threads") {
       ephost::sdk::log(EPHOST_LOG_WARNING, "example EP ignores the unknown option ep.example." + key);
     }
@@ -105,6 +114,8 @@ void ExampleProvider::get_capability(const ephost::sdk::Graph& graph, ephost::sd
 
 std::unique_ptr<ephost::sdk::CompiledGroup> ExampleProvider::compile(const ephost::sdk::Graph& group,
                                                                      const std::string& fused_name) {
+  if (options_.compile_delay_ms > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(options_.compile_delay_ms));
   for (const ephost::sdk::Node& node : group.nodes()) {
     const std::string why = unsupported_reason(node);
     if (!why.empty())

@@ -15,9 +15,13 @@
 namespace example_ep {
 
 // Provider options (session entries ep.example.<key>):
-//   claim   comma-separated op types to claim (default: every supported one; "" claims nothing)
+//   claim             comma-separated op types to claim (default: every supported one; "" claims nothing)
+//   compile_delay_ms  make every compile take this much longer (default 0): stands in for a real
+//                     vendor compiler's minutes, to try what an application does meanwhile (tests of
+//                     the EPContext rebuild use it)
 struct ProviderOptions {
   std::set<std::string> claim;
+  int compile_delay_ms = 0;
 
   static ProviderOptions parse(const ephost::sdk::Options& options);
 };

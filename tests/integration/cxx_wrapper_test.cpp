@@ -43,6 +43,34 @@ TEST(CxxWrapper, DeclaredTensorTypesOfInputsAndOutputs) {
   }
 }
 
+TEST(CxxWrapper, SymbolicDimNames) {
+  ephost_test::ModelBuilder m;
+  m.input("x", onnx::TensorProto::FLOAT, {-1, 3}).output("y", onnx::TensorProto::FLOAT, {-1, 3});
+  m.node("Relu", {"x"}, {"y"}, "relu");
+  // An input of unknown rank has no dims to name.
+  auto* unranked = m.proto().mutable_graph()->add_input();
+  unranked->set_name("z");
+  unranked->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  const std::string bytes = m.bytes();
+  Ephost::Session session(cpu_env(), bytes.data(), bytes.size());
+
+  EXPECT_EQ(session.input_dim_names(0), (std::vector<std::string>{"N", ""})) << "ModelBuilder names -1 dims N";
+  EXPECT_EQ(session.output_dim_names(0), (std::vector<std::string>{"N", ""}));
+  EXPECT_TRUE(session.input_dim_names(1).empty());
+  const char* name = nullptr;
+  EphostStatus* past_rank = Ephost::api().SessionGetInputDimName(session.get(), 0, 2, &name);
+  ASSERT_NE(past_rank, nullptr) << "dimension 2 of a rank-2 input";
+  EXPECT_EQ(Ephost::api().GetErrorCode(past_rank), EPHOST_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(Ephost::api().GetErrorMessage(past_rank)).find("rank 2"), std::string::npos)
+      << Ephost::api().GetErrorMessage(past_rank);
+  Ephost::api().ReleaseStatus(past_rank);
+  EphostStatus* unknown_rank = Ephost::api().SessionGetInputDimName(session.get(), 1, 0, &name);
+  ASSERT_NE(unknown_rank, nullptr);
+  EXPECT_EQ(Ephost::api().GetErrorCode(unknown_rank), EPHOST_INVALID_ARGUMENT);
+  Ephost::api().ReleaseStatus(unknown_rank);
+  EXPECT_EQ(EphostGetApi(2)->SessionGetInputDimName, nullptr) << "an API 2 table ends before version 3";
+}
+
 TEST(CxxWrapper, InspectWithSessionOptions) {
   ephost_test::TempDir dir;
   ephost_test::ModelBuilder m;

@@ -98,7 +98,8 @@ TEST_F(PluginLifecycle, NegotiationThenDescribeWithTheNegotiatedVersion) {
     const char* plugin;
     uint32_t version;
     size_t host_table_size;  // exactly the host table's members of that version
-  } expected[] = {{"alpha", 2, EphostHostApiSize(2)}, {"alpha_abi1", 1, EphostHostApiSize(1)}};
+  } expected[] = {{"alpha", EPHOST_PLUGIN_ABI_VERSION, EphostHostApiSize(EPHOST_PLUGIN_ABI_VERSION)},
+                  {"alpha_abi1", 1, EphostHostApiSize(1)}};
   for (const auto& e : expected) {
     SCOPED_TRACE(e.plugin);
     const Calls calls = record_.calls(e.plugin);

@@ -139,6 +139,7 @@ const ProbeKind kProbeKinds[] = {
     {"static_abort", "crashed during loading the library (static constructors): killed by SIGABRT (aborted)"},
     {"static_segfault", "crashed during loading the library (static constructors): killed by SIGSEGV"},
     {"describe_segfault", "crashed during describe: killed by SIGSEGV (segmentation fault)"},
+    {"devices_segfault", "crashed during device enumeration: killed by SIGSEGV (segmentation fault)"},
 };
 
 void PrintTo(const ProbeKind& k, std::ostream* os) { *os << k.variant; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What a user of the packages does, against the packages themselves (not the build tree):
-#  1. unpacks the three .deb files into a temporary root with dpkg-deb -x (the root is not /, so every
+#  1. unpacks the four .deb files into a temporary root with dpkg-deb -x (the root is not /, so every
 #     path the packages carry must be relative to where they are unpacked: pkg-config, CMake package);
 #  2. checks the layout: multiarch libdir, plugin directory under it, soname link in the runtime package,
 #     the development link, headers, CMake package and .pc in -dev, the tools in -tools;
@@ -11,7 +11,9 @@
 #  6. runs the demo model through each consumer and the installed `ephost`; the template plugin must be
 #     discovered from the installed plugin directory and run the model, and the outputs must equal the
 #     build tree's (CPU plugin) within 1e-4;
-#  7. unpacks the .tar.gz and runs its `ephost` (found libephost through its RUNPATH) the same way.
+#  7. imports the unpacked Python package (python3-ephost) with Debian's python3 and runs the model
+#     through it, on the installed plugins; runs the unpacked ephost-plugin-cts on the template plugin;
+#  8. unpacks the .tar.gz and runs its `ephost` (found libephost through its RUNPATH) the same way.
 #
 #   install_test.sh BUILD_DIR SOURCE_DIR PACKAGE_DIR
 set -euo pipefail
@@ -31,7 +33,7 @@ LIBDIR=usr/lib/$ARCH
 
 # ---- 1. unpack -----------------------------------------------------------------------------------
 debs=("$PKG"/*.deb)
-[ ${#debs[@]} -eq 3 ] || fail "expected 3 .deb files in $PKG, found ${#debs[@]}: ${debs[*]}"
+[ ${#debs[@]} -eq 4 ] || fail "expected 4 .deb files in $PKG, found ${#debs[@]}: ${debs[*]}"
 ROOT=$WORK/root
 for deb in "${debs[@]}"; do
   step "unpack $(basename "$deb")"
@@ -40,15 +42,16 @@ done
 pkgname() { dpkg-deb -f "$1" Package; }
 declare -A DEB
 for deb in "${debs[@]}"; do DEB[$(pkgname "$deb")]=$deb; done
-for name in libephost0 libephost-dev ephost-tools; do
+for name in libephost0 libephost-dev ephost-tools python3-ephost; do
   [ -n "${DEB[$name]:-}" ] || fail "no package $name among: ${!DEB[*]}"
 done
 
 # ---- 2. layout -----------------------------------------------------------------------------------
 step "layout"
-contents() { dpkg-deb -c "${DEB[$1]}" | awk '{print $6}' | sed 's|^\./||'; }
+# Each package's file list, read once (grep -q on a pipe would stop dpkg-deb mid-list: SIGPIPE).
+for name in "${!DEB[@]}"; do dpkg-deb -c "${DEB[$name]}" | awk '{print $6}' | sed 's|^\./||' >"$WORK/$name.files"; done
 expect_in() {  # package path-regex what
-  contents "$1" | grep -Eq "^$2\$" || fail "$1 does not contain $3 ($2)"
+  grep -Eq "^$2\$" "$WORK/$1.files" || fail "$1 does not contain $3 ($2)"
 }
 expect_in libephost0 "$LIBDIR/libephost\.so\.0\.[0-9.]+" "the shared library in the multiarch libdir"
 expect_in libephost0 "$LIBDIR/libephost\.so\.0" "the soname link"
@@ -62,13 +65,23 @@ expect_in libephost-dev "$LIBDIR/pkgconfig/ephost\.pc" "the pkg-config file"
 expect_in libephost-dev "usr/share/ephost/samples/example_ep/CMakeLists\.txt" "the example EP template"
 expect_in ephost-tools "usr/bin/ephost" "the ephost command"
 expect_in ephost-tools "usr/bin/ep_weight_sharing_ctx_gen" "ep_weight_sharing_ctx_gen"
-if contents libephost0 | grep -Eq "^$LIBDIR/libephost\.so\$"; then fail "the unversioned .so link is in libephost0"; fi
-if contents ephost-tools libephost-dev | grep -q '^usr/lib/libephost'; then fail "a library outside the multiarch libdir"; fi
+expect_in ephost-tools "usr/bin/ephost-plugin-cts" "the plugin conformance kit"
+expect_in ephost-tools "$LIBDIR/ephost/cts/libephost_cts_observer\.so" "the kit's observer plugin"
+expect_in ephost-tools "usr/share/ephost/plugin-cts/node/test_add/model\.onnx" "the kit's node cases"
+PYDIR=usr/lib/python3/dist-packages
+expect_in python3-ephost "$PYDIR/ephost/__init__\.py" "the Python package"
+expect_in python3-ephost "$PYDIR/ephost/_ephost\.cpython-[0-9]+-[a-z0-9_]+-linux-gnu\.so" "the Python extension"
+dpkg-deb -f "${DEB[python3-ephost]}" Depends | grep -q 'python3-numpy' || fail "python3-ephost does not depend on python3-numpy"
+dpkg-deb -f "${DEB[python3-ephost]}" Depends | grep -q 'libephost0' || fail "python3-ephost does not depend on libephost0"
+if grep -Eq "^$LIBDIR/libephost\.so\$" "$WORK/libephost0.files"; then fail "the unversioned .so link is in libephost0"; fi
+if grep -q '^usr/lib/libephost' "$WORK/ephost-tools.files" "$WORK/libephost-dev.files"; then fail "a library outside the multiarch libdir"; fi
 dpkg-deb -f "${DEB[libephost-dev]}" Depends | grep -q 'libephost0 (= ' || fail "libephost-dev does not depend on libephost0 (= version)"
 dpkg-deb -f "${DEB[ephost-tools]}" Depends | grep -q 'libephost0' || fail "ephost-tools does not depend on libephost0"
 dpkg-deb -I "${DEB[libephost0]}" shlibs | grep -q '^libephost 0 libephost0' || fail "libephost0 has no shlibs entry"
 dpkg-deb -I "${DEB[libephost0]}" triggers | grep -q 'activate-noawait ldconfig' || fail "libephost0 has no ldconfig trigger"
-if readelf -d "$ROOT/usr/bin/ephost" | grep -Eq 'RPATH|RUNPATH'; then fail "/usr/bin/ephost carries a RUNPATH"; fi
+for elf in "$ROOT/usr/bin/ephost" "$ROOT/usr/bin/ephost-plugin-cts" "$ROOT/$PYDIR"/ephost/_ephost*.so; do
+  if readelf -d "$elf" | grep -Eq 'RPATH|RUNPATH'; then fail "${elf#$ROOT} carries a RUNPATH"; fi
+done
 
 export LD_LIBRARY_PATH=$ROOT/$LIBDIR
 unset EPHOST_PLUGIN_PATH
@@ -169,7 +182,32 @@ sys.exit(1 if errors else 0)
 PYCHECK
 cat "$WORK/c_run.txt"
 
-# ---- 7. the .tar.gz ----------------------------------------------------------------------------------
+# ---- 7. the Python package and the conformance kit, unpacked ------------------------------------------
+step "import the unpacked Python package and run the model through it"
+PYTHONPATH=$ROOT/$PYDIR PYTHONDONTWRITEBYTECODE=1 "$PY" - "$ROOT" "$MODEL" <<'PYRUN' ||
+import os, sys
+import numpy as np
+import ephost
+root, model = sys.argv[1:]
+assert os.path.realpath(ephost.__file__).startswith(os.path.realpath(root)), ephost.__file__
+assert "example" in ephost.get_available_providers(), ephost.get_available_providers()
+session = ephost.InferenceSession(model, providers=["example"])
+[inp] = session.get_inputs()
+x = (np.arange(np.prod([1, 3, 8, 8]), dtype=np.float32).reshape(1, 3, 8, 8) % 8) / 8.0 - 0.5
+print("python3-ephost", ephost.__version__, "outputs:", [o.name for o in session.get_outputs()])
+assert session.get_partition_report()["nodes_per_provider"].get("example", 0) > 0
+outputs = session.run(None, {inp.name: x})
+on_cpu = ephost.InferenceSession(model, providers=["cpu"]).run(None, {inp.name: x})
+for got, expected in zip(outputs, on_cpu):
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+PYRUN
+  fail "the unpacked Python package does not run the model (above)"
+step "the unpacked ephost-plugin-cts on the example template plugin (ABI section)"
+"$ROOT/usr/bin/ephost-plugin-cts" "$PLUGINDIR/libephost_example_ep.so" --section abi >"$WORK/cts.txt" ||
+  { cat "$WORK/cts.txt"; fail "the unpacked conformance kit does not pass the example plugin"; }
+tail -3 "$WORK/cts.txt"
+
+# ---- 8. the .tar.gz ----------------------------------------------------------------------------------
 step "the .tar.gz"
 tgz=("$PKG"/*.tar.gz)
 [ ${#tgz[@]} -eq 1 ] || fail "expected one .tar.gz in $PKG"
@@ -181,4 +219,4 @@ env -u LD_LIBRARY_PATH "$TOP/bin/ephost" run "$MODEL" --shape x=1,3,8,8 >/dev/nu
 [ "$(realpath "$(PKG_CONFIG_PATH=$TOP/lib/$ARCH/pkgconfig pkg-config --variable=plugindir ephost)")" = \
   "$(realpath "$TOP/lib/$ARCH/ephost/plugins")" ] || fail "the tarball's ephost.pc is not relocatable"
 
-echo "install test: passed (packages unpacked, three consumers built, model run through the installed plugin)"
+echo "install test: passed (packages unpacked, three consumers built, model run through the installed plugin and the Python package, the kit ran)"

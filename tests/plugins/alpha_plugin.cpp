@@ -5,7 +5,8 @@
 // (get_capability fails), "fail_create_kernel" (kernel creation fails), "fail_run_start" (on_run_start
 // fails); default "none". Option `rendezvous` (rendezvous.hpp) makes concurrent computes observable.
 // It records what the host does to it (recording_plugin.hpp). Variants built from this file (ABI 1 only)
-// set their own EPHOST_TEST_PLUGIN_NAME (CMakeLists.txt).
+// set their own EPHOST_TEST_PLUGIN_NAME (CMakeLists.txt). EPHOST_TEST_ALPHA_WRONG_MUL builds the variant
+// that adds where it should multiply: the conformance kit's numerical section must catch it.
 #include <memory>
 
 #include "elementwise.hpp"
@@ -61,7 +62,11 @@ class AlphaProvider : public Provider {
     std::string op = node.op_type();
     if (misbehave_ == "fail_create_kernel") fail(EPHOST_EP_FAIL, "alpha: injected kernel creation failure");
     if (op == "Add") return std::make_unique<BinaryKernel>(BinaryOp::kAdd, misbehave_, rendezvous_);
+#if defined(EPHOST_TEST_ALPHA_WRONG_MUL)
+    if (op == "Mul") return std::make_unique<BinaryKernel>(BinaryOp::kAdd, misbehave_, rendezvous_);
+#else
     if (op == "Mul") return std::make_unique<BinaryKernel>(BinaryOp::kMul, misbehave_, rendezvous_);
+#endif
     fail(EPHOST_NOT_IMPLEMENTED, "alpha has no kernel for " + op + " node '" + node.name() + "'");
   }
   void on_run_start() override {

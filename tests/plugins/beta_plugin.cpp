@@ -6,6 +6,11 @@
 // makes concurrent computes observable. Each compiled group keeps a state per session and fails a
 // compute handed a state it did not make or has released. It records what the host does to it
 // (recording_plugin.hpp).
+//
+// Variants for the conformance kit (CMakeLists.txt): EPHOST_TEST_BETA_CHECK_CYCLES_DEFAULT="0" claims
+// cyclic groups unless told otherwise; EPHOST_TEST_BETA_CONTEXTS caches contexts carelessly: 1 judges
+// every blob that starts with its magic OPTIMAL without checking the rest, 2 reads a length field its
+// judge never checks is there (and crashes on a short blob). Neither can load a context back.
 #include <cstring>
 #include <deque>
 #include <map>
@@ -179,7 +184,13 @@ class ChainGroup : public CompiledGroup {
   std::vector<Step> steps_;
 };
 
-class BetaProvider : public Provider {
+#if defined(EPHOST_TEST_BETA_CONTEXTS)
+using BetaBase = ContextProvider;
+#else
+using BetaBase = Provider;
+#endif
+
+class BetaProvider : public BetaBase {
  public:
   BetaProvider(bool claim, bool check_cycles, std::shared_ptr<ephost_test::Rendezvous> rendezvous)
       : claim_(claim), check_cycles_(check_cycles), rendezvous_(std::move(rendezvous)) {}
@@ -197,6 +208,25 @@ class BetaProvider : public Provider {
     }
     return std::make_unique<ChainGroup>(group, fused_name, rendezvous_);
   }
+#if defined(EPHOST_TEST_BETA_CONTEXTS)
+  void emit_context(const std::string& fused_name, ContextSink& sink) override {
+    const std::string blob = "BETA" + fused_name;
+    sink.append(blob.data(), blob.size());
+  }
+  ContextJudgement judge_context(const Node&, const uint8_t* blob, size_t size) override {
+#if EPHOST_TEST_BETA_CONTEXTS == 2
+    if (size < 8) {
+      const volatile uint32_t* length_field = nullptr;  // "where the header would be"
+      if (*length_field == 0) return ContextJudgement::unsupported("empty");
+    }
+#endif
+    if (size >= 4 && std::memcmp(blob, "BETA", 4) == 0) return ContextJudgement::optimal();
+    return ContextJudgement::not_mine("no BETA magic");
+  }
+  std::unique_ptr<CompiledGroup> load_context(const Node& node, const uint8_t*, size_t) override {
+    fail(EPHOST_NOT_IMPLEMENTED, "beta cannot load context '" + node.name() + "'");
+  }
+#endif
 
  private:
   bool claim_;
@@ -219,9 +249,13 @@ struct BetaDescribe {
   }
 };
 
+#ifndef EPHOST_TEST_BETA_CHECK_CYCLES_DEFAULT
+#define EPHOST_TEST_BETA_CHECK_CYCLES_DEFAULT "1"
+#endif
+
 struct BetaCreate {
-  std::unique_ptr<Provider> operator()(const Options& options) const {
-    std::string check = option(options, "check_cycles", "1");
+  std::unique_ptr<BetaProvider> operator()(const Options& options) const {
+    std::string check = option(options, "check_cycles", EPHOST_TEST_BETA_CHECK_CYCLES_DEFAULT);
     if (check != "0" && check != "1") fail(EPHOST_INVALID_ARGUMENT, "option check_cycles must be 0 or 1, got '" + check + "'");
     return std::make_unique<BetaProvider>(ephost_test::claims_anything(options), check == "1",
                                           ephost_test::rendezvous_option(options));

@@ -42,6 +42,7 @@ enum class Variant {
   kStaticAbort,            // abort() in a static constructor (while dlopen runs)
   kStaticSegfault,         // SIGSEGV in a static constructor
   kDescribeSegfault,       // SIGSEGV in describe
+  kDevicesSegfault,        // plugin ABI 3: SIGSEGV in device_count (the scanner's "devices" stage)
   // Loads cleanly; misbehaves once a session uses it.
   kCreateSegfault,         // SIGSEGV in provider_create
   kCapabilitySegfault,     // SIGSEGV in get_capability
@@ -103,6 +104,8 @@ constexpr Variant kVariant =
     Variant::kStaticSegfault;
 #elif defined(EPHOST_BROKEN_DESCRIBE_SEGFAULT)
     Variant::kDescribeSegfault;
+#elif defined(EPHOST_BROKEN_DEVICES_SEGFAULT)
+    Variant::kDevicesSegfault;
 #elif defined(EPHOST_BROKEN_CREATE_SEGFAULT)
     Variant::kCreateSegfault;
 #elif defined(EPHOST_BROKEN_CAPABILITY_SEGFAULT)
@@ -284,10 +287,38 @@ EphostStatus* kernel_compute(EphostKernel*, EphostKernelContext*) {
 
 void kernel_release(EphostKernel*) {}
 
+// Plugin ABI 3 (kDevicesSegfault only): a device plugin's table, which dies counting its devices.
+constexpr bool kSpeaksAbi3 = kVariant == Variant::kDevicesSegfault;
+EphostStatus* device_count(uint32_t*) { segfault(); }
+EphostStatus* device_describe(uint32_t, EphostDeviceInfo*) { return nullptr; }
+EphostStatus* provider_create_for_device(uint32_t, const char* const*, const char* const*, size_t, EphostProvider**) {
+  return g_host->status_create(EPHOST_EP_FAIL, "broken test plugin drives no device");
+}
+EphostStatus* device_allocate(uint32_t, int32_t, uint64_t, EphostDeviceBuffer*) {
+  return g_host->status_create(EPHOST_EP_FAIL, "broken test plugin has no memory");
+}
+void device_free(uint32_t, int32_t, EphostDeviceBuffer) {}
+EphostStatus* copy_to_device(uint32_t, EphostStream*, const void*, EphostDeviceBuffer, uint64_t) {
+  return g_host->status_create(EPHOST_EP_FAIL, "broken test plugin copies nothing");
+}
+EphostStatus* copy_to_host(uint32_t, EphostStream*, EphostDeviceBuffer, void*, uint64_t) {
+  return g_host->status_create(EPHOST_EP_FAIL, "broken test plugin copies nothing");
+}
+
 EphostPlugin make_table() {
   EphostPlugin t{};
   t.struct_size = kVariant == Variant::kShortTable ? 16 : sizeof(EphostPlugin);
   t.abi_version = kVariant == Variant::kNewerAbi ? 99 : kVariant == Variant::kTableAbiMismatch ? 2 : 1;
+  if constexpr (kSpeaksAbi3) {
+    t.abi_version = 3;
+    t.device_count = &device_count;
+    t.device_describe = &device_describe;
+    t.provider_create_for_device = &provider_create_for_device;
+    t.device_allocate = &device_allocate;
+    t.device_free = &device_free;
+    t.copy_to_device = &copy_to_device;
+    t.copy_to_host = &copy_to_host;
+  }
   t.describe = &describe;
   t.provider_create = &provider_create;
   t.provider_release = &provider_release;
@@ -314,7 +345,7 @@ EphostStatus* negotiate(EphostPluginNegotiation* negotiation) {
   if constexpr (kVariant == Variant::kRefuses)
     return g_host->status_create(EPHOST_NOT_IMPLEMENTED, "refusing: this plugin needs ABI >= 7");
   if constexpr (kVariant == Variant::kNegotiateThrows) throw std::logic_error("negotiation exploded");
-  negotiation->plugin_abi_version = kVariant == Variant::kNewerAbi ? 99 : 1;
+  negotiation->plugin_abi_version = kVariant == Variant::kNewerAbi ? 99 : kSpeaksAbi3 ? 3 : 1;
   negotiation->plugin = kVariant == Variant::kNullTable ? nullptr : &table;
   return nullptr;
 }

@@ -137,7 +137,7 @@
   X(value_sequence_element_value, EphostStatus* (*)(const EphostValue*, size_t, EphostValue**))                      \
   X(value_create_tensor, EphostStatus* (*)(const EphostTensorView*, EphostValue**))
 
-// EphostPlugin did not grow in ABI 2: its ABI 2 layout is its ABI 1 layout.
+// EphostPlugin did not grow in ABI 2: its ABI 2 layout is its ABI 1 layout. ABI 3 appends devices.
 #define EPHOST_FROZEN_PLUGIN_ABI_1(X)                                                                             \
   X(struct_size, uint32_t)                                                                                        \
   X(abi_version, uint32_t)                                                                                        \
@@ -155,6 +155,51 @@
   X(context_judge, EphostStatus* (*)(EphostProvider*, const EphostNode*, const void*, size_t,                     \
                                      EphostContextVerdict*, const char**))                                        \
   X(context_load, EphostStatus* (*)(EphostProvider*, const EphostNode*, const void*, size_t, EphostComputeInfo*))
+
+#define EPHOST_FROZEN_HOST_API_ABI_3(X)                                                                       \
+  X(kernel_input_memory, EphostStatus* (*)(const EphostKernelContext*, size_t, EphostTensorMemory*))          \
+  X(kernel_output_device, EphostStatus* (*)(EphostKernelContext*, size_t, int32_t, const int64_t*, size_t,     \
+                                            EphostTensorMemory*))                                              \
+  X(kernel_stream, EphostStream* (*)(const EphostKernelContext*))
+
+#define EPHOST_FROZEN_PLUGIN_ABI_3(X)                                                                           \
+  X(device_count, EphostStatus* (*)(uint32_t*))                                                                 \
+  X(device_describe, EphostStatus* (*)(uint32_t, EphostDeviceInfo*))                                            \
+  X(provider_create_for_device, EphostStatus* (*)(uint32_t, const char* const*, const char* const*, size_t,     \
+                                                  EphostProvider**))                                            \
+  X(device_allocate, EphostStatus* (*)(uint32_t, int32_t, uint64_t, EphostDeviceBuffer*))                       \
+  X(device_free, void (*)(uint32_t, int32_t, EphostDeviceBuffer))                                               \
+  X(copy_to_device, EphostStatus* (*)(uint32_t, EphostStream*, const void*, EphostDeviceBuffer, uint64_t))      \
+  X(copy_to_host, EphostStatus* (*)(uint32_t, EphostStream*, EphostDeviceBuffer, void*, uint64_t))              \
+  X(copy_between_devices, EphostStatus* (*)(EphostStream*, uint32_t, EphostDeviceBuffer, uint32_t,              \
+                                            EphostDeviceBuffer, uint64_t))                                      \
+  X(stream_create, EphostStatus* (*)(uint32_t, EphostStream**))                                                 \
+  X(stream_synchronize, EphostStatus* (*)(EphostStream*))                                                       \
+  X(stream_release, void (*)(EphostStream*))
+
+#define EPHOST_FROZEN_DEVICE_BUFFER_ABI_3(X) \
+  X(handle, void*)                           \
+  X(offset, uint64_t)
+
+#define EPHOST_FROZEN_DEVICE_INFO_ABI_3(X)   \
+  X(struct_size, uint32_t)                   \
+  X(device_type, int32_t)                    \
+  X(vendor, const char*)                     \
+  X(name, const char*)                       \
+  X(driver_version, const char*)             \
+  X(hardware_architecture, const char*)      \
+  X(memory_bytes, uint64_t)                  \
+  X(host_memory_usable, int32_t)             \
+  X(memory_kinds, uint32_t)
+
+#define EPHOST_FROZEN_TENSOR_MEMORY_ABI_3(X) \
+  X(elem_type, int32_t)                      \
+  X(rank, size_t)                            \
+  X(shape, const int64_t*)                   \
+  X(location, int32_t)                       \
+  X(device, uint32_t)                        \
+  X(host_data, const void*)                  \
+  X(buffer, EphostDeviceBuffer)
 
 #define EPHOST_FROZEN_NEGOTIATION_ABI_1(X)                   \
   X(struct_size, uint32_t)                                   \
@@ -240,7 +285,40 @@
   X(SessionGetEpContextReportJson, EphostStatus* (*)(const EphostSession*, char**))                             \
   X(InspectEpContextModelJson, EphostStatus* (*)(EphostEnv*, const char*, const EphostSessionOptions*, char**))
 
+#define EPHOST_FROZEN_DEVICE_REPORT_API_3(X) \
+  X(struct_size, uint32_t)                   \
+  X(plugin, const char*)                     \
+  X(index, uint32_t)                         \
+  X(device_type, int32_t)                    \
+  X(vendor, const char*)                     \
+  X(name, const char*)                       \
+  X(driver_version, const char*)             \
+  X(hardware_architecture, const char*)      \
+  X(memory_bytes, uint64_t)                  \
+  X(host_memory_usable, int32_t)             \
+  X(memory_kinds, uint32_t)
+
 #define EPHOST_FROZEN_APP_API_3(X)                                                                              \
+  X(GetDeviceCount, size_t (*)(const EphostEnv*))                                                               \
+  X(GetDevice, EphostStatus* (*)(const EphostEnv*, size_t, EphostDeviceReport*))                                \
+  X(AppendProviderForDevice, EphostStatus* (*)(EphostSessionOptions*, const char*, uint32_t, const char* const*, \
+                                               const char* const*, size_t))                                     \
+  X(CreateDeviceTensor, EphostStatus* (*)(EphostEnv*, const char*, uint32_t, EphostElementType, const int64_t*,  \
+                                          size_t, EphostTensor**))                                              \
+  X(TensorGetLocation, EphostStatus* (*)(const EphostTensor*, EphostMemoryLocation*, const char**, uint32_t*))   \
+  X(CopyTensor, EphostStatus* (*)(const EphostTensor*, EphostTensor*))                                          \
+  X(CreateIoBinding, EphostStatus* (*)(EphostSession*, EphostIoBinding**))                                      \
+  X(ReleaseIoBinding, void (*)(EphostIoBinding*))                                                               \
+  X(BindInput, EphostStatus* (*)(EphostIoBinding*, const char*, const EphostTensor*))                           \
+  X(BindOutput, EphostStatus* (*)(EphostIoBinding*, const char*, EphostTensor*))                                \
+  X(BindOutputToDevice, EphostStatus* (*)(EphostIoBinding*, const char*, const char*, uint32_t))                \
+  X(RunWithBinding, EphostStatus* (*)(EphostSession*, EphostIoBinding*))                                        \
+  X(IoBindingGetOutput, EphostStatus* (*)(const EphostIoBinding*, const char*, EphostTensor**))                 \
+  X(ClearIoBinding, void (*)(EphostIoBinding*))                                                                 \
+  X(SessionGetInputDimName, EphostStatus* (*)(const EphostSession*, size_t, size_t, const char**))              \
+  X(SessionGetOutputDimName, EphostStatus* (*)(const EphostSession*, size_t, size_t, const char**))             \
+  X(SetSessionProgressCallback, EphostStatus* (*)(EphostSessionOptions*, EphostProgressCallback, void*))         \
+  X(SessionEndProfiling, EphostStatus* (*)(EphostSession*, char**))                                            \
   X(CreateEnvWithOptions, EphostStatus* (*)(EphostLogLevel, const char* const*, const char* const*,             \
                                             const char* const*, size_t, EphostEnv**))
 
@@ -294,6 +372,16 @@
   X(EPHOST_DEVICE_CPU, 0)             \
   X(EPHOST_DEVICE_GPU, 1)             \
   X(EPHOST_DEVICE_NPU, 2)
+
+// since ABI 3 / API 3
+#define EPHOST_FROZEN_DEVICE_TYPES_3(X) \
+  X(EPHOST_DEVICE_ACCELERATOR, 3)
+#define EPHOST_FROZEN_MEMORY_KINDS(X) \
+  X(EPHOST_MEMORY_DEVICE, 0)          \
+  X(EPHOST_MEMORY_HOST_ACCESSIBLE, 1)
+#define EPHOST_FROZEN_MEMORY_LOCATIONS(X) \
+  X(EPHOST_LOCATION_HOST, 0)              \
+  X(EPHOST_LOCATION_DEVICE, 1)
 
 // since ABI 2 / API 2
 #define EPHOST_FROZEN_VALUE_KINDS(X) \

@@ -38,7 +38,16 @@ struct FrozenComputeInfo { EPHOST_FROZEN_COMPUTE_INFO_ABI_1(EPHOST_MIRROR) };
 struct FrozenPluginInfo { EPHOST_FROZEN_PLUGIN_INFO_ABI_1(EPHOST_MIRROR) };
 struct FrozenHostApiAbi1 { EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_MIRROR) };
 struct FrozenHostApiAbi2 { EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_MIRROR) EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_MIRROR) };
+struct FrozenHostApiAbi3 {
+  EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_MIRROR) EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_MIRROR)
+  EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_MIRROR)
+};
 struct FrozenPlugin { EPHOST_FROZEN_PLUGIN_ABI_1(EPHOST_MIRROR) };
+struct FrozenPluginAbi3 { EPHOST_FROZEN_PLUGIN_ABI_1(EPHOST_MIRROR) EPHOST_FROZEN_PLUGIN_ABI_3(EPHOST_MIRROR) };
+struct FrozenDeviceBuffer { EPHOST_FROZEN_DEVICE_BUFFER_ABI_3(EPHOST_MIRROR) };
+struct FrozenDeviceInfo { EPHOST_FROZEN_DEVICE_INFO_ABI_3(EPHOST_MIRROR) };
+struct FrozenTensorMemory { EPHOST_FROZEN_TENSOR_MEMORY_ABI_3(EPHOST_MIRROR) };
+struct FrozenDeviceReport { EPHOST_FROZEN_DEVICE_REPORT_API_3(EPHOST_MIRROR) };
 struct FrozenNegotiation { EPHOST_FROZEN_NEGOTIATION_ABI_1(EPHOST_MIRROR) };
 struct FrozenPluginReport { EPHOST_FROZEN_PLUGIN_REPORT_API_1(EPHOST_MIRROR) };
 struct FrozenApiV1 { EPHOST_FROZEN_APP_API_1(EPHOST_MIRROR) };
@@ -67,8 +76,12 @@ struct FrozenApiV3 {
 #define EPHOST_CHECK_TENSOR_VIEW(name, ...) EPHOST_CHECK_FROZEN(EphostTensorView, FrozenTensorView, name)
 #define EPHOST_CHECK_COMPUTE_INFO(name, ...) EPHOST_CHECK_FROZEN(EphostComputeInfo, FrozenComputeInfo, name)
 #define EPHOST_CHECK_PLUGIN_INFO(name, ...) EPHOST_CHECK_FROZEN(EphostPluginInfo, FrozenPluginInfo, name)
-#define EPHOST_CHECK_HOST_API(name, ...) EPHOST_CHECK_FROZEN(EphostHostApi, FrozenHostApiAbi2, name)
-#define EPHOST_CHECK_PLUGIN(name, ...) EPHOST_CHECK_FROZEN(EphostPlugin, FrozenPlugin, name)
+#define EPHOST_CHECK_HOST_API(name, ...) EPHOST_CHECK_FROZEN(EphostHostApi, FrozenHostApiAbi3, name)
+#define EPHOST_CHECK_PLUGIN(name, ...) EPHOST_CHECK_FROZEN(EphostPlugin, FrozenPluginAbi3, name)
+#define EPHOST_CHECK_DEVICE_BUFFER(name, ...) EPHOST_CHECK_FROZEN(EphostDeviceBuffer, FrozenDeviceBuffer, name)
+#define EPHOST_CHECK_DEVICE_INFO(name, ...) EPHOST_CHECK_FROZEN(EphostDeviceInfo, FrozenDeviceInfo, name)
+#define EPHOST_CHECK_TENSOR_MEMORY(name, ...) EPHOST_CHECK_FROZEN(EphostTensorMemory, FrozenTensorMemory, name)
+#define EPHOST_CHECK_DEVICE_REPORT(name, ...) EPHOST_CHECK_FROZEN(EphostDeviceReport, FrozenDeviceReport, name)
 #define EPHOST_CHECK_NEGOTIATION(name, ...) EPHOST_CHECK_FROZEN(EphostPluginNegotiation, FrozenNegotiation, name)
 #define EPHOST_CHECK_PLUGIN_REPORT(name, ...) EPHOST_CHECK_FROZEN(EphostPluginReport, FrozenPluginReport, name)
 #define EPHOST_CHECK_APP_API(name, ...) EPHOST_CHECK_FROZEN(EphostApi, FrozenApiV3, name)
@@ -81,9 +94,17 @@ EPHOST_FROZEN_PLUGIN_INFO_ABI_1(EPHOST_CHECK_PLUGIN_INFO)
 EPHOST_CHECK_ALL_FROZEN(EphostPluginInfo, FrozenPluginInfo)
 EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_CHECK_HOST_API)
 EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_CHECK_HOST_API)
-EPHOST_CHECK_ALL_FROZEN(EphostHostApi, FrozenHostApiAbi2)
+EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_CHECK_HOST_API)
+EPHOST_CHECK_ALL_FROZEN(EphostHostApi, FrozenHostApiAbi3)
 EPHOST_FROZEN_PLUGIN_ABI_1(EPHOST_CHECK_PLUGIN)
-EPHOST_CHECK_ALL_FROZEN(EphostPlugin, FrozenPlugin)
+EPHOST_FROZEN_PLUGIN_ABI_3(EPHOST_CHECK_PLUGIN)
+EPHOST_CHECK_ALL_FROZEN(EphostPlugin, FrozenPluginAbi3)
+EPHOST_FROZEN_DEVICE_BUFFER_ABI_3(EPHOST_CHECK_DEVICE_BUFFER)
+EPHOST_CHECK_ALL_FROZEN(EphostDeviceBuffer, FrozenDeviceBuffer)
+EPHOST_FROZEN_DEVICE_INFO_ABI_3(EPHOST_CHECK_DEVICE_INFO)
+EPHOST_CHECK_ALL_FROZEN(EphostDeviceInfo, FrozenDeviceInfo)
+EPHOST_FROZEN_TENSOR_MEMORY_ABI_3(EPHOST_CHECK_TENSOR_MEMORY)
+EPHOST_CHECK_ALL_FROZEN(EphostTensorMemory, FrozenTensorMemory)
 EPHOST_FROZEN_NEGOTIATION_ABI_1(EPHOST_CHECK_NEGOTIATION)
 EPHOST_CHECK_ALL_FROZEN(EphostPluginNegotiation, FrozenNegotiation)
 EPHOST_FROZEN_PLUGIN_REPORT_API_1(EPHOST_CHECK_PLUGIN_REPORT)
@@ -92,6 +113,8 @@ EPHOST_FROZEN_APP_API_1(EPHOST_CHECK_APP_API)
 EPHOST_FROZEN_APP_API_2(EPHOST_CHECK_APP_API)
 EPHOST_FROZEN_APP_API_3(EPHOST_CHECK_APP_API)
 EPHOST_CHECK_ALL_FROZEN(EphostApi, FrozenApiV3)
+EPHOST_FROZEN_DEVICE_REPORT_API_3(EPHOST_CHECK_DEVICE_REPORT)
+EPHOST_CHECK_ALL_FROZEN(EphostDeviceReport, FrozenDeviceReport)
 
 #define EPHOST_CHECK_ENUM_VALUE(name, value) \
   static_assert(name == value, #name " was renumbered: enum values are frozen (plugin_api/ABI_VERSIONING.md)");
@@ -99,6 +122,9 @@ EPHOST_FROZEN_STATUS_CODES(EPHOST_CHECK_ENUM_VALUE)
 EPHOST_FROZEN_ELEMENT_TYPES(EPHOST_CHECK_ENUM_VALUE)
 EPHOST_FROZEN_LOG_LEVELS(EPHOST_CHECK_ENUM_VALUE)
 EPHOST_FROZEN_DEVICE_TYPES(EPHOST_CHECK_ENUM_VALUE)
+EPHOST_FROZEN_DEVICE_TYPES_3(EPHOST_CHECK_ENUM_VALUE)
+EPHOST_FROZEN_MEMORY_KINDS(EPHOST_CHECK_ENUM_VALUE)
+EPHOST_FROZEN_MEMORY_LOCATIONS(EPHOST_CHECK_ENUM_VALUE)
 EPHOST_FROZEN_VALUE_KINDS(EPHOST_CHECK_ENUM_VALUE)
 EPHOST_FROZEN_ATTRIBUTE_TYPES(EPHOST_CHECK_ENUM_VALUE)
 EPHOST_FROZEN_CONTEXT_VERDICTS(EPHOST_CHECK_ENUM_VALUE)
@@ -116,7 +142,7 @@ static_assert(std::is_same_v<decltype(&EphostGetVersionString), const char* (*)(
               "EphostGetVersionString's type is frozen");
 
 // A new version must be frozen here before it ships; dropping a version breaks its plugins.
-static_assert(EPHOST_PLUGIN_ABI_VERSION == 2u && EPHOST_API_VERSION == 3u,
+static_assert(EPHOST_PLUGIN_ABI_VERSION == 3u && EPHOST_API_VERSION == 3u,
               "a new ABI version: freeze its layout in abi_frozen_layout.h (plugin_api/ABI_VERSIONING.md)");
 static_assert(EPHOST_PLUGIN_ABI_MIN_VERSION == 1u, "the host must keep accepting ABI 1 plugins");
 
@@ -189,12 +215,21 @@ const std::vector<FrozenStruct>& frozen_structs() {
       {"ephost_plugin.h", "EphostComputeInfo", {{EPHOST_FROZEN_COMPUTE_INFO_ABI_1(EPHOST_NAME)}}},
       {"ephost_plugin.h", "EphostPluginInfo", {{EPHOST_FROZEN_PLUGIN_INFO_ABI_1(EPHOST_NAME)}}},
       {"ephost_plugin.h", "EphostHostApi",
-       {{EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_NAME)}, {EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_NAME)}}},
-      {"ephost_plugin.h", "EphostPlugin", {{EPHOST_FROZEN_PLUGIN_ABI_1(EPHOST_NAME)}}},
+       {{EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_NAME)},
+        {EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_NAME)},
+        {EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_NAME)}}},
+      {"ephost_plugin.h", "EphostPlugin",
+       {{EPHOST_FROZEN_PLUGIN_ABI_1(EPHOST_NAME)}, {}, {EPHOST_FROZEN_PLUGIN_ABI_3(EPHOST_NAME)}}},
+      {"ephost_plugin.h", "EphostDeviceBuffer", {{}, {}, {EPHOST_FROZEN_DEVICE_BUFFER_ABI_3(EPHOST_NAME)}}},
+      {"ephost_plugin.h", "EphostDeviceInfo", {{}, {}, {EPHOST_FROZEN_DEVICE_INFO_ABI_3(EPHOST_NAME)}}},
+      {"ephost_plugin.h", "EphostTensorMemory", {{}, {}, {EPHOST_FROZEN_TENSOR_MEMORY_ABI_3(EPHOST_NAME)}}},
       {"ephost_plugin.h", "EphostPluginNegotiation", {{EPHOST_FROZEN_NEGOTIATION_ABI_1(EPHOST_NAME)}}},
       {"ephost_c_api.h", "EphostPluginReport", {{EPHOST_FROZEN_PLUGIN_REPORT_API_1(EPHOST_NAME)}}},
-      {"ephost_c_api.h", "EphostApi", {{EPHOST_FROZEN_APP_API_1(EPHOST_NAME)}, {EPHOST_FROZEN_APP_API_2(EPHOST_NAME)},
+      {"ephost_c_api.h", "EphostApi",
+       {{EPHOST_FROZEN_APP_API_1(EPHOST_NAME)},
+        {EPHOST_FROZEN_APP_API_2(EPHOST_NAME)},
         {EPHOST_FROZEN_APP_API_3(EPHOST_NAME)}}},
+      {"ephost_c_api.h", "EphostDeviceReport", {{}, {}, {EPHOST_FROZEN_DEVICE_REPORT_API_3(EPHOST_NAME)}}},
   };
   return all;
 }
@@ -245,7 +280,9 @@ TEST(AbiLayout, EachVersionsSizeEndsWithItsLastMember) {
   EXPECT_EQ(EphostHostApiSize(1), sizeof(FrozenHostApiAbi1));
   EXPECT_EQ(EphostHostApiSize(2), sizeof(FrozenHostApiAbi2));
   EXPECT_EQ(EphostPluginSize(1), sizeof(FrozenPlugin));
+  EXPECT_EQ(EphostHostApiSize(3), sizeof(FrozenHostApiAbi3));
   EXPECT_EQ(EphostPluginSize(2), sizeof(FrozenPlugin)) << "EphostPlugin did not grow in ABI 2";
+  EXPECT_EQ(EphostPluginSize(3), sizeof(FrozenPluginAbi3));
   EXPECT_EQ(EphostApiSize(1), sizeof(FrozenApiV1));
   EXPECT_EQ(EphostApiSize(2), sizeof(FrozenApiV2));
   EXPECT_EQ(EphostApiSize(3), sizeof(FrozenApiV3));
@@ -272,6 +309,7 @@ TEST(AbiLayout, HostGivesEachNegotiatedVersionATableOfThatVersion) {
 #define EPHOST_EXPECT_NOT_IN_V1(name, ...) EXPECT_FALSE(present(v1.name)) << #name " is past an ABI 1 table's end";
   EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_EXPECT_IN_V1)
   EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_EXPECT_NOT_IN_V1)
+  EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_EXPECT_NOT_IN_V1)
 
   const EphostHostApi v2 = ephost::make_host_api(2);
   EXPECT_EQ(v2.abi_version, 2u);
@@ -280,6 +318,16 @@ TEST(AbiLayout, HostGivesEachNegotiatedVersionATableOfThatVersion) {
 #define EPHOST_EXPECT_IN_V2(name, ...) EXPECT_TRUE(present(v2.name)) << #name;
   EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_EXPECT_IN_V2)
   EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_EXPECT_IN_V2)
+#define EPHOST_EXPECT_NOT_IN_V2(name, ...) EXPECT_FALSE(present(v2.name)) << #name " is past an ABI 2 table's end";
+  EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_EXPECT_NOT_IN_V2)
+
+  const EphostHostApi v3 = ephost::make_host_api(3);
+  EXPECT_EQ(v3.abi_version, 3u);
+  EXPECT_EQ(v3.struct_size, EphostHostApiSize(3));
+#define EPHOST_EXPECT_IN_V3(name, ...) EXPECT_TRUE(present(v3.name)) << #name;
+  EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_EXPECT_IN_V3)
+  EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_EXPECT_IN_V3)
+  EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_EXPECT_IN_V3)
 
   EXPECT_THROW(ephost::make_host_api(EPHOST_PLUGIN_ABI_VERSION + 1), std::logic_error);
 }
@@ -322,6 +370,9 @@ TEST(AbiLayout, VersionsIncludeEveryOlderVersion) {
   EXPECT_TRUE(EphostPluginAbiIncludes(2, 1));
   EXPECT_TRUE(EphostPluginAbiIncludes(2, EPHOST_PLUGIN_ABI_NON_TENSOR_VALUES));
   EXPECT_FALSE(EphostPluginAbiIncludes(1, EPHOST_PLUGIN_ABI_NON_TENSOR_VALUES));
+  EXPECT_TRUE(EphostPluginAbiIncludes(3, EPHOST_PLUGIN_ABI_NON_TENSOR_VALUES));
+  EXPECT_FALSE(EphostPluginAbiIncludes(2, EPHOST_PLUGIN_ABI_DEVICES));
+  EXPECT_TRUE(EphostPluginAbiIncludes(3, EPHOST_PLUGIN_ABI_DEVICES));
   EXPECT_TRUE(EphostPluginAbiIncludes(EPHOST_PLUGIN_ABI_VERSION, EPHOST_PLUGIN_ABI_MIN_VERSION));
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/atomic_file.h"
+#include "core/device.h"
 #include "core/log.h"
 #include "discovery/plugin_probe.h"
 #include "discovery/plugin_registry.h"
@@ -51,6 +52,8 @@ const FatalKind kFatalKinds[] = {
     {"ephost_broken_static_segfault", "crashed",
      "crashed during loading the library (static constructors): killed by SIGSEGV (segmentation fault)"},
     {"ephost_broken_describe_segfault", "crashed", "crashed during describe: killed by SIGSEGV (segmentation fault)"},
+    {"ephost_broken_devices_segfault", "crashed",
+     "crashed during device enumeration: killed by SIGSEGV (segmentation fault)"},
 };
 
 // Scan settings for one test: the scanner the tests run with (tests/test_environment.cpp), a short
@@ -116,6 +119,30 @@ TEST(PluginScanner, EveryFatalKindIsSkippedWithItsReasonAndTheHostSurvives) {
   EXPECT_EQ(record_for(registry, refuses)->reason,
             "negotiation failed: NOT_IMPLEMENTED: refusing: this plugin needs ABI >= 7");
   EXPECT_EQ(record_for(registry, refuses)->probe_outcome, "refused");
+}
+
+// Plugin ABI 3: the scanner's child enumerates the devices too, and they reach the parent and the
+// registry; the host then loads the plugin in process with the same devices.
+TEST(PluginScanner, DevicesOfAnAbi3PluginAreEnumeratedInTheScanner) {
+  PluginDir dir;
+  const std::string fakedev = dir.add_plugin("ephost_test_fakedev");
+  const std::vector<ProbeResult> results =
+      probe_in_scanner({fakedev}, ScannerOptions{test_settings(dir).scanner, milliseconds(5000)});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].outcome, ProbeOutcome::kUsable) << results[0].reason;
+  EXPECT_EQ(results[0].stage, kProbeStageDevices);
+  ASSERT_EQ(results[0].devices.size(), 2u);
+  EXPECT_FALSE(results[0].devices[0].name.empty());
+  EXPECT_NE(results[0].devices[0].name, results[0].devices[1].name);
+
+  PluginRegistry registry(test_settings(dir));
+  registry.scan_directories({dir.path()});
+  const PluginRecord* r = record_for(registry, fakedev);
+  ASSERT_NE(r, nullptr);
+  ASSERT_TRUE(r->loaded) << r->reason;
+  EXPECT_EQ(r->probed_by, "scanner");
+  ASSERT_EQ(r->devices.size(), 2u);
+  EXPECT_EQ(r->devices[1]->name(), results[0].devices[1].name);
 }
 
 TEST(PluginScanner, SkipIsLoggedWithPathAndReason) {

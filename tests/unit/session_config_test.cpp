@@ -147,7 +147,8 @@ TEST(SessionConfig, ProviderOptionsForAnUnknownProviderAreWarnedAbout) {
   options.set("ep.nosuch.level", "3");
   options.set("ep.CPU.something", "1");  // the CPU plugin, named in another case: forwarded, no warning
   testing::internal::CaptureStderr();
-  SessionProviders providers = create_providers(env.registry(), parse_session_config(options));
+  Model model;
+  SessionProviders providers = create_providers(env.registry(), parse_session_config(options), model);
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("'ep.nosuch.level' names provider 'nosuch', which no loaded plugin offers"), std::string::npos)
       << err;

@@ -48,7 +48,7 @@ int bench_command(const BenchArgs& args, const GlobalArgs& global) {
   const Ephost::Env env = create_env(global);
   const Ephost::SessionOptions options = make_session_options(args.session);
   auto t0 = std::chrono::steady_clock::now();
-  const Ephost::Session session(env, args.model, options);
+  Ephost::Session session(env, args.model, options);
   const double create_ms = ms_since(t0);
 
   std::vector<HostValue> inputs = prepare_inputs(session, args.inputs);
@@ -65,6 +65,8 @@ int bench_command(const BenchArgs& args, const GlobalArgs& global) {
   std::sort(sorted.begin(), sorted.end());
   const double mean = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(times.size());
 
+  // With --json, stdout carries only the JSON object.
+  write_profile(session, args.session, args.json ? std::cerr : std::cout);
   if (args.json) {
     nlohmann::ordered_json j;
     j["model"] = args.model;

@@ -44,6 +44,21 @@ int plugins_command(const PluginsArgs& args, const GlobalArgs& global) {
   }
   std::cout << n << (n == 1 ? " plugin" : " plugins") << " considered:\n";
   table.print(std::cout, "  ", 60);
+  // Plugin ABI 3: the devices the loaded plugins drive, named as --providers takes them.
+  const std::vector<EphostDeviceReport> devices = with_context("device list", [&] { return env.devices(); });
+  if (!devices.empty()) {
+    static const char* kTypes[] = {"cpu", "gpu", "npu", "accelerator"};
+    TextTable device_table({"device", "type", "name", "vendor", "driver", "architecture", "memory", "memory_mib"});
+    for (const EphostDeviceReport& d : devices) {
+      const std::string type = d.device_type >= 0 && d.device_type <= 3 ? kTypes[d.device_type] : "?";
+      device_table.add_row({std::string(d.plugin) + ":" + std::to_string(d.index), type, str(d.name), str(d.vendor),
+                            str(d.driver_version), str(d.hardware_architecture),
+                            d.host_memory_usable ? "host" : "device",
+                            d.memory_bytes ? std::to_string(d.memory_bytes >> 20) : "-"});
+    }
+    std::cout << devices.size() << (devices.size() == 1 ? " device:\n" : " devices:\n");
+    device_table.print(std::cout, "  ", 60);
+  }
   if (!skipped.empty()) {
     std::cout << "skipped:\n";
     for (const auto& s : skipped) std::cout << "  " << s << "\n";

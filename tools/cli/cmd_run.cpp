@@ -62,7 +62,7 @@ int run_command(const RunArgs& args, const GlobalArgs& global) {
   const Ephost::Env env = create_env(global);
   const Ephost::SessionOptions options = make_session_options(args.session);
   auto t0 = std::chrono::steady_clock::now();
-  const Ephost::Session session(env, args.model, options);
+  Ephost::Session session(env, args.model, options);
   double create_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
   std::vector<HostValue> inputs = prepare_inputs(session, args.inputs);
@@ -98,6 +98,9 @@ int run_command(const RunArgs& args, const GlobalArgs& global) {
             << " ms\n";
   if (!args.output_dir.empty())
     std::cout << "wrote " << outputs.size() << " output file(s) to " << args.output_dir << "\n";
+  write_profile(session, args.session, std::cout);
+  const std::string rebuilt = wait_for_context_rebuild(session);
+  if (!rebuilt.empty()) std::cout << rebuilt << "\n";
   return 0;
 }
 

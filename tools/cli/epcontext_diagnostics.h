@@ -16,4 +16,9 @@ namespace ephost_cli {
 // fell back to N node(s) on the next providers". Empty for an ordinary model.
 std::vector<std::string> unusable_context_lines(const Ephost::Session& session);
 
+// With ep.context_rebuild=1: waits (polling the EP-context report) while the background rebuild of a
+// rejected cache runs, then says how it ended ("EPContext cache rebuilt: <files>", "... skipped: ...").
+// Empty when no rebuild was started.
+std::string wait_for_context_rebuild(const Ephost::Session& session);
+
 }  // namespace ephost_cli

@@ -4,6 +4,10 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
+
+#include "creation_progress.h"
+#include "ephost/ephost_session_options_keys.h"
 
 namespace ephost_cli {
 
@@ -17,6 +21,7 @@ void add_global_args(CLI::App& app, GlobalArgs& args) {
   app.add_option("--log-level", args.log_level, "Minimum severity of library log messages")
       ->check(CLI::IsMember({"verbose", "info", "warning", "error"}))
       ->default_str("warning");
+  add_repeatable(&app, "--plugin", args.plugins, "Also load this plugin library (repeatable)");
 }
 
 Ephost::Env create_env(const GlobalArgs& args) {
@@ -24,17 +29,25 @@ Ephost::Env create_env(const GlobalArgs& args) {
   if (args.log_level == "verbose") level = EPHOST_LOG_VERBOSE;
   else if (args.log_level == "info") level = EPHOST_LOG_INFO;
   else if (args.log_level == "error") level = EPHOST_LOG_ERROR;
-  return Ephost::Env(level);
+  Ephost::Env env(level);
+  for (const std::string& plugin : args.plugins) env.register_plugin(plugin);
+  return env;
 }
 
 void add_session_args(CLI::App* cmd, SessionArgs& args) {
   cmd->add_option("--providers", args.providers,
-                  "Comma-separated providers in priority order, e.g. mygpu,cpu (default: the library's choice)");
+                  "Comma-separated providers in priority order, e.g. mygpu,cpu or opencl:1,cpu for a plugin's "
+                  "device (default: the library's choice)");
   add_repeatable(cmd, "--option", args.options, "Session configuration entry KEY=VALUE (repeatable)");
   cmd->add_option("--threads", args.threads, "Intra-op threads (default: the library's choice)")
       ->check(CLI::Range(0, 4096));
   cmd->add_option("--opt-level", args.opt_level, "Graph optimization level (default: all)")
       ->check(CLI::IsMember({"disable", "basic", "extended", "all"}));
+  cmd->add_option("--profile", args.profile,
+                  "Write a Chrome trace (chrome://tracing, Perfetto) of session creation and the runs to FILE");
+  auto* progress = cmd->add_flag("--progress", args.progress,
+                                 "Show the compile progress even when stderr is not a terminal");
+  cmd->add_flag("--no-progress", args.no_progress, "Never show the compile progress")->excludes(progress);
 }
 
 std::pair<std::string, std::string> split_key_value(const std::string& kv, const std::string& what) {
@@ -78,7 +91,26 @@ Ephost::SessionOptions make_session_options(const SessionArgs& args) {
     else if (args.opt_level == "extended") level = EPHOST_OPT_ENABLE_EXTENDED;
     with_context("--opt-level", [&] { options.set_optimization_level(level); });
   }
+  if (!args.profile.empty()) {
+    options.add_config(kEphostSessionOptionsEnableProfiling, "1");
+    // The library names its trace "<prefix>_<date>_<time>.json"; write_profile renames it to FILE.
+    options.add_config(kEphostSessionOptionsProfileFilePrefix, args.profile + ".partial");
+  }
+  attach_creation_progress(options, args.no_progress ? ProgressMode::kNever
+                                    : args.progress  ? ProgressMode::kAlways
+                                                     : ProgressMode::kAuto);
   return options;
+}
+
+void write_profile(Ephost::Session& session, const SessionArgs& args, std::ostream& os) {
+  if (args.profile.empty()) return;
+  const std::string written = with_context("--profile", [&] { return session.end_profiling(); });
+  std::error_code ec;
+  std::filesystem::rename(written, args.profile, ec);
+  if (ec)
+    throw Ephost::Exception(EPHOST_FAIL, "--profile: cannot move the trace " + written + " to " + args.profile +
+                                             ": " + ec.message());
+  os << "profile written to " << args.profile << " (open it in chrome://tracing or ui.perfetto.dev)\n";
 }
 
 void add_input_args(CLI::App* cmd, InputArgs& args) {

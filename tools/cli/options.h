@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,11 @@ namespace ephost_cli {
 
 struct GlobalArgs {
   std::string log_level = "warning";
+  std::vector<std::string> plugins;  // --plugin FILE: libraries registered besides discovery
 };
 void add_global_args(CLI::App& app, GlobalArgs& args);
-// CreateEnv (discovery: EPHOST_PLUGIN_PATH, then the default plugin folder, plus the built-in CPU plugin).
+// CreateEnv (discovery: EPHOST_PLUGIN_PATH, then the default plugin folder, plus the built-in CPU plugin),
+// then each --plugin library registered (an error says why one cannot be loaded).
 Ephost::Env create_env(const GlobalArgs& args);
 
 struct SessionArgs {
@@ -29,9 +32,14 @@ struct SessionArgs {
   std::vector<std::string> options;  // "KEY=VALUE"
   int threads = 0;                   // 0: the library's default
   std::string opt_level;             // "", "disable", "basic", "extended", "all"
+  std::string profile;               // --profile FILE: a Chrome trace of creation and runs
+  bool progress = false;             // --progress: the compile progress line even on a pipe
+  bool no_progress = false;          // --no-progress: never
 };
 void add_session_args(CLI::App* cmd, SessionArgs& args);
 Ephost::SessionOptions make_session_options(const SessionArgs& args);
+// --profile FILE: writes the session's trace there and says so on `os`; nothing without --profile.
+void write_profile(Ephost::Session& session, const SessionArgs& args, std::ostream& os);
 // The provider names of --providers, in order (empty entries rejected).
 std::vector<std::string> provider_list(const std::string& providers);
 

@@ -28,15 +28,21 @@ extern "C" {
 #endif
 
 /* The newest application API version this header describes. Version 2 adds sequence and optional
- * values and the EPContext reports (the "since API 2" blocks of EphostApi); version 3 adds env options
- * (CreateEnvWithOptions). */
+ * values and the EPContext reports (the "since API 2" blocks of EphostApi); version 3 devices, device
+ * tensors and bound runs, the names of symbolic dimensions, progress and profiling, and env options
+ * (CreateEnvWithOptions, the table's last member). */
 #define EPHOST_API_VERSION 3u
 
 typedef struct EphostEnv EphostEnv;
 typedef struct EphostSessionOptions EphostSessionOptions;
 typedef struct EphostSession EphostSession;
-/* A value: a tensor, or (version 2) a sequence of tensors or an empty optional (EphostValueKind). */
+/* A value: a tensor, or (version 2) a sequence of tensors or an empty optional (EphostValueKind).
+ * Since API 3 a tensor may live in a device's memory (CreateDeviceTensor): TensorGetData then
+ * returns NULL, and CopyTensor moves data between host and devices. */
 typedef struct EphostTensor EphostTensor;
+/* since API 3: the inputs and outputs of runs bound ahead of time (as ONNX Runtime's IoBinding), so
+ * that repeated runs keep their data on a device. */
+typedef struct EphostIoBinding EphostIoBinding;
 
 /* Graph optimization levels, as ONNX Runtime's GraphOptimizationLevel. */
 typedef enum EphostGraphOptimizationLevel {
@@ -64,6 +70,26 @@ typedef struct EphostPluginReport {
   int32_t loaded;           /* 1 when usable, 0 when skipped */
   const char* reason;       /* why it was skipped ("" when loaded) */
 } EphostPluginReport;
+
+/* since API 3: progress of a long session creation (SetSessionProgressCallback). */
+typedef void (*EphostProgressCallback)(const char* stage, size_t done, size_t total, void* user);
+
+/* since API 3: one device of a loaded plugin (GetDevice). Strings are owned by the env and live as
+ * long as it. */
+typedef struct EphostDeviceReport {
+  /* since API 3 */
+  uint32_t struct_size;      /* set by the caller */
+  const char* plugin;        /* the plugin (provider) name */
+  uint32_t index;            /* the plugin's index of the device: "<plugin>:<index>" names it */
+  int32_t device_type;       /* EphostDeviceType */
+  const char* vendor;
+  const char* name;
+  const char* driver_version;
+  const char* hardware_architecture;
+  uint64_t memory_bytes;     /* 0 when unknown */
+  int32_t host_memory_usable; /* 1: the device works on host memory (no copies) */
+  uint32_t memory_kinds;     /* bitmask of EPHOST_MEMORY_KIND_BIT(EphostMemoryKind) */
+} EphostDeviceReport;
 
 /*
  * The function table. Each version's members are a block added at the end, opened by a "since API
@@ -116,6 +142,7 @@ typedef struct EphostApi {
   /* Append a provider to the registration-priority list (earlier = asked first). `keys`/`values` are
    * its options (copied). Naming an unknown provider fails at session creation with the list of
    * providers found. */
+  /* Since API 3 `provider_name` may also name a device of the plugin: "<plugin>:<device index>". */
   EphostStatus* (*AppendProvider)(EphostSessionOptions* options, const char* provider_name, const char* const* keys,
                                   const char* const* values, size_t num_options);
 
@@ -207,6 +234,85 @@ typedef struct EphostApi {
    * match (context_judge). `options` may be NULL. JSON (see `ephost inspect`); free with FreeString. */
   EphostStatus* (*InspectEpContextModelJson)(EphostEnv* env, const char* model_path,
                                              const EphostSessionOptions* options, char** out_json);
+
+  /* ---- since API 3: devices ----
+   * Plugins that speak plugin ABI 3 enumerate the devices they drive; a provider runs on one device.
+   * Name a device "<plugin>:<index>" (e.g. "opencl:1") where a provider name is taken: AppendProvider,
+   * `ephost --providers`. A bare plugin name means its device 0, or the device the selection policy
+   * (session.ep_selection_policy) prefers. */
+  /* How many devices the env's loaded plugins drive, in all. */
+  size_t (*GetDeviceCount)(const EphostEnv* env);
+  /* Device `index` (0..GetDeviceCount-1). `out->struct_size` must be set by the caller. */
+  EphostStatus* (*GetDevice)(const EphostEnv* env, size_t index, EphostDeviceReport* out);
+  /* AppendProvider for one device of the plugin: `device` is the plugin's index of it. */
+  EphostStatus* (*AppendProviderForDevice)(EphostSessionOptions* options, const char* provider_name, uint32_t device,
+                                           const char* const* keys, const char* const* values, size_t num_keys);
+
+  /* ---- since API 3: device tensors ---- */
+  /* A tensor of `elem_type` and `shape` in the memory of device `device` of plugin `provider_name`,
+   * allocated by the plugin's allocator (contents undefined). Released with ReleaseTensor, which frees
+   * the device memory; the env must outlive it. String tensors cannot live on a device. */
+  EphostStatus* (*CreateDeviceTensor)(EphostEnv* env, const char* provider_name, uint32_t device,
+                                      EphostElementType elem_type, const int64_t* shape, size_t rank,
+                                      EphostTensor** out_tensor);
+  /* Where a tensor lives: EPHOST_LOCATION_HOST (then *out_provider is NULL) or
+   * EPHOST_LOCATION_DEVICE with its plugin name (env-owned) and device index. Any out pointer may be
+   * NULL. Fails for a sequence or none. */
+  EphostStatus* (*TensorGetLocation)(const EphostTensor* tensor, EphostMemoryLocation* out_location,
+                                     const char** out_provider, uint32_t* out_device);
+  /* Copy the elements of `src` into `dst`: same element type (not string) and shape, any locations
+   * (host to device, device to host, between devices). Synchronous: done when it returns. */
+  EphostStatus* (*CopyTensor)(const EphostTensor* src, EphostTensor* dst);
+
+  /* ---- since API 3: bound runs (IoBinding) ---- */
+  /* A binding for `session`, which must outlive it. Not synchronized: one thread at a time per
+   * binding (one binding per thread for concurrent runs). */
+  EphostStatus* (*CreateIoBinding)(EphostSession* session, EphostIoBinding** out_binding);
+  void (*ReleaseIoBinding)(EphostIoBinding* binding);
+  /* Bind input `name` to `value` (host or device tensor, sequence, none). The binding holds its own
+   * reference: the caller may release `value`. A device tensor on the device of the input's
+   * consumers is used in place, with no copy. */
+  EphostStatus* (*BindInput)(EphostIoBinding* binding, const char* name, const EphostTensor* value);
+  /* Bind output `name` to `value`, a tensor of the output's type and shape (host or device): each run
+   * writes into it (copying there when the output is produced elsewhere). */
+  EphostStatus* (*BindOutput)(EphostIoBinding* binding, const char* name, EphostTensor* value);
+  /* Bind output `name` to a location instead: each run hands over a new tensor on device `device` of
+   * plugin `provider_name`, or on the host when `provider_name` is NULL. An output produced on that
+   * device is handed over without any copy. */
+  EphostStatus* (*BindOutputToDevice)(EphostIoBinding* binding, const char* name, const char* provider_name,
+                                      uint32_t device);
+  /* Run with the bound inputs (every required input must be bound) and outputs (unbound outputs are
+   * not produced for the caller). */
+  EphostStatus* (*RunWithBinding)(EphostSession* session, EphostIoBinding* binding);
+  /* The value of output `name` after the last RunWithBinding: a new reference the caller releases
+   * (for a BindOutput tensor, that same tensor). */
+  EphostStatus* (*IoBindingGetOutput)(const EphostIoBinding* binding, const char* name, EphostTensor** out_value);
+  /* Forget every bound input and output. */
+  void (*ClearIoBinding)(EphostIoBinding* binding);
+
+  /* ---- since API 3: names of symbolic dimensions ----
+   * SessionGetInputType gives -1 for a dimension that is symbolic; these say which symbol it is
+   * (ONNX's dim_param, e.g. "batch"), as ONNX Runtime's Python API shows input shapes such as
+   * ["batch", 3, "h", "w"]. */
+  /* Dimension `dim` of input `index`: `*out_name` is its symbolic name, or "" when the dimension is
+   * fixed or unnamed. Owned by the session. INVALID_ARGUMENT when `index` is out of range or `dim` is
+   * not below the input's rank (SessionGetInputType), also for an input of unknown rank. */
+  EphostStatus* (*SessionGetInputDimName)(const EphostSession* session, size_t index, size_t dim,
+                                          const char** out_name);
+  /* The same for output `index`. */
+  EphostStatus* (*SessionGetOutputDimName)(const EphostSession* session, size_t index, size_t dim,
+                                           const char** out_name);
+
+  /* ---- since API 3: progress and profiling ---- */
+  /* Called during CreateSession on the thread creating the session: `stage` ("compile") has done
+   * `done` of `total` units (fused groups and kernels); each stage is first reported with done 0.
+   * `callback` NULL removes it. The callback must not call back into the session being created, and
+   * `user` must stay valid while sessions are created with these options. */
+  EphostStatus* (*SetSessionProgressCallback)(EphostSessionOptions* options, EphostProgressCallback callback,
+                                              void* user);
+  /* With session.enable_profiling=1: writes the trace recorded so far (a Chrome trace) and returns its
+   * path; free with FreeString. INVALID_ARGUMENT when profiling is off. */
+  EphostStatus* (*SessionEndProfiling)(EphostSession* session, char** out_path);
 
   /* ---- since API 3: env options ---- */
   /* Like CreateEnv (`plugin_dirs` NULL: EPHOST_PLUGIN_PATH, then the default directory) or

@@ -126,6 +126,14 @@ class Tensor {
     return std::vector<int64_t>(s, s + r);
   }
   size_t size() const { return api().TensorGetElementCount(t_.get()); }
+  // Where the elements live (TensorGetLocation; API version 3): host, or "<plugin>:<device>".
+  bool on_device() const {
+    EphostMemoryLocation location = EPHOST_LOCATION_HOST;
+    check(api().TensorGetLocation(t_.get(), &location, nullptr, nullptr));
+    return location == EPHOST_LOCATION_DEVICE;
+  }
+  // Copy `source`'s elements into this tensor, whatever the two locations (CopyTensor; API version 3).
+  void copy_from(const Tensor& source) { check(api().CopyTensor(source.get(), t_.get())); }
   template <typename T>
   T* data() const { return static_cast<T*>(api().TensorGetData(t_.get())); }
   template <typename T>
@@ -202,6 +210,22 @@ class Env {
     }
     return out;
   }
+  // Every device of the loaded plugins (GetDeviceCount, GetDevice; API version 3).
+  std::vector<EphostDeviceReport> devices() const {
+    std::vector<EphostDeviceReport> out;
+    size_t n = api().GetDeviceCount(e_.get());
+    for (size_t i = 0; i < n; ++i) {
+      EphostDeviceReport r{};
+      r.struct_size = sizeof(r);
+      check(api().GetDevice(e_.get(), i, &r));
+      out.push_back(r);
+    }
+    return out;
+  }
+  // A tensor in the memory of device `device` of plugin `provider` (CreateDeviceTensor; API version 3).
+  // The env must outlive it.
+  Tensor device_tensor(const std::string& provider, uint32_t device, EphostElementType type,
+                       const std::vector<int64_t>& shape) const;
 
  private:
   struct Deleter {
@@ -212,6 +236,17 @@ class Env {
 
 class SessionOptions {
  public:
+  // AppendProvider for device `device` of the plugin (AppendProviderForDevice; API version 3).
+  SessionOptions& append_provider_for_device(const std::string& name, uint32_t device,
+                                             const std::vector<std::pair<std::string, std::string>>& options = {}) {
+    std::vector<const char*> keys, values;
+    for (const auto& kv : options) {
+      keys.push_back(kv.first.c_str());
+      values.push_back(kv.second.c_str());
+    }
+    check(api().AppendProviderForDevice(o_.get(), name.c_str(), device, keys.data(), values.data(), keys.size()));
+    return *this;
+  }
   SessionOptions() {
     EphostSessionOptions* o = nullptr;
     check(api().CreateSessionOptions(&o));
@@ -224,6 +259,12 @@ class SessionOptions {
   }
   SessionOptions& set_threads(int32_t n) {
     check(api().SetIntraOpNumThreads(o_.get(), n));
+    return *this;
+  }
+  // Progress of session creation (API 3; SetSessionProgressCallback): `callback` is called on the
+  // creating thread with a stage name, units done and total. It must outlive the sessions created.
+  SessionOptions& set_progress_callback(EphostProgressCallback callback, void* user) {
+    check(api().SetSessionProgressCallback(o_.get(), callback, user));
     return *this;
   }
   SessionOptions& set_optimization_level(EphostGraphOptimizationLevel level) {
@@ -291,6 +332,13 @@ class Session {
     check(api().SessionGetPartitionReportJson(s_.get(), &s));
     return take_string(s);
   }
+  // With session.enable_profiling=1 (API 3; SessionEndProfiling): writes the trace recorded so far
+  // and returns its path. Later events go to a new file.
+  std::string end_profiling() {
+    char* s = nullptr;
+    check(api().SessionEndProfiling(s_.get(), &s));
+    return take_string(s);
+  }
   // Declared kind of an input or output (SessionGetInputKind / SessionGetOutputKind).
   struct ValueType {
     EphostValueKind kind = EPHOST_VALUE_UNDEFINED;
@@ -315,6 +363,10 @@ class Session {
     int64_t rank = -1;
     std::vector<int64_t> dims;
   };
+  // Symbolic names of an input's or output's dims, "" where a dim is fixed or unnamed (API version 3);
+  // empty for an unknown rank.
+  std::vector<std::string> input_dim_names(size_t index) const { return dim_names(index, true); }
+  std::vector<std::string> output_dim_names(size_t index) const { return dim_names(index, false); }
   TensorType input_tensor_type(size_t index) const {
     TensorType t;
     const int64_t* dims = nullptr;
@@ -335,6 +387,57 @@ class Session {
     check(api().SessionGetEpContextReportJson(s_.get(), &s));
     return take_string(s);
   }
+  std::vector<std::string> dim_names(size_t index, bool input) const {
+    const TensorType t = input ? input_tensor_type(index) : output_tensor_type(index);
+    std::vector<std::string> names;
+    for (int64_t d = 0; d < t.rank; ++d) {
+      const char* name = nullptr;
+      check(input ? api().SessionGetInputDimName(s_.get(), index, static_cast<size_t>(d), &name)
+                  : api().SessionGetOutputDimName(s_.get(), index, static_cast<size_t>(d), &name));
+      names.emplace_back(name ? name : "");
+    }
+    return names;
+  }
+  // The bound-run form of run (as ONNX Runtime's IoBinding; API version 3): inputs and outputs are bound
+  // once, device tensors stay on their device across runs. The session must outlive the binding.
+  class IoBinding {
+   public:
+    explicit IoBinding(const Session& session) : session_(session.get()) {
+      EphostIoBinding* b = nullptr;
+      check(api().CreateIoBinding(session_, &b));
+      b_.reset(b);
+    }
+    EphostIoBinding* get() const { return b_.get(); }
+    IoBinding& bind_input(const std::string& name, const Tensor& value) {
+      check(api().BindInput(b_.get(), name.c_str(), value.get()));
+      return *this;
+    }
+    // Write output `name` into `value` (host or device tensor of its type and shape).
+    IoBinding& bind_output(const std::string& name, const Tensor& value) {
+      check(api().BindOutput(b_.get(), name.c_str(), value.get()));
+      return *this;
+    }
+    // Hand output `name` over on device `device` of plugin `provider` (an empty provider: host memory).
+    IoBinding& bind_output_to_device(const std::string& name, const std::string& provider, uint32_t device) {
+      check(api().BindOutputToDevice(b_.get(), name.c_str(), provider.empty() ? nullptr : provider.c_str(), device));
+      return *this;
+    }
+    void run() { check(api().RunWithBinding(session_, b_.get())); }
+    Tensor output(const std::string& name) const {
+      EphostTensor* t = nullptr;
+      check(api().IoBindingGetOutput(b_.get(), name.c_str(), &t));
+      return Tensor(t);
+    }
+    void clear() { api().ClearIoBinding(b_.get()); }
+
+   private:
+    struct Deleter {
+      void operator()(EphostIoBinding* b) const { api().ReleaseIoBinding(b); }
+    };
+    EphostSession* session_;
+    std::unique_ptr<EphostIoBinding, Deleter> b_;
+  };
+
   std::vector<Tensor> run(const std::vector<std::string>& input_names, const std::vector<Tensor>& inputs,
                           const std::vector<std::string>& output_names) const {
     std::vector<const char*> in_names, out_names;
@@ -355,5 +458,12 @@ class Session {
   };
   std::unique_ptr<EphostSession, Deleter> s_;
 };
+
+inline Tensor Env::device_tensor(const std::string& provider, uint32_t device, EphostElementType type,
+                                 const std::vector<int64_t>& shape) const {
+  EphostTensor* t = nullptr;
+  check(api().CreateDeviceTensor(e_.get(), provider.c_str(), device, type, shape.data(), shape.size(), &t));
+  return Tensor(t);
+}
 
 }  // namespace Ephost

@@ -37,13 +37,17 @@ extern "C" {
 
 /* The newest plugin ABI version this header describes. ABI 2 adds sequence and optional values (the
  * ABI 2 block at the end of EphostHostApi): a plugin speaking 2 may be handed them in any node it
- * claims, so its get_capability checks value_kind where its kernels take tensors only. */
-#define EPHOST_PLUGIN_ABI_VERSION 2u
+ * claims, so its get_capability checks value_kind where its kernels take tensors only. ABI 3 adds
+ * devices: device enumeration, a provider per device, device memory the host never touches, data
+ * transfer and streams (the ABI 3 blocks of EphostPlugin and EphostHostApi). A plugin speaking 3
+ * that enumerates no device is a host-memory plugin exactly as in ABI 2. */
+#define EPHOST_PLUGIN_ABI_VERSION 3u
 /* The oldest plugin ABI version a host built from this header still accepts. */
 #define EPHOST_PLUGIN_ABI_MIN_VERSION 1u
 
 /* The version that brought each feature a party may lack, for EphostPluginAbiIncludes. */
 #define EPHOST_PLUGIN_ABI_NON_TENSOR_VALUES 2u /* sequence and optional values (EphostValueKind) */
+#define EPHOST_PLUGIN_ABI_DEVICES 3u           /* devices, device memory, copies, streams */
 
 /*
  * The one version check of the plugin ABI: 1 when plugin ABI `version` includes what plugin ABI
@@ -87,6 +91,9 @@ typedef struct EphostContextSink EphostContextSink;
 /* Plugin-owned handles: the host never looks inside them. */
 typedef struct EphostProvider EphostProvider; /* one provider instance (per session) */
 typedef struct EphostKernel EphostKernel;     /* one node's kernel */
+/* since ABI 3: an ordered queue of work on one device (a CUDA stream, an OpenCL in-order command
+ * queue). Work enqueued on a stream runs in enqueue order; stream_synchronize waits for all of it. */
+typedef struct EphostStream EphostStream;
 
 /* Attribute types; numbering is ONNX's AttributeProto.AttributeType. */
 typedef enum EphostAttributeType {
@@ -115,6 +122,54 @@ typedef struct EphostTensorView {
   const int64_t* shape; /* `rank` entries */
   const void* data;     /* NULL only for an absent optional input */
 } EphostTensorView;
+
+/*
+ * since ABI 3: a buffer in a device's memory. Opaque to the host: `handle` is whatever the plugin's
+ * allocator returned (a cl_mem, a device pointer, a VkBuffer) and the host never dereferences it; it
+ * only hands it back to the plugin, `offset` bytes further on when the host places several values in
+ * one block (memory patterns). Kernels must honour `offset` (OpenCL: a sub-buffer or an offset
+ * argument).
+ */
+typedef struct EphostDeviceBuffer {
+  /* since ABI 3 */
+  void* handle;
+  uint64_t offset;
+} EphostDeviceBuffer;
+
+/*
+ * since ABI 3: one device a plugin drives (device_describe). Strings are plugin-owned and stay valid
+ * until the library is unloaded.
+ */
+typedef struct EphostDeviceInfo {
+  /* since ABI 3 */
+  uint32_t struct_size;          /* set by the host before device_describe */
+  int32_t device_type;           /* EphostDeviceType */
+  const char* vendor;            /* e.g. "NVIDIA Corporation", "The pocl project" */
+  const char* name;              /* e.g. "NVIDIA H100", "pthread-skylake-avx512" */
+  const char* driver_version;    /* of the driver found at run time, e.g. "550.54", "3.1+debian" */
+  const char* hardware_architecture; /* e.g. "sm_90", "skylake-avx512"; compared by context_judge */
+  uint64_t memory_bytes;         /* device memory size, 0 when unknown */
+  /* Nonzero when the device's kernels read and write ordinary host memory directly (a CPU device,
+   * unified memory): the host then keeps this device's values in host memory and never copies them.
+   * Zero: every tensor a provider of this device reads or writes is in its device memory. */
+  int32_t host_memory_usable;
+  uint32_t memory_kinds;         /* bitmask of EPHOST_MEMORY_KIND_BIT(EphostMemoryKind) it allocates */
+} EphostDeviceInfo;
+
+/*
+ * since ABI 3: a kernel's view of one tensor and where it lives (kernel_input_memory,
+ * kernel_output_device). Valid during compute only.
+ */
+typedef struct EphostTensorMemory {
+  /* since ABI 3 */
+  int32_t elem_type;        /* EphostElementType; UNDEFINED for an absent optional input */
+  size_t rank;
+  const int64_t* shape;     /* `rank` entries */
+  int32_t location;         /* EphostMemoryLocation */
+  uint32_t device;          /* location DEVICE: the plugin's index of the device */
+  const void* host_data;    /* location HOST: the elements (as EphostTensorView::data) */
+  EphostDeviceBuffer buffer; /* location DEVICE: where the elements are */
+} EphostTensorMemory;
 
 /* The verdict of a plugin on a compiled EPContext blob (context_judge).
  * Numbering follows ONNX Runtime's OrtCompiledModelCompatibility. */
@@ -416,6 +471,41 @@ typedef struct EphostHostApi {
   /* A new host value holding a copy of tensor `source` (strings included); released with
    * value_release. For feeding subgraphs tensors the plugin computed (an iteration number, a slice). */
   EphostStatus* (*value_create_tensor)(const EphostTensorView* source, EphostValue** out);
+
+  /* ==============================================================================================
+   * since ABI 3: device memory in kernels. Present when
+   * EphostPluginAbiIncludes(abi_version, EPHOST_PLUGIN_ABI_DEVICES).
+   *
+   * A provider created for a device whose memory is not host-usable (provider_create_for_device,
+   * EphostDeviceInfo::host_memory_usable == 0) is a device provider: every tensor input of its
+   * kernels and compiled groups is in that device's memory, and it writes every tensor output there.
+   * The host copies what comes from elsewhere (graph inputs, other devices, the CPU) before the step
+   * and what goes elsewhere after it, once per value and device, and never touches device memory
+   * itself. All other providers see host memory only, exactly as in ABI 2. Sequence and optional
+   * values always stay in host memory.
+   *
+   * For a device provider, kernel_input and kernel_output fail (EPHOST_INVALID_ARGUMENT): use the
+   * functions below.
+   * ============================================================================================ */
+
+  /* --- since ABI 3: kernel context: tensors with their location, and the run's stream --- */
+  /* Input `index` and where it lives; for an absent optional input elem_type is UNDEFINED. The shape
+   * and buffer are valid during compute. Fails for a sequence or none input (kernel_input_kind). */
+  EphostStatus* (*kernel_input_memory)(const EphostKernelContext* context, size_t index, EphostTensorMemory* out);
+  /* Allocate tensor output `index` with `shape` in the device provider's device memory (the host
+   * allocates it with the plugin's device_allocate, inside the run's memory-pattern block when one is
+   * recorded for these input shapes) and describe it in `out`. The plugin writes every element before
+   * compute returns, or enqueues the writes on kernel_stream. Calling it twice for one output fails;
+   * so does calling it from a host provider (use kernel_output). */
+  EphostStatus* (*kernel_output_device)(EphostKernelContext* context, size_t index, int32_t elem_type,
+                                        const int64_t* shape, size_t rank, EphostTensorMemory* out);
+  /* The stream of this run on the device provider's device (made with the plugin's stream_create, one
+   * per run and device, reused across runs), or NULL for a host provider or a plugin without streams.
+   * A kernel may enqueue its work on it and return before the work finishes: the host enqueues the
+   * copies of the same run on the same stream, and calls stream_synchronize before it reads anything
+   * the stream writes to host memory, before a step of another device reads the results, and before
+   * the run returns (before on_run_end). */
+  EphostStream* (*kernel_stream)(const EphostKernelContext* context);
 } EphostHostApi;
 
 /* ------------------------------------------------------------------------------------------------
@@ -500,6 +590,69 @@ typedef struct EphostPlugin {
    * fallback). Required when context_source_keys is not empty. */
   EphostStatus* (*context_load)(EphostProvider* provider, const EphostNode* context_node, const void* blob,
                                 size_t blob_size, EphostComputeInfo* out_compute);
+
+  /* ==============================================================================================
+   * since ABI 3: devices, device memory, data transfer and streams (as ONNX Runtime's OrtEpDevice,
+   * allocators per OrtMemoryDevice, OrtDataTransferImpl and OrtSyncStreamImpl).
+   *
+   * A plugin whose device_count is NULL drives no device of its own: the host creates its providers
+   * with provider_create and gives them host memory, as in ABI 2. A plugin with device_count must
+   * also fill provider_create_for_device, device_describe, device_allocate, device_free,
+   * copy_to_device and copy_to_host; the stream functions and copy_between_devices are optional.
+   *
+   * Devices are numbered 0..count-1 by the plugin, fixed for the library's lifetime. Every function
+   * here may be called from several threads at once, also for one device. None of them is called
+   * with a device index out of range.
+   *
+   * Streams. With `stream` NULL a copy is synchronous: done when the function returns. With a stream
+   * it may only be enqueued: it runs after the work enqueued on that stream before it, and is done
+   * when stream_synchronize returns. Until then the host keeps a host source alive and unchanged and
+   * does not read a host destination. A plugin without streams (stream_create NULL) copies
+   * synchronously and its kernels see kernel_stream NULL.
+   * ============================================================================================ */
+
+  /* --- since ABI 3: devices --- */
+  /* How many devices the plugin drives (may be 0: the plugin then offers no provider). Called once,
+   * after describe. */
+  EphostStatus* (*device_count)(uint32_t* out_count);
+  /* Fill `info` (its struct_size is set by the host) for device `device`. Called once per device,
+   * after device_count. */
+  EphostStatus* (*device_describe)(uint32_t device, EphostDeviceInfo* info);
+  /* Create a provider for one session on device `device`, with options as provider_create. The
+   * provider's kernels and compiled groups run on that device. Released with provider_release. */
+  EphostStatus* (*provider_create_for_device)(uint32_t device, const char* const* keys, const char* const* values,
+                                              size_t num_options, EphostProvider** out_provider);
+
+  /* --- since ABI 3: device memory --- */
+  /* Allocate `bytes` (> 0) of memory of `kind` (EphostMemoryKind, one the device offers) on device
+   * `device`, aligned to at least 64 bytes, and return it in `out`. The buffer is the host's until
+   * device_free. Fails with EPHOST_FAIL (or a more precise code) when the memory is exhausted. */
+  EphostStatus* (*device_allocate)(uint32_t device, int32_t kind, uint64_t bytes, EphostDeviceBuffer* out);
+  /* Free a buffer device_allocate returned, exactly as it returned it. The host has synchronized
+   * every stream that used it. Never fails. */
+  void (*device_free)(uint32_t device, int32_t kind, EphostDeviceBuffer buffer);
+
+  /* --- since ABI 3: data transfer --- */
+  /* Copy `bytes` from host memory `src` to `dst` on device `device`. */
+  EphostStatus* (*copy_to_device)(uint32_t device, EphostStream* stream, const void* src, EphostDeviceBuffer dst,
+                                  uint64_t bytes);
+  /* Copy `bytes` from `src` on device `device` to host memory `dst`. */
+  EphostStatus* (*copy_to_host)(uint32_t device, EphostStream* stream, EphostDeviceBuffer src, void* dst,
+                                uint64_t bytes);
+  /* Copy `bytes` between two devices of this plugin (or within one), on `stream` (of `src_device`,
+   * or NULL). Optional: without it the host stages the copy through host memory. */
+  EphostStatus* (*copy_between_devices)(EphostStream* stream, uint32_t src_device, EphostDeviceBuffer src,
+                                        uint32_t dst_device, EphostDeviceBuffer dst, uint64_t bytes);
+
+  /* --- since ABI 3: streams --- */
+  /* A new stream on device `device`; released with stream_release. The host keeps a few per device
+   * and uses each for one run at a time. Optional (with stream_synchronize and stream_release). */
+  EphostStatus* (*stream_create)(uint32_t device, EphostStream** out_stream);
+  /* Wait until everything enqueued on `stream` is done. A failure of enqueued work is reported here
+   * (the run then fails with EP_FAIL naming the provider). */
+  EphostStatus* (*stream_synchronize)(EphostStream* stream);
+  /* Release a stream the host synchronized. */
+  void (*stream_release)(EphostStream* stream);
 } EphostPlugin;
 
 /* ------------------------------------------------------------------------------------------------
@@ -539,15 +692,17 @@ static inline uint32_t EphostHostApiSize(uint32_t abi_version) {
   switch (abi_version) {
     case 1: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostHostApi, context_set_attribute);
     case 2: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostHostApi, value_create_tensor);
+    case 3: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostHostApi, kernel_stream);
     default: return 0;
   }
 }
 
-/* EphostPlugin did not grow in ABI 2: both versions end with context_load. */
+/* EphostPlugin did not grow in ABI 2: both versions end with context_load. ABI 3 appends devices. */
 static inline uint32_t EphostPluginSize(uint32_t abi_version) {
   switch (abi_version) {
     case 1:
     case 2: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostPlugin, context_load);
+    case 3: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostPlugin, stream_release);
     default: return 0;
   }
 }

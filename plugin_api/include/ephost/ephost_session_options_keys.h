@@ -50,6 +50,29 @@ static const char* const kEphostSessionOptionsGraphOptimizationLevel = "session.
  * Since API 1. */
 static const char* const kEphostSessionOptionsIntraOpNumThreads = "session.intra_op_num_threads";
 
+/* "prefer_cpu", "prefer_gpu", "prefer_npu" or "max_coverage"; default "" (none). How providers are
+ * ordered when the session lists none (AppendProvider), and which device of a multi-device plugin a
+ * bare plugin name means:
+ *   prefer_cpu / prefer_gpu / prefer_npu  plugins with a device of that type first (on that device),
+ *                                         then the others by default priority;
+ *   max_coverage                          every candidate's get_capability is asked on the model first
+ *                                         (a dry run), and providers are ordered by the share of the
+ *                                         graph's nodes each would take, ties by default priority.
+ * The built-in CPU plugin stays last. The partition report's "selection" says why each provider got
+ * its place. ephost addition (ONNX Runtime: SessionOptionsSetEpSelectionPolicy). Since API 3. */
+static const char* const kEphostSessionOptionsEpSelectionPolicy = "session.ep_selection_policy";
+
+/* flag, default "0". "1": the session records a trace (as ONNX Runtime's enable_profiling): the
+ * session's creation stages, one span per run, one per step a provider runs (node or fused group,
+ * with the provider, op type, input shapes and thread), and the copies between devices. Written as a
+ * Chrome trace (chrome://tracing, Perfetto) when the session ends or at SessionEndProfiling.
+ * Since API 3. */
+static const char* const kEphostSessionOptionsEnableProfiling = "session.enable_profiling";
+
+/* path prefix, default "ephost_profile". The trace file is "<prefix>_<date>_<time>.json".
+ * Since API 3. */
+static const char* const kEphostSessionOptionsProfileFilePrefix = "session.profile_file_prefix";
+
 /* ---- EPContext: loading a ctx model ------------------------------------------------------------- */
 
 /* flag, default "0". "1": a cached context that does not fit its plugin fails the session with
@@ -64,6 +87,14 @@ static const char* const kEphostSessionOptionsFailOnSuboptimalCompiledModel =
 /* path. The source model the fallback takes nodes from (default: the EPContext nodes'
  * onnx_model_filename, beside the ctx model). ephost addition. Since API 1. */
 static const char* const kEphostSessionOptionsEpContextSourceModelPath = "ep.context_source_model_path";
+
+/* flag, default "0". "1": when cached contexts are rejected (another driver, device or format), the
+ * session serves at once through the fallback, and a background job recompiles the source model with
+ * the same providers and replaces the ctx model and its binaries atomically (binaries first, ctx model
+ * last; a lock file keeps two processes from rebuilding one cache at once), so that the next session
+ * loads it as optimal. The job's state is in the EP-context report; ending the session cancels it.
+ * Needs a ctx model loaded from a file. ephost addition. Since API 3. */
+static const char* const kEphostSessionOptionsEpContextRebuild = "ep.context_rebuild";
 
 /* ---- EPContext: generating a ctx model ---------------------------------------------------------- */
 

@@ -139,12 +139,31 @@ typedef enum EphostLogLevel {
   EPHOST_LOG_FATAL = 4
 } EphostLogLevel;
 
-/* The kind of device a plugin drives. Added in ABI 1. */
+/* The kind of device a plugin drives. Added in ABI 1; ACCELERATOR (a DSP, an FPGA, any other
+ * accelerator) added in plugin ABI 3 and application API 3. */
 typedef enum EphostDeviceType {
   EPHOST_DEVICE_CPU = 0,
   EPHOST_DEVICE_GPU = 1,
-  EPHOST_DEVICE_NPU = 2
+  EPHOST_DEVICE_NPU = 2,
+  EPHOST_DEVICE_ACCELERATOR = 3
 } EphostDeviceType;
+
+/* Kinds of memory a device's allocator offers (EphostDeviceInfo::memory_kinds is a bitmask of
+ * EPHOST_MEMORY_KIND_BIT(kind)). Added in plugin ABI 3 and application API 3.
+ *   DEVICE           memory of the device: opaque to the host, reached only through the plugin.
+ *   HOST_ACCESSIBLE  host memory the device reads and writes fast (pinned, page-locked): the host may
+ *                    use it as ordinary host memory (handle + offset is a host pointer). */
+typedef enum EphostMemoryKind {
+  EPHOST_MEMORY_DEVICE = 0,
+  EPHOST_MEMORY_HOST_ACCESSIBLE = 1
+} EphostMemoryKind;
+#define EPHOST_MEMORY_KIND_BIT(kind) (1u << (unsigned)(kind))
+
+/* Where a tensor's elements are. Added in plugin ABI 3 and application API 3. */
+typedef enum EphostMemoryLocation {
+  EPHOST_LOCATION_HOST = 0,
+  EPHOST_LOCATION_DEVICE = 1
+} EphostMemoryLocation;
 
 /*
  * What a value is, in ONNX's type system: a tensor, a sequence of tensors, or an optional (a tensor

@@ -13,6 +13,7 @@
 
 #include "ephost/ephost_plugin.h"
 #include "ephost/sdk/capability.hpp"
+#include "ephost/sdk/devices.hpp"
 #include "ephost/sdk/epcontext.hpp"
 #include "ephost/sdk/graph.hpp"
 #include "ephost/sdk/host.hpp"
@@ -57,12 +58,31 @@ struct ProviderBox {
   std::string judge_reason;             // context_judge's out_reason: valid until the next call
 };
 
-// The provider type a Create callable makes (it returns std::unique_ptr<T>).
+// A device plugin's Create takes the device too: (const Options&, uint32_t device).
 template <typename Create>
-using created_provider_t = typename std::invoke_result_t<Create&, const Options&>::element_type;
+constexpr bool kCreatesOnDevice = std::is_invocable_v<Create&, const Options&, uint32_t>;
 
-template <typename Describe, typename Create>
+// The provider type a Create callable makes (it returns std::unique_ptr<T>).
+template <typename Create, bool OnDevice = kCreatesOnDevice<Create>>
+struct created_provider {
+  using type = typename std::invoke_result_t<Create&, const Options&>::element_type;
+};
+template <typename Create>
+struct created_provider<Create, true> {
+  using type = typename std::invoke_result_t<Create&, const Options&, uint32_t>::element_type;
+};
+template <typename Create>
+using created_provider_t = typename created_provider<Create>::type;
+
+// No devices: a host-memory plugin (DevicesT = NoDevices).
+struct NoDevices {};
+
+template <typename Describe, typename Create, typename DevicesT = NoDevices>
 struct PluginGlue {
+  static constexpr bool kHasDevices = !std::is_same_v<DevicesT, NoDevices>;
+  static_assert(!kHasDevices || std::is_base_of_v<Devices, DevicesT>, "DEVICES must derive from ephost::sdk::Devices");
+  static_assert(!kHasDevices || kCreatesOnDevice<Create>,
+                "a device plugin's Create takes (const Options&, uint32_t device)");
   static Describe& describe_fn() {
     static Describe fn;
     return fn;
@@ -96,13 +116,23 @@ struct PluginGlue {
       info->default_priority = store.d.default_priority;
     });
   }
+  static std::unique_ptr<Provider> create(const Options& options, uint32_t device) {
+    if constexpr (kCreatesOnDevice<Create>)
+      return create_fn()(options, device);
+    else
+      return create_fn()(options);
+  }
   static EphostStatus* provider_create(const char* const* keys, const char* const* values, size_t n,
                                        EphostProvider** out) {
+    return provider_create_for_device(0, keys, values, n, out);
+  }
+  static EphostStatus* provider_create_for_device(uint32_t device, const char* const* keys, const char* const* values,
+                                                  size_t n, EphostProvider** out) {
     return guard([&] {
       Options options;
       for (size_t i = 0; i < n; ++i) options.emplace_back(keys[i], values[i]);
       auto b = std::make_unique<ProviderBox>();
-      b->provider = create_fn()(options);
+      b->provider = create(options, device);
       if (!b->provider) fail(EPHOST_FAIL, "the plugin's Create returned no provider");
       b->contexts = dynamic_cast<ContextProvider*>(b->provider.get());
       // The table was built from Create's return type; a ContextProvider hidden behind
@@ -192,10 +222,65 @@ struct PluginGlue {
     });
   }
 
+  // --- plugin ABI 3: devices ---
+  static DevicesT& devices() {
+    static DevicesT d;
+    return d;
+  }
+  static std::vector<DeviceDescription>& device_list() {
+    static std::vector<DeviceDescription> list;
+    return list;
+  }
+  static EphostStatus* device_count(uint32_t* out) {
+    return guard([&] {
+      device_list() = devices().enumerate();
+      *out = static_cast<uint32_t>(device_list().size());
+    });
+  }
+  static EphostStatus* device_describe(uint32_t device, EphostDeviceInfo* info) {
+    return guard([&] {
+      if (device >= device_list().size()) fail(EPHOST_INVALID_ARGUMENT, "no device " + std::to_string(device));
+      const DeviceDescription& d = device_list()[device];
+      info->device_type = d.type;
+      info->vendor = d.vendor.c_str();
+      info->name = d.name.c_str();
+      info->driver_version = d.driver_version.c_str();
+      info->hardware_architecture = d.hardware_architecture.c_str();
+      info->memory_bytes = d.memory_bytes;
+      info->host_memory_usable = d.host_memory_usable ? 1 : 0;
+      info->memory_kinds = d.memory_kinds;
+    });
+  }
+  static EphostStatus* device_allocate(uint32_t device, int32_t kind, uint64_t bytes, EphostDeviceBuffer* out) {
+    return guard([&] { *out = devices().allocate(device, static_cast<EphostMemoryKind>(kind), bytes); });
+  }
+  static void device_free(uint32_t device, int32_t kind, EphostDeviceBuffer buffer) {
+    devices().free(device, static_cast<EphostMemoryKind>(kind), buffer);
+  }
+  static EphostStatus* copy_to_device(uint32_t device, EphostStream* stream, const void* src, EphostDeviceBuffer dst,
+                                      uint64_t bytes) {
+    return guard([&] { devices().copy_to_device(device, stream, src, dst, bytes); });
+  }
+  static EphostStatus* copy_to_host(uint32_t device, EphostStream* stream, EphostDeviceBuffer src, void* dst,
+                                    uint64_t bytes) {
+    return guard([&] { devices().copy_to_host(device, stream, src, dst, bytes); });
+  }
+  static EphostStatus* copy_between_devices(EphostStream* stream, uint32_t src_device, EphostDeviceBuffer src,
+                                            uint32_t dst_device, EphostDeviceBuffer dst, uint64_t bytes) {
+    return guard([&] { devices().copy_between_devices(stream, src_device, src, dst_device, dst, bytes); });
+  }
+  static EphostStatus* stream_create(uint32_t device, EphostStream** out) {
+    return guard([&] { *out = devices().create_stream(device); });
+  }
+  static EphostStatus* stream_synchronize(EphostStream* stream) {
+    return guard([&] { devices().synchronize(stream); });
+  }
+  static void stream_release(EphostStream* stream) { devices().release_stream(stream); }
+
   // The table for ABI `version` (the functions are the same; the table says which ABI it speaks and
   // ends with that version's last member).
   static const EphostPlugin* table(uint32_t version) {
-    static const EphostPlugin tables[] = {make_table(1), make_table(2)};
+    static const EphostPlugin tables[] = {make_table(1), make_table(2), make_table(3)};
     static_assert(sizeof(tables) / sizeof(tables[0]) == EPHOST_PLUGIN_ABI_VERSION, "one table per plugin ABI version");
     return &tables[version - 1];
   }
@@ -217,6 +302,23 @@ struct PluginGlue {
       t.context_emit = &context_emit;
       t.context_judge = &context_judge;
       t.context_load = &context_load;
+    }
+    if constexpr (kHasDevices) {
+      if (EphostPluginAbiIncludes(version, EPHOST_PLUGIN_ABI_DEVICES)) {
+        t.device_count = &device_count;
+        t.device_describe = &device_describe;
+        t.provider_create_for_device = &provider_create_for_device;
+        t.device_allocate = &device_allocate;
+        t.device_free = &device_free;
+        t.copy_to_device = &copy_to_device;
+        t.copy_to_host = &copy_to_host;
+        if (devices().has_device_to_device_copy()) t.copy_between_devices = &copy_between_devices;
+        if (devices().has_streams()) {
+          t.stream_create = &stream_create;
+          t.stream_synchronize = &stream_synchronize;
+          t.stream_release = &stream_release;
+        }
+      }
     }
     return t;
   }
@@ -259,3 +361,13 @@ struct PluginGlue {
 #define EPHOST_DEFINE_PLUGIN(DESCRIBE, CREATE)                                                    \
   extern "C" EPHOST_EXPORT EphostStatus* ephost_plugin_negotiate(EphostPluginNegotiation* negotiation); \
   EPHOST_DEFINE_PLUGIN_ENTRY(ephost_plugin_negotiate, DESCRIBE, CREATE)
+
+// A loadable plugin library that drives devices (plugin ABI 3).
+//   DEVICES  a default-constructible type derived from ephost::sdk::Devices (one instance per library)
+//   CREATE   (const Options&, uint32_t device) -> std::unique_ptr<P>: a provider on that device
+// Against a host older than ABI 3 the plugin has no devices and CREATE gets device 0.
+#define EPHOST_DEFINE_DEVICE_PLUGIN(DESCRIBE, CREATE, DEVICES)                                    \
+  extern "C" EPHOST_EXPORT EphostStatus* ephost_plugin_negotiate(EphostPluginNegotiation* negotiation); \
+  extern "C" EphostStatus* ephost_plugin_negotiate(EphostPluginNegotiation* negotiation) {        \
+    return ::ephost::sdk::detail::PluginGlue<DESCRIBE, CREATE, DEVICES>::negotiate(negotiation);  \
+  }

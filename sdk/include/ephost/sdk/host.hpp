@@ -30,4 +30,10 @@ inline bool host_has_values() {
   return EphostPluginAbiIncludes(negotiated_abi_version(), EPHOST_PLUGIN_ABI_NON_TENSOR_VALUES);
 }
 
+// True when the host offers plugin ABI 3 (devices, device memory, streams). Against an older host a
+// device plugin has no devices: it negotiates ABI 1 or 2 and its providers use host memory.
+inline bool host_has_devices() {
+  return EphostPluginAbiIncludes(negotiated_abi_version(), EPHOST_PLUGIN_ABI_DEVICES);
+}
+
 }  // namespace ephost::sdk

@@ -138,6 +138,26 @@ class KernelContext {
     check(host().kernel_input_value(c_, i, &v));
     return OwnedValue(v);
   }
+  // --- plugin ABI 3: tensors in device memory and the run's stream ---
+  // Input i and where it lives (a device provider's inputs are in its device's memory). For an
+  // absent optional input elem_type is UNDEFINED.
+  EphostTensorMemory input_memory(size_t i) const {
+    require_devices("KernelContext::input_memory");
+    EphostTensorMemory m{};
+    check(host().kernel_input_memory(c_, i, &m));
+    return m;
+  }
+  // Allocates output i in the device provider's device memory.
+  EphostTensorMemory output_device(size_t i, int32_t elem_type, const std::vector<int64_t>& shape) {
+    require_devices("KernelContext::output_device");
+    EphostTensorMemory m{};
+    check(host().kernel_output_device(c_, i, elem_type, shape.data(), shape.size(), &m));
+    return m;
+  }
+  // The run's stream on the provider's device: work enqueued on it may finish after compute returns.
+  // Null for host providers and plugins without streams.
+  EphostStream* stream() const { return host_has_devices() ? host().kernel_stream(c_) : nullptr; }
+
   size_t num_outputs() const { return host().kernel_num_outputs(c_); }
   // Allocates output i. For types C++ cannot tell apart (float16 and bfloat16 bits in uint16_t,
   // bool vs uint8_t) pass the element type explicitly.

@@ -28,6 +28,10 @@ class Error : public std::runtime_error {
 
 // Fails with EPHOST_NOT_IMPLEMENTED, naming `what`, unless the host offers sequence and optional
 // values (host_has_values): the guard of every SDK helper that needs plugin ABI 2.
+inline void require_devices(const char* what) {
+  if (!host_has_devices())
+    fail(EPHOST_NOT_IMPLEMENTED, std::string(what) + " needs plugin ABI 3 (devices); the host speaks an older ABI");
+}
 inline void require_values(const char* what) {
   if (!host_has_values())
     fail(EPHOST_NOT_IMPLEMENTED, std::string(what) + " needs plugin ABI 2 (sequence and optional values); the host "

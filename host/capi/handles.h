@@ -1,0 +1,45 @@
+// The objects behind the application API's opaque handles (ephost_c_api.h). Internal to capi/.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/runtime_value.h"
+#include "exec/graph_executor.h"
+#include "session/env.h"
+#include "session/session.h"
+#include "session/session_options.h"
+
+struct EphostEnv {
+  // Shared with every session created from it: ReleaseEnv before ReleaseSession leaves the sessions
+  // (and the plugins they use) alive until the last of them is released.
+  std::shared_ptr<ephost::Env> env;
+  std::mutex mutex;
+  std::deque<std::string> joined_keys;  // storage for EphostPluginReport::source_keys
+};
+struct EphostSessionOptions {
+  ephost::SessionOptions options;
+};
+struct EphostSession {
+  std::shared_ptr<ephost::Env> env;  // declared first: destroyed after the session
+  std::unique_ptr<ephost::Session> session;
+};
+// Any run-time value: a tensor (in host or device memory), a sequence, or none (versions 2 and 3).
+struct EphostTensor {
+  ephost::RuntimeValue value;
+};
+// Inputs and outputs bound ahead of runs (version 3).
+struct EphostIoBinding {
+  EphostSession* session = nullptr;
+  std::vector<std::pair<std::string, ephost::RuntimeValue>> inputs;
+  struct Output {
+    std::string name;
+    ephost::OutputRequest request;  // where it goes, or the tensor it is written into
+    ephost::RuntimeValue result;    // after the last run
+  };
+  std::vector<Output> outputs;
+};

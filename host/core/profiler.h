@@ -1,0 +1,72 @@
+// Session profiling (session.enable_profiling=1, as ONNX Runtime's enable_profiling): spans of time
+// with a category, a name, the thread and a few named arguments, written as a Chrome trace
+// (chrome://tracing, Perfetto's JSON format: {"traceEvents": [{"ph": "X", ...}]}). Spans of one thread
+// nest: a node's span lies inside its run's span. Thread-safe: concurrent runs record side by side.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ephost {
+
+class Profiler {
+ public:
+  using Clock = std::chrono::steady_clock;
+  using Args = std::vector<std::pair<std::string, std::string>>;
+
+  // Traces go to "<file_prefix>_<date>_<time>.json" (ONNX Runtime's naming).
+  explicit Profiler(std::string file_prefix);
+
+  // A span from construction to destruction (or end()).
+  class Span {
+   public:
+    Span() = default;
+    Span(Profiler* profiler, const char* category, std::string name, Args args = {});
+    Span(Span&& other) noexcept;
+    Span& operator=(Span&&) = delete;
+    ~Span() { end(); }
+    void add_arg(std::string key, std::string value);
+    void end();
+
+   private:
+    Profiler* profiler_ = nullptr;
+    const char* category_ = "";
+    std::string name_;
+    Args args_;
+    Clock::time_point start_;
+  };
+
+  void record(const char* category, std::string name, Clock::time_point start, Clock::time_point end, Args args);
+  size_t event_count() const;
+  // Writes the trace and returns its path; later events go to a new file. Throws FAIL when the file
+  // cannot be written.
+  std::string write();
+
+ private:
+  struct Event {
+    const char* category;
+    std::string name;
+    int64_t start_us;
+    int64_t duration_us;
+    uint32_t thread;
+    Args args;
+  };
+  uint32_t thread_number();
+
+  std::string prefix_;
+  Clock::time_point origin_ = Clock::now();
+  mutable std::mutex mutex_;
+  std::vector<Event> events_;
+  std::vector<std::pair<std::size_t, uint32_t>> threads_;  // hashed thread id -> small number
+};
+
+// A span when `profiler` is set, nothing otherwise (the common case costs one branch).
+inline Profiler::Span profile(Profiler* profiler, const char* category, std::string name, Profiler::Args args = {}) {
+  return profiler ? Profiler::Span(profiler, category, std::move(name), std::move(args)) : Profiler::Span();
+}
+
+}  // namespace ephost

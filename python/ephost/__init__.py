@@ -1,0 +1,64 @@
+"""ephost: run ONNX models on execution providers that are plugins.
+
+The names follow onnxruntime's Python package, so that code written for it switches by changing the
+import::
+
+    import ephost as ort
+    session = ort.InferenceSession("model.onnx", providers=["example", "cpu"])
+    outputs = session.run(None, {"x": x})
+
+Errors raise ephost.EphostError subclasses named after the status codes (InvalidArgument,
+NoSuchFile, InvalidGraph, ...), each carrying the library's message.
+"""
+from ._ephost import (  # noqa: F401  (the exception classes, one per status code)
+    EngineError,
+    EphostError,
+    EPFail,
+    Fail,
+    InvalidArgument,
+    InvalidGraph,
+    InvalidProtobuf,
+    ModelLoaded,
+    NoModel,
+    NoSuchFile,
+    NotImplemented,
+    RuntimeException,
+)
+from ._ephost import version as _library_version
+from ._env import get_available_providers, get_plugin_report, register_plugin_library
+from ._inference_session import InferenceSession, NodeArg
+from ._model_compiler import ModelCompiler, compile_model
+from ._session_options import GraphOptimizationLevel, SessionOptions
+
+__version__ = _library_version()
+
+
+def get_version_string():
+    """The libephost version, as onnxruntime.get_version_string()."""
+    return __version__
+
+
+__all__ = [
+    "EngineError",
+    "EphostError",
+    "EPFail",
+    "Fail",
+    "GraphOptimizationLevel",
+    "InferenceSession",
+    "InvalidArgument",
+    "InvalidGraph",
+    "InvalidProtobuf",
+    "ModelCompiler",
+    "ModelLoaded",
+    "NoModel",
+    "NoSuchFile",
+    "NodeArg",
+    "NotImplemented",
+    "RuntimeException",
+    "SessionOptions",
+    "compile_model",
+    "get_available_providers",
+    "get_plugin_report",
+    "get_version_string",
+    "register_plugin_library",
+]
