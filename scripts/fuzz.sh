@@ -38,7 +38,7 @@ fi
 # ---- seeds ----------------------------------------------------------------------------------------------
 SEEDS=$WORK/seeds
 if [ ! -f "$SEEDS/.complete" ]; then
-  NODE_TESTS=$("$PY" tests/conformance/generate_node_tests.py | tail -1)/node
+  NODE_TESTS=$("$PY" tests/conformance/generate_node_tests.py | tail -1)  # prints the folder of the node cases
   MODELS=$(bash tests/models/fetch_models.sh 2>/dev/null || true)
   rm -rf "$SEEDS"
   mkdir -p "$SEEDS"

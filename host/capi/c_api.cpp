@@ -337,7 +337,7 @@ EphostStatus* Run(EphostSession* s, const char* const* input_names, const Ephost
     }
     if (n_out == 0) return;  // nothing requested: nothing to compute
     std::vector<RuntimeValue> results = s->session->run(in_names, in, out_names);
-    for (size_t i = 0; i < n_out; ++i) outputs[i] = new EphostTensor{std::move(results[i])};
+    for (size_t i = 0; i < n_out; ++i) outputs[i] = new EphostTensor{std::move(results[i]), s->env};
   });
 }
 
@@ -434,7 +434,7 @@ EphostStatus* SequenceGetElement(const EphostTensor* seq, size_t index, EphostTe
     const TensorSequence& s = seq->value.sequence("the handle");
     if (index >= s.elements.size())
       fail(EPHOST_INVALID_ARGUMENT, "sequence element {} requested, the sequence has {}", index, s.elements.size());
-    *out = new EphostTensor{s.elements[index]};
+    *out = new EphostTensor{s.elements[index], seq->env};
   });
 }
 EphostStatus* io_kind(const EphostSession* s, size_t i, bool input, EphostValueKind* kind,

@@ -31,6 +31,11 @@ struct EphostSession {
 // Any run-time value: a tensor (in host or device memory), a sequence, or none (versions 2 and 3).
 struct EphostTensor {
   ephost::RuntimeValue value;
+  // For values that may live in a plugin's device memory (run and binding outputs, device tensors):
+  // the env whose plugin frees that memory, kept loaded until the value is gone, so that ReleaseEnv
+  // before ReleaseTensor is as safe as before ReleaseSession. Null for values the caller made.
+  std::shared_ptr<ephost::Env> env;
+  ~EphostTensor() { value = ephost::RuntimeValue(); }  // the value first, then (maybe) the env
 };
 // Inputs and outputs bound ahead of runs (version 3).
 struct EphostIoBinding {

@@ -44,7 +44,10 @@ def value_seeds(seeds, node_dir):
     dst = os.path.join(seeds, "fuzz_input_pb")
     copy_into(dst, files)
     # External data in the case folder (fuzz_input_pb writes data.bin beside the file it reads).
-    t = helper.make_tensor("x", TensorProto.FLOAT, [4], vals=[])
+    t = TensorProto()
+    t.name = "x"
+    t.data_type = TensorProto.FLOAT
+    t.dims.append(4)
     t.data_location = TensorProto.EXTERNAL
     for key, value in (("location", "data.bin"), ("offset", "16"), ("length", "16")):
         entry = t.external_data.add()

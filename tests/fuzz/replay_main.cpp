@@ -40,6 +40,12 @@ int main(int argc, char** argv) {
       count += replay(p);
     }
   }
+  if (count == 0) {
+    // A replay of nothing proves nothing: a missing or empty folder is a broken checkout or test setup.
+    std::fprintf(stderr, "no inputs to replay in the paths given: each harness keeps its regression inputs in "
+                         "tests/fuzz/regressions/<harness>/\n");
+    return 1;
+  }
   std::printf("replayed %d inputs without a crash\n", count);
   return 0;
 }

@@ -400,6 +400,38 @@ TEST(EnvLifetime, ReleaseEnvBeforeItsSessionsIsSafe) {
   api.ReleaseTensor(input);
 }
 
+// A device tensor's memory is freed by its plugin: the tensor keeps the env's plugins loaded, so
+// ReleaseEnv first does not leave ReleaseTensor calling into an unloaded library.
+TEST(EnvLifetime, ReleaseEnvBeforeItsDeviceTensorsIsSafe) {
+  ephost_test::TempDir dir;
+  ephost_test::install_plugins(dir, {"ephost_test_fakedev"});
+  const EphostApi& api = *EphostGetApi(EPHOST_API_VERSION);
+  const std::string plugin_dir = dir.path();
+  const char* dirs[] = {plugin_dir.c_str(), nullptr};
+  EphostEnv* env = nullptr;
+  ASSERT_EQ(api.CreateEnvWithPluginDirs(EPHOST_LOG_FATAL, dirs, &env), nullptr);
+  const int64_t shape[] = {2, 3};
+  EphostTensor* on_device = nullptr;
+  EphostStatus* status = api.CreateDeviceTensor(env, "fakedev", 1, EPHOST_ELEMENT_FLOAT, shape, 2, &on_device);
+  ASSERT_EQ(status, nullptr) << api.GetErrorMessage(status);
+  api.ReleaseEnv(env);
+
+  EphostMemoryLocation location = EPHOST_LOCATION_HOST;
+  const char* provider = nullptr;
+  uint32_t device = 0;
+  ASSERT_EQ(api.TensorGetLocation(on_device, &location, &provider, &device), nullptr);
+  EXPECT_EQ(location, EPHOST_LOCATION_DEVICE);
+  EXPECT_STREQ(provider, "fakedev");
+  EXPECT_EQ(device, 1u);
+  std::vector<float> host(6, 1.5f);
+  EphostTensor* back = nullptr;
+  ASSERT_EQ(api.CreateTensorWithData(EPHOST_ELEMENT_FLOAT, shape, 2, host.data(), host.size() * 4, &back), nullptr);
+  status = api.CopyTensor(back, on_device);  // the plugin still copies
+  EXPECT_EQ(status, nullptr) << api.GetErrorMessage(status);
+  api.ReleaseTensor(on_device);  // frees through the plugin, then unloads it
+  api.ReleaseTensor(back);
+}
+
 TEST(StatusMisuse, PointersThatAreNoStatusAreNeverRead) {
   const EphostApi& api = *EphostGetApi(EPHOST_API_VERSION);
   static char not_a_status[64] = "not a status";

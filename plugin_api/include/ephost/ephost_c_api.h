@@ -251,7 +251,8 @@ typedef struct EphostApi {
   /* ---- since API 3: device tensors ---- */
   /* A tensor of `elem_type` and `shape` in the memory of device `device` of plugin `provider_name`,
    * allocated by the plugin's allocator (contents undefined). Released with ReleaseTensor, which frees
-   * the device memory; the env must outlive it. String tensors cannot live on a device. */
+   * the device memory; the tensor keeps the env's plugins loaded, so ReleaseEnv before it is safe.
+   * String tensors cannot live on a device. */
   EphostStatus* (*CreateDeviceTensor)(EphostEnv* env, const char* provider_name, uint32_t device,
                                       EphostElementType elem_type, const int64_t* shape, size_t rank,
                                       EphostTensor** out_tensor);
