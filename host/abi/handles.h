@@ -6,16 +6,22 @@
 #pragma once
 
 #include <string>
+#include <unordered_set>
 #include <vector>
 
+#include "core/handle_tag.h"
 #include "core/device.h"
 #include "core/runtime_value.h"
 #include "core/tensor.h"
 #include "ephost/ephost_plugin.h"
 #include "graph/graph.h"
 
+// Every struct below begins its data with a HandleTag (core/handle_tag.h): host/abi checks it on each
+// handle a plugin passes in.
+
 // EphostKernelContext: one compute call's inputs and outputs. The executor implements it.
 struct EphostKernelContext {
+  ephost::HandleTag<ephost::HandleKind::kKernelContext> handle_tag;
   virtual ~EphostKernelContext() = default;
   virtual size_t num_inputs() const = 0;
   // Input `index` (a tensor, a sequence or none); nullptr for an absent optional input. Throws
@@ -49,24 +55,31 @@ struct EphostKernelContext {
 // asked for). `borrowed` marks a tensor that aliases memory the executor manages (a kernel input):
 // it is copied before it is stored anywhere that outlives the compute call.
 struct EphostValue {
+  EphostValue(ephost::RuntimeValue v, bool is_borrowed) : value(std::move(v)), borrowed(is_borrowed) {}
+  ephost::HandleTag<ephost::HandleKind::kValue> handle_tag;
   ephost::RuntimeValue value;
   bool borrowed = false;
 };
 
 // EphostContextSink: what context_emit hands the host for one compiled group.
 struct EphostContextSink {
+  ephost::HandleTag<ephost::HandleKind::kContextSink> handle_tag;
   std::vector<std::vector<uint8_t>> pieces;           // concatenated in order
   std::vector<std::pair<std::string, std::string>> attributes;  // plugin-set EPContext attributes
 };
 
 // EphostCapability: what get_capability claims, collected for the partitioner.
 struct EphostCapability {
+  ephost::HandleTag<ephost::HandleKind::kCapability> handle_tag;
   struct Claim {
     bool fused = false;
     std::vector<const ephost::Node*> nodes;
     std::string refused;  // non-empty: the host refused this claim (why); the partitioner reports it
   };
   const ephost::GraphView* graph = nullptr;
+  // The graph's nodes by address, filled on the first claim: a claimed pointer is looked up here
+  // before it is dereferenced.
+  std::unordered_set<const ephost::Node*> graph_nodes;
   // False for plugins that negotiated plugin ABI 1: they know nothing of sequences and optionals, so
   // claims of nodes that read or write such values are refused.
   bool non_tensor_values = true;

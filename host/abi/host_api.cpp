@@ -8,105 +8,208 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <set>
+#include <type_traits>
 
 #include "abi/handles.h"
 #include "abi/versioned_table.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "core/plugin_fault.h"
 #include "core/status.h"
 
 namespace ephost {
 namespace {
 
+// ---- handles a plugin passes in ----
+// A handle that is NULL, obviously not a pointer, or an object of another kind (core/handle_tag.h) is
+// a plugin's mistake. It is logged (once per plugin, function and mistake, naming them) and answered
+// like an empty object by accessors, or with INVALID_ARGUMENT by functions that return a status; it is
+// never dereferenced beyond its tag.
+
+void report_misuse(const char* function, const std::string& problem) {
+  static std::mutex mutex;
+  static std::set<std::string> reported;
+  const char* plugin = plugin_in_call();
+  std::string message = fmt::format("plugin '{}' misused {}: {}", plugin ? plugin : "?", function, problem);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (reported.size() > 1000 || !reported.insert(message).second) return;
+  }
+  log_error(message + " (answered with an empty result or INVALID_ARGUMENT; not logged again)");
+}
+
+template <typename Object, typename Handle>
+Object* checked(Handle* handle, const char* function, const char* kind) {
+  const auto address = reinterpret_cast<uintptr_t>(handle);
+  const char* problem = nullptr;
+  if (!handle)
+    problem = "NULL";
+  else if (address < 4096 || address % alignof(Object) != 0)
+    problem = "an invalid pointer";
+  else if (!reinterpret_cast<const Object*>(handle)->handle_tag.valid())
+    problem = "a handle of another kind";
+  if (!problem) return reinterpret_cast<Object*>(const_cast<std::remove_const_t<Handle>*>(handle));
+  report_misuse(function, fmt::format("given {} where {} belongs", problem, kind));
+  return nullptr;
+}
+
+EphostStatus* refuse(const char* function, const std::string& why) {
+  return make_status(EPHOST_INVALID_ARGUMENT, fmt::format("{}: {}", function, why));
+}
+
+// Empty objects that stand for an invalid handle in accessors.
+const GraphView& no_graph() {
+  static const GraphView g;
+  return g;
+}
+const Node& no_node() {
+  static const Node n;
+  return n;
+}
+const Value& no_value() {
+  static const Value v;
+  return v;
+}
+const Node::AttributeRef& no_attribute() {
+  static const onnx::AttributeProto proto;
+  static const Node::AttributeRef a = [] {
+    Node::AttributeRef r;
+    r.proto = &proto;
+    return r;
+  }();
+  return a;
+}
+
+const GraphView& graph_of(const EphostGraph* g, const char* function) {
+  const GraphView* v = checked<const GraphView>(g, function, "a graph");
+  return v ? *v : no_graph();
+}
+const Node& node_of(const EphostNode* n, const char* function) {
+  const Node* node = checked<const Node>(n, function, "a node");
+  return node ? *node : no_node();
+}
+const Value& value_of(const EphostValueInfo* v, const char* function) {
+  const Value* value = checked<const Value>(v, function, "a value info");
+  return value ? *value : no_value();
+}
+const Node::AttributeRef& attribute_of(const EphostAttribute* a, const char* function) {
+  const Node::AttributeRef* ref = checked<const Node::AttributeRef>(a, function, "an attribute");
+  return ref ? *ref : no_attribute();
+}
+
 // ---- status & log ----
+// Statuses a plugin hands back are checked against the live set (core/status.h) before being read.
 EphostStatus* status_create(EphostStatusCode code, const char* message) {
   return make_status(code, message ? message : "");
 }
-void status_release(EphostStatus* s) { delete s; }
-EphostStatusCode status_code(const EphostStatus* s) { return s ? s->code : EPHOST_OK; }
-const char* status_message(const EphostStatus* s) { return s ? s->message.c_str() : ""; }
+void status_release(EphostStatus* s) {
+  if (s && !release_status(s)) report_misuse("status_release", "given a pointer that is not a live status");
+}
+EphostStatusCode status_code(const EphostStatus* s) {
+  if (!s) return EPHOST_OK;
+  if (is_live_status(s)) return s->code;
+  report_misuse("status_code", "given a pointer that is not a live status");
+  return EPHOST_INVALID_ARGUMENT;
+}
+const char* status_message(const EphostStatus* s) {
+  if (!s) return "";
+  if (is_live_status(s)) return s->message.c_str();
+  report_misuse("status_message", "given a pointer that is not a live status");
+  return "not a status: never created by status_create, or released";
+}
 void log(const EphostProvider*, EphostLogLevel level, const char* message) {
   log_message(level, std::string("[plugin] ") + (message ? message : ""));
 }
 
 // ---- graph ----
-const char* graph_name(const EphostGraph* g) { return from_handle(g)->name.c_str(); }
+const char* graph_name(const EphostGraph* g) { return graph_of(g, __func__).name.c_str(); }
 const char* graph_model_path(const EphostGraph* g) {
-  const GraphView* v = from_handle(g);
-  return v->graph && v->graph->model ? v->graph->model->path.c_str() : "";
+  const GraphView& v = graph_of(g, __func__);
+  return v.graph && v.graph->model ? v.graph->model->path.c_str() : "";
 }
-size_t graph_num_nodes(const EphostGraph* g) { return from_handle(g)->nodes.size(); }
+size_t graph_num_nodes(const EphostGraph* g) { return graph_of(g, __func__).nodes.size(); }
 const EphostNode* graph_node(const EphostGraph* g, size_t i) {
-  const GraphView* v = from_handle(g);
-  return i < v->nodes.size() ? to_handle(v->nodes[i]) : nullptr;
+  const GraphView& v = graph_of(g, __func__);
+  return i < v.nodes.size() ? to_handle(v.nodes[i]) : nullptr;
 }
-size_t graph_num_inputs(const EphostGraph* g) { return from_handle(g)->inputs.size(); }
+size_t graph_num_inputs(const EphostGraph* g) { return graph_of(g, __func__).inputs.size(); }
 const EphostValueInfo* graph_input(const EphostGraph* g, size_t i) {
-  const GraphView* v = from_handle(g);
-  return i < v->inputs.size() ? to_handle(v->inputs[i]) : nullptr;
+  const GraphView& v = graph_of(g, __func__);
+  return i < v.inputs.size() ? to_handle(v.inputs[i]) : nullptr;
 }
-size_t graph_num_outputs(const EphostGraph* g) { return from_handle(g)->outputs.size(); }
+size_t graph_num_outputs(const EphostGraph* g) { return graph_of(g, __func__).outputs.size(); }
 const EphostValueInfo* graph_output(const EphostGraph* g, size_t i) {
-  const GraphView* v = from_handle(g);
-  return i < v->outputs.size() ? to_handle(v->outputs[i]) : nullptr;
+  const GraphView& v = graph_of(g, __func__);
+  return i < v.outputs.size() ? to_handle(v.outputs[i]) : nullptr;
 }
-size_t graph_num_initializers(const EphostGraph* g) { return from_handle(g)->initializers.size(); }
+size_t graph_num_initializers(const EphostGraph* g) { return graph_of(g, __func__).initializers.size(); }
 const EphostValueInfo* graph_initializer(const EphostGraph* g, size_t i) {
-  const GraphView* v = from_handle(g);
-  return i < v->initializers.size() ? to_handle(v->initializers[i]) : nullptr;
+  const GraphView& v = graph_of(g, __func__);
+  return i < v.initializers.size() ? to_handle(v.initializers[i]) : nullptr;
 }
 int64_t graph_opset(const EphostGraph* g, const char* domain) {
-  const GraphView* v = from_handle(g);
-  if (!v->graph || !v->graph->model) return -1;
+  const GraphView& v = graph_of(g, __func__);
+  if (!v.graph || !v.graph->model) return -1;
   std::string d = domain ? domain : "";
   if (d == "ai.onnx") d.clear();
-  return v->graph->model->opset(d);
+  return v.graph->model->opset(d);
 }
 const EphostNode* graph_parent_node(const EphostGraph* g) {
-  const GraphView* v = from_handle(g);
-  return v->parent_node ? to_handle(v->parent_node) : nullptr;
+  const GraphView& v = graph_of(g, __func__);
+  return v.parent_node ? to_handle(v.parent_node) : nullptr;
 }
 
 // ---- node ----
-size_t node_id(const EphostNode* n) { return from_handle(n)->index; }
-const char* node_name(const EphostNode* n) { return from_handle(n)->name.c_str(); }
-const char* node_op_type(const EphostNode* n) { return from_handle(n)->op_type.c_str(); }
-const char* node_domain(const EphostNode* n) { return from_handle(n)->domain.c_str(); }
-size_t node_num_inputs(const EphostNode* n) { return from_handle(n)->inputs.size(); }
+size_t node_id(const EphostNode* n) { return node_of(n, __func__).index; }
+const char* node_name(const EphostNode* n) { return node_of(n, __func__).name.c_str(); }
+const char* node_op_type(const EphostNode* n) { return node_of(n, __func__).op_type.c_str(); }
+const char* node_domain(const EphostNode* n) { return node_of(n, __func__).domain.c_str(); }
+size_t node_num_inputs(const EphostNode* n) { return node_of(n, __func__).inputs.size(); }
 const EphostValueInfo* node_input(const EphostNode* n, size_t i) {
-  const Node* node = from_handle(n);
-  return i < node->inputs.size() && node->inputs[i] ? to_handle(node->inputs[i]) : nullptr;
+  const Node& node = node_of(n, __func__);
+  return i < node.inputs.size() && node.inputs[i] ? to_handle(node.inputs[i]) : nullptr;
 }
-size_t node_num_outputs(const EphostNode* n) { return from_handle(n)->outputs.size(); }
+size_t node_num_outputs(const EphostNode* n) { return node_of(n, __func__).outputs.size(); }
 const EphostValueInfo* node_output(const EphostNode* n, size_t i) {
-  const Node* node = from_handle(n);
-  return i < node->outputs.size() && node->outputs[i] ? to_handle(node->outputs[i]) : nullptr;
+  const Node& node = node_of(n, __func__);
+  return i < node.outputs.size() && node.outputs[i] ? to_handle(node.outputs[i]) : nullptr;
 }
-size_t node_num_implicit_inputs(const EphostNode* n) { return from_handle(n)->implicit_inputs.size(); }
+size_t node_num_implicit_inputs(const EphostNode* n) { return node_of(n, __func__).implicit_inputs.size(); }
 const EphostValueInfo* node_implicit_input(const EphostNode* n, size_t i) {
-  const Node* node = from_handle(n);
-  return i < node->implicit_inputs.size() ? to_handle(node->implicit_inputs[i]) : nullptr;
+  const Node& node = node_of(n, __func__);
+  return i < node.implicit_inputs.size() ? to_handle(node.implicit_inputs[i]) : nullptr;
 }
-size_t node_num_attributes(const EphostNode* n) { return from_handle(n)->attributes.size(); }
+size_t node_num_attributes(const EphostNode* n) { return node_of(n, __func__).attributes.size(); }
 const EphostAttribute* node_attribute_at(const EphostNode* n, size_t i) {
-  const Node* node = from_handle(n);
-  return i < node->attributes.size() ? to_handle(&node->attributes[i]) : nullptr;
+  const Node& node = node_of(n, __func__);
+  return i < node.attributes.size() ? to_handle(&node.attributes[i]) : nullptr;
 }
 const EphostAttribute* node_attribute(const EphostNode* n, const char* name) {
-  if (!name) return nullptr;
-  for (const auto& a : from_handle(n)->attributes)
+  const Node& node = node_of(n, __func__);
+  if (!name) {
+    report_misuse(__func__, "given a NULL attribute name");
+    return nullptr;
+  }
+  for (const auto& a : node.attributes)
     if (a.proto->name() == name) return to_handle(&a);
   return nullptr;
 }
 const EphostGraph* node_subgraph(const EphostNode* n, const char* attribute_name) {
-  if (!attribute_name) return nullptr;
-  Graph* g = from_handle(n)->subgraph(attribute_name);
+  const Node& node = node_of(n, __func__);
+  if (!attribute_name) {
+    report_misuse(__func__, "given a NULL attribute name");
+    return nullptr;
+  }
+  Graph* g = node.subgraph(attribute_name);
   return g && g->view ? to_handle(g->view.get()) : nullptr;
 }
 const EphostGraph* node_graph(const EphostNode* n) {
-  const Graph* g = from_handle(n)->owner;
+  const Graph* g = node_of(n, __func__).owner;
   return g && g->view ? to_handle(g->view.get()) : nullptr;
 }
 
@@ -115,58 +218,80 @@ EphostStatus* type_mismatch(const onnx::AttributeProto& a, const char* wanted) {
   return make_status(EPHOST_INVALID_ARGUMENT, "attribute '" + a.name() + "' is not of type " + wanted +
                                                   " (its type is " + std::to_string(static_cast<int>(a.type())) + ")");
 }
-const char* attribute_name(const EphostAttribute* a) { return from_handle(a)->proto->name().c_str(); }
+// The attribute behind `a` for a function that returns a status, or nullptr with *refused set.
+const onnx::AttributeProto* attribute_for(const EphostAttribute* a, const void* out, const char* function,
+                                          EphostStatus** refused) {
+  const Node::AttributeRef* ref = checked<const Node::AttributeRef>(a, function, "an attribute");
+  if (!ref) *refused = refuse(function, "not an attribute handle");
+  else if (!out) *refused = refuse(function, "NULL output pointer");
+  return *refused ? nullptr : ref->proto;
+}
+const char* attribute_name(const EphostAttribute* a) { return attribute_of(a, __func__).proto->name().c_str(); }
 EphostAttributeType attribute_type(const EphostAttribute* a) {
-  return static_cast<EphostAttributeType>(from_handle(a)->proto->type());
+  return static_cast<EphostAttributeType>(attribute_of(a, __func__).proto->type());
 }
 EphostStatus* attribute_int(const EphostAttribute* a, int64_t* out) {
-  const auto& p = *from_handle(a)->proto;
-  if (p.type() != onnx::AttributeProto::INT) return type_mismatch(p, "INT");
-  *out = p.i();
+  EphostStatus* refused = nullptr;
+  const onnx::AttributeProto* p = attribute_for(a, out, __func__, &refused);
+  if (!p) return refused;
+  if (p->type() != onnx::AttributeProto::INT) return type_mismatch(*p, "INT");
+  *out = p->i();
   return nullptr;
 }
 EphostStatus* attribute_float(const EphostAttribute* a, float* out) {
-  const auto& p = *from_handle(a)->proto;
-  if (p.type() != onnx::AttributeProto::FLOAT) return type_mismatch(p, "FLOAT");
-  *out = p.f();
+  EphostStatus* refused = nullptr;
+  const onnx::AttributeProto* p = attribute_for(a, out, __func__, &refused);
+  if (!p) return refused;
+  if (p->type() != onnx::AttributeProto::FLOAT) return type_mismatch(*p, "FLOAT");
+  *out = p->f();
   return nullptr;
 }
 EphostStatus* attribute_string(const EphostAttribute* a, const char** out, size_t* size) {
-  const auto& p = *from_handle(a)->proto;
-  if (p.type() != onnx::AttributeProto::STRING) return type_mismatch(p, "STRING");
-  *out = p.s().data();
-  *size = p.s().size();
+  EphostStatus* refused = nullptr;
+  const onnx::AttributeProto* p = attribute_for(a, out && size ? out : nullptr, __func__, &refused);
+  if (!p) return refused;
+  if (p->type() != onnx::AttributeProto::STRING) return type_mismatch(*p, "STRING");
+  *out = p->s().data();
+  *size = p->s().size();
   return nullptr;
 }
 EphostStatus* attribute_ints(const EphostAttribute* a, const int64_t** out, size_t* count) {
-  const auto& p = *from_handle(a)->proto;
-  if (p.type() != onnx::AttributeProto::INTS) return type_mismatch(p, "INTS");
-  static_assert(sizeof(p.ints(0)) == sizeof(int64_t), "protobuf int64 must be int64_t");
-  *out = reinterpret_cast<const int64_t*>(p.ints().data());
-  *count = static_cast<size_t>(p.ints_size());
+  EphostStatus* refused = nullptr;
+  const onnx::AttributeProto* p = attribute_for(a, out && count ? out : nullptr, __func__, &refused);
+  if (!p) return refused;
+  if (p->type() != onnx::AttributeProto::INTS) return type_mismatch(*p, "INTS");
+  static_assert(sizeof(p->ints(0)) == sizeof(int64_t), "protobuf int64 must be int64_t");
+  *out = reinterpret_cast<const int64_t*>(p->ints().data());
+  *count = static_cast<size_t>(p->ints_size());
   return nullptr;
 }
 EphostStatus* attribute_floats(const EphostAttribute* a, const float** out, size_t* count) {
-  const auto& p = *from_handle(a)->proto;
-  if (p.type() != onnx::AttributeProto::FLOATS) return type_mismatch(p, "FLOATS");
-  *out = p.floats().data();
-  *count = static_cast<size_t>(p.floats_size());
+  EphostStatus* refused = nullptr;
+  const onnx::AttributeProto* p = attribute_for(a, out && count ? out : nullptr, __func__, &refused);
+  if (!p) return refused;
+  if (p->type() != onnx::AttributeProto::FLOATS) return type_mismatch(*p, "FLOATS");
+  *out = p->floats().data();
+  *count = static_cast<size_t>(p->floats_size());
   return nullptr;
 }
 size_t attribute_num_strings(const EphostAttribute* a) {
-  const auto& p = *from_handle(a)->proto;
+  const onnx::AttributeProto& p = *attribute_of(a, __func__).proto;
   return p.type() == onnx::AttributeProto::STRINGS ? static_cast<size_t>(p.strings_size()) : 0;
 }
 EphostStatus* attribute_string_at(const EphostAttribute* a, size_t i, const char** out, size_t* size) {
-  const auto& p = *from_handle(a)->proto;
-  if (p.type() != onnx::AttributeProto::STRINGS) return type_mismatch(p, "STRINGS");
-  if (i >= static_cast<size_t>(p.strings_size()))
-    return make_status(EPHOST_INVALID_ARGUMENT, "attribute '" + p.name() + "' has no string " + std::to_string(i));
-  *out = p.strings(static_cast<int>(i)).data();
-  *size = p.strings(static_cast<int>(i)).size();
+  EphostStatus* refused = nullptr;
+  const onnx::AttributeProto* p = attribute_for(a, out && size ? out : nullptr, __func__, &refused);
+  if (!p) return refused;
+  if (p->type() != onnx::AttributeProto::STRINGS) return type_mismatch(*p, "STRINGS");
+  if (i >= static_cast<size_t>(p->strings_size()))
+    return make_status(EPHOST_INVALID_ARGUMENT, "attribute '" + p->name() + "' has no string " + std::to_string(i));
+  *out = p->strings(static_cast<int>(i)).data();
+  *size = p->strings(static_cast<int>(i)).size();
   return nullptr;
 }
 EphostStatus* attribute_tensor(const EphostAttribute* a, EphostTensorView* out) {
+  EphostStatus* refused = nullptr;
+  if (!attribute_for(a, out, __func__, &refused)) return refused;
   const auto* ref = from_handle(a);
   if (ref->proto->type() != onnx::AttributeProto::TENSOR || !ref->tensor) return type_mismatch(*ref->proto, "TENSOR");
   *out = ref->tensor->view();
@@ -174,39 +299,41 @@ EphostStatus* attribute_tensor(const EphostAttribute* a, EphostTensorView* out) 
 }
 
 // ---- value info ----
-const char* value_name(const EphostValueInfo* v) { return from_handle(v)->name.c_str(); }
-int32_t value_elem_type(const EphostValueInfo* v) { return from_handle(v)->type.elem_type; }
+const char* value_name(const EphostValueInfo* v) { return value_of(v, __func__).name.c_str(); }
+int32_t value_elem_type(const EphostValueInfo* v) { return value_of(v, __func__).type.elem_type; }
 int64_t value_rank(const EphostValueInfo* v) {
-  const Value* value = from_handle(v);
-  if (value->initializer) return static_cast<int64_t>(value->initializer->shape().size());
-  return value->type.has_shape ? static_cast<int64_t>(value->type.dims.size()) : -1;
+  const Value& value = value_of(v, __func__);
+  if (value.initializer) return static_cast<int64_t>(value.initializer->shape().size());
+  return value.type.has_shape ? static_cast<int64_t>(value.type.dims.size()) : -1;
 }
 int64_t value_dim(const EphostValueInfo* v, size_t i) {
-  const Value* value = from_handle(v);
-  if (value->initializer) return i < value->initializer->shape().size() ? value->initializer->shape()[i] : -1;
-  return i < value->type.dims.size() ? value->type.dims[i] : -1;
+  const Value& value = value_of(v, __func__);
+  if (value.initializer) return i < value.initializer->shape().size() ? value.initializer->shape()[i] : -1;
+  return i < value.type.dims.size() ? value.type.dims[i] : -1;
 }
 const char* value_dim_param(const EphostValueInfo* v, size_t i) {
-  const Value* value = from_handle(v);
-  return i < value->type.dim_params.size() ? value->type.dim_params[i].c_str() : "";
+  const Value& value = value_of(v, __func__);
+  return i < value.type.dim_params.size() ? value.type.dim_params[i].c_str() : "";
 }
 const EphostNode* value_producer(const EphostValueInfo* v) {
-  const Value* value = from_handle(v);
-  return value->producer ? to_handle(value->producer) : nullptr;
+  const Value& value = value_of(v, __func__);
+  return value.producer ? to_handle(value.producer) : nullptr;
 }
-size_t value_num_consumers(const EphostValueInfo* v) { return from_handle(v)->consumers.size(); }
+size_t value_num_consumers(const EphostValueInfo* v) { return value_of(v, __func__).consumers.size(); }
 const EphostNode* value_consumer(const EphostValueInfo* v, size_t i) {
-  const Value* value = from_handle(v);
-  return i < value->consumers.size() ? to_handle(value->consumers[i]) : nullptr;
+  const Value& value = value_of(v, __func__);
+  return i < value.consumers.size() ? to_handle(value.consumers[i]) : nullptr;
 }
-int value_is_graph_input(const EphostValueInfo* v) { return from_handle(v)->is_graph_input ? 1 : 0; }
-int value_is_graph_output(const EphostValueInfo* v) { return from_handle(v)->is_graph_output ? 1 : 0; }
+int value_is_graph_input(const EphostValueInfo* v) { return value_of(v, __func__).is_graph_input ? 1 : 0; }
+int value_is_graph_output(const EphostValueInfo* v) { return value_of(v, __func__).is_graph_output ? 1 : 0; }
 int value_is_constant_initializer(const EphostValueInfo* v) {
-  return from_handle(v)->is_constant_initializer() ? 1 : 0;
+  return value_of(v, __func__).is_constant_initializer() ? 1 : 0;
 }
-int value_is_outer_scope(const EphostValueInfo* v) { return from_handle(v)->is_outer_scope() ? 1 : 0; }
+int value_is_outer_scope(const EphostValueInfo* v) { return value_of(v, __func__).is_outer_scope() ? 1 : 0; }
 EphostStatus* value_initializer_data(const EphostValueInfo* v, EphostTensorView* out) {
-  const Value* value = from_handle(v);
+  const Value* value = checked<const Value>(v, __func__, "a value info");
+  if (!value) return refuse(__func__, "not a value info handle");
+  if (!out) return refuse(__func__, "NULL output pointer");
   if (!value->is_constant_initializer())
     return make_status(EPHOST_INVALID_ARGUMENT, "value '" + value->name + "' is not a constant initializer");
   *out = value->initializer->view();
@@ -214,13 +341,29 @@ EphostStatus* value_initializer_data(const EphostValueInfo* v, EphostTensorView*
 }
 
 // ---- capability ----
-EphostStatus* check_node_in_graph(const EphostCapability* c, const Node* node) {
-  if (!node) return make_status(EPHOST_INVALID_ARGUMENT, "claimed a NULL node");
-  if (node->owner != c->graph->graph)
-    return make_status(EPHOST_INVALID_ARGUMENT, "claimed node '" + node->name + "' which is not in graph '" +
-                                                    c->graph->name + "'");
+// A claim is checked before anything in it is read: each pointer must be one of the graph's nodes
+// (found by address, so a wild pointer is never dereferenced). A bad claim is refused: recorded with
+// the reason for the partition report, and INVALID_ARGUMENT for the plugin.
+std::string describe_pointer(const void* p) { return p ? fmt::format("{}", p) : std::string("NULL"); }
+
+const Node* node_in_graph(EphostCapability& c, const EphostNode* n, std::string* why) {
+  if (c.graph_nodes.empty() && c.graph && c.graph->graph)
+    for (const auto& node : c.graph->graph->nodes) c.graph_nodes.insert(node.get());
+  const auto* node = reinterpret_cast<const Node*>(n);
+  if (n && c.graph_nodes.count(node)) return node;
+  *why = fmt::format("claimed {}, which is not a node of graph '{}'", n ? "pointer " + describe_pointer(n) : "NULL",
+                     c.graph ? c.graph->name : std::string("?"));
   return nullptr;
 }
+
+EphostStatus* refuse_claim(EphostCapability& c, const char* function, const std::string& why) {
+  EphostCapability::Claim claim;
+  claim.refused = why;
+  c.claims.push_back(std::move(claim));
+  report_misuse(function, why);
+  return make_status(EPHOST_INVALID_ARGUMENT, why);
+}
+
 // Why a plugin of ABI 1 cannot have `node`: the first value it reads or writes that is a sequence or
 // an optional; "" when every value is a tensor (or of unknown type).
 std::string non_tensor_value_of(const Node& node) {
@@ -238,12 +381,16 @@ std::string non_tensor_value_of(const Node& node) {
                      node.name, node.op_type, v->name, EphostValueKindName(v->type.kind));
 }
 
-EphostStatus* capability_add_node(EphostCapability* c, const EphostNode* n) {
+EphostStatus* capability_add_node(EphostCapability* cap, const EphostNode* n) {
+  EphostCapability* c = checked<EphostCapability>(cap, __func__, "a capability sink");
+  if (!c) return refuse(__func__, "not the capability handle get_capability was given");
   return guard([&] {
-    const Node* node = from_handle(n);
-    if (EphostStatus* s = check_node_in_graph(c, node)) {
+    std::string why;
+    const Node* node = node_in_graph(*c, n, &why);
+    if (!node) {
+      EphostStatus* s = refuse_claim(*c, __func__, why);
       Error e(s->code, s->message);
-      delete s;
+      release_status(s);
       throw e;
     }
     EphostCapability::Claim claim{false, {node}, {}};
@@ -251,20 +398,29 @@ EphostStatus* capability_add_node(EphostCapability* c, const EphostNode* n) {
     c->claims.push_back(std::move(claim));
   });
 }
-EphostStatus* capability_add_fused_group(EphostCapability* c, const EphostNode* const* nodes, size_t count) {
+EphostStatus* capability_add_fused_group(EphostCapability* cap, const EphostNode* const* nodes, size_t count) {
+  EphostCapability* c = checked<EphostCapability>(cap, __func__, "a capability sink");
+  if (!c) return refuse(__func__, "not the capability handle get_capability was given");
   return guard([&] {
     if (count == 0) fail(EPHOST_INVALID_ARGUMENT, "claimed an empty fused group");
     EphostCapability::Claim claim;
     claim.fused = true;
-    for (size_t i = 0; i < count; ++i) {
-      const Node* node = from_handle(nodes[i]);
-      if (EphostStatus* s = check_node_in_graph(c, node)) {
-        Error e(s->code, s->message);
-        delete s;
-        throw e;
+    std::string why;
+    if (!nodes) why = fmt::format("claimed a fused group of {} nodes given as NULL", count);
+    for (size_t i = 0; why.empty() && i < count; ++i) {
+      const Node* node = node_in_graph(*c, nodes[i], &why);
+      if (!node) {
+        why = fmt::format("fused group refused: node {} of {}: {}", i, count, why);
+        break;
       }
       claim.nodes.push_back(node);
       if (!c->non_tensor_values && claim.refused.empty()) claim.refused = non_tensor_value_of(*node);
+    }
+    if (!why.empty()) {
+      EphostStatus* s = refuse_claim(*c, __func__, why);
+      Error e(s->code, s->message);
+      release_status(s);
+      throw e;
     }
     if (!claim.refused.empty()) claim.refused = "fused group refused: " + claim.refused;
     c->claims.push_back(std::move(claim));
@@ -272,6 +428,13 @@ EphostStatus* capability_add_fused_group(EphostCapability* c, const EphostNode* 
 }
 
 // ---- kernel context ----
+bool context_ok(const EphostKernelContext* c, const char* function) {
+  return checked<const EphostKernelContext>(c, function, "a kernel context") != nullptr;
+}
+bool value_ok(const EphostValue* v, const char* function) {
+  return checked<const EphostValue>(v, function, "a value") != nullptr;
+}
+
 [[noreturn]] void not_a_tensor(const char* what, size_t i, const RuntimeValue& v) {
   fail(EPHOST_INVALID_ARGUMENT, "{} {} is a {}, not a tensor{}", what, i, v.describe(),
        v.is_sequence() ? " (read sequences with kernel_input_sequence, plugin ABI 2)" : "");
@@ -284,9 +447,11 @@ const RuntimeValue& present_input(const EphostKernelContext* c, size_t i) {
   return *v;
 }
 
-size_t kernel_num_inputs(const EphostKernelContext* c) { return c->num_inputs(); }
+size_t kernel_num_inputs(const EphostKernelContext* c) { return context_ok(c, __func__) ? c->num_inputs() : 0; }
 EphostStatus* kernel_input(const EphostKernelContext* c, size_t i, EphostTensorView* out) {
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
   return guard([&] {
+    if (!out) fail(EPHOST_INVALID_ARGUMENT, "kernel_input: NULL out");
     if (i >= c->num_inputs()) fail(EPHOST_INVALID_ARGUMENT, "input {} requested, the node has {}", i, c->num_inputs());
     const RuntimeValue* v = c->input(i);
     if (v && !v->is_tensor()) not_a_tensor("input", i, *v);
@@ -296,11 +461,13 @@ EphostStatus* kernel_input(const EphostKernelContext* c, size_t i, EphostTensorV
     *out = v ? v->tensor().view() : EphostTensorView{EPHOST_ELEMENT_UNDEFINED, 0, nullptr, nullptr};
   });
 }
-size_t kernel_num_outputs(const EphostKernelContext* c) { return c->num_outputs(); }
+size_t kernel_num_outputs(const EphostKernelContext* c) { return context_ok(c, __func__) ? c->num_outputs() : 0; }
 EphostStatus* kernel_output(EphostKernelContext* c, size_t i, int32_t elem_type, const int64_t* shape, size_t rank,
                             void** out) {
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
   return guard([&] {
     if (rank > 0 && !shape) fail(EPHOST_INVALID_ARGUMENT, "output {}: NULL shape with rank {}", i, rank);
+    if (!out) fail(EPHOST_INVALID_ARGUMENT, "kernel_output: NULL out");
     if (const Device* d = c->memory_device())
       fail(EPHOST_INVALID_ARGUMENT, "output {}: the provider runs on device {}, whose outputs live in its memory: "
            "allocate them with kernel_output_device", i, d->label());
@@ -309,14 +476,16 @@ EphostStatus* kernel_output(EphostKernelContext* c, size_t i, int32_t elem_type,
   });
 }
 EphostStatus* kernel_output_string(EphostKernelContext* c, size_t i, const char* data, size_t size, const char** out) {
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
   return guard([&] {
+    if (!out) fail(EPHOST_INVALID_ARGUMENT, "kernel_output_string: NULL out");
     Tensor* t = c->allocated_output(i);
     if (!t) fail(EPHOST_INVALID_ARGUMENT, "output {} must be allocated with kernel_output first", i);
     if (t->elem_type() != EPHOST_ELEMENT_STRING) fail(EPHOST_INVALID_ARGUMENT, "output {} is not a string tensor", i);
     *out = t->intern_string(data ? data : "", data ? size : 0);
   });
 }
-int32_t kernel_num_threads(const EphostKernelContext* c) { return c->num_threads(); }
+int32_t kernel_num_threads(const EphostKernelContext* c) { return context_ok(c, __func__) ? c->num_threads() : 1; }
 
 // New host values for subgraph results: they own their memory (the executor copies what it does not own).
 void hand_out(std::vector<RuntimeValue> results, const char* attribute, EphostValue** outputs, size_t num_outputs) {
@@ -328,6 +497,7 @@ void hand_out(std::vector<RuntimeValue> results, const char* attribute, EphostVa
 
 EphostStatus* kernel_run_subgraph(EphostKernelContext* c, const char* attribute, const EphostTensorView* inputs,
                                   size_t num_inputs, EphostValue** outputs, size_t num_outputs) {
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
   return guard([&] {
     if (!attribute) fail(EPHOST_INVALID_ARGUMENT, "kernel_run_subgraph: NULL attribute name");
     if (num_inputs && !inputs) fail(EPHOST_INVALID_ARGUMENT, "kernel_run_subgraph: NULL inputs");
@@ -344,6 +514,7 @@ EphostStatus* kernel_run_subgraph(EphostKernelContext* c, const char* attribute,
   });
 }
 EphostStatus* value_tensor(const EphostValue* v, EphostTensorView* out) {
+  if (v && !value_ok(v, __func__)) return refuse(__func__, "not a value handle");
   return guard([&] {
     if (!v) fail(EPHOST_INVALID_ARGUMENT, "value_tensor: NULL value");
     if (!v->value.is_tensor())
@@ -354,14 +525,17 @@ EphostStatus* value_tensor(const EphostValue* v, EphostTensorView* out) {
     *out = v->value.tensor().view();
   });
 }
-void value_release(EphostValue* v) { delete v; }
+void value_release(EphostValue* v) {
+  if (v && value_ok(v, __func__)) delete v;
+}
 
 // ---- sequence and optional values (ABI 2) ----
-int32_t value_kind(const EphostValueInfo* v) { return from_handle(v)->type.kind; }
-int32_t value_optional_kind(const EphostValueInfo* v) { return from_handle(v)->type.optional_kind; }
-int32_t value_tensor_elem_type(const EphostValueInfo* v) { return from_handle(v)->type.tensor_elem_type; }
+int32_t value_kind(const EphostValueInfo* v) { return value_of(v, __func__).type.kind; }
+int32_t value_optional_kind(const EphostValueInfo* v) { return value_of(v, __func__).type.optional_kind; }
+int32_t value_tensor_elem_type(const EphostValueInfo* v) { return value_of(v, __func__).type.tensor_elem_type; }
 
 int32_t kernel_input_kind(const EphostKernelContext* c, size_t i) {
+  if (!context_ok(c, __func__)) return EPHOST_VALUE_UNDEFINED;
   try {
     if (i >= c->num_inputs()) return EPHOST_VALUE_UNDEFINED;
     const RuntimeValue* v = c->input(i);
@@ -371,6 +545,7 @@ int32_t kernel_input_kind(const EphostKernelContext* c, size_t i) {
   }
 }
 EphostStatus* kernel_input_sequence(const EphostKernelContext* c, size_t i, int32_t* elem_type, size_t* length) {
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
   return guard([&] {
     const TensorSequence& seq = present_input(c, i).sequence("input");
     if (elem_type) *elem_type = seq.elem_type;
@@ -385,12 +560,14 @@ const Tensor& element_at(const TensorSequence& seq, size_t position, const char*
 }
 EphostStatus* kernel_input_sequence_element(const EphostKernelContext* c, size_t i, size_t position,
                                             EphostTensorView* out) {
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
   return guard([&] {
     if (!out) fail(EPHOST_INVALID_ARGUMENT, "kernel_input_sequence_element: NULL out");
     *out = element_at(present_input(c, i).sequence("input"), position, "input", i).view();
   });
 }
 EphostStatus* kernel_input_value(const EphostKernelContext* c, size_t i, EphostValue** out) {
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
   return guard([&] {
     if (!out) fail(EPHOST_INVALID_ARGUMENT, "kernel_input_value: NULL out");
     const RuntimeValue& v = present_input(c, i);
@@ -398,6 +575,7 @@ EphostStatus* kernel_input_value(const EphostKernelContext* c, size_t i, EphostV
   });
 }
 EphostStatus* kernel_output_sequence(EphostKernelContext* c, size_t i, int32_t elem_type, size_t length) {
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
   return guard([&] { c->begin_sequence_output(i, elem_type, length); });
 }
 Tensor& unset_element(EphostKernelContext* c, size_t i, size_t position, TensorSequence** seq_out) {
@@ -412,6 +590,7 @@ Tensor& unset_element(EphostKernelContext* c, size_t i, size_t position, TensorS
 }
 EphostStatus* kernel_output_sequence_element(EphostKernelContext* c, size_t i, size_t position, const int64_t* shape,
                                              size_t rank, void** out_data) {
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
   return guard([&] {
     if (rank > 0 && !shape) fail(EPHOST_INVALID_ARGUMENT, "sequence output {}: NULL shape with rank {}", i, rank);
     if (!out_data) fail(EPHOST_INVALID_ARGUMENT, "kernel_output_sequence_element: NULL out_data");
@@ -423,6 +602,7 @@ EphostStatus* kernel_output_sequence_element(EphostKernelContext* c, size_t i, s
 }
 EphostStatus* kernel_output_sequence_element_string(EphostKernelContext* c, size_t i, size_t position,
                                                     const char* data, size_t size, const char** out) {
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
   return guard([&] {
     if (!out) fail(EPHOST_INVALID_ARGUMENT, "kernel_output_sequence_element_string: NULL out");
     TensorSequence& seq = c->sequence_output(i);
@@ -447,6 +627,8 @@ Tensor tensor_in(const EphostValue& value, size_t position) {
 }
 EphostStatus* kernel_output_sequence_element_value(EphostKernelContext* c, size_t i, size_t position,
                                                    const EphostValue* value, size_t value_position) {
+  if (value && !value_ok(value, __func__)) return refuse(__func__, "not a value handle");
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
   return guard([&] {
     if (!value) fail(EPHOST_INVALID_ARGUMENT, "kernel_output_sequence_element_value: NULL value");
     TensorSequence* seq = nullptr;
@@ -459,9 +641,12 @@ EphostStatus* kernel_output_sequence_element_value(EphostKernelContext* c, size_
   });
 }
 EphostStatus* kernel_output_none(EphostKernelContext* c, size_t i) {
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
   return guard([&] { c->set_output(i, RuntimeValue::none()); });
 }
 EphostStatus* kernel_output_value(EphostKernelContext* c, size_t i, const EphostValue* value) {
+  if (value && !value_ok(value, __func__)) return refuse(__func__, "not a value handle");
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
   return guard([&] {
     if (!value) fail(EPHOST_INVALID_ARGUMENT, "kernel_output_value: NULL value");
     if (!value->value.is_set()) fail(EPHOST_INVALID_ARGUMENT, "kernel_output_value: the value holds nothing");
@@ -474,6 +659,7 @@ EphostStatus* kernel_output_value(EphostKernelContext* c, size_t i, const Ephost
 EphostStatus* kernel_run_subgraph_values(EphostKernelContext* c, const char* attribute,
                                          const EphostValue* const* inputs, size_t num_inputs, EphostValue** outputs,
                                          size_t num_outputs) {
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
   return guard([&] {
     if (!attribute) fail(EPHOST_INVALID_ARGUMENT, "kernel_run_subgraph_values: NULL attribute name");
     if (num_inputs && !inputs) fail(EPHOST_INVALID_ARGUMENT, "kernel_run_subgraph_values: NULL inputs");
@@ -482,14 +668,18 @@ EphostStatus* kernel_run_subgraph_values(EphostKernelContext* c, const char* att
     bound.reserve(num_inputs);
     for (size_t i = 0; i < num_inputs; ++i) {
       if (!inputs[i]) fail(EPHOST_INVALID_ARGUMENT, "kernel_run_subgraph_values: input {} is NULL", i);
+      if (!value_ok(inputs[i], __func__)) fail(EPHOST_INVALID_ARGUMENT, "kernel_run_subgraph_values: input {} is not a value handle", i);
       // Shared, not copied: a subgraph never writes its inputs, and the run ends inside this call.
       bound.push_back(inputs[i]->value);
     }
     hand_out(c->run_subgraph(attribute, std::move(bound)), attribute, outputs, num_outputs);
   });
 }
-int32_t value_held_kind(const EphostValue* v) { return v ? to_abi_kind(v->value.kind()) : EPHOST_VALUE_UNDEFINED; }
+int32_t value_held_kind(const EphostValue* v) {
+  return v && value_ok(v, __func__) ? to_abi_kind(v->value.kind()) : EPHOST_VALUE_UNDEFINED;
+}
 EphostStatus* value_sequence(const EphostValue* v, int32_t* elem_type, size_t* length) {
+  if (v && !value_ok(v, __func__)) return refuse(__func__, "not a value handle");
   return guard([&] {
     if (!v) fail(EPHOST_INVALID_ARGUMENT, "value_sequence: NULL value");
     const TensorSequence& seq = v->value.sequence();
@@ -498,12 +688,14 @@ EphostStatus* value_sequence(const EphostValue* v, int32_t* elem_type, size_t* l
   });
 }
 EphostStatus* value_sequence_element(const EphostValue* v, size_t position, EphostTensorView* out) {
+  if (v && !value_ok(v, __func__)) return refuse(__func__, "not a value handle");
   return guard([&] {
     if (!v || !out) fail(EPHOST_INVALID_ARGUMENT, "value_sequence_element: NULL value or out");
     *out = element_at(v->value.sequence(), position, "value", 0).view();
   });
 }
 EphostStatus* value_sequence_element_value(const EphostValue* v, size_t position, EphostValue** out) {
+  if (v && !value_ok(v, __func__)) return refuse(__func__, "not a value handle");
   return guard([&] {
     if (!v || !out) fail(EPHOST_INVALID_ARGUMENT, "value_sequence_element_value: NULL value or out");
     // Elements of sequences own their buffers and never change: shared, not copied.
@@ -525,6 +717,7 @@ EphostStatus* value_create_tensor(const EphostTensorView* source, EphostValue** 
 
 // ---- EPContext sink ----
 EphostStatus* context_set_blob(EphostContextSink* sink, const void* data, size_t size) {
+  if (sink && !checked<EphostContextSink>(sink, __func__, "a context sink")) return refuse(__func__, "not the sink context_emit was given");
   if (!sink) return make_status(EPHOST_INVALID_ARGUMENT, "context_set_blob: NULL sink");
   if (!data && size) return make_status(EPHOST_INVALID_ARGUMENT, "context_set_blob: NULL data with a non-zero size");
   return guard([&] {
@@ -533,6 +726,7 @@ EphostStatus* context_set_blob(EphostContextSink* sink, const void* data, size_t
   });
 }
 EphostStatus* context_set_attribute(EphostContextSink* sink, const char* name, const char* value) {
+  if (sink && !checked<EphostContextSink>(sink, __func__, "a context sink")) return refuse(__func__, "not the sink context_emit was given");
   if (!sink || !name || !value) return make_status(EPHOST_INVALID_ARGUMENT, "context_set_attribute: NULL argument");
   static const char* const kPluginSettable[] = {"ep_sdk_version", "hardware_architecture", "notes", "max_size"};
   const std::string key = name;
@@ -575,6 +769,7 @@ void describe_memory(const Tensor& t, EphostTensorMemory* out) {
 }
 
 EphostStatus* kernel_input_memory(const EphostKernelContext* c, size_t i, EphostTensorMemory* out) {
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
   return guard([&] {
     if (!out) fail(EPHOST_INVALID_ARGUMENT, "kernel_input_memory: out is NULL");
     if (i >= c->num_inputs()) fail(EPHOST_INVALID_ARGUMENT, "input {} requested, the node has {}", i, c->num_inputs());
@@ -588,6 +783,7 @@ EphostStatus* kernel_input_memory(const EphostKernelContext* c, size_t i, Ephost
 
 EphostStatus* kernel_output_device(EphostKernelContext* c, size_t i, int32_t elem_type, const int64_t* shape,
                                    size_t rank, EphostTensorMemory* out) {
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
   return guard([&] {
     if (!out) fail(EPHOST_INVALID_ARGUMENT, "kernel_output_device: out is NULL");
     if (rank > 0 && !shape) fail(EPHOST_INVALID_ARGUMENT, "output {}: NULL shape with rank {}", i, rank);
@@ -600,6 +796,7 @@ EphostStatus* kernel_output_device(EphostKernelContext* c, size_t i, int32_t ele
 }
 
 EphostStream* kernel_stream(const EphostKernelContext* c) {
+  if (!context_ok(c, __func__)) return nullptr;
   try {
     return const_cast<EphostKernelContext*>(c)->stream();
   } catch (...) {

@@ -26,9 +26,17 @@ void require(const void* p, const char* what) {
   if (!p) fail(EPHOST_INVALID_ARGUMENT, "{} must not be NULL", what);
 }
 
-EphostStatusCode GetErrorCode(const EphostStatus* s) { return s ? s->code : EPHOST_OK; }
-const char* GetErrorMessage(const EphostStatus* s) { return s ? s->message.c_str() : ""; }
-void ReleaseStatus(EphostStatus* s) { delete s; }
+// A pointer that is not a live status (released already, or never one) is never read.
+constexpr const char* kNotAStatus = "not a status: this pointer was never returned by libephost, or was released";
+EphostStatusCode GetErrorCode(const EphostStatus* s) {
+  if (!s) return EPHOST_OK;
+  return is_live_status(s) ? s->code : EPHOST_INVALID_ARGUMENT;
+}
+const char* GetErrorMessage(const EphostStatus* s) {
+  if (!s) return "";
+  return is_live_status(s) ? s->message.c_str() : kNotAStatus;
+}
+void ReleaseStatus(EphostStatus* s) { release_status(s); }
 const char* GetErrorCodeName(EphostStatusCode code) { return status_code_name(code); }
 void FreeString(char* s) { delete[] s; }
 
@@ -38,19 +46,44 @@ char* copy_string(const std::string& s) {
   return out;
 }
 
-EphostStatus* CreateEnvImpl(EphostLogLevel level, const std::vector<std::string>* dirs, EphostEnv** out) {
+EphostStatus* CreateEnvImpl(EphostLogLevel level, const std::vector<std::string>* dirs, const EnvConfig& config,
+                            EphostEnv** out) {
   return guard([&] {
     require(out, "out_env");
     auto env = std::make_unique<EphostEnv>();
-    env->env = std::make_unique<Env>(level, dirs);
+    env->env = std::make_shared<Env>(level, dirs, config);
     *out = env.release();
   });
 }
-EphostStatus* CreateEnv(EphostLogLevel level, EphostEnv** out) { return CreateEnvImpl(level, nullptr, out); }
-EphostStatus* CreateEnvWithPluginDirs(EphostLogLevel level, const char* const* dirs, EphostEnv** out) {
+std::vector<std::string> plugin_dir_list(const char* const* dirs) {
   std::vector<std::string> list;
   for (size_t i = 0; dirs && dirs[i]; ++i) list.emplace_back(dirs[i]);
-  return CreateEnvImpl(level, &list, out);
+  return list;
+}
+EphostStatus* CreateEnv(EphostLogLevel level, EphostEnv** out) {
+  return CreateEnvImpl(level, nullptr, make_env_config({}), out);
+}
+EphostStatus* CreateEnvWithPluginDirs(EphostLogLevel level, const char* const* dirs, EphostEnv** out) {
+  const std::vector<std::string> list = plugin_dir_list(dirs);
+  return CreateEnvImpl(level, &list, make_env_config({}), out);
+}
+EphostStatus* CreateEnvWithOptions(EphostLogLevel level, const char* const* dirs, const char* const* keys,
+                                   const char* const* values, size_t n, EphostEnv** out) {
+  EnvConfig config;
+  if (EphostStatus* s = guard([&] {
+        require(out, "out_env");
+        if (n && (!keys || !values)) fail(EPHOST_INVALID_ARGUMENT, "{} env options but keys or values is NULL", n);
+        std::vector<std::pair<std::string, std::string>> options;
+        for (size_t i = 0; i < n; ++i) {
+          require(keys[i], "env option key");
+          require(values[i], "env option value");
+          options.emplace_back(keys[i], values[i]);
+        }
+        config = make_env_config(options);
+      }))
+    return s;
+  const std::vector<std::string> list = plugin_dir_list(dirs);
+  return CreateEnvImpl(level, dirs ? &list : nullptr, config, out);
 }
 void ReleaseEnv(EphostEnv* env) { delete env; }
 
@@ -169,6 +202,7 @@ EphostStatus* CreateSession(EphostEnv* env, const char* path, const EphostSessio
     require(path, "model_path");
     require(out, "out_session");
     auto s = std::make_unique<EphostSession>();
+    s->env = env->env;
     s->session = Session::create_from_file(*env->env, path, options_or_default(o));
     *out = s.release();
   });
@@ -180,6 +214,7 @@ EphostStatus* CreateSessionFromArray(EphostEnv* env, const void* data, size_t si
     require(data, "model_data");
     require(out, "out_session");
     auto s = std::make_unique<EphostSession>();
+    s->env = env->env;
     s->session = Session::create_from_buffer(*env->env, data, size, options_or_default(o));
     *out = s.release();
   });
@@ -302,7 +337,7 @@ EphostStatus* Run(EphostSession* s, const char* const* input_names, const Ephost
     }
     if (n_out == 0) return;  // nothing requested: nothing to compute
     std::vector<RuntimeValue> results = s->session->run(in_names, in, out_names);
-    for (size_t i = 0; i < n_out; ++i) outputs[i] = new EphostTensor{std::move(results[i])};
+    for (size_t i = 0; i < n_out; ++i) outputs[i] = new EphostTensor{std::move(results[i]), s->env};
   });
 }
 
@@ -319,7 +354,7 @@ EphostStatus* CreateTensorWithData(EphostElementType et, const int64_t* shape, s
     require(out, "out_tensor");
     if (element_size(et) == 0) fail(EPHOST_INVALID_ARGUMENT, "unsupported element type {}", static_cast<int>(et));
     std::vector<int64_t> dims = shape_of(shape, rank);
-    size_t expected = static_cast<size_t>(element_count(dims)) * element_size(et);
+    size_t expected = byte_count(et, dims);
     if (size != expected)
       fail(EPHOST_INVALID_ARGUMENT, "buffer holds {} bytes but a {} tensor of shape {} needs {}", size,
            element_type_name(et), shape_to_string(dims), expected);
@@ -399,7 +434,7 @@ EphostStatus* SequenceGetElement(const EphostTensor* seq, size_t index, EphostTe
     const TensorSequence& s = seq->value.sequence("the handle");
     if (index >= s.elements.size())
       fail(EPHOST_INVALID_ARGUMENT, "sequence element {} requested, the sequence has {}", index, s.elements.size());
-    *out = new EphostTensor{s.elements[index]};
+    *out = new EphostTensor{s.elements[index], seq->env};
   });
 }
 EphostStatus* io_kind(const EphostSession* s, size_t i, bool input, EphostValueKind* kind,
@@ -476,6 +511,7 @@ EphostApi make_api(uint32_t version) {
   a.SessionGetOutputDimName = &SessionGetOutputDimName;
   a.SetSessionProgressCallback = &SetSessionProgressCallback;
   a.SessionEndProfiling = &SessionEndProfiling;
+  a.CreateEnvWithOptions = &CreateEnvWithOptions;
   return cut_to_version_size(a, EphostApiSize(version), "application API table");
 }
 

@@ -97,7 +97,7 @@ EphostStatus* CreateDeviceTensor(EphostEnv* env, const char* provider, uint32_t 
     const Device& d = find_device(*env->env, provider, device);
     std::vector<int64_t> dims(shape, shape + rank);
     element_count(dims);  // validates
-    *out = new EphostTensor{Tensor::allocate_on_device(d, et, std::move(dims), "a device tensor")};
+    *out = new EphostTensor{Tensor::allocate_on_device(d, et, std::move(dims), "a device tensor"), env->env};
   });
 }
 
@@ -209,7 +209,7 @@ EphostStatus* IoBindingGetOutput(const EphostIoBinding* b, const char* name, Eph
     for (const auto& o : b->outputs)
       if (o.name == name) {
         if (!o.result.is_set()) fail(EPHOST_INVALID_ARGUMENT, "output '{}' has no value yet: run first", name);
-        *out = new EphostTensor{o.result};
+        *out = new EphostTensor{o.result, b->session->env};
         return;
       }
     fail(EPHOST_INVALID_ARGUMENT, "output '{}' is not bound", name);

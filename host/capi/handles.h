@@ -15,7 +15,9 @@
 #include "session/session_options.h"
 
 struct EphostEnv {
-  std::unique_ptr<ephost::Env> env;
+  // Shared with every session created from it: ReleaseEnv before ReleaseSession leaves the sessions
+  // (and the plugins they use) alive until the last of them is released.
+  std::shared_ptr<ephost::Env> env;
   std::mutex mutex;
   std::deque<std::string> joined_keys;  // storage for EphostPluginReport::source_keys
 };
@@ -23,11 +25,17 @@ struct EphostSessionOptions {
   ephost::SessionOptions options;
 };
 struct EphostSession {
+  std::shared_ptr<ephost::Env> env;  // declared first: destroyed after the session
   std::unique_ptr<ephost::Session> session;
 };
 // Any run-time value: a tensor (in host or device memory), a sequence, or none (versions 2 and 3).
 struct EphostTensor {
   ephost::RuntimeValue value;
+  // For values that may live in a plugin's device memory (run and binding outputs, device tensors):
+  // the env whose plugin frees that memory, kept loaded until the value is gone, so that ReleaseEnv
+  // before ReleaseTensor is as safe as before ReleaseSession. Null for values the caller made.
+  std::shared_ptr<ephost::Env> env;
+  ~EphostTensor() { value = ephost::RuntimeValue(); }  // the value first, then (maybe) the env
 };
 // Inputs and outputs bound ahead of runs (version 3).
 struct EphostIoBinding {

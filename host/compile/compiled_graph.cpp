@@ -53,6 +53,7 @@ void compile_group(CompiledStep& step, const PartitionGroup& group) {
 
 void release(const CompiledStep& step) noexcept {
   try {
+    PluginCallScope scope(step.provider->name().c_str(), step.provider->library_path(), "release of a kernel or state");
     if (step.fused) {
       if (step.compute.release_state && step.state) step.compute.release_state(step.compute.user, step.state);
       if (step.compute.release) step.compute.release(step.compute.user);

@@ -8,6 +8,9 @@
 
 namespace ephost {
 
+// Temporary files are named ".<file>.tmp-<pid>-XXXXXX"; one whose writer process is gone (killed
+// mid-write) is removed the next time the same file is written.
+//
 // Writes `size` bytes to `path` atomically. With overwrite=false an existing `path` is an
 // EPHOST_FAIL error that names it (and nothing is written). Missing parent folders are created.
 // Errors: EPHOST_FAIL with the path and the system's reason.

@@ -1,6 +1,8 @@
 #include "core/status.h"
 
+#include <mutex>
 #include <new>
+#include <unordered_set>
 
 #include "core/error.h"
 
@@ -24,15 +26,55 @@ const char* status_code_name(EphostStatusCode code) {
   return "UNKNOWN";
 }
 
+namespace {
+
+// Leaked: statuses may be released during static destruction.
+std::mutex& live_mutex() {
+  static auto* m = new std::mutex;
+  return *m;
+}
+std::unordered_set<const EphostStatus*>& live_statuses() {
+  static auto* s = new std::unordered_set<const EphostStatus*>;
+  return *s;
+}
+
+}  // namespace
+
 EphostStatus* make_status(EphostStatusCode code, const std::string& message) {
   if (code == EPHOST_OK) return nullptr;
+  EphostStatus* status = nullptr;
   try {
-    return new EphostStatus{code, message};
+    status = new EphostStatus{code, message};
   } catch (...) {
     // Out of memory while reporting an error: a static status would be freed by the caller, so the
     // best we can do is a minimal allocation attempt without the message.
-    return new (std::nothrow) EphostStatus{code, {}};
+    status = new (std::nothrow) EphostStatus{code, {}};
   }
+  if (!status) return nullptr;
+  try {
+    std::lock_guard<std::mutex> lock(live_mutex());
+    live_statuses().insert(status);
+  } catch (...) {
+    delete status;
+    return nullptr;
+  }
+  return status;
+}
+
+bool is_live_status(const EphostStatus* status) {
+  if (!status) return false;
+  std::lock_guard<std::mutex> lock(live_mutex());
+  return live_statuses().count(status) != 0;
+}
+
+bool release_status(EphostStatus* status) {
+  if (!status) return false;
+  {
+    std::lock_guard<std::mutex> lock(live_mutex());
+    if (live_statuses().erase(status) == 0) return false;
+  }
+  delete status;
+  return true;
 }
 
 EphostStatus* status_from_current_exception() noexcept {

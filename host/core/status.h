@@ -13,8 +13,18 @@ struct EphostStatus {
 
 namespace ephost {
 
-// NULL for EPHOST_OK, otherwise a new status the receiver owns.
+// NULL for EPHOST_OK, otherwise a new status the receiver owns. Every status the host creates (for
+// the application or for a plugin, through status_create) is registered as live until released.
 EphostStatus* make_status(EphostStatusCode code, const std::string& message);
+
+// True when `status` is a status the host created and nobody has released yet. A pointer a plugin or
+// an application hands back is checked with this before it is read: anything else (garbage, a stale
+// or foreign pointer) is never dereferenced.
+bool is_live_status(const EphostStatus* status);
+
+// Releases a live status and returns true; returns false, touching nothing, for anything else
+// (NULL included).
+bool release_status(EphostStatus* status);
 
 // Converts the exception in flight (inside a catch block) into a status.
 EphostStatus* status_from_current_exception() noexcept;

@@ -25,6 +25,17 @@ int64_t element_count(const std::vector<int64_t>& shape) {
   return n;
 }
 
+size_t byte_count(int32_t elem_type, const std::vector<int64_t>& shape) {
+  const int64_t count = element_count(shape);
+  const size_t esize = element_size(elem_type);
+  // Room left for rounding up to the 64-byte alignment of allocate_aligned.
+  constexpr uint64_t kMaxBytes = static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) - 64;
+  if (esize != 0 && static_cast<uint64_t>(count) > kMaxBytes / esize)
+    fail(EPHOST_INVALID_ARGUMENT, "a {} tensor of shape {} would take more bytes than can be counted",
+         element_type_name(elem_type), shape_to_string(shape));
+  return static_cast<size_t>(count) * esize;
+}
+
 std::string shape_to_string(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -34,7 +45,26 @@ std::string shape_to_string(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
+namespace {
+
+// EPHOST_TENSOR_BYTES_LIMIT: the largest buffer the host allocates for one value (0: no limit). Fuzzing
+// and tests of hostile models set it, so that a model asking for a terabyte gets a clear error instead
+// of an allocator that gives up in its own way.
+size_t tensor_bytes_limit() {
+  static const size_t limit = [] {
+    const char* v = std::getenv("EPHOST_TENSOR_BYTES_LIMIT");
+    return v ? static_cast<size_t>(std::strtoull(v, nullptr, 10)) : size_t{0};
+  }();
+  return limit;
+}
+
+}  // namespace
+
 std::shared_ptr<void> allocate_aligned(size_t bytes) {
+  if (tensor_bytes_limit() && bytes > tensor_bytes_limit())
+    fail(EPHOST_FAIL, "out of memory: a buffer of {} bytes exceeds EPHOST_TENSOR_BYTES_LIMIT ({} bytes)", bytes,
+         tensor_bytes_limit());
+  if (bytes > std::numeric_limits<size_t>::max() - 63) throw std::bad_alloc();
   size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded == 0) rounded = 64;
   void* p = std::aligned_alloc(64, rounded);
@@ -47,9 +77,10 @@ Tensor Tensor::allocate(int32_t elem_type, std::vector<int64_t> shape) {
   if (esize == 0) fail(EPHOST_INVALID_ARGUMENT, "cannot allocate a tensor of element type {}", elem_type);
   Tensor t;
   t.elem_type_ = elem_type;
+  const size_t bytes = byte_count(elem_type, shape);
   t.count_ = ephost::element_count(shape);
   t.shape_ = std::move(shape);
-  t.holder_ = allocate_aligned(static_cast<size_t>(t.count_) * esize);
+  t.holder_ = allocate_aligned(bytes);
   t.data_ = t.holder_.get();
   if (elem_type == EPHOST_ELEMENT_STRING) {
     t.string_store_ = std::make_shared<std::vector<std::unique_ptr<std::string>>>();
@@ -99,7 +130,7 @@ Tensor Tensor::allocate_on_device(const Device& device, int32_t elem_type, std::
   if (element_size(elem_type) == 0 || elem_type == EPHOST_ELEMENT_STRING)
     fail(EPHOST_INVALID_ARGUMENT, "a {} tensor cannot live in device memory ({})", element_type_name(elem_type),
          device.label());
-  const uint64_t bytes = static_cast<uint64_t>(ephost::element_count(shape)) * element_size(elem_type);
+  const uint64_t bytes = byte_count(elem_type, shape);  // checked: a hostile shape is an error, not a wrap
   auto allocation = std::make_shared<DeviceAllocation>(device, bytes, what);
   const EphostDeviceBuffer buffer = allocation->buffer();
   return on_device(device, elem_type, std::move(shape), buffer, std::move(allocation));

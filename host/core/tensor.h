@@ -21,10 +21,16 @@ size_t element_size(int32_t elem_type);
 const char* element_type_name(int32_t elem_type);
 // Product of dims; 1 for a scalar. Throws INVALID_ARGUMENT on a negative dim or overflow.
 int64_t element_count(const std::vector<int64_t>& shape);
+// Bytes of a tensor of `elem_type` and `shape`: element_count times element_size. Throws
+// INVALID_ARGUMENT on a negative dim, or when the product overflows (a hostile shape such as
+// [9223372036854775807] must never wrap into a small buffer). Every shape that becomes a byte count
+// goes through here.
+size_t byte_count(int32_t elem_type, const std::vector<int64_t>& shape);
 // "[1,3,640,640]"
 std::string shape_to_string(const std::vector<int64_t>& shape);
 
-// 64-byte aligned buffer that frees itself.
+// 64-byte aligned buffer that frees itself. Throws std::bad_alloc, or FAIL when `bytes` exceeds
+// EPHOST_TENSOR_BYTES_LIMIT (an environment variable, 0 or unset: no limit).
 std::shared_ptr<void> allocate_aligned(size_t bytes);
 
 class Tensor {

@@ -41,6 +41,13 @@ struct PluginRecord {
   int32_t default_priority = 0;
 
   bool builtin = false;
+  // How the library was probed before it was loaded: "scanner" (the scanner's child process),
+  // "registry" (the registry cache remembered it), "in process" (EPHOST_PLUGIN_SCAN=inprocess, or no
+  // scanner); "" for the built-in plugin and for files skipped before any probe.
+  std::string probed_by;
+  // The probe's verdict (probe_outcome_name: "usable", "refused", "crashed", "exited", "timed_out",
+  // "scanner_failed"); "" when it was not probed apart from loading it.
+  std::string probe_outcome;
   const EphostPlugin* plugin = nullptr;      // valid while loaded
   const EphostHostApi* host_api = nullptr;   // the host table this plugin was given (process lifetime)
 

@@ -4,16 +4,21 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "core/device.h"
 #include "core/log.h"
+#include "core/plugin_fault.h"
 #include "discovery/device_enumeration.h"
 #include "discovery/elf_probe.h"
 #include "discovery/negotiation.h"
 #include "discovery/plugin_call.h"
 #include "discovery/plugin_library.h"
 #include "discovery/plugin_metadata.h"
+#include "discovery/plugin_probe.h"
+#include "discovery/plugin_scanner.h"
+#include "discovery/registry_cache.h"
 #include "discovery/report_json.h"
 
 namespace ephost {
@@ -43,7 +48,15 @@ std::string skip_reason_of(Fn&& load) {
 
 }  // namespace
 
-PluginRegistry::PluginRegistry() = default;
+struct PluginRegistry::Candidate {
+  std::string path;
+  std::string canonical;
+  std::string skip;  // skipped before any probe (already loaded, not a loadable ELF file)
+  std::optional<ProbeResult> probe;
+  const char* probed_by = "in process";
+};
+
+PluginRegistry::PluginRegistry(ScanSettings settings) : settings_(std::move(settings)) {}
 
 PluginRegistry::~PluginRegistry() {
   // Unload in reverse discovery order, as a stack of dlopen calls expects.
@@ -86,24 +99,107 @@ void PluginRegistry::add_builtin(EphostPluginNegotiateFn entry) {
 }
 
 void PluginRegistry::scan_directories(const std::vector<std::string>& dirs) {
+  std::vector<std::string> paths;
   for (const std::string& dir : dirs)
-    for (const std::string& path : list_plugin_candidates(dir)) load_library(path);
+    for (std::string& path : list_plugin_candidates(dir)) paths.push_back(std::move(path));
+  load_libraries(paths);
 }
 
-const PluginRecord& PluginRegistry::load_library(const std::string& path) {
+const PluginRecord& PluginRegistry::load_library(const std::string& path) { return *load_libraries({path}).front(); }
+
+std::vector<const PluginRecord*> PluginRegistry::load_libraries(const std::vector<std::string>& paths) {
+  std::vector<Candidate> candidates(paths.size());
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < paths.size(); ++i) {
+      Candidate& c = candidates[i];
+      c.path = paths[i];
+      c.canonical = canonical_or_empty(c.path);
+      if (const PluginRecord* same = find_loaded_file_locked(c.canonical))
+        c.skip = fmt::format("already loaded from {}", same->path);
+    }
+  }
+  for (Candidate& c : candidates)
+    if (c.skip.empty()) c.skip = elf_incompatibility(c.path);
+  probe(candidates);
+
+  std::vector<const PluginRecord*> out;
   std::lock_guard<std::mutex> lock(mutex_);
-  auto record = std::make_unique<PluginRecord>();
-  record->path = path;
-  record->canonical_path = canonical_or_empty(path);
-  std::string reason = skip_reason_of([&] {
-    if (const PluginRecord* same = find_loaded_file_locked(record->canonical_path))
-      throw PluginSkipped(fmt::format("already loaded from {}", same->path));
-    std::string incompatible = elf_incompatibility(path);
-    if (!incompatible.empty()) throw PluginSkipped(incompatible);
-    record->library = PluginLibrary::open(path);
-    admit(record->library->entry_point(), *record);
-  });
-  return finish(std::move(record), reason);
+  for (Candidate& c : candidates) {
+    auto record = std::make_unique<PluginRecord>();
+    record->path = c.path;
+    record->canonical_path = c.canonical;
+    std::string reason = skip_reason_of([&] {
+      if (!c.skip.empty()) throw PluginSkipped(c.skip);
+      // Another thread may have loaded the same file meanwhile.
+      if (const PluginRecord* same = find_loaded_file_locked(record->canonical_path))
+        throw PluginSkipped(fmt::format("already loaded from {}", same->path));
+      record->probed_by = c.probed_by;
+      if (c.probe) {
+        record->probe_outcome = probe_outcome_name(c.probe->outcome);
+        if (c.probe->outcome != ProbeOutcome::kUsable) {
+          apply_description(c.probe->description, *record);  // what it said before it failed
+          throw PluginSkipped(c.probe->reason);
+        }
+      }
+      load_in_process(*record);
+    });
+    out.push_back(&finish(std::move(record), reason));
+  }
+  return out;
+}
+
+void PluginRegistry::probe(std::vector<Candidate>& candidates) const {
+  if (settings_.in_process) return;
+  if (settings_.scanner.empty()) {
+    log_warning("no plugin scanner is installed beside libephost: plugins are probed in process, where one that "
+                "crashes takes the application with it (set EPHOST_PLUGIN_SCANNER to the scanner)");
+    return;
+  }
+  RegistryCache cache(settings_.registry_file);
+  cache.load();
+  std::vector<size_t> misses;
+  std::vector<std::optional<LibraryIdentity>> ids(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    Candidate& c = candidates[i];
+    if (!c.skip.empty()) continue;
+    ids[i] = identify_library(c.canonical);
+    if (ids[i]) {
+      if (std::optional<ProbeResult> cached = cache.find(*ids[i])) {
+        c.probe = std::move(cached);
+        c.probed_by = "registry";
+        continue;
+      }
+    }
+    misses.push_back(i);
+  }
+  if (!misses.empty()) {
+    std::vector<std::string> paths;
+    for (size_t i : misses) paths.push_back(candidates[i].path);
+    std::vector<ProbeResult> results;
+    try {
+      results = probe_in_scanner(paths, ScannerOptions{settings_.scanner, settings_.timeout});
+    } catch (const ScannerUnavailable& e) {
+      log_warning(fmt::format("the plugin scanner cannot run ({}): plugins are probed in process, where one that "
+                              "crashes takes the application with it", e.what()));
+      return;
+    }
+    for (size_t k = 0; k < misses.size(); ++k) {
+      Candidate& c = candidates[misses[k]];
+      if (ids[misses[k]]) cache.store(*ids[misses[k]], results[k]);
+      c.probe = std::move(results[k]);
+      c.probed_by = "scanner";
+    }
+  }
+  cache.save();
+}
+
+void PluginRegistry::load_in_process(PluginRecord& record) const {
+  // A crash from here on cannot be survived; the fault reporter at least names the library.
+  const std::string file = std::filesystem::path(record.path).filename().string();
+  PluginCallScope scope(file.c_str(), record.path.c_str(), "discovery (load, negotiate, describe)");
+  record.library = PluginLibrary::open(record.path);
+  admit(record.library->entry_point(), record);
 }
 
 const std::vector<std::unique_ptr<PluginRecord>>& PluginRegistry::records() const { return records_; }

@@ -34,7 +34,9 @@ std::string discovery_report_json(const std::vector<const PluginRecord*>& record
                       {"abi_version", r->abi_version},
                       {"loaded", r->loaded},
                       {"reason", r->reason},
-                      {"builtin", r->builtin}};
+                      {"builtin", r->builtin},
+                      {"probed_by", r->probed_by},
+                      {"probe_outcome", r->probe_outcome}};
     // Plugin ABI 3: the devices a plugin drives (listed only for plugins that have some).
     if (!r->devices.empty()) entry["devices"] = devices;
     report.push_back(std::move(entry));

@@ -54,13 +54,20 @@ fs::path host_binary_location() {
 
 }  // namespace
 
-std::string default_plugin_directory() {
+std::string host_library_directory() {
   try {
-    return (host_binary_location().parent_path() / EPHOST_PLUGIN_DIR_NAME).lexically_normal().string();
+    return host_binary_location().parent_path().lexically_normal().string();
   } catch (const std::exception& e) {
-    log_warning(fmt::format("cannot locate libephost to find its plugin directory: {}", e.what()));
+    log_warning(fmt::format("cannot locate libephost to find the plugins and helpers installed beside it: {}",
+                            e.what()));
     return {};
   }
+}
+
+std::string default_plugin_directory() {
+  const std::string dir = host_library_directory();
+  if (dir.empty()) return {};
+  return (fs::path(dir) / EPHOST_PLUGIN_DIR_NAME).lexically_normal().string();
 }
 
 std::vector<std::string> default_plugin_search_path() {

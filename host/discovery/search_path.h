@@ -21,6 +21,10 @@ std::vector<std::string> split_plugin_path(const std::string& value);
 // installed. When the host is linked statically into an executable, that executable's directory.
 std::string default_plugin_directory();
 
+// The directory holding libephost (or the executable the host is linked into); "" when it cannot be
+// found. Installed helpers live below it (ephost/plugins, ephost/ephost-plugin-scanner).
+std::string host_library_directory();
+
 // EPHOST_PLUGIN_PATH's directories, then default_plugin_directory().
 std::vector<std::string> default_plugin_search_path();
 

@@ -201,8 +201,9 @@ bool ContextBinary::has_graph(const std::string& name) const { return raw_ || gr
 
 std::string ContextBinary::resolve(const std::string& partition_name) const {
   if (raw_) return partition_name;
+  // Never a guess: a container whose only graph has another name belongs to another model (a .bin
+  // replaced by another model's binary would otherwise load and compute wrong outputs silently).
   if (graphs_.count(partition_name)) return partition_name;
-  if (graphs_.size() == 1) return graphs_.begin()->first;
   return "";
 }
 

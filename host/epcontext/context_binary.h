@@ -79,8 +79,9 @@ class ContextBinary {
   // The bytes of graph `name` (the whole payload of a raw context). Throws INVALID_GRAPH when absent;
   // use resolve() first to pick the name.
   Bytes assemble(const std::string& name) const;
-  // The graph a node with `partition_name` uses: that name, or the only graph of a raw container
-  // or of a container holding exactly one graph. "" when none fits.
+  // The graph a node with `partition_name` uses: that name when the container holds it (or the whole
+  // payload of a raw context). "" when it does not: names must match, even when the container holds
+  // a single graph.
   std::string resolve(const std::string& partition_name) const;
   uint64_t size() const { return data_ ? data_->size() : 0; }
 

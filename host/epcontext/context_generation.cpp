@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "discovery/plugin_record.h"
+#include "epcontext/binary_ownership.h"
 #include "epcontext/context_binary.h"
 #include "epcontext/context_schema.h"
 #include "model/loader.h"
@@ -255,6 +256,7 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
     std::string path;        // absolute
     std::string reference;   // what ep_cache_context records
     bool write_now = true;
+    bool replaces_orphan = false;  // an earlier, interrupted compile left it, and no model uses it
     ContextBinaryBuilder local;
     ContextBinaryBuilder* builder = &local;
   };
@@ -274,8 +276,15 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
         b.write_now = settings.stop_share;
       }
       b.reference = relative_inside(b.path, ctx_dir.string());
-      if (b.write_now && !settings.overwrite && fs::exists(b.path))
-        fail(EPHOST_FAIL, "the context binary '{}' exists already; remove it, or set ep.context_overwrite=1", b.path);
+      if (b.write_now && !settings.overwrite && fs::exists(b.path)) {
+        const std::string user = model_using_binary(b.path, ctx_dir.string());
+        if (!user.empty())
+          fail(EPHOST_FAIL, "the context binary '{}' exists already and ctx model '{}' uses it; remove them, or set "
+               "ep.context_overwrite=1 (ephost compile --force)", b.path, user);
+        log_warning(fmt::format("EPContext: '{}' belongs to no ctx model (a compile was interrupted before writing "
+                                "its model): replacing it", b.path));
+        b.replaces_orphan = true;
+      }
     }
   }
 
@@ -421,6 +430,16 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
     external_bytes = writer.bytes();
   }
 
+  // The binaries' bytes, and their checksums recorded in the model (epcontext/binary_ownership.h).
+  std::map<const ProviderInstance*, Bytes> binary_bytes;
+  for (auto& [p, b] : binaries) {
+    if (!b.write_now) continue;
+    Bytes& bytes = binary_bytes[p] = b.builder->serialize();
+    auto* kv = out->add_metadata_props();
+    kv->set_key(binary_checksum_key(b.reference));
+    kv->set_value(binary_checksum(bytes));
+  }
+
   std::string serialized;
   if (out->ByteSizeLong() > static_cast<size_t>(INT32_MAX))
     fail(EPHOST_FAIL,
@@ -441,16 +460,16 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
         for (const std::string& path : created) fs::remove(path, ec);
     }
   } cleanup;
-  auto write = [&](const std::string& path, const void* data, size_t size, bool removable) {
+  auto write = [&](const std::string& path, const void* data, size_t size, bool removable, bool overwrite) {
     boost::system::error_code ec;
     const bool existed = fs::exists(path, ec);
-    write_file_atomically(path, data, size, settings.overwrite);
+    write_file_atomically(path, data, size, overwrite);
     if (removable && !existed) cleanup.created.push_back(path);
   };
   for (auto& [p, b] : binaries) {
     if (!b.write_now) continue;
-    Bytes bytes = b.builder->serialize();
-    write(b.path, bytes.data(), bytes.size(), !settings.share);
+    const Bytes& bytes = binary_bytes.at(p);
+    write(b.path, bytes.data(), bytes.size(), !settings.share, settings.overwrite || b.replaces_orphan);
     log_info(fmt::format("EPContext: wrote '{}' ({} bytes, {} graph(s), {} of {} piece bytes after deduplication)",
                          b.path, bytes.size(), b.builder->graph_count(), b.builder->stored_piece_bytes(),
                          b.builder->handed_piece_bytes()));
@@ -459,7 +478,7 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
   }
   if (!settings.external_initializers_file.empty()) {
     std::string path = (ctx_dir / settings.external_initializers_file).string();
-    write(path, external_bytes.data(), external_bytes.size(), true);
+    write(path, external_bytes.data(), external_bytes.size(), true, settings.overwrite);
     result.files.push_back(path);
   }
   write_file_atomically(settings.ctx_path, serialized.data(), serialized.size(), settings.overwrite);

@@ -33,6 +33,7 @@ std::string inspect_context_model(const PluginRegistry& registry, const std::str
   std::vector<const Node*> contexts;
   for (const auto& n : graph->nodes)
     if (n->op_type == epctx::kOpType && n->domain == epctx::kDomain) contexts.push_back(n.get());
+  check_context_node_names(contexts);
 
   // One provider per plugin that could load some node, created with the plugin's default options.
   std::map<std::string, std::unique_ptr<ProviderInstance>> providers;

@@ -55,6 +55,7 @@ ContextResolution resolve_contexts(Model& model, const std::vector<std::unique_p
   std::vector<const Node*> contexts;
   for (const auto& n : ir->nodes)
     if (n->op_type == epctx::kOpType && n->domain == epctx::kDomain) contexts.push_back(n.get());
+  check_context_node_names(contexts);
 
   std::vector<std::pair<const Node*, size_t>> rejected;  // node, provider that rejected (or SIZE_MAX)
   for (const Node* n : contexts) {

@@ -32,6 +32,31 @@ int64_t context_int_attribute(const Node& n, const char* name, int64_t fallback)
   return a ? a->i() : fallback;
 }
 
+namespace {
+
+// The names must match: a container holding other graphs (even a single one) belongs to another model.
+[[noreturn]] void no_such_graph(const std::string& node, const std::string& name, const ContextBinary& b) {
+  std::string held;
+  for (const std::string& g : b.graph_names()) held += (held.empty() ? "'" : ", '") + g + "'";
+  fail(EPHOST_INVALID_GRAPH,
+       "the context of EPContext node '{}' holds no graph '{}' (it holds {}): a binary of another model, or a "
+       "partition_name that was changed",
+       node, name, held.empty() ? std::string("none") : held);
+}
+
+}  // namespace
+
+void check_context_node_names(const std::vector<const Node*>& contexts) {
+  std::map<std::string, const Node*> seen;
+  for (const Node* n : contexts) {
+    auto [it, inserted] = seen.emplace(n->name, n);
+    if (!inserted)
+      fail(EPHOST_INVALID_GRAPH,
+           "EPContext nodes {} and {} are both named '{}'; each EPContext node of a model needs its own name",
+           it->second->index, n->index, n->name);
+  }
+}
+
 ContextStore::ContextStore(std::string base_dir, bool from_buffer, bool share, ContextShareRegistry& shared)
     : base_dir_(std::move(base_dir)), from_buffer_(from_buffer), share_(share), shared_(shared) {}
 
@@ -75,17 +100,19 @@ std::optional<Bytes> ContextStore::from_main(const Node& main, const std::string
     ContextBinary b =
         ContextBinary::parse(data, fmt::format("the context embedded in EPContext node '{}'", main.name));
     std::string resolved = exact ? (b.has_graph(name) ? name : "") : b.resolve(name);
-    if (resolved.empty()) return std::nullopt;
+    if (resolved.empty() && exact) return std::nullopt;
+    if (resolved.empty()) no_such_graph(main.name, name, b);
     return b.assemble(resolved);
   }
   if (embed != 0)
     fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' has embed_mode {}; it must be 0 or 1", main.name, embed);
   if (cache.empty())
     fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' has embed_mode 0 but no file in ep_cache_context", main.name);
-  return take_from_file(file_of(main.name, cache), name, exact);
+  return take_from_file(main.name, file_of(main.name, cache), name, exact);
 }
 
-std::optional<Bytes> ContextStore::take_from_file(const std::string& path, const std::string& name, bool exact) {
+std::optional<Bytes> ContextStore::take_from_file(const std::string& node, const std::string& path,
+                                                  const std::string& name, bool exact) {
   if (share_) {
     auto lock = shared_.lock();
     if (auto bytes = shared_.take(path, name)) {
@@ -97,7 +124,8 @@ std::optional<Bytes> ContextStore::take_from_file(const std::string& path, const
   }
   const ContextBinary& b = parsed(path);
   std::string resolved = exact ? (b.has_graph(name) ? name : "") : b.resolve(name);
-  if (resolved.empty()) return std::nullopt;
+  if (resolved.empty() && exact) return std::nullopt;
+  if (resolved.empty()) no_such_graph(node, name, b);
   taken_[path].insert(resolved);
   return b.assemble(resolved);
 }

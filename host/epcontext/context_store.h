@@ -24,6 +24,10 @@ const char* context_verdict_name(EphostContextVerdict verdict);
 std::string context_attribute(const Node& n, const char* name);
 int64_t context_int_attribute(const Node& n, const char* name, int64_t fallback);
 
+// Throws INVALID_GRAPH when two EPContext nodes of `contexts` share a name: a plugin keys what it
+// loads by node, and a ctx model with duplicates is not one the host wrote.
+void check_context_node_names(const std::vector<const Node*>& contexts);
+
 class ContextStore {
  public:
   // `base_dir`: the ctx model's folder ("" when unknown: a buffer without ep.context_file_path).
@@ -43,7 +47,8 @@ class ContextStore {
 
  private:
   std::optional<Bytes> from_main(const Node& main, const std::string& name, bool exact);
-  std::optional<Bytes> take_from_file(const std::string& path, const std::string& name, bool exact);
+  std::optional<Bytes> take_from_file(const std::string& node, const std::string& path, const std::string& name,
+                                      bool exact);
   const ContextBinary& parsed(const std::string& path);
 
   std::string base_dir_;

@@ -140,8 +140,7 @@ Tensor StepContext::place_value(const GraphExecutor& executor, Frame& frame, int
     return device ? Tensor::allocate_on_device(*device, elem_type, std::move(s), what)
                   : Tensor::allocate(elem_type, std::move(s));
   };
-  int64_t count = element_count(shape);
-  size_t bytes = static_cast<size_t>(count) * element_size(elem_type);
+  const size_t bytes = byte_count(elem_type, shape);  // checked: a hostile shape is an error, not a wrap
   // A graph output goes straight into the tensor the caller asked for, when it fits.
   if (pv.is_graph_output && frame.output_requests && static_cast<size_t>(id) < executor.graph().values.size()) {
     const int position = executor.output_position(static_cast<size_t>(id));

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/handle_tag.h"
 #include "core/tensor.h"
 #include "model/model.h"
 
@@ -51,6 +52,7 @@ struct TypeInfo {
 
 class Value {
  public:
+  HandleTag<HandleKind::kValueInfo> handle_tag;  // plugins see a Value as an EphostValueInfo
   std::string name;
   TypeInfo type;
   Graph* owner = nullptr;     // the graph in which this entry lives
@@ -74,6 +76,7 @@ class Value {
 
 class Node {
  public:
+  HandleTag<HandleKind::kNode> handle_tag;  // plugins see a Node as an EphostNode
   size_t index = 0;  // position in owner->nodes; stable for the Model's lifetime
   std::string name;  // never empty: the loader names anonymous nodes "<op_type>_<index>"
   std::string op_type;
@@ -90,6 +93,7 @@ class Node {
   std::map<std::string, std::shared_ptr<Tensor>> tensor_attributes;
   // Every attribute in NodeProto order: what plugins receive as EphostAttribute handles.
   struct AttributeRef {
+    HandleTag<HandleKind::kAttribute> handle_tag;  // plugins see it as an EphostAttribute
     const onnx::AttributeProto* proto = nullptr;
     const Tensor* tensor = nullptr;  // TENSOR attributes only
   };
@@ -133,6 +137,7 @@ class Graph {
 // included, as ONNX Runtime does by default, and also listed in initializers), outputs are the values
 // produced inside and used outside it (or graph outputs), initializers the constant initializers used.
 struct GraphView {
+  HandleTag<HandleKind::kGraph> handle_tag;  // plugins see a GraphView as an EphostGraph
   std::string name;
   const Graph* graph = nullptr;  // the graph the nodes belong to
   std::vector<const Node*> nodes;  // topological order

@@ -26,6 +26,9 @@
 #include "core/confined_path.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "core/regular_file.h"
+#include "model/function_calls.h"
+#include "model/inference_guards.h"
 
 namespace ephost {
 
@@ -230,11 +233,11 @@ class ExternalDataResolver {
            name, location, offset, length, f.size);
     std::string bytes;
     bytes.resize(static_cast<size_t>(length));
-    f.stream.clear();
-    f.stream.seekg(offset);
-    if (length > 0 && !f.stream.read(&bytes[0], length))
-      fail(EPHOST_INVALID_GRAPH, "tensor '{}': failed to read {} bytes at offset {} of '{}'", name, length, offset,
-           file.string());
+    try {
+      if (length > 0) f.file->read_at(static_cast<uint64_t>(offset), &bytes[0], bytes.size());
+    } catch (const Error& e) {
+      fail(EPHOST_INVALID_GRAPH, "tensor '{}': {}", name, e.what());
+    }
     t.set_raw_data(std::move(bytes));
     t.clear_external_data();
     t.set_data_location(onnx::TensorProto::DEFAULT);
@@ -242,7 +245,7 @@ class ExternalDataResolver {
 
  private:
   struct OpenFile {
-    std::ifstream stream;
+    std::unique_ptr<RegularFile> file;
     int64_t size = 0;
   };
 
@@ -254,19 +257,16 @@ class ExternalDataResolver {
   OpenFile& open(const std::string& name, const std::string& location, const fs::path& file) {
     auto it = files_.find(file.string());
     if (it != files_.end()) return *it->second;
-    boost::system::error_code ec;
-    if (!fs::exists(file, ec))
-      fail(EPHOST_NO_SUCHFILE, "external data file '{}' of tensor '{}' (location '{}') does not exist",
-           file.string(), name, location);
-    if (!fs::is_regular_file(file, ec))
-      fail(EPHOST_INVALID_GRAPH, "external data location '{}' of tensor '{}' is not a regular file", location, name);
     auto f = std::make_unique<OpenFile>();
-    f->stream.open(file.string(), std::ios::binary);
-    if (!f->stream)
-      fail(EPHOST_INVALID_GRAPH, "cannot open external data file '{}' of tensor '{}'", file.string(), name);
-    f->stream.seekg(0, std::ios::end);
-    f->size = static_cast<int64_t>(f->stream.tellg());
-    if (f->size < 0) fail(EPHOST_INVALID_GRAPH, "cannot read external data file '{}'", file.string());
+    try {
+      f->file = std::make_unique<RegularFile>(file.string(), "external data file");
+    } catch (const Error& e) {
+      if (e.code() == EPHOST_NO_SUCHFILE)
+        fail(EPHOST_NO_SUCHFILE, "external data file '{}' of tensor '{}' (location '{}') does not exist",
+             file.string(), name, location);
+      fail(EPHOST_INVALID_GRAPH, "external data location '{}' of tensor '{}': {}", location, name, e.what());
+    }
+    f->size = static_cast<int64_t>(f->file->size());
     return *files_.emplace(file.string(), std::move(f)).first->second;
   }
 
@@ -571,6 +571,21 @@ std::string schema_mismatch(Model& model) {
   return problem;
 }
 
+// "node 'g' (GatherND)" when the model has one node of that type, else "a GatherND node (of 'a', 'b')".
+std::string describe_nodes_of_type(onnx::ModelProto& proto, const std::string& op_type) {
+  std::vector<std::string> names;
+  for_each_graph(*proto.mutable_graph(), [&](onnx::GraphProto& g) {
+    for (int i = 0; i < g.node_size(); ++i) {
+      const auto& n = g.node(i);  // unnamed nodes as the IR names them
+      if (n.op_type() == op_type) names.push_back(n.name().empty() ? fmt::format("{}_{}", op_type, i) : n.name());
+    }
+  });
+  if (names.size() == 1) return fmt::format("node '{}' ({})", names[0], op_type);
+  std::string list;
+  for (size_t i = 0; i < names.size() && i < 5; ++i) list += (i ? ", '" : "'") + names[i] + "'";
+  return fmt::format("a {} node{}", op_type, list.empty() ? std::string() : " (of " + list + ")");
+}
+
 std::unique_ptr<Model> finish_loading(std::unique_ptr<onnx::ModelProto> proto, std::string path,
                                       std::string base_dir, bool from_buffer, const LoadOptions& options) {
   auto model = std::make_unique<Model>();
@@ -580,6 +595,8 @@ std::unique_ptr<Model> finish_loading(std::unique_ptr<onnx::ModelProto> proto, s
   read_opsets(*model);
   normalize_default_domain(*model->proto);
   check_node_domains_imported(*model);
+  // Before anything follows calls between local functions (the checker, shape inference, expansion).
+  check_function_calls(*model->proto);
 
   ExternalDataResolver resolver(model->base_dir, from_buffer);
   for_each_tensor(*model->proto, [&](onnx::TensorProto& t) { resolver.resolve(t); });
@@ -604,24 +621,15 @@ std::unique_ptr<Model> finish_loading(std::unique_ptr<onnx::ModelProto> proto, s
 
 std::unique_ptr<Model> load_model_from_file(const std::string& path, const LoadOptions& options) {
   if (path.empty()) fail(EPHOST_INVALID_ARGUMENT, "model path is empty");
-  boost::system::error_code ec;
-  fs::path p(path);
-  if (!fs::exists(p, ec)) fail(EPHOST_NO_SUCHFILE, "model file '{}' does not exist", path);
-  if (fs::is_directory(p, ec)) fail(EPHOST_INVALID_ARGUMENT, "model path '{}' is a directory, not a file", path);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(EPHOST_NO_SUCHFILE, "cannot open model file '{}': {}", path, std::strerror(errno));
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { ::close(fd); }
-  } closer{fd};
-  off_t size = ::lseek(fd, 0, SEEK_END);
-  if (size < 0 || ::lseek(fd, 0, SEEK_SET) < 0)
-    fail(EPHOST_INVALID_PROTOBUF, "cannot read model file '{}': {}", path, std::strerror(errno));
+  // A FIFO, a device or a directory is refused before a byte is read (and the open never blocks).
+  const RegularFile file(path, "model file");
+  const uint64_t size = file.size();
+  const int fd = file.fd();
   if (size == 0) fail(EPHOST_INVALID_PROTOBUF, "model file '{}' is empty (0 bytes)", path);
-  if (static_cast<uint64_t>(size) > static_cast<uint64_t>(INT_MAX))
+  if (size > static_cast<uint64_t>(INT_MAX))
     fail(EPHOST_INVALID_PROTOBUF,
          "model file '{}' is {} bytes; a ModelProto cannot exceed 2 GiB (store large initializers as external data)",
-         path, static_cast<int64_t>(size));
+         path, size);
 
   auto proto = std::make_unique<onnx::ModelProto>();
   {
@@ -630,11 +638,10 @@ std::unique_ptr<Model> load_model_from_file(const std::string& path, const LoadO
     input.SetTotalBytesLimit(INT_MAX);
     input.SetRecursionLimit(100);
     if (!proto->ParseFromCodedStream(&input) || !input.ConsumedEntireMessage() || file_stream.GetErrno() != 0)
-      fail(EPHOST_INVALID_PROTOBUF, "failed to parse '{}' as an ONNX ModelProto ({} bytes)", path,
-           static_cast<int64_t>(size));
+      fail(EPHOST_INVALID_PROTOBUF, "failed to parse '{}' as an ONNX ModelProto ({} bytes)", path, size);
   }
 
-  fs::path dir = fs::absolute(p).parent_path();
+  fs::path dir = fs::absolute(fs::path(path)).parent_path();
   return finish_loading(std::move(proto), path, dir.string(), false, options);
 }
 
@@ -655,11 +662,18 @@ void infer_model_shapes(Model& model) {
     log_warning(fmt::format("shape inference skipped: {}", problem));
     return;
   }
+  // ... and that attributes it uses as indices are in range (model/inference_guards.h).
+  install_inference_guards();
+  GuardFindings findings;
   try {
     onnx::ShapeInferenceOptions opts(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/false);
     onnx::shape_inference::InferShapes(*model.proto, onnx::OpSchemaRegistry::Instance(), opts);
   } catch (const std::exception& e) {
     log_warning(fmt::format("shape inference failed, continuing without the shapes it would add: {}", e.what()));
+  }
+  if (!findings.problems().empty()) {
+    const GuardFindings::Problem& first = findings.problems().front();
+    fail(EPHOST_INVALID_GRAPH, "{}: {}", describe_nodes_of_type(*model.proto, first.op_type), first.what);
   }
 }
 

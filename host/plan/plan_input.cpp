@@ -1,5 +1,6 @@
 #include "plan/plan_input.h"
 
+#include "core/error.h"
 #include <map>
 
 #include "core/device.h"
@@ -11,12 +12,13 @@ namespace {
 // Byte size known before running, or -1.
 int64_t static_bytes(const Value& v) {
   if (!v.type.has_shape || element_size(v.type.elem_type) == 0 || v.type.elem_type == EPHOST_ELEMENT_STRING) return -1;
-  int64_t n = 1;
-  for (int64_t d : v.type.dims) {
+  for (int64_t d : v.type.dims)
     if (d < 0) return -1;
-    n *= d;
+  try {
+    return static_cast<int64_t>(byte_count(v.type.elem_type, v.type.dims));
+  } catch (const Error&) {
+    return -1;  // too large to count: it fails when it is allocated, with that reason
   }
-  return n * static_cast<int64_t>(element_size(v.type.elem_type));
 }
 
 // Equal keys mean equal sizes even when dims are symbolic ("N" in both).

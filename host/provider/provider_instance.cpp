@@ -30,6 +30,8 @@ ProviderInstance::ProviderInstance(const PluginRecord& record,
   handle_ = handle;
 }
 
+const char* ProviderInstance::library_path() const { return record_.path.c_str(); }
+
 const Device* ProviderInstance::memory_device() const {
   return device_ && !device_->host_memory_usable() ? device_ : nullptr;
 }
@@ -39,6 +41,7 @@ std::string ProviderInstance::label() const { return device_ ? device_->label() 
 ProviderInstance::~ProviderInstance() {
   if (!handle_) return;
   try {
+    PluginCallScope scope(name_.c_str(), library_path(), "provider_release");
     plugin_->provider_release(handle_);
   } catch (...) {
     // A plugin that throws while releasing cannot be helped; never let it escape a destructor.
@@ -46,8 +49,13 @@ ProviderInstance::~ProviderInstance() {
 }
 
 void ProviderInstance::throw_status(const std::string& what, EphostStatus* status) const {
-  std::unique_ptr<EphostStatus> owned(status);
-  throw Error(status->code, fmt::format("provider '{}' {}: {}", name_, what, status->message));
+  // Read only when it is a status the host created: a plugin may return anything.
+  if (!is_live_status(status))
+    fail(EPHOST_EP_FAIL, "provider '{}' {}: returned {}, which is not a status created by status_create (or was "
+         "released already)", name_, what, fmt::ptr(status));
+  Error error(status->code, fmt::format("provider '{}' {}: {}", name_, what, status->message));
+  release_status(status);
+  throw error;
 }
 
 void ProviderInstance::throw_exception(const std::string& what, const char* message) const {

@@ -1,12 +1,14 @@
 // A provider created from a plugin for one session, and the one place that calls into plugin code:
-// every call is checked (status turned into an ephost::Error naming the provider) and fenced
-// (a C++ exception thrown by a misbehaving plugin never gets past here).
+// every call is checked (status turned into an ephost::Error naming the provider), fenced (a C++
+// exception thrown by a misbehaving plugin never gets past here) and marked (core/plugin_fault.h: a
+// crash or hang inside it is reported naming the plugin, its library and the call).
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/plugin_fault.h"
 #include "ephost/ephost_plugin.h"
 
 namespace ephost {
@@ -41,13 +43,23 @@ class ProviderInstance {
   // Runs one plugin call returning EphostStatus*; throws ephost::Error("provider '<name>' <what>: ...").
   template <typename Fn>
   void call(const char* what, Fn&& fn) const {
-    call_described([what] { return std::string(what); }, std::forward<Fn>(fn));
+    call_marked(what, [what] { return std::string(what); }, std::forward<Fn>(fn));
   }
-  // The same, with the description built only when the call fails (the hot path formats nothing).
+  // The same, with the description built only when the call fails: the hot path (compute) formats
+  // nothing, and a crash inside it is reported as happening in "compute".
   template <typename Describe, typename Fn>
   void call_described(Describe&& describe, Fn&& fn) const {
+    call_marked("compute", std::forward<Describe>(describe), std::forward<Fn>(fn));
+  }
+  // The plugin's library path, for reports ("" for the built-in plugin).
+  const char* library_path() const;
+
+ private:
+  template <typename Describe, typename Fn>
+  void call_marked(const char* marker, Describe&& describe, Fn&& fn) const {
     EphostStatus* status = nullptr;
     try {
+      PluginCallScope scope(name_.c_str(), library_path(), marker);
       status = fn();
     } catch (const std::exception& e) {
       throw_exception(describe(), e.what());
@@ -57,7 +69,6 @@ class ProviderInstance {
     if (status) throw_status(describe(), status);
   }
 
- private:
   [[noreturn]] void throw_status(const std::string& what, EphostStatus* status) const;
   [[noreturn]] void throw_exception(const std::string& what, const char* message) const;
 

@@ -2,8 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
+#include "core/error.h"
 #include "core/log.h"
+#include "core/plugin_fault.h"
 #include "epcontext/context_schema.h"
+#include "ephost/ephost_env_options_keys.h"
 #include "ephost/ephost_plugin.h"
 
 // The built-in CPU plugin (plugins/cpu), linked in and negotiated with like any discovered plugin.
@@ -11,8 +16,54 @@ extern "C" EphostStatus* ephost_cpu_plugin_negotiate(EphostPluginNegotiation* ne
 
 namespace ephost {
 
-Env::Env(EphostLogLevel level, const std::vector<std::string>* dirs) {
+namespace {
+
+// Milliseconds, 0 (off) to one day.
+std::chrono::milliseconds parse_call_warning(const std::string& value, const std::string& what) {
+  char* end = nullptr;
+  errno = 0;
+  const long long ms = value.empty() ? -1 : std::strtoll(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || errno != 0 || ms < 0 || ms > 86400000)
+    fail(EPHOST_INVALID_ARGUMENT, "{} is '{}'; expected milliseconds from 0 (no warning) to 86400000", what, value);
+  return std::chrono::milliseconds(ms);
+}
+
+}  // namespace
+
+EnvConfig make_env_config(const std::vector<std::pair<std::string, std::string>>& options) {
+  EnvConfig config;
+  if (const char* env = std::getenv(kPluginCallWarningEnv); env && *env) {
+    try {
+      config.plugin_call_warning = parse_call_warning(env, kPluginCallWarningEnv);
+    } catch (const Error& e) {
+      log_warning(fmt::format("{}; using the default", e.what()));
+    }
+  }
+  for (const auto& [key, value] : options) {
+    const std::string what = fmt::format("env option '{}'", key);
+    if (key == kEphostEnvOptionsPluginScan) {
+      config.scan.in_process = parse_scan_mode(value, what);
+    } else if (key == kEphostEnvOptionsPluginScanTimeoutMs) {
+      config.scan.timeout = parse_scan_timeout(value, what);
+    } else if (key == kEphostEnvOptionsPluginRegistry) {
+      config.scan.registry_file = value;
+    } else if (key == kEphostEnvOptionsPluginCallWarningMs) {
+      config.plugin_call_warning = parse_call_warning(value, what);
+    } else {
+      fail(EPHOST_INVALID_ARGUMENT, "unknown env option '{}'; env options are {}, {}, {} and {} "
+           "(ephost/ephost_env_options_keys.h)", key, kEphostEnvOptionsPluginScan,
+           kEphostEnvOptionsPluginScanTimeoutMs, kEphostEnvOptionsPluginRegistry, kEphostEnvOptionsPluginCallWarningMs);
+    }
+  }
+  return config;
+}
+
+Env::Env(EphostLogLevel level, const std::vector<std::string>* dirs, const EnvConfig& config)
+    : registry_(config.scan) {
   log_set_level(level);
+  // From here on a plugin's own code runs in this process: a crash in it is at least named.
+  install_plugin_fault_reporter();
+  start_plugin_hang_watchdog(config.plugin_call_warning);
   // Models of this env are checked against the EPContext schema (com.microsoft), as ONNX Runtime does.
   epctx::register_schema();
   registry_.add_builtin(&ephost_cpu_plugin_negotiate);

@@ -88,6 +88,30 @@ TEST(Cli, TestCountsPassesAndFailures) {
   EXPECT_NE(good.output.find("1 passed, 0 failed"), std::string::npos) << good.output;
 }
 
+// `ephost test` on a model file is no test case: refused (usage error) naming `ephost run`, never
+// "0 passed, 1 skipped" with exit 0. A case's own model.onnx stands for its folder.
+TEST(Cli, TestRefusesAModelFileAndFailsWhenNothingRan) {
+  TempDir root, models;
+  make_case(root, "test_relu_good", {0, 2, 0, 4});
+  const std::string model = ephost_test::chain_model(2, 3).save(models);
+  Result file = ephost("test '" + model + "'");
+  EXPECT_EQ(file.exit_code, 2) << file.output;
+  EXPECT_NE(file.output.find("is a file, not an ONNX test case"), std::string::npos) << file.output;
+  EXPECT_NE(file.output.find("ephost run"), std::string::npos) << file.output;
+
+  Result case_model = ephost("test '" + root.file("test_relu_good/model.onnx") + "'");
+  EXPECT_EQ(case_model.exit_code, 0) << case_model.output;
+  EXPECT_NE(case_model.output.find("1 passed, 0 failed"), std::string::npos) << case_model.output;
+
+  // A case folder without test_data_set_* folders is skipped: nothing ran, which is a failure.
+  ephost_test::fs::create_directories(root.file("no_data/test_empty"));
+  ephost_test::fs::copy_file(model, root.file("no_data/test_empty/model.onnx"));
+  Result skipped = ephost("test '" + root.file("no_data") + "'");
+  EXPECT_EQ(skipped.exit_code, 1) << skipped.output;
+  EXPECT_NE(skipped.output.find("0 passed, 0 failed, 1 skipped"), std::string::npos) << skipped.output;
+  EXPECT_NE(skipped.output.find("no test case ran (1 skipped)"), std::string::npos) << skipped.output;
+}
+
 void write_bool(const std::string& path, const std::string& name, bool value) {
   onnx::TensorProto t;
   t.set_name(name);

@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -289,6 +292,104 @@ TEST(EpContextTools, WeightSharingToolWithModelsInTwoFoldersPrintsTheHostError) 
   EXPECT_NE(r.exit_code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "INVALID_ARGUMENT")) << r.output;
   EXPECT_TRUE(contains(r.output, "must write their ctx models into one folder")) << r.output;
+}
+
+
+// ---- what hostile ctx models and interrupted compiles leave behind (issue 12) ---------------------------
+
+// A process id that is surely gone: a child that has exited and been reaped.
+pid_t dead_pid() {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return pid;
+}
+
+TEST(EpContextTools, StaleTemporaryFilesAreRemovedWhenTheSameOutputIsWrittenAgain) {
+  TempDir dir;
+  const std::string model = save_chain(dir, "chain.onnx");
+  // What a `kill -9` during an earlier compile left: temporaries of a writer that is gone, one of the
+  // older naming (no process id) an hour old; and one of a writer still alive (this test), kept.
+  const std::string stale_bin = dir.file(".chain_example.bin.tmp-" + std::to_string(dead_pid()) + "-AbC123");
+  const std::string stale_ctx = dir.file(".chain_ctx.onnx.tmp-" + std::to_string(dead_pid()) + "-xYz789");
+  const std::string old_style = dir.file(".chain_ctx.onnx.tmp-Q1w2E3");
+  const std::string live = dir.file(".chain_ctx.onnx.tmp-" + std::to_string(getpid()) + "-LiVe00");
+  for (const std::string& f : {stale_bin, stale_ctx, old_style, live}) std::ofstream(f) << std::string(4096, 'x');
+  ephost_test::fs::last_write_time(old_style, std::time(nullptr) - 3600);
+  Result r = ephost("compile " + quoted(model));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(exists(stale_bin));
+  EXPECT_FALSE(exists(stale_ctx));
+  EXPECT_FALSE(exists(old_style));
+  EXPECT_TRUE(exists(live)) << "another writer's file in progress is left alone";
+}
+
+TEST(EpContextTools, OrphanBinaryIsReplacedWithoutForceAndABinaryInUseIsNot) {
+  TempDir dir;
+  const std::string model = save_chain(dir, "chain.onnx");
+  const std::string ctx = dir.file("chain_ctx.onnx"), bin = dir.file("chain_example.bin");
+  ASSERT_EQ(ephost("compile " + quoted(model)).exit_code, 0);
+  // The ctx model records the checksum of the binary it uses.
+  onnx::ModelProto written;
+  ASSERT_TRUE(written.ParseFromString(read_file(ctx)));
+  bool recorded = false;
+  for (const auto& kv : written.metadata_props())
+    recorded = recorded || (kv.key() == "ephost.context_binary_xxh64:chain_example.bin" && kv.value().size() == 16);
+  EXPECT_TRUE(recorded);
+
+  // Killed between the binary's rename and the model's: the binary belongs to no model.
+  ASSERT_TRUE(ephost_test::fs::remove(ctx));
+  Result again = ephost("compile " + quoted(model));
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_TRUE(contains(again.output, "belongs to no ctx model")) << again.output;
+  EXPECT_TRUE(exists(ctx));
+
+  // Another ctx model still uses it (a copy kept under another name): never replaced without --force.
+  ephost_test::fs::copy_file(ctx, dir.file("kept_ctx.onnx"));
+  ASSERT_TRUE(ephost_test::fs::remove(ctx));
+  Result refused = ephost("compile " + quoted(model));
+  EXPECT_NE(refused.exit_code, 0) << refused.output;
+  EXPECT_TRUE(contains(refused.output, "ctx model 'kept_ctx.onnx' uses it")) << refused.output;
+
+  // ... unless the binary is no longer the one that model recorded (its checksum differs): an orphan.
+  std::ofstream(bin, std::ios::binary | std::ios::app) << "changed";
+  Result replaced = ephost("compile " + quoted(model));
+  EXPECT_EQ(replaced.exit_code, 0) << replaced.output;
+  EXPECT_TRUE(contains(replaced.output, "belongs to no ctx model")) << replaced.output;
+}
+
+TEST(EpContextTools, BinaryOfAnotherModelIsNeverTakenForThisOne) {
+  // The .bin of one model replaced by another model's single-graph binary: the graph names differ, so
+  // the context is refused (no single-graph guess), reported, and the source model runs instead.
+  TempDir a, b;
+  ASSERT_EQ(ephost("compile " + quoted(save_chain(a, "chain.onnx", 3))).exit_code, 0);
+  // The same graph compiled from another file: its partitions are named after that model ("other_...").
+  ASSERT_EQ(ephost("compile " + quoted(save_chain(b, "other.onnx", 3))).exit_code, 0);
+  ephost_test::fs::copy_file(b.file("other_example.bin"), a.file("chain_example.bin"),
+                             ephost_test::fs::copy_option::overwrite_if_exists);
+  Result r = ephost("run " + quoted(a.file("chain_ctx.onnx")), kSdk1, false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "holds no graph")) << r.output;
+  EXPECT_TRUE(contains(r.output, "fell back to")) << r.output;
+  Result source = ephost("run " + quoted(a.file("chain.onnx")) + " --providers cpu");
+  EXPECT_EQ(first_values(r.output), first_values(source.output));
+}
+
+TEST(EpContextTools, DuplicateEpContextNodeNamesAreRefusedAtLoad) {
+  TempDir dir;
+  ASSERT_EQ(ephost("compile " + quoted(save_chain(dir, "chain.onnx")) + " --embed").exit_code, 0);
+  onnx::ModelProto ctx;
+  ASSERT_TRUE(ctx.ParseFromString(read_file(dir.file("chain_ctx.onnx"))));
+  // A second EPContext node with the first one's name, on a copy of the graph output.
+  onnx::NodeProto copy = ctx.graph().node(0);
+  for (auto& o : *copy.mutable_output()) o += "_copy";
+  *ctx.mutable_graph()->add_node() = copy;
+  std::ofstream(dir.file("dup_ctx.onnx"), std::ios::binary) << ctx.SerializeAsString();
+  Result r = ephost("run " + quoted(dir.file("dup_ctx.onnx")));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "INVALID_GRAPH")) << r.output;
+  EXPECT_TRUE(contains(r.output, "are both named")) << r.output;
 }
 
 }  // namespace

@@ -22,6 +22,8 @@ SRC=$(cd "$2" && pwd)
 PKG=$(cd "$3" && pwd)
 PY=/usr/bin/python3
 WORK=$(mktemp -d)
+# The plugin registry cache of the installed ephost stays in the work folder.
+export EPHOST_PLUGIN_REGISTRY=$WORK/plugin-registry.json
 trap 'rm -rf "$WORK"' EXIT
 fail() { echo "install test: FAILED: $*" >&2; exit 1; }
 step() { echo "== $*"; }
@@ -57,6 +59,7 @@ expect_in() {  # package path-regex what
 expect_in libephost0 "$LIBDIR/libephost\.so\.0\.[0-9.]+" "the shared library in the multiarch libdir"
 expect_in libephost0 "$LIBDIR/libephost\.so\.0" "the soname link"
 expect_in libephost0 "$LIBDIR/ephost/plugins/" "the default plugin directory"
+expect_in libephost0 "$LIBDIR/ephost/ephost-plugin-scanner" "the plugin scanner beside the plugin directory"
 expect_in libephost-dev "$LIBDIR/libephost\.so" "the development link"
 expect_in libephost-dev "usr/include/ephost/ephost_c_api\.h" "the C API header"
 expect_in libephost-dev "usr/include/ephost/sdk/plugin\.hpp" "the plugin SDK"
@@ -167,6 +170,9 @@ for plugin in ("example", "myep"):
     rows = [p for p in report if p.get("name") == plugin]
     if not rows or not rows[0].get("loaded"):
         errors.append(f"installed ephost did not load {plugin}: {json.dumps(report)}")
+    elif rows[0].get("probed_by") not in ("scanner", "registry") or rows[0].get("probe_outcome") != "usable":
+        # "registry": the consumers before it had the installed scanner probe it, and it was remembered.
+        errors.append(f"installed ephost did not probe {plugin} with the installed plugin scanner: {json.dumps(rows[0])}")
     elif os.path.dirname(os.path.realpath(rows[0]["path"])) != plugin_dir:
         errors.append(f"{plugin} was loaded from {rows[0]['path']}, not from {plugin_dir}")
 # ... and the example plugin ran the model (it claims every node of the demo model).

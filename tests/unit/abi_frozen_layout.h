@@ -318,7 +318,9 @@
   X(SessionGetInputDimName, EphostStatus* (*)(const EphostSession*, size_t, size_t, const char**))              \
   X(SessionGetOutputDimName, EphostStatus* (*)(const EphostSession*, size_t, size_t, const char**))             \
   X(SetSessionProgressCallback, EphostStatus* (*)(EphostSessionOptions*, EphostProgressCallback, void*))         \
-  X(SessionEndProfiling, EphostStatus* (*)(EphostSession*, char**))
+  X(SessionEndProfiling, EphostStatus* (*)(EphostSession*, char**))                                            \
+  X(CreateEnvWithOptions, EphostStatus* (*)(EphostLogLevel, const char* const*, const char* const*,             \
+                                            const char* const*, size_t, EphostEnv**))
 
 // ---- enumerations (ephost_types.h, ephost_plugin.h, ephost_c_api.h): every value is frozen --------------
 

@@ -45,11 +45,12 @@ TEST(ContextBinary, GraphsRoundTripAndSharedPiecesAreStoredOnce) {
   EXPECT_THROW(parsed.assemble("absent"), ephost::Error);
 }
 
-TEST(ContextBinary, OneGraphFitsAnyNameAndRawPayloadsPassThrough) {
+TEST(ContextBinary, NamesMustMatchEvenForOneGraphAndRawPayloadsPassThrough) {
   ContextBinaryBuilder b;
   b.add_graph("only", {bytes_of(10, 5)});
   ContextBinary one = ContextBinary::parse(share(b.serialize()), "one");
-  EXPECT_EQ(one.resolve("renamed"), "only");
+  EXPECT_EQ(one.resolve("only"), "only");
+  EXPECT_EQ(one.resolve("renamed"), "") << "another model's single-graph binary is never taken for this one";
   Bytes raw = bytes_of(100, 6);
   ContextBinary r = ContextBinary::parse(share(raw), "raw");
   EXPECT_TRUE(r.raw());

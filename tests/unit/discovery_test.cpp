@@ -22,72 +22,11 @@
 #include "discovery/plugin_metadata.h"
 #include "discovery/plugin_registry.h"
 #include "discovery/search_path.h"
+#include "plugin_dir.h"
 
-#ifndef EPHOST_TEST_PLUGIN_DIR
-#error "EPHOST_TEST_PLUGIN_DIR must name the directory the test plugins are built into"
-#endif
 
 namespace ephost {
 namespace {
-
-namespace fs = std::filesystem;
-
-std::string library_file(const std::string& target) { return "lib" + target + ".so"; }
-
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
-// A fresh directory that test plugins are copied into; removed with everything in it.
-class PluginDir {
- public:
-  PluginDir() {
-    std::string pattern = (fs::temp_directory_path() / "ephost_discovery_XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~PluginDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  PluginDir(const PluginDir&) = delete;
-  PluginDir& operator=(const PluginDir&) = delete;
-
-  // Copies `file_name` from the test plugin directory; returns the copy's path.
-  std::string add(const std::string& file_name) const {
-    fs::path to = path_ / file_name;
-    fs::copy_file(fs::path(EPHOST_TEST_PLUGIN_DIR) / file_name, to, fs::copy_options::overwrite_existing);
-    return to.string();
-  }
-  std::string add_plugin(const std::string& target) const { return add(library_file(target)); }
-  std::string write(const std::string& file_name, const std::string& contents) const {
-    std::ofstream(path_ / file_name, std::ios::binary) << contents;
-    return (path_ / file_name).string();
-  }
-  std::string file(const std::string& file_name) const { return (path_ / file_name).string(); }
-  std::string path() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
-
-const PluginRecord* record_for(const PluginRegistry& registry, const std::string& path) {
-  for (const auto& r : registry.records())
-    if (r->path == path) return r.get();
-  return nullptr;
-}
-
-std::set<std::string> loaded_names(const PluginRegistry& registry) {
-  std::set<std::string> names;
-  for (const auto& r : registry.records())
-    if (r->loaded) names.insert(r->name);
-  return names;
-}
-
-bool is_loaded_in_process(const std::string& path) {
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
-  if (handle == nullptr) return false;
-  dlclose(handle);
-  return true;
-}
 
 // ---- a plugin linked into the test, standing in for the built-in CPU plugin -------------------------
 
@@ -422,7 +361,8 @@ TEST(Discovery, ReportJsonHasOneObjectPerRecordWithEveryField) {
   ASSERT_EQ(report.size(), 3u);
   const std::set<std::string> fields = {"path", "name", "vendor", "version", "device_type", "context_source_keys",
                                         "sdk_version", "hardware_architecture", "driver_version",
-                                        "default_priority", "abi_version", "loaded", "reason", "builtin"};
+                                        "default_priority", "abi_version", "loaded", "reason", "builtin",
+                                        "probed_by", "probe_outcome"};
   for (const auto& entry : report) {
     std::set<std::string> keys;
     for (const auto& item : entry.items()) keys.insert(item.key());
@@ -452,6 +392,10 @@ TEST(Discovery, ReportJsonHasOneObjectPerRecordWithEveryField) {
   EXPECT_EQ(r["loaded"], false);
   EXPECT_EQ(r["abi_version"], 0);
   EXPECT_EQ(r["reason"], "negotiation failed: NOT_IMPLEMENTED: refusing: this plugin needs ABI >= 7");
+  EXPECT_EQ(report[0]["probed_by"], "") << "the built-in plugin is linked in, never probed";
+  EXPECT_EQ(r["probed_by"], "scanner") << "the tests run with the scanner (tests/test_environment.cpp)";
+  EXPECT_EQ(r["probe_outcome"], "refused");
+  EXPECT_EQ(a["probe_outcome"], "usable");
 }
 
 // ---- search path ------------------------------------------------------------------------------------

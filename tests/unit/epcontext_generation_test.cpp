@@ -306,17 +306,31 @@ TEST_F(Generation, EmbedModeOnePutsAContainerInEveryNodeAndWritesNoBinary) {
   }
 }
 
-TEST_F(Generation, AnExistingBinaryIsRefusedWithoutOverwriteAndNothingIsWritten) {
+TEST_F(Generation, AnExistingBinaryACtxModelUsesIsRefusedWithoutOverwriteAndNothingIsWritten) {
   compile_model();
   fs::create_directories(out());
-  write_file(out("model_example.bin"), "previous");
+  // Another ctx model in the output folder uses the binary (the checksum it recorded matches).
+  fs::copy_file(dir_.file("model_example.bin"), out("model_example.bin"));
+  fs::copy_file(dir_.file("model_ctx.onnx"), out("kept_ctx.onnx"));
+  const std::string before = read_file(out("model_example.bin"));
   expect_error([&] { generate(settings()); }, EPHOST_FAIL,
-               {"the context binary '" + out("model_example.bin") + "' exists already", "ep.context_overwrite=1"});
-  EXPECT_EQ(files_in(out()), (std::set<std::string>{"model_example.bin"}));
-  EXPECT_EQ(read_file(out("model_example.bin")), "previous");
+               {"the context binary '" + out("model_example.bin") + "' exists already and ctx model 'kept_ctx.onnx' "
+                "uses it", "ep.context_overwrite=1"});
+  EXPECT_EQ(files_in(out()), (std::set<std::string>{"kept_ctx.onnx", "model_example.bin"}));
+  EXPECT_EQ(read_file(out("model_example.bin")), before);
   GenerationSettings s = settings();
   s.overwrite = true;
   generate(s);
+  EXPECT_EQ(files_in(out()), (std::set<std::string>{"kept_ctx.onnx", "model_example.bin", "net_ctx.onnx"}));
+  EXPECT_EQ(read_file(out("model_example.bin")), read_file(dir_.file("model_example.bin")));
+}
+
+TEST_F(Generation, AnOrphanBinaryIsReplacedWithoutOverwrite) {
+  // What a compile killed between the binary's rename and the ctx model's leaves: no model uses it.
+  compile_model();
+  fs::create_directories(out());
+  write_file(out("model_example.bin"), "previous");
+  generate(settings());
   EXPECT_EQ(files_in(out()), (std::set<std::string>{"model_example.bin", "net_ctx.onnx"}));
   EXPECT_EQ(read_file(out("model_example.bin")), read_file(dir_.file("model_example.bin")));
 }

@@ -36,11 +36,23 @@ TEST_F(EpContextStore, EmbedModeOneTakesTheGraphOfThePartitionFromTheNodesPayloa
   EXPECT_EQ(s.fetch(m.node("ctx1"), m.contexts()), concat({header2_, weight_}));
 }
 
-TEST_F(EpContextStore, EmbedModeOneWithOneGraphFitsWhateverThePartitionIsCalled) {
-  // Without partition_name the node's own name is looked up; a container of one graph fits any name.
+TEST_F(EpContextStore, GraphNamesMustMatchEvenWhenTheContainerHoldsOneGraph) {
+  // Without partition_name the node's own name is looked up; a container of one graph of another name
+  // is another model's context (a replaced .bin), never a guess.
   BuiltModel m = build(context_model({{"ctx1", "EXAMPLE", 1, 1, container({{"renamed", {header1_, weight_}}})}}));
   ContextStore s = store();
-  EXPECT_EQ(s.fetch(m.node("ctx1"), m.contexts()), concat({header1_, weight_}));
+  expect_error([&] { s.fetch(m.node("ctx1"), m.contexts()); }, EPHOST_INVALID_GRAPH,
+               {"EPContext node 'ctx1'", "holds no graph 'ctx1' (it holds 'renamed')"});
+  BuiltModel named = build(context_model({{"ctx1", "EXAMPLE", 1, 1, container({{"ctx1", {header1_, weight_}}})}}));
+  EXPECT_EQ(s.fetch(named.node("ctx1"), named.contexts()), concat({header1_, weight_}));
+}
+
+TEST_F(EpContextStore, DuplicateContextNodeNamesAreRefused) {
+  onnx::ModelProto proto = context_model({{"ctx", "EXAMPLE", 1, 1, container({{"ctx", {header1_}}})},
+                                           {"ctx2", "EXAMPLE", 1, 1, container({{"ctx", {header2_}}})}});
+  proto.mutable_graph()->mutable_node(1)->set_name("ctx");
+  BuiltModel m = build(proto);
+  expect_error([&] { check_context_node_names(m.contexts()); }, EPHOST_INVALID_GRAPH, {"both named 'ctx'"});
 }
 
 TEST_F(EpContextStore, EmbedModeOneMustHaveAPayloadAndEmbedModeMustBeZeroOrOne) {

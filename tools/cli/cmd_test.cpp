@@ -82,6 +82,11 @@ int test_command(const TestArgs& args, const GlobalArgs& global) {
   std::cout << passed << " passed, " << failed << " failed";
   if (skipped) std::cout << ", " << skipped << " skipped";
   std::cout << std::endl;
+  if (passed + failed == 0) {
+    // Nothing was tested: not a success.
+    std::cerr << "ephost test: no test case ran (" << skipped << " skipped)" << std::endl;
+    return 1;
+  }
   return failed ? 1 : 0;
 }
 

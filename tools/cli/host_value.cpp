@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "data_files.h"
+
 namespace fs = std::filesystem;
 
 namespace ephost_cli {
@@ -85,14 +87,6 @@ HostValue from_ephost_value(const Ephost::Tensor& value, std::string name) {
 
 namespace {
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Ephost::Exception(EPHOST_NO_SUCHFILE, "cannot open " + path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 bool parses_clean(google::protobuf::Message& m, const std::string& bytes) {
   return m.ParseFromString(bytes) && m.GetReflection()->GetUnknownFields(m).empty();
 }
@@ -122,7 +116,7 @@ LoadedHostValue load_declared_value(const std::string& path, const DeclaredKind&
     out.unsupported = std::move(v.unsupported);
     return out;
   }
-  const std::string bytes = read_bytes(path);
+  const std::string bytes = read_regular_file(path, "value file");
   const std::string base_dir = fs::path(path).parent_path().string();
   const std::string file = fs::path(path).filename().string();
   try {

@@ -9,6 +9,7 @@
 #include "host_value.h"
 #include "model_io.h"
 #include "nondeterminism.h"
+#include "tool_errors.h"
 
 namespace fs = std::filesystem;
 
@@ -32,16 +33,40 @@ bool numbered_less(const fs::path& a, const fs::path& b) {
   return key(a) < key(b);
 }
 
+// One test_data_set_* folder: its input_N.pb and output_N.pb files, read once the session says
+// what each value is (a tensor, a sequence or an optional decides which proto a file holds).
+struct DataSetFiles {
+  std::string name;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+};
+
+std::vector<DataSetFiles> find_data_sets(const fs::path& dir) {
+  std::vector<fs::path> set_dirs;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
+      set_dirs.push_back(entry.path());
+  }
+  std::sort(set_dirs.begin(), set_dirs.end(), numbered_less);
+  std::vector<DataSetFiles> sets;
+  for (const auto& sd : set_dirs)
+    sets.push_back({sd.filename().string(), numbered_files(sd.string(), "input_"), numbered_files(sd.string(), "output_")});
+  return sets;
+}
+
 }  // namespace
 
 std::vector<TestCase> find_cases(const std::string& path) {
   std::vector<TestCase> out;
   fs::path p(path);
   std::error_code ec;
-  if (fs::is_regular_file(p, ec)) {
-    // A model file: its folder is the case.
-    p = fs::absolute(p).parent_path();
-    out.push_back({p.filename().string(), p});
+  if (fs::exists(p, ec) && !fs::is_directory(p, ec)) {
+    // A case's model.onnx stands for its folder; any other file is no test case.
+    const fs::path dir = fs::absolute(p).parent_path();
+    if (p.filename() != "model.onnx" || !is_case_dir(dir) || find_data_sets(dir).empty())
+      usage_error("'" + path + "' is a file, not an ONNX test case: `ephost test` takes folders holding model.onnx and "
+                  "test_data_set_*/ (or such a model.onnx); to run a model on its own, use `ephost run " + path + "`");
+    out.push_back({dir.filename().string(), dir});
     return out;
   }
   if (is_case_dir(p)) {
@@ -65,32 +90,11 @@ std::vector<TestCase> find_cases(const std::string& path) {
 
 namespace {
 
-// One test_data_set_* folder: its input_N.pb and output_N.pb files, read once the session says
-// what each value is (a tensor, a sequence or an optional decides which proto a file holds).
-struct DataSetFiles {
-  std::string name;
-  std::vector<std::string> inputs;
-  std::vector<std::string> outputs;
-};
-
 struct DataSet {
   std::string name;
   std::vector<HostValue> inputs;
   std::vector<HostValue> outputs;
 };
-
-std::vector<DataSetFiles> find_data_sets(const fs::path& dir) {
-  std::vector<fs::path> set_dirs;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
-      set_dirs.push_back(entry.path());
-  }
-  std::sort(set_dirs.begin(), set_dirs.end(), numbered_less);
-  std::vector<DataSetFiles> sets;
-  for (const auto& sd : set_dirs)
-    sets.push_back({sd.filename().string(), numbered_files(sd.string(), "input_"), numbered_files(sd.string(), "output_")});
-  return sets;
-}
 
 // Reads every data set as the session declares its values; sets `skip` when a file cannot be used.
 std::vector<DataSet> load_data_sets(const std::vector<DataSetFiles>& files, const std::vector<ValueInfo>& inputs,

@@ -11,6 +11,8 @@
 #include <limits>
 #include <sstream>
 
+#include "data_files.h"
+
 namespace fs = std::filesystem;
 
 namespace ephost_cli {
@@ -27,6 +29,10 @@ HostTensor::HostTensor(std::string name, int32_t elem_type, std::vector<int64_t>
   size_t esize = EphostElementSize(elem_type_);
   if (esize == 0)
     throw Ephost::Exception(EPHOST_NOT_IMPLEMENTED, "unsupported element type " + element_type_name(elem_type_));
+  // The byte count must not wrap: a shape such as [9223372036854775807] is refused, not allocated small.
+  if (count_ > (std::numeric_limits<size_t>::max() - 127) / esize)
+    throw Ephost::Exception(EPHOST_INVALID_ARGUMENT, "tensor '" + name_ + "' of shape " + shape_string(shape_) +
+                                                         " would take more bytes than can be counted");
   // At least one aligned block even for empty tensors, so that data() is never NULL.
   size_t bytes = std::max<size_t>(64, (count_ * esize + 63) / 64 * 64);
   void* p = std::aligned_alloc(64, bytes);
@@ -99,30 +105,31 @@ namespace {
   throw Ephost::Exception(EPHOST_INVALID_PROTOBUF, "TensorProto '" + name + "': " + what);
 }
 
+// A decimal integer >= 0 from an external data entry.
+int64_t external_number(const onnx::TensorProto& proto, const std::string& key, const std::string& value) {
+  int64_t v = 0;
+  if (value.empty()) bad_proto(proto.name(), "external data " + key + " is empty");
+  for (char c : value) {
+    if (c < '0' || c > '9' || v > (std::numeric_limits<int64_t>::max() - (c - '0')) / 10)
+      bad_proto(proto.name(), "external data " + key + " '" + value + "' is not a number");
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+// External data, read only from inside `base_dir` (the folder of the .pb file).
 std::string read_external(const onnx::TensorProto& proto, const std::string& base_dir) {
   std::string location;
   int64_t offset = 0, length = -1;
   for (const auto& kv : proto.external_data()) {
     if (kv.key() == "location") location = kv.value();
-    else if (kv.key() == "offset") offset = std::stoll(kv.value());
-    else if (kv.key() == "length") length = std::stoll(kv.value());
+    else if (kv.key() == "offset") offset = external_number(proto, kv.key(), kv.value());
+    else if (kv.key() == "length") length = external_number(proto, kv.key(), kv.value());
   }
   if (location.empty()) bad_proto(proto.name(), "external data without a location");
-  fs::path p = fs::path(base_dir) / location;
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw Ephost::Exception(EPHOST_NO_SUCHFILE, "cannot open external data file " + p.string());
-  in.seekg(offset);
-  std::string bytes;
-  if (length >= 0) {
-    bytes.resize(static_cast<size_t>(length));
-    in.read(bytes.data(), length);
-    if (in.gcount() != length) bad_proto(proto.name(), "external data file " + p.string() + " is too short");
-  } else {
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    bytes = ss.str();
-  }
-  return bytes;
+  const std::string what = "TensorProto '" + proto.name() + "' external data";
+  return read_regular_file_range(confined_data_path(base_dir, location, what + " location"), offset, length,
+                                 what + " file");
 }
 
 template <typename Dst, typename Field>
@@ -237,14 +244,6 @@ void to_proto(const HostTensor& t, onnx::TensorProto* proto) {
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Ephost::Exception(EPHOST_NO_SUCHFILE, "cannot open " + path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Why a file that is not a usable TensorProto is not: names the proto it most likely is. ONNX's
 // SequenceProto and OptionalProto share TensorProto's first field numbers, so a sequence can parse
 // "successfully" as a TensorProto with garbage in it; the checks in load_value_file catch that.
@@ -273,7 +272,7 @@ bool has_unknown_fields(const google::protobuf::Message& m) {
 }  // namespace
 
 LoadedValue load_value_file(const std::string& path) {
-  const std::string bytes = read_file(path);
+  const std::string bytes = read_regular_file(path, "value file");
   const std::string base_dir = fs::path(path).parent_path().string();
   const std::string file = fs::path(path).filename().string();
   LoadedValue out;

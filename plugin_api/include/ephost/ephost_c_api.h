@@ -20,6 +20,7 @@
 #ifndef EPHOST_C_API_H_
 #define EPHOST_C_API_H_
 
+#include "ephost/ephost_env_options_keys.h"
 #include "ephost/ephost_types.h"
 
 #ifdef __cplusplus
@@ -28,7 +29,8 @@ extern "C" {
 
 /* The newest application API version this header describes. Version 2 adds sequence and optional
  * values and the EPContext reports (the "since API 2" blocks of EphostApi); version 3 devices, device
- * tensors and bound runs, and the names of symbolic dimensions. */
+ * tensors and bound runs, the names of symbolic dimensions, progress and profiling, and env options
+ * (CreateEnvWithOptions, the table's last member). */
 #define EPHOST_API_VERSION 3u
 
 typedef struct EphostEnv EphostEnv;
@@ -117,7 +119,8 @@ typedef struct EphostApi {
    * EPHOST_PLUGIN_PATH and the default directory. For hermetic tests and sandboxed applications. */
   EphostStatus* (*CreateEnvWithPluginDirs)(EphostLogLevel min_log_level, const char* const* plugin_dirs,
                                            EphostEnv** out_env);
-  /* Release the env. All sessions created from it must have been released first. */
+  /* Release the env. Sessions created from it keep what they need of it alive: they stay usable, and
+   * the env's plugins are unloaded when the last of them is released. */
   void (*ReleaseEnv)(EphostEnv* env);
   /* Load one plugin library explicitly. The attempt is added to the discovery report whether or not it
    * succeeds; the returned status says why it failed. */
@@ -248,7 +251,8 @@ typedef struct EphostApi {
   /* ---- since API 3: device tensors ---- */
   /* A tensor of `elem_type` and `shape` in the memory of device `device` of plugin `provider_name`,
    * allocated by the plugin's allocator (contents undefined). Released with ReleaseTensor, which frees
-   * the device memory; the env must outlive it. String tensors cannot live on a device. */
+   * the device memory; the tensor keeps the env's plugins loaded, so ReleaseEnv before it is safe.
+   * String tensors cannot live on a device. */
   EphostStatus* (*CreateDeviceTensor)(EphostEnv* env, const char* provider_name, uint32_t device,
                                       EphostElementType elem_type, const int64_t* shape, size_t rank,
                                       EphostTensor** out_tensor);
@@ -310,6 +314,16 @@ typedef struct EphostApi {
   /* With session.enable_profiling=1: writes the trace recorded so far (a Chrome trace) and returns its
    * path; free with FreeString. INVALID_ARGUMENT when profiling is off. */
   EphostStatus* (*SessionEndProfiling)(EphostSession* session, char** out_path);
+
+  /* ---- since API 3: env options ---- */
+  /* Like CreateEnv (`plugin_dirs` NULL: EPHOST_PLUGIN_PATH, then the default directory) or
+   * CreateEnvWithPluginDirs (`plugin_dirs` a NULL-terminated list), with env options: `num_options`
+   * pairs of `keys` (ephost_env_options_keys.h: how plugins are probed, the scan timeout, the registry
+   * cache, the hang warning) and `values`, copied. Each overrides its environment variable. An unknown
+   * key or an invalid value is INVALID_ARGUMENT naming it, and no env is created. */
+  EphostStatus* (*CreateEnvWithOptions)(EphostLogLevel min_log_level, const char* const* plugin_dirs,
+                                        const char* const* keys, const char* const* values, size_t num_options,
+                                        EphostEnv** out_env);
 } EphostApi;
 
 /* The size of the function table as each version defines it: the struct_size of the table
@@ -320,7 +334,7 @@ static inline uint32_t EphostApiSize(uint32_t version) {
   switch (version) {
     case 1: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, GetElementSize);
     case 2: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, InspectEpContextModelJson);
-    case 3: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, SessionEndProfiling);
+    case 3: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, CreateEnvWithOptions);
     default: return 0;
   }
 }

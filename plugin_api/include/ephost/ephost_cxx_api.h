@@ -165,6 +165,24 @@ class Env {
     check(api().CreateEnvWithPluginDirs(level, raw.data(), &e));
     e_.reset(e);
   }
+  // With env options (ephost_env_options_keys.h, API version 3): (key, value) pairs. `dirs` == nullptr
+  // searches EPHOST_PLUGIN_PATH and the default directory, as the first constructor does.
+  Env(EphostLogLevel level, const std::vector<std::string>* dirs,
+      const std::vector<std::pair<std::string, std::string>>& options) {
+    std::vector<const char*> raw_dirs, keys, values;
+    if (dirs) {
+      for (const auto& d : *dirs) raw_dirs.push_back(d.c_str());
+      raw_dirs.push_back(nullptr);
+    }
+    for (const auto& kv : options) {
+      keys.push_back(kv.first.c_str());
+      values.push_back(kv.second.c_str());
+    }
+    EphostEnv* e = nullptr;
+    check(api().CreateEnvWithOptions(level, dirs ? raw_dirs.data() : nullptr, keys.data(), values.data(),
+                                     keys.size(), &e));
+    e_.reset(e);
+  }
   EphostEnv* get() const { return e_.get(); }
   void register_plugin(const std::string& path) { check(api().RegisterPluginLibrary(e_.get(), path.c_str())); }
   // The EPContext nodes of a model and every installed plugin's verdict on them (JSON).

@@ -20,6 +20,13 @@ struct has_f32 : std::false_type {};
 template <typename Op>
 struct has_f32<Op, std::void_t<decltype(std::declval<const Op&>().f32(nullptr, nullptr, int64_t{}))>> : std::true_type {};
 
+// Op::f32 called through a template, so that the call depends on the element type: clang checks a
+// member call on a non-dependent object even in a discarded `if constexpr` branch.
+template <typename Op, typename T>
+void call_f32(const Op& op, const T* x, T* y, int64_t n) {
+  op.f32(x, y, n);
+}
+
 template <typename Op, typename TypeList>
 class UnaryKernel : public CpuKernel {
  public:
@@ -36,7 +43,7 @@ class UnaryKernel : public CpuKernel {
       if constexpr (std::is_same_v<T, float> && has_f32<Op>::value) {
         // A contiguous loop in math/vec.h (AVX2 where the CPU has it), same values.
         math::parallel_for(x.size(), threads, math::kElementwiseGrain,
-                           [&](int64_t i0, int64_t i1) { op.f32(px + i0, y + i0, i1 - i0); });
+                           [&](int64_t i0, int64_t i1) { call_f32(op, px + i0, y + i0, i1 - i0); });
         return;
       }
       math::parallel_for(x.size(), threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {

@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""Plugin discovery time for N plugins, cold (every library probed by the crash-isolated plugin scanner)
+and warm (every result read from the registry cache), measured on `ephost plugins`.
+
+    benchmarks/discovery_bench.py [--ephost PATH] [--plugin LIB]... [--count N] [--repeat R]
+
+Each --plugin library (default: the build's test plugins libephost_test_alpha.so, a usable plugin, and
+libephost_broken_negotiate_segfault.so, one that crashes while probed) is copied N times (default 50)
+into a temporary folder of its own under distinct file names, and timed, as the median of R runs
+(default 7):
+  base  `ephost plugins` over an empty folder (process start, the built-in CPU plugin)
+  cold  the N copies with an empty $XDG_CACHE_HOME: the scanner probes every one in a child process
+  warm  the same again: the registry cache answers, nothing is probed out of process
+Both wall time and CPU time (the process and its children, from wait4) are shown, less base: on a
+loaded machine wall time mostly measures waiting for a core. The copies of a usable plugin all say
+the same plugin name, so on a warm start the host still loads each in process (dlopen, negotiate,
+describe) and skips all but the first as duplicates; copies of a crashing plugin are skipped from the
+registry without being loaded, which isolates the registry's own cost.
+Goals (issue 12): warm <= 5 ms for 50 plugins, cold <= 50 ms per plugin.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def timed(ephost, plugin_dir, cache_dir):
+    """Wall and CPU seconds of one `ephost plugins` (CPU: the process and its reaped children)."""
+    env = dict(os.environ, EPHOST_PLUGIN_PATH=plugin_dir, XDG_CACHE_HOME=cache_dir)
+    env.pop("EPHOST_PLUGIN_REGISTRY", None)
+    start = time.perf_counter()
+    pid = os.posix_spawn(ephost, [ephost, "plugins"], env,
+                         file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                                       (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
+    _, status, usage = os.wait4(pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"discovery_bench: `ephost plugins` over {plugin_dir} failed (status {status})")
+    return wall * 1e3, (usage.ru_utime + usage.ru_stime) * 1e3
+
+
+def median_of(runs):
+    return statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--ephost", default=os.environ.get("EPHOST", os.path.join(ROOT, "build/tools/cli/ephost")))
+    p.add_argument("--plugin", action="append")
+    p.add_argument("--count", type=int, default=50)
+    p.add_argument("--repeat", type=int, default=7)
+    a = p.parse_args()
+    plugins = a.plugin or [os.path.join(ROOT, "build/tests/test_plugins", f"lib{n}.so")
+                           for n in ("ephost_test_alpha", "ephost_broken_negotiate_segfault")]
+    for f in [a.ephost, *plugins]:
+        if not os.path.exists(f):
+            sys.exit(f"discovery_bench: {f} does not exist (build ephost_cli and ephost_test_plugins, or pass it)")
+
+    with tempfile.TemporaryDirectory() as work:
+        empty = os.path.join(work, "empty")
+        os.makedirs(empty)
+        base = median_of([timed(a.ephost, empty, os.path.join(work, "cache-base")) for _ in range(a.repeat)])
+        print(f"{a.count} copies per plugin, median of {a.repeat} runs; wall / CPU in ms")
+        print(f"base (empty folder): {base[0]:8.2f} / {base[1]:7.2f}")
+        for plugin in plugins:
+            folder = os.path.join(work, os.path.basename(plugin))
+            os.makedirs(folder)
+            for i in range(a.count):
+                shutil.copyfile(plugin, os.path.join(folder, f"libbench_plugin_{i:03d}.so"))
+            cold_runs = [timed(a.ephost, folder, os.path.join(work, f"cache-{os.path.basename(plugin)}-{r}"))
+                         for r in range(a.repeat)]
+            cache = os.path.join(work, f"cache-{os.path.basename(plugin)}-0")
+            warm_runs = [timed(a.ephost, folder, cache) for _ in range(a.repeat)]
+            cold, warm = median_of(cold_runs), median_of(warm_runs)
+            # Who answered for the copies on a warm start: all "registry" when the cache works.
+            env = dict(os.environ, EPHOST_PLUGIN_PATH=folder, XDG_CACHE_HOME=cache)
+            env.pop("EPHOST_PLUGIN_REGISTRY", None)
+            text = subprocess.run([a.ephost, "plugins", "--json"], env=env, capture_output=True, text=True).stdout
+            report = json.loads(text[text.index("["):])
+            by = Counter(r["probed_by"] for r in report if "libbench_plugin_" in r["path"])
+            n = a.count
+            print(f"{os.path.basename(plugin)}:")
+            print(f"  cold (scanner):  {cold[0] - base[0]:8.2f} / {cold[1] - base[1]:7.2f} for {n}, "
+                  f"{(cold[0] - base[0]) / n:6.2f} / {(cold[1] - base[1]) / n:5.2f} per plugin (goal <= 50 per plugin)")
+            print(f"  warm (registry): {warm[0] - base[0]:8.2f} / {warm[1] - base[1]:7.2f} for {n} (goal <= 5 in all); "
+                  f"probed by: {', '.join(f'{c} {w}' for w, c in sorted(by.items()))}")
+
+
+if __name__ == "__main__":
+    main()

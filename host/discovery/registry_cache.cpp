@@ -1,0 +1,266 @@
+#include "discovery/registry_cache.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <stdexcept>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "discovery/plugin_probe_json.h"
+#include "discovery/plugin_scanner.h"
+#include "ephost/ephost_plugin.h"
+
+#ifndef EPHOST_VERSION
+#define EPHOST_VERSION "unknown"
+#endif
+
+namespace ephost {
+namespace {
+
+using json = nlohmann::json;
+using Entries = std::map<std::string, std::pair<LibraryIdentity, ProbeResult>>;
+
+constexpr const char* kFormat = "ephost-plugin-registry";
+constexpr int kFormatVersion = 1;
+constexpr size_t kMaxFileBytes = 64u << 20;
+constexpr size_t kMaxEntries = 100000;
+constexpr int kMaxNesting = 16;
+
+const char* machine_name() {
+#if defined(__x86_64__)
+  return "x86_64";
+#elif defined(__aarch64__)
+  return "aarch64";
+#elif defined(__i386__)
+  return "i386";
+#elif defined(__arm__)
+  return "arm";
+#elif defined(__riscv) && __riscv_xlen == 64
+  return "riscv64";
+#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
+  return "ppc64le";
+#elif defined(__s390x__)
+  return "s390x";
+#else
+  return "unknown";
+#endif
+}
+
+// Everything about this host that decides a probe's result besides the library itself.
+json host_key() {
+  return {{"ephost_version", EPHOST_VERSION},
+          {"plugin_abi", {EPHOST_PLUGIN_ABI_MIN_VERSION, EPHOST_PLUGIN_ABI_VERSION}},
+          {"scanner_protocol", kScannerProtocolVersion},
+          {"machine", machine_name()}};
+}
+
+// Serializes access to the file by the Envs of this process (other processes: atomic renames).
+std::mutex& file_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+[[noreturn]] void corrupt(const std::string& what) { throw std::runtime_error(what); }
+
+// Deeper nesting than a registry ever has is refused before parsing (the parser and the value's
+// destructor recurse).
+void check_nesting(const std::string& text) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > kMaxNesting) corrupt(fmt::format("nested deeper than {} levels", kMaxNesting));
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
+template <typename Int>
+Int integer_member(const json& entry, const char* key) {
+  auto it = entry.find(key);
+  if (it == entry.end() || !it->is_number_integer()) corrupt(fmt::format("library entry without an integer '{}'", key));
+  if (std::is_unsigned<Int>::value && it->is_number_integer() && !it->is_number_unsigned() && it->get<int64_t>() < 0)
+    corrupt(fmt::format("library entry with a negative '{}'", key));
+  return it->get<Int>();
+}
+
+std::pair<LibraryIdentity, ProbeResult> entry_from_json(const json& e) {
+  if (!e.is_object()) corrupt("a library entry that is not an object");
+  LibraryIdentity id;
+  auto path = e.find("path");
+  if (path == e.end() || !path->is_string()) corrupt("a library entry without a path");
+  id.path = path->get<std::string>();
+  if (id.path.empty() || id.path[0] != '/') corrupt(fmt::format("library path '{}' is not absolute", id.path));
+  id.size = integer_member<uint64_t>(e, "size");
+  id.mtime_ns = integer_member<int64_t>(e, "mtime_ns");
+  id.inode = integer_member<uint64_t>(e, "inode");
+  id.device = integer_member<uint64_t>(e, "device");
+  auto probe = e.find("probe");
+  if (probe == e.end()) corrupt(fmt::format("library entry '{}' without a probe result", id.path));
+  ProbeResult result;
+  try {
+    result = probe_result_from_json(*probe);
+  } catch (const std::exception& ex) {
+    corrupt(fmt::format("library entry '{}': {}", id.path, ex.what()));
+  }
+  if (result.outcome == ProbeOutcome::kScannerFailed)
+    corrupt(fmt::format("library entry '{}' records a scanner failure", id.path));
+  return {std::move(id), std::move(result)};
+}
+
+std::string read_registry_text(const std::string& file, bool* exists) {
+  std::error_code ec;
+  *exists = std::filesystem::exists(file, ec);
+  if (!*exists) return {};
+  if (!std::filesystem::is_regular_file(file, ec)) corrupt("not a regular file");
+  const auto size = std::filesystem::file_size(file, ec);
+  if (ec) corrupt("cannot read its size: " + ec.message());
+  if (size > kMaxFileBytes) corrupt(fmt::format("{} bytes, more than a registry ever holds", size));
+  return read_whole_file(file, "plugin registry");
+}
+
+}  // namespace
+
+std::string default_registry_file() {
+  if (const char* env = std::getenv(kRegistryFileEnv)) return env;
+  const std::string file = fmt::format("plugin-registry-{}.json", machine_name());
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && xdg[0] == '/') return (std::filesystem::path(xdg) / "ephost" / file).string();
+  const char* home = std::getenv("HOME");
+  if (home && home[0] == '/') return (std::filesystem::path(home) / ".cache" / "ephost" / file).string();
+  return {};
+}
+
+std::optional<LibraryIdentity> identify_library(const std::string& canonical_path) {
+  struct stat st {};
+  if (canonical_path.empty() || ::stat(canonical_path.c_str(), &st) != 0) return std::nullopt;
+  LibraryIdentity id;
+  id.path = canonical_path;
+  id.size = static_cast<uint64_t>(st.st_size);
+  id.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  id.inode = static_cast<uint64_t>(st.st_ino);
+  id.device = static_cast<uint64_t>(st.st_dev);
+  return id;
+}
+
+RegistryCache::RegistryCache(std::string file) : file_(std::move(file)) {}
+
+Entries RegistryCache::parse(const std::string& text) {
+  check_nesting(text);
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    corrupt(std::string("not JSON: ") + e.what());
+  }
+  if (!j.is_object()) corrupt("not a JSON object");
+  auto format = j.find("format");
+  if (format == j.end() || *format != kFormat) corrupt("foreign: not an ephost plugin registry");
+  auto version = j.find("format_version");
+  if (version == j.end() || *version != kFormatVersion)
+    corrupt(fmt::format("foreign: format version {} (this host writes {})",
+                        version == j.end() ? std::string("none") : version->dump(), kFormatVersion));
+  auto host = j.find("host");
+  if (host == j.end() || *host != host_key())
+    corrupt(fmt::format("foreign: written for {} (this host is {})", host == j.end() ? "?" : host->dump(),
+                        host_key().dump()));
+  auto libraries = j.find("libraries");
+  if (libraries == j.end() || !libraries->is_array()) corrupt("no 'libraries' array");
+  if (libraries->size() > kMaxEntries) corrupt(fmt::format("more than {} libraries", kMaxEntries));
+  Entries entries;
+  for (const json& e : *libraries) {
+    auto entry = entry_from_json(e);
+    const std::string path = entry.first.path;
+    if (!entries.emplace(path, std::move(entry)).second) corrupt(fmt::format("library '{}' listed twice", path));
+  }
+  return entries;
+}
+
+std::string RegistryCache::serialize(const Entries& entries) {
+  json libraries = json::array();
+  for (const auto& [path, entry] : entries) {
+    const LibraryIdentity& id = entry.first;
+    libraries.push_back({{"path", id.path},
+                         {"size", id.size},
+                         {"mtime_ns", id.mtime_ns},
+                         {"inode", id.inode},
+                         {"device", id.device},
+                         {"probe", probe_result_to_json(entry.second)}});
+  }
+  json j = {{"format", kFormat}, {"format_version", kFormatVersion}, {"host", host_key()}, {"libraries", libraries}};
+  return j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+void RegistryCache::load() {
+  if (file_.empty()) return;
+  std::lock_guard<std::mutex> lock(file_mutex());
+  try {
+    bool exists = false;
+    const std::string text = read_registry_text(file_, &exists);
+    if (exists) entries_ = parse(text);
+  } catch (const std::exception& e) {
+    const std::string why = e.what();
+    const bool foreign = why.rfind("foreign: ", 0) == 0;
+    const std::string message = fmt::format("plugin registry {} is {}: ignored, every library is probed again and "
+                                            "the file rewritten",
+                                            file_, foreign ? why.substr(9) : "corrupt (" + why + ")");
+    if (foreign) log_info(message);
+    else log_warning(message);
+    entries_.clear();
+    rewrite_ = true;
+  }
+}
+
+std::optional<ProbeResult> RegistryCache::find(const LibraryIdentity& id) const {
+  auto it = entries_.find(id.path);
+  if (it == entries_.end() || !(it->second.first == id)) return std::nullopt;
+  return it->second.second;
+}
+
+void RegistryCache::store(const LibraryIdentity& id, const ProbeResult& result) {
+  if (result.outcome == ProbeOutcome::kScannerFailed) return;
+  entries_[id.path] = {id, result};
+  stored_[id.path] = {id, result};
+}
+
+void RegistryCache::save() {
+  if (file_.empty() || (stored_.empty() && !rewrite_)) return;
+  std::lock_guard<std::mutex> lock(file_mutex());
+  try {
+    Entries merged;
+    try {
+      bool exists = false;
+      const std::string text = read_registry_text(file_, &exists);
+      if (exists) merged = parse(text);
+    } catch (const std::exception&) {
+      // Corrupt or foreign (already logged by load, or written since by someone else): replaced.
+    }
+    for (const auto& [path, entry] : stored_) merged[path] = entry;
+    for (auto it = merged.begin(); it != merged.end();) {
+      const auto now = identify_library(it->first);
+      it = now && *now == it->second.first ? std::next(it) : merged.erase(it);
+    }
+    const std::string text = serialize(merged);
+    write_file_atomically(file_, text.data(), text.size(), /*overwrite=*/true);
+    stored_.clear();
+    rewrite_ = false;
+  } catch (const std::exception& e) {
+    log_warning(fmt::format("cannot write the plugin registry {}: {} (libraries will be probed again next time)",
+                            file_, e.what()));
+  }
+}
+
+}  // namespace ephost

@@ -1,0 +1,109 @@
+#include "model/inference_guards.h"
+
+#include <fmt/format.h>
+#include <onnx/defs/schema.h>
+#include <onnx/defs/shape_inference.h>
+
+#include <functional>
+#include <mutex>
+#include <set>
+
+namespace ephost {
+namespace {
+
+thread_local GuardFindings* t_findings = nullptr;
+
+// The rank of input `i` when its shape is known, else -1.
+int64_t input_rank(onnx::InferenceContext& ctx, size_t i) {
+  if (i >= ctx.getNumInputs() || !onnx::hasInputShape(ctx, i)) return -1;
+  return onnx::getInputShape(ctx, i).dim_size();
+}
+
+const onnx::AttributeProto* int_attribute(onnx::InferenceContext& ctx, const char* name) {
+  const onnx::AttributeProto* a = ctx.getAttribute(name);
+  return a && a->type() == onnx::AttributeProto::INT ? a : nullptr;
+}
+
+// A guard finds what onnx's inference function would not survive; "" when the node is fine.
+using Check = std::function<std::string(onnx::InferenceContext& ctx)>;
+
+struct Guard {
+  const char* op;
+  Check check;
+};
+
+// `attribute` must lie in [lowest, highest] (both inclusive).
+std::string out_of_range(const char* attribute, int64_t value, int64_t lowest, int64_t highest, const std::string& why) {
+  if (value >= lowest && value <= highest) return {};
+  return fmt::format("{} {} is out of range [{}, {}] ({})", attribute, value, lowest, highest, why);
+}
+
+const Guard kGuards[] = {
+    // GatherND: onnx indexes the data shape with the last index dimension plus batch_dims, unchecked.
+    {"GatherND",
+     [](onnx::InferenceContext& ctx) -> std::string {
+       const auto* a = int_attribute(ctx, "batch_dims");
+       const int64_t batch_dims = a ? a->i() : 0;
+       const int64_t data = input_rank(ctx, 0), indices = input_rank(ctx, 1);
+       if (batch_dims < 0) return fmt::format("batch_dims {} is negative", batch_dims);
+       if (data < 0 || indices < 0) return {};
+       std::string r = out_of_range("batch_dims", batch_dims, 0, std::min(data, indices) - 1,
+                                    fmt::format("data has rank {}, indices rank {}", data, indices));
+       if (!r.empty()) return r;
+       const auto& last = onnx::getInputShape(ctx, 1).dim(static_cast<int>(indices - 1));
+       if (last.has_dim_value() && (last.dim_value() < 1 || last.dim_value() + batch_dims > data))
+         return fmt::format("the last dimension of indices is {}: with batch_dims {} it must lie in [1, {}] for data "
+                            "of rank {}",
+                            last.dim_value(), batch_dims, data - batch_dims, data);
+       return {};
+     }},
+    // LayerNormalization: onnx uses the axis (made non-negative by adding the rank once) as an index.
+    {"LayerNormalization",
+     [](onnx::InferenceContext& ctx) -> std::string {
+       const auto* a = int_attribute(ctx, "axis");
+       const int64_t axis = a ? a->i() : -1;
+       const int64_t rank = input_rank(ctx, 0);
+       if (rank < 0) return {};
+       return out_of_range("axis", axis, -rank, rank - 1, fmt::format("input X has rank {}", rank));
+     }},
+};
+
+void install() {
+  for (const Guard& guard : kGuards) {
+    std::set<const onnx::OpSchema*> wrapped;
+    for (int version = 1; version <= 30; ++version) {
+      const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(guard.op, version, "");
+      if (!schema || !wrapped.insert(schema).second) continue;
+      onnx::InferenceFunction original = schema->GetTypeAndShapeInferenceFunction();
+      if (!original) continue;
+      Check check = guard.check;
+      const std::string op = guard.op;
+      // The registry's schemas are const to readers only: they are owned, mutable objects.
+      const_cast<onnx::OpSchema*>(schema)->TypeAndShapeInferenceFunction(
+          [original, check, op](onnx::InferenceContext& ctx) {
+            const std::string problem = check(ctx);
+            if (!problem.empty()) {
+              report_guard_problem(op, problem);
+              fail_shape_inference(op, ": ", problem);
+            }
+            original(ctx);
+          });
+    }
+  }
+}
+
+}  // namespace
+
+void install_inference_guards() {
+  static std::once_flag once;
+  std::call_once(once, install);
+}
+
+GuardFindings::GuardFindings() : previous_(t_findings) { t_findings = this; }
+GuardFindings::~GuardFindings() { t_findings = previous_; }
+
+void report_guard_problem(const std::string& op_type, const std::string& problem) {
+  if (t_findings) t_findings->problems_.push_back({op_type, problem});
+}
+
+}  // namespace ephost

@@ -1,0 +1,4 @@
+Bxj
+location/etc/passwdj
+offset0j
+length16p

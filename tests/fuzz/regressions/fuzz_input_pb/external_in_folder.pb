@@ -1,0 +1,4 @@
+Bxj
+locationdata.binj
+offset16j
+length16p
