@@ -199,6 +199,8 @@ Compiled& compiled() {
 
 class Opencl : public ::testing::Test {
  protected:
+  // The compiles happen here, so that their time is the suite's and not the first test's.
+  static void SetUpTestSuite() { compiled(); }
   void SetUp() override {
     if (!compiled().skip.empty()) GTEST_SKIP() << compiled().skip;
   }

@@ -136,9 +136,9 @@ step "installed: c_run (pkg-config), C++ app (find_package), /usr/bin/ephost"
 "$ROOT/usr/bin/ephost" run "$MODEL" --shape x=1,3,8,8 --report >"$WORK/ephost_run.txt" ||
   fail "installed ephost run failed"
 
-"$PY" - "$ROOT/$LIBDIR/ephost/plugins" "$WORK" <<'PYCHECK' || fail "outputs or discovery differ (above)"
+"$PY" - "$ROOT/$LIBDIR/ephost/plugins" "$WORK" "$OPENCL" <<'PYCHECK' || fail "outputs or discovery differ (above)"
 import json, math, os, re, sys
-plugin_dir, work = os.path.realpath(sys.argv[1]), sys.argv[2]
+plugin_dir, work, opencl = os.path.realpath(sys.argv[1]), sys.argv[2], sys.argv[3] == "1"
 
 def outputs(path):
     found = {}
@@ -164,9 +164,10 @@ for name in ("c_run.txt", "app.txt"):
             errors.append(f"{name}: {out} = [{g_shape}] sum {g_total} first {g_first}; "
                           f"build tree: [{shape}] sum {total} first {first}")
 
-# The template plugin and the consumer's plugin were discovered from the installed plugin directory.
+# The template plugin and the consumer's plugin (and ephost-opencl's plugin, where it was built) were
+# discovered from the installed plugin directory.
 report = json.load(open(os.path.join(work, "plugins.json")))
-for plugin in ("example", "myep"):
+for plugin in ("example", "myep") + (("opencl",) if opencl else ()):
     rows = [p for p in report if p.get("name") == plugin]
     if not rows or not rows[0].get("loaded"):
         errors.append(f"installed ephost did not load {plugin}: {json.dumps(report)}")
