@@ -76,9 +76,12 @@ void Profiler::record(const char* category, std::string name, Clock::time_point 
                       Args args) {
   using std::chrono::duration_cast;
   using std::chrono::microseconds;
+  // Both ends rounded from the origin the same way, so that a span inside another stays inside it in
+  // whole microseconds (rounding the duration on its own could push a child's end past its parent's).
+  const int64_t start_us = duration_cast<microseconds>(start - origin_).count();
+  const int64_t end_us = duration_cast<microseconds>(end - origin_).count();
   std::lock_guard<std::mutex> lock(mutex_);
-  events_.push_back(Event{category, std::move(name), duration_cast<microseconds>(start - origin_).count(),
-                          duration_cast<microseconds>(end - start).count(), thread_number(), std::move(args)});
+  events_.push_back(Event{category, std::move(name), start_us, end_us - start_us, thread_number(), std::move(args)});
 }
 
 size_t Profiler::event_count() const {
