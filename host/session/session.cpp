@@ -119,8 +119,13 @@ void Session::start_context_rebuild() {
   SessionOptions options = options_;
   // The compile session makes an ordinary model's contexts: nothing of loading, sharing or rebuilding.
   for (const char* key : {kEphostSessionOptionsEpContextRebuild, kEphostSessionOptionsShareEpContexts,
-                          kEphostSessionOptionsStopShareEpContexts, kEphostSessionOptionsEpContextSourceModelPath})
+                          kEphostSessionOptionsStopShareEpContexts, kEphostSessionOptionsEpContextSourceModelPath,
+                          kEphostSessionOptionsEnableProfiling})
     options.config.erase(key);
+  // The caller's progress callback belongs to this session's creation (its `user` may be gone by
+  // now): the background compile reports nothing.
+  options.progress = nullptr;
+  options.progress_user = nullptr;
   rebuild_ = std::make_unique<ContextRebuild>(env_, std::move(options), model_->path, rejected->source_model,
                                               rejected->embed_mode == 1);
 }

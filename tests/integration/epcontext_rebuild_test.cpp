@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -212,6 +213,33 @@ TEST_F(ContextRebuild, WithoutTheOptionNothingIsRebuilt) {
   Ephost::Session s(env_, ctx_);
   EXPECT_EQ(rebuild_state(s), "");
   EXPECT_EQ(read_file_bytes(ctx_), old_model_);
+}
+
+}  // namespace
+
+namespace {
+
+struct ProgressCalls {
+  std::atomic<size_t> calls{0};
+};
+void count_progress(const char*, size_t, size_t, void* user) { ++static_cast<ProgressCalls*>(user)->calls; }
+
+// The caller's progress callback and profiling belong to the session it created: the background
+// compile neither calls the callback (whose `user` the CLI frees once creation ends) nor writes a trace.
+TEST_F(ContextRebuild, TheBackgroundCompileLeavesTheCallersProgressCallbackAndProfilingAlone) {
+  ProgressCalls progress;
+  Ephost::SessionOptions o = rebuild_options();
+  o.set_progress_callback(&count_progress, &progress);
+  o.add_config(kEphostSessionOptionsEnableProfiling, "1");
+  o.add_config(kEphostSessionOptionsProfileFilePrefix, dir_.file("trace"));
+  Ephost::Session first(env_, ctx_, o);
+  const size_t during_creation = progress.calls.load();
+  EXPECT_GT(during_creation, 0u);
+  ASSERT_EQ(wait_rebuild(first), "written");
+  EXPECT_EQ(progress.calls.load(), during_creation) << "the rebuild reported progress to the caller";
+  size_t traces = 0;
+  for (const auto& e : fs::directory_iterator(dir_.path())) traces += e.path().filename().string().rfind("trace_", 0) == 0;
+  EXPECT_EQ(traces, 0u) << "the rebuild wrote a trace";
 }
 
 }  // namespace
