@@ -29,11 +29,16 @@ struct Folders {
   }
 };
 
+// A plain loop, not memcmp: libFuzzer learns the operands of memcmp calls and would soon write the
+// canary into its inputs itself.
 bool contains_canary(const void* data, size_t size) {
   const auto* p = static_cast<const char*>(data);
   const size_t n = sizeof(kCanary) - 1;
-  for (size_t i = 0; i + n <= size; ++i)
-    if (std::memcmp(p + i, kCanary, n) == 0) return true;
+  for (size_t i = 0; i + n <= size; ++i) {
+    size_t k = 0;
+    while (k < n && p[i + k] == kCanary[k]) ++k;
+    if (k == n) return true;
+  }
   return false;
 }
 
@@ -50,6 +55,8 @@ void check(const ephost_cli::HostTensor& t) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Folders folders;
+  // An input that holds the canary itself proves nothing when a value holds it too (found by fuzzing).
+  if (contains_canary(data, size)) return 0;
   ephost_fuzz::write_file(folders.value_file, data, size);
   const std::string path = folders.value_file.string();
   for (int32_t kind : {EPHOST_VALUE_TENSOR, EPHOST_VALUE_SEQUENCE, EPHOST_VALUE_OPTIONAL}) {

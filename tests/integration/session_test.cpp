@@ -195,3 +195,30 @@ TEST(Envs, EndingOneEnvLeavesTheOthersSessionsWorking) {
 }
 
 }  // namespace
+
+namespace {
+
+// Integer Pow is defined for every input (fuzz_model found a signed overflow under UBSan): an integral
+// exponent wraps like unsigned arithmetic, a negative one gives the integer part of 1/x^|e|, and a
+// floating exponent saturates at the type's range.
+TEST(CpuKernels, IntegerPowWrapsAndSaturatesInsteadOfOverflowing) {
+  auto run = [](onnx::TensorProto::DataType exponent_type, auto exponents) {
+    ephost_test::ModelBuilder m;
+    m.input("x", onnx::TensorProto::INT32, {6}).input("e", exponent_type, {6}).output("y", onnx::TensorProto::INT32, {6});
+    m.node("Pow", {"x", "e"}, {"y"}, "pow");
+    const std::string bytes = m.bytes();
+    Ephost::Session s(cpu_env(), bytes.data(), bytes.size(), Ephost::SessionOptions());
+    std::vector<int32_t> x{2, 3, -2, 46341, 2, 5};
+    using E = typename decltype(exponents)::value_type;
+    auto tx = Ephost::Tensor::wrap(EPHOST_ELEMENT_INT32, {6}, x.data(), x.size());
+    auto te = Ephost::Tensor::wrap(std::is_same_v<E, float> ? EPHOST_ELEMENT_FLOAT : EPHOST_ELEMENT_INT32, {6},
+                                   exponents.data(), exponents.size());
+    return s.run({"x", "e"}, {tx, te}, {"y"})[0].template to_vector<int32_t>();
+  };
+  EXPECT_EQ(run(onnx::TensorProto::INT32, std::vector<int32_t>{31, 21, 3, 2, -1, 0}),
+            (std::vector<int32_t>{INT32_MIN, 1870418611, -8, -2147479015, 0, 1}));
+  EXPECT_EQ(run(onnx::TensorProto::FLOAT, std::vector<float>{40.f, 0.5f, 3.f, -1.f, 100.f, 2.f}),
+            (std::vector<int32_t>{INT32_MAX, 1, -8, 0, INT32_MAX, 25}));
+}
+
+}  // namespace

@@ -2,6 +2,7 @@
 // comparisons, logic, Min/Max/Sum/Mean, Where.
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "kernel_registry.h"
@@ -11,6 +12,34 @@
 namespace ephost::cpu {
 
 namespace {
+
+// x^e for an integral x: an integral exponent by squaring in unsigned arithmetic (wrapping), a negative
+// one as the integer part of 1/x^|e| (0 unless x is 1 or -1); a floating exponent through double,
+// converted with saturation (NaN gives 0).
+template <typename T, typename E>
+T integer_pow(T x, E e) {
+  using U = std::make_unsigned_t<T>;
+  if constexpr (std::is_integral_v<E>) {
+    if (e < 0) {
+      if (x == 1) return 1;
+      if constexpr (std::is_signed_v<T>)
+        if (x == -1) return (e % 2 == 0) ? T(1) : T(-1);
+      return 0;
+    }
+    U result = 1, base = static_cast<U>(x);
+    for (auto n = static_cast<std::make_unsigned_t<E>>(e); n != 0; n >>= 1) {
+      if (n & 1) result = static_cast<U>(result * base);
+      base = static_cast<U>(base * base);
+    }
+    return static_cast<T>(result);
+  } else {
+    const double v = std::pow(static_cast<double>(x), static_cast<double>(e));
+    if (std::isnan(v)) return 0;
+    if (v <= static_cast<double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
+    if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+    return static_cast<T>(v);
+  }
+}
 
 using math::broadcast_binary;
 
@@ -142,7 +171,11 @@ class PowKernel : public CpuKernel {
         const T* pa = a.data<T>();
         const E* pb = b.data<E>();
         T* y = ctx.output<T>(0, os);
-        if (b.size() == 1 && static_cast<double>(pb[0]) == 2.0) {
+        if constexpr (std::is_integral_v<T>) {
+          // Defined for every input: wraps like unsigned arithmetic (numpy's integer power), never the
+          // undefined behaviour of a signed overflow or of a double out of range converted to T.
+          broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, E e) { return integer_pow<T>(x, e); });
+        } else if (b.size() == 1 && static_cast<double>(pb[0]) == 2.0) {
           broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, E) { return T(x * x); });
         } else if constexpr (std::is_same_v<T, float>) {
           broadcast_binary(pa, as, pb, bs, y, os, threads,

@@ -52,7 +52,8 @@ class ReshapeKernel : public CpuKernel {
         want[i] = in[i];
       }
       if (want[i] < 0) fail("shape " + math::to_string(want) + " has a negative dimension");
-      known *= want[i];
+      if (__builtin_mul_overflow(known, want[i], &known))
+        fail("shape " + math::to_string(want) + " has more elements than can be counted");
     }
     const int64_t n = x.size();
     if (infer >= 0) {

@@ -427,13 +427,20 @@ class PadKernel : public CpuKernel {
     if (static_cast<int64_t>(pads.size()) != 2 * r)
       fail("pads " + math::to_string(pads) + " must have 2 * rank = " + std::to_string(2 * r) + " entries");
     Shape out(r);
+    for (int64_t a = 0; a < r; ++a) {
+      const int64_t d = in[a], pb = pads[a], pe = pads[a + r];
+      if (__builtin_add_overflow(d, pb, &out[a]) || __builtin_add_overflow(out[a], pe, &out[a]))
+        fail("pads " + math::to_string(pads) + " make axis " + std::to_string(a) + " larger than can be counted");
+      if (out[a] < 0) fail("pads " + math::to_string(pads) + " remove more than the input has on axis " + std::to_string(a));
+      if (mode_ != "constant" && d == 0 && out[a] > 0) fail("cannot pad an empty axis in mode " + mode_);
+    }
+    // The output first: the host refuses a size it cannot hold before anything of that size is made here.
+    void* y = ctx.output_raw(0, x.elem_type(), out);
+    if (math::numel(out) == 0) return;
     // Per axis: output position -> input position, or -1 for the constant.
     std::vector<std::vector<int64_t>> maps(r);
     for (int64_t a = 0; a < r; ++a) {
-      const int64_t d = in[a], pb = pads[a], pe = pads[a + r];
-      out[a] = d + pb + pe;
-      if (out[a] < 0) fail("pads " + math::to_string(pads) + " remove more than the input has on axis " + std::to_string(a));
-      if (mode_ != "constant" && d == 0 && out[a] > 0) fail("cannot pad an empty axis in mode " + mode_);
+      const int64_t d = in[a], pb = pads[a];
       maps[a].resize(out[a]);
       for (int64_t o = 0; o < out[a]; ++o) {
         int64_t j = o - pb;
@@ -455,8 +462,6 @@ class PadKernel : public CpuKernel {
         maps[a][o] = j;
       }
     }
-    void* y = ctx.output_raw(0, x.elem_type(), out);
-    if (math::numel(out) == 0) return;
     const Shape st = math::strides_of(in);
     bool ok = false;
     dispatch(NumericTypes{}, x.elem_type(), [&](auto tag) {

@@ -48,10 +48,11 @@ class MaxUnpoolKernel : public CpuKernel {
           fail("output_shape " + math::to_string(ys) + " is smaller than the unpooled extent " + math::to_string(inferred));
     }
     const std::vector<int64_t> where = ints_of(idx, "I");
+    // The output first: the host refuses a shape whose size cannot be counted, before strides are made.
+    char* y = static_cast<char*>(ctx.output_raw(0, x.elem_type(), ys));
     const int64_t total = math::numel(inferred);
     const Shape out_strides = math::strides_of(ys);
     const size_t es = sdk::element_size(x.elem_type());
-    char* y = static_cast<char*>(ctx.output_raw(0, x.elem_type(), ys));
     const int64_t out_total = math::numel(ys);
     if (out_total) std::memset(y, 0, static_cast<size_t>(out_total) * es);
     const char* src = static_cast<const char*>(x.raw());

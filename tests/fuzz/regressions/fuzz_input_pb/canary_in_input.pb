@@ -1,0 +1,1 @@
+BaJH?¦7?³N?w}?HéØ>QYEPHOST-FUZZ-CANARY-OUTSIDE-THE-FOLDER=Ùp²=¡¥<“&U?
