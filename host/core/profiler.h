@@ -64,7 +64,8 @@ class Profiler {
   std::vector<std::pair<std::size_t, uint32_t>> threads_;  // hashed thread id -> small number
 };
 
-// A span when `profiler` is set, nothing otherwise (the common case costs one branch).
+// A span when `profiler` is set, nothing otherwise. The arguments are evaluated either way: on a hot
+// path, build them only under `if (profiler)` (graph_executor.cpp does).
 inline Profiler::Span profile(Profiler* profiler, const char* category, std::string name, Profiler::Args args = {}) {
   return profiler ? Profiler::Span(profiler, category, std::move(name), std::move(args)) : Profiler::Span();
 }

@@ -240,9 +240,12 @@ RuntimeValue GraphExecutor::hand_out(Frame& frame, const Value& v, const OutputR
   for (const auto& block : frame.blocks) owned = owned && slot.tensor().holder() != block;
   if (t.device() == location) return owned ? t : t.clone();
   // Another location: copy there (device to host for a default output).
-  auto span = profile(options_.profiler, "copy", "copy output " + v.name,
-                      {{"value", v.name}, {"from", t.device() ? t.device()->label() : "host"},
-                       {"to", location ? location->label() : "host"}});
+  std::optional<Profiler::Span> span;  // the span's name and arguments are built only when profiling
+  if (options_.profiler)
+    span.emplace(options_.profiler, "copy", "copy output " + v.name,
+                 Profiler::Args{{"value", v.name},
+                                {"from", t.device() ? t.device()->label() : "host"},
+                                {"to", location ? location->label() : "host"}});
   Tensor out = location ? Tensor::allocate_on_device(*location, t.elem_type(), t.shape(), "output '" + v.name + "'")
                         : Tensor::allocate(t.elem_type(), t.shape());
   const Device* copier = copying_device(t, out);
