@@ -50,10 +50,14 @@ fi
 
 # ---- run --------------------------------------------------------------------------------------------------
 # allocator_may_return_null: a model asking for terabytes gets a clean error, not an allocator abort;
-# EPHOST_TENSOR_BYTES_LIMIT keeps what a model may allocate for one value within the RSS limit.
+# EPHOST_TENSOR_BYTES_LIMIT bounds what a model may allocate for one value. 4 MiB, not more: a fuzzed
+# model that asks for a 64 M-element tensor spends seconds in an element loop whose every comparison
+# calls libFuzzer's trace-cmp hook (68% of fuzz_model's time at 256 MiB). Measured on the 966 seed
+# models: 165 s at 256 MiB against 14.5 s at 4 MiB, for 20,370 against 20,281 edges covered. Byte
+# counts are still computed and checked before the limit refuses them, so overflow paths stay fuzzed.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1:handle_abort=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-export EPHOST_TENSOR_BYTES_LIMIT=${EPHOST_TENSOR_BYTES_LIMIT:-268435456}
+export EPHOST_TENSOR_BYTES_LIMIT=${EPHOST_TENSOR_BYTES_LIMIT:-4194304}
 export EPHOST_PLUGIN_REGISTRY=
 status=0
 summary=()
