@@ -4,9 +4,13 @@
 
 #include <cstring>
 
-#include "byte_io.h"
+#include "ephost/sdk/byte_io.hpp"
 
 namespace ephost_opencl {
+
+using ephost::sdk::ByteReader;
+using ephost::sdk::ByteWriter;
+
 namespace {
 
 constexpr size_t kMaxRank = 8;

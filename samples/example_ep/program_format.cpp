@@ -2,9 +2,14 @@
 
 #include <cstring>
 
-#include "byte_io.h"
+#include "ephost/sdk/byte_io.hpp"
 
 namespace example_ep {
+
+using ephost::sdk::ByteReader;
+using ephost::sdk::ByteWriter;
+using ephost::sdk::fnv1a64;
+
 namespace {
 
 // Limits that keep a corrupt length from turning into a huge allocation (the checksum catches

@@ -5,8 +5,8 @@
 
 #include <random>
 
-#include "byte_io.h"
 #include "compatibility.h"
+#include "ephost/sdk/byte_io.hpp"
 #include "interpreter/ops.h"
 #include "interpreter/runner.h"
 #include "program_format.h"
@@ -53,7 +53,7 @@ bool loadable(const ephost::sdk::ContextJudgement& j) {
 // Rewrites the header's body size and checksum for `bytes`, as if a producer had written this body.
 void reseal(std::vector<uint8_t>& bytes, size_t header_size) {
   const size_t body = bytes.size() - header_size;
-  const uint64_t sum = fnv1a64(bytes.data() + header_size, body);
+  const uint64_t sum = ephost::sdk::fnv1a64(bytes.data() + header_size, body);
   for (int i = 0; i < 8; ++i) {
     bytes[header_size - 16 + i] = static_cast<uint8_t>(static_cast<uint64_t>(body) >> (8 * i));
     bytes[header_size - 8 + i] = static_cast<uint8_t>(sum >> (8 * i));

@@ -17,6 +17,9 @@
 //   define_plugin.hpp   Description, EPHOST_DEFINE_PLUGIN
 //   fusion_groups.hpp   NodeDependencies, acyclic_groups: the nodes to fuse, in groups that form no cycle
 //
+// Not included here, for the plugins that keep a binary format of their own (context blobs):
+//   byte_io.hpp         ByteWriter, ByteReader, fnv1a64
+//
 // Build plugins with -fvisibility=hidden (the ephost::sdk CMake target sets it): the SDK's inline
 // state must stay private to each plugin library.
 #pragma once
