@@ -4,8 +4,9 @@
 #   bash scripts/sanitize.sh [asan] [tsan]      # default: both, asan first
 #
 # asan: builds everything with ASan+UBSan (EPHOST_SANITIZE="address;undefined", gcc) into
-#       ${ASAN_BUILD_DIR:-build-asan} and runs the whole CTest suite, the ONNX node suite
-#       (onnx_node_conformance) included. Left out: the packaging tests (CPack and lintian over an
+#       ${ASAN_BUILD_DIR:-build-asan} (ASAN_COMPILER=clang: clang in the fuzz build's configuration,
+#       ${ASAN_BUILD_DIR:-build-fuzz}, which shares what scripts/fuzz.sh compiled) and runs the whole
+#       CTest suite, the ONNX node suite (onnx_node_conformance) included. Left out: the packaging tests (CPack and lintian over an
 #       instrumented build say nothing) and the Python package (an extension module cannot load the
 #       ASan runtime into a Python that was not started with it). CTEST_ARGS adds ctest arguments
 #       (e.g. CTEST_ARGS="-R Discovery" for a subset).
@@ -30,10 +31,19 @@ summary=()
 for part in "${PARTS[@]}"; do
   case "$part" in
     asan)
-      BUILD=${ASAN_BUILD_DIR:-build-asan}
-      echo "== ASan+UBSan build: $BUILD"
-      cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DEPHOST_SANITIZE=address;undefined" \
-        -DEPHOST_BUILD_BENCHMARKS=OFF -DEPHOST_BUILD_PYTHON=OFF >/dev/null
+      if [ "${ASAN_COMPILER:-gcc}" = clang ]; then
+        # The fuzz build's configuration (clang, ASan+UBSan, libFuzzer's coverage hooks, which only slow
+        # the suite down): the libraries that scripts/fuzz.sh built are shared through ccache.
+        BUILD=${ASAN_BUILD_DIR:-build-fuzz}
+        echo "== ASan+UBSan build (clang, the fuzz configuration): $BUILD"
+        cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+          -DEPHOST_FUZZ=ON -DEPHOST_BUILD_BENCHMARKS=OFF -DEPHOST_BUILD_PYTHON=OFF >/dev/null
+      else
+        BUILD=${ASAN_BUILD_DIR:-build-asan}
+        echo "== ASan+UBSan build: $BUILD"
+        cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DEPHOST_SANITIZE=address;undefined" \
+          -DEPHOST_BUILD_BENCHMARKS=OFF -DEPHOST_BUILD_PYTHON=OFF >/dev/null
+      fi
       cmake --build "$BUILD" -j"$JOBS"
       # handle_segv=0 and friends: the host's fault reporter and the plugin scanner must see a broken
       # plugin's signal as it is (ASan would turn it into an exit with its own report). No leak check:
