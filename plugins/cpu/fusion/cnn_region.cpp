@@ -1552,6 +1552,25 @@ void RegionGroup::run_step(const Step& st, const StepPlan& sp, const RunPlan& pl
       const int64_t N = xd[0], C = xd[1], P = xd[2] * xd[3];
       const float* x = buf(st.in[0]);
       const bool avg = st.op == Op::kGlobalAvg;
+      if (avg && P > 0) {
+        // Row after row into y (vectorised adds; the sums in the same order as a loop per channel).
+        constexpr int64_t kChunk = 256;
+        const int64_t chunks = (C + kChunk - 1) / kChunk;
+        math::parallel_for(N * chunks, threads, std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(P * kChunk, 1)),
+                           [&](int64_t t0, int64_t t1) {
+                             for (int64_t t = t0; t < t1; ++t) {
+                               const int64_t n = t / chunks, c0 = (t % chunks) * kChunk, c1 = std::min(C, c0 + kChunk);
+                               float* acc = y + n * C + c0;
+                               const float* xn = x + n * P * C + c0;
+                               std::memcpy(acc, xn, sizeof(float) * static_cast<size_t>(c1 - c0));
+                               for (int64_t q = 1; q < P; ++q)
+                                 math::binary_f32(math::BinOp::kAdd, acc, true, xn + q * C, true, acc, c1 - c0);
+                               const float inv = static_cast<float>(P);
+                               for (int64_t c = 0; c < c1 - c0; ++c) acc[c] /= inv;
+                             }
+                           });
+        return;
+      }
       constexpr int64_t kChunk = 64;
       const int64_t chunks = (C + kChunk - 1) / kChunk;
       math::parallel_for(N * chunks, threads, std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(P * kChunk, 1)),
