@@ -393,6 +393,23 @@ TEST(CpuRegion, WinogradConvolutionsMatchDirect) {
   EXPECT_EQ(got[1], want[1]) << "z comes from a stride-2 convolution alone (direct either way)";
 }
 
+TEST(CpuRegion, GlobalAveragePoolOverChannelChunks) {
+  // GlobalAveragePool in a region sums whole NHWC rows in chunks of 256 channels: 300 channels (two
+  // chunks, the second partial), batch 2, and a 1x1 image (one row).
+  ModelBuilder m(13);
+  m.input("x", onnx::TensorProto::FLOAT, {2, 8, 5, 3}).output("y", onnx::TensorProto::FLOAT, {2, 300, 1, 1});
+  m.input("x1", onnx::TensorProto::FLOAT, {2, 8, 1, 1}).output("y1", onnx::TensorProto::FLOAT, {2, 300, 1, 1});
+  const std::string a = conv(m, "x", "g1", 8, 300, 1, 1, 1, 400);
+  m.node("GlobalAveragePool", {a}, {"y"}, "gap");
+  const std::string b = conv(m, "x1", "g2", 8, 300, 1, 1, 1, 410);
+  m.node("GlobalAveragePool", {b}, {"y1"}, "gap1");
+  check_fused(m, {{"x", {2, 8, 5, 3}}, {"x1", {2, 8, 1, 1}}}, {"y", "y1"}, {});
+  ModelBuilder m2(13);
+  m2.input("x", onnx::TensorProto::FLOAT, {2, 8, 5, 3}).output("y", onnx::TensorProto::FLOAT, {2, 300, 1, 1});
+  m2.node("GlobalAveragePool", {conv(m2, "x", "g1", 8, 300, 1, 1, 1, 400)}, {"y"}, "gap");
+  check_fused(m2, {{"x", {2, 8, 5, 3}}}, {"y"}, {"Conv+GlobalAveragePool"});
+}
+
 TEST(CpuRegion, SqueezeExciteWithHardSwish) {
   ModelBuilder m(14);
   m.input("x", onnx::TensorProto::FLOAT, {2, 8, 10, 10}).output("y", onnx::TensorProto::FLOAT, {2, 24, 10, 10});
