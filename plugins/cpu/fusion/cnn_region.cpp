@@ -1229,6 +1229,7 @@ void RegionGroup::plan_step(const Step& st, size_t index, RunPlan& plan, int thr
         }
       }
       if (sp.wino) {
+        // made above
       } else if (!t) {
         auto desc = st.bias.empty()
                         ? dnnl::convolution_forward::desc(prop, dnnl::algorithm::convolution_direct, sp.src, w_any,
