@@ -46,6 +46,10 @@ CpuProvider::CpuProvider(const sdk::Options& options) {
     sdk::fail(EPHOST_INVALID_ARGUMENT,
               "cpu provider: option adaptive_threads must be 0 or 1, found '" + adaptive + "'");
   config_.adaptive_threads = adaptive == "1";
+  const std::string winograd = sdk::option(options, "winograd", "1");
+  if (winograd != "0" && winograd != "1")
+    sdk::fail(EPHOST_INVALID_ARGUMENT, "cpu provider: option winograd must be 0 or 1, found '" + winograd + "'");
+  config_.winograd = winograd == "1";
   config_.conv_layout = sdk::option(options, "conv_layout", config_.conv_layout);
   if (config_.conv_layout != "plain" && config_.conv_layout != "blocked" && config_.conv_layout != "auto")
     sdk::fail(EPHOST_INVALID_ARGUMENT,

@@ -23,6 +23,7 @@ struct KernelConfig {
   bool fuse_elementwise = true;         // claim pointwise chains as fused groups (fusion.h)
   bool fuse_patterns = true;            // claim the patterns of fusion/graph_match.h as fused groups
   bool adaptive_threads = true;         // fewer threads while other tasks hold the CPUs (math/parallel.h)
+  bool winograd = true;                 // 3x3 stride-1 convolutions in regions through oneDNN's Winograd
 };
 
 // "<Op> '<node name>': what" as EPHOST_INVALID_ARGUMENT.

@@ -340,6 +340,76 @@ TEST(CpuRegion, ResidualBlockWithBatchNorm) {
   check_fused(m, {{"x", {1, 16, 12, 12}}}, {"y", "y2"}, {"Conv+Relu+Conv+Add+BatchNormalization+Relu+Conv+Conv+Add"});
 }
 
+TEST(CpuRegion, WinogradConvolutionsMatchDirect) {
+  // 3x3 stride-1 convolutions with 16+ channels run as oneDNN's Winograd in regions (cpu option
+  // winograd, default 1): with and without ReLU, with channel counts that are not multiples of 16, an
+  // odd spatial size and batch 2; next to ones that stay direct (a residual post-op, SiLU, stride 2).
+  ModelBuilder m(13);
+  m.input("x", onnx::TensorProto::FLOAT, {2, 24, 13, 11}).output("y", onnx::TensorProto::FLOAT, {2, 24, 13, 11});
+  m.output("z", onnx::TensorProto::FLOAT, {2, 16, 7, 6});
+  std::string a = conv(m, "x", "w1", 24, 40, 3, 1, 1, 300);
+  a = batch_norm(m, a, "wbn1", 40, 310);
+  m.node("Relu", {a}, {"wr1"}, "wrelu1");
+  const std::string b = conv(m, "wr1", "w2", 40, 48, 3, 1, 1, 320);  // no activation
+  m.node("Sigmoid", {b}, {"ws"}, "wsig");
+  m.node("Mul", {b, "ws"}, {"wsilu"}, "wsilu");
+  const std::string c = conv(m, "wsilu", "w3", 48, 24, 3, 1, 1, 330);  // residual post-op: direct
+  m.node("Add", {c, "x"}, {"wsum"}, "wresidual");
+  const std::string d = conv(m, "wsum", "w4", 24, 24, 3, 1, 1, 340);
+  m.node("Relu", {d}, {"y"}, "wrelu2");
+  const std::string e = conv(m, "x", "w5", 24, 16, 3, 2, 1, 350);  // stride 2: direct
+  m.node("Relu", {e}, {"z"}, "wrelu3");
+  check_fused(m, {{"x", {2, 24, 13, 11}}}, {"y", "z"},
+              {"Conv+Relu+Conv+Sigmoid+Mul+Conv+Add+Conv+Relu", "Conv+Relu"});
+
+  // The same region with winograd=0: close to the Winograd run, but not bit for bit (so the Winograd
+  // kernels did run above).
+  const std::string bytes = m.bytes();
+  auto session = [&](const char* wino) {
+    Ephost::SessionOptions o;
+    o.set_threads(1);
+    o.append_provider("cpu", {{"winograd", wino}});
+    return Ephost::Session(cpu_env(), bytes.data(), bytes.size(), o);
+  };
+  Ephost::Session with = session("1"), without = session("0");
+  std::vector<Feed> feeds{{"x", {2, 24, 13, 11}}};
+  std::vector<std::vector<float>> data{random_values(static_cast<size_t>(count(feeds[0].shape)), 7)};
+  const auto got = run(with, feeds, data, {"y", "z"});
+  const auto want = run(without, feeds, data, {"y", "z"});
+  double worst = 0;
+  size_t differ = 0;
+  for (size_t i = 0; i < got[0].size(); ++i) {
+    worst = std::max(worst, std::abs(static_cast<double>(got[0][i]) - want[0][i]) / (1.0 + std::abs(want[0][i])));
+    differ += got[0][i] != want[0][i];
+  }
+  EXPECT_LE(worst, 1e-5);
+#if defined(__x86_64__) && defined(__GNUC__)
+  // oneDNN 2.6's f32 Winograd needs AVX-512; elsewhere every convolution stays direct.
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq")) {
+    EXPECT_GT(differ, 0u) << "winograd=1 and winograd=0 agree bit for bit: no Winograd step ran";
+  }
+#endif
+  EXPECT_EQ(got[1], want[1]) << "z comes from a stride-2 convolution alone (direct either way)";
+}
+
+TEST(CpuRegion, GlobalAveragePoolOverChannelChunks) {
+  // GlobalAveragePool in a region sums whole NHWC rows in chunks of 256 channels: 300 channels (two
+  // chunks, the second partial), batch 2, and a 1x1 image (one row).
+  ModelBuilder m(13);
+  m.input("x", onnx::TensorProto::FLOAT, {2, 8, 5, 3}).output("y", onnx::TensorProto::FLOAT, {2, 300, 1, 1});
+  m.input("x1", onnx::TensorProto::FLOAT, {2, 8, 1, 1}).output("y1", onnx::TensorProto::FLOAT, {2, 300, 1, 1});
+  const std::string a = conv(m, "x", "g1", 8, 300, 1, 1, 1, 400);
+  m.node("GlobalAveragePool", {a}, {"y"}, "gap");
+  const std::string b = conv(m, "x1", "g2", 8, 300, 1, 1, 1, 410);
+  m.node("GlobalAveragePool", {b}, {"y1"}, "gap1");
+  check_fused(m, {{"x", {2, 8, 5, 3}}, {"x1", {2, 8, 1, 1}}}, {"y", "y1"}, {});
+  ModelBuilder m2(13);
+  m2.input("x", onnx::TensorProto::FLOAT, {2, 8, 5, 3}).output("y", onnx::TensorProto::FLOAT, {2, 300, 1, 1});
+  m2.node("GlobalAveragePool", {conv(m2, "x", "g1", 8, 300, 1, 1, 1, 400)}, {"y"}, "gap");
+  check_fused(m2, {{"x", {2, 8, 5, 3}}}, {"y"}, {"Conv+GlobalAveragePool"});
+}
+
 TEST(CpuRegion, SqueezeExciteWithHardSwish) {
   ModelBuilder m(14);
   m.input("x", onnx::TensorProto::FLOAT, {2, 8, 10, 10}).output("y", onnx::TensorProto::FLOAT, {2, 24, 10, 10});
