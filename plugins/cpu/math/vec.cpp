@@ -216,7 +216,13 @@ EPHOST_VEC_DEFINE(avx2, __attribute__((target("avx2"))))
 // AVX-512 with FMA for the transcendental loops (exp, erf, tanh) and the row reductions, whose
 // results no test or fused group needs bit-identical to a scalar expression (both the node kernels
 // and the fused groups call these same entries). The exact elementwise loops stay on AVX2.
+#if defined(__clang__)
+// clang has no prefer-vector-width in target() (it would ignore the whole attribute and refuse the
+// intrinsics); min_vector_width is its way of saying the same.
+#define EPHOST_VEC512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,fma"), min_vector_width(512)))
+#else
 #define EPHOST_VEC512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,fma,prefer-vector-width=512")))
+#endif
 namespace avx512 {
 
 // e^x for x in [-87.3, 88.3] (clamped), as Cephes: n = round(x / ln 2), r = x - n ln 2 in two FMAs,
