@@ -153,14 +153,17 @@ std::vector<const PluginRecord*> PluginRegistry::load_libraries(const std::vecto
           apply_description(c.probe->description, *record);  // what it said before it failed
           throw PluginSkipped(c.probe->reason);
         }
+        // The probe knows the name: a duplicate is skipped without loading it (warm or cold).
+        if (const PluginRecord* first = find_loaded_locked(c.probe->description.name)) {
+          apply_description(c.probe->description, *record);
+          throw PluginSkipped(
+              fmt::format("duplicate plugin name '{}': already loaded from {}", record->name, first->path));
+        }
         if (defer && c.identity && record->probed_by == std::string("registry")) {
           // Lazy loading: the cache knows everything the report and the selection need; the library
           // is loaded by ensure_loaded when its code is first needed.
           apply_description(c.probe->description, *record);
           record->probed_devices = c.probe->devices;
-          if (const PluginRecord* first = find_loaded_locked(record->name))
-            throw PluginSkipped(
-                fmt::format("duplicate plugin name '{}': already loaded from {}", record->name, first->path));
           deferred = true;
           return;
         }
