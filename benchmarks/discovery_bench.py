@@ -4,18 +4,22 @@ and warm (every result read from the registry cache), measured on `ephost plugin
 
     benchmarks/discovery_bench.py [--ephost PATH] [--plugin LIB]... [--count N] [--repeat R]
 
-Each --plugin library (default: the build's test plugins libephost_test_alpha.so, a usable plugin, and
-libephost_broken_negotiate_segfault.so, one that crashes while probed) is copied N times (default 50)
-into a temporary folder of its own under distinct file names, and timed, as the median of R runs
-(default 7):
+Each --plugin library (default: the build's test plugins libephost_bench_relabel.so and
+libephost_test_alpha.so, usable plugins, and libephost_broken_negotiate_segfault.so, one that crashes
+while probed) is copied N times (default 50) into a temporary folder of its own under distinct file
+names, and timed, as the median of R runs (default 7):
   base  `ephost plugins` over an empty folder (process start, the built-in CPU plugin)
   cold  the N copies with an empty $XDG_CACHE_HOME: the scanner probes every one in a child process
   warm  the same again: the registry cache answers, nothing is probed out of process
 Both wall time and CPU time (the process and its children, from wait4) are shown, less base: on a
-loaded machine wall time mostly measures waiting for a core. The copies of a usable plugin all say
-the same plugin name, so on a warm start the host still loads each in process (dlopen, negotiate,
-describe) and skips all but the first as duplicates; copies of a crashing plugin are skipped from the
-registry without being loaded, which isolates the registry's own cost.
+loaded machine wall time mostly measures waiting for a core.
+  - A library holding the placeholder name "ephost_bench_000" (libephost_bench_relabel.so: the alpha test
+    plugin built under that name) is relabelled in each copy ("ephost_bench_007", same length): N
+    distinct usable plugins, the case the warm goal is about.
+  - Copies of an ordinary usable plugin all say one plugin name: all but the first are duplicates.
+  - Copies of a crashing plugin are skipped from the registry.
+The warm line also says how many copies the host loaded in process ("in process"): with lazy loading
+none is, until a session needs it.
 Goals (issue 12): warm <= 5 ms for 50 plugins, cold <= 50 ms per plugin.
 """
 import argparse
@@ -30,6 +34,8 @@ import time
 from collections import Counter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The name libephost_bench_relabel.so is built with; rewritten per copy (same length).
+PLACEHOLDER = b"ephost_bench_000"
 
 
 def timed(ephost, plugin_dir, cache_dir):
@@ -58,8 +64,9 @@ def main():
     p.add_argument("--count", type=int, default=50)
     p.add_argument("--repeat", type=int, default=7)
     a = p.parse_args()
-    plugins = a.plugin or [os.path.join(ROOT, "build/tests/test_plugins", f"lib{n}.so")
-                           for n in ("ephost_test_alpha", "ephost_broken_negotiate_segfault")]
+    plugins = a.plugin or [os.path.join(ROOT, "build/tests/bench_plugins/libephost_bench_relabel.so")] + [
+        os.path.join(ROOT, "build/tests/test_plugins", f"lib{n}.so")
+        for n in ("ephost_test_alpha", "ephost_broken_negotiate_segfault")]
     for f in [a.ephost, *plugins]:
         if not os.path.exists(f):
             sys.exit(f"discovery_bench: {f} does not exist (build ephost_cli and ephost_test_plugins, or pass it)")
@@ -73,8 +80,17 @@ def main():
         for plugin in plugins:
             folder = os.path.join(work, os.path.basename(plugin))
             os.makedirs(folder)
+            with open(plugin, "rb") as f:
+                image = f.read()
+            relabel = PLACEHOLDER in image
             for i in range(a.count):
-                shutil.copyfile(plugin, os.path.join(folder, f"libbench_plugin_{i:03d}.so"))
+                copy = os.path.join(folder, f"libbench_plugin_{i:03d}.so")
+                if relabel:
+                    with open(copy, "wb") as f:
+                        f.write(image.replace(PLACEHOLDER, f"ephost_bench_{i:03d}".encode()))
+                    shutil.copymode(plugin, copy)
+                else:
+                    shutil.copyfile(plugin, copy)
             cold_runs = [timed(a.ephost, folder, os.path.join(work, f"cache-{os.path.basename(plugin)}-{r}"))
                          for r in range(a.repeat)]
             cache = os.path.join(work, f"cache-{os.path.basename(plugin)}-0")
@@ -85,9 +101,14 @@ def main():
             env.pop("EPHOST_PLUGIN_REGISTRY", None)
             text = subprocess.run([a.ephost, "plugins", "--json"], env=env, capture_output=True, text=True).stdout
             report = json.loads(text[text.index("["):])
-            by = Counter(r["probed_by"] for r in report if "libbench_plugin_" in r["path"])
+            copies = [r for r in report if "libbench_plugin_" in r["path"]]
+            by = Counter(r["probed_by"] for r in copies)
+            usable = sum(1 for r in copies if r["loaded"])
+            in_process = sum(1 for r in copies if r["loaded"] and r.get("in_process", True))
+            names = len({r["name"] for r in copies if r["loaded"]})
             n = a.count
-            print(f"{os.path.basename(plugin)}:")
+            print(f"{os.path.basename(plugin)}{' (relabelled: distinct names)' if relabel else ''}: "
+                  f"warm: {usable} usable, {names} distinct name(s), {in_process} loaded in process")
             print(f"  cold (scanner):  {cold[0] - base[0]:8.2f} / {cold[1] - base[1]:7.2f} for {n}, "
                   f"{(cold[0] - base[0]) / n:6.2f} / {(cold[1] - base[1]) / n:5.2f} per plugin (goal <= 50 per plugin)")
             print(f"  warm (registry): {warm[0] - base[0]:8.2f} / {warm[1] - base[1]:7.2f} for {n} (goal <= 5 in all); "
