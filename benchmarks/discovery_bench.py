@@ -20,9 +20,14 @@ loaded machine wall time mostly measures waiting for a core.
   - Copies of a crashing plugin are skipped from the registry.
 The warm line also says how many copies the host loaded in process ("in process"): with lazy loading
 none is, until a session needs it.
+Process start varies by tens of milliseconds on a loaded machine, more than the warm goal itself, so warm
+discovery is also timed inside one process ("warm, in process"): CreateEnvWithPluginDirs alone through
+the C API (ctypes on libephost), median of 10*R envs after two unmeasured ones, wall and the thread's
+CPU time. Every env loads what it needs afresh: the previous one unloaded its plugins when released.
 Goals (issue 12): warm <= 5 ms for 50 plugins, cold <= 50 ms per plugin.
 """
 import argparse
+import ctypes
 import json
 import os
 import shutil
@@ -53,13 +58,50 @@ def timed(ephost, plugin_dir, cache_dir):
     return wall * 1e3, (usage.ru_utime + usage.ru_stime) * 1e3
 
 
+def in_process_child(libephost, folder, cache_dir, repeat):
+    """Runs in a child interpreter: times CreateEnvWithPluginDirs over `folder`, warm, in this process."""
+    os.environ["XDG_CACHE_HOME"] = cache_dir
+    os.environ.pop("EPHOST_PLUGIN_REGISTRY", None)
+    lib = ctypes.CDLL(libephost)
+    lib.EphostGetApi.restype = ctypes.c_void_p
+    lib.EphostGetApi.argtypes = [ctypes.c_uint32]
+    api = lib.EphostGetApi(3)
+    slot = lambda i: ctypes.c_void_p.from_address(api + 8 + 8 * i).value  # after struct_size, version
+    create = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
+                              ctypes.POINTER(ctypes.c_void_p))(slot(6))  # CreateEnvWithPluginDirs
+    release = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(slot(7))  # ReleaseEnv
+    dirs = (ctypes.c_char_p * 2)(folder.encode(), None)
+    runs = []
+    for i in range(repeat + 2):
+        env = ctypes.c_void_p()
+        wall, cpu = time.perf_counter(), time.thread_time()
+        status = create(3, dirs, ctypes.byref(env))  # EPHOST_LOG_ERROR
+        wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
+        if status:
+            sys.exit("discovery_bench: CreateEnvWithPluginDirs failed")
+        release(env)
+        if i >= 2:
+            runs.append((wall * 1e3, cpu * 1e3))
+    print(json.dumps(median_of(runs)))
+
+
+def time_in_process(libephost, folder, cache_dir, repeat):
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", libephost, folder, cache_dir,
+                          str(repeat)], capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
 def median_of(runs):
     return statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
 
 
 def main():
+    if len(sys.argv) == 6 and sys.argv[1] == "--child":
+        return in_process_child(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--ephost", default=os.environ.get("EPHOST", os.path.join(ROOT, "build/tools/cli/ephost")))
+    p.add_argument("--libephost", default=os.path.join(ROOT, "build/host/libephost.so.0"),
+                   help="the libephost the in-process timing loads (that of --ephost)")
     p.add_argument("--plugin", action="append")
     p.add_argument("--count", type=int, default=50)
     p.add_argument("--repeat", type=int, default=7)
@@ -113,6 +155,10 @@ def main():
                   f"{(cold[0] - base[0]) / n:6.2f} / {(cold[1] - base[1]) / n:5.2f} per plugin (goal <= 50 per plugin)")
             print(f"  warm (registry): {warm[0] - base[0]:8.2f} / {warm[1] - base[1]:7.2f} for {n} (goal <= 5 in all); "
                   f"probed by: {', '.join(f'{c} {w}' for w, c in sorted(by.items()))}")
+            empty_env = time_in_process(a.libephost, empty, cache, a.repeat * 10)
+            warm_env = time_in_process(a.libephost, folder, cache, a.repeat * 10)
+            print(f"  warm, in process: {warm_env[0]:8.2f} / {warm_env[1]:7.2f} for {n} "
+                  f"(an env over an empty folder: {empty_env[0]:.2f} / {empty_env[1]:.2f})")
 
 
 if __name__ == "__main__":
