@@ -125,6 +125,28 @@ TEST_F(LazyLoading, WarmEnvCreationLoadsNoUsableLibrary) {
   EXPECT_EQ(loads("alpha"), 0u) << "reading the report loads nothing";
 }
 
+// Cold starts (the scanner has just probed the library) and in-process probing (no probe to trust) load
+// usable libraries at env creation, as before lazy loading.
+TEST_F(LazyLoading, ColdStartAndInProcessProbingLoadEagerly) {
+  ephost_test::install_plugins(plugin_dir_, {"ephost_test_alpha"});
+  since_ = ephost_test::plugin_call_clock_tick();
+  auto cold = make_env();
+  EXPECT_EQ(loads("alpha"), 1u);
+  EXPECT_EQ(report_entry(*cold, library("ephost_test_alpha"))["probed_by"], "scanner");
+  EXPECT_EQ(report_entry(*cold, library("ephost_test_alpha"))["in_process"], true);
+  cold.reset();
+
+  since_ = ephost_test::plugin_call_clock_tick();
+  const std::vector<std::string> dirs{plugin_dir_.path()};
+  Ephost::Env in_process(EPHOST_LOG_ERROR, &dirs,
+                         {{kEphostEnvOptionsPluginRegistry, registry_dir_.file("registry.json")},
+                          {kEphostEnvOptionsPluginScan, "inprocess"}});
+  EXPECT_EQ(loads("alpha"), 1u) << "the registry cache knows alpha, but in-process probing loads it";
+  const json entry = report_entry(in_process, library("ephost_test_alpha"));
+  EXPECT_EQ(entry["probed_by"], "in process");
+  EXPECT_EQ(entry["in_process"], true);
+}
+
 TEST_F(LazyLoading, SessionUsingThePluginLoadsItAndRuns) {
   auto env = warm_env({"ephost_test_alpha"});
   ASSERT_EQ(loads("alpha"), 0u);
