@@ -292,16 +292,14 @@ TEST_F(LazyLoading, DuplicateNamesAreSkippedWarmWithoutLoading) {
 TEST_F(LazyLoading, DeviceListComesFromTheCacheAndUsingADeviceLoadsThePlugin) {
   ephost_test::install_plugins(plugin_dir_, {"ephost_test_fakedev"});
   std::vector<EphostDeviceReport> cold_devices;
+  std::vector<std::string> cold_strings;  // copied while the cold env (which owns the reports' strings) lives
   {
     auto cold = make_env();
     cold_devices = cold->devices();
+    for (const auto& d : cold_devices)
+      cold_strings.push_back(std::string(d.plugin) + d.name + d.vendor + d.driver_version);
   }
   ASSERT_EQ(cold_devices.size(), 2u);
-  const std::vector<std::string> cold_strings = [&] {
-    std::vector<std::string> s;
-    for (const auto& d : cold_devices) s.push_back(std::string(d.plugin) + d.name + d.vendor + d.driver_version);
-    return s;
-  }();
   auto env = make_env();
   const std::string path = library("ephost_test_fakedev");
   ASSERT_FALSE(mapped(path));
