@@ -92,7 +92,7 @@ EphostStatus* RegisterPluginLibrary(EphostEnv* env, const char* path) {
     require(env, "env");
     require(path, "path");
     const PluginRecord& rec = env->env->registry().load_library(path);
-    if (!rec.loaded) fail(EPHOST_INVALID_ARGUMENT, "plugin library '{}' was not loaded: {}", path, rec.reason);
+    if (!rec.loaded) fail(EPHOST_INVALID_ARGUMENT, "plugin library '{}' was not loaded: {}", path, rec.skip_reason());
   });
 }
 size_t GetPluginReportCount(const EphostEnv* env) { return env ? env->env->registry().snapshot().size() : 0; }
@@ -130,7 +130,7 @@ EphostStatus* GetPluginReport(const EphostEnv* cenv, size_t index, EphostPluginR
     report.default_priority = r.default_priority;
     report.abi_version = r.abi_version;
     report.loaded = r.loaded ? 1 : 0;
-    report.reason = r.reason.c_str();
+    report.reason = r.skip_reason().c_str();
     // Copy only what the caller's struct has room for (it may be an older, shorter one).
     std::memcpy(out, &report, std::min<size_t>(out->struct_size, sizeof(report)));
   });

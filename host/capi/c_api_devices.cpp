@@ -17,19 +17,44 @@ void require(const void* p, const char* what) {
   if (!p) fail(EPHOST_INVALID_ARGUMENT, "{} must not be NULL", what);
 }
 
-// Every device of the env's loaded plugins, in discovery order.
-std::vector<const Device*> all_devices(const Env& env) {
-  std::vector<const Device*> out;
-  for (const PluginRecord* r : env.registry().snapshot())
-    if (r->loaded)
-      for (const auto& d : r->devices) out.push_back(d.get());
+// One entry of the device list: a device of a plugin loaded in process, or (lazy loading) one that the
+// probe of a usable plugin not loaded yet saw. Listing devices loads nothing: the strings live in the
+// record (its Device objects or its probed_devices, neither changed once published).
+struct ListedDevice {
+  const PluginRecord* record = nullptr;
+  const Device* device = nullptr;       // loaded in process
+  const ProbedDevice* probed = nullptr;  // not loaded yet
+  uint32_t index = 0;
+};
+
+int32_t device_type_value(const std::string& name) {
+  for (int32_t t : {EPHOST_DEVICE_CPU, EPHOST_DEVICE_GPU, EPHOST_DEVICE_NPU, EPHOST_DEVICE_ACCELERATOR})
+    if (name == device_type_name(t)) return t;
+  return -1;
+}
+
+// Every device of the env's usable plugins, in discovery order.
+std::vector<ListedDevice> all_devices(const Env& env) {
+  std::vector<ListedDevice> out;
+  for (const PluginRecord* r : env.registry().snapshot()) {
+    if (!r->loaded.load(std::memory_order_acquire)) continue;
+    if (r->in_process.load(std::memory_order_acquire)) {
+      for (const auto& d : r->devices) out.push_back({r, d.get(), nullptr, d->index()});
+    } else {
+      for (size_t i = 0; i < r->probed_devices.size(); ++i)
+        out.push_back({r, nullptr, &r->probed_devices[i], static_cast<uint32_t>(i)});
+    }
+  }
   return out;
 }
 
+// A device that is about to be used: its plugin is loaded in process first (lazy loading).
 const Device& find_device(const Env& env, const char* provider, uint32_t index) {
   require(provider, "provider_name");
   const PluginRecord* rec = env.registry().find_loaded(provider);
   if (!rec) fail(EPHOST_INVALID_ARGUMENT, "no loaded plugin is named '{}' ('ephost plugins' lists them)", provider);
+  if (!env.registry().ensure_loaded(*rec))
+    fail(EPHOST_INVALID_ARGUMENT, "plugin '{}' dropped out when it was loaded: {}", provider, rec->skip_reason());
   if (rec->devices.empty()) fail(EPHOST_INVALID_ARGUMENT, "plugin '{}' drives no device of its own", provider);
   if (index >= rec->devices.size())
     fail(EPHOST_INVALID_ARGUMENT, "plugin '{}' has {} device(s); device {} does not exist", provider,
@@ -50,22 +75,34 @@ EphostStatus* GetDevice(const EphostEnv* env, size_t index, EphostDeviceReport* 
     require(env, "env");
     require(out, "out");
     if (out->struct_size < sizeof(uint32_t)) fail(EPHOST_INVALID_ARGUMENT, "out->struct_size is not set");
-    const std::vector<const Device*> devices = all_devices(*env->env);
+    const std::vector<ListedDevice> devices = all_devices(*env->env);
     if (index >= devices.size())
       fail(EPHOST_INVALID_ARGUMENT, "device index {} out of range ({} devices)", index, devices.size());
-    const Device& d = *devices[index];
+    const ListedDevice& listed = devices[index];
     EphostDeviceReport report{};
     report.struct_size = out->struct_size;
-    report.plugin = d.plugin_name().c_str();
-    report.index = d.index();
-    report.device_type = d.type();
-    report.vendor = d.vendor().c_str();
-    report.name = d.name().c_str();
-    report.driver_version = d.driver_version().c_str();
-    report.hardware_architecture = d.hardware_architecture().c_str();
-    report.memory_bytes = d.memory_bytes();
-    report.host_memory_usable = d.host_memory_usable() ? 1 : 0;
-    report.memory_kinds = d.memory_kinds();
+    report.plugin = listed.record->name.c_str();
+    report.index = listed.index;
+    if (const Device* d = listed.device) {
+      report.device_type = d->type();
+      report.vendor = d->vendor().c_str();
+      report.name = d->name().c_str();
+      report.driver_version = d->driver_version().c_str();
+      report.hardware_architecture = d->hardware_architecture().c_str();
+      report.memory_bytes = d->memory_bytes();
+      report.host_memory_usable = d->host_memory_usable() ? 1 : 0;
+      report.memory_kinds = d->memory_kinds();
+    } else {
+      const ProbedDevice& p = *listed.probed;
+      report.device_type = device_type_value(p.type);
+      report.vendor = p.vendor.c_str();
+      report.name = p.name.c_str();
+      report.driver_version = p.driver_version.c_str();
+      report.hardware_architecture = p.hardware_architecture.c_str();
+      report.memory_bytes = p.memory_bytes;
+      report.host_memory_usable = p.host_memory_usable ? 1 : 0;
+      report.memory_kinds = p.memory_kinds;
+    }
     std::memcpy(out, &report, std::min<size_t>(out->struct_size, sizeof(report)));
   });
 }

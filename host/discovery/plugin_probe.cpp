@@ -106,7 +106,8 @@ ProbeResult probe_library(const std::string& path, const std::function<void(cons
     enumerate_devices(record);
     for (const auto& d : record.devices)
       result.devices.push_back(ProbedDevice{device_type_name(d->type()), d->vendor(), d->name(), d->driver_version(),
-                                            d->hardware_architecture(), d->memory_bytes()});
+                                            d->hardware_architecture(), d->memory_bytes(),
+                                            d->host_memory_usable(), d->memory_kinds()});
     result.outcome = ProbeOutcome::kUsable;
   } catch (const PluginSkipped& e) {
     result.outcome = ProbeOutcome::kRefused;

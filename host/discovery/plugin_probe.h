@@ -38,18 +38,7 @@ bool is_probe_stage(const std::string& stage);
 // "loading the library (static constructors)", "negotiation", "describe", "device enumeration".
 std::string probe_stage_text(const std::string& stage);
 
-// A device a plugin reports (plugin ABI 3): probe_library enumerates them (enumerate_devices), the
-// scanner protocol and the registry cache carry the list (plugin_probe_json.cpp). The host enumerates
-// again in process when it loads the plugin (its Device objects call into the loaded library); this
-// list is what the scanner saw, for the report of a plugin that is skipped and for tests.
-struct ProbedDevice {
-  std::string type;  // "cpu", "gpu", "npu"
-  std::string vendor;
-  std::string name;
-  std::string driver_version;
-  std::string hardware_architecture;
-  uint64_t memory_bytes = 0;
-};
+// ProbedDevice (a device as the probe saw it) is in plugin_record.h.
 
 // What a plugin said about itself: the record's metadata, as far as the probe got.
 struct PluginDescription {

@@ -60,7 +60,9 @@ json device_to_json(const ProbedDevice& d) {
           {"name", d.name},
           {"driver_version", d.driver_version},
           {"hardware_architecture", d.hardware_architecture},
-          {"memory_bytes", d.memory_bytes}};
+          {"memory_bytes", d.memory_bytes},
+          {"host_memory_usable", d.host_memory_usable},
+          {"memory_kinds", d.memory_kinds}};
 }
 
 ProbedDevice device_from_json(const json& j) {
@@ -71,6 +73,10 @@ ProbedDevice device_from_json(const json& j) {
   d.driver_version = get_string(j, "driver_version");
   d.hardware_architecture = get_string(j, "hardware_architecture");
   d.memory_bytes = get_integer<uint64_t>(j, "memory_bytes");
+  const json& host_memory = member(j, "host_memory_usable");
+  if (!host_memory.is_boolean()) bad("member 'host_memory_usable' is not a boolean");
+  d.host_memory_usable = host_memory.get<bool>();
+  d.memory_kinds = get_integer<uint32_t>(j, "memory_kinds");
   return d;
 }
 

@@ -1,8 +1,22 @@
 // One entry of the discovery report: a library (or the built-in CPU plugin) the host considered, whether
-// it loaded, and why not. A loaded record also owns what keeps the plugin usable: the library handle and
-// the plugin's own copy of the host table.
+// it is usable, and why not. A record loaded in process also owns what keeps the plugin usable: the
+// library handle and the plugin's own copy of the host table.
+//
+// Lazy loading (as GStreamer's registry does): a library that the registry cache already knows as
+// usable, unchanged since it was probed, is admitted from what the cache says (name, version, ABI,
+// source keys, devices...) without being loaded: `loaded` is true, `in_process` false. It is loaded in
+// process the first time its code is needed, by PluginRegistry::ensure_loaded, which fills `plugin`,
+// `host_api`, `devices` and `library` and then sets `in_process`. A load that fails then (the file
+// changed and re-probed badly, dlopen failed, the plugin disagrees with the cache) clears `loaded` and
+// sets `late_reason`.
+//
+// Threading: the metadata is written before the record is published and never changed afterwards.
+// `plugin`, `host_api`, `devices` and `library` are written once, under the registry's load lock,
+// before `in_process` is set (release); read them only after ensure_loaded returned true or
+// in_process read true (acquire). `late_reason` is written once before `loaded` is cleared.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -18,6 +32,22 @@ class Device;
 // Path of the record made for a plugin linked into the host.
 inline constexpr const char* kBuiltinPluginPath = "<built-in>";
 
+// A device a plugin reports (plugin ABI 3), as the scanner saw it: probe_library enumerates them
+// (enumerate_devices), the scanner protocol and the registry cache carry the list
+// (plugin_probe_json.cpp). The host enumerates again in process when it loads the plugin (its Device
+// objects call into the loaded library); this list is what the scanner saw, for the report of a plugin
+// that is skipped or not loaded yet, and for tests.
+struct ProbedDevice {
+  std::string type;  // "cpu", "gpu", "npu"
+  std::string vendor;
+  std::string name;
+  std::string driver_version;
+  std::string hardware_architecture;
+  uint64_t memory_bytes = 0;
+  bool host_memory_usable = false;  // registry format 2 / scanner protocol 2
+  uint32_t memory_kinds = 0;        // bitmask of EPHOST_MEMORY_KIND_BIT (format 2 / protocol 2)
+};
+
 struct PluginRecord {
   PluginRecord();
   ~PluginRecord();
@@ -25,8 +55,20 @@ struct PluginRecord {
   PluginRecord& operator=(const PluginRecord&) = delete;
 
   std::string path;            // library path as given, kBuiltinPluginPath for the CPU plugin
-  bool loaded = false;
-  std::string reason;          // why skipped ("" when loaded)
+  // Usable: admitted into the registry, whether loaded in process yet or not (see in_process). Only
+  // ever goes from true to false (a lazy load that failed), never back.
+  std::atomic<bool> loaded{false};
+  // The library is loaded in process and `plugin`, `host_api`, `devices` and `library` are set. False
+  // for a usable plugin admitted from the registry cache and not needed yet (lazy loading).
+  std::atomic<bool> in_process{false};
+  std::string reason;          // why skipped at discovery ("" when usable then); see skip_reason()
+  // Why a lazy load failed (written once, before `loaded` is cleared); "" otherwise.
+  std::string late_reason;
+  // Why the plugin is not usable: `reason`, or `late_reason` when it dropped out at its lazy load.
+  const std::string& skip_reason() const {
+    if (loaded.load(std::memory_order_acquire)) return reason;
+    return reason.empty() ? late_reason : reason;
+  }
   uint32_t abi_version = 0;    // negotiated; 0 when negotiation failed
 
   // Metadata copied from EphostPluginInfo (empty when describe failed).
@@ -56,7 +98,11 @@ struct PluginRecord {
   std::string canonical_path;
 
   // Plugin ABI 3: the devices the plugin drives, in its own order (empty for host-memory plugins).
+  // Filled when it is loaded in process (see in_process).
   std::vector<std::unique_ptr<Device>> devices;
+  // The devices the probe saw (scanner or registry cache); what the report and the device list show
+  // of a plugin not loaded in process. Empty for a plugin probed in process and the built-in one.
+  std::vector<ProbedDevice> probed_devices;
 
   // The library handle (the host table lives for the whole process: see negotiation.cpp).
   std::unique_ptr<PluginLibrary> library;

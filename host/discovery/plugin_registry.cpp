@@ -54,6 +54,7 @@ struct PluginRegistry::Candidate {
   std::string skip;  // skipped before any probe (already loaded, not a loadable ELF file)
   std::optional<ProbeResult> probe;
   const char* probed_by = "in process";
+  std::optional<LibraryIdentity> identity;  // the file's identity when probed (registry or scanner)
 };
 
 PluginRegistry::PluginRegistry(ScanSettings settings) : settings_(std::move(settings)) {}
@@ -71,10 +72,16 @@ void PluginRegistry::admit(EphostPluginNegotiateFn entry, PluginRecord& record) 
     throw PluginSkipped(fmt::format("duplicate plugin name '{}': already loaded from {}", record.name, first->path));
 }
 
-PluginRecord& PluginRegistry::finish(std::unique_ptr<PluginRecord> record, const std::string& skip_reason) {
+PluginRecord& PluginRegistry::finish(std::unique_ptr<PluginRecord> record, const std::string& skip_reason,
+                                     bool deferred) {
   record->loaded = skip_reason.empty();
+  record->in_process = skip_reason.empty() && !deferred;
   record->reason = skip_reason;
-  if (record->loaded) {
+  if (record->loaded && deferred) {
+    log_info(fmt::format("plugin '{}' {} found at {} (plugin ABI {}, known to the registry cache): loaded when first "
+                         "needed",
+                         record->name, record->version, record->path, record->abi_version));
+  } else if (record->loaded) {
     log_info(fmt::format("plugin '{}' {} loaded from {} (plugin ABI {})", record->name, record->version, record->path,
                          record->abi_version));
   } else {
@@ -95,19 +102,21 @@ void PluginRegistry::add_builtin(EphostPluginNegotiateFn entry) {
   record->path = kBuiltinPluginPath;
   record->builtin = true;
   std::string reason = skip_reason_of([&] { admit(entry, *record); });
-  finish(std::move(record), reason);
+  finish(std::move(record), reason, /*deferred=*/false);
 }
 
 void PluginRegistry::scan_directories(const std::vector<std::string>& dirs) {
   std::vector<std::string> paths;
   for (const std::string& dir : dirs)
     for (std::string& path : list_plugin_candidates(dir)) paths.push_back(std::move(path));
-  load_libraries(paths);
+  load_libraries(paths, /*defer=*/true);
 }
 
-const PluginRecord& PluginRegistry::load_library(const std::string& path) { return *load_libraries({path}).front(); }
+const PluginRecord& PluginRegistry::load_library(const std::string& path) {
+  return *load_libraries({path}, /*defer=*/false).front();
+}
 
-std::vector<const PluginRecord*> PluginRegistry::load_libraries(const std::vector<std::string>& paths) {
+std::vector<const PluginRecord*> PluginRegistry::load_libraries(const std::vector<std::string>& paths, bool defer) {
   std::vector<Candidate> candidates(paths.size());
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -124,11 +133,14 @@ std::vector<const PluginRecord*> PluginRegistry::load_libraries(const std::vecto
   probe(candidates);
 
   std::vector<const PluginRecord*> out;
+  // load_mutex_ first (the lock order): deferred_ is guarded by it.
+  std::lock_guard<std::mutex> lazy_lock(load_mutex_);
   std::lock_guard<std::mutex> lock(mutex_);
   for (Candidate& c : candidates) {
     auto record = std::make_unique<PluginRecord>();
     record->path = c.path;
     record->canonical_path = c.canonical;
+    bool deferred = false;
     std::string reason = skip_reason_of([&] {
       if (!c.skip.empty()) throw PluginSkipped(c.skip);
       // Another thread may have loaded the same file meanwhile.
@@ -141,12 +153,110 @@ std::vector<const PluginRecord*> PluginRegistry::load_libraries(const std::vecto
           apply_description(c.probe->description, *record);  // what it said before it failed
           throw PluginSkipped(c.probe->reason);
         }
+        // The probe knows the name: a duplicate is skipped without loading it (warm or cold).
+        if (const PluginRecord* first = find_loaded_locked(c.probe->description.name)) {
+          apply_description(c.probe->description, *record);
+          throw PluginSkipped(
+              fmt::format("duplicate plugin name '{}': already loaded from {}", record->name, first->path));
+        }
+        if (defer && c.identity && record->probed_by == std::string("registry")) {
+          // Lazy loading: the cache knows everything the report and the selection need; the library
+          // is loaded by ensure_loaded when its code is first needed.
+          apply_description(c.probe->description, *record);
+          record->probed_devices = c.probe->devices;
+          deferred = true;
+          return;
+        }
       }
       load_in_process(*record);
     });
-    out.push_back(&finish(std::move(record), reason));
+    PluginRecord& added = finish(std::move(record), reason, deferred);
+    if (deferred && reason.empty()) deferred_.emplace(&added, *c.identity);
+    out.push_back(&added);
   }
   return out;
+}
+
+bool PluginRegistry::ensure_loaded(const PluginRecord& r) const {
+  if (r.in_process.load(std::memory_order_acquire)) return true;
+  if (!r.loaded.load(std::memory_order_acquire)) return false;
+  std::lock_guard<std::mutex> lock(load_mutex_);
+  // Another thread may have loaded it (or dropped it) while this one waited.
+  if (r.in_process.load(std::memory_order_acquire)) return true;
+  if (!r.loaded.load(std::memory_order_acquire)) return false;
+  // The registry owns its records (unique_ptr<PluginRecord>); callers only see them const.
+  PluginRecord& record = const_cast<PluginRecord&>(r);
+  const std::string reason = skip_reason_of([&] { load_deferred(record); });
+  deferred_.erase(&r);
+  if (reason.empty()) {
+    record.in_process.store(true, std::memory_order_release);
+    log_info(fmt::format("plugin '{}' {} loaded from {} when first needed (plugin ABI {})", record.name,
+                         record.version, record.path, record.abi_version));
+    return true;
+  }
+  record.late_reason = reason;
+  record.loaded.store(false, std::memory_order_release);
+  log_warning(fmt::format("plugin {} ('{}') dropped out when it was first needed: {}", record.path, record.name,
+                          reason));
+  return false;
+}
+
+void PluginRegistry::load_deferred(PluginRecord& record) const {
+  auto it = deferred_.find(&record);
+  if (it == deferred_.end())
+    throw PluginSkipped("internal error: a usable plugin that is neither loaded nor waiting to be loaded");
+  const LibraryIdentity& admitted = it->second;
+  const std::optional<LibraryIdentity> now = identify_library(record.canonical_path);
+  if (!now)
+    throw PluginSkipped(fmt::format("the library {} is gone since the plugins were discovered", record.canonical_path));
+  if (!(*now == admitted)) {
+    // Never dlopen a changed file on the strength of the old probe: probe it again in the scanner's child
+    // process first (a crash there costs the child), and remember the answer for the next start.
+    const std::string changed = fmt::format(
+        "the library changed on disk since the plugins were discovered (size {} -> {}, mtime {} -> {}, inode {} -> {})",
+        admitted.size, now->size, admitted.mtime_ns, now->mtime_ns, admitted.inode, now->inode);
+    log_info(fmt::format("plugin {}: {}; probing it again in the plugin scanner", record.path, changed));
+    std::vector<ProbeResult> results;
+    try {
+      results = probe_in_scanner({record.path}, ScannerOptions{settings_.scanner, settings_.timeout});
+    } catch (const ScannerUnavailable& e) {
+      throw PluginSkipped(fmt::format("{}, and the plugin scanner cannot probe it again ({}): not loaded unprobed",
+                                      changed, e.what()));
+    }
+    const ProbeResult& probe = results.front();
+    RegistryCache cache(settings_.registry_file);
+    cache.load();
+    cache.store(*now, probe);
+    cache.save();
+    if (probe.outcome != ProbeOutcome::kUsable)
+      throw PluginSkipped(fmt::format("{}; probed again: {}", changed, probe.reason));
+    if (probe.description.name != record.name || probe.description.abi_version != record.abi_version)
+      throw PluginSkipped(fmt::format("{}; probed again, it is now plugin '{}' (plugin ABI {}), not '{}' (plugin ABI "
+                                      "{}) as discovered",
+                                      changed, probe.description.name, probe.description.abi_version, record.name,
+                                      record.abi_version));
+  }
+  // Loaded into a scratch record: the real one's metadata is read by other threads meanwhile, and only
+  // the handles are taken from the scratch (before in_process is published).
+  PluginRecord fresh;
+  fresh.path = record.path;
+  fresh.canonical_path = record.canonical_path;
+  {
+    const std::string file = std::filesystem::path(record.path).filename().string();
+    PluginCallScope scope(file.c_str(), record.path.c_str(), "lazy load (load, negotiate, describe)");
+    fresh.library = PluginLibrary::open(record.path);
+    negotiate_plugin(fresh.library->entry_point(), fresh);
+    describe_plugin(fresh);
+    enumerate_devices(fresh);
+  }
+  if (fresh.name != record.name || fresh.abi_version != record.abi_version)
+    throw PluginSkipped(fmt::format("loaded, it is plugin '{}' (plugin ABI {}), but the registry cache knew it as "
+                                    "'{}' (plugin ABI {})",
+                                    fresh.name, fresh.abi_version, record.name, record.abi_version));
+  record.plugin = fresh.plugin;
+  record.host_api = fresh.host_api;
+  record.devices = std::move(fresh.devices);
+  record.library = std::move(fresh.library);
 }
 
 void PluginRegistry::probe(std::vector<Candidate>& candidates) const {
@@ -164,6 +274,7 @@ void PluginRegistry::probe(std::vector<Candidate>& candidates) const {
     Candidate& c = candidates[i];
     if (!c.skip.empty()) continue;
     ids[i] = identify_library(c.canonical);
+    c.identity = ids[i];
     if (ids[i]) {
       if (std::optional<ProbeResult> cached = cache.find(*ids[i])) {
         c.probe = std::move(cached);

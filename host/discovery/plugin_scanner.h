@@ -23,7 +23,8 @@
 
 namespace ephost {
 
-inline constexpr int kScannerProtocolVersion = 1;
+// 2: a device in a probe result carries host_memory_usable and memory_kinds.
+inline constexpr int kScannerProtocolVersion = 2;
 // File name of the scanner executable, installed in <directory of libephost>/ephost/.
 inline constexpr const char* kScannerFileName = "ephost-plugin-scanner";
 // Environment variable naming the scanner executable (overrides the installed one).

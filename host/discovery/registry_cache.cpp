@@ -26,7 +26,9 @@ using json = nlohmann::json;
 using Entries = std::map<std::string, std::pair<LibraryIdentity, ProbeResult>>;
 
 constexpr const char* kFormat = "ephost-plugin-registry";
-constexpr int kFormatVersion = 1;
+// 2: devices carry host_memory_usable and memory_kinds (what the device list shows of a plugin that is
+// not loaded in process yet). A version-1 file is foreign: ignored and rewritten.
+constexpr int kFormatVersion = 2;
 constexpr size_t kMaxFileBytes = 64u << 20;
 constexpr size_t kMaxEntries = 100000;
 constexpr int kMaxNesting = 16;

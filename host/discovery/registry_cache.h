@@ -6,7 +6,7 @@
 // it changes. A corrupt or foreign file is never trusted: it is ignored (logged) and rewritten.
 //
 // Layout:
-//   {"format": "ephost-plugin-registry", "format_version": 1,
+//   {"format": "ephost-plugin-registry", "format_version": 2,
 //    "host": {"ephost_version": "0.1.0", "plugin_abi": [1, 2], "scanner_protocol": 1, "machine": "x86_64"},
 //    "libraries": [{"path": "/abs/libx.so", "size": 1234, "mtime_ns": ..., "inode": ..., "device": ...,
 //                   "probe": <probe result (plugin_probe_json.h), devices included>}]}

@@ -10,7 +10,26 @@ std::string discovery_report_json(const std::vector<const PluginRecord*>& record
   nlohmann::json report = nlohmann::json::array();
   for (const PluginRecord* r : records) {
     nlohmann::json devices = nlohmann::json::array();
-    for (const auto& d : r->devices)
+    // A plugin not loaded in process yet (lazy loading) shows the devices its probe saw.
+    const bool in_process = r->in_process.load(std::memory_order_acquire);
+    if (!in_process) {
+      uint32_t index = 0;
+      for (const ProbedDevice& d : r->probed_devices) {
+        devices.push_back({{"index", index},
+                           {"label", r->name + ":" + std::to_string(index)},
+                           {"type", d.type},
+                           {"vendor", d.vendor},
+                           {"name", d.name},
+                           {"driver_version", d.driver_version},
+                           {"hardware_architecture", d.hardware_architecture},
+                           {"memory_bytes", d.memory_bytes},
+                           {"host_memory_usable", d.host_memory_usable},
+                           {"memory_kinds", d.memory_kinds}});
+        ++index;
+      }
+    }
+    if (in_process)
+      for (const auto& d : r->devices)
       devices.push_back({{"index", d->index()},
                          {"label", d->label()},
                          {"type", device_type_name(d->type())},
@@ -32,13 +51,15 @@ std::string discovery_report_json(const std::vector<const PluginRecord*>& record
                       {"driver_version", r->driver_version},
                       {"default_priority", r->default_priority},
                       {"abi_version", r->abi_version},
-                      {"loaded", r->loaded},
-                      {"reason", r->reason},
+                      {"loaded", r->loaded.load(std::memory_order_acquire)},
+                      // false for a usable plugin the registry cache answered for and nothing used yet
+                      {"in_process", in_process},
+                      {"reason", r->skip_reason()},
                       {"builtin", r->builtin},
                       {"probed_by", r->probed_by},
                       {"probe_outcome", r->probe_outcome}};
     // Plugin ABI 3: the devices a plugin drives (listed only for plugins that have some).
-    if (!r->devices.empty()) entry["devices"] = devices;
+    if (!devices.empty()) entry["devices"] = devices;
     report.push_back(std::move(entry));
   }
   return report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -10,7 +10,10 @@ namespace ephost {
 
 // A JSON array with one object per record, in discovery order: path, name, vendor, version, device_type,
 // context_source_keys[], sdk_version, hardware_architecture, driver_version, default_priority,
-// abi_version, loaded, reason, builtin. Invalid UTF-8 from a plugin is replaced, never thrown.
+// abi_version, loaded (usable), in_process (loaded in process; false for a usable plugin not needed yet:
+// lazy loading), reason, builtin, probed_by, probe_outcome, devices[] (when it drives some: the loaded
+// plugin's own, or those its probe saw while it is not loaded). Invalid UTF-8 from a plugin is replaced,
+// never thrown.
 std::string discovery_report_json(const std::vector<const PluginRecord*>& records);
 
 }  // namespace ephost

@@ -97,6 +97,9 @@ std::string inspect_context_model(const PluginRegistry& registry, const std::str
       if (!have_blob) {
         v["verdict"] = "unreadable";
         v["reason"] = jn["error"];
+      } else if (!registry.ensure_loaded(*rec)) {  // lazy loading: its code is needed now
+        v["verdict"] = "unavailable";
+        v["reason"] = "the plugin dropped out when it was loaded: " + rec->skip_reason();
       } else if (!rec->plugin->context_judge) {
         v["verdict"] = "unknown";
         v["reason"] = "the plugin has no context_judge; it would try to load the context";

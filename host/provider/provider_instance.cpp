@@ -12,7 +12,14 @@ namespace ephost {
 ProviderInstance::ProviderInstance(const PluginRecord& record,
                                    const std::vector<std::pair<std::string, std::string>>& options,
                                    const Device* device)
-    : record_(record), device_(device), name_(record.name), plugin_(record.plugin), host_api_(record.host_api) {
+    : record_(record), device_(device), name_(record.name) {
+  // Lazy loading: the caller loads the plugin first (PluginRegistry::ensure_loaded); a record not loaded
+  // in process has no function table to call.
+  if (!record.in_process.load(std::memory_order_acquire) || !record.plugin)
+    fail(EPHOST_EP_FAIL, "provider '{}': its plugin library {} is not loaded (internal error: ensure_loaded was not "
+         "called)", name_, record.path);
+  plugin_ = record.plugin;
+  host_api_ = record.host_api;
   std::vector<const char*> keys, values;
   for (const auto& kv : options) {
     keys.push_back(kv.first.c_str());

@@ -20,7 +20,8 @@ class ProviderInstance {
  public:
   // Creates the provider with `keys`/`values` options, on `device` (one of record.devices, created with
   // provider_create_for_device) or, when null, with provider_create. Throws EP_FAIL-style errors
-  // naming the plugin.
+  // naming the plugin. The plugin must be loaded in process (PluginRegistry::ensure_loaded returned true
+  // for `record`); otherwise this fails.
   ProviderInstance(const PluginRecord& record, const std::vector<std::pair<std::string, std::string>>& options,
                    const Device* device = nullptr);
   ~ProviderInstance();

@@ -88,7 +88,7 @@ int64_t dry_run_claims(const ProviderInstance& p, const Graph& graph, std::strin
     if (r->loaded)
       loaded += (loaded.empty() ? "" : ", ") + r->name;
     else if (!r->name.empty() && r->name == name)
-      skipped = fmt::format(" A plugin named '{}' was found at {} but skipped: {}.", r->name, r->path, r->reason);
+      skipped = fmt::format(" A plugin named '{}' was found at {} but skipped: {}.", r->name, r->path, r->skip_reason());
   }
   fail(EPHOST_INVALID_ARGUMENT, "provider '{}' is not available; loaded providers: {}.{} Plugins are searched in "
        "EPHOST_PLUGIN_PATH and the default plugin directory ('ephost plugins' lists what was found).",
@@ -212,7 +212,10 @@ SessionProviders create_providers(const PluginRegistry& registry, const SessionC
   std::set<std::string> listed;
   for (const ProviderRequest& request : config.providers) {
     const PluginRecord* rec = registry.find_loaded(request.name);
-    if (!rec) fail_unavailable(registry, request.name);
+    // Lazy loading: a listed plugin is loaded now. One that drops out at that load (changed on disk and
+    // probed badly, dlopen failing now...) is unavailable, as one skipped at discovery is: the user
+    // asked for it by name.
+    if (!rec || !registry.ensure_loaded(*rec)) fail_unavailable(registry, request.name);
     listed.insert(rec->name);
     candidates.push_back({rec, choose_device(*rec, request.device, config.selection_policy),
                           provider_options(config, rec->name, request.options)});
@@ -220,7 +223,9 @@ SessionProviders create_providers(const PluginRegistry& registry, const SessionC
   std::vector<std::unique_ptr<ProviderInstance>> created(candidates.size());
   if (config.providers.empty()) {
     for (const PluginRecord* rec : registry.loaded_by_priority())
-      if (rec->name != kCpuProvider)
+      // Lazy loading: a plugin that drops out when loaded now is left out (logged, and named in the
+      // discovery report); its nodes go to the plugins after it and the CPU plugin.
+      if (rec->name != kCpuProvider && registry.ensure_loaded(*rec))
         candidates.push_back({rec, choose_device(*rec, -1, config.selection_policy),
                               provider_options(config, rec->name, {})});
     created.resize(candidates.size());
@@ -230,7 +235,7 @@ SessionProviders create_providers(const PluginRegistry& registry, const SessionC
   }
   if (config.cpu_fallback && !listed.count(kCpuProvider)) {
     const PluginRecord* cpu = registry.find_loaded(kCpuProvider);
-    if (!cpu) fail_unavailable(registry, kCpuProvider);
+    if (!cpu || !registry.ensure_loaded(*cpu)) fail_unavailable(registry, kCpuProvider);
     candidates.push_back({cpu, nullptr, provider_options(config, kCpuProvider, {})});
     created.emplace_back();
   }

@@ -361,7 +361,7 @@ TEST(Discovery, ReportJsonHasOneObjectPerRecordWithEveryField) {
   ASSERT_EQ(report.size(), 3u);
   const std::set<std::string> fields = {"path", "name", "vendor", "version", "device_type", "context_source_keys",
                                         "sdk_version", "hardware_architecture", "driver_version",
-                                        "default_priority", "abi_version", "loaded", "reason", "builtin",
+                                        "default_priority", "abi_version", "loaded", "in_process", "reason", "builtin",
                                         "probed_by", "probe_outcome"};
   for (const auto& entry : report) {
     std::set<std::string> keys;

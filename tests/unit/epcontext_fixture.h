@@ -164,8 +164,9 @@ inline Providers providers_of(ephost::Env& env, const std::vector<std::string>& 
   Providers out;
   for (const std::string& name : names) {
     const ephost::PluginRecord* rec = env.registry().find_loaded(name);
-    if (!rec) {
-      ADD_FAILURE() << "plugin '" << name << "' is not loaded";
+    // Lazy loading: a plugin the registry cache knew is loaded when first needed (here).
+    if (!rec || !env.registry().ensure_loaded(*rec)) {
+      ADD_FAILURE() << "plugin '" << name << "' is not loaded" << (rec ? ": " + rec->skip_reason() : "");
       continue;
     }
     std::vector<std::pair<std::string, std::string>> options;

@@ -343,7 +343,7 @@ TEST(PluginRegistryCache, ParsingIsStrict) {
   broken([](nlohmann::json& j) { j["libraries"][0]["probe"]["stage"] = "somewhere"; });
   broken([](nlohmann::json& j) { j["libraries"][0]["probe"]["abi_version"] = "2"; });
   broken([](nlohmann::json& j) { j["libraries"][0]["probe"]["devices"] = nlohmann::json::object(); });
-  broken([](nlohmann::json& j) { j["format_version"] = 2; });
+  broken([](nlohmann::json& j) { j["format_version"] = 1; });  // before device memory facts: rewritten
   broken([](nlohmann::json& j) { j.erase("host"); });
 }
 
@@ -391,7 +391,7 @@ TEST(PluginRegistryCache, ProbeResultsRoundTripWithTheirDevices) {
   r.description.name = "npu0";
   r.description.abi_version = 2;
   r.description.context_source_keys = {"A", "B"};
-  r.devices.push_back({"npu", "Contoso", "NPU 9000", "1.2.3", "v9", 1ull << 34});
+  r.devices.push_back({"npu", "Contoso", "NPU 9000", "1.2.3", "v9", 1ull << 34, true, 5u});
   LibraryIdentity id{"/opt/lib/libnpu.so", 1234, 5678, 9, 10};
   auto entries = RegistryCache::parse(RegistryCache::serialize({{id.path, {id, r}}}));
   ASSERT_EQ(entries.size(), 1u);
@@ -401,6 +401,9 @@ TEST(PluginRegistryCache, ProbeResultsRoundTripWithTheirDevices) {
   ASSERT_EQ(back.devices.size(), 1u);
   EXPECT_EQ(back.devices[0].name, "NPU 9000");
   EXPECT_EQ(back.devices[0].memory_bytes, 1ull << 34);
+  // Format 2: what the device list shows of a plugin that is not loaded yet (lazy loading).
+  EXPECT_TRUE(back.devices[0].host_memory_usable);
+  EXPECT_EQ(back.devices[0].memory_kinds, 5u);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // ephost plugins: what discovery found (EPHOST_PLUGIN_PATH, the default folder, the built-in CPU plugin).
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <iostream>
 #include <memory>
@@ -32,11 +33,22 @@ int plugins_command(const PluginsArgs& args, const GlobalArgs& global) {
     return 0;
   }
   const std::vector<EphostPluginReport> reports = with_context("plugin report", [&] { return env.plugin_reports(); });
+  // Lazy loading: a usable plugin the registry cache answered for is not loaded until a session needs it;
+  // the JSON report says which ("in_process"). Nothing here loads one.
+  std::vector<bool> in_process(reports.size(), true);
+  try {
+    const nlohmann::json report = nlohmann::json::parse(env.plugin_report_json());
+    for (size_t i = 0; i < reports.size() && i < report.size(); ++i)
+      in_process[i] = report[i].value("in_process", true);
+  } catch (const std::exception&) {
+    // The report's status column then just says "loaded".
+  }
   const size_t n = reports.size();
   TextTable table({"name", "version", "device", "status", "abi", "sdk", "source keys", "path"});
   std::vector<std::string> skipped;
-  for (const EphostPluginReport& r : reports) {
-    std::string status = r.loaded ? "loaded" : "skipped";
+  for (size_t i = 0; i < n; ++i) {
+    const EphostPluginReport& r = reports[i];
+    std::string status = !r.loaded ? "skipped" : in_process[i] ? "loaded" : "not yet loaded";
     if (!r.loaded) skipped.push_back(str(r.path) + ": " + str(r.reason));
     table.add_row({str(r.name), str(r.version), str(r.device_type), status,
                    r.abi_version ? std::to_string(r.abi_version) : "-", str(r.sdk_version), str(r.source_keys),
