@@ -38,7 +38,24 @@ std::string out_of_range(const char* attribute, int64_t value, int64_t lowest, i
   return fmt::format("{} {} is out of range [{}, {}] ({})", attribute, value, lowest, highest, why);
 }
 
+// Conv-like operators: onnx's convPoolShapeInference (and convTransposeShapeInference) takes the kernel's
+// spatial rank from the weights W when kernel_shape is absent, then indexes X's dimensions, strides,
+// dilations and pads with it, unchecked: W of rank 4 beside X of rank 3 reads past X's shape.
+Check weights_rank_matches_input(size_t w_index) {
+  return [w_index](onnx::InferenceContext& ctx) -> std::string {
+    const int64_t x = input_rank(ctx, 0), w = input_rank(ctx, w_index);
+    if (x < 0 || w < 0 || x == w) return {};
+    return fmt::format("the weights (input {}) have rank {} but the input X has rank {}: both must be "
+                       "[N or M, C, spatial...] with the same number of spatial dimensions",
+                       w_index, w, x);
+  };
+}
+
 const Guard kGuards[] = {
+    {"Conv", weights_rank_matches_input(1)},
+    {"ConvInteger", weights_rank_matches_input(1)},
+    {"ConvTranspose", weights_rank_matches_input(1)},
+    {"QLinearConv", weights_rank_matches_input(3)},
     // GatherND: onnx indexes the data shape with the last index dimension plus batch_dims, unchecked.
     {"GatherND",
      [](onnx::InferenceContext& ctx) -> std::string {

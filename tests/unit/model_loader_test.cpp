@@ -99,6 +99,49 @@ TEST(ModelLoader, EmptyInputs) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Guards before onnx's shape inference
+
+// onnx 1.12's conv shape inference takes the kernel's rank from W and indexes X's shape with it
+// unchecked (fuzz_model found the read past the end under ASan: a QLinearConv with X [1,1,7] and W
+// [1,1,1,1]). The guard refuses the mismatch by name, for every conv-like operator.
+TEST(ModelLoader, ConvWeightsOfAnotherRankThanTheInputAreRefused) {
+  struct Case {
+    const char* op;
+    int32_t elem;
+    std::vector<std::string> inputs;  // X first; the weights are "w"
+    int64_t opset;
+    size_t w_index;
+  };
+  const int32_t u8 = onnx::TensorProto::UINT8;
+  const Case cases[] = {
+      {"Conv", kFloat, {"x", "w"}, 13, 1},
+      {"ConvTranspose", kFloat, {"x", "w"}, 13, 1},
+      {"ConvInteger", u8, {"x", "w"}, 13, 1},
+      {"QLinearConv", u8, {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz"}, 13, 3},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.op);
+    for (const bool mismatch : {true, false}) {
+      onnx::ModelProto m = make_model(c.opset);
+      auto* g = m.mutable_graph();
+      for (const std::string& name : c.inputs) {
+        if (name == "x") add_input(g, name, c.elem, mismatch ? std::vector<int64_t>{1, 1, 7} : std::vector<int64_t>{1, 1, 7, 7});
+        else if (name == "w") add_input(g, name, c.elem, {1, 1, 1, 1});
+        else add_input(g, name, name[1] == 's' ? kFloat : u8, {});
+      }
+      add_node(g, c.op, c.inputs, {"y"}, "conv");
+      add_output(g, "y", c.op == std::string("ConvInteger") ? onnx::TensorProto::INT32 : c.elem, {}, false);
+      if (mismatch)
+        expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH,
+                     {"node 'conv' (" + std::string(c.op) + ")", "(input " + std::to_string(c.w_index) + ") have rank 4",
+                      "X has rank 3"});
+      else
+        EXPECT_NO_THROW(load_buffer(m));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Opsets
 
 TEST(ModelLoader, RejectsUnsupportedOpsets) {
