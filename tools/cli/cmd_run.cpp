@@ -110,8 +110,11 @@ int run_command(const RunArgs& args, const GlobalArgs& global) {
     // After the run: the report then holds the memory pattern the run recorded.
     const nlohmann::json report = nlohmann::json::parse(
         with_context("partition report", [&] { return session.partition_report_json(); }));
-    for (const auto& [path, format] : {std::pair{args.dot, std::string()}, {args.svg, std::string("svg")},
-                                       {args.png, std::string("png")}}) {
+    for (const auto& picture : {std::pair{args.dot, std::string()}, {args.svg, std::string("svg")},
+                                {args.png, std::string("png")}}) {
+      // Not a structured binding: clang 14 cannot capture one in the lambda below.
+      const std::string& path = picture.first;
+      const std::string& format = picture.second;
       if (path.empty()) continue;
       with_context(format.empty() ? "--dot" : "--" + format, [&] { write_partition_picture(report, path, format); });
       std::cout << "partition picture written to " << path << "\n";
