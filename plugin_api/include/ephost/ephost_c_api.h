@@ -45,7 +45,7 @@ typedef struct EphostTensor EphostTensor;
 typedef struct EphostIoBinding EphostIoBinding;
 
 /* Graph optimization levels, as ONNX Runtime's GraphOptimizationLevel. */
-typedef enum EphostGraphOptimizationLevel {
+typedef enum EphostGraphOptimizationLevel EPHOST_ENUM_BASE {
   EPHOST_OPT_DISABLE_ALL = 0,
   EPHOST_OPT_ENABLE_BASIC = 1,    /* constant folding, no-op elimination */
   EPHOST_OPT_ENABLE_EXTENDED = 2,

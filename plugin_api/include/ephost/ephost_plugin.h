@@ -96,7 +96,7 @@ typedef struct EphostKernel EphostKernel;     /* one node's kernel */
 typedef struct EphostStream EphostStream;
 
 /* Attribute types; numbering is ONNX's AttributeProto.AttributeType. */
-typedef enum EphostAttributeType {
+typedef enum EphostAttributeType EPHOST_ENUM_BASE {
   EPHOST_ATTR_UNDEFINED = 0,
   EPHOST_ATTR_FLOAT = 1,
   EPHOST_ATTR_INT = 2,
@@ -173,7 +173,7 @@ typedef struct EphostTensorMemory {
 
 /* The verdict of a plugin on a compiled EPContext blob (context_judge).
  * Numbering follows ONNX Runtime's OrtCompiledModelCompatibility. */
-typedef enum EphostContextVerdict {
+typedef enum EphostContextVerdict EPHOST_ENUM_BASE {
   EPHOST_CONTEXT_NOT_MINE = 0,          /* not this plugin's format: ask the next plugin */
   EPHOST_CONTEXT_OPTIMAL = 1,           /* load it */
   EPHOST_CONTEXT_PREFER_RECOMPILE = 2,  /* loads and runs, but a recompile would be better */

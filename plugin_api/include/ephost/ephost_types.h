@@ -21,6 +21,18 @@ extern "C" {
 #define EPHOST_EXPORT __attribute__((visibility("default")))
 #endif
 
+/* Every enum of the ABI has a fixed underlying type in C++, int32_t: the size and calling convention
+ * are those of the C enum (an int), so the ABI is unchanged, but any int32_t value is then a valid
+ * value of the enum type in C++. A C caller may pass any int; a C++ host that received an enum whose
+ * range were only its enumerators would have undefined behaviour before it could refuse the value
+ * (UBSan's -fsanitize=enum found this with GetElementSize(0xFFFFFFFF)). Added in ABI 3; compatible
+ * with every earlier version. */
+#ifdef __cplusplus
+#define EPHOST_ENUM_BASE : int32_t
+#else
+#define EPHOST_ENUM_BASE
+#endif
+
 /* The size of `type` up to and including `member`: the struct_size of a version of a growing struct
  * whose last member is `member`. */
 #define EPHOST_STRUCT_SIZE_THROUGH(type, member) (offsetof(type, member) + sizeof(((type*)0)->member))
@@ -33,7 +45,7 @@ extern "C" {
  * Status codes. The numbering is ONNX Runtime's (OrtErrorCode) so that users recognise them.
  * Added in ABI 1.
  */
-typedef enum EphostStatusCode {
+typedef enum EphostStatusCode EPHOST_ENUM_BASE {
   EPHOST_OK = 0,
   EPHOST_FAIL = 1,
   EPHOST_INVALID_ARGUMENT = 2,
@@ -60,7 +72,7 @@ typedef struct EphostStatus EphostStatus;
  * Tensor element types. The numbering is ONNX's TensorProto.DataType, so a value read from a model
  * can be used as is. Added in ABI 1.
  */
-typedef enum EphostElementType {
+typedef enum EphostElementType EPHOST_ENUM_BASE {
   EPHOST_ELEMENT_UNDEFINED = 0,
   EPHOST_ELEMENT_FLOAT = 1,
   EPHOST_ELEMENT_UINT8 = 2,
@@ -131,7 +143,7 @@ static inline size_t EphostElementSize(int32_t elem_type) {
 }
 
 /* Severity of a log message. Added in ABI 1. */
-typedef enum EphostLogLevel {
+typedef enum EphostLogLevel EPHOST_ENUM_BASE {
   EPHOST_LOG_VERBOSE = 0,
   EPHOST_LOG_INFO = 1,
   EPHOST_LOG_WARNING = 2,
@@ -141,7 +153,7 @@ typedef enum EphostLogLevel {
 
 /* The kind of device a plugin drives. Added in ABI 1; ACCELERATOR (a DSP, an FPGA, any other
  * accelerator) added in plugin ABI 3 and application API 3. */
-typedef enum EphostDeviceType {
+typedef enum EphostDeviceType EPHOST_ENUM_BASE {
   EPHOST_DEVICE_CPU = 0,
   EPHOST_DEVICE_GPU = 1,
   EPHOST_DEVICE_NPU = 2,
@@ -153,14 +165,14 @@ typedef enum EphostDeviceType {
  *   DEVICE           memory of the device: opaque to the host, reached only through the plugin.
  *   HOST_ACCESSIBLE  host memory the device reads and writes fast (pinned, page-locked): the host may
  *                    use it as ordinary host memory (handle + offset is a host pointer). */
-typedef enum EphostMemoryKind {
+typedef enum EphostMemoryKind EPHOST_ENUM_BASE {
   EPHOST_MEMORY_DEVICE = 0,
   EPHOST_MEMORY_HOST_ACCESSIBLE = 1
 } EphostMemoryKind;
 #define EPHOST_MEMORY_KIND_BIT(kind) (1u << (unsigned)(kind))
 
 /* Where a tensor's elements are. Added in plugin ABI 3 and application API 3. */
-typedef enum EphostMemoryLocation {
+typedef enum EphostMemoryLocation EPHOST_ENUM_BASE {
   EPHOST_LOCATION_HOST = 0,
   EPHOST_LOCATION_DEVICE = 1
 } EphostMemoryLocation;
@@ -173,7 +185,7 @@ typedef enum EphostMemoryLocation {
  * SEQUENCE or NONE: an optional that holds something is simply that tensor or sequence, and an
  * empty one is NONE (as in ONNX Runtime). UNDEFINED means unknown, or an absent optional input.
  */
-typedef enum EphostValueKind {
+typedef enum EphostValueKind EPHOST_ENUM_BASE {
   EPHOST_VALUE_UNDEFINED = 0,
   EPHOST_VALUE_TENSOR = 1,
   EPHOST_VALUE_SEQUENCE = 2, /* a sequence of tensors, all of one element type */
