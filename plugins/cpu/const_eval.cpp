@@ -7,6 +7,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "math/slice.h"
+
 namespace ephost::cpu {
 
 sdk::Tensor OwnedTensor::view() const {
@@ -277,34 +279,10 @@ std::shared_ptr<OwnedTensor> evaluate(const sdk::Node& n, const Inputs& in) {
       if (in.size() > 3 && in[3].present()) axes = ints(in[3]);
       if (in.size() > 4 && in[4].present()) steps = ints(in[4]);
     }
-    if (axes.empty())
-      for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
-    if (steps.empty()) steps.assign(starts.size(), 1);
-    if (starts.size() != ends.size() || axes.size() != starts.size() || steps.size() != starts.size())
-      throw std::invalid_argument("bad slice");
-    Shape begin(static_cast<size_t>(r), 0), step(static_cast<size_t>(r), 1), out = xs;
-    for (size_t i = 0; i < axes.size(); ++i) {
-      const int64_t a = norm_axis(axes[i], r), d = xs[a], t = steps[i];
-      if (t == 0) throw std::invalid_argument("zero step");
-      int64_t s = starts[i], e = ends[i], len;
-      if (s < 0) s += d;
-      if (e < 0) e += d;
-      if (t > 0) {
-        s = std::clamp<int64_t>(s, 0, d);
-        e = std::clamp<int64_t>(e, 0, d);
-        len = e > s ? (e - s + t - 1) / t : 0;
-      } else {
-        s = std::clamp<int64_t>(s, 0, d - 1);
-        e = std::clamp<int64_t>(e, -1, d - 1);
-        len = s > e ? (s - e + (-t) - 1) / (-t) : 0;
-      }
-      begin[a] = s;
-      step[a] = t;
-      out[a] = len;
-    }
-    auto y = make(x.elem_type(), out);
+    const math::SliceWindow w = math::slice_window(xs, starts, ends, axes, steps);
+    auto y = make(x.elem_type(), w.out);
     if (!y->data.empty())
-      strided_copy(static_cast<const uint8_t*>(x.raw()), xs, begin, step, out, es, y->data.data());
+      strided_copy(static_cast<const uint8_t*>(x.raw()), xs, w.begin, w.step, w.out, es, y->data.data());
     return y;
   }
   if (op == "Transpose") {

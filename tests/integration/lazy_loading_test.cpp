@@ -23,6 +23,7 @@
 #include "ephost/ephost_env_options_keys.h"
 #include "ephost/ephost_plugin.h"
 #include "plugin_call_record.h"
+#include "chain_check.h"
 #include "test_support.h"
 
 namespace {
@@ -46,15 +47,6 @@ json report_entry(const Ephost::Env& env, const std::string& path) {
     if (entry["path"] == path) return entry;
   ADD_FAILURE() << "no report entry for " << path << ":\n" << env.plugin_report_json();
   return json::object();
-}
-
-void expect_chain_output(const Ephost::Session& session) {
-  std::vector<float> x = ephost_test::ramp(kRows * kCols);
-  const Ephost::Tensor in = Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {kRows, kCols}, x.data(), x.size());
-  auto out = session.run({"x"}, {in}, {"y"});
-  std::vector<float> y = out.at(0).to_vector<float>(), want = ephost_test::chain_expected(x, kCols);
-  ASSERT_EQ(y.size(), want.size());
-  for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], want[i], 1e-5f) << "element " << i;
 }
 
 class LazyLoading : public ::testing::Test {
@@ -154,13 +146,13 @@ TEST_F(LazyLoading, SessionUsingThePluginLoadsItAndRuns) {
   EXPECT_EQ(loads("alpha"), 1u);
   EXPECT_TRUE(mapped(library("ephost_test_alpha")));
   EXPECT_EQ(report_entry(*env, library("ephost_test_alpha"))["in_process"], true);
-  expect_chain_output(*session);
+  ephost_test::expect_chain_output(*session, kRows, kCols);
   EXPECT_GT(count("alpha", "kernel_compute"), 0u) << "alpha ran its nodes";
   // A second session finds it loaded.
   Ephost::SessionOptions listed;
   listed.append_provider("alpha");
   auto second = chain_session(*env, listed);
-  expect_chain_output(*second);
+  ephost_test::expect_chain_output(*second, kRows, kCols);
   EXPECT_EQ(loads("alpha"), 1u);
 }
 
@@ -169,7 +161,7 @@ TEST_F(LazyLoading, SessionWithOtherProvidersDoesNotLoadIt) {
   Ephost::SessionOptions options;
   options.append_provider("beta");
   auto session = chain_session(*env, options);
-  expect_chain_output(*session);
+  ephost_test::expect_chain_output(*session, kRows, kCols);
   EXPECT_EQ(loads("beta"), 1u);
   EXPECT_EQ(loads("alpha"), 0u);
   EXPECT_FALSE(mapped(library("ephost_test_alpha")));
@@ -186,7 +178,7 @@ TEST_F(LazyLoading, LibraryReplacedOnDiskIsProbedAgainAndSkippedWithTheReason) {
   fs::rename(replacement, path);  // as a package manager replaces a file
 
   auto session = chain_session(*env, Ephost::SessionOptions());  // alpha would come first
-  expect_chain_output(*session);                                    // on the CPU plugin
+  ephost_test::expect_chain_output(*session, kRows, kCols);  // on the CPU plugin
   EXPECT_EQ(loads("alpha"), 0u);
   EXPECT_FALSE(mapped(path));
   const json entry = report_entry(*env, path);
@@ -225,7 +217,7 @@ TEST_F(LazyLoading, LibraryChangedButStillCleanIsProbedAgainAndLoaded) {
   const std::string path = library("ephost_test_alpha");
   fs::last_write_time(path, fs::last_write_time(path) + 10);  // the same bytes, a new mtime
   auto session = chain_session(*env, Ephost::SessionOptions());
-  expect_chain_output(*session);
+  ephost_test::expect_chain_output(*session, kRows, kCols);
   EXPECT_EQ(loads("alpha"), 1u);
   EXPECT_GT(count("alpha", "kernel_compute"), 0u);
   const json entry = report_entry(*env, path);
@@ -258,7 +250,7 @@ TEST_F(LazyLoading, TwoThreadsCreatingSessionsLoadItOnce) {
   for (auto& t : threads) t.join();
   for (int t = 0; t < kThreads; ++t) {
     ASSERT_EQ(errors[t], "") << "thread " << t;
-    expect_chain_output(*sessions[t]);
+    ephost_test::expect_chain_output(*sessions[t], kRows, kCols);
   }
   EXPECT_EQ(loads("alpha"), 1u);
   EXPECT_EQ(loads("beta"), 1u);

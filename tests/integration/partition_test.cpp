@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "ephost/ephost_cxx_api.h"
+#include "chain_check.h"
 #include "test_support.h"
 
+using ephost_test::expect_chain_output;
 using ephost_test::TempDir;
 using json = nlohmann::json;
 
@@ -24,18 +26,6 @@ std::map<std::string, std::string> assignment(const Ephost::Session& s) {
 }
 
 json refused_claims(const Ephost::Session& s) { return json::parse(s.partition_report_json())["graphs"][0]["refused_claims"]; }
-
-void expect_chain_output(const Ephost::Session& s, int64_t rows, int64_t cols) {
-  std::vector<float> x = ephost_test::ramp(static_cast<size_t>(rows * cols));
-  auto in = Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {rows, cols}, x.data(), x.size());
-  auto out = s.run({"x"}, {in}, {"y"});
-  ASSERT_EQ(out.size(), 1u);
-  EXPECT_EQ(out[0].shape(), (std::vector<int64_t>{rows, cols}));
-  std::vector<float> y = out[0].to_vector<float>();
-  std::vector<float> expected = ephost_test::chain_expected(x, cols);
-  ASSERT_EQ(y.size(), expected.size());
-  for (size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], expected[i], 1e-5f) << "at " << i;
-}
 
 class PartitionTest : public ::testing::Test {
  protected:

@@ -17,6 +17,7 @@
 #include "ephost/ephost_plugin.h"
 #include "plugin_call_record.h"
 #include "plugin_call_rules.h"
+#include "chain_check.h"
 #include "test_support.h"
 
 namespace {
@@ -48,15 +49,6 @@ bool overlap(const PluginCall& a, const PluginCall& b) { return a.begin < b.end 
 // x [2,3] through Add, Mul, Relu, Sub, Sigmoid (test_support.h): alpha takes Add and Mul as kernels,
 // beta compiles the chain of Add, Mul and Relu that is left to it.
 constexpr int64_t kRows = 2, kCols = 3;
-
-void run_chain(const Ephost::Session& session) {
-  std::vector<float> x = ephost_test::ramp(kRows * kCols);
-  const Ephost::Tensor in = Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {kRows, kCols}, x.data(), x.size());
-  auto out = session.run({"x"}, {in}, {"y"});
-  std::vector<float> y = out.at(0).to_vector<float>(), want = ephost_test::chain_expected(x, kCols);
-  ASSERT_EQ(y.size(), want.size());
-  for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], want[i], 1e-5f) << "element " << i;
-}
 
 class PluginLifecycle : public ::testing::Test {
  protected:
@@ -183,7 +175,7 @@ TEST_F(PluginLifecycle, KernelsFromCreateToRelease) {
   Ephost::SessionOptions options;
   options.append_provider("alpha");
   auto session = chain_session(*env, options);
-  for (int run = 0; run < 3; ++run) run_chain(*session);
+  for (int run = 0; run < 3; ++run) ephost_test::expect_chain_output(*session, kRows, kCols);
   session.reset();
 
   const Calls calls = record_.calls("alpha");
@@ -211,8 +203,8 @@ TEST_F(PluginLifecycle, ComputeUnitsFromCompileToRelease) {
   options.append_provider("beta");
   auto first = chain_session(*env, options);
   auto second = chain_session(*env, options);
-  for (int run = 0; run < 2; ++run) run_chain(*first);
-  for (int run = 0; run < 3; ++run) run_chain(*second);
+  for (int run = 0; run < 2; ++run) ephost_test::expect_chain_output(*first, kRows, kCols);
+  for (int run = 0; run < 3; ++run) ephost_test::expect_chain_output(*second, kRows, kCols);
   first.reset();
   second.reset();
 
@@ -247,7 +239,7 @@ TEST_F(PluginLifecycle, EveryRunIsBracketedByRunStartAndEnd) {
   Ephost::SessionOptions options;
   options.append_provider("alpha").append_provider("beta");
   auto session = chain_session(*env, options);
-  for (int run = 0; run < 3; ++run) run_chain(*session);
+  for (int run = 0; run < 3; ++run) ephost_test::expect_chain_output(*session, kRows, kCols);
   session.reset();
 
   const std::set<std::string> run_calls = {"on_run_start", "kernel_compute", "compute", "on_run_end"};
@@ -272,7 +264,7 @@ TEST_F(PluginLifecycle, RunEndFollowsAFailedRun) {
   auto session = chain_session(*env, options);
   for (int run = 0; run < 2; ++run) {
     try {
-      run_chain(*session);
+      ephost_test::expect_chain_output(*session, kRows, kCols);
       ADD_FAILURE() << "alpha's compute fails, so must the run";
     } catch (const Ephost::Exception& e) {
       EXPECT_EQ(e.code(), EPHOST_EP_FAIL) << e.what();
@@ -301,7 +293,7 @@ TEST_F(PluginLifecycle, RunEndFollowsARunStartThatAnotherProviderFailed) {
   Ephost::SessionOptions options;
   options.append_provider("beta").append_provider("alpha", {{"misbehave", "fail_run_start"}});
   auto session = chain_session(*env, options);
-  EXPECT_THROW(run_chain(*session), Ephost::Exception);
+  EXPECT_THROW(ephost_test::expect_chain_output(*session, kRows, kCols), Ephost::Exception);
   session.reset();
   const Calls beta = record_.calls("beta");
   EXPECT_EQ(named(beta, "on_run_start").size(), 1u) << describe_calls(beta);
@@ -323,7 +315,7 @@ TEST_F(PluginLifecycle, ConcurrentRunsComputeAtOnceWithOneState) {
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&] {
       try {
-        for (int run = 0; run < kRuns; ++run) run_chain(*session);
+        for (int run = 0; run < kRuns; ++run) ephost_test::expect_chain_output(*session, kRows, kCols);
       } catch (const Ephost::Exception& e) {
         ADD_FAILURE() << e.what();
       }
@@ -361,7 +353,7 @@ TEST_F(PluginLifecycle, FailedGetCapabilityGetsNoNodes) {
   Ephost::SessionOptions options;
   options.append_provider("alpha", {{"misbehave", "fail_capability"}});
   auto session = chain_session(*env, options);
-  run_chain(*session);
+  ephost_test::expect_chain_output(*session, kRows, kCols);
   session.reset();
   const Calls alpha = record_.calls("alpha");
   const Calls capability = named(alpha, "get_capability");
@@ -405,7 +397,7 @@ TEST_F(PluginLifecycle, ContextEmitOncePerCompiledGroupAfterAllCompiles) {
   auto env = make_env({"ephost_test_example_sdk1"});
   const std::string model = ephost_test::chain_model(kRows, kCols).save(model_dir_, "chain.onnx");
   auto session = std::make_unique<Ephost::Session>(*env, model, example_options(model_dir_.file("chain_ctx.onnx")));
-  run_chain(*session);
+  ephost_test::expect_chain_output(*session, kRows, kCols);
   session.reset();
 
   const Calls calls = record_.calls("example");
@@ -434,7 +426,7 @@ TEST_F(PluginLifecycle, ContextJudgedThenLoadedAndRunLikeACompiledGroup) {
   { Ephost::Session generates(*env, model, example_options(ctx)); }
   const uint64_t loading = ephost_test::plugin_call_clock_tick();
   auto session = std::make_unique<Ephost::Session>(*env, ctx, example_options());
-  for (int run = 0; run < 2; ++run) run_chain(*session);
+  for (int run = 0; run < 2; ++run) ephost_test::expect_chain_output(*session, kRows, kCols);
   session.reset();
 
   const Calls calls = calls_since("example", loading);
@@ -469,7 +461,7 @@ TEST_F(PluginLifecycle, ContextJudgedUnsupportedIsNeitherLoadedNorCompiled) {
   }
   auto env = make_env({"ephost_test_example_sdk1"});
   auto session = std::make_unique<Ephost::Session>(*env, ctx, example_options());
-  run_chain(*session);
+  ephost_test::expect_chain_output(*session, kRows, kCols);
   session.reset();
 
   const Calls calls = record_.calls("example");
@@ -490,7 +482,7 @@ TEST_F(PluginLifecycle, ReleaseOrderDownToTheLibrary) {
   Ephost::SessionOptions options;
   options.append_provider("alpha").append_provider("beta");
   auto session = chain_session(*env, options);
-  run_chain(*session);
+  ephost_test::expect_chain_output(*session, kRows, kCols);
   session.reset();
   for (const std::string plugin : {"alpha", "beta"}) {
     const Calls calls = record_.calls(plugin);

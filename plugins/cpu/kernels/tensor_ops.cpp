@@ -6,6 +6,7 @@
 
 #include "kernel_registry.h"
 #include "math/parallel.h"
+#include "math/slice.h"
 #include "math/transpose.h"
 
 namespace ephost::cpu {
@@ -157,7 +158,6 @@ class SliceKernel : public CpuKernel {
   void run(sdk::KernelContext& ctx, int threads) override {
     const sdk::Tensor x = required(ctx, 0, "data");
     const Shape in = x.shape();
-    const int64_t r = static_cast<int64_t>(in.size());
     Shape starts = attr_starts_, ends = attr_ends_, axes = attr_axes_, steps;
     if (opset() >= 10) {
       starts = ints_of(required(ctx, 1, "starts"), "starts");
@@ -166,44 +166,13 @@ class SliceKernel : public CpuKernel {
       if (a.present()) axes = ints_of(a, "axes");
       if (s.present()) steps = ints_of(s, "steps");
     }
-    if (starts.size() != ends.size())
-      fail("starts " + math::to_string(starts) + " and ends " + math::to_string(ends) + " differ in length");
-    if (axes.empty())
-      for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
-    if (steps.empty()) steps.assign(starts.size(), 1);
-    if (axes.size() != starts.size() || steps.size() != starts.size())
-      fail("starts, ends, axes and steps must have the same length");
-    Shape begin(r, 0), step(r, 1), out = in;
-    std::vector<bool> seen(r, false);
-    for (size_t i = 0; i < axes.size(); ++i) {
-      const int64_t a = math::normalize_axis(axes[i], r);
-      if (seen[a]) fail("axes " + math::to_string(axes) + " has duplicates");
-      seen[a] = true;
-      const int64_t d = in[a], t = steps[i];
-      if (t == 0) fail("steps must not be zero");
-      int64_t s = starts[i], e = ends[i];
-      if (s < 0) s += d;
-      if (e < 0) e += d;
-      int64_t len;
-      if (t > 0) {
-        s = std::clamp<int64_t>(s, 0, d);
-        e = std::clamp<int64_t>(e, 0, d);
-        len = e > s ? (e - s + t - 1) / t : 0;
-      } else {
-        s = std::clamp<int64_t>(s, 0, d - 1);
-        e = std::clamp<int64_t>(e, -1, d - 1);
-        len = s > e ? (s - e + (-t) - 1) / (-t) : 0;
-      }
-      begin[a] = s;
-      step[a] = t;
-      out[a] = len;
-    }
-    void* y = ctx.output_raw(0, x.elem_type(), out);
-    if (math::numel(out) == 0) return;
+    const math::SliceWindow w = math::slice_window(in, starts, ends, axes, steps);
+    void* y = ctx.output_raw(0, x.elem_type(), w.out);
+    if (math::numel(w.out) == 0) return;
     const Shape st = math::strides_of(in);
     const bool ok = by_size(sdk::element_size(x.elem_type()), [&](auto tag) {
       using T = decltype(tag);
-      copy_strided(x.data<T>(), out, begin, step, st, static_cast<T*>(y), threads);
+      copy_strided(x.data<T>(), w.out, w.begin, w.step, st, static_cast<T*>(y), threads);
     });
     if (!ok) fail(std::string("unsupported type ") + type_name(x.elem_type()));
   }
