@@ -2,34 +2,16 @@
 
 #include <optional>
 
+#include "ephost/sdk/semver.hpp"
+
 #include "codegen.h"
 
 namespace ephost_opencl {
 namespace {
 
 using ephost::sdk::ContextJudgement;
-
-struct Semver {
-  uint64_t major = 0, minor = 0, patch = 0;
-};
-
-std::optional<Semver> parse_semver(const std::string& text) {
-  uint64_t parts[3] = {0, 0, 0};
-  size_t part = 0, digits = 0;
-  for (char c : text) {
-    if (c == '.') {
-      if (digits == 0 || ++part == 3) return std::nullopt;
-      digits = 0;
-    } else if (c >= '0' && c <= '9' && digits < 9) {
-      parts[part] = parts[part] * 10 + static_cast<uint64_t>(c - '0');
-      ++digits;
-    } else {
-      return std::nullopt;
-    }
-  }
-  if (part != 2 || digits == 0) return std::nullopt;
-  return Semver{parts[0], parts[1], parts[2]};
-}
+using ephost::sdk::parse_semver;
+using ephost::sdk::Semver;
 
 ContextJudgement judge_plugin_version(const std::string& theirs, const std::string& ours) {
   if (theirs == ours) return ContextJudgement::optimal();
@@ -37,7 +19,7 @@ ContextJudgement judge_plugin_version(const std::string& theirs, const std::stri
   const std::string versions = "plugin_version " + theirs + " != " + ours;
   if (!t || !o) return ContextJudgement::unsupported(versions + ": not MAJOR.MINOR.PATCH");
   if (t->major != o->major) return ContextJudgement::unsupported(versions + ": made by another major version of the plugin");
-  if (t->minor > o->minor || (t->minor == o->minor && t->patch > o->patch))
+  if (*t > *o)
     return ContextJudgement::unsupported(versions + ": made by a newer plugin");
   if (t->minor < o->minor)
     return ContextJudgement::prefer_recompile(versions + ": made by an older minor version; it runs, and a compile would use "

@@ -2,33 +2,14 @@
 
 #include <optional>
 
+#include "ephost/sdk/semver.hpp"
+
 namespace example_ep {
 namespace {
 
 using ephost::sdk::ContextJudgement;
-
-struct Semver {
-  uint64_t major = 0, minor = 0, patch = 0;
-};
-
-// "MAJOR.MINOR.PATCH" with decimal numbers, nothing else.
-std::optional<Semver> parse_semver(const std::string& text) {
-  uint64_t parts[3] = {0, 0, 0};
-  size_t part = 0, digits = 0;
-  for (char c : text) {
-    if (c == '.') {
-      if (digits == 0 || ++part == 3) return std::nullopt;
-      digits = 0;
-    } else if (c >= '0' && c <= '9' && digits < 9) {
-      parts[part] = parts[part] * 10 + static_cast<uint64_t>(c - '0');
-      ++digits;
-    } else {
-      return std::nullopt;
-    }
-  }
-  if (part != 2 || digits == 0) return std::nullopt;
-  return Semver{parts[0], parts[1], parts[2]};
-}
+using ephost::sdk::parse_semver;
+using ephost::sdk::Semver;
 
 // The SDK version rule; an empty reason means the versions are equal.
 ContextJudgement judge_sdk_version(const std::string& theirs, const std::string& ours) {

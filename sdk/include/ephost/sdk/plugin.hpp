@@ -19,6 +19,7 @@
 //
 // Not included here, for the plugins that keep a binary format of their own (context blobs):
 //   byte_io.hpp         ByteWriter, ByteReader, fnv1a64
+//   semver.hpp          Semver, parse_semver: MAJOR.MINOR.PATCH for version rules on cached contexts
 //
 // Build plugins with -fvisibility=hidden (the ephost::sdk CMake target sets it): the SDK's inline
 // state must stay private to each plugin library.
