@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <limits>
+#include <memory>
 #include <cmath>
 #include <thread>
 
@@ -219,6 +221,54 @@ TEST(CpuKernels, IntegerPowWrapsAndSaturatesInsteadOfOverflowing) {
             (std::vector<int32_t>{INT32_MIN, 1870418611, -8, -2147479015, 0, 1}));
   EXPECT_EQ(run(onnx::TensorProto::FLOAT, std::vector<float>{40.f, 0.5f, 3.f, -1.f, 100.f, 2.f}),
             (std::vector<int32_t>{INT32_MAX, 1, -8, 0, INT32_MAX, 25}));
+}
+
+// Range counts its elements exactly and refuses counts that no tensor holds (fuzz_model found a float
+// count of 6.5e32 cast to int64 under UBSan): integer counts are exact at the ends of int64's range,
+// where a double count is off by one, and NaN or huge float counts are an INVALID_ARGUMENT naming the
+// operands.
+TEST(CpuKernels, RangeCountsExactlyAndRefusesCountsNoTensorHolds) {
+  auto session = [](onnx::TensorProto::DataType type) {
+    ephost_test::ModelBuilder m;
+    m.input("start", type, {}).input("limit", type, {}).input("delta", type, {}).output("y", type, {-1});
+    m.node("Range", {"start", "limit", "delta"}, {"y"}, "range");
+    const std::string bytes = m.bytes();
+    return std::make_unique<Ephost::Session>(cpu_env(), bytes.data(), bytes.size(), Ephost::SessionOptions());
+  };
+  auto range = [](const Ephost::Session& s, EphostElementType type, auto start, auto limit, auto delta) {
+    std::vector<decltype(start)> v{start, limit, delta};
+    std::vector<Ephost::Tensor> in;
+    for (auto& x : v) in.push_back(Ephost::Tensor::wrap(type, {}, &x, 1));
+    return s.run({"start", "limit", "delta"}, in, {"y"})[0].template to_vector<decltype(start)>();
+  };
+  auto refusal = [&](const Ephost::Session& s, EphostElementType type, auto start, auto limit, auto delta) {
+    try {
+      range(s, type, start, limit, delta);
+    } catch (const Ephost::Exception& e) {
+      EXPECT_EQ(e.code(), EPHOST_INVALID_ARGUMENT) << e.what();
+      return std::string(e.what());
+    }
+    ADD_FAILURE() << "Range(" << start << ", " << limit << ", " << delta << ") ran";
+    return std::string();
+  };
+
+  auto i64 = session(onnx::TensorProto::INT64);
+  const int64_t lo = INT64_MIN, hi = INT64_MAX;
+  EXPECT_EQ(range(*i64, EPHOST_ELEMENT_INT64, lo, hi, hi), (std::vector<int64_t>{lo, -1, hi - 1}));
+  EXPECT_EQ(range(*i64, EPHOST_ELEMENT_INT64, hi, lo, lo), (std::vector<int64_t>{hi, -1}));
+  EXPECT_EQ(range(*i64, EPHOST_ELEMENT_INT64, int64_t{5}, int64_t{5}, int64_t{1}), (std::vector<int64_t>{}));
+  EXPECT_NE(refusal(*i64, EPHOST_ELEMENT_INT64, lo, hi, int64_t{1}).find("18446744073709551615 elements"), std::string::npos);
+  auto i32 = session(onnx::TensorProto::INT32);
+  EXPECT_EQ(range(*i32, EPHOST_ELEMENT_INT32, int32_t{10}, int32_t{-10}, int32_t{-7}), (std::vector<int32_t>{10, 3, -4}));
+  EXPECT_EQ(range(*i32, EPHOST_ELEMENT_INT32, INT32_MAX - 2, INT32_MAX, int32_t{1}), (std::vector<int32_t>{INT32_MAX - 2, INT32_MAX - 1}));
+
+  auto f32 = session(onnx::TensorProto::FLOAT);
+  EXPECT_EQ(range(*f32, EPHOST_ELEMENT_FLOAT, 1.0f, 2.0f, 0.25f), (std::vector<float>{1.0f, 1.25f, 1.5f, 1.75f}));
+  EXPECT_EQ(range(*f32, EPHOST_ELEMENT_FLOAT, 1.0f, -2.0f, 0.5f), (std::vector<float>{}));
+  EXPECT_NE(refusal(*f32, EPHOST_ELEMENT_FLOAT, 0.0f, 6.49e32f, 1.0f).find("finite element count"), std::string::npos);
+  EXPECT_NE(refusal(*f32, EPHOST_ELEMENT_FLOAT, 0.0f, std::nanf(""), 1.0f).find("finite element count"), std::string::npos);
+  EXPECT_NE(refusal(*f32, EPHOST_ELEMENT_FLOAT, 0.0f, 1.0f, std::numeric_limits<float>::denorm_min()).find("finite"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <string>
 #include <type_traits>
 
 #include "kernel_registry.h"
@@ -308,10 +310,35 @@ class RangeKernel : public CpuKernel {
       using T = decltype(tag);
       const T start = s.data<T>()[0], limit = l.data<T>()[0], delta = d.data<T>()[0];
       if (delta == T(0)) fail("delta must not be zero");
-      const double count = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta));
-      const int64_t n = std::max<int64_t>(0, static_cast<int64_t>(count));
-      T* y = ctx.output<T>(0, {n});
-      for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(start + static_cast<T>(i) * delta);
+      if constexpr (std::is_integral_v<T>) {
+        // Exact, in 64-bit unsigned arithmetic: a double count is off by one near 2^63 and the last
+        // element would then overflow T. Every element lies between start and limit, so it fits T.
+        const bool up = delta > 0;
+        if (up ? limit <= start : limit >= start) {
+          ctx.output<T>(0, {0});
+          return;
+        }
+        const uint64_t span = up ? static_cast<uint64_t>(static_cast<int64_t>(limit)) - static_cast<uint64_t>(static_cast<int64_t>(start))
+                                 : static_cast<uint64_t>(static_cast<int64_t>(start)) - static_cast<uint64_t>(static_cast<int64_t>(limit));
+        const uint64_t step = up ? static_cast<uint64_t>(static_cast<int64_t>(delta)) : uint64_t{0} - static_cast<uint64_t>(static_cast<int64_t>(delta));
+        const uint64_t count = span / step + (span % step != 0 ? 1 : 0);
+        if (count > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+          fail("start " + std::to_string(start) + ", limit " + std::to_string(limit) + " and delta " + std::to_string(delta) +
+               " give " + std::to_string(count) + " elements, more than a tensor can hold");
+        const int64_t n = static_cast<int64_t>(count);
+        T* y = ctx.output<T>(0, {n});
+        const uint64_t base = static_cast<uint64_t>(static_cast<int64_t>(start)), d = static_cast<uint64_t>(static_cast<int64_t>(delta));
+        for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(static_cast<int64_t>(base + static_cast<uint64_t>(i) * d));
+      } else {
+        const double count = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta));
+        // NaN or infinite bounds, or more elements than an int64 counts: a cast would be undefined.
+        if (!(count < 9.2e18))
+          fail("start " + std::to_string(start) + ", limit " + std::to_string(limit) + " and delta " + std::to_string(delta) +
+               " give no finite element count a tensor can hold");
+        const int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
+        T* y = ctx.output<T>(0, {n});
+        for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(start + static_cast<T>(i) * delta);
+      }
     });
     if (!ok) fail(std::string("unsupported type ") + type_name(s.elem_type()));
   }
