@@ -271,4 +271,178 @@ TEST(CpuKernels, RangeCountsExactlyAndRefusesCountsNoTensorHolds) {
             std::string::npos);
 }
 
+// Coordinates and counts that kernels compute in floating point from what a model supplies (Resize
+// scales and rois, GridSample grids, RoiAlign rois, MelWeightMatrix edges) may be NaN, infinite or far
+// beyond int64: each is clamped or refused before it becomes an index (an out-of-range float-to-int
+// cast is undefined behaviour, found by fuzz_model in Range; these are the same pattern, found by
+// reading). Expected values follow the ops' definitions: samples outside the input give the
+// extrapolation value, or 0.
+namespace coordinates {
+
+void attr(onnx::NodeProto& n, const std::string& name, const std::string& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+void attr(onnx::NodeProto& n, const std::string& name, int64_t v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+std::unique_ptr<Ephost::Session> session_of(const ephost_test::ModelBuilder& m) {
+  const std::string bytes = m.bytes();
+  return std::make_unique<Ephost::Session>(cpu_env(), bytes.data(), bytes.size(), Ephost::SessionOptions());
+}
+
+// The message of the INVALID_ARGUMENT that `run` ends in (a failure when it ends otherwise).
+template <typename F>
+std::string refusal(F run) {
+  try {
+    run();
+  } catch (const Ephost::Exception& e) {
+    EXPECT_EQ(e.code(), EPHOST_INVALID_ARGUMENT) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "ran";
+  return {};
+}
+
+std::vector<float> x22 = {1, 2, 3, 4};
+
+}  // namespace coordinates
+
+TEST(CpuKernels, ResizeRefusesScalesNoTensorHoldsAndSamplesHugeRoisAsOutside) {
+  using namespace coordinates;
+  {
+    ephost_test::ModelBuilder m(13);
+    m.input("x", onnx::TensorProto::FLOAT, {1, 1, 2, 2}).input("scales", onnx::TensorProto::FLOAT, {4});
+    m.output("y", onnx::TensorProto::FLOAT, {-1, -1, -1, -1});
+    m.node("Resize", {"x", "", "scales"}, {"y"}, "resize");
+    auto s = session_of(m);
+    for (float big : {1e30f, std::numeric_limits<float>::infinity()}) {
+      std::vector<float> scales{1, 1, big, 1};
+      const std::string why = refusal([&] {
+        s->run({"x", "scales"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {1, 1, 2, 2}, x22.data(), 4),
+                                 Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {4}, scales.data(), 4)}, {"y"});
+      });
+      EXPECT_NE(why.find("gives an output size no tensor holds"), std::string::npos) << why;
+    }
+  }
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    SCOPED_TRACE(mode);
+    ephost_test::ModelBuilder m(13);
+    m.input("x", onnx::TensorProto::FLOAT, {1, 1, 2, 2}).input("roi", onnx::TensorProto::FLOAT, {8});
+    m.input("sizes", onnx::TensorProto::INT64, {4}).output("y", onnx::TensorProto::FLOAT, {-1, -1, -1, -1});
+    auto& n = m.node("Resize", {"x", "roi", "", "sizes"}, {"y"}, "resize");
+    attr(n, "mode", mode);
+    attr(n, "coordinate_transformation_mode", "tf_crop_and_resize");
+    auto s = session_of(m);
+    std::vector<int64_t> sizes{1, 1, 3, 3};
+    auto run = [&](std::vector<float> roi) {
+      return s->run({"x", "roi", "sizes"},
+                    {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {1, 1, 2, 2}, x22.data(), 4),
+                     Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {8}, roi.data(), 8),
+                     Ephost::Tensor::wrap(EPHOST_ELEMENT_INT64, {4}, sizes.data(), 4)},
+                    {"y"})[0]
+          .to_vector<float>();
+    };
+    EXPECT_EQ(run({0, 0, 1e30f, 1e30f, 1, 1, 1e30f, 1e30f}), std::vector<float>(9, 0.f)) << "all outside: extrapolation_value";
+    EXPECT_EQ(run({0, 0, -1e30f, -1e30f, 1, 1, -1e30f, -1e30f}), std::vector<float>(9, 0.f));
+    const float nan = std::nanf("");
+    EXPECT_EQ(run({0, 0, nan, nan, 1, 1, nan, nan}).size(), 9u);  // defined behaviour, whatever the values
+  }
+}
+
+TEST(CpuKernels, GridSampleTakesNothingFromNonFiniteOrFarCoordinates) {
+  using namespace coordinates;
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+  for (const char* mode : {"bilinear", "nearest", "bicubic"})
+    for (const char* padding : {"zeros", "border", "reflection"}) {
+      SCOPED_TRACE(std::string(mode) + " " + padding);
+      ephost_test::ModelBuilder m(16);
+      m.input("x", onnx::TensorProto::FLOAT, {1, 1, 2, 2}).input("grid", onnx::TensorProto::FLOAT, {1, 1, 5, 2});
+      m.output("y", onnx::TensorProto::FLOAT, {1, 1, 1, 5});
+      auto& n = m.node("GridSample", {"x", "grid"}, {"y"}, "sample");
+      attr(n, "mode", mode);
+      attr(n, "padding_mode", padding);
+      auto s = session_of(m);
+      std::vector<float> grid{nan, 0, inf, 0, 1e30f, -1e30f, -inf, 1e38f, 0, 0};
+      const std::vector<float> y =
+          s->run({"x", "grid"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {1, 1, 2, 2}, x22.data(), 4),
+                                 Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {1, 1, 5, 2}, grid.data(), 10)},
+                 {"y"})[0]
+              .to_vector<float>();
+      ASSERT_EQ(y.size(), 5u);
+      EXPECT_EQ(y[0], 0.f) << "NaN samples nothing";
+      EXPECT_EQ(y[1], 0.f) << "an infinity samples nothing";
+      EXPECT_EQ(y[3], 0.f);
+      if (std::string(padding) == "zeros") EXPECT_EQ(y[2], 0.f) << "far outside";
+      else EXPECT_TRUE(std::isfinite(y[2])) << y[2];  // moved into the image
+      if (std::string(mode) == "bilinear") EXPECT_FLOAT_EQ(y[4], 2.5f) << "the centre averages the four pixels";
+    }
+}
+
+TEST(CpuKernels, RoiAlignRefusesSamplingGridsNoMemoryHolds) {
+  using namespace coordinates;
+  auto build = [](int64_t sampling_ratio) {
+    ephost_test::ModelBuilder m(16);
+    m.input("x", onnx::TensorProto::FLOAT, {1, 1, 2, 2}).input("rois", onnx::TensorProto::FLOAT, {1, 4});
+    m.input("batch", onnx::TensorProto::INT64, {1}).output("y", onnx::TensorProto::FLOAT, {1, 1, 2, 2});
+    auto& n = m.node("RoiAlign", {"x", "rois", "batch"}, {"y"}, "align");
+    attr(n, "output_height", int64_t{2});
+    attr(n, "output_width", int64_t{2});
+    attr(n, "sampling_ratio", sampling_ratio);
+    return session_of(m);
+  };
+  std::vector<int64_t> batch{0};
+  auto run = [&](const Ephost::Session& s, std::vector<float> roi) {
+    return s.run({"x", "rois", "batch"},
+                 {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {1, 1, 2, 2}, x22.data(), 4),
+                  Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {1, 4}, roi.data(), 4),
+                  Ephost::Tensor::wrap(EPHOST_ELEMENT_INT64, {1}, batch.data(), 1)},
+                 {"y"})[0]
+        .to_vector<float>();
+  };
+  auto adaptive = build(0);
+  EXPECT_EQ(run(*adaptive, {0, 0, 1, 1}).size(), 4u);
+  std::string why = refusal([&] { run(*adaptive, {0, 0, 1e12f, 1e12f}); });
+  EXPECT_NE(why.find("set sampling_ratio"), std::string::npos) << why;
+  why = refusal([&] { run(*adaptive, {0, 0, std::numeric_limits<float>::infinity(), 1}); });
+  EXPECT_NE(why.find("set sampling_ratio"), std::string::npos) << why;
+  EXPECT_EQ(run(*adaptive, {0, 0, std::nanf(""), std::nanf("")}).size(), 4u);  // NaN: no samples, defined
+  auto fixed = build(int64_t{1} << 30);
+  why = refusal([&] { run(*fixed, {0, 0, 1, 1}); });
+  EXPECT_NE(why.find("lower sampling_ratio"), std::string::npos) << why;
+}
+
+TEST(CpuKernels, MelWeightMatrixRefusesAnInfiniteUpperEdge) {
+  using namespace coordinates;
+  ephost_test::ModelBuilder m(17);
+  for (const char* name : {"bins", "dft", "rate"}) m.input(name, onnx::TensorProto::INT64, {});
+  m.input("lower", onnx::TensorProto::FLOAT, {}).input("upper", onnx::TensorProto::FLOAT, {});
+  m.output("y", onnx::TensorProto::FLOAT, {-1, -1});
+  m.node("MelWeightMatrix", {"bins", "dft", "rate", "lower", "upper"}, {"y"}, "mel");
+  auto s = session_of(m);
+  std::vector<int64_t> ints{4, 16, 8000};
+  auto run = [&](float upper) {
+    float lower = 0.f;
+    return s->run({"bins", "dft", "rate", "lower", "upper"},
+                  {Ephost::Tensor::wrap(EPHOST_ELEMENT_INT64, {}, &ints[0], 1),
+                   Ephost::Tensor::wrap(EPHOST_ELEMENT_INT64, {}, &ints[1], 1),
+                   Ephost::Tensor::wrap(EPHOST_ELEMENT_INT64, {}, &ints[2], 1),
+                   Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {}, &lower, 1),
+                   Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {}, &upper, 1)},
+                  {"y"})[0]
+        .shape();
+  };
+  EXPECT_EQ(run(4000.f), (std::vector<int64_t>{9, 4}));
+  for (float upper : {std::numeric_limits<float>::infinity(), 1e30f}) {
+    const std::string why = refusal([&] { run(upper); });
+    EXPECT_NE(why.find("lies beyond the spectrum"), std::string::npos) << why;
+  }
+}
+
 }  // namespace

@@ -38,8 +38,9 @@ double reflect(double x, double twice_low, double twice_high) {
   const double lo = twice_low / 2, span = (twice_high - twice_low) / 2;
   x = std::fabs(x - lo);
   const double extra = std::fmod(x, span);
-  const int64_t flips = static_cast<int64_t>(std::floor(x / span));
-  return flips % 2 == 0 ? extra + lo : span - extra + lo;
+  // The parity of the number of flips, in floating point: the count itself may exceed int64.
+  const bool even = std::fmod(std::floor(x / span), 2.0) == 0.0;
+  return even ? extra + lo : span - extra + lo;
 }
 
 class GridSampler {
@@ -68,6 +69,12 @@ class GridSampler {
   void taps(double gx, double gy, int64_t H, int64_t W, std::vector<std::pair<int64_t, double>>& out) const {
     out.clear();
     double x = unnormalize(gx, W), y = unnormalize(gy, H);
+    if (!std::isfinite(x) || !std::isfinite(y)) return;  // a NaN or infinite grid value samples nothing: 0
+    if (padding_ == GridPadding::kZeros) {
+      // Far outside, every tap is outside: clamping there changes no result and keeps the casts defined.
+      x = std::clamp(x, -8.0, static_cast<double>(W) + 8.0);
+      y = std::clamp(y, -8.0, static_cast<double>(H) + 8.0);
+    }
     auto add = [&](int64_t iy, int64_t ix, double w) {
       if (iy >= 0 && iy < H && ix >= 0 && ix < W && w != 0.0) out.emplace_back(iy * W + ix, w);
     };
@@ -188,6 +195,9 @@ class RoiAlignKernel : public CpuKernel {
         out_w_(node.attr_int("output_width", 1)),
         sampling_ratio_(node.attr_int("sampling_ratio", 0)),
         spatial_scale_(node.attr_float("spatial_scale", 1.f)) {
+    if (out_h_ < 1 || out_w_ < 1 || sampling_ratio_ < 0)
+      fail_node(node, "output_height and output_width must be positive and sampling_ratio not negative, found " +
+                          std::to_string(out_h_) + ", " + std::to_string(out_w_) + " and " + std::to_string(sampling_ratio_));
     const std::string mode = node.attr_string("mode", "avg");
     if (mode != "avg" && mode != "max") fail_node(node, "mode must be avg or max, found '" + mode + "'");
     max_ = mode == "max";
@@ -271,8 +281,20 @@ class RoiAlignKernel : public CpuKernel {
       rh = std::max(rh, 1.0);
     }
     const double bin_h = rh / static_cast<double>(out_h_), bin_w = rw / static_cast<double>(out_w_);
-    *grid_h = sampling_ratio_ > 0 ? sampling_ratio_ : static_cast<int64_t>(std::ceil(rh / static_cast<double>(out_h_)));
-    *grid_w = sampling_ratio_ > 0 ? sampling_ratio_ : static_cast<int64_t>(std::ceil(rw / static_cast<double>(out_w_)));
+    constexpr int64_t kMaxSamplesPerBin = int64_t{1} << 20;
+    *grid_h = sampling_ratio_ > 0 ? sampling_ratio_
+                                  : math::clamp_to_int64(std::ceil(rh / static_cast<double>(out_h_)), 0, kMaxSamplesPerBin + 1);
+    *grid_w = sampling_ratio_ > 0 ? sampling_ratio_
+                                  : math::clamp_to_int64(std::ceil(rw / static_cast<double>(out_w_)), 0, kMaxSamplesPerBin + 1);
+    // Samples are planned per roi (64 bytes each); bound them before a roi asks for terabytes or years.
+    constexpr int64_t kMaxSamplesPerRoi = int64_t{1} << 22;
+    const int64_t per_bin_limit =
+        out_h_ > kMaxSamplesPerRoi / out_w_ ? 0 : std::min(kMaxSamplesPerBin, kMaxSamplesPerRoi / (out_h_ * out_w_));
+    if (*grid_h > per_bin_limit / std::max<int64_t>(*grid_w, 1))
+      fail("a roi of " + std::to_string(rw) + " x " + std::to_string(rh) + " pixels takes a sampling grid of " +
+           std::to_string(*grid_w) + " x " + std::to_string(*grid_h) + " in each of " + std::to_string(out_h_) + " x " +
+           std::to_string(out_w_) + " bins, more than the " + std::to_string(kMaxSamplesPerRoi) + " samples a roi may take; " +
+           (sampling_ratio_ > 0 ? "lower sampling_ratio" : "set sampling_ratio"));
     samples.clear();
     for (int64_t ph = 0; ph < out_h_; ++ph)
       for (int64_t pw = 0; pw < out_w_; ++pw)
@@ -289,7 +311,8 @@ class RoiAlignKernel : public CpuKernel {
 
   static Sample bilinear(double y, double x, int64_t H, int64_t W) {
     Sample s{{0, 0, 0, 0}, {0, 0, 0, 0}};
-    if (y < -1.0 || y > static_cast<double>(H) || x < -1.0 || x > static_cast<double>(W)) return s;  // contributes 0
+    if (!(y >= -1.0 && y <= static_cast<double>(H) && x >= -1.0 && x <= static_cast<double>(W)))
+      return s;  // outside, or NaN: contributes 0
     y = std::max(y, 0.0);
     x = std::max(x, 0.0);
     int64_t y_lo = static_cast<int64_t>(y), x_lo = static_cast<int64_t>(x), y_hi, x_hi;

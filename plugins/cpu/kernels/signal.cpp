@@ -239,7 +239,8 @@ class MelWeightMatrixKernel : public CpuKernel {
     std::vector<int64_t> edges(static_cast<size_t>(mel_bins + 2));
     for (int64_t i = 0; i < mel_bins + 2; ++i) {
       const double hz = 700.0 * (std::pow(10.0, (static_cast<double>(i) * mel_step + low_mel) / 2595.0) - 1.0);
-      edges[i] = static_cast<int64_t>(std::floor(static_cast<double>(dft_length + 1) * hz / static_cast<double>(rate)));
+      edges[i] = math::clamp_to_int64(std::floor(static_cast<double>(dft_length + 1) * hz / static_cast<double>(rate)), -1,
+                                      spectrum_bins);  // an infinite upper edge is beyond the spectrum too
       if (edges[i] < 0 || edges[i] >= spectrum_bins)
         fail("upper_edge_hertz " + std::to_string(upper) + " lies beyond the spectrum's highest bin (sample_rate / 2)");
     }

@@ -33,22 +33,25 @@ float resize_source_coordinate(CoordMode mode, int64_t o, int64_t in, int64_t ou
 }
 
 int64_t resize_output_size(int64_t in, float scale) {
-  return static_cast<int64_t>(std::floor(static_cast<double>(in) * static_cast<double>(scale)));
+  const double size = std::floor(static_cast<double>(in) * static_cast<double>(scale));
+  if (!(size < 9.2e18))  // NaN, infinite, or no int64
+    invalid("scale " + std::to_string(scale) + " on a dimension of " + std::to_string(in) +
+            " gives an output size no tensor holds");
+  return static_cast<int64_t>(size);
 }
 
 namespace {
 
-int64_t nearest_index(NearestMode m, float x, float scale) {
+// The nearest source position, before clamping (a float: tf_crop_and_resize's roi makes x anything).
+float nearest_position(NearestMode m, float x, float scale) {
   switch (m) {
-    case NearestMode::kRoundPreferFloor:
-      return x == std::floor(x) + 0.5f ? static_cast<int64_t>(std::floor(x)) : static_cast<int64_t>(std::round(x));
-    case NearestMode::kRoundPreferCeil:
-      return x == std::floor(x) + 0.5f ? static_cast<int64_t>(std::ceil(x)) : static_cast<int64_t>(std::round(x));
-    case NearestMode::kFloor: return static_cast<int64_t>(std::floor(x));
-    case NearestMode::kCeil: return static_cast<int64_t>(std::ceil(x));
-    case NearestMode::kSimple: return scale < 1.f ? static_cast<int64_t>(std::ceil(x)) : static_cast<int64_t>(x);
+    case NearestMode::kRoundPreferFloor: return x == std::floor(x) + 0.5f ? std::floor(x) : std::round(x);
+    case NearestMode::kRoundPreferCeil: return x == std::floor(x) + 0.5f ? std::ceil(x) : std::round(x);
+    case NearestMode::kFloor: return std::floor(x);
+    case NearestMode::kCeil: return std::ceil(x);
+    case NearestMode::kSimple: return scale < 1.f ? std::ceil(x) : std::trunc(x);
   }
-  return 0;
+  return 0.f;
 }
 
 void cubic_coefficients(float r, float A, float c[4]) {
@@ -77,18 +80,19 @@ AxisTaps resize_axis_taps(const ResizeParams& p, int64_t in, int64_t out, float 
     int64_t* idx = &t.index[o * t.taps];
     float* w = &t.weight[o * t.taps];
     if (p.mode == ResizeMode::kNearest) {
-      idx[0] = std::clamp<int64_t>(nearest_index(p.nearest, x, scale), 0, last);
+      idx[0] = clamp_to_int64(nearest_position(p.nearest, x, scale), 0, last);
       w[0] = 1.f;
     } else if (p.mode == ResizeMode::kLinear) {
-      const float xc = std::clamp(x, 0.f, static_cast<float>(last));
-      const int64_t i0 = static_cast<int64_t>(xc);
+      const float xc = std::isnan(x) ? 0.f : std::clamp(x, 0.f, static_cast<float>(last));
+      const int64_t i0 = clamp_to_int64(xc, 0, last);
       idx[0] = i0;
       idx[1] = std::min(i0 + 1, last);
       w[1] = xc - static_cast<float>(i0);
       w[0] = 1.f - w[1];
     } else {
       const float f = std::floor(x);
-      const int64_t i0 = static_cast<int64_t>(f);
+      // Far outside the axis every tap is outside too: -5 and last + 5 keep it so without overflow.
+      const int64_t i0 = clamp_to_int64(f, -5, last + 5);
       cubic_coefficients(x - f, p.cubic_a, w);
       float sum = 0.f;
       for (int j = 0; j < 4; ++j) {

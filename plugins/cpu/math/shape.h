@@ -49,4 +49,13 @@ inline int64_t normalize_axis(int64_t axis, int64_t rank, const char* what = "ax
   return axis < 0 ? axis + rank : axis;
 }
 
+// A floating-point value as an int64 in [lo, hi], clamped before the cast: casting NaN, an infinity or
+// a value beyond int64 is undefined behaviour. NaN becomes lo. For coordinates and counts computed from
+// values a model supplies (rois, grids, scales, frequencies), which may be anything.
+inline int64_t clamp_to_int64(double v, int64_t lo, int64_t hi) {
+  if (!(v > static_cast<double>(lo))) return lo;
+  if (v >= static_cast<double>(hi)) return hi;
+  return static_cast<int64_t>(v);
+}
+
 }  // namespace ephost::cpu::math
