@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "math/numeric_cast.h"
 #include "math/slice.h"
 
 namespace ephost::cpu {
@@ -123,7 +124,7 @@ void cast_into(const sdk::Tensor& x, To* y) {
   auto run = [&](auto tag) {
     using From = decltype(tag);
     const From* p = x.data<From>();
-    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<To>(p[i]);
+    for (int64_t i = 0; i < n; ++i) y[i] = math::numeric_cast<To>(p[i]);  // as the Cast kernel converts
   };
   if (!dispatch(Types<float, double, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, bool>{},
                 x.elem_type(), run))

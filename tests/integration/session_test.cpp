@@ -1,6 +1,7 @@
 // Sessions through the C API: model-loading errors, input validation, concurrent runs, API versioning.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <memory>
@@ -416,6 +417,41 @@ TEST(CpuKernels, RoiAlignRefusesSamplingGridsNoMemoryHolds) {
   auto fixed = build(int64_t{1} << 30);
   why = refusal([&] { run(*fixed, {0, 0, 1, 1}); });
   EXPECT_NE(why.find("lower sampling_ratio"), std::string::npos) << why;
+}
+
+// Cast from float to an integer type is defined for every value (a C++ cast of NaN or of a value out
+// of range is not): within int64 it truncates and wraps like numpy's astype, the ONNX reference; NaN
+// gives 0; beyond int64 it saturates at the target's bounds.
+TEST(CpuKernels, CastFromFloatToIntegersIsDefinedForEveryValue) {
+  using namespace coordinates;
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> x{std::nanf(""), inf, -inf, 1e30f, -1e30f, -1.f, 3e9f, 2.9f, -2.9f, 1e19f};
+  // Run as a kernel on an input, and folded as a constant when x is an initializer: the same values.
+  auto cast = [&](onnx::TensorProto::DataType to) {
+    ephost_test::ModelBuilder m(13), folded(13);
+    m.input("x", onnx::TensorProto::FLOAT, {10}).output("y", to, {10});
+    attr(m.node("Cast", {"x"}, {"y"}, "cast"), "to", int64_t{to});
+    folded.input("z", to, {10}).initializer("x", {10}, x).output("y", to, {10});
+    attr(folded.node("Cast", {"x"}, {"c"}, "cast"), "to", int64_t{to});
+    folded.node("Add", {"c", "z"}, {"y"}, "add");
+    Ephost::Tensor y = session_of(m)->run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {10}, x.data(), x.size())}, {"y"})[0];
+    const size_t bytes = y.size() * EphostElementSize(static_cast<EphostElementType>(to));
+    std::vector<uint8_t> zeros(bytes, 0);
+    Ephost::Tensor y_folded = session_of(folded)->run(
+        {"z"}, {Ephost::Tensor::wrap(static_cast<EphostElementType>(to), {10}, zeros.data(), zeros.size())},
+        {"y"})[0];
+    EXPECT_EQ(std::memcmp(y.data<uint8_t>(), y_folded.data<uint8_t>(), bytes), 0) << "folded differs";
+    return y;
+  };
+  EXPECT_EQ(cast(onnx::TensorProto::INT32).to_vector<int32_t>(),
+            (std::vector<int32_t>{0, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN, -1, -1294967296, 2, -2, INT32_MAX}));
+  EXPECT_EQ(cast(onnx::TensorProto::UINT8).to_vector<uint8_t>(),
+            (std::vector<uint8_t>{0, 255, 0, 255, 0, 255, 0, 2, 254, 255}));
+  EXPECT_EQ(cast(onnx::TensorProto::INT64).to_vector<int64_t>(),
+            (std::vector<int64_t>{0, INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, -1, 3000000000, 2, -2, INT64_MAX}));
+  EXPECT_EQ(cast(onnx::TensorProto::UINT64).to_vector<uint64_t>(),
+            (std::vector<uint64_t>{0, UINT64_MAX, 0, UINT64_MAX, 0, UINT64_MAX, 3000000000u, 2, UINT64_MAX - 1,
+                                   9999999980506447872u}));
 }
 
 TEST(CpuKernels, MelWeightMatrixRefusesAnInfiniteUpperEdge) {

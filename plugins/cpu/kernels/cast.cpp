@@ -12,6 +12,7 @@
 #include "ephost/ephost_half.h"
 #include "kernel_registry.h"
 #include "math/half.h"
+#include "math/numeric_cast.h"
 #include "math/parallel.h"
 
 namespace ephost::cpu {
@@ -42,10 +43,8 @@ inline D convert(S s) {
     return Half{math::float_to_half(static_cast<float>(s))};
   } else if constexpr (std::is_same_v<D, BFloat16>) {
     return BFloat16{EphostFloatToBfloat16Truncate(static_cast<float>(s))};  // as ONNX's reference Cast
-  } else if constexpr (std::is_same_v<D, bool>) {
-    return s != S(0);
   } else {
-    return static_cast<D>(s);
+    return math::numeric_cast<D>(s);
   }
 }
 
