@@ -27,9 +27,15 @@ const onnx::AttributeProto* int_attribute(onnx::InferenceContext& ctx, const cha
 // A guard finds what onnx's inference function would not survive; "" when the node is fine.
 using Check = std::function<std::string(onnx::InferenceContext& ctx)>;
 
+// When it returns true, onnx's inference function is not called for the node: its outputs keep the
+// element type of input 0 and an unknown shape (for nodes that are valid but whose inference would read
+// what is not there, such as the shape of an input whose shape is unknown).
+using SkipWhen = std::function<bool(onnx::InferenceContext& ctx)>;
+
 struct Guard {
   const char* op;
   Check check;
+  SkipWhen skip = nullptr;
 };
 
 // `attribute` must lie in [lowest, highest] (both inclusive).
@@ -83,6 +89,21 @@ const Guard kGuards[] = {
        if (rank < 0) return {};
        return out_of_range("axis", axis, -rank, rank - 1, fmt::format("input X has rank {}", rank));
      }},
+    // MaxUnpool without output_shape: onnx takes the output's channels from dimension 1 of the indices I,
+    // unchecked. I of rank 1 is a read past its shape (fuzz_model: SEGV in TensorShapeProto_Dimension's
+    // MergeImpl); I of unknown shape is a valid model that onnx cannot infer, so it is left uninferred.
+    {"MaxUnpool",
+     [](onnx::InferenceContext& ctx) -> std::string {
+       if (ctx.getNumInputs() != 2) return {};
+       const int64_t x = input_rank(ctx, 0), i = input_rank(ctx, 1);
+       if (i < 0 || (x < 0 ? i >= 2 : i == x)) return {};
+       return fmt::format("the indices I have rank {} but {}: I must have the shape of X, as MaxPool's Indices "
+                          "output has",
+                          i, x < 0 ? std::string("must have at least 2 dimensions") : fmt::format("X has rank {}", x));
+     },
+     [](onnx::InferenceContext& ctx) {
+       return ctx.getNumInputs() == 2 && (ctx.getInputType(0) == nullptr || !onnx::hasInputShape(ctx, 1));
+     }},
 };
 
 void install() {
@@ -94,14 +115,19 @@ void install() {
       onnx::InferenceFunction original = schema->GetTypeAndShapeInferenceFunction();
       if (!original) continue;
       Check check = guard.check;
+      SkipWhen skip = guard.skip;
       const std::string op = guard.op;
       // The registry's schemas are const to readers only: they are owned, mutable objects.
       const_cast<onnx::OpSchema*>(schema)->TypeAndShapeInferenceFunction(
-          [original, check, op](onnx::InferenceContext& ctx) {
+          [original, check, skip, op](onnx::InferenceContext& ctx) {
             const std::string problem = check(ctx);
             if (!problem.empty()) {
               report_guard_problem(op, problem);
               fail_shape_inference(op, ": ", problem);
+            }
+            if (skip && skip(ctx)) {
+              if (ctx.getNumOutputs() > 0 && ctx.getInputType(0) != nullptr) onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+              return;
             }
             original(ctx);
           });

@@ -1,7 +1,10 @@
 #include "kernel_base.h"
 
+#include <limits>
 #include <new>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
 
 #include "math/parallel.h"
 
@@ -80,6 +83,29 @@ double CpuKernel::scalar_of(const sdk::Tensor& t, const char* what) const {
         v = static_cast<double>(t.data<T>()[0]);
       }))
     fail(std::string(what) + " has unsupported type " + type_name(t.elem_type()));
+  return v;
+}
+
+int64_t CpuKernel::int_scalar_of(const sdk::Tensor& t, const char* what) const {
+  if (t.size() != 1)
+    fail(std::string(what) + " must have exactly one element, found shape " + math::to_string(t.shape()));
+  int64_t v = 0;
+  std::string beyond;  // the value, when int64 cannot hold it
+  if (!dispatch(NumericTypes{}, t.elem_type(), [&](auto tag) {
+        using T = decltype(tag);
+        const T x = t.data<T>()[0];
+        if constexpr (std::is_floating_point_v<T>) {
+          if (x > -9.2e18 && x < 9.2e18) v = static_cast<int64_t>(x);
+          else beyond = std::to_string(x);
+        } else if constexpr (std::is_same_v<T, uint64_t>) {
+          if (x <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) v = static_cast<int64_t>(x);
+          else beyond = std::to_string(x);
+        } else {
+          v = static_cast<int64_t>(x);
+        }
+      }))
+    fail(std::string(what) + " has unsupported type " + type_name(t.elem_type()));
+  if (!beyond.empty()) fail(std::string(what) + " " + beyond + " is beyond int64's range");
   return v;
 }
 

@@ -54,6 +54,10 @@ class CpuKernel : public sdk::Kernel {
   std::vector<int64_t> ints_of(const sdk::Tensor& t, const char* what) const;
   // A one-element numeric tensor as double.
   double scalar_of(const sdk::Tensor& t, const char* what) const;
+  // A one-element numeric tensor as int64: integers exactly, floats truncated toward zero; fails for a
+  // value int64 cannot hold (NaN, infinities, uint64 beyond 2^63 - 1). For counts, sizes and steps: a
+  // round trip through double would lose int64's low bits and make INT64_MAX an undefined cast.
+  int64_t int_scalar_of(const sdk::Tensor& t, const char* what) const;
   bool output_wanted(size_t i) const { return i < outputs_.size() && outputs_[i]; }
 
  private:

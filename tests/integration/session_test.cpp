@@ -454,6 +454,64 @@ TEST(CpuKernels, CastFromFloatToIntegersIsDefinedForEveryValue) {
                                    9999999980506447872u}));
 }
 
+// Scalar counts (OneHot depth, TopK k, DFT dft_length) are read as int64 exactly, not through double: a
+// float beyond int64 is refused by name, INT64_MAX stays INT64_MAX (a double round trip made it an
+// undefined cast), and huge sizes meet the output allocation's refusal before any table is built.
+TEST(CpuKernels, ScalarCountsAreReadExactlyAndRefusedBeyondInt64) {
+  using namespace coordinates;
+  {
+    ephost_test::ModelBuilder m(11);
+    m.input("indices", onnx::TensorProto::FLOAT, {3}).input("depth", onnx::TensorProto::FLOAT, {});
+    m.initializer("values", {2}, {0.f, 1.f}).output("y", onnx::TensorProto::FLOAT, {3, -1});
+    m.node("OneHot", {"indices", "depth", "values"}, {"y"}, "onehot");
+    auto s = session_of(m);
+    auto run = [&](std::vector<float> indices, float depth) {
+      return s->run({"indices", "depth"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {3}, indices.data(), 3),
+                                           Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {}, &depth, 1)},
+                    {"y"})[0]
+          .to_vector<float>();
+    };
+    EXPECT_EQ(run({0.f, 2.9f, -1.f}, 3.5f), (std::vector<float>{1, 0, 0, 0, 0, 1, 0, 0, 1}));
+    EXPECT_EQ(run({std::nanf(""), 1e30f, -1e30f}, 2.f), (std::vector<float>{1, 0, 0, 0, 0, 0})) << "NaN is index 0";
+    for (float depth : {1e30f, std::numeric_limits<float>::infinity(), std::nanf("")}) {
+      const std::string why = refusal([&] { run({0.f, 1.f, 2.f}, depth); });
+      EXPECT_NE(why.find("beyond int64's range"), std::string::npos) << why;
+    }
+  }
+  {
+    ephost_test::ModelBuilder m(11);
+    m.input("x", onnx::TensorProto::FLOAT, {4}).input("k", onnx::TensorProto::INT64, {1});
+    m.output("values", onnx::TensorProto::FLOAT, {-1}).output("indices", onnx::TensorProto::INT64, {-1});
+    m.node("TopK", {"x", "k"}, {"values", "indices"}, "topk");
+    auto s = session_of(m);
+    std::vector<float> x{3, 1, 4, 2};
+    auto run = [&](int64_t k) {
+      return s->run({"x", "k"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {4}, x.data(), 4),
+                                 Ephost::Tensor::wrap(EPHOST_ELEMENT_INT64, {1}, &k, 1)},
+                    {"values"})[0]
+          .to_vector<float>();
+    };
+    EXPECT_EQ(run(2), (std::vector<float>{4, 3}));
+    const std::string why = refusal([&] { run(std::numeric_limits<int64_t>::max()); });
+    EXPECT_NE(why.find("9223372036854775807"), std::string::npos) << "k exactly as given: " << why;
+  }
+  {
+    ephost_test::ModelBuilder m(17);
+    m.input("x", onnx::TensorProto::FLOAT, {1, 4, 1}).input("n", onnx::TensorProto::INT64, {});
+    m.output("y", onnx::TensorProto::FLOAT, {1, -1, 2});
+    m.node("DFT", {"x", "n"}, {"y"}, "dft");
+    auto s = session_of(m);
+    std::vector<float> x{1, 2, 3, 4};
+    for (int64_t n : {int64_t{1} << 40, std::numeric_limits<int64_t>::max()}) {
+      EXPECT_THROW(s->run({"x", "n"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {1, 4, 1}, x.data(), 4),
+                                       Ephost::Tensor::wrap(EPHOST_ELEMENT_INT64, {}, &n, 1)},
+                          {"y"}),
+                   Ephost::Exception)
+          << n;
+    }
+  }
+}
+
 TEST(CpuKernels, MelWeightMatrixRefusesAnInfiniteUpperEdge) {
   using namespace coordinates;
   ephost_test::ModelBuilder m(17);

@@ -141,6 +141,34 @@ TEST(ModelLoader, ConvWeightsOfAnotherRankThanTheInputAreRefused) {
   }
 }
 
+// Without output_shape, onnx 1.12's MaxUnpool inference takes the channels from dimension 1 of the
+// indices I unchecked (fuzz_model: a read past I's shape when I had rank 1). I of another rank is
+// refused by name; I of unknown shape is a valid model that loads with y's shape left unknown.
+TEST(ModelLoader, MaxUnpoolIndicesOfAnotherRankAreRefusedAndUnknownOnesNotInferred) {
+  enum class Indices { kRank1, kRank4, kUnknownShape };
+  for (const Indices indices : {Indices::kRank1, Indices::kRank4, Indices::kUnknownShape}) {
+    SCOPED_TRACE(static_cast<int>(indices));
+    onnx::ModelProto m = make_model(11);
+    auto* g = m.mutable_graph();
+    add_input(g, "x", kFloat, {1, 1, 2, 2});
+    auto* i = g->add_input();
+    i->set_name("i");
+    set_type(i, onnx::TensorProto::INT64, indices == Indices::kRank1 ? std::vector<int64_t>{4} : std::vector<int64_t>{1, 1, 2, 2},
+             {}, indices != Indices::kUnknownShape);
+    auto* n = add_node(g, "MaxUnpool", {"x", "i"}, {"y"}, "unpool");
+    attr_ints(n, "kernel_shape", {2, 2});
+    attr_ints(n, "strides", {2, 2});
+    add_output(g, "y", kFloat, {}, false);
+    if (indices == Indices::kRank1) {
+      expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH,
+                   {"node 'unpool' (MaxUnpool)", "the indices I have rank 1 but X has rank 4"});
+    } else {
+      std::unique_ptr<Model> model;
+      ASSERT_NO_THROW(model = load_buffer(m));
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Opsets
 

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "kernel_registry.h"
+#include "math/numeric_cast.h"
 #include "math/parallel.h"
 
 namespace ephost::cpu {
@@ -169,13 +170,13 @@ class OneHotKernel : public CpuKernel {
  protected:
   void run(sdk::KernelContext& ctx, int threads) override {
     const sdk::Tensor idx = required(ctx, 0, "indices"), d = required(ctx, 1, "depth"), v = required(ctx, 2, "values");
-    const int64_t depth = static_cast<int64_t>(scalar_of(d, "depth"));
+    const int64_t depth = int_scalar_of(d, "depth");
     if (depth < 1) fail("depth must be positive, found " + std::to_string(depth));
     if (v.size() != 2) fail("values must have two elements [off, on]");
     std::vector<int64_t> ind(idx.size());
     const bool ok_idx = dispatch(NumericTypes{}, idx.elem_type(), [&](auto tag) {
       using T = decltype(tag);
-      for (int64_t i = 0; i < idx.size(); ++i) ind[i] = static_cast<int64_t>(idx.data<T>()[i]);
+      for (int64_t i = 0; i < idx.size(); ++i) ind[i] = math::numeric_cast<int64_t>(idx.data<T>()[i]);
     });
     if (!ok_idx) fail(std::string("unsupported indices type ") + type_name(idx.elem_type()));
     const Shape is = idx.shape();

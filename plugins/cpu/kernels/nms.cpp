@@ -49,7 +49,8 @@ class NmsKernel : public CpuKernel {
     int64_t max_out = 0;
     float iou_thr = 0.f, score_thr = 0.f;
     bool has_score_thr = false;
-    if (ctx.input(2).present() && ctx.input(2).size() > 0) max_out = static_cast<int64_t>(scalar_of(ctx.input(2), "max_output_boxes_per_class"));
+    if (ctx.input(2).present() && ctx.input(2).size() > 0)
+      max_out = int_scalar_of(ctx.input(2), "max_output_boxes_per_class");
     if (ctx.input(3).present() && ctx.input(3).size() > 0) iou_thr = static_cast<float>(scalar_of(ctx.input(3), "iou_threshold"));
     if (ctx.input(4).present() && ctx.input(4).size() > 0) {
       score_thr = static_cast<float>(scalar_of(ctx.input(4), "score_threshold"));

@@ -59,7 +59,7 @@ class DftKernel : public CpuKernel {
     int64_t n = n_in;
     const sdk::Tensor len = ctx.input(1);
     if (len.present() && len.size() > 0) {
-      n = static_cast<int64_t>(scalar_of(len, "dft_length"));
+      n = int_scalar_of(len, "dft_length");
       if (n < 1) fail("dft_length must be positive, found " + std::to_string(n));
     }
     const int64_t n_out = onesided_ ? n / 2 + 1 : n;
@@ -67,12 +67,16 @@ class DftKernel : public CpuKernel {
     ys[axis] = n_out;
     ys.back() = 2;
     const int64_t outer = math::numel(xs, 0, axis), inner = math::numel(xs, axis + 1, r - 1);
+    // The output before the plan: its allocation refuses a dft_length no tensor holds, and an empty
+    // output needs no plan (whose tables are O(dft_length)).
+    void* out = ctx.output_raw(0, x.elem_type(), ys);
+    if (math::numel(ys) == 0) return;
     const auto plan = plans_.get(n);
     const double scale = inverse_ ? 1.0 / static_cast<double>(n) : 1.0;
     dispatch(FloatTypes{}, x.elem_type(), [&](auto tag) {
       using T = decltype(tag);
       const T* px = x.data<T>();
-      T* py = ctx.output<T>(0, ys);
+      T* py = static_cast<T*>(out);
       const int64_t lines = outer * inner;
       math::parallel_for(lines, threads, std::max<int64_t>(1, kFftGrain / n), [&](int64_t l0, int64_t l1) {
         std::vector<Complex> line(n), scratch;
@@ -115,7 +119,7 @@ class StftKernel : public CpuKernel {
     if (xs.size() != 3 || (xs[2] != 1 && xs[2] != 2))
       fail("signal must have shape [batch, length, 1 or 2], found " + math::to_string(xs));
     const int64_t batch = xs[0], length = xs[1], channels = xs[2];
-    const int64_t step = static_cast<int64_t>(scalar_of(step_t, "frame_step"));
+    const int64_t step = int_scalar_of(step_t, "frame_step");
     if (step < 1) fail("frame_step must be positive, found " + std::to_string(step));
     int64_t frame = -1;
     if (window.present()) {
@@ -124,7 +128,7 @@ class StftKernel : public CpuKernel {
       frame = window.dim(0);
     }
     if (length_t.present()) {
-      const int64_t given = static_cast<int64_t>(scalar_of(length_t, "frame_length"));
+      const int64_t given = int_scalar_of(length_t, "frame_length");
       if (frame >= 0 && given != frame)
         fail("frame_length " + std::to_string(given) + " differs from the window length " + std::to_string(frame));
       frame = given;
@@ -183,7 +187,7 @@ class WindowKernel : public CpuKernel {
 
  protected:
   void run(sdk::KernelContext& ctx, int threads) override {
-    const int64_t size = static_cast<int64_t>(scalar_of(required(ctx, 0, "size"), "size"));
+    const int64_t size = int_scalar_of(required(ctx, 0, "size"), "size");
     if (size < 0) fail("size must not be negative, found " + std::to_string(size));
     double a0 = 0.5, a1 = 0.5, a2 = 0.0;
     if (kind_ == Window::kHamming) {
@@ -224,22 +228,24 @@ class MelWeightMatrixKernel : public CpuKernel {
 
  protected:
   void run(sdk::KernelContext& ctx, int threads) override {
-    const int64_t mel_bins = static_cast<int64_t>(scalar_of(required(ctx, 0, "num_mel_bins"), "num_mel_bins"));
-    const int64_t dft_length = static_cast<int64_t>(scalar_of(required(ctx, 1, "dft_length"), "dft_length"));
-    const int64_t rate = static_cast<int64_t>(scalar_of(required(ctx, 2, "sample_rate"), "sample_rate"));
+    const int64_t mel_bins = int_scalar_of(required(ctx, 0, "num_mel_bins"), "num_mel_bins");
+    const int64_t dft_length = int_scalar_of(required(ctx, 1, "dft_length"), "dft_length");
+    const int64_t rate = int_scalar_of(required(ctx, 2, "sample_rate"), "sample_rate");
     const double lower = scalar_of(required(ctx, 3, "lower_edge_hertz"), "lower_edge_hertz");
     const double upper = scalar_of(required(ctx, 4, "upper_edge_hertz"), "upper_edge_hertz");
     if (mel_bins < 1 || dft_length < 1 || rate < 1)
       fail("num_mel_bins, dft_length and sample_rate must be positive");
     if (!(lower >= 0 && lower < upper)) fail("lower_edge_hertz must be in [0, upper_edge_hertz)");
     const int64_t spectrum_bins = dft_length / 2 + 1;
+    // The output first: its allocation refuses sizes no tensor holds, before mel_bins + 2 could overflow.
+    void* out = ctx.output_raw(0, out_type_, {spectrum_bins, mel_bins});
     auto to_mel = [](double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); };
     const double low_mel = to_mel(lower), high_mel = to_mel(upper);
     const double mel_step = (high_mel - low_mel) / static_cast<double>(mel_bins + 2);
     std::vector<int64_t> edges(static_cast<size_t>(mel_bins + 2));
     for (int64_t i = 0; i < mel_bins + 2; ++i) {
       const double hz = 700.0 * (std::pow(10.0, (static_cast<double>(i) * mel_step + low_mel) / 2595.0) - 1.0);
-      edges[i] = math::clamp_to_int64(std::floor(static_cast<double>(dft_length + 1) * hz / static_cast<double>(rate)), -1,
+      edges[i] = math::clamp_to_int64(std::floor((static_cast<double>(dft_length) + 1.0) * hz / static_cast<double>(rate)), -1,
                                       spectrum_bins);  // an infinite upper edge is beyond the spectrum too
       if (edges[i] < 0 || edges[i] >= spectrum_bins)
         fail("upper_edge_hertz " + std::to_string(upper) + " lies beyond the spectrum's highest bin (sample_rate / 2)");
@@ -256,7 +262,6 @@ class MelWeightMatrixKernel : public CpuKernel {
       for (int64_t j = center; j < hi; ++j)
         w[j * mel_bins + i] = static_cast<double>(hi - j) / static_cast<double>(hi - center);
     }
-    void* out = ctx.output_raw(0, out_type_, {spectrum_bins, mel_bins});
     const bool ok = dispatch(GeneratedTypes{}, out_type_, [&](auto tag) {
       using T = decltype(tag);
       T* y = static_cast<T*>(out);

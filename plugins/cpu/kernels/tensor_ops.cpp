@@ -555,7 +555,7 @@ class TriluKernel : public CpuKernel {
     const Shape s = x.shape();
     if (s.size() < 2) fail("input must have rank >= 2, found " + math::to_string(s));
     const sdk::Tensor kt = ctx.input(1);
-    const int64_t k = kt.present() ? static_cast<int64_t>(scalar_of(kt, "k")) : 0;
+    const int64_t k = kt.present() ? int_scalar_of(kt, "k") : 0;
     const int64_t N = s[s.size() - 2], M = s.back(), mats = math::numel(s, 0, s.size() - 2);
     void* y = ctx.output_raw(0, x.elem_type(), s);
     const bool upper = upper_;
