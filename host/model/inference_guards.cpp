@@ -7,6 +7,9 @@
 #include <functional>
 #include <mutex>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace ephost {
 namespace {
@@ -57,11 +60,39 @@ Check weights_rank_matches_input(size_t w_index) {
   };
 }
 
+// Conv and pool operators: onnx's convPoolShapeInference divides by every stride, unchecked (fuzz_
+// context_model: SIGFPE from a Conv with strides [2, 0]); a dilation below 1 is as meaningless.
+Check positive_strides_and_dilations() {
+  return [](onnx::InferenceContext& ctx) -> std::string {
+    for (const char* name : {"strides", "dilations"}) {
+      const onnx::AttributeProto* a = ctx.getAttribute(name);
+      if (!a || a->type() != onnx::AttributeProto::INTS) continue;
+      for (int i = 0; i < a->ints_size(); ++i)
+        if (a->ints(i) < 1) return fmt::format("{}[{}] is {}: every one must be at least 1", name, i, a->ints(i));
+    }
+    return {};
+  };
+}
+
+// The first problem any of `checks` finds.
+Check all_of(std::vector<Check> checks) {
+  return [checks = std::move(checks)](onnx::InferenceContext& ctx) -> std::string {
+    for (const Check& check : checks) {
+      std::string problem = check(ctx);
+      if (!problem.empty()) return problem;
+    }
+    return {};
+  };
+}
+
 const Guard kGuards[] = {
-    {"Conv", weights_rank_matches_input(1)},
-    {"ConvInteger", weights_rank_matches_input(1)},
-    {"ConvTranspose", weights_rank_matches_input(1)},
-    {"QLinearConv", weights_rank_matches_input(3)},
+    {"Conv", all_of({positive_strides_and_dilations(), weights_rank_matches_input(1)})},
+    {"ConvInteger", all_of({positive_strides_and_dilations(), weights_rank_matches_input(1)})},
+    {"ConvTranspose", all_of({positive_strides_and_dilations(), weights_rank_matches_input(1)})},
+    {"QLinearConv", all_of({positive_strides_and_dilations(), weights_rank_matches_input(3)})},
+    {"AveragePool", positive_strides_and_dilations()},
+    {"MaxPool", positive_strides_and_dilations()},
+    {"LpPool", positive_strides_and_dilations()},
     // GatherND: onnx indexes the data shape with the last index dimension plus batch_dims, unchecked.
     {"GatherND",
      [](onnx::InferenceContext& ctx) -> std::string {
@@ -94,6 +125,7 @@ const Guard kGuards[] = {
     // MergeImpl); I of unknown shape is a valid model that onnx cannot infer, so it is left uninferred.
     {"MaxUnpool",
      [](onnx::InferenceContext& ctx) -> std::string {
+       if (std::string problem = positive_strides_and_dilations()(ctx); !problem.empty()) return problem;
        if (ctx.getNumInputs() != 2) return {};
        const int64_t x = input_rank(ctx, 0), i = input_rank(ctx, 1);
        if (i < 0 || (x < 0 ? i >= 2 : i == x)) return {};

@@ -141,6 +141,40 @@ TEST(ModelLoader, ConvWeightsOfAnotherRankThanTheInputAreRefused) {
   }
 }
 
+// onnx 1.12's conv and pool inference divides by each stride unchecked (fuzz_context_model: SIGFPE from
+// a Conv with strides [2, 0]). Strides and dilations below 1 are refused by name before it runs.
+TEST(ModelLoader, ConvAndPoolStridesAndDilationsBelowOneAreRefused) {
+  struct Case {
+    const char* op;
+    const char* attribute;
+    std::vector<int64_t> values;
+    const char* expected;  // "" when the model loads
+  };
+  const Case cases[] = {
+      {"Conv", "strides", {2, 0}, "strides[1] is 0"},     {"Conv", "dilations", {-1, 1}, "dilations[0] is -1"},
+      {"Conv", "strides", {2, 1}, ""},                    {"MaxPool", "strides", {0, 0}, "strides[0] is 0"},
+      {"AveragePool", "strides", {1, -3}, "strides[1] is -3"}, {"LpPool", "strides", {0, 1}, "strides[0] is 0"},
+      {"ConvTranspose", "strides", {0, 1}, "strides[0] is 0"}, {"MaxPool", "strides", {1, 1}, ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.op) + " " + c.attribute);
+    onnx::ModelProto m = make_model(13);
+    auto* g = m.mutable_graph();
+    add_input(g, "x", kFloat, {1, 1, 7, 5});
+    const bool conv = std::string(c.op).rfind("Conv", 0) == 0;
+    if (conv) add_input(g, "w", kFloat, {1, 1, 3, 3});
+    auto* n = add_node(g, c.op, conv ? std::vector<std::string>{"x", "w"} : std::vector<std::string>{"x"}, {"y"}, "node");
+    if (!conv) attr_ints(n, "kernel_shape", {3, 3});
+    attr_ints(n, c.attribute, c.values);
+    add_output(g, "y", kFloat, {}, false);
+    if (*c.expected)
+      expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH,
+                   {"node 'node' (" + std::string(c.op) + ")", c.expected, "every one must be at least 1"});
+    else
+      EXPECT_NO_THROW(load_buffer(m));
+  }
+}
+
 // Without output_shape, onnx 1.12's MaxUnpool inference takes the channels from dimension 1 of the
 // indices I unchecked (fuzz_model: a read past I's shape when I had rank 1). I of another rank is
 // refused by name; I of unknown shape is a valid model that loads with y's shape left unknown.
