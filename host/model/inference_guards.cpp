@@ -4,8 +4,10 @@
 #include <onnx/defs/schema.h>
 #include <onnx/defs/shape_inference.h>
 
+#include <cstring>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -20,6 +22,29 @@ thread_local GuardFindings* t_findings = nullptr;
 int64_t input_rank(onnx::InferenceContext& ctx, size_t i) {
   if (i >= ctx.getNumInputs() || !onnx::hasInputShape(ctx, i)) return -1;
   return onnx::getInputShape(ctx, i).dim_size();
+}
+
+// The value of a one-element int32 or int64 constant (as onnx's inference reads it); nullopt otherwise.
+std::optional<int64_t> scalar_integer(const onnx::TensorProto& t) {
+  for (int64_t d : t.dims())
+    if (d != 1) return std::nullopt;
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
+  if (t.data_type() == onnx::TensorProto::INT64) {
+    if (t.int64_data_size() == 1) return t.int64_data(0);
+    if (t.raw_data().size() == sizeof(int64_t)) {
+      int64_t v;
+      std::memcpy(&v, t.raw_data().data(), sizeof(v));
+      return v;
+    }
+  } else if (t.data_type() == onnx::TensorProto::INT32) {
+    if (t.int32_data_size() == 1) return t.int32_data(0);
+    if (t.raw_data().size() == sizeof(int32_t)) {
+      int32_t v;
+      std::memcpy(&v, t.raw_data().data(), sizeof(v));
+      return v;
+    }
+  }
+  return std::nullopt;
 }
 
 const onnx::AttributeProto* int_attribute(onnx::InferenceContext& ctx, const char* name) {
@@ -135,6 +160,26 @@ const Guard kGuards[] = {
      },
      [](onnx::InferenceContext& ctx) {
        return ctx.getNumInputs() == 2 && (ctx.getInputType(0) == nullptr || !onnx::hasInputShape(ctx, 1));
+     }},
+    // DepthToSpace: onnx divides the channels by blocksize * blocksize, which overflows to 0 for a
+    // blocksize of 2^32 (an attribute sweep: SIGFPE). Below 1 onnx refuses it itself.
+    {"DepthToSpace",
+     [](onnx::InferenceContext& ctx) -> std::string {
+       const auto* a = int_attribute(ctx, "blocksize");
+       if (!a) return {};
+       return out_of_range("blocksize", a->i(), 1, 3037000499, "its square must be an int64");
+     }},
+    // STFT: onnx reads the signal's dimensions 0 to 2 unchecked (an attribute sweep: SEGV for a signal
+    // of rank 1). A constant frame_step below 1 is refused here too, as the kernel would refuse it.
+    {"STFT",
+     [](onnx::InferenceContext& ctx) -> std::string {
+       const int64_t rank = input_rank(ctx, 0);
+       if (rank >= 0 && rank != 3)
+         return fmt::format("the signal has rank {}: it must be [batch_size, signal_length, 1 or 2]", rank);
+       const onnx::TensorProto* step = ctx.getNumInputs() > 1 ? ctx.getInputData(1) : nullptr;
+       if (const std::optional<int64_t> v = step ? scalar_integer(*step) : std::nullopt; v && *v < 1)
+         return fmt::format("frame_step is {}: it must be at least 1", *v);
+       return {};
      }},
 };
 

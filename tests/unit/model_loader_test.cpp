@@ -175,6 +175,46 @@ TEST(ModelLoader, ConvAndPoolStridesAndDilationsBelowOneAreRefused) {
   }
 }
 
+// Found by the edge sweep (tests/fuzz/edge_sweep.py): onnx 1.12's DepthToSpace inference divides by
+// blocksize squared, which overflows to 0 at 2^32 (SIGFPE); its STFT inference reads three signal
+// dimensions whatever the rank (SEGV at rank 1). Both refused by name; sound models still load.
+TEST(ModelLoader, DepthToSpaceBlocksizeAndStftSignalRankAreCheckedBeforeInference) {
+  for (const int64_t blocksize : {int64_t{1} << 32, int64_t{2}}) {
+    onnx::ModelProto m = make_model(13);
+    auto* g = m.mutable_graph();
+    add_input(g, "x", kFloat, {1, 4, 2, 2});
+    attr_int(add_node(g, "DepthToSpace", {"x"}, {"y"}, "d2s"), "blocksize", blocksize);
+    add_output(g, "y", kFloat, {}, false);
+    if (blocksize == 2)
+      EXPECT_NO_THROW(load_buffer(m));
+    else
+      expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH,
+                   {"node 'd2s' (DepthToSpace)", "blocksize 4294967296 is out of range [1, 3037000499]"});
+  }
+  struct Case {
+    std::vector<int64_t> signal;
+    int64_t frame_step;
+    const char* expected;
+  };
+  for (const Case& c : {Case{{8}, 2, "the signal has rank 1"}, Case{{1, 8, 1}, 0, "frame_step is 0"},
+                        Case{{1, 8, 1}, 2, ""}}) {
+    onnx::ModelProto m = make_model(17);
+    auto* g = m.mutable_graph();
+    add_input(g, "x", kFloat, c.signal);
+    auto* step = g->add_initializer();
+    step->set_name("step");
+    step->set_data_type(onnx::TensorProto::INT64);
+    step->add_int64_data(c.frame_step);
+    add_input(g, "window", kFloat, {4});
+    add_node(g, "STFT", {"x", "step", "window"}, {"y"}, "stft");
+    add_output(g, "y", kFloat, {}, false);
+    if (*c.expected)
+      expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH, {"node 'stft' (STFT)", c.expected});
+    else
+      EXPECT_NO_THROW(load_buffer(m));
+  }
+}
+
 // Without output_shape, onnx 1.12's MaxUnpool inference takes the channels from dimension 1 of the
 // indices I unchecked (fuzz_model: a read past I's shape when I had rank 1). I of another rank is
 // refused by name; I of unknown shape is a valid model that loads with y's shape left unknown.

@@ -283,9 +283,6 @@ class IntegerConvKernel : public CpuKernel {
     const QuantParam zpw(zw, 1, M, "w_zero_point");
     const int32_t x_zero = zx.present() ? scalar_zero_point(zx) : 0;
 
-    std::vector<int16_t> wk(static_cast<size_t>(M * Kg)), col(static_cast<size_t>(Kg * out_vol));
-    widen(w, 0, M, Kg, [&](int64_t m, int64_t) { return zero_point_of(zpw, w.elem_type(), 0, m); }, wk.data(), threads);
-
     // Requantization parameters (QLinearConv).
     std::vector<float> multiplier;
     const int32_t* bias = nullptr;
@@ -311,7 +308,14 @@ class IntegerConvKernel : public CpuKernel {
       y_zero = scalar_zero_point(zy);
     }
 
+    // The output before the working buffers: its allocation refuses sizes no tensor holds (pads of 2^40,
+    // found by an attribute sweep), which the im2col buffer, Kg times the output's spatial volume,
+    // would otherwise try to allocate first.
     void* y = ctx.output_raw(0, y_type, g.output_shape());
+    if (out_vol > 0 && Kg > std::numeric_limits<int64_t>::max() / static_cast<int64_t>(sizeof(int16_t)) / out_vol)
+      fail("the im2col buffer of " + std::to_string(Kg) + " x " + std::to_string(out_vol) + " values is too large");
+    std::vector<int16_t> wk(static_cast<size_t>(M * Kg)), col(static_cast<size_t>(Kg * out_vol));
+    widen(w, 0, M, Kg, [&](int64_t m, int64_t) { return zero_point_of(zpw, w.elem_type(), 0, m); }, wk.data(), threads);
     std::vector<int32_t> acc(quantized_ ? static_cast<size_t>(Mg * out_vol) : 0);
     for (int64_t n = 0; n < g.batch; ++n)
       for (int64_t gi = 0; gi < G; ++gi) {

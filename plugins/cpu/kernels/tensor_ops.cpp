@@ -2,6 +2,7 @@
 // Element types are handled by size (1/2/4/8 bytes) wherever values are only copied.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 #include "kernel_registry.h"
@@ -324,6 +325,9 @@ class TileKernel : public CpuKernel {
     Shape out(in.size());
     for (size_t i = 0; i < in.size(); ++i) {
       if (reps[i] < 0) fail("repeats must not be negative");
+      if (reps[i] > 0 && in[i] > std::numeric_limits<int64_t>::max() / reps[i])
+        fail("repeats " + math::to_string(reps) + " make axis " + std::to_string(i) + " of " + std::to_string(in[i]) +
+             " longer than int64 counts");
       out[i] = in[i] * reps[i];
     }
     void* y = ctx.output_raw(0, x.elem_type(), out);
