@@ -512,6 +512,51 @@ TEST(CpuKernels, ScalarCountsAreReadExactlyAndRefusedBeyondInt64) {
   }
 }
 
+// Integer arithmetic wraps modulo 2^bits, as numpy and ONNX Runtime do on two's-complement machines
+// (C++'s signed overflow is undefined; the edge sweep found int64 Mul, ReduceProd and ReduceSumSquare
+// overflowing under UBSan), and an integer reduction through double that ends infinite saturates.
+TEST(CpuKernels, IntegerArithmeticWrapsLikeNumpy) {
+  using namespace coordinates;
+  const int64_t max = INT64_MAX, min = INT64_MIN;
+  auto binary = [](const char* op, onnx::TensorProto::DataType type, auto a, auto b) {
+    using T = typename decltype(a)::value_type;
+    ephost_test::ModelBuilder m(13);
+    const int64_t n = static_cast<int64_t>(a.size());
+    m.input("a", type, {n}).input("b", type, {n}).output("y", type, {n});
+    m.node(op, {"a", "b"}, {"y"}, "op");
+    const auto elem = static_cast<EphostElementType>(type);
+    return session_of(m)
+        ->run({"a", "b"}, {Ephost::Tensor::wrap(elem, {n}, a.data(), a.size()), Ephost::Tensor::wrap(elem, {n}, b.data(), b.size())},
+              {"y"})[0]
+        .template to_vector<T>();
+  };
+  using I64 = std::vector<int64_t>;
+  EXPECT_EQ(binary("Add", onnx::TensorProto::INT64, I64{max, min, 5}, I64{1, -1, 6}), (I64{min, max, 11}));
+  EXPECT_EQ(binary("Sub", onnx::TensorProto::INT64, I64{min, max, 5}, I64{1, -1, 6}), (I64{max, min, -1}));
+  EXPECT_EQ(binary("Mul", onnx::TensorProto::INT64, I64{max, min, 72057594071613442}, I64{2, -1, 72057594071613442}),
+            (I64{-2, min, static_cast<int64_t>(72057594071613442ull * 72057594071613442ull)}));
+  EXPECT_EQ(binary("Mul", onnx::TensorProto::UINT16, std::vector<uint16_t>{65535, 300}, std::vector<uint16_t>{65535, 300}),
+            (std::vector<uint16_t>{1, static_cast<uint16_t>(90000 % 65536)}));
+  EXPECT_EQ(binary("Sum", onnx::TensorProto::INT64, I64{max}, I64{max}), (I64{-2}));
+
+  auto unary = [](const char* op, I64 x, std::vector<std::pair<std::string, int64_t>> attrs = {}) {
+    ephost_test::ModelBuilder m(13);
+    const int64_t n = static_cast<int64_t>(x.size());
+    m.input("x", onnx::TensorProto::INT64, {n}).output("y", onnx::TensorProto::INT64, {-1});
+    auto& node = m.node(op, {"x"}, {"y"}, "op");
+    for (const auto& [name, value] : attrs) attr(node, name, value);
+    return session_of(m)->run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_INT64, {n}, x.data(), x.size())}, {"y"})[0].to_vector<int64_t>();
+  };
+  EXPECT_EQ(unary("Neg", {min, 3}), (I64{min, -3}));
+  EXPECT_EQ(unary("Abs", {min, -3}), (I64{min, 3}));
+  EXPECT_EQ(unary("ReduceProd", {max, 2, 3}, {{"keepdims", 0}}), (I64{static_cast<int64_t>(static_cast<uint64_t>(max) * 6u)}));
+  EXPECT_EQ(unary("ReduceSumSquare", {72057594071613442, 1}, {{"keepdims", 0}}),
+            (I64{static_cast<int64_t>(72057594071613442ull * 72057594071613442ull + 1u)}));
+  EXPECT_EQ(unary("ReduceSum", {max, max}, {{"keepdims", 0}}), (I64{-2}));
+  EXPECT_EQ(unary("ReduceL1", {min, 1}, {{"keepdims", 0}}), (I64{min + 1}));
+  EXPECT_EQ(unary("ReduceLogSumExp", {1000, 0}, {{"keepdims", 0}}), (I64{max})) << "log(inf) saturates";
+}
+
 TEST(CpuKernels, MelWeightMatrixRefusesAnInfiniteUpperEdge) {
   using namespace coordinates;
   ephost_test::ModelBuilder m(17);

@@ -9,6 +9,7 @@
 #include "math/fast_math.h"
 #include "math/parallel.h"
 #include "math/vec.h"
+#include "math/wrapping.h"
 
 namespace ephost::cpu {
 
@@ -73,8 +74,8 @@ struct ReluOp {
   T operator()(T x) const { return x > T(0) ? x : T(0); }
   void f32(const float* x, float* y, int64_t n) const { math::relu_f32(x, y, n); }
 };
-EPHOST_STATELESS_OP(NegOp, -x)
-EPHOST_STATELESS_OP(AbsOp, std::is_unsigned_v<T> ? x : (x < T(0) ? T(-x) : x))
+EPHOST_STATELESS_OP(NegOp, math::wrapping_neg(x))
+EPHOST_STATELESS_OP(AbsOp, std::is_unsigned_v<T> ? x : (x < T(0) ? math::wrapping_neg(x) : x))
 EPHOST_STATELESS_OP(SignOp, (x > T(0)) - (x < T(0)))
 EPHOST_STATELESS_OP(TanhOp, std::tanh(x))
 EPHOST_STATELESS_OP(ExpOp, std::exp(x))

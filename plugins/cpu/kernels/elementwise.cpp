@@ -8,6 +8,7 @@
 #include "kernel_registry.h"
 #include "math/broadcast.h"
 #include "math/half.h"
+#include "math/wrapping.h"
 
 namespace ephost::cpu {
 
@@ -129,9 +130,10 @@ class ArithKernel : public CpuKernel {
         return;
       }
       switch (kind_) {
-        case Arith::kAdd: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return T(x + z); }); break;
-        case Arith::kSub: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return T(x - z); }); break;
-        case Arith::kMul: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return T(x * z); }); break;
+        // Integers wrap (math/wrapping.h): C++'s signed overflow is undefined.
+        case Arith::kAdd: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return math::wrapping_add(x, z); }); break;
+        case Arith::kSub: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return math::wrapping_sub(x, z); }); break;
+        case Arith::kMul: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return math::wrapping_mul(x, z); }); break;
         case Arith::kDiv:
           if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
             // x / -1 is negation: spelled out, because INT_MIN / -1 traps on x86.
@@ -407,7 +409,7 @@ class VariadicKernel : public CpuKernel {
         case Fold::kMin: broadcast_binary(a, as, b, bs, y, os, threads, [](T p, T q) { return q < p ? q : p; }); break;
         case Fold::kMax: broadcast_binary(a, as, b, bs, y, os, threads, [](T p, T q) { return q > p ? q : p; }); break;
         case Fold::kSum:
-        case Fold::kMean: broadcast_binary(a, as, b, bs, y, os, threads, [](T p, T q) { return T(p + q); }); break;
+        case Fold::kMean: broadcast_binary(a, as, b, bs, y, os, threads, [](T p, T q) { return math::wrapping_add(p, q); }); break;
       }
     };
     if (n == 1) {

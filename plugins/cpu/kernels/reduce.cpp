@@ -3,7 +3,9 @@
 #include <limits>
 
 #include "kernel_registry.h"
+#include "math/numeric_cast.h"
 #include "math/reduce.h"
+#include "math/wrapping.h"
 
 namespace ephost::cpu {
 
@@ -43,14 +45,17 @@ class ReduceKernel : public CpuKernel {
       using T = decltype(tag);
       const T* px = x.data<T>();
       T* y = ctx.output<T>(0, out);
-      // Sums accumulate in the element type (as ONNX Runtime); the log/sqrt family in double.
+      // Sums accumulate in the element type (as ONNX Runtime), integers wrapping (math/wrapping.h); the
+      // log/sqrt family in double, converted back as Cast converts (math/numeric_cast.h: an integer
+      // output of an infinite log-sum-exp saturates instead of being an undefined cast).
       using Acc = T;
       switch (kind_) {
         case Red::kSum:
-          math::reduce(px, plan, y, Acc(0), [](Acc a, T v) { return Acc(a + v); }, [](Acc a, int64_t) { return T(a); }, threads);
+          math::reduce(px, plan, y, Acc(0), [](Acc a, T v) { return math::wrapping_add(a, v); }, [](Acc a, int64_t) { return T(a); },
+                       threads);
           break;
         case Red::kMean:
-          math::reduce(px, plan, y, Acc(0), [](Acc a, T v) { return Acc(a + v); },
+          math::reduce(px, plan, y, Acc(0), [](Acc a, T v) { return math::wrapping_add(a, v); },
                        [](Acc a, int64_t n) { return n ? T(a / static_cast<Acc>(n)) : T(std::numeric_limits<T>::quiet_NaN()); },
                        threads);
           break;
@@ -63,26 +68,28 @@ class ReduceKernel : public CpuKernel {
                        [](T a, T v) { return v < a ? v : a; }, [](T a, int64_t) { return a; }, threads);
           break;
         case Red::kProd:
-          math::reduce(px, plan, y, Acc(1), [](Acc a, T v) { return Acc(a * v); }, [](Acc a, int64_t) { return T(a); }, threads);
+          math::reduce(px, plan, y, Acc(1), [](Acc a, T v) { return math::wrapping_mul(a, v); }, [](Acc a, int64_t) { return T(a); },
+                       threads);
           break;
         case Red::kL1:
-          math::reduce(px, plan, y, Acc(0), [](Acc a, T v) { return Acc(a + (v < T(0) ? T(-v) : v)); },
+          math::reduce(px, plan, y, Acc(0), [](Acc a, T v) { return math::wrapping_add(a, v < T(0) ? math::wrapping_neg(v) : v); },
                        [](Acc a, int64_t) { return T(a); }, threads);
           break;
         case Red::kSumSquare:
-          math::reduce(px, plan, y, Acc(0), [](Acc a, T v) { return Acc(a + v * v); }, [](Acc a, int64_t) { return T(a); }, threads);
+          math::reduce(px, plan, y, Acc(0), [](Acc a, T v) { return math::wrapping_add(a, math::wrapping_mul(v, v)); },
+                       [](Acc a, int64_t) { return T(a); }, threads);
           break;
         case Red::kL2:
           math::reduce(px, plan, y, 0.0, [](double a, T v) { return a + double(v) * double(v); },
-                       [](double a, int64_t) { return T(std::sqrt(a)); }, threads);
+                       [](double a, int64_t) { return math::numeric_cast<T>(std::sqrt(a)); }, threads);
           break;
         case Red::kLogSum:
           math::reduce(px, plan, y, 0.0, [](double a, T v) { return a + double(v); },
-                       [](double a, int64_t) { return T(std::log(a)); }, threads);
+                       [](double a, int64_t) { return math::numeric_cast<T>(std::log(a)); }, threads);
           break;
         case Red::kLogSumExp:
           math::reduce(px, plan, y, 0.0, [](double a, T v) { return a + std::exp(double(v)); },
-                       [](double a, int64_t) { return T(std::log(a)); }, threads);
+                       [](double a, int64_t) { return math::numeric_cast<T>(std::log(a)); }, threads);
           break;
       }
     });
@@ -154,9 +161,9 @@ class CumSumKernel : public CpuKernel {
               const int64_t at = (o * n + j) * inner + i;
               if (ex) {
                 y[at] = acc;
-                acc = static_cast<T>(acc + px[at]);
+                acc = math::wrapping_add(acc, px[at]);
               } else {
-                acc = static_cast<T>(acc + px[at]);
+                acc = math::wrapping_add(acc, px[at]);
                 y[at] = acc;
               }
             }
