@@ -4,7 +4,8 @@ or constant input, edge value) and replays them all through a fuzz_model build, 
 that crashes it or trips a sanitizer.
 
 - Attributes: every INT and INTS attribute of every ONNX operator (the newest schema up to opset 17),
-  with inputs of rank 1, 3 and 4, set to 0, negatives, 2^40, -2^62, empty and odd-length lists.
+  with float and with integer inputs of rank 1, 3 and 4, set to 0, negatives, 2^40, -2^62, empty and
+  odd-length lists.
 - Constant inputs: the operators whose shape inference or kernel reads an input's value (Reshape,
   Tile, Range, Slice, Resize, STFT, ...), each such input an initializer holding 0, -1, 2^40, the
   int64 extremes, NaN, infinities or 1e30.
@@ -15,7 +16,7 @@ dimension (SEGV), ConvInteger sizing its im2col buffer before its output, Tile's
 
   /usr/bin/python3 tests/fuzz/edge_sweep.py FOLDER [FUZZ_MODEL_BINARY]
 
-writes the models into FOLDER (about 4,000, 1 MB in all) and, given a binary (build-fuzz/tests/fuzz/
+writes the models into FOLDER (about 7,700, 2 MB in all) and, given a binary (build-fuzz/tests/fuzz/
 fuzz_model, or the replay build of an ordinary build), runs them 60 at a time, then one by one where a
 batch failed, and prints each failing model with the sanitizer's summary line. Exit status 1 when any
 failed. Keep a failing model as a regression input in tests/fuzz/regressions/fuzz_model/ once fixed.
@@ -49,9 +50,17 @@ def untyped_outputs(n):
     return [helper.make_tensor_value_info('out%d' % i, TensorProto.UNDEFINED, None) for i in range(n)]
 
 
-def element_type(schema, formal):
+# Each operator is swept twice: with float inputs where it takes them, and with integer inputs where it
+# takes them (integer kernels overflow where float ones do not).
+PREFERENCES = {
+    'float': ('tensor(float)', 'tensor(int64)', 'tensor(int32)', 'tensor(uint8)', 'tensor(bool)'),
+    'integer': ('tensor(int64)', 'tensor(int8)', 'tensor(uint8)', 'tensor(double)', 'tensor(float)'),
+}
+
+
+def element_type(schema, formal, preference):
     allowed = {c.type_param_str: c.allowed_type_strs for c in schema.type_constraints}.get(formal.typeStr, [formal.typeStr])
-    for preferred in ('tensor(float)', 'tensor(int64)', 'tensor(int32)', 'tensor(uint8)', 'tensor(bool)'):
+    for preferred in PREFERENCES[preference]:
         if preferred in allowed:
             return TYPES[preferred]
     return next((TYPES[a] for a in allowed if a in TYPES), None)
@@ -72,12 +81,12 @@ def attribute_sweep(folder):
         if defs.get_schema(schema.name, OPSET, '').since_version != schema.since_version:
             continue  # the newest version up to OPSET only
         swept = [a for a in schema.attributes.values() if a.type in (onnx.AttributeProto.INT, onnx.AttributeProto.INTS)]
-        for shape in ([1, 2, 4, 4], [3], [2, 3, 5]):
+        for preference, shape in [(p, s) for p in PREFERENCES for s in ([1, 2, 4, 4], [3], [2, 3, 5])]:
             inputs = []
             for i, formal in enumerate(schema.inputs):
                 if formal.option == defs.OpSchema.FormalParameterOption.Optional and i >= 2:
                     break
-                elem = element_type(schema, formal)
+                elem = element_type(schema, formal, preference)
                 if elem is None:
                     inputs = None
                     break
@@ -94,7 +103,8 @@ def attribute_sweep(folder):
                     attrs[attribute.name] = value
                 node = helper.make_node(schema.name, [i.name for i in inputs], [o.name for o in outputs], name='n', **attrs)
                 tag = 'none' if attribute is None else '%s_%s' % (attribute.name, str(value).translate(str.maketrans(' [],-', '__ _m', '')))
-                save(folder, 'attr_%s_rank%d_%s' % (schema.name, len(shape), tag), [node], inputs, outputs, OPSET)
+                save(folder, 'attr_%s_%s_rank%d_%s' % (schema.name, preference, len(shape), tag), [node], inputs, outputs,
+                     OPSET)
                 count += 1
     return count
 
