@@ -18,28 +18,13 @@ using ephost_test::ModelBuilder;
 
 namespace {
 
+using ephost_test::attr_float;
+using ephost_test::attr_int;
+using ephost_test::attr_ints;
+
 Ephost::Env& cpu_env() {
   static Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{});
   return env;
-}
-
-void attr_int(onnx::NodeProto& n, const std::string& name, int64_t v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
-void attr_float(onnx::NodeProto& n, const std::string& name, float v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::FLOAT);
-  a->set_f(v);
-}
-void attr_ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v) a->add_ints(x);
 }
 
 std::vector<float> random_values(size_t n, uint32_t seed, float lo = -2.f, float hi = 2.f) {

@@ -280,18 +280,8 @@ TEST(CpuKernels, RangeCountsExactlyAndRefusesCountsNoTensorHolds) {
 // extrapolation value, or 0.
 namespace coordinates {
 
-void attr(onnx::NodeProto& n, const std::string& name, const std::string& v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(v);
-}
-void attr(onnx::NodeProto& n, const std::string& name, int64_t v) {
-  auto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
+void attr(onnx::NodeProto& n, const std::string& name, const std::string& v) { ephost_test::attr_string(n, name, v); }
+void attr(onnx::NodeProto& n, const std::string& name, int64_t v) { ephost_test::attr_int(n, name, v); }
 
 std::unique_ptr<Ephost::Session> session_of(const ephost_test::ModelBuilder& m) {
   const std::string bytes = m.bytes();
