@@ -10,6 +10,7 @@
 #include "kernel_registry.h"
 #include "math/broadcast.h"
 #include "math/parallel.h"
+#include "math/wrapping.h"
 
 namespace ephost::cpu {
 
@@ -311,24 +312,23 @@ class RangeKernel : public CpuKernel {
       const T start = s.data<T>()[0], limit = l.data<T>()[0], delta = d.data<T>()[0];
       if (delta == T(0)) fail("delta must not be zero");
       if constexpr (std::is_integral_v<T>) {
-        // Exact, in 64-bit unsigned arithmetic: a double count is off by one near 2^63 and the last
-        // element would then overflow T. Every element lies between start and limit, so it fits T.
+        // Exact, in wrapping 64-bit arithmetic (math/wrapping.h): a double count is off by one near
+        // 2^63 and the last element would then overflow T. Every element lies between start and limit.
         const bool up = delta > 0;
         if (up ? limit <= start : limit >= start) {
           ctx.output<T>(0, {0});
           return;
         }
-        const uint64_t span = up ? static_cast<uint64_t>(static_cast<int64_t>(limit)) - static_cast<uint64_t>(static_cast<int64_t>(start))
-                                 : static_cast<uint64_t>(static_cast<int64_t>(start)) - static_cast<uint64_t>(static_cast<int64_t>(limit));
-        const uint64_t step = up ? static_cast<uint64_t>(static_cast<int64_t>(delta)) : uint64_t{0} - static_cast<uint64_t>(static_cast<int64_t>(delta));
+        const int64_t s64 = start, l64 = limit, d64 = delta;
+        const uint64_t span = static_cast<uint64_t>(up ? math::wrapping_sub(l64, s64) : math::wrapping_sub(s64, l64));
+        const uint64_t step = static_cast<uint64_t>(up ? d64 : math::wrapping_neg(d64));
         const uint64_t count = span / step + (span % step != 0 ? 1 : 0);
         if (count > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
           fail("start " + std::to_string(start) + ", limit " + std::to_string(limit) + " and delta " + std::to_string(delta) +
                " give " + std::to_string(count) + " elements, more than a tensor can hold");
         const int64_t n = static_cast<int64_t>(count);
         T* y = ctx.output<T>(0, {n});
-        const uint64_t base = static_cast<uint64_t>(static_cast<int64_t>(start)), d = static_cast<uint64_t>(static_cast<int64_t>(delta));
-        for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(static_cast<int64_t>(base + static_cast<uint64_t>(i) * d));
+        for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(math::wrapping_add(s64, math::wrapping_mul(i, d64)));
       } else {
         const double count = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta));
         // NaN or infinite bounds, or more elements than an int64 counts: a cast would be undefined.
