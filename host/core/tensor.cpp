@@ -49,7 +49,8 @@ namespace {
 
 // EPHOST_TENSOR_BYTES_LIMIT: the largest buffer the host allocates for one value (0: no limit). Fuzzing
 // and tests of hostile models set it, so that a model asking for a terabyte gets a clear error instead
-// of an allocator that gives up in its own way.
+// of an allocator that gives up in its own way. Plugins bound their kernels' working buffers by the
+// same variable (the SDK's buffer_bytes_limit and scratch_vector, ephost/sdk/scratch.hpp).
 size_t tensor_bytes_limit() {
   static const size_t limit = [] {
     const char* v = std::getenv("EPHOST_TENSOR_BYTES_LIMIT");

@@ -575,3 +575,74 @@ TEST(CpuKernels, MelWeightMatrixRefusesAnInfiniteUpperEdge) {
 }
 
 }  // namespace
+
+// A convolution whose output is empty does no work, however large its spatial extent: ConvInteger
+// with 0 output channels and pads of 2^40 has an output of shape [1, 0, 2^40 + 2] and no elements,
+// but sized a 33 TB im2col buffer for it (fuzz_model; ASan's out-of-memory report, std::bad_alloc in
+// an ordinary build). Working buffers whose size a model controls now go through the SDK's
+// scratch_vector, under the host's EPHOST_TENSOR_BYTES_LIMIT (tests/unit/sdk_scratch_test.cpp).
+TEST(CpuKernels, IntegerConvolutionsWithAnEmptyOutputAllocateNoWorkingBuffers) {
+  for (const bool quantized : {false, true}) {
+    SCOPED_TRACE(quantized ? "QLinearConv" : "ConvInteger");
+    ephost_test::ModelBuilder m;
+    const int32_t u8 = onnx::TensorProto::UINT8;
+    m.input("x", u8, {1, 3, 5}).input("w", u8, {0, 3, 5});
+    std::vector<std::string> inputs{"x", "w"};
+    if (quantized) {
+      m.input("x_scale", onnx::TensorProto::FLOAT, {}).input("x_zero", u8, {});
+      m.input("w_scale", onnx::TensorProto::FLOAT, {0}).input("w_zero", u8, {0});
+      m.input("y_scale", onnx::TensorProto::FLOAT, {}).input("y_zero", u8, {});
+      inputs = {"x", "x_scale", "x_zero", "w", "w_scale", "w_zero", "y_scale", "y_zero"};
+    }
+    m.output("y", quantized ? u8 : onnx::TensorProto::INT32, {1, 0, -1});
+    ephost_test::attr_ints(m.node(quantized ? "QLinearConv" : "ConvInteger", inputs, {"y"}, "conv"), "pads",
+                           {int64_t{1} << 40, 1});
+    const std::string bytes = m.bytes();
+    Ephost::Session s(cpu_env(), bytes.data(), bytes.size(), Ephost::SessionOptions());
+
+    std::vector<uint8_t> x(15, 7), zero{0};
+    float scale = 1.0f;
+    std::vector<Ephost::Tensor> in{Ephost::Tensor::wrap(EPHOST_ELEMENT_UINT8, {1, 3, 5}, x.data(), x.size()),
+                                   Ephost::Tensor::wrap(EPHOST_ELEMENT_UINT8, {0, 3, 5}, x.data(), 0)};
+    if (quantized) {
+      in.insert(in.begin() + 1, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {}, &scale, 1),
+                                 Ephost::Tensor::wrap(EPHOST_ELEMENT_UINT8, {}, zero.data(), 1)});
+      in.push_back(Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {0}, &scale, 0));
+      in.push_back(Ephost::Tensor::wrap(EPHOST_ELEMENT_UINT8, {0}, zero.data(), 0));
+      in.push_back(Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {}, &scale, 1));
+      in.push_back(Ephost::Tensor::wrap(EPHOST_ELEMENT_UINT8, {}, zero.data(), 1));
+    }
+    const std::vector<Ephost::Tensor> y = s.run(inputs, in, {"y"});
+    EXPECT_EQ(y[0].shape(), (std::vector<int64_t>{1, 0, (int64_t{1} << 40) + 2}));
+    EXPECT_EQ(y[0].size(), 0u);
+  }
+}
+
+// An RNN over an empty X (0 input features) may have any sequence length and batch, so neither bounds
+// its working buffers: with T = 2^62 the input projection, T x B x 4H floats, is refused by name before
+// any allocation (tests/unit/sdk_scratch_test.cpp tests the limit itself), where it wrapped in size_t
+// arithmetic before.
+TEST(CpuKernels, RnnWorkingBuffersThatNoMemoryHoldsAreRefusedByName) {
+  const int64_t T = int64_t{1} << 62, H = 2;
+  ephost_test::ModelBuilder m;
+  const int32_t f32 = onnx::TensorProto::FLOAT;
+  m.input("x", f32, {T, 1, 0}).input("w", f32, {1, 4 * H, 0}).input("r", f32, {1, 4 * H, H});
+  m.output("y_h", f32, {1, 1, H});
+  ephost_test::attr_int(m.node("LSTM", {"x", "w", "r"}, {"", "y_h"}, "lstm"), "hidden_size", H);
+  const std::string bytes = m.bytes();
+  Ephost::Session s(cpu_env(), bytes.data(), bytes.size(), Ephost::SessionOptions());
+  std::vector<float> r(4 * H * H, 0.5f);
+  const std::vector<Ephost::Tensor> in{Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {T, 1, 0}, r.data(), 0),
+                                       Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {1, 4 * H, 0}, r.data(), 0),
+                                       Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {1, 4 * H, H}, r.data(), r.size())};
+  try {
+    s.run({"x", "w", "r"}, in, {"y_h"});
+    ADD_FAILURE() << "the LSTM ran";
+  } catch (const Ephost::Exception& e) {
+    EXPECT_EQ(e.code(), EPHOST_FAIL) << e.what();
+    EXPECT_NE(std::string(e.what()).find("out of memory: the RNN's input projection (4611686018427387904 x 1 x 8 "
+                                         "values of 4 bytes) is larger than any memory"),
+              std::string::npos)
+        << e.what();
+  }
+}

@@ -13,6 +13,8 @@
 #include "math/reduce.h"
 #include "math/strided.h"
 
+#include "ephost/sdk/scratch.hpp"
+
 namespace ephost::cpu {
 
 namespace {
@@ -174,7 +176,7 @@ class EinsumKernel : public CpuKernel {
       same = same && a == static_cast<int>(k) && !broadcast;
     }
     if (same) return op.data;
-    buffer.resize(static_cast<size_t>(math::numel(dims)));
+    buffer = sdk::scratch_vector<T>(dims, "Einsum's broadcast operand");
     math::strided_copy(op.data, dims, strides, buffer.data(), threads);
     return buffer.data();
   }
@@ -190,10 +192,11 @@ class EinsumKernel : public CpuKernel {
     }
     for (int l : b.labels)
       if (!contains(a.labels, l)) b_only.push_back(l);
+    // Extents may come from other operands (broadcast), so a product may exceed every input: checked.
     auto product = [&](const std::vector<int>& ls) {
-      int64_t p = 1;
-      for (int l : ls) p *= extent[l];
-      return p;
+      std::vector<int64_t> sizes;
+      for (int l : ls) sizes.push_back(extent[l]);
+      return static_cast<int64_t>(sdk::scratch_bytes(sizes, 1, "an Einsum intermediate", 0));
     };
     const int64_t B = product(batch), M = product(a_only), K = product(summed), N = product(b_only);
     std::vector<int> a_order = batch, b_order = batch;
@@ -210,7 +213,9 @@ class EinsumKernel : public CpuKernel {
     r.labels.insert(r.labels.end(), a_only.begin(), a_only.end());
     r.labels.insert(r.labels.end(), b_only.begin(), b_only.end());
     for (int l : r.labels) r.dims.push_back(extent[l]);
-    std::vector<T> out(static_cast<size_t>(B * M * N));
+    // An intermediate product may be larger than every input and the output ("a,b,c->abc" builds a x b
+    // first): a working buffer under the host's limit.
+    std::vector<T> out = sdk::scratch_vector<T>({B, M, N}, "Einsum's intermediate product");
     if (!out.empty()) {
       if constexpr (std::is_same_v<T, float>) {
         matmul_.run(pa, {B, M, K}, pb, {B, K, N}, out.data(), threads);

@@ -18,6 +18,8 @@
 #include "math/parallel.h"
 #include "math/spatial3.h"
 
+#include "ephost/sdk/scratch.hpp"
+
 namespace ephost::cpu {
 
 namespace {
@@ -309,12 +311,13 @@ class IntegerConvKernel : public CpuKernel {
     }
 
     // The output before the working buffers: its allocation refuses sizes no tensor holds (pads of 2^40,
-    // found by an attribute sweep), which the im2col buffer, Kg times the output's spatial volume,
-    // would otherwise try to allocate first.
+    // found by an attribute sweep). An empty output needs no work, however large its spatial volume
+    // (0 output channels with pads of 2^40, found by fuzz_model); otherwise the im2col buffer, Kg times
+    // that volume, is a scratch buffer under the same limit as the values.
     void* y = ctx.output_raw(0, y_type, g.output_shape());
-    if (out_vol > 0 && Kg > std::numeric_limits<int64_t>::max() / static_cast<int64_t>(sizeof(int16_t)) / out_vol)
-      fail("the im2col buffer of " + std::to_string(Kg) + " x " + std::to_string(out_vol) + " values is too large");
-    std::vector<int16_t> wk(static_cast<size_t>(M * Kg)), col(static_cast<size_t>(Kg * out_vol));
+    if (g.batch == 0 || M == 0 || out_vol == 0) return;
+    std::vector<int16_t> col = sdk::scratch_vector<int16_t>({Kg, out_vol}, "ConvInteger's im2col buffer");
+    std::vector<int16_t> wk(static_cast<size_t>(M * Kg));
     widen(w, 0, M, Kg, [&](int64_t m, int64_t) { return zero_point_of(zpw, w.elem_type(), 0, m); }, wk.data(), threads);
     std::vector<int32_t> acc(quantized_ ? static_cast<size_t>(Mg * out_vol) : 0);
     for (int64_t n = 0; n < g.batch; ++n)

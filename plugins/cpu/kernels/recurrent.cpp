@@ -16,6 +16,8 @@
 #include "math/rnn_activation.h"
 #include "math/small_gemm.h"
 
+#include "ephost/sdk/scratch.hpp"
+
 namespace ephost::cpu {
 
 namespace {
@@ -133,7 +135,10 @@ class RecurrentKernel : public CpuKernel {
     if (h0.present()) expect_shape(h0, state_shape, "initial_h");
     if (c0.present()) expect_shape(c0, state_shape, "initial_c");
     if (peep.present()) expect_shape(peep, {dirs_, 3 * H}, "P");
-    std::vector<int64_t> lens(static_cast<size_t>(B), T);
+    // X may be empty (I = 0) with any T and B, so B and T bound nothing: the buffers sized by them are
+    // working buffers under the host's limit (sdk::scratch_vector).
+    std::vector<int64_t> lens = sdk::scratch_vector<int64_t>({B}, "the RNN's sequence lengths");
+    std::fill(lens.begin(), lens.end(), T);
     if (lens_t.present()) {
       lens = ints_of(lens_t, "sequence_lens");
       if (static_cast<int64_t>(lens.size()) != B)
@@ -226,23 +231,23 @@ class RecurrentKernel : public CpuKernel {
         const bool keep_rb = !(cell_ == Cell::kGru && linear_before_reset_ && g >= 2 * H);
         folded[g] = run.wb[g] + (keep_rb ? run.rb[g] : 0.f);
       }
-    std::vector<float> xw(static_cast<size_t>(T * B * GH));
+    std::vector<float> xw = sdk::scratch_vector<float>({T, B, GH}, "the RNN's input projection");
     if (T * B > 0)
       project_[run.d]->run(run.x, {T * B, run.I}, constant_w_ ? nullptr : run.w, {GH, run.I},
                            run.wb ? folded.data() : nullptr, {GH}, xw.data(), threads);
 
-    std::vector<float> h(static_cast<size_t>(B * H), 0.f), c;
+    std::vector<float> h = sdk::scratch_vector<float>({B, H}, "the RNN's hidden state"), c;
     if (run.h0)
       for (int64_t b = 0; b < B; ++b) std::copy_n(run.h0 + state_at(run, b), H, &h[b * H]);
     if (cell_ == Cell::kLstm) {
-      c.assign(static_cast<size_t>(B * H), 0.f);
+      c = sdk::scratch_vector<float>({B, H}, "the LSTM's cell state");
       if (run.c0)
         for (int64_t b = 0; b < B; ++b) std::copy_n(run.c0 + state_at(run, b), H, &c[b * H]);
     }
     const bool gru_two_step = cell_ == Cell::kGru && !linear_before_reset_;
     const int64_t step_cols = gru_two_step ? 2 * H : GH;
     // Step buffers: H R^T; GRU's update/reset gates, reset state (r * H) and its product with Rn^T.
-    std::vector<float> hr(static_cast<size_t>(B * step_cols)), zr, rh, hh;
+    std::vector<float> hr = sdk::scratch_vector<float>({B, step_cols}, "the RNN's step product"), zr, rh, hh;
     if (cell_ == Cell::kGru) zr.resize(static_cast<size_t>(B * 2 * H));
     if (gru_two_step) {
       rh.resize(static_cast<size_t>(B * H));
@@ -262,7 +267,7 @@ class RecurrentKernel : public CpuKernel {
       }
     }
     const math::SmallGemmWeights* rt_h = small && gru_two_step ? &(*rt)[1] : nullptr;
-    std::vector<float> gates(static_cast<size_t>(B * GH));  // per-entry gate scratch
+    std::vector<float> gates = sdk::scratch_vector<float>({B, GH}, "the RNN's gates");
 
     for (int64_t s = 0; s < T; ++s) {
       if (B > 0 && small)

@@ -16,6 +16,8 @@
 //   epcontext.hpp       ContextProvider, ContextSink, ContextJudgement
 //   define_plugin.hpp   Description, EPHOST_DEFINE_PLUGIN
 //   fusion_groups.hpp   NodeDependencies, acyclic_groups: the nodes to fuse, in groups that form no cycle
+//   scratch.hpp         scratch_vector, buffer_bytes_limit: kernels' working buffers under the host's
+//                       EPHOST_TENSOR_BYTES_LIMIT
 //
 // Not included here, for the plugins that keep a binary format of their own (context blobs):
 //   byte_io.hpp         ByteWriter, ByteReader, fnv1a64
@@ -48,5 +50,6 @@
 #include "ephost/sdk/host.hpp"
 #include "ephost/sdk/kernel_context.hpp"
 #include "ephost/sdk/provider.hpp"
+#include "ephost/sdk/scratch.hpp"
 #include "ephost/sdk/status.hpp"
 #include "ephost/sdk/tensor.hpp"
