@@ -31,7 +31,7 @@ size_t byte_count(int32_t elem_type, const std::vector<int64_t>& shape) {
   // Room left for rounding up to the 64-byte alignment of allocate_aligned.
   constexpr uint64_t kMaxBytes = static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) - 64;
   if (esize != 0 && static_cast<uint64_t>(count) > kMaxBytes / esize)
-    fail(EPHOST_INVALID_ARGUMENT, "a {} tensor of shape {} would take more bytes than can be counted",
+    fail(EPHOST_INVALID_ARGUMENT, "a tensor of type {} and shape {} would take more bytes than can be counted",
          element_type_name(elem_type), shape_to_string(shape));
   return static_cast<size_t>(count) * esize;
 }
@@ -65,11 +65,13 @@ std::shared_ptr<void> allocate_aligned(size_t bytes) {
   if (tensor_bytes_limit() && bytes > tensor_bytes_limit())
     fail(EPHOST_FAIL, "out of memory: a buffer of {} bytes exceeds EPHOST_TENSOR_BYTES_LIMIT ({} bytes)", bytes,
          tensor_bytes_limit());
-  if (bytes > std::numeric_limits<size_t>::max() - 63) throw std::bad_alloc();
+  // A failure names the size, so that "out of memory" from a model asking for 4 TB reads as such.
+  if (bytes > std::numeric_limits<size_t>::max() - 63)
+    fail(EPHOST_FAIL, "out of memory: a buffer of {} bytes is larger than any memory", bytes);
   size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded == 0) rounded = 64;
   void* p = std::aligned_alloc(64, rounded);
-  if (!p) throw std::bad_alloc();
+  if (!p) fail(EPHOST_FAIL, "out of memory: could not allocate a buffer of {} bytes", bytes);
   return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
 }
 

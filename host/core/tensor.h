@@ -29,8 +29,9 @@ size_t byte_count(int32_t elem_type, const std::vector<int64_t>& shape);
 // "[1,3,640,640]"
 std::string shape_to_string(const std::vector<int64_t>& shape);
 
-// 64-byte aligned buffer that frees itself. Throws std::bad_alloc, or FAIL when `bytes` exceeds
-// EPHOST_TENSOR_BYTES_LIMIT (an environment variable, 0 or unset: no limit).
+// 64-byte aligned buffer that frees itself. Throws FAIL ("out of memory: ...", naming the size) when
+// the allocation fails or `bytes` exceeds EPHOST_TENSOR_BYTES_LIMIT (an environment variable, 0 or
+// unset: no limit).
 std::shared_ptr<void> allocate_aligned(size_t bytes);
 
 class Tensor {

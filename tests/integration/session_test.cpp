@@ -646,3 +646,24 @@ TEST(CpuKernels, RnnWorkingBuffersThatNoMemoryHoldsAreRefusedByName) {
         << e.what();
   }
 }
+
+// Multinomial writes its samples straight into its output, allocated first: a sample_size of 2^59 is
+// refused by the host's allocation, naming the size, before any work (it sized a vector of 2^59
+// samples first). The host's allocation failures name the size instead of a bare "out of memory".
+TEST(CpuKernels, MultinomialAllocatesItsOutputBeforeSampling) {
+  ephost_test::ModelBuilder m;
+  m.input("x", onnx::TensorProto::FLOAT, {1, 3}).output("y", onnx::TensorProto::INT32, {1, -1});
+  ephost_test::attr_int(m.node("Multinomial", {"x"}, {"y"}, "sample"), "sample_size", int64_t{1} << 59);
+  const std::string bytes = m.bytes();
+  Ephost::Session s(cpu_env(), bytes.data(), bytes.size(), Ephost::SessionOptions());
+  std::vector<float> x{0.f, 1.f, 2.f};
+  try {
+    s.run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {1, 3}, x.data(), x.size())}, {"y"});
+    ADD_FAILURE() << "Multinomial ran";
+  } catch (const Ephost::Exception& e) {
+    EXPECT_EQ(e.code(), EPHOST_FAIL) << e.what();
+    EXPECT_NE(std::string(e.what()).find("out of memory: could not allocate a buffer of 2305843009213693952 bytes"),
+              std::string::npos)
+        << e.what();
+  }
+}

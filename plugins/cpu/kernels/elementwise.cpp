@@ -204,10 +204,12 @@ class ModKernel : public CpuKernel {
     if (a.elem_type() != b.elem_type()) fail("A and B must have the same type");
     const Shape as = a.shape(), bs = b.shape(), os = math::broadcast_shapes(as, bs);
     if (a.elem_type() == EPHOST_ELEMENT_FLOAT16) {
+      // The output before the float buffer: its allocation refuses a broadcast no tensor holds.
+      uint16_t* out = ctx.output<uint16_t>(0, os, EPHOST_ELEMENT_FLOAT16);
       const std::vector<float> fa = widen_half(a), fb = widen_half(b);
       std::vector<float> y(static_cast<size_t>(math::numel(os)));
       mod(fa.data(), as, fb.data(), bs, y.data(), os, threads);
-      narrow_to_half(y, ctx.output<uint16_t>(0, os, EPHOST_ELEMENT_FLOAT16));
+      narrow_to_half(y, out);
       return;
     }
     const bool ok = dispatch(NumericTypes{}, a.elem_type(), [&](auto tag) {
@@ -386,9 +388,10 @@ class VariadicKernel : public CpuKernel {
       std::vector<const float*> x;
       for (const auto& t : in) wide.push_back(widen_half(t));
       for (const auto& w : wide) x.push_back(w.data());
+      uint16_t* out = ctx.output<uint16_t>(0, os, EPHOST_ELEMENT_FLOAT16);  // before the float buffer, as Mod
       std::vector<float> y(static_cast<size_t>(math::numel(os)));
       fold(x, shapes, y.data(), os, threads);
-      narrow_to_half(y, ctx.output<uint16_t>(0, os, EPHOST_ELEMENT_FLOAT16));
+      narrow_to_half(y, out);
       return;
     }
     const bool ok = dispatch(NumericTypes{}, in[0].elem_type(), [&](auto tag) {

@@ -167,7 +167,11 @@ class MultinomialKernel : public CpuKernel {
     if (x.rank() != 2) fail("input must have shape [batch_size, class_size], found " + math::to_string(x.shape()));
     const int64_t batch = x.dim(0), classes = x.dim(1);
     if (classes < 1) fail("class_size must be positive");
-    std::vector<int64_t> samples(static_cast<size_t>(batch * samples_));
+    // The output first: its allocation refuses a sample_size no tensor holds (2^40) before any work,
+    // and the samples go straight into it.
+    const Shape ys{batch, samples_};
+    int64_t* y64 = dtype_ == EPHOST_ELEMENT_INT64 ? ctx.output<int64_t>(0, ys) : nullptr;
+    int32_t* y32 = y64 ? nullptr : ctx.output<int32_t>(0, ys);
     const uint64_t key = keys_.next();
     // Each row's categorical distribution is softmax(row) (the input holds unnormalised log-probabilities):
     // a sample is the first class whose cumulative weight exceeds u * total.
@@ -181,17 +185,12 @@ class MultinomialKernel : public CpuKernel {
         for (int64_t s = 0; s < samples_; ++s) {
           const double u = math::uniform01(key, static_cast<uint64_t>(r * samples_ + s)) * total;
           const int64_t k = std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin();
-          samples[r * samples_ + s] = std::min(k, classes - 1);
+          const int64_t sample = std::min(k, classes - 1);
+          if (y64) y64[r * samples_ + s] = sample;
+          else y32[r * samples_ + s] = static_cast<int32_t>(sample);
         }
       }
     });
-    const Shape ys{batch, samples_};
-    if (dtype_ == EPHOST_ELEMENT_INT64) {
-      std::copy(samples.begin(), samples.end(), ctx.output<int64_t>(0, ys));
-    } else {
-      int32_t* y = ctx.output<int32_t>(0, ys);
-      for (size_t i = 0; i < samples.size(); ++i) y[i] = static_cast<int32_t>(samples[i]);
-    }
   }
 
  private:
