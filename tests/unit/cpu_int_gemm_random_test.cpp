@@ -57,6 +57,18 @@ TEST(CpuIntGemm, MatchesInt64Reference) {
   EXPECT_EQ(y, -255 * 255 * K);
 }
 
+// K = 0 is an empty sum: y becomes zeros (honouring ldy) and neither operand is read. fuzz_model found a
+// ConvInteger whose kernel has a 0 dimension: the packed AVX2 path offset into its empty panels (UBSan).
+TEST(CpuIntGemm, EmptySumWritesZeros) {
+  for (const int64_t n : {3, 17, 300}) {
+    std::vector<int32_t> y(static_cast<size_t>(9 * (n + 2)), 7);
+    m::gemm_s16_s32(9, n, 0, nullptr, 0, nullptr, n, y.data(), n + 2, 2);
+    for (int64_t r = 0; r < 9; ++r)
+      for (int64_t c = 0; c < n + 2; ++c)
+        EXPECT_EQ(y[static_cast<size_t>(r * (n + 2) + c)], c < n ? 0 : 7) << "row " << r << " col " << c << " n " << n;
+  }
+}
+
 TEST(CpuRandom, DeterministicPerKeyAndIndex) {
   EXPECT_EQ(m::uniform01(42, 7), m::uniform01(42, 7));
   EXPECT_NE(m::uniform01(42, 7), m::uniform01(43, 7));
