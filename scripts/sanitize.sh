@@ -32,6 +32,7 @@ for part in "${PARTS[@]}"; do
   case "$part" in
     asan)
       if [ "${ASAN_COMPILER:-gcc}" = clang ]; then
+        bash scripts/install_deps.sh fuzz
         # The fuzz build's configuration (clang, ASan+UBSan, libFuzzer's coverage hooks, which only slow
         # the suite down): the libraries that scripts/fuzz.sh built are shared through ccache.
         BUILD=${ASAN_BUILD_DIR:-build-fuzz}
@@ -39,6 +40,7 @@ for part in "${PARTS[@]}"; do
         cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
           -DEPHOST_FUZZ=ON -DEPHOST_BUILD_BENCHMARKS=OFF -DEPHOST_BUILD_PYTHON=OFF >/dev/null
       else
+        bash scripts/install_deps.sh
         BUILD=${ASAN_BUILD_DIR:-build-asan}
         echo "== ASan+UBSan build: $BUILD"
         cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DEPHOST_SANITIZE=address;undefined" \
@@ -65,6 +67,7 @@ for part in "${PARTS[@]}"; do
       unset ASAN_OPTIONS UBSAN_OPTIONS
       ;;
     tsan)
+      bash scripts/install_deps.sh
       BUILD=${TSAN_BUILD_DIR:-build-tsan}
       echo "== TSan build: $BUILD (ephost_stress_tests)"
       cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEPHOST_SANITIZE=thread \
