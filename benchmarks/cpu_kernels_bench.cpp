@@ -10,6 +10,7 @@
 
 #include "../plugins/cpu/math/broadcast.h"
 #include "../plugins/cpu/math/conv.h"
+#include "../plugins/cpu/math/isa.h"
 #include "../plugins/cpu/math/matmul.h"
 #include "../plugins/cpu/math/pool.h"
 #include "../plugins/cpu/math/resize.h"
@@ -191,4 +192,15 @@ BENCHMARK(BM_Softmax40x6625)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->Use
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// Google Benchmark's main, with the ISA tier of the plugin's own loops in the context block (EPHOST_CPU_ISA
+// caps it: compare tiers on one machine by running the benchmark once per value).
+int main(int argc, char** argv) {
+  namespace m = ephost::cpu::math;
+  benchmark::AddCustomContext("ephost_cpu_isa", m::isa_name(m::active_isa()));
+  benchmark::AddCustomContext("ephost_cpu_isa_hardware", m::isa_name(m::hardware_isa()));
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

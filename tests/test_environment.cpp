@@ -1,16 +1,63 @@
-// Test processes find the plugin scanner and keep the plugin registry cache inside the build tree
-// (never the user's ~/.cache), unless the environment already says otherwise.
+// Hermetic test processes (tests/hermetic.cmake): whatever the user's shell exported, a test process
+// starts with the user-facing EPHOST_* variables unset, a private registry file and XDG cache folder
+// of its own (removed at exit), the build tree's test data folders, and the plugin scanner of this
+// build. Nothing a user did before, and no other test, changes what a test sees. Tests that want a
+// variable set set it themselves; CTest entries that run a suite under a setting (EPHOST_CPU_ISA=avx2,
+// say) name it in EPHOST_TEST_KEEP_ENVIRONMENT (comma-separated), which keeps it.
 #include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <string>
+#include <system_error>
 
 namespace {
 
-struct TestEnvironment {
+std::set<std::string> split_commas(const char* text) {
+  std::set<std::string> names;
+  std::stringstream in(text ? text : "");
+  std::string name;
+  while (std::getline(in, name, ','))
+    if (!name.empty()) names.insert(name);
+  return names;
+}
+
+class TestEnvironment {
+ public:
   TestEnvironment() {
+    const std::set<std::string> keep = split_commas(getenv("EPHOST_TEST_KEEP_ENVIRONMENT"));
+    for (const std::string& name : split_commas(EPHOST_TEST_USER_ENVIRONMENT))
+      if (!keep.count(name)) unsetenv(name.c_str());
+    std::error_code ec;
+    std::filesystem::create_directories(EPHOST_TEST_SCRATCH_ROOT, ec);
+    std::string pattern = std::string(EPHOST_TEST_SCRATCH_ROOT) + "/process-XXXXXX";
+    if (mkdtemp(pattern.data()) != nullptr) private_dir_ = pattern;
+    else private_dir_ = std::filesystem::temp_directory_path(ec).string() + "/ephost-test-" + std::to_string(getpid());
+    owner_ = getpid();
+    if (!keep.count("EPHOST_PLUGIN_REGISTRY"))
+      setenv("EPHOST_PLUGIN_REGISTRY", (private_dir_ + "/plugin-registry.json").c_str(), 1);
+    if (!keep.count("XDG_CACHE_HOME")) setenv("XDG_CACHE_HOME", (private_dir_ + "/cache").c_str(), 1);
+    setenv("EPHOST_MODEL_CACHE", EPHOST_TEST_DATA_CACHE "/models", 0);
+    setenv("EPHOST_TEST_CACHE", EPHOST_TEST_DATA_CACHE, 0);
 #ifdef EPHOST_TEST_PLUGIN_SCANNER
+    // The unit tests link the host statically, so they cannot find the scanner beside libephost.
     setenv("EPHOST_PLUGIN_SCANNER", EPHOST_TEST_PLUGIN_SCANNER, 0);
 #endif
-    setenv("EPHOST_PLUGIN_REGISTRY", EPHOST_TEST_PLUGIN_REGISTRY, 0);
   }
-} g_test_environment;
+  ~TestEnvironment() {
+    // Only the process that made it (a forked child that returns through exit() must not remove it).
+    if (getpid() != owner_) return;
+    std::error_code ec;
+    std::filesystem::remove_all(private_dir_, ec);
+  }
+
+ private:
+  std::string private_dir_;
+  pid_t owner_ = 0;
+};
+
+TestEnvironment g_test_environment;
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cpu_provider.h"
+#include "math/isa.h"
 #include "ephost/sdk/plugin.hpp"
 
 #if defined(EPHOST_WITH_DNNL)
@@ -29,6 +30,16 @@ std::string machine() {
   return "x86_64";
 }
 
+// The machine and, on x86-64, the ISA tier the plugin's own loops run ("x86_64/avx512"; math/isa.h),
+// so that `ephost plugins` and `ephost bench` say which path a number came from.
+std::string hardware_architecture() {
+  std::string arch = machine();
+#if defined(__x86_64__)
+  arch += std::string("/") + ephost::cpu::math::isa_name(ephost::cpu::math::active_isa());
+#endif
+  return arch;
+}
+
 struct CpuDescribe {
   ephost::sdk::Description operator()() const {
     ephost::sdk::Description d;
@@ -37,7 +48,7 @@ struct CpuDescribe {
     d.version = "0.1.0";
     d.device_type = EPHOST_DEVICE_CPU;
     d.sdk_version = backend_version();
-    d.hardware_architecture = machine();
+    d.hardware_architecture = hardware_architecture();
     d.default_priority = -1000;
     return d;
   }

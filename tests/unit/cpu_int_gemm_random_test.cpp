@@ -1,5 +1,5 @@
 // The CPU plugin's integer GEMM (plugins/cpu/math/int_gemm.h, behind the quantized ops) against a
-// naive int64 reference, and its counter-based random numbers (math/random.h, behind the random ops)
+// naive int64 reference on every ISA tier, and its counter-based random numbers (math/random.h, behind the random ops)
 // for determinism and distribution.
 #include <gtest/gtest.h>
 
@@ -10,6 +10,7 @@
 
 #include "../../plugins/cpu/math/int_gemm.h"
 #include "../../plugins/cpu/math/random.h"
+#include "isa_tiers.h"
 
 namespace m = ephost::cpu::math;
 
@@ -28,7 +29,10 @@ std::vector<int16_t> random_i16(int64_t n, uint32_t seed, int lo = -255, int hi 
 // Sizes straddle the 8-row / 256-column tiles, odd K exercises the unpaired k step, and strides wider
 // than the matrices check that lda/ldb/ldy are honoured. The extremes (+-255 everywhere) must not
 // overflow anything short of int32.
-TEST(CpuIntGemm, MatchesInt64Reference) {
+class CpuIntGemm : public IsaTierTest {};
+EPHOST_INSTANTIATE_FOR_EVERY_ISA(CpuIntGemm);
+
+TEST_P(CpuIntGemm, MatchesInt64Reference) {
   struct Case {
     int64_t M, N, K;
   };
@@ -59,7 +63,7 @@ TEST(CpuIntGemm, MatchesInt64Reference) {
 
 // K = 0 is an empty sum: y becomes zeros (honouring ldy) and neither operand is read. fuzz_model found a
 // ConvInteger whose kernel has a 0 dimension: the packed AVX2 path offset into its empty panels (UBSan).
-TEST(CpuIntGemm, EmptySumWritesZeros) {
+TEST_P(CpuIntGemm, EmptySumWritesZeros) {
   for (const int64_t n : {3, 17, 300}) {
     std::vector<int32_t> y(static_cast<size_t>(9 * (n + 2)), 7);
     m::gemm_s16_s32(9, n, 0, nullptr, 0, nullptr, n, y.data(), n + 2, 2);

@@ -20,6 +20,7 @@
 #include "../../plugins/cpu/math/softmax.h"
 #include "../../plugins/cpu/math/vec.h"
 #include "../../plugins/cpu/math/transpose.h"
+#include "isa_tiers.h"
 
 namespace m = ephost::cpu::math;
 using m::Shape;
@@ -132,7 +133,10 @@ TEST(CpuBroadcast, ArithF32MatchesGenericBitForBit) {
   }
 }
 
-TEST(CpuVec, UnaryLoopsMatchScalarAndSumIsAccurate) {
+class CpuVec : public IsaTierTest {};
+EPHOST_INSTANTIATE_FOR_EVERY_ISA(CpuVec);
+
+TEST_P(CpuVec, UnaryLoopsMatchScalarAndSumIsAccurate) {
   const auto x = random_vec(10007, 3);
   const int64_t n = static_cast<int64_t>(x.size());
   std::vector<float> y(n);

@@ -1,5 +1,5 @@
 // math::small_gemm (the per-step product of the recurrent ops) against a naive product, over panel
-// widths and tails (N not a multiple of 64 or 16), odd K, and 1 to 4 rows.
+// widths and tails (N not a multiple of 64 or 16), odd K, and 1 to 4 rows, on every ISA tier.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,10 +7,14 @@
 #include <vector>
 
 #include "../../plugins/cpu/math/small_gemm.h"
+#include "isa_tiers.h"
 
 namespace m = ephost::cpu::math;
 
-TEST(CpuSmallGemm, MatchesNaiveProduct) {
+class CpuSmallGemm : public IsaTierTest {};
+EPHOST_INSTANTIATE_FOR_EVERY_ISA(CpuSmallGemm);
+
+TEST_P(CpuSmallGemm, MatchesNaiveProduct) {
   std::mt19937 gen(7);
   std::uniform_real_distribution<float> d(-1.f, 1.f);
   for (int64_t n : {1, 5, 16, 17, 48, 64, 65, 100, 128, 192, 256, 384}) {

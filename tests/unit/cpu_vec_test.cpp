@@ -1,15 +1,20 @@
 // The CPU plugin's vector loops that approximate (math/vec.h: exp-based sigmoid, SiLU, softmax rows,
 // erf, GELU, layer norm) against double-precision references, over every tail length and the
-// extremes of the float range. Whichever ISA tier the machine picks (baseline, AVX2, AVX-512) must
-// stay within these bounds.
+// extremes of the float range, on every ISA tier (tests/unit/isa_tiers.h: scalar, AVX2, AVX-512 where
+// the CPU has them), and the tiers against each other: the exact loops bit for bit, the approximating
+// ones within their bounds.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "../../plugins/cpu/math/vec.h"
+#include "isa_tiers.h"
 
 namespace m = ephost::cpu::math;
 
@@ -27,7 +32,10 @@ double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
 }  // namespace
 
-TEST(CpuVecApprox, SigmoidAndSiluAcrossTheRange) {
+class CpuVecApprox : public IsaTierTest {};
+EPHOST_INSTANTIATE_FOR_EVERY_ISA(CpuVecApprox);
+
+TEST_P(CpuVecApprox, SigmoidAndSiluAcrossTheRange) {
   std::vector<float> x = inputs(1000, 1, -30.f, 30.f);
   for (float e : {0.f, -0.f, 1e-30f, -1e-30f, 87.f, -87.f, 88.5f, -88.5f, 100.f, -100.f, 1e30f, -1e30f})
     x.push_back(e);
@@ -44,7 +52,7 @@ TEST(CpuVecApprox, SigmoidAndSiluAcrossTheRange) {
   }
 }
 
-TEST(CpuVecApprox, SoftmaxRowsWithScaleAndMask) {
+TEST_P(CpuVecApprox, SoftmaxRowsWithScaleAndMask) {
   for (int64_t n : {1, 2, 15, 16, 17, 31, 128, 197, 1000}) {
     const std::vector<float> x = inputs(static_cast<size_t>(n), 2, -20.f, 20.f);
     std::vector<float> mask = inputs(static_cast<size_t>(n), 3, -5.f, 0.f);
@@ -75,7 +83,7 @@ TEST(CpuVecApprox, SoftmaxRowsWithScaleAndMask) {
   }
 }
 
-TEST(CpuVecApprox, ErfGeluAndLayerNorm) {
+TEST_P(CpuVecApprox, ErfGeluAndLayerNorm) {
   std::vector<float> x = inputs(999, 4, -6.f, 6.f);
   for (float e : {0.f, 0.4999f, 0.5f, -0.5f, 10.f, -10.f}) x.push_back(e);
   const int64_t n = static_cast<int64_t>(x.size());
@@ -102,4 +110,121 @@ TEST(CpuVecApprox, ErfGeluAndLayerNorm) {
       ASSERT_NEAR(y[i], want, 2e-5 * (1.0 + std::fabs(want))) << "c " << c << " at " << i;
     }
   }
+}
+
+TEST_P(CpuVecApprox, TanhAcrossTheRange) {
+  std::vector<float> x = inputs(1000, 8, -12.f, 12.f);
+  for (float e : {0.f, -0.f, 0.6249f, 0.625f, -0.625f, 1e-30f, 44.f, -44.f, 100.f, -100.f, 1e30f, -1e30f})
+    x.push_back(e);
+  std::vector<float> y(x.size());
+  m::tanh_f32(x.data(), y.data(), static_cast<int64_t>(x.size()));
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double want = std::tanh(static_cast<double>(x[i]));
+    ASSERT_NEAR(y[i], want, 1e-7 + 1e-6 * std::fabs(want)) << "tanh(" << x[i] << ")";
+  }
+}
+
+namespace {
+
+// Every vec.h loop over `x` (and `x2` for the binary ops), concatenated in a fixed order.
+struct VecOutputs {
+  std::vector<float> exact;        // loops whose result is the scalar expression, bit for bit
+  std::vector<float> approximate;  // exp/erf/tanh-based loops and the row reductions
+  double sum = 0;
+};
+
+// The row loops (layer norm, softmax, sum) see only the first `row` elements: an infinity makes a whole row NaN.
+VecOutputs run_every_loop(const std::vector<float>& x, const std::vector<float>& x2, int64_t row) {
+  const int64_t n = static_cast<int64_t>(x.size());
+  VecOutputs out;
+  std::vector<float> y(x.size());
+  auto keep = [&](std::vector<float>& into) { into.insert(into.end(), y.begin(), y.end()); };
+  for (m::BinOp op : {m::BinOp::kAdd, m::BinOp::kSub, m::BinOp::kMul, m::BinOp::kDiv}) {
+    m::binary_f32(op, x.data(), true, x2.data(), true, y.data(), n);
+    keep(out.exact);
+    m::binary_f32(op, x.data(), true, x2.data(), false, y.data(), n);
+    keep(out.exact);
+    m::binary_f32(op, x.data(), false, x2.data(), true, y.data(), n);
+    keep(out.exact);
+  }
+  m::clip_f32(x.data(), -2.f, 3.f, y.data(), n);
+  keep(out.exact);
+  m::hard_sigmoid_f32(x.data(), 0.2f, 0.5f, y.data(), n);
+  keep(out.exact);
+  m::hard_swish_f32(x.data(), y.data(), n);
+  keep(out.exact);
+  m::relu_f32(x.data(), y.data(), n);
+  keep(out.exact);
+  m::linear_f32(x.data(), 1.5f, -0.25f, y.data(), n);
+  keep(out.exact);
+  for (auto fn : {m::sigmoid_f32, m::tanh_f32, m::swish_f32, m::erf_f32, m::gelu_erf_f32}) {
+    fn(x.data(), y.data(), n);
+    keep(out.approximate);
+  }
+  y.assign(x.size(), 0.f);
+  m::layer_norm_f32(x.data(), y.data(), row, x2.data(), x.data(), 1e-5f);
+  keep(out.approximate);
+  m::softmax_row_f32(x.data(), 0.5f, x2.data(), y.data(), row);
+  keep(out.approximate);
+  out.sum = m::sum_f32(x.data(), row);
+  return out;
+}
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b)); }
+
+}  // namespace
+
+// The paths a machine can run agree with the scalar one: what an AVX2-only machine computes is what an
+// AVX-512 machine capped to AVX2 computes, and both stay where the scalar build is.
+TEST(CpuVecTiers, EveryTierAgreesWithTheScalarOne) {
+  std::vector<float> x = inputs(1003, 9, -20.f, 20.f), x2 = inputs(1003, 10, 0.25f, 4.f);
+  const int64_t row = static_cast<int64_t>(x.size());
+  for (float e : {0.f, -0.f, 1e30f, -1e30f, 88.5f, -88.5f, std::numeric_limits<float>::infinity(),
+                  -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::denorm_min()}) {
+    x.push_back(e);
+    x2.push_back(1.f);
+  }
+  VecOutputs scalar;
+  {
+    m::ScopedIsaCap cap(m::Isa::kScalar);
+    scalar = run_every_loop(x, x2, row);
+  }
+  for (m::Isa isa : runnable_isa_tiers()) {
+    m::ScopedIsaCap cap(isa);
+    const VecOutputs tier = run_every_loop(x, x2, row);
+    ASSERT_EQ(tier.exact.size(), scalar.exact.size());
+    for (size_t i = 0; i < tier.exact.size(); ++i)
+      ASSERT_TRUE(same_bits(tier.exact[i], scalar.exact[i]))
+          << m::isa_name(isa) << ": exact output " << i << " is " << tier.exact[i] << ", scalar " << scalar.exact[i];
+    for (size_t i = 0; i < tier.approximate.size(); ++i) {
+      const float a = tier.approximate[i], b = scalar.approximate[i];
+      if (std::isnan(b) || std::isinf(b)) {
+        ASSERT_TRUE(same_bits(a, b)) << m::isa_name(isa) << ": output " << i << " is " << a << ", scalar " << b;
+        continue;
+      }
+      ASSERT_NEAR(a, b, 1e-6 * (1.0 + std::fabs(b))) << m::isa_name(isa) << ": approximate output " << i;
+    }
+    EXPECT_EQ(tier.sum, scalar.sum) << m::isa_name(isa) << ": the sum's lane structure is fixed";
+  }
+}
+
+TEST(CpuIsa, NamesCapsAndTheEnvironment) {
+  for (m::Isa isa : every_isa_tier()) EXPECT_EQ(m::parse_isa(m::isa_name(isa)), isa);
+  EXPECT_FALSE(m::parse_isa("sse2").has_value());
+  EXPECT_FALSE(m::parse_isa("AVX2").has_value());
+  {
+    m::ScopedIsaCap cap(m::Isa::kScalar);
+    EXPECT_EQ(m::active_isa(), m::Isa::kScalar);
+    // A cap above the hardware is clamped to it: the wider code would fault.
+    m::ScopedIsaCap wide(m::Isa::kAvx512);
+    EXPECT_EQ(m::active_isa(), m::hardware_isa());
+  }
+  const char* saved = std::getenv(m::kCpuIsaEnv);
+  const std::string restore = saved ? saved : "";
+  setenv(m::kCpuIsaEnv, "avx2", 1);
+  EXPECT_EQ(m::isa_cap_from_environment(), m::Isa::kAvx2);
+  setenv(m::kCpuIsaEnv, "neon", 1);
+  EXPECT_FALSE(m::isa_cap_from_environment().has_value());
+  if (saved) setenv(m::kCpuIsaEnv, restore.c_str(), 1);
+  else unsetenv(m::kCpuIsaEnv);
 }

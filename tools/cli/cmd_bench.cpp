@@ -44,6 +44,17 @@ double median(const std::vector<double>& sorted) {
 
 double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
 
+// What the built-in CPU plugin says it runs on: its hardware_architecture names the machine and the
+// ISA tier of its own loops ("x86_64/avx512"; EPHOST_CPU_ISA caps it), so a number says which path made it.
+std::string cpu_plugin_architecture(const Ephost::Env& env) {
+  try {
+    for (const nlohmann::json& r : nlohmann::json::parse(env.plugin_report_json()))
+      if (r.value("builtin", false) && r.value("name", "") == "cpu") return r.value("hardware_architecture", "");
+  } catch (const std::exception&) {
+  }
+  return "unknown";
+}
+
 int bench_command(const BenchArgs& args, const GlobalArgs& global) {
   const Ephost::Env env = create_env(global);
   Ephost::SessionOptions options = make_session_options(args.session);
@@ -83,6 +94,7 @@ int bench_command(const BenchArgs& args, const GlobalArgs& global) {
     j["input_source"] = args.inputs.inputs_dir.empty() ? "random" : args.inputs.inputs_dir;
     j["warmup"] = args.warmup;
     j["repeat"] = args.repeat;
+    j["cpu_plugin_architecture"] = cpu_plugin_architecture(env);
     j["session_create_ms"] = round3(create_ms);
     j["run_ms_median"] = round3(median(sorted));
     j["run_ms_p90"] = round3(percentile(sorted, 0.9));
@@ -101,6 +113,7 @@ int bench_command(const BenchArgs& args, const GlobalArgs& global) {
   std::cout << (args.inputs.inputs_dir.empty() ? " (random)" : " (from " + args.inputs.inputs_dir + ")") << "\n";
   std::cout << "threads:  " << (args.session.threads > 0 ? std::to_string(args.session.threads) : "default")
             << ", providers: " << (args.session.providers.empty() ? "default" : args.session.providers) << "\n";
+  std::cout << "cpu plugin: " << cpu_plugin_architecture(env) << "\n";
   std::cout << "session creation: " << ms_to_string(create_ms) << " ms\n";
   std::cout << "run (" << args.repeat << " runs after " << args.warmup << " warm-up):\n";
   TextTable table({"median", "p90", "min", "mean", "max"});

@@ -4,11 +4,31 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
+
+#include "isa.h"
 
 namespace ephost::cpu::math {
 
+namespace {
+// EPHOST_CPU_ISA caps oneDNN's kernels too, so that a capped run exercises the narrower code all
+// through. oneDNN takes the cap only before its first primitive; too late (or a oneDNN built without
+// the feature) leaves its own choice, which is harmless.
+void cap_dnnl_isa() {
+  const std::optional<Isa> cap = isa_cap_from_environment();
+  if (!cap || *cap == Isa::kAvx512) return;
+  try {
+    dnnl::set_max_cpu_isa(*cap == Isa::kAvx2 ? dnnl::cpu_isa::avx2 : dnnl::cpu_isa::sse41);
+  } catch (const dnnl::error&) {
+  }
+}
+}  // namespace
+
 dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  static dnnl::engine engine = [] {
+    cap_dnnl_isa();
+    return dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
   return engine;
 }
 

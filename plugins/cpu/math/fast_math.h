@@ -32,7 +32,14 @@ inline float fast_exp(float x) {
   return y * scale;
 }
 
-inline float fast_sigmoid(float x) { return 1.f / (1.f + fast_exp(-x)); }
+// 1 / (1 + e^-x), and 0 below x = -88.38 (where fast_exp(-x) saturates): there 1 / (1 + e^88.38) is a
+// subnormal far above the true value, which SiLU's x * sigmoid(x) turns into a visible error
+// (silu(-1e30) would be -4e-9, not -0). The true sigmoid there is below the smallest normal float; the
+// AVX-512 loop (math/vec.cpp) answers 0 too. A select, so loops over it still vectorise.
+inline float fast_sigmoid(float x) {
+  const float s = 1.f / (1.f + fast_exp(-x));
+  return x < -88.3762626647949f ? 0.f : s;
+}
 
 // tanh(x) within a few ulp (Cephes' tanhf): an odd polynomial below |x| = 0.625, where the exp form
 // would cancel, and 1 - 2 / (e^2|x| + 1) above it. Both are computed and one selected, so loops

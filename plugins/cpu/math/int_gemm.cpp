@@ -8,6 +8,7 @@
 #define EPHOST_INT_GEMM_X86 1
 #endif
 
+#include "isa.h"
 #include "parallel.h"
 
 namespace ephost::cpu::math {
@@ -139,13 +140,6 @@ void gemm_avx2(int64_t M, int64_t N, int64_t K, const int16_t* a, int64_t lda, c
   });
 }
 
-bool has_avx2() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  return yes;
-}
 #endif
 
 }  // namespace
@@ -160,7 +154,7 @@ void gemm_s16_s32(int64_t M, int64_t N, int64_t K, const int16_t* a, int64_t lda
     return;
   }
 #ifdef EPHOST_INT_GEMM_X86
-  if (has_avx2()) return gemm_avx2(M, N, K, a, lda, b, ldb, y, ldy, threads);
+  if (active_isa() >= Isa::kAvx2) return gemm_avx2(M, N, K, a, lda, b, ldb, y, ldy, threads);
 #endif
   gemm_portable(M, N, K, a, lda, b, ldb, y, ldy, threads);
 }

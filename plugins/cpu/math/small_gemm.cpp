@@ -7,6 +7,8 @@
 #include <immintrin.h>
 #endif
 
+#include "isa.h"
+
 namespace ephost::cpu::math {
 
 namespace {
@@ -140,9 +142,11 @@ using Fn = void (*)(const float*, int64_t, int64_t, int64_t, const float*, float
 
 Fn pick() {
 #if defined(__x86_64__) && defined(__GNUC__)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return avx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return avx2;
+  switch (active_isa()) {
+    case Isa::kAvx512: return avx512;
+    case Isa::kAvx2: return avx2;
+    case Isa::kScalar: break;
+  }
 #endif
   return base;
 }
@@ -164,8 +168,7 @@ SmallGemmWeights pack_for_small_gemm(const float* r, int64_t n, int64_t k) {
 }
 
 void small_gemm(const float* x, int64_t rows, const SmallGemmWeights& w, float* y) {
-  static const Fn fn = pick();
-  fn(x, rows, w.k, w.n, w.panels.data(), y);
+  pick()(x, rows, w.k, w.n, w.panels.data(), y);
 }
 
 }  // namespace ephost::cpu::math

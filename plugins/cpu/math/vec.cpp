@@ -1,6 +1,7 @@
 #include "vec.h"
 
 #include "fast_math.h"
+#include "isa.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -315,27 +316,31 @@ EPHOST_VEC512 void softmax_row(const float* x, float s, const float* m, float* y
 }  // namespace avx512
 #endif
 
-const Table& table() {
-  static const Table t = [] {
 #if defined(__x86_64__) && defined(__GNUC__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx2")) {
-      Table t512 = avx2::table;
-      t512.sigmoid = avx512::sigmoid;
-      t512.tanh = avx512::tanh;
-      t512.swish = avx512::swish;
-      t512.erf = avx512::erf;
-      t512.gelu_erf = avx512::gelu_erf;
-      t512.layer_norm = avx512::layer_norm;
-      t512.softmax_row = avx512::softmax_row;
-      return t512;
-    }
-    if (__builtin_cpu_supports("avx2")) return avx2::table;
-#endif
-    return base::table;
-  }();
+// AVX2's table with the AVX-512 transcendental loops and row reductions.
+constexpr Table avx512_table = [] {
+  Table t = avx2::table;
+  t.sigmoid = avx512::sigmoid;
+  t.tanh = avx512::tanh;
+  t.swish = avx512::swish;
+  t.erf = avx512::erf;
+  t.gelu_erf = avx512::gelu_erf;
+  t.layer_norm = avx512::layer_norm;
+  t.softmax_row = avx512::softmax_row;
   return t;
+}();
+#endif
+
+// Read on every call (one relaxed load), so that a cap set by a test or EPHOST_CPU_ISA takes effect.
+const Table& table() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  switch (active_isa()) {
+    case Isa::kAvx512: return avx512_table;
+    case Isa::kAvx2: return avx2::table;
+    case Isa::kScalar: break;
+  }
+#endif
+  return base::table;
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
-// Contiguous float loops for the hot elementwise ops, compiled for the baseline ISA and for AVX2 and
-// picked once at load time (__builtin_cpu_supports). The plugin is built for the baseline x86-64
-// ISA (SSE2), where these loops run 4 lanes wide; AVX2 doubles that. FMA is never enabled, so every
-// result is bit-identical to the scalar expression.
+// Contiguous float loops for the hot elementwise ops, compiled for the baseline ISA, for AVX2 and (the
+// transcendental loops and row reductions) for AVX-512, and picked at run time by math/isa.h's active
+// tier (EPHOST_CPU_ISA caps it). The plugin is built for the baseline x86-64 ISA (SSE2), where these
+// loops run 4 lanes wide; AVX2 doubles that. The exact loops never use FMA, so their results are
+// bit-identical to the scalar expression on every tier; the approximating ones stay within the bounds
+// tests/unit/cpu_vec_test.cpp checks on every tier.
 #pragma once
 
 #include <cstdint>

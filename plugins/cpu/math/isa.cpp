@@ -1,0 +1,70 @@
+#include "isa.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+
+namespace ephost::cpu::math {
+namespace {
+
+Isa detect() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  // __builtin_cpu_supports also checks that the OS saves the wider registers (XGETBV).
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+  if (avx512) return Isa::kAvx512;
+  if (avx2) return Isa::kAvx2;
+#endif
+  return Isa::kScalar;
+}
+
+std::atomic<int>& cap_slot() {
+  static std::atomic<int> cap{static_cast<int>(isa_cap_from_environment().value_or(Isa::kAvx512))};
+  return cap;
+}
+
+}  // namespace
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::kScalar: return "scalar";
+    case Isa::kAvx2: return "avx2";
+    case Isa::kAvx512: return "avx512";
+  }
+  return "unknown";
+}
+
+std::optional<Isa> parse_isa(std::string_view text) {
+  for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512})
+    if (text == isa_name(isa)) return isa;
+  return std::nullopt;
+}
+
+Isa hardware_isa() {
+  static const Isa isa = detect();
+  return isa;
+}
+
+Isa active_isa() {
+  return std::min(hardware_isa(), static_cast<Isa>(cap_slot().load(std::memory_order_relaxed)));
+}
+
+std::optional<Isa> isa_cap_from_environment() {
+  const char* value = std::getenv(kCpuIsaEnv);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  if (std::optional<Isa> isa = parse_isa(value)) return isa;
+  static std::atomic<bool> reported{false};
+  if (!reported.exchange(true))
+    std::fprintf(stderr, "ephost cpu plugin: %s is '%s'; expected scalar, avx2 or avx512 (ignored: using %s)\n",
+                 kCpuIsaEnv, value, isa_name(hardware_isa()));
+  return std::nullopt;
+}
+
+Isa set_isa_cap(Isa cap) {
+  return static_cast<Isa>(cap_slot().exchange(static_cast<int>(std::min(cap, hardware_isa()))));
+}
+
+}  // namespace ephost::cpu::math
