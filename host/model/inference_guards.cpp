@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "opsets/opsets.h"
+
 namespace ephost {
 namespace {
 
@@ -215,6 +217,8 @@ void install() {
 }  // namespace
 
 void install_inference_guards() {
+  // The guards wrap every registered version of their operators, those of opsets above 17 included.
+  opsets::register_schemas();
   static std::once_flag once;
   std::call_once(once, install);
 }

@@ -94,6 +94,12 @@ void read_opsets(Model& model) {
   if (it != model.opsets.end() && (it->second < kMinSupportedOpset || it->second > kMaxSupportedOpset))
     fail(EPHOST_INVALID_GRAPH, "model uses ai.onnx opset {}; supported ai.onnx opsets are {} to {}", it->second,
          kMinSupportedOpset, kMaxSupportedOpset);
+  if (it != model.opsets.end() && it->second > opsets::kOnnxLibraryNewestOpset &&
+      !opsets::registration_problem().empty())
+    fail(EPHOST_FAIL,
+         "model uses ai.onnx opset {}, above onnx 1.12's {}, but the schemas of the newer opsets could not be "
+         "registered with onnx: {}",
+         it->second, opsets::kOnnxLibraryNewestOpset, opsets::registration_problem());
 }
 
 // Nodes of a domain the model does not import have no defined semantics. onnx's checker says so too,
@@ -588,6 +594,8 @@ std::string describe_nodes_of_type(onnx::ModelProto& proto, const std::string& o
 
 std::unique_ptr<Model> finish_loading(std::unique_ptr<onnx::ModelProto> proto, std::string path,
                                       std::string base_dir, bool from_buffer, const LoadOptions& options) {
+  // Before anything reads onnx's schema registry (the opset guard, the checker, inference, expansion).
+  opsets::register_schemas();
   auto model = std::make_unique<Model>();
   model->proto = std::move(proto);
   model->path = std::move(path);

@@ -1,6 +1,7 @@
 // Model loading: bytes (file or buffer) -> a checked, shape-inferred Model whose ModelProto is ready
 // for graph transforms and build_graph_ir (graph/). Schemas of non-standard operators the host
-// understands (EPContext) must be registered with onnx first: the Env does it when it is created. Every failure is an ephost::Error with a status code a user
+// understands (EPContext) must be registered with onnx first: the Env does it when it is created. The
+// schemas of opsets above onnx 1.12's (opsets/opsets.h) are registered by the loader itself. Every failure is an ephost::Error with a status code a user
 // recognises (NO_SUCHFILE, INVALID_PROTOBUF, INVALID_GRAPH, INVALID_ARGUMENT) and a message saying
 // what was expected, what was found and where.
 #pragma once
@@ -11,14 +12,16 @@
 #include <string>
 
 #include "model/model.h"
+#include "opsets/opsets.h"
 #include "model/tensor_proto.h"
 
 namespace ephost {
 
-// The ai.onnx opsets a model may import (what the built-in CPU plugin targets). Models outside the
-// range are rejected at load with INVALID_GRAPH; a model may also import no ai.onnx opset at all.
-constexpr int64_t kMinSupportedOpset = 1;
-constexpr int64_t kMaxSupportedOpset = 17;
+// The ai.onnx opsets a model may import: onnx 1.12's own (1 to 17) and those whose schemas host/opsets/
+// registers (opsets/opsets.h). Models outside the range are rejected at load with INVALID_GRAPH; a
+// model may also import no ai.onnx opset at all.
+constexpr int64_t kMinSupportedOpset = opsets::kOldestOpset;
+constexpr int64_t kMaxSupportedOpset = opsets::kNewestOpset;
 
 struct LoadOptions {
   // session.model_external_initializers_file_folder_path: where external data of a model loaded from

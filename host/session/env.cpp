@@ -8,6 +8,7 @@
 #include "core/log.h"
 #include "core/plugin_fault.h"
 #include "epcontext/context_schema.h"
+#include "opsets/opsets.h"
 #include "ephost/ephost_env_options_keys.h"
 #include "ephost/ephost_plugin.h"
 
@@ -66,6 +67,7 @@ Env::Env(EphostLogLevel level, const std::vector<std::string>* dirs, const EnvCo
   start_plugin_hang_watchdog(config.plugin_call_warning);
   // Models of this env are checked against the EPContext schema (com.microsoft), as ONNX Runtime does.
   epctx::register_schema();
+  opsets::register_schemas();
   registry_.add_builtin(&ephost_cpu_plugin_negotiate);
   registry_.scan_directories(dirs ? *dirs : default_plugin_search_path());
 }

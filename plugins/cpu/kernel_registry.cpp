@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "op_versions.h"
+
 namespace ephost::cpu {
 
 namespace {
@@ -47,6 +49,7 @@ const KernelRegistry& KernelRegistry::instance() {
     register_unpool_kernels(r);
     register_einsum_kernels(r);
     register_recurrent_kernels(r);
+    register_opset18_spatial_kernels(r);
     return r;
   }();
   return registry;
@@ -54,6 +57,10 @@ const KernelRegistry& KernelRegistry::instance() {
 
 void KernelRegistry::add(KernelDef def) {
   const std::string k = key(def.domain, def.op);
+  // An ai.onnx kernel implementing the operator's version at opset `until` (17 or later) covers the
+  // model opsets up to that version's last (op_versions.h).
+  if ((def.domain.empty() || def.domain == "ai.onnx") && def.until >= kOnnxLibraryNewestOpset)
+    def.until = last_opset_of_version(def.op, def.until);
   defs_[k].push_back(std::move(def));
 }
 

@@ -22,7 +22,10 @@ using SupportCheck = std::function<bool(const sdk::Node&)>;
 struct KernelDef {
   std::string domain;  // "" for the default ONNX domain
   std::string op;
-  int64_t since = 1, until = 1;  // opsets of the model for which these semantics hold (inclusive)
+  // Opsets of the model for which these semantics hold (inclusive). An ai.onnx `until` of 17 or more
+  // names the newest version of the operator the kernel implements (the opset it came in): add()
+  // extends it through the opsets that keep that version, up to kNewestOpset (op_versions.h).
+  int64_t since = 1, until = 1;
   SupportCheck supports;
   KernelFactory create;
   // The kernel takes sequences and optionals (plugin ABI 2). Without this, nodes that read or
@@ -89,6 +92,7 @@ inline SupportCheck any_types() {
 
 // Registration, one function per kernels/*.cpp.
 void register_elementwise_kernels(KernelRegistry& r);
+void register_opset18_spatial_kernels(KernelRegistry& r);
 void register_activation_kernels(KernelRegistry& r);
 void register_conv_kernels(KernelRegistry& r);
 void register_pool_kernels(KernelRegistry& r);

@@ -74,6 +74,7 @@ struct ReluOp {
   T operator()(T x) const { return x > T(0) ? x : T(0); }
   void f32(const float* x, float* y, int64_t n) const { math::relu_f32(x, y, n); }
 };
+EPHOST_STATELESS_OP(BitwiseNotOp, ~x)
 EPHOST_STATELESS_OP(NegOp, math::wrapping_neg(x))
 EPHOST_STATELESS_OP(AbsOp, std::is_unsigned_v<T> ? x : (x < T(0) ? math::wrapping_neg(x) : x))
 EPHOST_STATELESS_OP(SignOp, (x > T(0)) - (x < T(0)))
@@ -300,50 +301,52 @@ void add_unary(KernelRegistry& r, const char* op, int64_t since, int64_t until) 
 void register_activation_kernels(KernelRegistry& r) {
   using F = FloatTypes;
   using S = Types<float, double, int8_t, int16_t, int32_t, int64_t>;
-  add_unary<ReluOp, S>(r, "Relu", 1, 21);
-  add_unary<SigmoidOp, F>(r, "Sigmoid", 1, 21);
-  add_unary<HardSigmoidOp, F>(r, "HardSigmoid", 1, 21);
-  add_unary<HardSwishOp, F>(r, "HardSwish", 14, 21);
-  add_unary<LeakyReluOp, F>(r, "LeakyRelu", 1, 21);
-  add_unary<EluOp, F>(r, "Elu", 1, 21);
-  add_unary<SeluOp, F>(r, "Selu", 1, 21);
-  add_unary<ThresholdedReluOp, F>(r, "ThresholdedRelu", 10, 21);
-  add_unary<GeluOp, F>(r, "Gelu", 20, 21);
-  add_unary<TanhOp, F>(r, "Tanh", 1, 21);
-  add_unary<ExpOp, F>(r, "Exp", 1, 21);
-  add_unary<LogOp, F>(r, "Log", 1, 21);
-  add_unary<SqrtOp, F>(r, "Sqrt", 1, 21);
-  add_unary<ErfOp, F>(r, "Erf", 9, 21);
-  add_unary<FloorOp, F>(r, "Floor", 1, 21);
-  add_unary<CeilOp, F>(r, "Ceil", 1, 21);
-  add_unary<RoundOp, F>(r, "Round", 11, 21);
-  add_unary<ReciprocalOp, F>(r, "Reciprocal", 1, 21);
-  add_unary<SinOp, F>(r, "Sin", 7, 21);
-  add_unary<CosOp, F>(r, "Cos", 7, 21);
-  add_unary<SoftsignOp, F>(r, "Softsign", 1, 21);
-  add_unary<SoftplusOp, F>(r, "Softplus", 1, 21);
-  add_unary<NegOp, S>(r, "Neg", 1, 21);
-  add_unary<AbsOp, NumericTypes>(r, "Abs", 1, 21);
-  add_unary<SignOp, NumericTypes>(r, "Sign", 9, 21);
-  add_unary<NotOp, Types<bool>>(r, "Not", 1, 21);
-  add_unary<TanOp, F>(r, "Tan", 7, 21);
-  add_unary<AsinOp, F>(r, "Asin", 7, 21);
-  add_unary<AcosOp, F>(r, "Acos", 7, 21);
-  add_unary<AtanOp, F>(r, "Atan", 7, 21);
-  add_unary<SinhOp, F>(r, "Sinh", 9, 21);
-  add_unary<CoshOp, F>(r, "Cosh", 9, 21);
-  add_unary<AsinhOp, F>(r, "Asinh", 9, 21);
-  add_unary<AcoshOp, F>(r, "Acosh", 9, 21);
-  add_unary<AtanhOp, F>(r, "Atanh", 9, 21);
-  add_unary<MishOp, F>(r, "Mish", 18, 21);
-  add_unary<CeluOp, F>(r, "Celu", 12, 21);
-  add_unary<ShrinkOp, NumericTypes>(r, "Shrink", 9, 21);
+  add_unary<ReluOp, S>(r, "Relu", 1, 17);
+  add_unary<SigmoidOp, F>(r, "Sigmoid", 1, 17);
+  add_unary<HardSigmoidOp, F>(r, "HardSigmoid", 1, 17);
+  add_unary<HardSwishOp, F>(r, "HardSwish", 14, 17);
+  add_unary<LeakyReluOp, F>(r, "LeakyRelu", 1, 17);
+  add_unary<EluOp, F>(r, "Elu", 1, 17);
+  add_unary<SeluOp, F>(r, "Selu", 1, 17);
+  add_unary<ThresholdedReluOp, F>(r, "ThresholdedRelu", 10, 17);
+  add_unary<GeluOp, F>(r, "Gelu", 20, 20);
+  add_unary<TanhOp, F>(r, "Tanh", 1, 17);
+  add_unary<ExpOp, F>(r, "Exp", 1, 17);
+  add_unary<LogOp, F>(r, "Log", 1, 17);
+  add_unary<SqrtOp, F>(r, "Sqrt", 1, 17);
+  add_unary<ErfOp, F>(r, "Erf", 9, 17);
+  add_unary<FloorOp, F>(r, "Floor", 1, 17);
+  add_unary<CeilOp, F>(r, "Ceil", 1, 17);
+  add_unary<RoundOp, F>(r, "Round", 11, 17);
+  add_unary<ReciprocalOp, F>(r, "Reciprocal", 1, 17);
+  add_unary<SinOp, F>(r, "Sin", 7, 17);
+  add_unary<CosOp, F>(r, "Cos", 7, 17);
+  add_unary<SoftsignOp, F>(r, "Softsign", 1, 17);
+  add_unary<SoftplusOp, F>(r, "Softplus", 1, 17);
+  add_unary<NegOp, S>(r, "Neg", 1, 17);
+  add_unary<AbsOp, NumericTypes>(r, "Abs", 1, 17);
+  add_unary<SignOp, NumericTypes>(r, "Sign", 9, 17);
+  add_unary<NotOp, Types<bool>>(r, "Not", 1, 17);
+  add_unary<BitwiseNotOp, Types<int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>>(
+      r, "BitwiseNot", 18, 18);
+  add_unary<TanOp, F>(r, "Tan", 7, 17);
+  add_unary<AsinOp, F>(r, "Asin", 7, 17);
+  add_unary<AcosOp, F>(r, "Acos", 7, 17);
+  add_unary<AtanOp, F>(r, "Atan", 7, 17);
+  add_unary<SinhOp, F>(r, "Sinh", 9, 17);
+  add_unary<CoshOp, F>(r, "Cosh", 9, 17);
+  add_unary<AsinhOp, F>(r, "Asinh", 9, 17);
+  add_unary<AcoshOp, F>(r, "Acosh", 9, 17);
+  add_unary<AtanhOp, F>(r, "Atanh", 9, 17);
+  add_unary<MishOp, F>(r, "Mish", 18, 18);
+  add_unary<CeluOp, F>(r, "Celu", 12, 17);
+  add_unary<ShrinkOp, NumericTypes>(r, "Shrink", 9, 17);
   for (bool inf : {false, true})
-    r.add(inf ? "IsInf" : "IsNaN", inf ? 10 : 9, 21, inputs_of(FloatTypes::ids()),
+    r.add(inf ? "IsInf" : "IsNaN", inf ? 10 : 9, 17, inputs_of(FloatTypes::ids()),
           [inf](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
             return std::make_unique<FloatClassKernel>(n, c, inf);
           });
-  r.add("Clip", 1, 21,
+  r.add("Clip", 1, 17,
         [](const sdk::Node& n) {
           return n.opset() < 12 ? input_type_in(n, 0, FloatTypes::ids()) : input_type_in(n, 0, NumericTypes::ids());
         },

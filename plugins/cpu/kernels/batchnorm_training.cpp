@@ -108,7 +108,7 @@ bool training_supported(const sdk::Node& n) {
 }  // namespace
 
 void register_batchnorm_training_kernels(KernelRegistry& r) {
-  r.add("BatchNormalization", 14, 21, training_supported, make_factory<BatchNormTrainingKernel>());
+  r.add("BatchNormalization", 14, 17, training_supported, make_factory<BatchNormTrainingKernel>());
 }
 
 }  // namespace ephost::cpu

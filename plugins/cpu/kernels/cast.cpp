@@ -266,10 +266,11 @@ bool cast_supported(const sdk::Node& n) {
 }  // namespace
 
 void register_cast_kernels(KernelRegistry& r) {
-  r.add("Cast", 6, 21, cast_supported, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
+  // Versions 19 to 25 add saturate (float8 only) and new element types, which cast_supported refuses.
+  r.add("Cast", 6, 19, cast_supported, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
     return std::make_unique<CastKernel>(n, c, false);
   });
-  r.add("CastLike", 15, 21, cast_supported, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
+  r.add("CastLike", 15, 19, cast_supported, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
     return std::make_unique<CastKernel>(n, c, true);
   });
 }

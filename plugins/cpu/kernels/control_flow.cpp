@@ -25,7 +25,7 @@ class IfKernel : public CpuKernel {
 }  // namespace
 
 void register_control_flow_kernels(KernelRegistry& r) {
-  r.add_value_kernel("If", 1, 21, inputs_of({EPHOST_ELEMENT_BOOL}), make_factory<IfKernel>());
+  r.add_value_kernel("If", 1, 17, inputs_of({EPHOST_ELEMENT_BOOL}), make_factory<IfKernel>());
 }
 
 }  // namespace ephost::cpu

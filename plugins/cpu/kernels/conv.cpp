@@ -81,10 +81,10 @@ bool conv_supported(const sdk::Node& n) {
 }  // namespace
 
 void register_conv_kernels(KernelRegistry& r) {
-  r.add("Conv", 1, 21, conv_supported, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
+  r.add("Conv", 1, 17, conv_supported, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
     return std::make_unique<ConvKernel>(n, c, false);
   });
-  r.add("ConvTranspose", 1, 21, conv_supported,
+  r.add("ConvTranspose", 1, 17, conv_supported,
         [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
           return std::make_unique<ConvKernel>(n, c, true);
         });

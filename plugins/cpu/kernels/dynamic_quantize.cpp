@@ -65,7 +65,7 @@ class DynamicQuantizeKernel : public CpuKernel {
 }  // namespace
 
 void register_dynamic_quantize_kernels(KernelRegistry& r) {
-  r.add("DynamicQuantizeLinear", 11, 21, inputs_of({EPHOST_ELEMENT_FLOAT}), make_factory<DynamicQuantizeKernel>());
+  r.add("DynamicQuantizeLinear", 11, 17, inputs_of({EPHOST_ELEMENT_FLOAT}), make_factory<DynamicQuantizeKernel>());
 }
 
 }  // namespace ephost::cpu

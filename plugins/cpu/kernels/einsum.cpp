@@ -234,7 +234,7 @@ class EinsumKernel : public CpuKernel {
 }  // namespace
 
 void register_einsum_kernels(KernelRegistry& r) {
-  r.add("Einsum", 12, 21,
+  r.add("Einsum", 12, 17,
         [](const sdk::Node& n) {
           for (size_t i = 0; i < n.num_inputs(); ++i)
             if (!input_type_in(n, i, NumericTypes::ids())) return false;

@@ -363,6 +363,40 @@ class LogicKernel : public CpuKernel {
   Logic kind_;
 };
 
+enum class Bitwise { kAnd, kOr, kXor };
+
+using IntegerTypes = Types<int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>;
+
+// BitwiseAnd / BitwiseOr / BitwiseXor (opset 18): integers of one type, broadcast.
+class BitwiseKernel : public CpuKernel {
+ public:
+  BitwiseKernel(const sdk::Node& node, const KernelConfig& c, Bitwise kind) : CpuKernel(node, c), kind_(kind) {}
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor a = required(ctx, 0, "A"), b = required(ctx, 1, "B");
+    if (a.elem_type() != b.elem_type())
+      fail(std::string("A and B must have the same type, found ") + type_name(a.elem_type()) + " and " +
+           type_name(b.elem_type()));
+    const Shape as = a.shape(), bs = b.shape(), os = math::broadcast_shapes(as, bs);
+    const bool ok = dispatch(IntegerTypes{}, a.elem_type(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* pa = a.data<T>();
+      const T* pb = b.data<T>();
+      T* y = ctx.output<T>(0, os);
+      switch (kind_) {
+        case Bitwise::kAnd: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return T(x & z); }); break;
+        case Bitwise::kOr: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return T(x | z); }); break;
+        case Bitwise::kXor: broadcast_binary(pa, as, pb, bs, y, os, threads, [](T x, T z) { return T(x ^ z); }); break;
+      }
+    });
+    if (!ok) fail(std::string("unsupported type ") + type_name(a.elem_type()));
+  }
+
+ private:
+  Bitwise kind_;
+};
+
 enum class Fold { kMin, kMax, kSum, kMean };
 
 // Variadic Min/Max/Sum/Mean: folds the inputs pairwise into the output, which already has the full
@@ -477,36 +511,39 @@ bool same_numeric(const sdk::Node& node) {
 void register_elementwise_kernels(KernelRegistry& r) {
   const std::pair<const char*, Arith> arith[] = {
       {"Add", Arith::kAdd}, {"Sub", Arith::kSub}, {"Mul", Arith::kMul}, {"Div", Arith::kDiv}};
-  for (const auto& [op, kind] : arith) r.add(op, 1, 21, same_numeric, factory_with<ArithKernel>(kind));
+  for (const auto& [op, kind] : arith) r.add(op, 1, 17, same_numeric, factory_with<ArithKernel>(kind));
 
-  r.add("Pow", 7, 21,
+  r.add("Pow", 7, 17,
         [](const sdk::Node& n) {
           return input_type_in(n, 0, {EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_INT64}) &&
                  input_type_in(n, 1, NumericTypes::ids());
         },
         make_factory<PowKernel>());
-  r.add("BitShift", 11, 21,
+  r.add("BitShift", 11, 17,
         inputs_of({EPHOST_ELEMENT_UINT8, EPHOST_ELEMENT_UINT16, EPHOST_ELEMENT_UINT32, EPHOST_ELEMENT_UINT64}, {0, 1}),
         make_factory<BitShiftKernel>());
-  r.add("Mod", 10, 21,
+  r.add("Mod", 10, 17,
         [](const sdk::Node& n) {
           return same_numeric(n) || (input_type_in(n, 0, {EPHOST_ELEMENT_FLOAT16}) && input_type_in(n, 1, {EPHOST_ELEMENT_FLOAT16}));
         },
         make_factory<ModKernel>());
-  r.add("PRelu", 1, 21, inputs_of(SignedTypes::ids(), {0, 1}), make_factory<PReluKernel>());
+  for (const auto& [op, kind] : {std::pair{"BitwiseAnd", Bitwise::kAnd}, std::pair{"BitwiseOr", Bitwise::kOr},
+                                 std::pair{"BitwiseXor", Bitwise::kXor}})
+    r.add(op, 18, 18, inputs_of(IntegerTypes::ids(), {0, 1}), factory_with<BitwiseKernel>(kind));
+  r.add("PRelu", 1, 17, inputs_of(SignedTypes::ids(), {0, 1}), make_factory<PReluKernel>());
 
   const std::initializer_list<int32_t> cmp_types = {EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT8, EPHOST_ELEMENT_UINT8,
                           EPHOST_ELEMENT_INT16, EPHOST_ELEMENT_UINT16, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_UINT32,
                           EPHOST_ELEMENT_INT64, EPHOST_ELEMENT_UINT64, EPHOST_ELEMENT_BOOL};
-  r.add("Equal", 7, 21, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kEqual));
-  r.add("Less", 7, 21, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kLess));
-  r.add("Greater", 7, 21, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kGreater));
-  r.add("LessOrEqual", 12, 21, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kLessEqual));
-  r.add("GreaterOrEqual", 12, 21, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kGreaterEqual));
+  r.add("Equal", 7, 17, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kEqual));
+  r.add("Less", 7, 17, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kLess));
+  r.add("Greater", 7, 17, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kGreater));
+  r.add("LessOrEqual", 12, 17, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kLessEqual));
+  r.add("GreaterOrEqual", 12, 17, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kGreaterEqual));
 
-  r.add("And", 7, 21, inputs_of({EPHOST_ELEMENT_BOOL}, {0, 1}), factory_with<LogicKernel>(Logic::kAnd));
-  r.add("Or", 7, 21, inputs_of({EPHOST_ELEMENT_BOOL}, {0, 1}), factory_with<LogicKernel>(Logic::kOr));
-  r.add("Xor", 7, 21, inputs_of({EPHOST_ELEMENT_BOOL}, {0, 1}), factory_with<LogicKernel>(Logic::kXor));
+  r.add("And", 7, 17, inputs_of({EPHOST_ELEMENT_BOOL}, {0, 1}), factory_with<LogicKernel>(Logic::kAnd));
+  r.add("Or", 7, 17, inputs_of({EPHOST_ELEMENT_BOOL}, {0, 1}), factory_with<LogicKernel>(Logic::kOr));
+  r.add("Xor", 7, 17, inputs_of({EPHOST_ELEMENT_BOOL}, {0, 1}), factory_with<LogicKernel>(Logic::kXor));
 
   // Before opset 8 these did not broadcast; numpy rules accept every input those opsets allowed.
   auto variadic_types = [](const sdk::Node& node) {
@@ -514,12 +551,12 @@ void register_elementwise_kernels(KernelRegistry& r) {
       if (!input_type_in(node, i, NumericTypes::ids()) && !input_type_in(node, i, {EPHOST_ELEMENT_FLOAT16})) return false;
     return true;
   };
-  r.add("Min", 6, 21, variadic_types, factory_with<VariadicKernel>(Fold::kMin));
-  r.add("Max", 6, 21, variadic_types, factory_with<VariadicKernel>(Fold::kMax));
-  r.add("Sum", 6, 21, variadic_types, factory_with<VariadicKernel>(Fold::kSum));
-  r.add("Mean", 6, 21, variadic_types, factory_with<VariadicKernel>(Fold::kMean));
+  r.add("Min", 6, 17, variadic_types, factory_with<VariadicKernel>(Fold::kMin));
+  r.add("Max", 6, 17, variadic_types, factory_with<VariadicKernel>(Fold::kMax));
+  r.add("Sum", 6, 17, variadic_types, factory_with<VariadicKernel>(Fold::kSum));
+  r.add("Mean", 6, 17, variadic_types, factory_with<VariadicKernel>(Fold::kMean));
 
-  r.add("Where", 9, 21, [](const sdk::Node& n) { return all_movable(n); }, make_factory<WhereKernel>());
+  r.add("Where", 9, 17, [](const sdk::Node& n) { return all_movable(n); }, make_factory<WhereKernel>());
 }
 
 }  // namespace ephost::cpu

@@ -241,16 +241,16 @@ class NonZeroKernel : public CpuKernel {
 
 void register_index_kernels(KernelRegistry& r) {
   const SupportCheck any = any_types();
-  r.add("GatherND", 11, 21, any, make_factory<GatherNDKernel>());
+  r.add("GatherND", 11, 17, any, make_factory<GatherNDKernel>());
   auto scatter_ok = [](const sdk::Node& n) {
     Reduction red;
     return all_movable(n) && parse_reduction(n.attr_string("reduction", "none"), &red) &&
            input_type_in(n, 0, ScatterTypes::ids());
   };
-  r.add("ScatterND", 11, 21, scatter_ok, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
+  r.add("ScatterND", 11, 18, scatter_ok, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
     return std::make_unique<ScatterKernel>(n, c, false);
   });
-  r.add("ScatterElements", 11, 21, scatter_ok,
+  r.add("ScatterElements", 11, 18, scatter_ok,
         [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
           return std::make_unique<ScatterKernel>(n, c, true);
         });
@@ -259,8 +259,8 @@ void register_index_kernels(KernelRegistry& r) {
         [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
           return std::make_unique<ScatterKernel>(n, c, true);
         });
-  r.add("OneHot", 9, 21, any, make_factory<OneHotKernel>());
-  r.add("NonZero", 9, 21, inputs_of(ScatterTypes::ids()), make_factory<NonZeroKernel>());
+  r.add("OneHot", 9, 17, any, make_factory<OneHotKernel>());
+  r.add("NonZero", 9, 17, inputs_of(ScatterTypes::ids()), make_factory<NonZeroKernel>());
 }
 
 }  // namespace ephost::cpu

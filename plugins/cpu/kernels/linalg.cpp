@@ -40,7 +40,7 @@ class DetKernel : public CpuKernel {
 }  // namespace
 
 void register_linalg_kernels(KernelRegistry& r) {
-  r.add("Det", 11, 21, inputs_of({EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE}), make_factory<DetKernel>());
+  r.add("Det", 11, 17, inputs_of({EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE}), make_factory<DetKernel>());
 }
 
 }  // namespace ephost::cpu

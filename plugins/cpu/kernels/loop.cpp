@@ -96,7 +96,7 @@ class LoopKernel : public CpuKernel {
 }  // namespace
 
 void register_loop_kernels(KernelRegistry& r) {
-  r.add_value_kernel("Loop", 1, 21, inputs_of({EPHOST_ELEMENT_INT64, EPHOST_ELEMENT_INT32}, {0}),
+  r.add_value_kernel("Loop", 1, 17, inputs_of({EPHOST_ELEMENT_INT64, EPHOST_ELEMENT_INT32}, {0}),
                      make_factory<LoopKernel>());
 }
 

@@ -168,7 +168,7 @@ bool loss_supported(const sdk::Node& n) {
 
 void register_loss_kernels(KernelRegistry& r) {
   for (bool softmax : {false, true})
-    r.add(softmax ? "SoftmaxCrossEntropyLoss" : "NegativeLogLikelihoodLoss", 12, 21, loss_supported,
+    r.add(softmax ? "SoftmaxCrossEntropyLoss" : "NegativeLogLikelihoodLoss", 12, 17, loss_supported,
           [softmax](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
             return std::make_unique<LossKernel>(n, c, softmax);
           });

@@ -91,8 +91,8 @@ class GemmKernel : public CpuKernel {
 }  // namespace
 
 void register_matmul_kernels(KernelRegistry& r) {
-  r.add("MatMul", 1, 21, inputs_of({EPHOST_ELEMENT_FLOAT}, {0, 1}), make_factory<MatMulKernel>());
-  r.add("Gemm", 1, 21, inputs_of({EPHOST_ELEMENT_FLOAT}, {0, 1, 2}), make_factory<GemmKernel>());
+  r.add("MatMul", 1, 17, inputs_of({EPHOST_ELEMENT_FLOAT}, {0, 1}), make_factory<MatMulKernel>());
+  r.add("Gemm", 1, 17, inputs_of({EPHOST_ELEMENT_FLOAT}, {0, 1, 2}), make_factory<GemmKernel>());
 }
 
 }  // namespace ephost::cpu

@@ -100,7 +100,7 @@ class NmsKernel : public CpuKernel {
 }  // namespace
 
 void register_nms_kernels(KernelRegistry& r) {
-  r.add("NonMaxSuppression", 10, 21, inputs_of({EPHOST_ELEMENT_FLOAT}, {0, 1}), make_factory<NmsKernel>());
+  r.add("NonMaxSuppression", 10, 17, inputs_of({EPHOST_ELEMENT_FLOAT}, {0, 1}), make_factory<NmsKernel>());
 }
 
 }  // namespace ephost::cpu

@@ -348,21 +348,21 @@ class LrnKernel : public CpuKernel {
 }  // namespace
 
 void register_normalization_kernels(KernelRegistry& r) {
-  r.add("BatchNormalization", 1, 21, batchnorm_supported, make_factory<BatchNormKernel>());
-  r.add("InstanceNormalization", 1, 21, inputs_of({EPHOST_ELEMENT_FLOAT}, {0, 1, 2}), make_factory<InstanceNormKernel>());
-  r.add("LayerNormalization", 17, 21,
+  r.add("BatchNormalization", 1, 17, batchnorm_supported, make_factory<BatchNormKernel>());
+  r.add("InstanceNormalization", 1, 17, inputs_of({EPHOST_ELEMENT_FLOAT}, {0, 1, 2}), make_factory<InstanceNormKernel>());
+  r.add("LayerNormalization", 17, 17,
         [](const sdk::Node& n) {
           return inputs_of({EPHOST_ELEMENT_FLOAT}, {0, 1, 2})(n) && n.attr_int("stash_type", 1) == 1;
         },
         make_factory<LayerNormKernel>());
-  r.add("Softmax", 1, 21, inputs_of({EPHOST_ELEMENT_FLOAT}),
+  r.add("Softmax", 1, 17, inputs_of({EPHOST_ELEMENT_FLOAT}),
         [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
           return std::make_unique<SoftmaxKernel>(n, c, false);
         });
-  r.add("Hardmax", 1, 21, inputs_of({EPHOST_ELEMENT_FLOAT}), make_factory<HardmaxKernel>());
-  r.add("MeanVarianceNormalization", 9, 21, inputs_of({EPHOST_ELEMENT_FLOAT}), make_factory<MeanVarianceNormKernel>());
-  r.add("LRN", 1, 21, inputs_of({EPHOST_ELEMENT_FLOAT}), make_factory<LrnKernel>());
-  r.add("LogSoftmax", 1, 21, inputs_of({EPHOST_ELEMENT_FLOAT}),
+  r.add("Hardmax", 1, 17, inputs_of({EPHOST_ELEMENT_FLOAT}), make_factory<HardmaxKernel>());
+  r.add("MeanVarianceNormalization", 9, 17, inputs_of({EPHOST_ELEMENT_FLOAT}), make_factory<MeanVarianceNormKernel>());
+  r.add("LRN", 1, 17, inputs_of({EPHOST_ELEMENT_FLOAT}), make_factory<LrnKernel>());
+  r.add("LogSoftmax", 1, 17, inputs_of({EPHOST_ELEMENT_FLOAT}),
         [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
           return std::make_unique<SoftmaxKernel>(n, c, true);
         });

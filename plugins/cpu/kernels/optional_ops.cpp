@@ -52,9 +52,9 @@ class OptionalGetElementKernel : public CpuKernel {
 }  // namespace
 
 void register_optional_kernels(KernelRegistry& r) {
-  r.add_value_kernel("Optional", 15, 21, nullptr, make_factory<OptionalKernel>());
-  r.add_value_kernel("OptionalHasElement", 15, 21, nullptr, make_factory<OptionalHasElementKernel>());
-  r.add_value_kernel("OptionalGetElement", 15, 21, nullptr, make_factory<OptionalGetElementKernel>());
+  r.add_value_kernel("Optional", 15, 18, nullptr, make_factory<OptionalKernel>());
+  r.add_value_kernel("OptionalHasElement", 15, 18, nullptr, make_factory<OptionalHasElementKernel>());
+  r.add_value_kernel("OptionalGetElement", 15, 18, nullptr, make_factory<OptionalGetElementKernel>());
 }
 
 }  // namespace ephost::cpu

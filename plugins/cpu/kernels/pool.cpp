@@ -90,10 +90,10 @@ bool pool_supported(const sdk::Node& n) {
 }  // namespace
 
 void register_pool_kernels(KernelRegistry& r) {
-  r.add("MaxPool", 1, 21, pool_supported, pool_factory<PoolKernel>(true));
-  r.add("AveragePool", 1, 21, pool_supported, pool_factory<PoolKernel>(false));
-  r.add("GlobalAveragePool", 1, 21, inputs_of({EPHOST_ELEMENT_FLOAT}), pool_factory<GlobalPoolKernel>(false));
-  r.add("GlobalMaxPool", 1, 21, inputs_of({EPHOST_ELEMENT_FLOAT}), pool_factory<GlobalPoolKernel>(true));
+  r.add("MaxPool", 1, 17, pool_supported, pool_factory<PoolKernel>(true));
+  r.add("AveragePool", 1, 19, pool_supported, pool_factory<PoolKernel>(false));
+  r.add("GlobalAveragePool", 1, 17, inputs_of({EPHOST_ELEMENT_FLOAT}), pool_factory<GlobalPoolKernel>(false));
+  r.add("GlobalMaxPool", 1, 17, inputs_of({EPHOST_ELEMENT_FLOAT}), pool_factory<GlobalPoolKernel>(true));
 }
 
 }  // namespace ephost::cpu

@@ -371,20 +371,20 @@ bool conv_rank_supported(const sdk::Node& n) {
 }  // namespace
 
 void register_quantized_linear_kernels(KernelRegistry& r) {
-  r.add("MatMulInteger", 10, 21, [](const sdk::Node& n) { return all_8bit(n, {0, 1, 2, 3}); },
+  r.add("MatMulInteger", 10, 17, [](const sdk::Node& n) { return all_8bit(n, {0, 1, 2, 3}); },
         [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
           return std::make_unique<IntegerMatMulKernel>(n, c, false);
         });
-  r.add("QLinearMatMul", 10, 21,
+  r.add("QLinearMatMul", 10, 17,
         [](const sdk::Node& n) { return all_8bit(n, {0, 2, 3, 5, 7}) && scales_float(n, {1, 4, 6}); },
         [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
           return std::make_unique<IntegerMatMulKernel>(n, c, true);
         });
-  r.add("ConvInteger", 10, 21, [](const sdk::Node& n) { return all_8bit(n, {0, 1, 2, 3}) && conv_rank_supported(n); },
+  r.add("ConvInteger", 10, 17, [](const sdk::Node& n) { return all_8bit(n, {0, 1, 2, 3}) && conv_rank_supported(n); },
         [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
           return std::make_unique<IntegerConvKernel>(n, c, false);
         });
-  r.add("QLinearConv", 10, 21,
+  r.add("QLinearConv", 10, 17,
         [](const sdk::Node& n) {
           return all_8bit(n, {0, 2, 3, 5, 7}) && scales_float(n, {1, 4, 6}) &&
                  input_type_in(n, 8, {EPHOST_ELEMENT_INT32}) && conv_rank_supported(n);

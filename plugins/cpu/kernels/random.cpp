@@ -288,22 +288,22 @@ std::unique_ptr<sdk::Kernel> make_random(const sdk::Node& n, const KernelConfig&
 }  // namespace
 
 void register_random_kernels(KernelRegistry& r) {
-  r.add("RandomUniform", 1, 21, random_dtype_supported, make_random<false, false>);
-  r.add("RandomNormal", 1, 21, random_dtype_supported, make_random<true, false>);
+  r.add("RandomUniform", 1, 17, random_dtype_supported, make_random<false, false>);
+  r.add("RandomNormal", 1, 17, random_dtype_supported, make_random<true, false>);
   // The *Like ops read only their input's shape (and type), so any input type works.
-  r.add("RandomUniformLike", 1, 21, random_dtype_supported, make_random<false, true>);
-  r.add("RandomNormalLike", 1, 21, random_dtype_supported, make_random<true, true>);
-  r.add("Bernoulli", 15, 21,
+  r.add("RandomUniformLike", 1, 17, random_dtype_supported, make_random<false, true>);
+  r.add("RandomNormalLike", 1, 17, random_dtype_supported, make_random<true, true>);
+  r.add("Bernoulli", 15, 17,
         [](const sdk::Node& n) {
           return input_type_in(n, 0, {EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_FLOAT16});
         },
         make_factory<BernoulliKernel>());
-  r.add("Multinomial", 7, 21,
+  r.add("Multinomial", 7, 17,
         [](const sdk::Node& n) {
           return input_type_in(n, 0, {EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_FLOAT16});
         },
         make_factory<MultinomialKernel>());
-  r.add("Dropout", 7, 21, any_types(), make_factory<DropoutKernel>());
+  r.add("Dropout", 7, 17, any_types(), make_factory<DropoutKernel>());
 }
 
 }  // namespace ephost::cpu

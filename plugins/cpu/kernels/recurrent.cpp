@@ -456,9 +456,9 @@ KernelFactory recurrent_factory(Cell cell) {
 
 void register_recurrent_kernels(KernelRegistry& r) {
   // Opset 7 dropped output_sequence (earlier versions differ); 14 added layout, read as 0 before.
-  r.add("RNN", 7, 21, recurrent_supported, recurrent_factory(Cell::kRnn));
-  r.add("GRU", 7, 21, recurrent_supported, recurrent_factory(Cell::kGru));
-  r.add("LSTM", 7, 21, recurrent_supported, recurrent_factory(Cell::kLstm));
+  r.add("RNN", 7, 17, recurrent_supported, recurrent_factory(Cell::kRnn));
+  r.add("GRU", 7, 17, recurrent_supported, recurrent_factory(Cell::kGru));
+  r.add("LSTM", 7, 17, recurrent_supported, recurrent_factory(Cell::kLstm));
 }
 
 }  // namespace ephost::cpu

@@ -1,5 +1,6 @@
 // Reduce* ops over any axes, and ArgMax / ArgMin.
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "kernel_registry.h"
@@ -37,7 +38,13 @@ class ReduceKernel : public CpuKernel {
       for (int64_t i = 0; i < r; ++i) axes.push_back(i);
     }
     for (int64_t& a : axes) a = math::normalize_axis(a, r);
-    if (identity) axes.clear();
+    if (identity) {
+      // noop_with_empty_axes: the input unchanged (not passed through the L1/L2/log/square of the op).
+      if (!is_movable_type(x.elem_type())) fail(std::string("unsupported type ") + type_name(x.elem_type()));
+      void* y = ctx.output_raw(0, x.elem_type(), in);
+      if (x.size() > 0) std::memcpy(y, x.raw(), static_cast<size_t>(x.size()) * sdk::element_size(x.elem_type()));
+      return;
+    }
     const Shape out = math::reduce_shape(in, axes, keepdims_);
     const math::ReducePlan plan = math::plan_reduce(in, axes);
     const bool ok = dispatch(Types<float, double, int32_t, int64_t, uint32_t, uint64_t, int8_t, uint8_t>{}, x.elem_type(),
@@ -195,17 +202,18 @@ void register_reduce_kernels(KernelRegistry& r) {
   for (const Entry& e : entries) {
     const Red kind = e.kind;
     const int64_t since = e.axes_input_since;
-    r.add(e.op, 1, 21, inputs_of(types),
+    r.add(e.op, 1, 18,  // axes an input from 18 (ReduceSum: 13)
+          inputs_of(types),
           [kind, since](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
             return std::make_unique<ReduceKernel>(n, c, kind, since);
           });
   }
-  r.add("CumSum", 11, 21,
+  r.add("CumSum", 11, 17,
         inputs_of({EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_INT64, EPHOST_ELEMENT_UINT32,
                    EPHOST_ELEMENT_UINT64}),
         make_factory<CumSumKernel>());
   for (bool is_max : {true, false})
-    r.add(is_max ? "ArgMax" : "ArgMin", 1, 21, inputs_of(types),
+    r.add(is_max ? "ArgMax" : "ArgMin", 1, 17, inputs_of(types),
           [is_max](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
             return std::make_unique<ArgKernel>(n, c, is_max);
           });

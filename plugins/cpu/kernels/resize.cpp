@@ -1,4 +1,7 @@
-// Resize (opsets 10 to 21 without antialias/axes/keep_aspect_ratio_policy) and Upsample (7, 9).
+// Resize (opsets 10 to 19: opset 18's axes and keep_aspect_ratio_policy; antialias=1 is refused as not
+// implemented; opset 19's half_pixel_symmetric is not claimed) and Upsample (7, 9).
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "kernel_registry.h"
@@ -77,6 +80,16 @@ class ResizeKernel : public CpuKernel {
       p_.exclude_outside = node.attr_int("exclude_outside", 0) != 0;
       p_.extrapolation_value = node.attr_float("extrapolation_value", 0.f);
     }
+    if (!in_.upsample && node.opset() >= 18) {
+      if (node.attr_int("antialias", 0) != 0)
+        sdk::fail(EPHOST_NOT_IMPLEMENTED, "Resize '" + node.name() +
+                                              "': antialias=1 (opset 18) is not implemented by the CPU plugin");
+      has_axes_ = node.has_attr("axes");
+      axes_ = node.attr_ints("axes");
+      policy_ = node.attr_string("keep_aspect_ratio_policy", "stretch");
+      if (policy_ != "stretch" && policy_ != "not_larger" && policy_ != "not_smaller")
+        fail_node(node, "unsupported keep_aspect_ratio_policy '" + policy_ + "'");
+    }
   }
 
  protected:
@@ -84,6 +97,19 @@ class ResizeKernel : public CpuKernel {
     const sdk::Tensor x = required(ctx, 0, "X");
     const Shape xs = x.shape();
     const size_t r = xs.size();
+    // Opset 18: scales, sizes and roi may name only some axes.
+    std::vector<int64_t> axes;
+    if (has_axes_) {
+      std::vector<bool> seen(r, false);
+      for (int64_t a : axes_) {
+        const int64_t n = math::normalize_axis(a, static_cast<int64_t>(r));
+        if (seen[n]) fail("axis " + std::to_string(n) + " appears twice in axes");
+        seen[n] = true;
+        axes.push_back(n);
+      }
+    } else {
+      for (size_t i = 0; i < r; ++i) axes.push_back(static_cast<int64_t>(i));
+    }
     std::vector<float> scales = attr_scales_;
     Shape ys;
     const sdk::Tensor sc = in_.scales >= 0 ? ctx.input(in_.scales) : sdk::Tensor();
@@ -94,18 +120,39 @@ class ResizeKernel : public CpuKernel {
     }
     if (!scales.empty()) {
       if (sz.present() && sz.size() > 0) fail("only one of scales and sizes may be given");
-      if (scales.size() != r)
-        fail("scales has " + std::to_string(scales.size()) + " values but X has rank " + std::to_string(r));
+      if (scales.size() != axes.size())
+        fail("scales has " + std::to_string(scales.size()) + " values for " + std::to_string(axes.size()) + " axes");
+      std::vector<float> full(r, 1.f);
+      for (size_t i = 0; i < axes.size(); ++i) full[axes[i]] = scales[i];
+      scales = full;
       for (size_t i = 0; i < r; ++i) {
         if (!(scales[i] > 0.f)) fail("scales must be positive, found " + std::to_string(scales[i]));
         ys.push_back(math::resize_output_size(xs[i], scales[i]));
       }
     } else if (sz.present() && sz.size() > 0) {
-      ys = ints_of(sz, "sizes");
-      if (ys.size() != r) fail("sizes has " + std::to_string(ys.size()) + " values but X has rank " + std::to_string(r));
-      for (size_t i = 0; i < r; ++i) {
-        if (ys[i] < 0) fail("sizes must not be negative, found " + math::to_string(ys));
-        scales.push_back(xs[i] > 0 ? static_cast<float>(ys[i]) / static_cast<float>(xs[i]) : 1.f);
+      const Shape sizes = ints_of(sz, "sizes");
+      if (sizes.size() != axes.size())
+        fail("sizes has " + std::to_string(sizes.size()) + " values for " + std::to_string(axes.size()) + " axes");
+      for (int64_t s : sizes)
+        if (s < 0) fail("sizes must not be negative, found " + math::to_string(sizes));
+      ys = xs;
+      scales.assign(r, 1.f);
+      if (policy_ == "stretch") {
+        for (size_t i = 0; i < axes.size(); ++i) {
+          ys[axes[i]] = sizes[i];
+          scales[axes[i]] = xs[axes[i]] > 0 ? static_cast<float>(sizes[i]) / static_cast<float>(xs[axes[i]]) : 1.f;
+        }
+      } else {
+        // One scale for every listed axis: the largest (not_smaller) or smallest (not_larger) of them.
+        float scale = policy_ == "not_larger" ? HUGE_VALF : 0.f;
+        for (size_t i = 0; i < axes.size(); ++i) {
+          const float s = xs[axes[i]] > 0 ? static_cast<float>(sizes[i]) / static_cast<float>(xs[axes[i]]) : 1.f;
+          scale = policy_ == "not_larger" ? std::min(scale, s) : std::max(scale, s);
+        }
+        for (int64_t a : axes) {
+          scales[a] = scale;
+          ys[a] = static_cast<int64_t>(std::floor(static_cast<float>(xs[a]) * scale + 0.5f));
+        }
       }
     } else {
       fail("one of scales and sizes must be given");
@@ -117,6 +164,17 @@ class ResizeKernel : public CpuKernel {
       if (roi.elem_type() == EPHOST_ELEMENT_FLOAT) p.roi.assign(roi.data<float>(), roi.data<float>() + roi.size());
       else if (roi.elem_type() == EPHOST_ELEMENT_DOUBLE) p.roi.assign(roi.data<double>(), roi.data<double>() + roi.size());
       else fail(std::string("roi must be float or double, found ") + type_name(roi.elem_type()));
+      if (has_axes_) {  // [starts, ends] of the listed axes; the others keep [0, 1]
+        if (p.roi.size() != 2 * axes.size())
+          fail("roi has " + std::to_string(p.roi.size()) + " values but must have 2 * " + std::to_string(axes.size()));
+        std::vector<float> full(2 * r, 0.f);
+        for (size_t i = 0; i < r; ++i) full[r + i] = 1.f;
+        for (size_t i = 0; i < axes.size(); ++i) {
+          full[axes[i]] = p.roi[i];
+          full[r + axes[i]] = p.roi[axes.size() + i];
+        }
+        p.roi = full;
+      }
     }
     void* y = ctx.output_raw(0, x.elem_type(), ys);
     if (p.mode == math::ResizeMode::kNearest && x.elem_type() != EPHOST_ELEMENT_FLOAT) {
@@ -132,6 +190,9 @@ class ResizeKernel : public CpuKernel {
   ResizeInputs in_;
   math::ResizeParams p_;
   std::vector<float> attr_scales_;
+  bool has_axes_ = false;
+  Shape axes_;
+  std::string policy_ = "stretch";
 };
 
 bool resize_supported(const sdk::Node& n) {
@@ -147,10 +208,7 @@ bool resize_supported(const sdk::Node& n) {
   } else if (mode == math::ResizeMode::kCubic) {
     return false;
   }
-  // Opset 18 additions, supported only at their defaults.
-  if (n.attr_int("antialias", 0) != 0 || n.has_attr("axes") ||
-      n.attr_string("keep_aspect_ratio_policy", "stretch") != "stretch")
-    return false;
+  // Opset 18's antialias=1 is claimed, to be refused as NOT_IMPLEMENTED naming the attribute.
   if (mode == math::ResizeMode::kNearest) return all_movable(n);
   return input_type_in(n, 0, {EPHOST_ELEMENT_FLOAT});
 }
@@ -158,7 +216,7 @@ bool resize_supported(const sdk::Node& n) {
 }  // namespace
 
 void register_resize_kernels(KernelRegistry& r) {
-  r.add("Resize", 10, 21, resize_supported, make_factory<ResizeKernel>());
+  r.add("Resize", 10, 19, resize_supported, make_factory<ResizeKernel>());
   r.add("Upsample", 7, 9, resize_supported, make_factory<ResizeKernel>());
 }
 

@@ -357,7 +357,7 @@ bool roi_align_supported(const sdk::Node& n) {
 void register_sampling_kernels(KernelRegistry& r) {
   // Opset 20 generalised GridSample to N-d and renamed its modes.
   r.add("GridSample", 16, 19, grid_sample_supported, make_factory<GridSampleKernel>());
-  r.add("RoiAlign", 10, 21, roi_align_supported, make_factory<RoiAlignKernel>());
+  r.add("RoiAlign", 10, 17, roi_align_supported, make_factory<RoiAlignKernel>());
 }
 
 }  // namespace ephost::cpu

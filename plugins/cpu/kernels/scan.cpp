@@ -272,7 +272,7 @@ class Scan8Kernel : public ScanBase {
 
 void register_scan_kernels(KernelRegistry& r) {
   r.add_value_kernel("Scan", 8, 8, nullptr, make_factory<Scan8Kernel>());
-  r.add_value_kernel("Scan", 9, 21, nullptr, make_factory<Scan9Kernel>());
+  r.add_value_kernel("Scan", 9, 17, nullptr, make_factory<Scan9Kernel>());
 }
 
 }  // namespace ephost::cpu

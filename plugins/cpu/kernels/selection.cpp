@@ -194,9 +194,9 @@ class ReverseSequenceKernel : public CpuKernel {
 
 void register_selection_kernels(KernelRegistry& r) {
   const SupportCheck any = any_types();
-  r.add("Compress", 9, 21, any, make_factory<CompressKernel>());
-  r.add("Unique", 11, 21, inputs_of(UniqueTypes::ids()), make_factory<UniqueKernel>());
-  r.add("ReverseSequence", 10, 21, any, make_factory<ReverseSequenceKernel>());
+  r.add("Compress", 9, 17, any, make_factory<CompressKernel>());
+  r.add("Unique", 11, 17, inputs_of(UniqueTypes::ids()), make_factory<UniqueKernel>());
+  r.add("ReverseSequence", 10, 17, any, make_factory<ReverseSequenceKernel>());
 }
 
 }  // namespace ephost::cpu

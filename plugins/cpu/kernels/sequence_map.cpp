@@ -85,7 +85,7 @@ class SequenceMapKernel : public CpuKernel {
 }  // namespace
 
 void register_sequence_map_kernels(KernelRegistry& r) {
-  r.add_value_kernel("SequenceMap", 17, 21, nullptr, make_factory<SequenceMapKernel>());
+  r.add_value_kernel("SequenceMap", 17, 17, nullptr, make_factory<SequenceMapKernel>());
 }
 
 }  // namespace ephost::cpu

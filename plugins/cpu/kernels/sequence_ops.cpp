@@ -281,17 +281,17 @@ SupportCheck movable_tensors() {
 
 void register_sequence_kernels(KernelRegistry& r) {
   const SupportCheck any = sequence_of_any_tensor();
-  r.add_value_kernel("SequenceConstruct", 11, 21, any, make_factory<SequenceConstructKernel>());
-  r.add_value_kernel("SequenceEmpty", 11, 21, nullptr, make_factory<SequenceEmptyKernel>());
-  r.add_value_kernel("SequenceAt", 11, 21, any, make_factory<SequenceAtKernel>());
-  r.add_value_kernel("SequenceInsert", 11, 21, any, make_factory<SequenceInsertKernel>());
-  r.add_value_kernel("SequenceErase", 11, 21, any, make_factory<SequenceEraseKernel>());
-  r.add_value_kernel("SequenceLength", 11, 21, any, make_factory<SequenceLengthKernel>());
-  r.add_value_kernel("SplitToSequence", 11, 21, movable_tensors(), make_factory<SplitToSequenceKernel>());
-  r.add_value_kernel("ConcatFromSequence", 11, 21, movable_tensors(), make_factory<ConcatFromSequenceKernel>());
+  r.add_value_kernel("SequenceConstruct", 11, 17, any, make_factory<SequenceConstructKernel>());
+  r.add_value_kernel("SequenceEmpty", 11, 17, nullptr, make_factory<SequenceEmptyKernel>());
+  r.add_value_kernel("SequenceAt", 11, 17, any, make_factory<SequenceAtKernel>());
+  r.add_value_kernel("SequenceInsert", 11, 17, any, make_factory<SequenceInsertKernel>());
+  r.add_value_kernel("SequenceErase", 11, 17, any, make_factory<SequenceEraseKernel>());
+  r.add_value_kernel("SequenceLength", 11, 17, any, make_factory<SequenceLengthKernel>());
+  r.add_value_kernel("SplitToSequence", 11, 17, movable_tensors(), make_factory<SplitToSequenceKernel>());
+  r.add_value_kernel("ConcatFromSequence", 11, 17, movable_tensors(), make_factory<ConcatFromSequenceKernel>());
   // Only nodes with a declared sequence or optional reach this definition (tensor Identity nodes
   // match the tensor kernel registered with the shape ops first).
-  r.add_value_kernel("Identity", 1, 21, has_non_tensor_value, make_factory<ValueIdentityKernel>());
+  r.add_value_kernel("Identity", 1, 17, has_non_tensor_value, make_factory<ValueIdentityKernel>());
 }
 
 }  // namespace ephost::cpu

@@ -363,23 +363,23 @@ class ExpandKernel : public CpuKernel {
 
 void register_shape_kernels(KernelRegistry& r) {
   const SupportCheck any = any_types();
-  r.add("Reshape", 1, 21, any, make_factory<ReshapeKernel>());
-  r.add("Flatten", 1, 21, any, make_factory<FlattenKernel>());
-  r.add("Squeeze", 1, 21, any, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
+  r.add("Reshape", 1, 17, any, make_factory<ReshapeKernel>());
+  r.add("Flatten", 1, 17, any, make_factory<FlattenKernel>());
+  r.add("Squeeze", 1, 17, any, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
     return std::make_unique<SqueezeKernel>(n, c, false);
   });
-  r.add("Unsqueeze", 1, 21, any, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
+  r.add("Unsqueeze", 1, 17, any, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
     return std::make_unique<SqueezeKernel>(n, c, true);
   });
-  r.add("Identity", 1, 21, any, make_factory<IdentityKernel>());
+  r.add("Identity", 1, 17, any, make_factory<IdentityKernel>());
   // Shape and Size only read the shape, so any input type (strings included) works.
-  r.add("Shape", 1, 21, nullptr, make_factory<ShapeKernel>());
-  r.add("Size", 1, 21, nullptr, make_factory<SizeKernel>());
-  r.add("Constant", 1, 21, constant_supported, make_factory<ConstantKernel>());
-  r.add("ConstantOfShape", 9, 21, any, make_factory<ConstantOfShapeKernel>());
-  r.add("Range", 11, 21, inputs_of({EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT16, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_INT64}),
+  r.add("Shape", 1, 17, nullptr, make_factory<ShapeKernel>());
+  r.add("Size", 1, 17, nullptr, make_factory<SizeKernel>());
+  r.add("Constant", 1, 17, constant_supported, make_factory<ConstantKernel>());
+  r.add("ConstantOfShape", 9, 17, any, make_factory<ConstantOfShapeKernel>());
+  r.add("Range", 11, 17, inputs_of({EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT16, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_INT64}),
         make_factory<RangeKernel>());
-  r.add("Expand", 8, 21, any, make_factory<ExpandKernel>());
+  r.add("Expand", 8, 17, any, make_factory<ExpandKernel>());
 }
 
 }  // namespace ephost::cpu

@@ -285,15 +285,15 @@ void register_signal_kernels(KernelRegistry& r) {
   const std::initializer_list<int32_t> real = {EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE};
   // Opset 20 moved DFT's axis to an input.
   r.add("DFT", 17, 19, inputs_of(real), make_factory<DftKernel>());
-  r.add("STFT", 17, 21, inputs_of(real, {0, 2}), make_factory<StftKernel>());
+  r.add("STFT", 17, 17, inputs_of(real, {0, 2}), make_factory<StftKernel>());
   const std::pair<const char*, Window> windows[] = {
       {"HannWindow", Window::kHann}, {"HammingWindow", Window::kHamming}, {"BlackmanWindow", Window::kBlackman}};
   for (const auto& [op, kind] : windows)
-    r.add(op, 17, 21, generated_type_supported,
+    r.add(op, 17, 17, generated_type_supported,
           [kind = kind](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
             return std::make_unique<WindowKernel>(n, c, kind);
           });
-  r.add("MelWeightMatrix", 17, 21, generated_type_supported, make_factory<MelWeightMatrixKernel>());
+  r.add("MelWeightMatrix", 17, 17, generated_type_supported, make_factory<MelWeightMatrixKernel>());
 }
 
 }  // namespace ephost::cpu

@@ -329,8 +329,8 @@ class TfIdfKernel : public CpuKernel {
 }  // namespace
 
 void register_string_kernels(KernelRegistry& r) {
-  r.add("StringNormalizer", 10, 21, inputs_of({EPHOST_ELEMENT_STRING}), make_factory<StringNormalizerKernel>());
-  r.add("TfIdfVectorizer", 9, 21, inputs_of({EPHOST_ELEMENT_STRING, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_INT64}),
+  r.add("StringNormalizer", 10, 17, inputs_of({EPHOST_ELEMENT_STRING}), make_factory<StringNormalizerKernel>());
+  r.add("TfIdfVectorizer", 9, 17, inputs_of({EPHOST_ELEMENT_STRING, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_INT64}),
         make_factory<TfIdfKernel>());
 }
 

@@ -663,14 +663,14 @@ class EyeLikeKernel : public CpuKernel {
 
 void register_tensor_kernels(KernelRegistry& r) {
   const SupportCheck any = any_types();
-  r.add("Concat", 1, 21, any, make_factory<ConcatKernel>());
-  r.add("Split", 1, 21, any, make_factory<SplitKernel>());
-  r.add("Slice", 1, 21, any, make_factory<SliceKernel>());
-  r.add("Transpose", 1, 21, any, make_factory<TransposeKernel>());
-  r.add("Gather", 1, 21, any, make_factory<GatherKernel>());
-  r.add("GatherElements", 11, 21, any, make_factory<GatherElementsKernel>());
-  r.add("Tile", 6, 21, any, make_factory<TileKernel>());
-  r.add("Pad", 1, 21,
+  r.add("Concat", 1, 17, any, make_factory<ConcatKernel>());
+  r.add("Split", 1, 18, any, make_factory<SplitKernel>());
+  r.add("Slice", 1, 17, any, make_factory<SliceKernel>());
+  r.add("Transpose", 1, 17, any, make_factory<TransposeKernel>());
+  r.add("Gather", 1, 17, any, make_factory<GatherKernel>());
+  r.add("GatherElements", 11, 17, any, make_factory<GatherElementsKernel>());
+  r.add("Tile", 6, 17, any, make_factory<TileKernel>());
+  r.add("Pad", 1, 19,
         [](const sdk::Node& n) {
           const std::string mode = n.attr_string("mode", "constant");
           if (mode != "constant" && mode != "reflect" && mode != "edge" && !(mode == "wrap" && n.opset() >= 19)) return false;
@@ -679,15 +679,15 @@ void register_tensor_kernels(KernelRegistry& r) {
                                       EPHOST_ELEMENT_INT64, EPHOST_ELEMENT_UINT64, EPHOST_ELEMENT_BOOL});
         },
         make_factory<PadKernel>());
-  r.add("Trilu", 14, 21, any, make_factory<TriluKernel>());
-  r.add("DepthToSpace", 1, 21, any, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
+  r.add("Trilu", 14, 17, any, make_factory<TriluKernel>());
+  r.add("DepthToSpace", 1, 17, any, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
     return std::make_unique<DepthSpaceKernel>(n, c, true);
   });
-  r.add("SpaceToDepth", 1, 21, any, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
+  r.add("SpaceToDepth", 1, 17, any, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
     return std::make_unique<DepthSpaceKernel>(n, c, false);
   });
-  r.add("EyeLike", 9, 21, any, make_factory<EyeLikeKernel>());
-  r.add("TopK", 1, 21,
+  r.add("EyeLike", 9, 17, any, make_factory<EyeLikeKernel>());
+  r.add("TopK", 1, 17,
         inputs_of({EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_INT64, EPHOST_ELEMENT_INT8,
                    EPHOST_ELEMENT_UINT8}),
         make_factory<TopKKernel>());

@@ -77,7 +77,7 @@ class MaxUnpoolKernel : public CpuKernel {
 }  // namespace
 
 void register_unpool_kernels(KernelRegistry& r) {
-  r.add("MaxUnpool", 9, 21, any_types(), make_factory<MaxUnpoolKernel>());
+  r.add("MaxUnpool", 9, 17, any_types(), make_factory<MaxUnpoolKernel>());
 }
 
 }  // namespace ephost::cpu

@@ -1,0 +1,108 @@
+#include "opsets/schema_util.h"
+
+#include <cstring>
+
+namespace ephost::opsets {
+
+bool has_input(onnx::InferenceContext& ctx, size_t i) {
+  return i < ctx.getNumInputs() && ctx.getInputType(i) != nullptr;
+}
+
+namespace {
+
+template <typename T>
+std::vector<T> read_raw(const std::string& raw) {
+  std::vector<T> v(raw.size() / sizeof(T));
+  if (!v.empty()) std::memcpy(v.data(), raw.data(), v.size() * sizeof(T));
+  return v;
+}
+
+float half_to_float(uint16_t h) {
+  const uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {  // subnormal
+      int e = -1;
+      uint32_t m = mant;
+      do {
+        ++e;
+        m <<= 1;
+      } while (!(m & 0x400));
+      bits = sign | ((127 - 15 - e) << 23) | ((m & 0x3ff) << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+}  // namespace
+
+std::optional<std::vector<int64_t>> constant_ints(onnx::InferenceContext& ctx, size_t i) {
+  if (i >= ctx.getNumInputs()) return std::nullopt;
+  const onnx::TensorProto* t = ctx.getInputData(i);
+  if (!t) return std::nullopt;
+  std::vector<int64_t> out;
+  if (t->data_type() == onnx::TensorProto::INT64) {
+    if (t->has_raw_data()) return read_raw<int64_t>(t->raw_data());
+    out.assign(t->int64_data().begin(), t->int64_data().end());
+  } else if (t->data_type() == onnx::TensorProto::INT32) {
+    if (t->has_raw_data()) {
+      for (int32_t v : read_raw<int32_t>(t->raw_data())) out.push_back(v);
+    } else {
+      out.assign(t->int32_data().begin(), t->int32_data().end());
+    }
+  } else {
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::optional<std::vector<double>> constant_floats(onnx::InferenceContext& ctx, size_t i) {
+  if (i >= ctx.getNumInputs()) return std::nullopt;
+  const onnx::TensorProto* t = ctx.getInputData(i);
+  if (!t) return std::nullopt;
+  std::vector<double> out;
+  switch (t->data_type()) {
+    case onnx::TensorProto::FLOAT:
+      if (t->has_raw_data())
+        for (float v : read_raw<float>(t->raw_data())) out.push_back(v);
+      else
+        out.assign(t->float_data().begin(), t->float_data().end());
+      return out;
+    case onnx::TensorProto::DOUBLE:
+      if (t->has_raw_data()) return read_raw<double>(t->raw_data());
+      out.assign(t->double_data().begin(), t->double_data().end());
+      return out;
+    case onnx::TensorProto::FLOAT16:
+      if (t->has_raw_data())
+        for (uint16_t v : read_raw<uint16_t>(t->raw_data())) out.push_back(half_to_float(v));
+      else
+        for (int32_t v : t->int32_data()) out.push_back(half_to_float(static_cast<uint16_t>(v)));
+      return out;
+    default:
+      return std::nullopt;
+  }
+}
+
+int64_t normalize_axis(int64_t axis, int64_t rank, const char* what) {
+  if (axis < -rank || axis >= rank)
+    fail_shape_inference(what, " ", axis, " is out of range for rank ", rank, " (valid: ", -rank, " to ",
+                               rank - 1, ")");
+  return axis < 0 ? axis + rank : axis;
+}
+
+void broadcast_binary_inference(onnx::InferenceContext& ctx) {
+  onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+  if (onnx::hasNInputShapes(ctx, 2))
+    onnx::bidirectionalBroadcastShapeInference(onnx::getInputShape(ctx, 0), onnx::getInputShape(ctx, 1),
+                                               *onnx::getOutputShape(ctx, 0));
+}
+
+}  // namespace ephost::opsets

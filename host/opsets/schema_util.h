@@ -1,0 +1,59 @@
+// Helpers for the schemas written in opsetNN.cpp: construction, type lists, constant inputs, and the
+// inference pieces several operators share.
+#pragma once
+
+#include <onnx/defs/schema.h>
+#include <onnx/defs/shape_inference.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ephost::opsets {
+
+// A schema of ai.onnx operator `name`, version `since`, naming this file and line in onnx's messages.
+#define EPHOST_OPSET_SCHEMA(name, since) \
+  ::onnx::OpSchema((name), __FILE__, __LINE__).SetDomain(::onnx::ONNX_DOMAIN).SinceVersion(since)
+
+using TypeList = std::vector<std::string>;
+
+inline TypeList tensor_types(std::initializer_list<const char*> elems) {
+  TypeList out;
+  for (const char* e : elems) out.push_back(std::string("tensor(") + e + ")");
+  return out;
+}
+inline TypeList concat(TypeList a, const TypeList& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+inline const TypeList& float_types() {
+  static const TypeList t = tensor_types({"float16", "float", "double"});
+  return t;
+}
+inline const TypeList& float_types_with_bfloat() {
+  static const TypeList t = tensor_types({"float16", "float", "double", "bfloat16"});
+  return t;
+}
+inline const TypeList& integer_types() {
+  static const TypeList t = tensor_types({"uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64"});
+  return t;
+}
+inline const TypeList& index_types() {
+  static const TypeList t = tensor_types({"int32", "int64"});
+  return t;
+}
+
+// Input i is given (present in the node) and its type known.
+bool has_input(onnx::InferenceContext& ctx, size_t i);
+// The integers of constant input i (int32 or int64), or nothing when it is absent or not constant.
+std::optional<std::vector<int64_t>> constant_ints(onnx::InferenceContext& ctx, size_t i);
+// The floats of constant input i (float, double or float16), or nothing.
+std::optional<std::vector<double>> constant_floats(onnx::InferenceContext& ctx, size_t i);
+// Normalizes `axis` against `rank`, failing inference (naming `what`) when out of range.
+int64_t normalize_axis(int64_t axis, int64_t rank, const char* what);
+
+// Output 0 takes input 0's element type and the broadcast of inputs 0 and 1 (when both are known).
+void broadcast_binary_inference(onnx::InferenceContext& ctx);
+
+}  // namespace ephost::opsets

@@ -1,0 +1,537 @@
+#!/usr/bin/python3
+"""Generates ONNX-backend-style cases (model.onnx + test_data_set_0/input_N.pb, output_N.pb) for the
+operator versions of opsets above onnx 1.12's 17, and prints the folder holding them.
+
+    /usr/bin/python3 tests/conformance/generate_opset_tests.py [--cache-dir DIR] [--force]
+
+onnx 1.12 has no test data for these versions, but its helper writes any opset number into a model:
+each case here is one node at the opset under test, with inputs drawn from a seeded numpy generator and
+expected outputs computed by numpy (reference functions below, written from the ONNX operator
+specification; onnx 1.12's resize helpers for interpolation). Case names say the opset:
+test_<op>_opset<N>_<variant>.
+
+The cases go to DIR/opset-tests-<GENERATION>/ (DIR: --cache-dir, else $EPHOST_TEST_CACHE, else
+test-cache/ beside this script's build tree: the folder named by --default-cache-dir). A stamp written
+last marks a complete generation; it is regenerated when the stamp is missing or with --force.
+"""
+import argparse
+import fcntl
+import os
+import shutil
+import sys
+import tempfile
+import warnings
+
+GENERATION = 1  # bump when the cases change
+STAMP = ".complete"
+
+
+def log(message):
+    print(f"generate_opset_tests: {message}", file=sys.stderr, flush=True)
+
+
+def restore_numpy_aliases():
+    import numpy as np
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        for alias, builtin in (("float", float), ("int", int), ("bool", bool), ("object", object)):
+            if not hasattr(np, alias):
+                setattr(np, alias, builtin)
+
+
+restore_numpy_aliases()
+import numpy as np  # noqa: E402
+import onnx  # noqa: E402
+from onnx import helper, numpy_helper, TensorProto  # noqa: E402
+
+IR_FOR_OPSET = {18: 8, 19: 9, 20: 9, 21: 10, 22: 10, 23: 11, 24: 11, 25: 11, 26: 12, 27: 12}
+RNG = np.random.default_rng(20240518)
+
+
+class Case:
+    def __init__(self, name, opset, node, inputs, outputs, initializers=(), input_types=None):
+        self.name, self.opset, self.node = name, opset, node
+        self.inputs, self.outputs, self.initializers = inputs, outputs, list(initializers)
+
+
+CASES = []
+
+
+def case(op, opset, variant, node, inputs, outputs, initializers=()):
+    """inputs / outputs: lists of (name, array); initializers: list of (name, array)."""
+    CASES.append(Case(f"test_{op.lower()}_opset{opset}_{variant}", opset, node, inputs, outputs, initializers))
+
+
+def value_info(name, array):
+    return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(array.dtype)
+                                         if hasattr(helper, "np_dtype_to_tensor_dtype")
+                                         else onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[array.dtype], array.shape)
+
+
+def write_case(root, c):
+    folder = os.path.join(root, c.name)
+    os.makedirs(os.path.join(folder, "test_data_set_0"))
+    graph = helper.make_graph(
+        [c.node], c.name,
+        [value_info(n, a) for n, a in c.inputs],
+        [value_info(n, a) for n, a in c.outputs],
+        [numpy_helper.from_array(a, n) for n, a in c.initializers])
+    model = helper.make_model(graph, producer_name="ephost-opset-tests",
+                              opset_imports=[helper.make_opsetid("", c.opset)])
+    model.ir_version = IR_FOR_OPSET.get(c.opset, 8)
+    with open(os.path.join(folder, "model.onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+    for kind, values in (("input", c.inputs), ("output", c.outputs)):
+        for i, (n, a) in enumerate(values):
+            with open(os.path.join(folder, "test_data_set_0", f"{kind}_{i}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(np.asarray(a), n).SerializeToString())
+
+
+def rand(shape, dtype=np.float32, low=-3.0, high=3.0):
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return RNG.integers(max(info.min, -1000), min(info.max, 1000), size=shape, endpoint=True).astype(dtype)
+    return RNG.uniform(low, high, size=shape).astype(dtype)
+
+
+# ---- references ------------------------------------------------------------------------------------
+
+def ref_reduce(op, x, axes, keepdims, noop):
+    if axes is None or len(axes) == 0:
+        if noop:
+            return x.copy()
+        axes = tuple(range(x.ndim))
+    axes = tuple(int(a) for a in axes)
+    kd = bool(keepdims)
+    if op == "ReduceL1":
+        r = np.sum(np.abs(x), axis=axes, keepdims=kd)
+    elif op == "ReduceL2":
+        r = np.sqrt(np.sum(np.square(x), axis=axes, keepdims=kd))
+    elif op == "ReduceLogSum":
+        r = np.log(np.sum(x, axis=axes, keepdims=kd))
+    elif op == "ReduceLogSumExp":
+        r = np.log(np.sum(np.exp(x.astype(np.float64)), axis=axes, keepdims=kd))
+    elif op == "ReduceMax":
+        r = np.max(x, axis=axes, keepdims=kd)
+    elif op == "ReduceMean":
+        r = np.mean(x, axis=axes, keepdims=kd)
+    elif op == "ReduceMin":
+        r = np.min(x, axis=axes, keepdims=kd)
+    elif op == "ReduceProd":
+        r = np.prod(x, axis=axes, keepdims=kd)
+    elif op == "ReduceSumSquare":
+        r = np.sum(np.square(x), axis=axes, keepdims=kd)
+    return np.asarray(r).astype(x.dtype)
+
+
+def ref_pool_lp(x, kernel, strides, pads, dilations, p, ceil_mode, auto_pad="NOTSET"):
+    n = x.ndim - 2
+    strides = strides or [1] * n
+    dilations = dilations or [1] * n
+    pads = list(pads or [0] * (2 * n))
+    out = []
+    window = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    for i in range(n):
+        size = x.shape[i + 2]
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            o = -(-size // strides[i])
+            total = max(0, (o - 1) * strides[i] + window[i] - size)
+            pads[i] = total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
+            pads[i + n] = total - pads[i]
+        else:
+            span = size + pads[i] + pads[i + n] - window[i]
+            o = (-(-span // strides[i]) if ceil_mode else span // strides[i]) + 1
+            if ceil_mode and (o - 1) * strides[i] >= size + pads[i]:
+                o -= 1
+        out.append(o)
+    y = np.zeros(x.shape[:2] + tuple(out), dtype=np.float64)
+    for idx in np.ndindex(*out):
+        acc = np.zeros(x.shape[:2])
+        for k in np.ndindex(*kernel):
+            pos = [idx[i] * strides[i] - pads[i] + k[i] * dilations[i] for i in range(n)]
+            if all(0 <= pos[i] < x.shape[i + 2] for i in range(n)):
+                acc += np.abs(x[(slice(None), slice(None)) + tuple(pos)].astype(np.float64)) ** p
+        y[(slice(None), slice(None)) + idx] = acc ** (1.0 / p)
+    return y.astype(x.dtype)
+
+
+def ref_col2im(x, image, block, dilations=None, pads=None, strides=None):
+    n = len(image)
+    dilations = dilations or [1] * n
+    strides = strides or [1] * n
+    pads = pads or [0] * (2 * n)
+    positions = [(image[i] + pads[i] + pads[i + n] - (dilations[i] * (block[i] - 1) + 1)) // strides[i] + 1
+                 for i in range(n)]
+    N, CB, L = x.shape
+    bsize = int(np.prod(block))
+    C = CB // bsize
+    y = np.zeros((N, C) + tuple(image), dtype=x.dtype)
+    for c in range(C):
+        for kk, k in enumerate(np.ndindex(*block)):
+            for ll, l in enumerate(np.ndindex(*positions)):
+                pos = [l[i] * strides[i] - pads[i] + k[i] * dilations[i] for i in range(n)]
+                if all(0 <= pos[i] < image[i] for i in range(n)):
+                    y[(slice(None), c) + tuple(pos)] += x[:, c * bsize + kk, ll]
+    return y
+
+
+def ref_center_crop_pad(x, shape, axes=None):
+    axes = list(range(x.ndim)) if axes is None else [a % x.ndim for a in axes]
+    y = x
+    for a, s in zip(axes, shape):
+        size = y.shape[a]
+        if s < size:
+            start = (size - s) // 2
+            y = np.take(y, range(start, start + s), axis=a)
+        elif s > size:
+            before = (s - size) // 2
+            widths = [(0, 0)] * y.ndim
+            widths[a] = (before, s - size - before)
+            y = np.pad(y, widths)
+    return y
+
+
+def ref_group_norm(x, scale, bias, groups, eps):
+    N, C = x.shape[:2]
+    g = x.reshape(N, groups, -1).astype(np.float64)
+    mean = g.mean(axis=2, keepdims=True)
+    var = g.var(axis=2, keepdims=True)
+    norm = (g - mean) / np.sqrt(var + eps)
+    y = norm * scale.reshape(1, groups, 1) + bias.reshape(1, groups, 1)
+    return y.reshape(x.shape).astype(x.dtype)
+
+
+def ref_pad(x, pads, mode, value, axes):
+    axes = list(range(x.ndim)) if axes is None else [a % x.ndim for a in axes]
+    n = len(axes)
+    widths = [(0, 0)] * x.ndim
+    crop = [slice(None)] * x.ndim
+    for i, a in enumerate(axes):
+        widths[a] = (max(0, pads[i]), max(0, pads[i + n]))
+        crop[a] = slice(-min(0, pads[i]), x.shape[a] + widths[a][0] + widths[a][1] + min(0, pads[i + n]))
+    if mode == "constant":
+        y = np.pad(x, widths, mode="constant", constant_values=value)
+    else:
+        y = np.pad(x, widths, mode=mode)
+    return y[tuple(crop)]
+
+
+def ref_scatter_elements(data, indices, updates, axis, reduction):
+    y = data.copy()
+    for idx in np.ndindex(*indices.shape):
+        target = list(idx)
+        target[axis] = indices[idx] % data.shape[axis]
+        target = tuple(target)
+        u = updates[idx]
+        if reduction == "max":
+            y[target] = max(y[target], u)
+        elif reduction == "min":
+            y[target] = min(y[target], u)
+        elif reduction == "add":
+            y[target] += u
+        elif reduction == "mul":
+            y[target] *= u
+        else:
+            y[target] = u
+    return y
+
+
+def ref_scatter_nd(data, indices, updates, reduction):
+    y = data.copy()
+    for idx in np.ndindex(*indices.shape[:-1]):
+        target = tuple(indices[idx])
+        if reduction == "max":
+            y[target] = np.maximum(y[target], updates[idx])
+        elif reduction == "min":
+            y[target] = np.minimum(y[target], updates[idx])
+        else:
+            y[target] = updates[idx]
+    return y
+
+
+def ref_resize(x, scales, output_size, mode, roi=None, **kwargs):
+    from onnx.backend.test.case.node import resize as R
+    coeffs = {"nearest": R.nearest_coeffs, "linear": R.linear_coeffs, "cubic": R.cubic_coeffs}[mode]
+    if mode == "nearest" and "nearest_mode" in kwargs:
+        nm = kwargs.pop("nearest_mode")
+        get = lambda ratio, scale=None: R.nearest_coeffs(ratio, mode=nm)  # noqa: E731
+    else:
+        get = coeffs
+    y = np.zeros(output_size, dtype=np.float64)
+    for pos in np.ndindex(*output_size):
+        y[pos] = R.interpolate_nd_with_x(x, x.ndim, np.array(scales), np.array(pos), get, roi=roi, **kwargs)
+    return y.astype(x.dtype)
+
+
+# ---- opset 18 -----------------------------------------------------------------------------------------
+
+def opset18():
+    O = 18
+    # Bitwise
+    for op, fn in (("BitwiseAnd", np.bitwise_and), ("BitwiseOr", np.bitwise_or), ("BitwiseXor", np.bitwise_xor)):
+        for dtype in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64):
+            a, b = rand((3, 4), dtype), rand((4,), dtype)
+            case(op, O, f"{np.dtype(dtype).name}_broadcast", helper.make_node(op, ["a", "b"], ["c"]),
+                 [("a", a), ("b", b)], [("c", fn(a, b))])
+    for dtype in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64):
+        x = rand((2, 3, 4), dtype)
+        case("BitwiseNot", O, np.dtype(dtype).name, helper.make_node("BitwiseNot", ["x"], ["y"]),
+             [("x", x)], [("y", np.bitwise_not(x))])
+
+    # CenterCropPad
+    x = rand((5, 7, 3))
+    for variant, shape, axes in (("crop_and_pad", [4, 10, 3], None), ("odd", [2, 8, 3], None),
+                                 ("axes", [6, 4], [0, 1]), ("negative_axes", [9, 2], [-3, -2]),
+                                 ("axis_last", [1], [2])):
+        attrs = {"axes": axes} if axes is not None else {}
+        s = np.array(shape, dtype=np.int64)
+        case("CenterCropPad", O, variant, helper.make_node("CenterCropPad", ["x", "shape"], ["y"], **attrs),
+             [("x", x), ("shape", s)], [("y", ref_center_crop_pad(x, shape, axes))])
+    xi = rand((4, 6), np.int32)
+    case("CenterCropPad", O, "int32", helper.make_node("CenterCropPad", ["x", "shape"], ["y"]),
+         [("x", xi), ("shape", np.array([7, 3], np.int64))], [("y", ref_center_crop_pad(xi, [7, 3]))])
+
+    # Col2Im
+    for variant, image, block, attrs in (("basic", [5, 5], [1, 5], {}),
+                                         ("2x2", [4, 5], [2, 2], {}),
+                                         ("pads_strides", [5, 6], [2, 3], {"pads": [1, 0, 1, 2], "strides": [2, 1]}),
+                                         ("dilations", [6, 6], [2, 2], {"dilations": [2, 3]}),
+                                         ("3d", [3, 4, 3], [2, 2, 1], {"strides": [1, 2, 1]})):
+        n = len(image)
+        d = attrs.get("dilations", [1] * n)
+        s = attrs.get("strides", [1] * n)
+        p = attrs.get("pads", [0] * (2 * n))
+        L = int(np.prod([(image[i] + p[i] + p[i + n] - (d[i] * (block[i] - 1) + 1)) // s[i] + 1 for i in range(n)]))
+        x = rand((2, 2 * int(np.prod(block)), L))
+        case("Col2Im", O, variant,
+             helper.make_node("Col2Im", ["x", "image_shape", "block_shape"], ["y"], **attrs),
+             [("x", x), ("image_shape", np.array(image, np.int64)), ("block_shape", np.array(block, np.int64))],
+             [("y", ref_col2im(x, image, block, d, p, s))])
+
+    # GroupNormalization
+    for variant, shape, groups, eps in (("basic", (2, 4, 3, 3), 2, 1e-5), ("epsilon", (3, 6, 5), 3, 1e-2),
+                                        ("one_group", (2, 3, 4), 1, 1e-5), ("per_channel", (2, 4, 2, 2), 4, 1e-5)):
+        x, scale, bias = rand(shape), rand((groups,)), rand((groups,))
+        attrs = {"num_groups": groups}
+        if eps != 1e-5:
+            attrs["epsilon"] = eps
+        case("GroupNormalization", O, variant,
+             helper.make_node("GroupNormalization", ["x", "scale", "bias"], ["y"], **attrs),
+             [("x", x), ("scale", scale), ("bias", bias)], [("y", ref_group_norm(x, scale, bias, groups, eps))])
+
+    # LpPool
+    for variant, shape, attrs in (
+            ("2d_default", (1, 3, 6, 6), {"kernel_shape": [3, 3]}),
+            ("1d_p1", (2, 2, 9), {"kernel_shape": [3], "p": 1}),
+            ("2d_p3_pads_strides", (1, 2, 7, 6), {"kernel_shape": [3, 2], "p": 3, "pads": [1, 0, 1, 1], "strides": [2, 2]}),
+            ("2d_dilations", (1, 2, 8, 8), {"kernel_shape": [2, 2], "dilations": [2, 3]}),
+            ("2d_ceil_mode", (1, 1, 7, 7), {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1}),
+            ("2d_same_upper", (1, 2, 5, 5), {"kernel_shape": [3, 3], "strides": [2, 2], "auto_pad": "SAME_UPPER"}),
+            ("2d_same_lower", (1, 2, 6, 5), {"kernel_shape": [2, 3], "auto_pad": "SAME_LOWER"}),
+            ("3d", (1, 2, 4, 4, 4), {"kernel_shape": [2, 2, 2], "strides": [2, 1, 2]})):
+        x = rand(shape)
+        y = ref_pool_lp(x, attrs["kernel_shape"], attrs.get("strides"), attrs.get("pads"), attrs.get("dilations"),
+                        attrs.get("p", 2), attrs.get("ceil_mode", 0), attrs.get("auto_pad", "NOTSET"))
+        case("LpPool", O, variant, helper.make_node("LpPool", ["x"], ["y"], **attrs), [("x", x)], [("y", y)])
+
+    # Mish
+    x = rand((3, 4, 5), low=-10, high=10)
+    case("Mish", O, "float", helper.make_node("Mish", ["x"], ["y"]), [("x", x)],
+         [("y", (x * np.tanh(np.log1p(np.exp(x.astype(np.float64))))).astype(np.float32))])
+    xd = rand((7,), np.float64, -20, 20)
+    case("Mish", O, "double", helper.make_node("Mish", ["x"], ["y"]), [("x", xd)],
+         [("y", xd * np.tanh(np.log1p(np.exp(xd))))])
+
+    # Optional*: opset 18 takes tensors too, and an omitted input
+    x = rand((2, 3))
+    case("OptionalHasElement", O, "tensor_input", helper.make_node("OptionalHasElement", ["x"], ["y"]),
+         [("x", x)], [("y", np.array(True))])
+    case("OptionalHasElement", O, "omitted_input", helper.make_node("OptionalHasElement", [""], ["y"]),
+         [], [("y", np.array(False))])
+    case("OptionalGetElement", O, "tensor_input", helper.make_node("OptionalGetElement", ["x"], ["y"]),
+         [("x", x)], [("y", x)])
+
+    # Pad
+    x = rand((3, 4, 5))
+    for variant, pads, mode, axes in (("constant_axes", [1, 2, 0, 1], "constant", [0, 2]),
+                                      ("reflect_axes", [2, 1], "reflect", [1]),
+                                      ("edge_negative_axes", [1, 0, 2, 3], "edge", [-1, -3]),
+                                      ("constant_all", [0, 1, 1, 1, 0, 2], "constant", None),
+                                      ("crop_axes", [-1, -2], "constant", [2])):
+        inputs = [("x", x), ("pads", np.array(pads, np.int64))]
+        names = ["x", "pads"]
+        value = 0.0
+        if mode == "constant":
+            value = 1.5
+            inputs.append(("value", np.array(value, np.float32)))
+            names.append("value")
+        if axes is not None:
+            if mode != "constant":
+                names.append("")
+            inputs.append(("axes", np.array(axes, np.int64)))
+            names.append("axes")
+        case("Pad", O, variant, helper.make_node("Pad", names, ["y"], mode=mode), inputs,
+             [("y", ref_pad(x, pads, mode, value, axes))])
+    xi = rand((2, 3), np.int32)
+    case("Pad", O, "int32_axes_int32", helper.make_node("Pad", ["x", "pads", "", "axes"], ["y"]),
+         [("x", xi), ("pads", np.array([1, 2], np.int64)), ("axes", np.array([1], np.int32))],
+         [("y", ref_pad(xi, [1, 2], "constant", 0, [1]))])
+
+    # Reduce*
+    for op in ("ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin",
+               "ReduceProd", "ReduceSumSquare"):
+        positive = op == "ReduceLogSum"
+        x = rand((3, 2, 4), low=0.1 if positive else -2, high=2)
+        for variant, axes, keepdims, noop, as_initializer in (
+                ("axes_keepdims", [1], 1, 0, False), ("axes_initializer", [0, 2], 0, 0, True),
+                ("negative_axes", [-1], 1, 0, False), ("omitted_axes", None, 0, 0, False),
+                ("omitted_axes_keepdims", None, 1, 0, False), ("empty_axes_noop", [], 1, 1, False),
+                ("empty_axes_reduce_all", [], 0, 0, False)):
+            inputs, inits, names = [("x", x)], [], ["x"]
+            if axes is not None:
+                a = np.array(axes, np.int64)
+                (inits if as_initializer else inputs).append(("axes", a))
+                names.append("axes")
+            attrs = {"keepdims": keepdims}
+            if noop:
+                attrs["noop_with_empty_axes"] = 1
+            y = ref_reduce(op, x, axes, keepdims, noop)
+            case(op, O, variant, helper.make_node(op, names, ["y"], **attrs), inputs, [("y", y)], inits)
+        if op in ("ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceSumSquare", "ReduceMean"):
+            xi = rand((2, 5), np.int32 if op not in ("ReduceMax", "ReduceMin") else np.int8)
+            if op == "ReduceProd":
+                xi = RNG.integers(-3, 4, size=(2, 5)).astype(np.int32)
+            case(op, O, f"{xi.dtype.name}", helper.make_node(op, ["x", "axes"], ["y"], keepdims=0),
+                 [("x", xi), ("axes", np.array([1], np.int64))],
+                 [("y", ref_reduce(op, xi, [1], 0, 0))])
+
+    # Resize: axes, keep_aspect_ratio_policy; antialias refused
+    x = rand((1, 2, 4, 6))
+    case("Resize", O, "axes_scales_linear",
+         helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear", axes=[2, 3]),
+         [("x", x), ("scales", np.array([1.5, 0.5], np.float32))],
+         [("y", ref_resize(x, [1, 1, 1.5, 0.5], [1, 2, 6, 3], "linear"))])
+    case("Resize", O, "axes_sizes_nearest",
+         helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], axes=[-1]),
+         [("x", x), ("sizes", np.array([9], np.int64))],
+         [("y", ref_resize(x, [1, 1, 1, 9 / 6], [1, 2, 4, 9], "nearest"))])
+    for policy, sizes in (("not_larger", [6, 6]), ("not_smaller", [6, 6]), ("not_larger", [2, 5])):
+        scale = (min if policy == "not_larger" else max)(sizes[0] / 4, sizes[1] / 6)
+        out = [1, 2, int(np.floor(4 * scale + 0.5)), int(np.floor(6 * scale + 0.5))]
+        case("Resize", O, f"{policy}_{sizes[0]}x{sizes[1]}",
+             helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], axes=[2, 3], keep_aspect_ratio_policy=policy,
+                              mode="linear"),
+             [("x", x), ("sizes", np.array(sizes, np.int64))],
+             [("y", ref_resize(x, [1, 1, scale, scale], out, "linear"))])
+    case("Resize", O, "antialias_linear_downscale",
+         helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear", antialias=1),
+         [("x", x), ("scales", np.array([1, 1, 0.5, 0.5], np.float32))],
+         [("y", np.zeros((1, 2, 2, 3), np.float32))])
+
+    # ScatterElements / ScatterND with max and min
+    data = rand((3, 4))
+    indices = np.array([[0, 1, 2, 0], [2, 2, 0, 1]], np.int64)
+    updates = rand((2, 4))
+    for red in ("max", "min"):
+        case("ScatterElements", O, red,
+             helper.make_node("ScatterElements", ["data", "indices", "updates"], ["y"], axis=0, reduction=red),
+             [("data", data), ("indices", indices), ("updates", updates)],
+             [("y", ref_scatter_elements(data, indices, updates, 0, red))])
+        di = rand((2, 5), np.int32)
+        ii = np.array([[1, 4], [0, -1]], np.int64)
+        ui = rand((2, 2), np.int32)
+        case("ScatterElements", O, f"{red}_int32_axis1",
+             helper.make_node("ScatterElements", ["data", "indices", "updates"], ["y"], axis=1, reduction=red),
+             [("data", di), ("indices", ii), ("updates", ui)],
+             [("y", ref_scatter_elements(di, ii, ui, 1, red))])
+        dn = rand((4, 3))
+        idx = np.array([[1], [3], [1]], np.int64)
+        un = rand((3, 3))
+        case("ScatterND", O, red,
+             helper.make_node("ScatterND", ["data", "indices", "updates"], ["y"], reduction=red),
+             [("data", dn), ("indices", idx), ("updates", un)], [("y", ref_scatter_nd(dn, idx, un, red))])
+
+    # Split
+    x = rand((7, 4))
+    for variant, attrs, lengths, split in (("num_outputs_uneven", {"num_outputs": 3}, [3, 3, 1], None),
+                                           ("num_outputs_even", {"num_outputs": 2, "axis": 1}, [2, 2], None),
+                                           ("num_outputs_negative_axis", {"num_outputs": 4, "axis": -2}, [2, 2, 2, 1], None),
+                                           ("split_input", {}, [2, 5], [2, 5])):
+        axis = attrs.get("axis", 0) % 2
+        outs = np.split(x, np.cumsum(lengths)[:-1], axis=axis)
+        names = [f"y{i}" for i in range(len(lengths))]
+        inputs = [("x", x)]
+        node_inputs = ["x"]
+        if split is not None:
+            inputs.append(("split", np.array(split, np.int64)))
+            node_inputs.append("split")
+        case("Split", O, variant, helper.make_node("Split", node_inputs, names, **attrs), inputs,
+             list(zip(names, outs)))
+
+
+# ---- unchanged operators at newer opsets: resolved to their newest version -----------------------------
+
+def resolution():
+    for opset in (18, 19, 20, 21, 22, 23, 24, 25):
+        a, b = rand((2, 3)), rand((3,))
+        case("Add", opset, "resolves_to_14", helper.make_node("Add", ["a", "b"], ["c"]), [("a", a), ("b", b)],
+             [("c", a + b)])
+    for opset in (19, 21, 25):
+        x = rand((2, 6))
+        case("ReduceMean", opset, "resolves_to_18", helper.make_node("ReduceMean", ["x", "axes"], ["y"], keepdims=0),
+             [("x", x), ("axes", np.array([1], np.int64))], [("y", x.mean(axis=1).astype(np.float32))])
+        case("Split", opset, "resolves_to_18", helper.make_node("Split", ["x"], ["y0", "y1"], num_outputs=2, axis=1),
+             [("x", x)], [("y0", x[:, :3]), ("y1", x[:, 3:])])
+
+
+def generate(root):
+    opset18()
+    resolution()
+    names = set()
+    for c in CASES:
+        if c.name in names:
+            raise SystemExit(f"two cases are named {c.name}")
+        names.add(c.name)
+        write_case(root, c)
+    return len(CASES)
+
+
+def default_cache_dir(override):
+    if override:
+        return override
+    if os.environ.get("EPHOST_TEST_CACHE"):
+        return os.environ["EPHOST_TEST_CACHE"]
+    raise SystemExit("no cache folder: pass --cache-dir (CTest passes the build tree's) or set EPHOST_TEST_CACHE")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cache-dir", help="where the cases go (default $EPHOST_TEST_CACHE)")
+    parser.add_argument("--default-cache-dir", help="used when neither --cache-dir nor EPHOST_TEST_CACHE is set")
+    parser.add_argument("--force", action="store_true", help="regenerate even when a complete generation exists")
+    args = parser.parse_args()
+    cache = args.cache_dir or os.environ.get("EPHOST_TEST_CACHE") or args.default_cache_dir
+    cache = default_cache_dir(cache)
+    suite = os.path.join(cache, f"opset-tests-{GENERATION}")
+    os.makedirs(cache, exist_ok=True)
+    with open(os.path.join(cache, ".opset-tests.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if args.force or not os.path.exists(os.path.join(suite, STAMP)):
+            scratch = tempfile.mkdtemp(prefix=".generating-", dir=cache)
+            try:
+                count = generate(scratch)
+                with open(os.path.join(scratch, STAMP), "w") as f:
+                    f.write(f"{count}\n")
+                shutil.rmtree(suite, ignore_errors=True)
+                os.rename(scratch, suite)
+                log(f"{count} cases in {suite}")
+            except BaseException:
+                shutil.rmtree(scratch, ignore_errors=True)
+                raise
+    print(suite)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+"""Runs `ephost test` over the cases of generate_opset_tests.py (operator versions of opsets above 17)
+and compares the cases that do not pass with opset_expected_failures.txt, as run_node_tests.py does for
+onnx's own node cases; prints the cases and passes per opset.
+
+    run_opset_tests.py --ephost BUILD/tools/cli/ephost [--cache-dir DIR] [--update]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import run_node_tests as node  # noqa: E402
+
+DEFAULT_LIST = os.path.join(HERE, "opset_expected_failures.txt")
+OPSET = re.compile(r"_opset(\d+)_")
+
+
+def log(message):
+    print(f"onnx_opset_conformance: {message}", flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ephost", required=True)
+    parser.add_argument("--cache-dir", help="passed to generate_opset_tests.py as --default-cache-dir")
+    parser.add_argument("--list", default=DEFAULT_LIST)
+    parser.add_argument("--update", action="store_true", help="rewrite the list from this run")
+    args = parser.parse_args()
+
+    command = [sys.executable, os.path.join(HERE, "generate_opset_tests.py")]
+    if args.cache_dir:
+        command += ["--default-cache-dir", args.cache_dir]
+    done = subprocess.run(command, stdout=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"generate_opset_tests.py failed (exit status {done.returncode})")
+    cases = done.stdout.strip()
+
+    header, expected = node.read_list(args.list)
+    results, summary = node.run_suite(args.ephost, cases)
+    not_passing = {name: reason if outcome == "FAIL" else f"not run: {reason}"
+                   for name, (outcome, reason) in results.items() if outcome != "PASS"}
+    total, passed = Counter(), Counter()
+    for name, (outcome, _) in results.items():
+        m = OPSET.search(name)
+        opset = int(m.group(1)) if m else 0
+        total[opset] += 1
+        passed[opset] += outcome == "PASS"
+    for opset in sorted(total):
+        log(f"opset {opset}: {passed[opset]} of {total[opset]} cases pass")
+
+    if args.update:
+        entries = {name: expected.get(name, reason) for name, reason in not_passing.items()}
+        node.write_list(args.list, header, entries)
+        log(f"wrote {len(entries)} expected failures to {args.list}")
+        log(summary)
+        return 0
+    regressions = sorted(set(not_passing) - set(expected))
+    now_passing = sorted(set(expected) - set(not_passing))
+    for name in regressions:
+        print(f"REGRESSION {name}: {not_passing[name]}")
+    for name in now_passing:
+        print(("FIXED" if name in results else "STALE") + f" {name}: remove it from the list")
+    log(summary)
+    return 1 if regressions or now_passing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

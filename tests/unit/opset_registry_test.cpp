@@ -1,0 +1,173 @@
+// The schemas of opsets above onnx 1.12's 17 (host/opsets/): the ai.onnx range raised to the newest
+// supported opset, models of every supported opset loading, the one above refused, and versions
+// resolved as onnx resolves them (the newest version at or below the model's opset).
+#include <gtest/gtest.h>
+#include <onnx/defs/function.h>
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+
+#include <set>
+
+#include "core/error.h"
+#include "model/loader.h"
+#include "model_builders.h"
+#include "opsets/opsets.h"
+
+using namespace ephost;
+using namespace ephost_test;
+
+namespace {
+
+std::unique_ptr<Model> load_buffer(const onnx::ModelProto& m) {
+  const std::string bytes = serialize(m);
+  return load_model_from_buffer(bytes.data(), bytes.size(), LoadOptions{});
+}
+
+const onnx::ValueInfoProto* find_value_info(const onnx::GraphProto& g, const std::string& name) {
+  for (const auto& vi : g.value_info())
+    if (vi.name() == name) return &vi;
+  for (const auto& vi : g.output())
+    if (vi.name() == name && vi.type().tensor_type().has_shape()) return &vi;
+  return nullptr;
+}
+
+std::vector<int64_t> dims_of(const onnx::ValueInfoProto* vi) {
+  std::vector<int64_t> out;
+  for (const auto& d : vi->type().tensor_type().shape().dim()) out.push_back(d.has_dim_value() ? d.dim_value() : -1);
+  return out;
+}
+
+int since(const char* op, int opset) {
+  opsets::register_schemas();
+  const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(op, opset, "");
+  return s ? s->SinceVersion() : -1;
+}
+
+}  // namespace
+
+TEST(OpsetRegistry, RaisesTheDefaultDomainRange) {
+  opsets::register_schemas();
+  EXPECT_EQ(opsets::registration_problem(), "");
+  const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance();
+  ASSERT_TRUE(ranges.Map().count(""));
+  EXPECT_EQ(ranges.Map().at("").first, 1);
+  EXPECT_EQ(ranges.Map().at("").second, opsets::kNewestOpset);
+  EXPECT_EQ(ranges.LastReleaseVersionMap().at(""), opsets::kNewestOpset);
+  EXPECT_EQ(kMaxSupportedOpset, 27);
+  // Idempotent: a second call registers nothing twice.
+  const auto before = opsets::registered_versions();
+  opsets::register_schemas();
+  EXPECT_EQ(opsets::registered_versions(), before);
+}
+
+TEST(OpsetRegistry, RegistersEveryOpset18Version) {
+  std::set<std::string> ops;
+  for (const auto& [op, version] : opsets::registered_versions())
+    if (version == 18) ops.insert(op);
+  const std::set<std::string> expected = {
+      "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor", "CenterCropPad", "Col2Im", "GroupNormalization",
+      "LpPool", "Mish", "OptionalGetElement", "OptionalHasElement", "Pad", "ReduceL1", "ReduceL2", "ReduceLogSum",
+      "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSumSquare", "Resize",
+      "ScatterElements", "ScatterND", "Split"};
+  EXPECT_EQ(ops, expected);
+  for (const std::string& op : expected) {
+    const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(op, 18, "");
+    ASSERT_NE(s, nullptr) << op;
+    EXPECT_TRUE(s->GetTypeAndShapeInferenceFunction() != nullptr) << op;
+  }
+  // ONNX defines these as functions.
+  for (const char* op : {"Mish", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"})
+    EXPECT_TRUE(onnx::OpSchemaRegistry::Schema(op, 18, "")->HasFunction()) << op;
+  for (const char* op : {"CenterCropPad", "GroupNormalization"})
+    EXPECT_TRUE(onnx::OpSchemaRegistry::Schema(op, 18, "")->HasContextDependentFunction()) << op;
+}
+
+TEST(OpsetRegistry, ResolvesVersionsAsOnnxDoes) {
+  EXPECT_EQ(since("Add", 21), 14);          // unchanged since 14: its newest version at or below 21
+  EXPECT_EQ(since("ReduceMean", 17), 13);   // onnx 1.12's own
+  EXPECT_EQ(since("ReduceMean", 18), 18);
+  EXPECT_EQ(since("ReduceMean", 21), 18);
+  EXPECT_EQ(since("Split", 27), 18);
+  EXPECT_EQ(since("Mish", 17), -1);         // new in 18
+  EXPECT_EQ(since("Mish", 20), 18);
+  EXPECT_EQ(since("ReduceSum", 18), 13);    // axes became an input in 13 already
+}
+
+TEST(OpsetRegistry, LoadsModelsOfEverySupportedOpset) {
+  for (int64_t opset = 1; opset <= opsets::kNewestOpset; ++opset) {
+    std::unique_ptr<Model> model;
+    EXPECT_NO_THROW(model = load_buffer(add_model(opset))) << "opset " << opset;
+    if (model) EXPECT_EQ(model->opset(""), opset);
+  }
+}
+
+TEST(OpsetRegistry, RefusesTheOpsetAboveTheNewestNamingIt) {
+  expect_error([&] { load_buffer(add_model(opsets::kNewestOpset + 1)); }, EPHOST_INVALID_GRAPH,
+               {"opset 28", "supported ai.onnx opsets are 1 to 27"});
+}
+
+TEST(OpsetRegistry, ChecksAndInfersOpset18Nodes) {
+  // ReduceMean-18 with axes as a constant input, Split-18 with num_outputs (uneven: 2 + 1).
+  auto m = make_model(18);
+  auto* g = m.mutable_graph();
+  add_input(g, "x", kFloat, {2, 3});
+  add_initializer(g, int64_tensor("axes", {1}, {1}));
+  add_node(g, "ReduceMean", {"x", "axes"}, {"mean"}, "mean");
+  attr_int(add_node(g, "Split", {"x"}, {"a", "b"}, "split"), "num_outputs", 2);
+  attr_int(g->mutable_node(1), "axis", 1);
+  add_output(g, "mean", kFloat, {}, false);
+  add_output(g, "a", kFloat, {}, false);
+  add_output(g, "b", kFloat, {}, false);
+  auto model = load_buffer(m);
+  const auto& graph = model->proto->graph();
+  ASSERT_NE(find_value_info(graph, "mean"), nullptr);
+  EXPECT_EQ(dims_of(find_value_info(graph, "mean")), (std::vector<int64_t>{2, 1}));
+  ASSERT_NE(find_value_info(graph, "a"), nullptr);
+  EXPECT_EQ(dims_of(find_value_info(graph, "a")), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(dims_of(find_value_info(graph, "b")), (std::vector<int64_t>{2, 1}));
+}
+
+TEST(OpsetRegistry, CheckerHoldsOpset18NodesToTheirSchemas) {
+  // ReduceMean-18 has no axes attribute any more.
+  auto m = make_model(18);
+  auto* g = m.mutable_graph();
+  add_input(g, "x", kFloat, {2, 3});
+  attr_ints(add_node(g, "ReduceMean", {"x"}, {"y"}, "mean"), "axes", {1});
+  add_output(g, "y", kFloat, {}, false);
+  expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH, {"ONNX checker", "axes"});
+  // Mish is unknown at opset 17.
+  auto old = make_model(17);
+  add_input(old.mutable_graph(), "x", kFloat, {2, 3});
+  add_node(old.mutable_graph(), "Mish", {"x"}, {"y"}, "mish");
+  add_output(old.mutable_graph(), "y", kFloat, {}, false);
+  expect_error([&] { load_buffer(old); }, EPHOST_INVALID_GRAPH, {"Mish"});
+}
+
+TEST(OpsetRegistry, ContextDependentBodiesBuild) {
+  opsets::register_schemas();
+  onnx::NodeProto node;
+  node.set_op_type("CenterCropPad");
+  node.add_input("x");
+  node.add_input("s");
+  node.add_output("y");
+  for (bool with_axes : {false, true}) {
+    if (with_axes) {
+      auto* a = node.add_attribute();
+      a->set_name("axes");
+      a->set_type(onnx::AttributeProto::INTS);
+      a->add_ints(-1);
+    }
+    onnx::FunctionProto body;
+    onnx::FunctionBodyBuildContextImpl ctx(node, {});
+    ASSERT_TRUE(onnx::OpSchemaRegistry::Schema("CenterCropPad", 18, "")->BuildContextDependentFunction(ctx, body));
+    EXPECT_GT(body.node_size(), 5);
+  }
+  onnx::NodeProto gn;
+  gn.set_op_type("GroupNormalization");
+  for (const char* i : {"x", "scale", "bias"}) gn.add_input(i);
+  gn.add_output("y");
+  onnx::FunctionProto body;
+  onnx::FunctionBodyBuildContextImpl ctx(gn, {});
+  ASSERT_TRUE(onnx::OpSchemaRegistry::Schema("GroupNormalization", 18, "")->BuildContextDependentFunction(ctx, body));
+  EXPECT_GT(body.node_size(), 10);
+}
