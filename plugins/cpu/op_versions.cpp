@@ -59,6 +59,11 @@ const std::unordered_map<std::string, std::vector<Version>>& history() {
     add(25, true, {"Cast", "CastLike", "Constant", "ConstantOfShape", "Flatten", "Identity", "If", "Loop", "Pad",
                    "Reshape", "Scan", "Shape", "Size", "Squeeze", "Transpose", "Unsqueeze"});
     add(25, false, {"DequantizeLinear", "QuantizeLinear"});
+    // 26: BitCast, CumProd
+    add(26, false, {"BitCast", "CumProd"});
+    // 27: CausalConvWithState, LinearAttention; Range's new version is taken as a change of meaning
+    // until a kernel is checked against it (a types-only entry would let the Range-11 kernel run it).
+    add(27, false, {"CausalConvWithState", "LinearAttention", "Range"});
     return t;
   }();
   return *table;

@@ -15,7 +15,7 @@ namespace ephost::cpu {
 
 // The newest ai.onnx opset whose operator versions op_versions.cpp lists: no kernel covers a model
 // opset above it (the host may accept newer models; their nodes then find no CPU kernel).
-constexpr int64_t kNewestOpset = 25;
+constexpr int64_t kNewestOpset = 27;
 // Below this every kernel states its range explicitly (the opsets onnx 1.12 knows).
 constexpr int64_t kOnnxLibraryNewestOpset = 17;
 

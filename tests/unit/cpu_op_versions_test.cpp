@@ -17,4 +17,6 @@ TEST(CpuOpVersions, KernelRangesFollowTheRegisteredVersions) {
   EXPECT_EQ(cpu::last_opset_of_version("GroupNormalization", 18), 20);       // 21: scale per channel
   EXPECT_EQ(cpu::last_opset_of_version("ReduceMax", 18), cpu::kNewestOpset);  // 20 adds bool only
   EXPECT_EQ(cpu::last_opset_of_version("Resize", 17), 17);
+  EXPECT_EQ(cpu::last_opset_of_version("Range", 11), 26);                     // 27: a new version
+  EXPECT_EQ(cpu::kNewestOpset, 27) << "the CPU plugin covers every opset the host registers";
 }
