@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/atomic_file.h"
+#include "core/error.h"
 #include "discovery/probe_context.h"
 #include "discovery/plugin_registry.h"
 #include "discovery/registry_cache.h"
@@ -21,6 +22,7 @@
 #include "discovery/scan_settings.h"
 #include "discovery/verdict_freshness.h"
 #include "plugin_dir.h"
+#include "session/env.h"
 
 namespace ephost {
 namespace {
@@ -345,6 +347,17 @@ TEST(RegistryVerdicts, RescanProbesEveryLibraryAgainAndStoresTheFreshVerdicts) {
   EXPECT_TRUE(record_for(registry, refuser)->loaded) << record_for(registry, refuser)->skip_reason();
   EXPECT_TRUE(record_for(registry, alpha)->in_process) << "probed now, so loaded now (no lazy loading)";
 
+  // The env option that asks for it (ephost plugins --rescan).
+  EXPECT_TRUE(make_env_config({{"env.plugin_rescan", "1"}}).scan.rescan);
+  EXPECT_FALSE(make_env_config({{"env.plugin_rescan", "0"}}).scan.rescan);
+  EXPECT_FALSE(make_env_config({}).scan.rescan);
+  try {
+    make_env_config({{"env.plugin_rescan", "yes"}});
+    ADD_FAILURE() << "an invalid value is refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), EPHOST_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("expected '1'"), std::string::npos) << e.what();
+  }
 }
 
 TEST(RegistryVerdicts, TheReportSaysWhereEachVerdictCameFromAndHowOld) {
