@@ -1,5 +1,6 @@
 // The `ephost` command as a user runs it: plugins --json (and where each verdict came from, --rescan),
-// run --report, test (pass and fail, random ops), bench --json.
+// run --report, test (pass and fail, random ops), bench --json; and the conformance kit, which never
+// trusts the user's plugin registry.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -7,6 +8,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -203,6 +205,18 @@ json report_entry(const std::string& report_text, const std::string& file_name) 
   return json::object();
 }
 
+// FNV-1a 64 as the registry writes a variable's value (discovery/probe_context.h).
+std::string fnv1a64_hex(const std::string& bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  char text[17];
+  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(h));
+  return text;
+}
+
 // Built beside the CLI: build/tools/cli/ephost -> build/tools/plugin_cts/.
 std::string plugin_cts_file(const std::string& name) {
   return (ephost_test::fs::path(EPHOST_CLI_PATH).parent_path().parent_path() / "plugin_cts" / name).string();
@@ -314,6 +328,49 @@ TEST(Cli, ObserverRefusedWithoutItsTargetIsAcceptedOnceTheTargetIsSet) {
   EXPECT_EQ(accepted["loaded"], true) << accepted.dump();
   EXPECT_EQ(accepted["name"], "alpha") << "the observer describes itself as its target: " << accepted.dump();
   EXPECT_EQ(accepted["cached"], true) << "the fresh verdict was stored: " << accepted.dump();
+}
+
+// The kit uses a registry of its own: a refusal of its observer in the user's registry, one a host with
+// the kit's very environment would trust, does not fail the kit, and the kit writes nothing there.
+TEST(Cli, PluginCtsIgnoresARefusalOfItsObserverInTheUsersRegistry) {
+  const std::string kit = plugin_cts_file("ephost-plugin-cts");
+  const std::string observer = plugin_cts_file("libephost_cts_observer.so");
+  if (!ephost_test::fs::exists(kit) || !ephost_test::fs::exists(observer))
+    GTEST_SKIP() << "the conformance kit is not built: " << kit;
+  TempDir dir, cache, cases;
+  ephost_test::fs::copy_file(observer, dir.file("libephost_cts_observer.so"));
+  make_case(cases, "test_relu", {0, 2, 0, 4});
+  const std::string user_registry = cache.file("user-registry.json");
+  const std::string target = ephost_test::test_plugin("ephost_test_alpha");
+  // The same environment for every command below (the variables of a probe's context).
+  const std::string common = "env -u EPHOST_CTS_TARGET EPHOST_PLUGIN_PATH='" + dir.path() +
+                             "' EPHOST_PLUGIN_REGISTRY='" + user_registry + "' EPHOST_CTS_OBSERVER='" +
+                             dir.file("libephost_cts_observer.so") + "'";
+
+  // Poison: a discovery run records the observer refused; the entry is then made to say it was refused
+  // under the kit's own EPHOST_CTS_TARGET, so that only a private registry keeps the kit from it.
+  ASSERT_EQ(ephost("plugins", common + " EPHOST_CTS_TARGET=/nonexistent/libnothing.so", false).exit_code, 0);
+  json poisoned = read_json(user_registry);
+  json& entry = registry_entry(poisoned, "libephost_cts_observer.so");
+  ASSERT_EQ(entry["probe"]["outcome"], "refused") << entry.dump();
+  entry["probe"]["reason"] = "poisoned: a refusal the conformance kit must not trust";
+  entry["context"]["environment"]["EPHOST_CTS_TARGET"] = fnv1a64_hex(target);
+  write_json(user_registry, poisoned);
+  const std::string with_target = common + " EPHOST_CTS_TARGET='" + target + "'";
+  const json trusted = report_entry(ephost("plugins --json", with_target, false).output, "libephost_cts_observer.so");
+  ASSERT_EQ(trusted["cached"], true) << "the poison works on a host with the kit's environment: " << trusted.dump();
+  ASSERT_EQ(trusted["loaded"], false) << trusted.dump();
+  std::ifstream before_in(user_registry);
+  const std::string before((std::istreambuf_iterator<char>(before_in)), std::istreambuf_iterator<char>());
+
+  Result r = ephost_test::run_command(with_target + " '" + kit + "' '" + target + "' --section abi --cases '" +
+                                      cases.path() + "' --timeout 60 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("FAIL"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("poisoned"), std::string::npos) << r.output;
+  std::ifstream after_in(user_registry);
+  const std::string after((std::istreambuf_iterator<char>(after_in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(after, before) << "the kit wrote into the user's registry";
 }
 
 }  // namespace
