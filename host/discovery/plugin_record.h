@@ -90,6 +90,14 @@ struct PluginRecord {
   // The probe's verdict (probe_outcome_name: "usable", "refused", "crashed", "exited", "timed_out",
   // "scanner_failed"); "" when it was not probed apart from loading it.
   std::string probe_outcome;
+  // When that verdict was probed (unix seconds): by the scanner or in process when the env was created,
+  // or earlier when the registry cache remembered it (probed_by "registry"). 0 for the built-in plugin
+  // and files skipped before any probe.
+  int64_t probed_at = 0;
+  // Why the library was probed again although the registry cache had a verdict for this very file
+  // (verdict_freshness.h): "the environment changed (EPHOST_CTS_TARGET)", "the device list changed",
+  // "the verdict was 2 h old (its backoff: 15 min)", "a rescan was asked for"; "" otherwise.
+  std::string reprobe_reason;
   const EphostPlugin* plugin = nullptr;      // valid while loaded
   const EphostHostApi* host_api = nullptr;   // the host table this plugin was given (process lifetime)
 

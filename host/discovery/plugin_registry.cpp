@@ -18,8 +18,10 @@
 #include "discovery/plugin_metadata.h"
 #include "discovery/plugin_probe.h"
 #include "discovery/plugin_scanner.h"
+#include "discovery/probe_context.h"
 #include "discovery/registry_cache.h"
 #include "discovery/report_json.h"
+#include "discovery/verdict_freshness.h"
 
 namespace ephost {
 namespace {
@@ -55,6 +57,8 @@ struct PluginRegistry::Candidate {
   std::optional<ProbeResult> probe;
   const char* probed_by = "in process";
   std::optional<LibraryIdentity> identity;  // the file's identity when probed (registry or scanner)
+  int64_t probed_at = 0;                    // when the verdict was probed (unix seconds)
+  std::string reprobe_reason;               // why a verdict the cache had for this file was not used
 };
 
 PluginRegistry::PluginRegistry(ScanSettings settings) : settings_(std::move(settings)) {}
@@ -131,6 +135,9 @@ std::vector<const PluginRecord*> PluginRegistry::load_libraries(const std::vecto
   for (Candidate& c : candidates)
     if (c.skip.empty()) c.skip = elf_incompatibility(c.path);
   probe(candidates);
+  const int64_t now = unix_now_s();
+  for (Candidate& c : candidates)
+    if (c.skip.empty() && c.probed_by == std::string("in process")) c.probed_at = now;  // probed while loaded
 
   std::vector<const PluginRecord*> out;
   // load_mutex_ first (the lock order): deferred_ is guarded by it.
@@ -140,6 +147,10 @@ std::vector<const PluginRecord*> PluginRegistry::load_libraries(const std::vecto
     auto record = std::make_unique<PluginRecord>();
     record->path = c.path;
     record->canonical_path = c.canonical;
+    if (c.skip.empty()) {
+      record->probed_at = c.probed_at;
+      record->reprobe_reason = c.reprobe_reason;
+    }
     bool deferred = false;
     std::string reason = skip_reason_of([&] {
       if (!c.skip.empty()) throw PluginSkipped(c.skip);
@@ -226,7 +237,7 @@ void PluginRegistry::load_deferred(PluginRecord& record) const {
     const ProbeResult& probe = results.front();
     RegistryCache cache(settings_.registry_file);
     cache.load();
-    cache.store(*now, probe);
+    cache.store(*now, probe, capture_probe_context(), unix_now_s());
     cache.save();
     if (probe.outcome != ProbeOutcome::kUsable)
       throw PluginSkipped(fmt::format("{}; probed again: {}", changed, probe.reason));
@@ -268,6 +279,9 @@ void PluginRegistry::probe(std::vector<Candidate>& candidates) const {
   }
   RegistryCache cache(settings_.registry_file);
   cache.load();
+  // What refusals and timeouts depend on (verdict_freshness.h), captured once for all candidates.
+  const ProbeContext context = capture_probe_context();
+  const int64_t now = unix_now_s();
   std::vector<size_t> misses;
   std::vector<std::optional<LibraryIdentity>> ids(candidates.size());
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -276,10 +290,17 @@ void PluginRegistry::probe(std::vector<Candidate>& candidates) const {
     ids[i] = identify_library(c.canonical);
     c.identity = ids[i];
     if (ids[i]) {
-      if (std::optional<ProbeResult> cached = cache.find(*ids[i])) {
-        c.probe = std::move(cached);
-        c.probed_by = "registry";
-        continue;
+      if (std::optional<RegistryEntry> cached = cache.find(*ids[i])) {
+        c.reprobe_reason = settings_.rescan ? "a rescan was asked for" : reprobe_reason(*cached, context, now);
+        if (c.reprobe_reason.empty()) {
+          c.probe = std::move(cached->result);
+          c.probed_by = "registry";
+          c.probed_at = cached->probed_at;
+          continue;
+        }
+        log_info(fmt::format("plugin {}: the registry cache says {} ({} ago), probing it again: {}", c.path,
+                             probe_outcome_name(cached->result.outcome), age_text(now - cached->probed_at),
+                             c.reprobe_reason));
       }
     }
     misses.push_back(i);
@@ -297,9 +318,10 @@ void PluginRegistry::probe(std::vector<Candidate>& candidates) const {
     }
     for (size_t k = 0; k < misses.size(); ++k) {
       Candidate& c = candidates[misses[k]];
-      if (ids[misses[k]]) cache.store(*ids[misses[k]], results[k]);
+      if (ids[misses[k]]) cache.store(*ids[misses[k]], results[k], context, now);
       c.probe = std::move(results[k]);
       c.probed_by = "scanner";
+      c.probed_at = now;
     }
   }
   cache.save();

@@ -6,7 +6,11 @@
 // taken from the registry cache when the same file was probed before (registry_cache.h); only a library
 // that probed cleanly is loaded in process. A library that crashed, aborted, exited or hung while probed
 // is skipped with that reason. ScanSettings::in_process (EPHOST_PLUGIN_SCAN=inprocess) probes in process
-// instead, as does a host with no scanner installed (logged).
+// instead, as does a host with no scanner installed (logged). A cached verdict is used only while it
+// holds (verdict_freshness.h: refusals and timeouts are probed again when the environment, the host
+// version or the device list changed, and after their backoff); ScanSettings::rescan probes everything
+// again. The record says where its verdict came from (probed_by), when it was probed (probed_at) and,
+// when the cache had one that no longer held, why it was probed again (reprobe_reason).
 //
 // Lazy loading (GStreamer's registry does the same): when the registry cache answers for a library
 // (same path, size, mtime, inode, device, host ABI) and says "usable", scan_directories admits it from

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 
@@ -23,15 +24,24 @@ namespace ephost {
 namespace {
 
 using json = nlohmann::json;
-using Entries = std::map<std::string, std::pair<LibraryIdentity, ProbeResult>>;
+using Entries = RegistryCache::Entries;
 
 constexpr const char* kFormat = "ephost-plugin-registry";
 // 2: devices carry host_memory_usable and memory_kinds (what the device list shows of a plugin that is
-// not loaded in process yet). A version-1 file is foreign: ignored and rewritten.
-constexpr int kFormatVersion = 2;
+// not loaded in process yet).
+// 3: every entry says when it was probed (probed_at); refusals and timeouts record their context
+// (probe_context.h) and how often the same verdict came again (repeats), so that they are probed again
+// when their cause may have gone (verdict_freshness.h). An older file is foreign: ignored and rewritten.
+constexpr int kFormatVersion = 3;
 constexpr size_t kMaxFileBytes = 64u << 20;
 constexpr size_t kMaxEntries = 100000;
 constexpr int kMaxNesting = 16;
+// Bounds of a recorded context that no real environment comes near.
+constexpr size_t kMaxVariables = 4096;
+constexpr size_t kMaxVariableNameBytes = 4096;
+constexpr size_t kMaxVersionBytes = 256;
+// repeats beyond this change nothing (the backoff is capped long before); a file saying more is not trusted.
+constexpr uint32_t kMaxRepeats = 64;
 
 const char* machine_name() {
 #if defined(__x86_64__)
@@ -94,14 +104,60 @@ template <typename Int>
 Int integer_member(const json& entry, const char* key) {
   auto it = entry.find(key);
   if (it == entry.end() || !it->is_number_integer()) corrupt(fmt::format("library entry without an integer '{}'", key));
-  if (std::is_unsigned<Int>::value && it->is_number_integer() && !it->is_number_unsigned() && it->get<int64_t>() < 0)
-    corrupt(fmt::format("library entry with a negative '{}'", key));
-  return it->get<Int>();
+  if (it->is_number_unsigned()) {
+    const uint64_t u = it->get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<Int>::max()))
+      corrupt(fmt::format("library entry with an out-of-range '{}'", key));
+    return static_cast<Int>(u);
+  }
+  const int64_t i = it->get<int64_t>();
+  if (i < 0 && std::is_unsigned<Int>::value) corrupt(fmt::format("library entry with a negative '{}'", key));
+  if (i < static_cast<int64_t>(std::numeric_limits<Int>::min()) ||
+      (i > 0 && static_cast<uint64_t>(i) > static_cast<uint64_t>(std::numeric_limits<Int>::max())))
+    corrupt(fmt::format("library entry with an out-of-range '{}'", key));
+  return static_cast<Int>(i);
 }
 
-std::pair<LibraryIdentity, ProbeResult> entry_from_json(const json& e) {
+json context_to_json(const ProbeContext& c) {
+  json environment = json::object();
+  for (const auto& [name, hash] : c.environment) environment[name] = hash;
+  return {{"host_version", c.host_version}, {"devices", c.devices}, {"environment", std::move(environment)}};
+}
+
+ProbeContext context_from_json(const json& j, const std::string& path) {
+  if (!j.is_object() || j.size() != 3)
+    corrupt(fmt::format("library entry '{}': 'context' is not an object of host_version, devices and environment",
+                        path));
+  ProbeContext c;
+  auto version = j.find("host_version");
+  if (version == j.end() || !version->is_string() || version->get_ref<const std::string&>().size() > kMaxVersionBytes)
+    corrupt(fmt::format("library entry '{}': context without a host_version string", path));
+  c.host_version = version->get<std::string>();
+  auto devices = j.find("devices");
+  if (devices == j.end() || !devices->is_string() || !is_fnv1a64_hex(devices->get<std::string>()))
+    corrupt(fmt::format("library entry '{}': context without a 'devices' hash (16 hex digits)", path));
+  c.devices = devices->get<std::string>();
+  auto environment = j.find("environment");
+  if (environment == j.end() || !environment->is_object())
+    corrupt(fmt::format("library entry '{}': context without an 'environment' object", path));
+  if (environment->size() > kMaxVariables)
+    corrupt(fmt::format("library entry '{}': more than {} environment variables", path, kMaxVariables));
+  for (const auto& [name, hash] : environment->items()) {
+    if (name.empty() || name.size() > kMaxVariableNameBytes || name.find('=') != std::string::npos ||
+        name.find('\0') != std::string::npos)
+      corrupt(fmt::format("library entry '{}': an environment variable name that is empty, too long or holds '='",
+                          path));
+    if (!hash.is_string() || !is_fnv1a64_hex(hash.get<std::string>()))
+      corrupt(fmt::format("library entry '{}': variable '{}' without a value hash (16 hex digits)", path, name));
+    c.environment.emplace(name, hash.get<std::string>());
+  }
+  return c;
+}
+
+RegistryEntry entry_from_json(const json& e) {
   if (!e.is_object()) corrupt("a library entry that is not an object");
-  LibraryIdentity id;
+  RegistryEntry entry;
+  LibraryIdentity& id = entry.identity;
   auto path = e.find("path");
   if (path == e.end() || !path->is_string()) corrupt("a library entry without a path");
   id.path = path->get<std::string>();
@@ -110,17 +166,32 @@ std::pair<LibraryIdentity, ProbeResult> entry_from_json(const json& e) {
   id.mtime_ns = integer_member<int64_t>(e, "mtime_ns");
   id.inode = integer_member<uint64_t>(e, "inode");
   id.device = integer_member<uint64_t>(e, "device");
+  entry.probed_at = integer_member<int64_t>(e, "probed_at");
   auto probe = e.find("probe");
   if (probe == e.end()) corrupt(fmt::format("library entry '{}' without a probe result", id.path));
-  ProbeResult result;
   try {
-    result = probe_result_from_json(*probe);
+    entry.result = probe_result_from_json(*probe);
   } catch (const std::exception& ex) {
     corrupt(fmt::format("library entry '{}': {}", id.path, ex.what()));
   }
-  if (result.outcome == ProbeOutcome::kScannerFailed)
+  if (entry.result.outcome == ProbeOutcome::kScannerFailed)
     corrupt(fmt::format("library entry '{}' records a scanner failure", id.path));
-  return {std::move(id), std::move(result)};
+  // Exactly the members serialize writes: a context where none belongs, or none where one does, is
+  // not something this host wrote.
+  const bool contextual = verdict_depends_on_context(entry.result.outcome);
+  const size_t members = contextual ? 9 : 7;
+  if (e.size() != members)
+    corrupt(fmt::format("library entry '{}' ({} verdict) has {} members, not {}", id.path,
+                        probe_outcome_name(entry.result.outcome), e.size(), members));
+  if (contextual) {
+    entry.repeats = integer_member<uint32_t>(e, "repeats");
+    if (entry.repeats > kMaxRepeats)
+      corrupt(fmt::format("library entry '{}': more than {} repeats", id.path, kMaxRepeats));
+    auto context = e.find("context");
+    if (context == e.end()) corrupt(fmt::format("library entry '{}' without a context", id.path));
+    entry.context = context_from_json(*context, id.path);
+  }
+  return entry;
 }
 
 std::string read_registry_text(const std::string& file, bool* exists) {
@@ -184,8 +255,8 @@ Entries RegistryCache::parse(const std::string& text) {
   if (libraries->size() > kMaxEntries) corrupt(fmt::format("more than {} libraries", kMaxEntries));
   Entries entries;
   for (const json& e : *libraries) {
-    auto entry = entry_from_json(e);
-    const std::string path = entry.first.path;
+    RegistryEntry entry = entry_from_json(e);
+    const std::string path = entry.identity.path;
     if (!entries.emplace(path, std::move(entry)).second) corrupt(fmt::format("library '{}' listed twice", path));
   }
   return entries;
@@ -194,13 +265,19 @@ Entries RegistryCache::parse(const std::string& text) {
 std::string RegistryCache::serialize(const Entries& entries) {
   json libraries = json::array();
   for (const auto& [path, entry] : entries) {
-    const LibraryIdentity& id = entry.first;
-    libraries.push_back({{"path", id.path},
-                         {"size", id.size},
-                         {"mtime_ns", id.mtime_ns},
-                         {"inode", id.inode},
-                         {"device", id.device},
-                         {"probe", probe_result_to_json(entry.second)}});
+    const LibraryIdentity& id = entry.identity;
+    json e = {{"path", id.path},
+              {"size", id.size},
+              {"mtime_ns", id.mtime_ns},
+              {"inode", id.inode},
+              {"device", id.device},
+              {"probed_at", entry.probed_at},
+              {"probe", probe_result_to_json(entry.result)}};
+    if (verdict_depends_on_context(entry.result.outcome)) {
+      e["repeats"] = entry.repeats;
+      e["context"] = context_to_json(entry.context);
+    }
+    libraries.push_back(std::move(e));
   }
   json j = {{"format", kFormat}, {"format_version", kFormatVersion}, {"host", host_key()}, {"libraries", libraries}};
   return j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
@@ -226,16 +303,33 @@ void RegistryCache::load() {
   }
 }
 
-std::optional<ProbeResult> RegistryCache::find(const LibraryIdentity& id) const {
-  auto it = entries_.find(id.path);
-  if (it == entries_.end() || !(it->second.first == id)) return std::nullopt;
-  return it->second.second;
+bool verdict_depends_on_context(ProbeOutcome outcome) {
+  return outcome == ProbeOutcome::kRefused || outcome == ProbeOutcome::kTimedOut;
 }
 
-void RegistryCache::store(const LibraryIdentity& id, const ProbeResult& result) {
+std::optional<RegistryEntry> RegistryCache::find(const LibraryIdentity& id) const {
+  auto it = entries_.find(id.path);
+  if (it == entries_.end() || !(it->second.identity == id)) return std::nullopt;
+  return it->second;
+}
+
+void RegistryCache::store(const LibraryIdentity& id, const ProbeResult& result, const ProbeContext& context,
+                          int64_t probed_at) {
   if (result.outcome == ProbeOutcome::kScannerFailed) return;
-  entries_[id.path] = {id, result};
-  stored_[id.path] = {id, result};
+  RegistryEntry entry;
+  entry.identity = id;
+  entry.result = result;
+  entry.probed_at = probed_at;
+  if (verdict_depends_on_context(result.outcome)) {
+    entry.context = context;
+    auto previous = entries_.find(id.path);
+    if (previous != entries_.end() && previous->second.identity == id &&
+        previous->second.result.outcome == result.outcome && previous->second.result.stage == result.stage &&
+        previous->second.result.reason == result.reason)
+      entry.repeats = std::min(previous->second.repeats + 1, kMaxRepeats);
+  }
+  entries_[id.path] = entry;
+  stored_[id.path] = std::move(entry);
 }
 
 void RegistryCache::save() {
@@ -253,7 +347,7 @@ void RegistryCache::save() {
     for (const auto& [path, entry] : stored_) merged[path] = entry;
     for (auto it = merged.begin(); it != merged.end();) {
       const auto now = identify_library(it->first);
-      it = now && *now == it->second.first ? std::next(it) : merged.erase(it);
+      it = now && *now == it->second.identity ? std::next(it) : merged.erase(it);
     }
     const std::string text = serialize(merged);
     write_file_atomically(file_, text.data(), text.size(), /*overwrite=*/true);

@@ -2,14 +2,26 @@
 // probes only what changed. JSON, written atomically (core/atomic_file.h), by default in
 // $XDG_CACHE_HOME/ephost/plugin-registry-<machine>.json. An entry is keyed by the library's canonical
 // path, size, modification time, inode and device; the whole file by the host's plugin ABI range, the
-// scanner protocol and the ephost version. A library that crashed, exited or hung stays skipped until
-// it changes. A corrupt or foreign file is never trusted: it is ignored (logged) and rewritten.
+// scanner protocol and the ephost version. A corrupt or foreign file is never trusted: it is ignored
+// (logged) and rewritten.
 //
-// Layout:
-//   {"format": "ephost-plugin-registry", "format_version": 2,
-//    "host": {"ephost_version": "0.1.0", "plugin_abi": [1, 2], "scanner_protocol": 1, "machine": "x86_64"},
+// How long a verdict holds (verdict_freshness.h): a usable library, or one that crashed or exited
+// while probed, keeps its verdict until the file changes. A refusal or a timeout may have a cause
+// outside the file (an environment variable, a driver not ready yet), so it records its context
+// (probe_context.h: a hash per environment variable, the host version, the accelerator device nodes)
+// and is probed again when that context changed, and anyway once it is older than its backoff (15 min,
+// doubling with each probe that gave the same verdict again, at most 24 h).
+//
+// Layout (format_version 3; older files are foreign: ignored and rewritten):
+//   {"format": "ephost-plugin-registry", "format_version": 3,
+//    "host": {"ephost_version": "0.1.0", "plugin_abi": [1, 3], "scanner_protocol": 2, "machine": "x86_64"},
 //    "libraries": [{"path": "/abs/libx.so", "size": 1234, "mtime_ns": ..., "inode": ..., "device": ...,
-//                   "probe": <probe result (plugin_probe_json.h), devices included>}]}
+//                   "probed_at": <unix seconds>,
+//                   "probe": <probe result (plugin_probe_json.h), devices included>,
+//                   // refused and timed_out only:
+//                   "repeats": <earlier consecutive probes that gave the same verdict>,
+//                   "context": {"host_version": "0.1.0", "devices": "<fnv1a64 hex>",
+//                               "environment": {"NAME": "<fnv1a64 hex of the value>", ...}}}]}
 #pragma once
 
 #include <cstdint>
@@ -18,6 +30,7 @@
 #include <string>
 
 #include "discovery/plugin_probe.h"
+#include "discovery/probe_context.h"
 
 namespace ephost {
 
@@ -44,6 +57,20 @@ struct LibraryIdentity {
 // stat'ed.
 std::optional<LibraryIdentity> identify_library(const std::string& canonical_path);
 
+// One library's remembered probe.
+struct RegistryEntry {
+  LibraryIdentity identity;
+  ProbeResult result;
+  int64_t probed_at = 0;  // unix seconds
+  // Refused and timed out only (verdict_depends_on_context): the earlier consecutive probes of this
+  // file that gave the same verdict (the backoff's exponent), and what the verdict depended on.
+  uint32_t repeats = 0;
+  ProbeContext context;
+};
+
+// True for the verdicts that record their context and age out: kRefused, kTimedOut.
+bool verdict_depends_on_context(ProbeOutcome outcome);
+
 class RegistryCache {
  public:
   // `file` == "": a cache that remembers nothing and writes nothing.
@@ -55,11 +82,15 @@ class RegistryCache {
   // rewritten by the next save().
   void load();
 
-  // The cached result for exactly this file, or nullopt.
-  std::optional<ProbeResult> find(const LibraryIdentity& id) const;
+  // The cached entry for exactly this file (whatever its age or context: verdict_freshness.h judges
+  // that), or nullopt.
+  std::optional<RegistryEntry> find(const LibraryIdentity& id) const;
 
-  // Remembers a result (kScannerFailed results are not remembered: they say nothing about the library).
-  void store(const LibraryIdentity& id, const ProbeResult& result);
+  // Remembers a result probed at `probed_at` (unix seconds) under `context` (kept for refusals and
+  // timeouts only). `repeats` counts on from the entry it replaces when that was the same file with the
+  // same verdict (outcome, stage and reason), and starts at 0 otherwise. kScannerFailed results are not
+  // remembered: they say nothing about the library.
+  void store(const LibraryIdentity& id, const ProbeResult& result, const ProbeContext& context, int64_t probed_at);
 
   // Writes the file atomically when something changed: entries stored here, merged into what the file
   // holds now (another process may have written it meanwhile), without entries whose file changed or
@@ -68,13 +99,14 @@ class RegistryCache {
 
   // Parses registry text. Throws std::runtime_error saying what is wrong ("foreign: ..." for a valid
   // registry of another host). Exposed for tests and the fuzzer.
-  static std::map<std::string, std::pair<LibraryIdentity, ProbeResult>> parse(const std::string& text);
-  static std::string serialize(const std::map<std::string, std::pair<LibraryIdentity, ProbeResult>>& entries);
+  using Entries = std::map<std::string, RegistryEntry>;  // by canonical path
+  static Entries parse(const std::string& text);
+  static std::string serialize(const Entries& entries);
 
  private:
   std::string file_;
-  std::map<std::string, std::pair<LibraryIdentity, ProbeResult>> entries_;  // by canonical path
-  std::map<std::string, std::pair<LibraryIdentity, ProbeResult>> stored_;   // what this process added
+  Entries entries_;
+  Entries stored_;  // what this process added
   bool rewrite_ = false;  // the file on disk is corrupt or foreign
 };
 

@@ -3,11 +3,13 @@
 #include <nlohmann/json.hpp>
 
 #include "core/device.h"
+#include "discovery/verdict_freshness.h"
 
 namespace ephost {
 
 std::string discovery_report_json(const std::vector<const PluginRecord*>& records) {
   nlohmann::json report = nlohmann::json::array();
+  const int64_t now = unix_now_s();
   for (const PluginRecord* r : records) {
     nlohmann::json devices = nlohmann::json::array();
     // A plugin not loaded in process yet (lazy loading) shows the devices its probe saw.
@@ -57,7 +59,16 @@ std::string discovery_report_json(const std::vector<const PluginRecord*>& record
                       {"reason", r->skip_reason()},
                       {"builtin", r->builtin},
                       {"probed_by", r->probed_by},
-                      {"probe_outcome", r->probe_outcome}};
+                      {"probe_outcome", r->probe_outcome},
+                      // the verdict came from the registry cache, probed at probed_at, age_s ago
+                      {"cached", r->probed_by == "registry"},
+                      {"probed_at", nullptr},
+                      {"age_s", nullptr},
+                      {"probed_again", r->reprobe_reason}};
+    if (r->probed_at != 0) {
+      entry["probed_at"] = r->probed_at;
+      entry["age_s"] = now > r->probed_at ? now - r->probed_at : 0;
+    }
     // Plugin ABI 3: the devices a plugin drives (listed only for plugins that have some).
     if (!devices.empty()) entry["devices"] = devices;
     report.push_back(std::move(entry));

@@ -19,6 +19,10 @@ struct ScanSettings {
   std::chrono::milliseconds timeout{10000};
   std::string registry_file;  // registry_cache.h; "" for none
   std::string scanner;        // scanner executable; "" when there is none (then probing is in process)
+  // Probe every library again in the scanner, whatever the registry cache remembers, and store the
+  // fresh verdicts (`ephost plugins --rescan`, env option env.plugin_rescan). No environment variable:
+  // a rescan is asked for once, not for every process.
+  bool rescan = false;
 };
 
 // From EPHOST_PLUGIN_SCAN, EPHOST_PLUGIN_SCAN_TIMEOUT_MS, EPHOST_PLUGIN_REGISTRY (or the default

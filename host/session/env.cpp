@@ -48,12 +48,18 @@ EnvConfig make_env_config(const std::vector<std::pair<std::string, std::string>>
       config.scan.timeout = parse_scan_timeout(value, what);
     } else if (key == kEphostEnvOptionsPluginRegistry) {
       config.scan.registry_file = value;
+    } else if (key == kEphostEnvOptionsPluginRescan) {
+      if (value != "0" && value != "1")
+        fail(EPHOST_INVALID_ARGUMENT, "{} is '{}'; expected '1' (probe every plugin library again, ignoring the "
+             "registry cache's verdicts) or '0' (the default)", what, value);
+      config.scan.rescan = value == "1";
     } else if (key == kEphostEnvOptionsPluginCallWarningMs) {
       config.plugin_call_warning = parse_call_warning(value, what);
     } else {
-      fail(EPHOST_INVALID_ARGUMENT, "unknown env option '{}'; env options are {}, {}, {} and {} "
+      fail(EPHOST_INVALID_ARGUMENT, "unknown env option '{}'; env options are {}, {}, {}, {} and {} "
            "(ephost/ephost_env_options_keys.h)", key, kEphostEnvOptionsPluginScan,
-           kEphostEnvOptionsPluginScanTimeoutMs, kEphostEnvOptionsPluginRegistry, kEphostEnvOptionsPluginCallWarningMs);
+           kEphostEnvOptionsPluginScanTimeoutMs, kEphostEnvOptionsPluginRegistry, kEphostEnvOptionsPluginRescan,
+           kEphostEnvOptionsPluginCallWarningMs);
     }
   }
   return config;

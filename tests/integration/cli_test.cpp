@@ -1,11 +1,16 @@
-// The `ephost` command as a user runs it: plugins --json, run --report, test (pass and fail, random
-// ops), bench --json.
+// The `ephost` command as a user runs it: plugins --json (and where each verdict came from, --rescan),
+// run --report, test (pass and fail, random ops), bench --json; and the conformance kit, which never
+// trusts the user's plugin registry.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "test_support.h"
 
@@ -168,6 +173,204 @@ TEST(Cli, BenchJsonHasTheTimings) {
   EXPECT_TRUE(j.contains("session_create_ms"));
   EXPECT_TRUE(j.contains("run_ms_median"));
   EXPECT_GT(j["run_ms_median"].get<double>(), 0.0);
+}
+
+// ---- where plugin verdicts come from (the registry cache: discovery/verdict_freshness.h) --------------
+
+// Reads and writes a registry file as JSON.
+json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return json::parse(in);
+}
+void write_json(const std::string& path, const json& j) { std::ofstream(path) << j.dump(1); }
+
+// The registry entry whose path ends with `file_name`.
+json& registry_entry(json& registry, const std::string& file_name) {
+  for (json& e : registry["libraries"]) {
+    const std::string path = e["path"];
+    if (path.size() >= file_name.size() && path.compare(path.size() - file_name.size(), file_name.size(), file_name) == 0)
+      return e;
+  }
+  throw std::runtime_error("no registry entry for " + file_name + " in " + registry.dump(1));
+}
+
+// The report entry whose path ends with `file_name`.
+json report_entry(const std::string& report_text, const std::string& file_name) {
+  for (const json& e : json::parse(report_text)) {
+    const std::string path = e["path"];
+    if (path.size() >= file_name.size() && path.compare(path.size() - file_name.size(), file_name.size(), file_name) == 0)
+      return e;
+  }
+  ADD_FAILURE() << "no report entry for " << file_name << ":\n" << report_text;
+  return json::object();
+}
+
+// FNV-1a 64 as the registry writes a variable's value (discovery/probe_context.h).
+std::string fnv1a64_hex(const std::string& bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  char text[17];
+  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(h));
+  return text;
+}
+
+// Built beside the CLI: build/tools/cli/ephost -> build/tools/plugin_cts/.
+std::string plugin_cts_file(const std::string& name) {
+  return (ephost_test::fs::path(EPHOST_CLI_PATH).parent_path().parent_path() / "plugin_cts" / name).string();
+}
+
+TEST(Cli, PluginsSaysWhichVerdictsAreCachedAndHowOld) {
+  TempDir dir, cache;
+  ephost_test::install_plugins(dir, {"ephost_test_alpha", "ephost_broken_negotiate_segfault"});
+  const std::string registry = cache.file("registry.json");
+  const std::string env = "EPHOST_PLUGIN_PATH='" + dir.path() + "' EPHOST_PLUGIN_REGISTRY='" + registry + "'";
+  Result cold = ephost("plugins", env, false);
+  ASSERT_EQ(cold.exit_code, 0) << cold.output;
+  EXPECT_NE(cold.output.find("probed now"), std::string::npos) << cold.output;
+  EXPECT_EQ(cold.output.find("cached verdict"), std::string::npos) << cold.output;
+
+  // Three hours later (the verdicts say so).
+  json j = read_json(registry);
+  const int64_t three_hours_ago = static_cast<int64_t>(std::time(nullptr)) - 3 * 3600 - 10;
+  for (json& e : j["libraries"]) e["probed_at"] = three_hours_ago;
+  write_json(registry, j);
+  Result warm = ephost("plugins", env, false);
+  ASSERT_EQ(warm.exit_code, 0) << warm.output;
+  EXPECT_NE(warm.output.find("cached, 3 h old"), std::string::npos) << warm.output;
+  EXPECT_NE(warm.output.find("libephost_broken_negotiate_segfault.so: crashed during negotiation: killed by SIGSEGV "
+                             "(segmentation fault) (cached verdict, 3 h old; `ephost plugins --rescan` probes again)"),
+            std::string::npos)
+      << warm.output;
+  Result warm_json = ephost("plugins --json", env, false);
+  ASSERT_EQ(warm_json.exit_code, 0) << warm_json.output;
+  for (const char* file : {"libephost_test_alpha.so", "libephost_broken_negotiate_segfault.so"}) {
+    const json e = report_entry(warm_json.output, file);
+    EXPECT_EQ(e["cached"], true) << e.dump();
+    EXPECT_EQ(e["probed_at"], three_hours_ago) << e.dump();
+    EXPECT_GE(e["age_s"].get<int64_t>(), 3 * 3600) << e.dump();
+    EXPECT_EQ(e["probed_again"], "") << e.dump();
+  }
+  // The built-in plugin was never probed.
+  for (const json& e : json::parse(warm_json.output))
+    if (e["builtin"] == true) {
+      EXPECT_EQ(e["cached"], false) << e.dump();
+      EXPECT_TRUE(e["probed_at"].is_null()) << e.dump();
+      EXPECT_TRUE(e["age_s"].is_null()) << e.dump();
+    }
+}
+
+TEST(Cli, PluginsRescanProbesEverythingAgainAndStoresTheFreshVerdicts) {
+  TempDir dir, cache;
+  ephost_test::install_plugins(dir, {"ephost_test_alpha", "ephost_broken_negotiate_segfault"});
+  const std::string registry = cache.file("registry.json");
+  const std::string env = "EPHOST_PLUGIN_PATH='" + dir.path() + "' EPHOST_PLUGIN_REGISTRY='" + registry + "'";
+  ASSERT_EQ(ephost("plugins", env, false).exit_code, 0);
+  json j = read_json(registry);
+  const int64_t long_ago = static_cast<int64_t>(std::time(nullptr)) - 5 * 3600;
+  for (json& e : j["libraries"]) e["probed_at"] = long_ago;
+  write_json(registry, j);
+
+  Result rescan = ephost("plugins --rescan", env, false);
+  ASSERT_EQ(rescan.exit_code, 0) << rescan.output;
+  EXPECT_NE(rescan.output.find("probed again:\n"), std::string::npos) << rescan.output;
+  EXPECT_NE(rescan.output.find("libephost_test_alpha.so: a rescan was asked for"), std::string::npos) << rescan.output;
+  EXPECT_NE(rescan.output.find("libephost_broken_negotiate_segfault.so: a rescan was asked for"), std::string::npos)
+      << rescan.output;
+  EXPECT_EQ(rescan.output.find("cached verdict"), std::string::npos) << rescan.output;
+  // The fresh verdicts are stored: the next command finds them, new.
+  json after = read_json(registry);
+  for (const char* file : {"libephost_test_alpha.so", "libephost_broken_negotiate_segfault.so"})
+    EXPECT_GT(registry_entry(after, file)["probed_at"].get<int64_t>(), long_ago) << file;
+  Result next = ephost("plugins --json", env, false);
+  const json alpha = report_entry(next.output, "libephost_test_alpha.so");
+  EXPECT_EQ(alpha["cached"], true) << alpha.dump();
+  EXPECT_LT(alpha["age_s"].get<int64_t>(), 600) << alpha.dump();
+  Result rescan_json = ephost("plugins --json --rescan", env, false);
+  const json again = report_entry(rescan_json.output, "libephost_test_alpha.so");
+  EXPECT_EQ(again["cached"], false) << again.dump();
+  EXPECT_EQ(again["probed_by"], "scanner") << again.dump();
+  EXPECT_EQ(again["probed_again"], "a rescan was asked for") << again.dump();
+}
+
+// Issue 22: the conformance kit's observer refuses negotiation without EPHOST_CTS_TARGET. A discovery run
+// over its folder without the variable recorded that refusal; it must not outlive its cause: with the
+// variable set, the same file is probed again and accepted.
+TEST(Cli, ObserverRefusedWithoutItsTargetIsAcceptedOnceTheTargetIsSet) {
+  const std::string observer = plugin_cts_file("libephost_cts_observer.so");
+  if (!ephost_test::fs::exists(observer)) GTEST_SKIP() << "the conformance kit's observer is not built: " << observer;
+  TempDir dir, cache;
+  ephost_test::fs::copy_file(observer, dir.file("libephost_cts_observer.so"));
+  const std::string env = "env -u EPHOST_CTS_TARGET EPHOST_PLUGIN_PATH='" + dir.path() + "' EPHOST_PLUGIN_REGISTRY='" +
+                          cache.file("registry.json") + "'";
+  Result without = ephost("plugins --json", env, false);
+  ASSERT_EQ(without.exit_code, 0) << without.output;
+  const json refused = report_entry(without.output, "libephost_cts_observer.so");
+  EXPECT_EQ(refused["loaded"], false) << refused.dump();
+  EXPECT_EQ(refused["probe_outcome"], "refused") << refused.dump();
+  EXPECT_NE(refused["reason"].get<std::string>().find("EPHOST_CTS_TARGET names no plugin"), std::string::npos)
+      << refused.dump();
+  // Still refused, from the cache, while nothing changed.
+  const json cached = report_entry(ephost("plugins --json", env, false).output, "libephost_cts_observer.so");
+  EXPECT_EQ(cached["cached"], true) << cached.dump();
+  EXPECT_EQ(cached["loaded"], false) << cached.dump();
+
+  const std::string with_target = env + " EPHOST_CTS_TARGET='" + ephost_test::test_plugin("ephost_test_alpha") + "'";
+  Result text = ephost("plugins", with_target, false);
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("probed again:\n  " + dir.file("libephost_cts_observer.so") +
+                             ": the environment changed (EPHOST_CTS_TARGET)"),
+            std::string::npos)
+      << text.output;
+  const json accepted = report_entry(ephost("plugins --json", with_target, false).output, "libephost_cts_observer.so");
+  EXPECT_EQ(accepted["loaded"], true) << accepted.dump();
+  EXPECT_EQ(accepted["name"], "alpha") << "the observer describes itself as its target: " << accepted.dump();
+  EXPECT_EQ(accepted["cached"], true) << "the fresh verdict was stored: " << accepted.dump();
+}
+
+// The kit uses a registry of its own: a refusal of its observer in the user's registry, one a host with
+// the kit's very environment would trust, does not fail the kit, and the kit writes nothing there.
+TEST(Cli, PluginCtsIgnoresARefusalOfItsObserverInTheUsersRegistry) {
+  const std::string kit = plugin_cts_file("ephost-plugin-cts");
+  const std::string observer = plugin_cts_file("libephost_cts_observer.so");
+  if (!ephost_test::fs::exists(kit) || !ephost_test::fs::exists(observer))
+    GTEST_SKIP() << "the conformance kit is not built: " << kit;
+  TempDir dir, cache, cases;
+  ephost_test::fs::copy_file(observer, dir.file("libephost_cts_observer.so"));
+  make_case(cases, "test_relu", {0, 2, 0, 4});
+  const std::string user_registry = cache.file("user-registry.json");
+  const std::string target = ephost_test::test_plugin("ephost_test_alpha");
+  // The same environment for every command below (the variables of a probe's context).
+  const std::string common = "env -u EPHOST_CTS_TARGET EPHOST_PLUGIN_PATH='" + dir.path() +
+                             "' EPHOST_PLUGIN_REGISTRY='" + user_registry + "' EPHOST_CTS_OBSERVER='" +
+                             dir.file("libephost_cts_observer.so") + "'";
+
+  // Poison: a discovery run records the observer refused; the entry is then made to say it was refused
+  // under the kit's own EPHOST_CTS_TARGET, so that only a private registry keeps the kit from it.
+  ASSERT_EQ(ephost("plugins", common + " EPHOST_CTS_TARGET=/nonexistent/libnothing.so", false).exit_code, 0);
+  json poisoned = read_json(user_registry);
+  json& entry = registry_entry(poisoned, "libephost_cts_observer.so");
+  ASSERT_EQ(entry["probe"]["outcome"], "refused") << entry.dump();
+  entry["probe"]["reason"] = "poisoned: a refusal the conformance kit must not trust";
+  entry["context"]["environment"]["EPHOST_CTS_TARGET"] = fnv1a64_hex(target);
+  write_json(user_registry, poisoned);
+  const std::string with_target = common + " EPHOST_CTS_TARGET='" + target + "'";
+  const json trusted = report_entry(ephost("plugins --json", with_target, false).output, "libephost_cts_observer.so");
+  ASSERT_EQ(trusted["cached"], true) << "the poison works on a host with the kit's environment: " << trusted.dump();
+  ASSERT_EQ(trusted["loaded"], false) << trusted.dump();
+  std::ifstream before_in(user_registry);
+  const std::string before((std::istreambuf_iterator<char>(before_in)), std::istreambuf_iterator<char>());
+
+  Result r = ephost_test::run_command(with_target + " '" + kit + "' '" + target + "' --section abi --cases '" +
+                                      cases.path() + "' --timeout 60 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("FAIL"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("poisoned"), std::string::npos) << r.output;
+  std::ifstream after_in(user_registry);
+  const std::string after((std::istreambuf_iterator<char>(after_in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(after, before) << "the kit wrote into the user's registry";
 }
 
 }  // namespace

@@ -31,6 +31,8 @@ enum class Variant {
   kBadVersion,       // version "1.0"
   kDuplicate,        // name "alpha", the name of a well-behaved test plugin
   kUndefinedSymbol,  // needs a symbol nothing defines: dlopen (RTLD_NOW) fails
+  kNeedsEnv,         // refuses negotiation unless EPHOST_TEST_PLUGIN_READY is set (as a GPU plugin whose
+                     // driver is not ready); then loads cleanly as "needs_env" (registry verdict tests)
   // Fatal while probed: the scanner's child dies or hangs, the host skips the library with the reason.
   kNegotiateSegfault,      // SIGSEGV in negotiation
   kNegotiateAbort,         // abort() in negotiation
@@ -84,6 +86,8 @@ constexpr Variant kVariant =
     Variant::kDuplicate;
 #elif defined(EPHOST_BROKEN_UNDEFINED_SYMBOL)
     Variant::kUndefinedSymbol;
+#elif defined(EPHOST_BROKEN_NEEDS_ENV)
+    Variant::kNeedsEnv;
 #elif defined(EPHOST_BROKEN_NEGOTIATE_SEGFAULT)
     Variant::kNegotiateSegfault;
 #elif defined(EPHOST_BROKEN_NEGOTIATE_ABORT)
@@ -166,6 +170,7 @@ struct CrashOnLoad {
 const char* plugin_name() {
   if constexpr (kVariant == Variant::kBadName) return "bad name!";
   if constexpr (kVariant == Variant::kDuplicate) return "alpha";
+  if constexpr (kVariant == Variant::kNeedsEnv) return "needs_env";
   return "broken";
 }
 
@@ -345,6 +350,11 @@ EphostStatus* negotiate(EphostPluginNegotiation* negotiation) {
   if constexpr (kVariant == Variant::kRefuses)
     return g_host->status_create(EPHOST_NOT_IMPLEMENTED, "refusing: this plugin needs ABI >= 7");
   if constexpr (kVariant == Variant::kNegotiateThrows) throw std::logic_error("negotiation exploded");
+  if constexpr (kVariant == Variant::kNeedsEnv) {
+    const char* ready = std::getenv("EPHOST_TEST_PLUGIN_READY");
+    if (ready == nullptr || *ready == '\0')
+      return g_host->status_create(EPHOST_NOT_IMPLEMENTED, "needs_env: EPHOST_TEST_PLUGIN_READY is not set");
+  }
   negotiation->plugin_abi_version = kVariant == Variant::kNewerAbi ? 99 : kSpeaksAbi3 ? 3 : 1;
   negotiation->plugin = kVariant == Variant::kNullTable ? nullptr : &table;
   return nullptr;

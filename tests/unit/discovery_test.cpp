@@ -362,7 +362,8 @@ TEST(Discovery, ReportJsonHasOneObjectPerRecordWithEveryField) {
   const std::set<std::string> fields = {"path", "name", "vendor", "version", "device_type", "context_source_keys",
                                         "sdk_version", "hardware_architecture", "driver_version",
                                         "default_priority", "abi_version", "loaded", "in_process", "reason", "builtin",
-                                        "probed_by", "probe_outcome"};
+                                        "probed_by", "probe_outcome", "cached", "probed_at", "age_s",
+                                        "probed_again"};
   for (const auto& entry : report) {
     std::set<std::string> keys;
     for (const auto& item : entry.items()) keys.insert(item.key());

@@ -344,6 +344,12 @@ TEST(PluginRegistryCache, ParsingIsStrict) {
   broken([](nlohmann::json& j) { j["libraries"][0]["probe"]["abi_version"] = "2"; });
   broken([](nlohmann::json& j) { j["libraries"][0]["probe"]["devices"] = nlohmann::json::object(); });
   broken([](nlohmann::json& j) { j["format_version"] = 1; });  // before device memory facts: rewritten
+  broken([](nlohmann::json& j) { j["format_version"] = 2; });  // before verdicts knew their context and age
+  broken([](nlohmann::json& j) { j["libraries"][0].erase("probed_at"); });
+  broken([](nlohmann::json& j) { j["libraries"][0]["probed_at"] = "yesterday"; });
+  // A usable verdict carries no context (it does not depend on one) and no repeats.
+  broken([](nlohmann::json& j) { j["libraries"][0]["repeats"] = 0; });
+  broken([](nlohmann::json& j) { j["libraries"][0]["context"] = nlohmann::json::object(); });
   broken([](nlohmann::json& j) { j.erase("host"); });
 }
 
@@ -393,10 +399,14 @@ TEST(PluginRegistryCache, ProbeResultsRoundTripWithTheirDevices) {
   r.description.context_source_keys = {"A", "B"};
   r.devices.push_back({"npu", "Contoso", "NPU 9000", "1.2.3", "v9", 1ull << 34, true, 5u});
   LibraryIdentity id{"/opt/lib/libnpu.so", 1234, 5678, 9, 10};
-  auto entries = RegistryCache::parse(RegistryCache::serialize({{id.path, {id, r}}}));
+  RegistryEntry entry{id, r};
+  entry.probed_at = 1700000000;
+  auto entries = RegistryCache::parse(RegistryCache::serialize({{id.path, entry}}));
   ASSERT_EQ(entries.size(), 1u);
-  const auto& [back_id, back] = entries.begin()->second;
+  const LibraryIdentity& back_id = entries.begin()->second.identity;
+  const ProbeResult& back = entries.begin()->second.result;
   EXPECT_TRUE(back_id == id);
+  EXPECT_EQ(entries.begin()->second.probed_at, 1700000000);
   EXPECT_EQ(back.description.context_source_keys, r.description.context_source_keys);
   ASSERT_EQ(back.devices.size(), 1u);
   EXPECT_EQ(back.devices[0].name, "NPU 9000");

@@ -24,12 +24,12 @@ void add_global_args(CLI::App& app, GlobalArgs& args) {
   add_repeatable(&app, "--plugin", args.plugins, "Also load this plugin library (repeatable)");
 }
 
-Ephost::Env create_env(const GlobalArgs& args) {
+Ephost::Env create_env(const GlobalArgs& args, const std::vector<std::pair<std::string, std::string>>& env_options) {
   EphostLogLevel level = EPHOST_LOG_WARNING;
   if (args.log_level == "verbose") level = EPHOST_LOG_VERBOSE;
   else if (args.log_level == "info") level = EPHOST_LOG_INFO;
   else if (args.log_level == "error") level = EPHOST_LOG_ERROR;
-  Ephost::Env env(level);
+  Ephost::Env env = env_options.empty() ? Ephost::Env(level) : Ephost::Env(level, nullptr, env_options);
   for (const std::string& plugin : args.plugins) env.register_plugin(plugin);
   return env;
 }

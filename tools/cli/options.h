@@ -25,8 +25,10 @@ struct GlobalArgs {
 };
 void add_global_args(CLI::App& app, GlobalArgs& args);
 // CreateEnv (discovery: EPHOST_PLUGIN_PATH, then the default plugin folder, plus the built-in CPU plugin),
-// then each --plugin library registered (an error says why one cannot be loaded).
-Ephost::Env create_env(const GlobalArgs& args);
+// or CreateEnvWithOptions when `env_options` (ephost_env_options_keys.h) are given, then each --plugin
+// library registered (an error says why one cannot be loaded).
+Ephost::Env create_env(const GlobalArgs& args,
+                       const std::vector<std::pair<std::string, std::string>>& env_options = {});
 
 struct SessionArgs {
   std::string providers;             // "a,b,cpu"

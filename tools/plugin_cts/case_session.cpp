@@ -3,6 +3,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "ephost/ephost_env_options_keys.h"
+#include "private_registry.h"
 #include "tensor_io.h"
 
 namespace fs = std::filesystem;
@@ -10,7 +12,9 @@ namespace fs = std::filesystem;
 namespace ephost_cts {
 
 Ephost::Env env_with(const std::string& library) {
-  Ephost::Env env(EPHOST_LOG_FATAL, std::vector<std::string>{});
+  // No plugin folder, and the kit's own registry cache (private_registry.h), never the user's.
+  const std::vector<std::string> no_folders;
+  Ephost::Env env(EPHOST_LOG_FATAL, &no_folders, {{kEphostEnvOptionsPluginRegistry, private_registry_file()}});
   env.register_plugin(library);
   return env;
 }

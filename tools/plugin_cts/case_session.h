@@ -13,7 +13,8 @@
 namespace ephost_cts {
 
 // A fresh env holding only the built-in CPU plugin and the library at `library` (the plugin, or the
-// observer standing in front of it). Throws Ephost::Exception when the library cannot be loaded.
+// observer standing in front of it), probed with the kit's private registry cache (private_registry.h).
+// Throws Ephost::Exception when the library cannot be loaded.
 Ephost::Env env_with(const std::string& library);
 
 class CaseSession {

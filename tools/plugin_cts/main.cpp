@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "private_registry.h"
 #include "report.h"
 #include "sections.h"
 
@@ -65,6 +66,8 @@ int main(int argc, char** argv) {
 
   Report report;
   try {
+    // Before any child is forked or env created: every one of them uses the kit's own registry cache.
+    const PrivateRegistry registry;
     const auto wants = [&](const char* s) { return std::find(sections.begin(), sections.end(), s) != sections.end(); };
     if (wants("abi")) check_abi_contract(setup, report);
     const PluginFacts facts = learn_plugin(setup, report);

@@ -28,9 +28,16 @@ static const char* const kEphostEnvOptionsPluginScanTimeoutMs = "env.plugin_scan
 /* path, default $XDG_CACHE_HOME/ephost/plugin-registry-<machine>.json (~/.cache when XDG_CACHE_HOME is
  * unset); environment EPHOST_PLUGIN_REGISTRY. The registry cache: what the scanner found out about
  * each library, keyed by path, size, mtime, inode and the host's ABI, so that the next env probes only
- * what changed (a library that crashed stays skipped until its file changes). "" disables the cache.
+ * what changed (a library that crashed stays skipped until its file changes; a refusal or a timeout is
+ * probed again when the environment, the host version or the accelerator device nodes changed, and
+ * after a backoff of 15 min doubling per repeated verdict up to 24 h). "" disables the cache.
  * A corrupt or foreign file is ignored and rewritten. Since API 3. */
 static const char* const kEphostEnvOptionsPluginRegistry = "env.plugin_registry";
+
+/* "0" (default) or "1"; no environment variable. "1": every plugin library is probed again in the
+ * scanner, whatever the registry cache remembers, and the fresh verdicts are stored in it
+ * (`ephost plugins --rescan`). Since API 3. */
+static const char* const kEphostEnvOptionsPluginRescan = "env.plugin_rescan";
 
 /* milliseconds, default "10000", "0" disables; environment EPHOST_PLUGIN_CALL_WARNING_MS. A call into
  * a plugin (get_capability, compile, compute, ...) that has not returned after this long is logged
