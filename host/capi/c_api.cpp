@@ -11,6 +11,7 @@
 #include "capi/c_api_devices.h"
 #include "capi/handles.h"
 #include "core/error.h"
+#include "core/log.h"
 #include "core/status.h"
 #include "discovery/plugin_registry.h"
 #include "epcontext/context_inspect.h"
@@ -317,8 +318,9 @@ EphostStatus* InspectEpContextModelJson(EphostEnv* env, const char* path, const 
   });
 }
 
-EphostStatus* Run(EphostSession* s, const char* const* input_names, const EphostTensor* const* inputs, size_t n_in,
-                  const char* const* output_names, size_t n_out, EphostTensor** outputs) {
+EphostStatus* RunWithOptions(EphostSession* s, const EphostRunOptions* o, const char* const* input_names,
+                             const EphostTensor* const* inputs, size_t n_in, const char* const* output_names,
+                             size_t n_out, EphostTensor** outputs) {
   return guard([&] {
     require(s, "session");
     if (n_in && (!input_names || !inputs)) fail(EPHOST_INVALID_ARGUMENT, "input_names and inputs must not be NULL");
@@ -336,8 +338,68 @@ EphostStatus* Run(EphostSession* s, const char* const* input_names, const Ephost
       out_names.emplace_back(output_names[i]);
     }
     if (n_out == 0) return;  // nothing requested: nothing to compute
-    std::vector<RuntimeValue> results = s->session->run(in_names, in, out_names);
+    std::vector<RuntimeValue> results =
+        s->session->run(in_names, in, out_names, nullptr, nullptr, o ? &o->control : nullptr);
     for (size_t i = 0; i < n_out; ++i) outputs[i] = new EphostTensor{std::move(results[i]), s->env};
+  });
+}
+EphostStatus* Run(EphostSession* s, const char* const* input_names, const EphostTensor* const* inputs, size_t n_in,
+                  const char* const* output_names, size_t n_out, EphostTensor** outputs) {
+  return RunWithOptions(s, nullptr, input_names, inputs, n_in, output_names, n_out, outputs);
+}
+
+// ---- run options and model metadata (version 4) ----
+EphostStatus* CreateRunOptions(EphostRunOptions** out) {
+  return guard([&] {
+    require(out, "out_options");
+    *out = new EphostRunOptions();
+  });
+}
+void ReleaseRunOptions(EphostRunOptions* o) { delete o; }
+EphostStatus* RunOptionsSetTerminate(EphostRunOptions* o, int32_t terminate) {
+  return guard([&] {
+    require(o, "run_options");
+    o->control.terminate.store(terminate != 0, std::memory_order_relaxed);
+  });
+}
+EphostStatus* RunOptionsSetTag(EphostRunOptions* o, const char* tag) {
+  return guard([&] {
+    require(o, "run_options");
+    require(tag, "tag");
+    const size_t length = std::strlen(tag);
+    if (length > 1024) fail(EPHOST_INVALID_ARGUMENT, "run tag is {} bytes: at most 1024", length);
+    o->control.tag = tag;
+  });
+}
+EphostStatus* SessionGetModelMetadataJson(const EphostSession* s, char** out) {
+  return guard([&] {
+    require(s, "session");
+    require(out, "out_json");
+    *out = copy_string(s->session->model_metadata_json());
+  });
+}
+EphostStatus* AddInitializer(EphostSessionOptions* o, const char* name, const EphostTensor* value) {
+  return guard([&] {
+    require(o, "options");
+    require(name, "name");
+    require(value, "value");
+    const Tensor& t = value->value.tensor("the initializer");
+    if (t.on_device())
+      fail(EPHOST_INVALID_ARGUMENT, "initializer '{}' lives on a device: give a host tensor (copy it with CopyTensor)",
+           name);
+    for (auto& [added, tensor] : o->options.initializers)
+      if (added == name) {
+        tensor = t.clone();
+        return;
+      }
+    o->options.initializers.emplace_back(name, t.clone());
+  });
+}
+EphostStatus* SetDefaultLogLevel(EphostLogLevel level) {
+  return guard([&] {
+    if (level < EPHOST_LOG_VERBOSE || level > EPHOST_LOG_FATAL)
+      fail(EPHOST_INVALID_ARGUMENT, "log level {} is none of 0 (verbose) to 4 (fatal)", static_cast<int>(level));
+    log_set_level(level);
   });
 }
 
@@ -512,6 +574,14 @@ EphostApi make_api(uint32_t version) {
   a.SetSessionProgressCallback = &SetSessionProgressCallback;
   a.SessionEndProfiling = &SessionEndProfiling;
   a.CreateEnvWithOptions = &CreateEnvWithOptions;
+  a.CreateRunOptions = &CreateRunOptions;
+  a.ReleaseRunOptions = &ReleaseRunOptions;
+  a.RunOptionsSetTerminate = &RunOptionsSetTerminate;
+  a.RunOptionsSetTag = &RunOptionsSetTag;
+  a.RunWithOptions = &RunWithOptions;
+  a.SessionGetModelMetadataJson = &SessionGetModelMetadataJson;
+  a.SetDefaultLogLevel = &SetDefaultLogLevel;
+  a.AddInitializer = &AddInitializer;
   return cut_to_version_size(a, EphostApiSize(version), "application API table");
 }
 
@@ -520,7 +590,8 @@ EphostApi make_api(uint32_t version) {
 
 extern "C" EPHOST_EXPORT const EphostApi* EphostGetApi(uint32_t version) {
   // One table per version, each ending with the last member its version added.
-  static const EphostApi tables[] = {ephost::make_api(1), ephost::make_api(2), ephost::make_api(3)};
+  static const EphostApi tables[] = {ephost::make_api(1), ephost::make_api(2), ephost::make_api(3),
+                                     ephost::make_api(4)};
   static_assert(sizeof(tables) / sizeof(tables[0]) == EPHOST_API_VERSION, "one table per API version");
   if (version >= 1 && version <= EPHOST_API_VERSION) return &tables[version - 1];
   return nullptr;

@@ -216,7 +216,7 @@ EphostStatus* BindOutputToDevice(EphostIoBinding* b, const char* name, const cha
   });
 }
 
-EphostStatus* RunWithBinding(EphostSession* s, EphostIoBinding* b) {
+EphostStatus* RunWithBindingAndOptions(EphostSession* s, EphostIoBinding* b, const EphostRunOptions* o) {
   return guard([&] {
     require(s, "session");
     require(b, "binding");
@@ -233,10 +233,12 @@ EphostStatus* RunWithBinding(EphostSession* s, EphostIoBinding* b) {
       requests.push_back(o.request);
     }
     if (out_names.empty()) fail(EPHOST_INVALID_ARGUMENT, "no output is bound: bind at least one output");
-    std::vector<RuntimeValue> results = s->session->run(in_names, in, out_names, &requests);
+    std::vector<RuntimeValue> results =
+        s->session->run(in_names, in, out_names, &requests, nullptr, o ? &o->control : nullptr);
     for (size_t i = 0; i < results.size(); ++i) b->outputs[i].result = std::move(results[i]);
   });
 }
+EphostStatus* RunWithBinding(EphostSession* s, EphostIoBinding* b) { return RunWithBindingAndOptions(s, b, nullptr); }
 
 EphostStatus* IoBindingGetOutput(const EphostIoBinding* b, const char* name, EphostTensor** out) {
   return guard([&] {
@@ -276,6 +278,7 @@ void fill_device_api(EphostApi& a) {
   a.RunWithBinding = &RunWithBinding;
   a.IoBindingGetOutput = &IoBindingGetOutput;
   a.ClearIoBinding = &ClearIoBinding;
+  a.RunWithBindingAndOptions = &RunWithBindingAndOptions;
 }
 
 }  // namespace ephost

@@ -37,6 +37,10 @@ struct EphostTensor {
   std::shared_ptr<ephost::Env> env;
   ~EphostTensor() { value = ephost::RuntimeValue(); }  // the value first, then (maybe) the env
 };
+// Run options (version 4): what a run checks between steps.
+struct EphostRunOptions {
+  ephost::RunControl control;
+};
 // Inputs and outputs bound ahead of runs (version 3).
 struct EphostIoBinding {
   EphostSession* session = nullptr;

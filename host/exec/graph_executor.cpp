@@ -50,9 +50,15 @@ const RuntimeValue* GraphExecutor::uploaded_initializer(int id) const {
   return &uploaded_[static_cast<size_t>(id)];
 }
 
+void check_not_terminated(const RunControl* control) {
+  if (control && control->terminate.load(std::memory_order_relaxed))
+    fail(EPHOST_FAIL, "run{} terminated by RunOptions.terminate: clear it (RunOptionsSetTerminate 0, "
+         "run_options.terminate = False) to run again", control->tag.empty() ? "" : " '" + control->tag + "'");
+}
+
 std::vector<RuntimeValue> GraphExecutor::run(const std::vector<std::pair<const Value*, RuntimeValue>>& feeds,
                                              const Frame* parent, const OutputRequests& output_requests,
-                                             RunCopyStats* stats) const {
+                                             RunCopyStats* stats, const RunControl* control) const {
   Frame frame;
   frame.graph = &graph_;
   frame.executor = this;
@@ -71,7 +77,9 @@ std::vector<RuntimeValue> GraphExecutor::run(const std::vector<std::pair<const V
   if (parent) {
     frame.streams = parent->streams;
     frame.copies = parent->copies;
+    frame.control = parent->control;
   } else {
+    frame.control = control;
     own_streams = std::make_unique<RunStreams>(streams_);
     frame.streams = own_streams.get();
     frame.copies = stats ? stats : &local_stats;
@@ -126,6 +134,7 @@ std::vector<RuntimeValue> GraphExecutor::run_steps(Frame& frame) const {
   const auto& steps = compiled_->steps();
   for (size_t pos = 0; pos < plan_.execution.order.size(); ++pos) {
     const size_t id = static_cast<size_t>(plan_.execution.order[pos]);
+    check_not_terminated(frame.control);
     if (id >= steps.size()) {
       const PlannedCopy& copy = plan_.copies[static_cast<size_t>(plan_.copy_of_step[id])];
       std::optional<Profiler::Span> span;

@@ -4,6 +4,7 @@
 // that signature's memory pattern (plan/).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <deque>
 #include <mutex>
@@ -52,6 +53,16 @@ struct OutputRequest {
 };
 using OutputRequests = std::vector<OutputRequest>;
 
+// What the caller controls of a run while it is in progress (application API 4: EphostRunOptions).
+// `terminate` may be set from any thread; the run checks it before each step (of every graph it runs,
+// subgraphs included) and fails with EPHOST_FAIL once it is set. Must outlive the runs that use it.
+struct RunControl {
+  std::atomic<bool> terminate{false};
+  std::string tag;  // names the run in its errors ("" none); set before the run starts
+};
+// Throws EPHOST_FAIL "run terminated ..." when `control` asks for termination.
+void check_not_terminated(const RunControl* control);
+
 // The values of one graph during one run.
 struct Frame {
   const Graph* graph = nullptr;
@@ -74,6 +85,7 @@ struct Frame {
   std::deque<std::pair<int, RuntimeValue>> on_demand;
   // The caller's wishes for the graph outputs (top-level runs), by output position.
   const OutputRequests* output_requests = nullptr;
+  const RunControl* control = nullptr;  // the run's, shared with subgraph frames; null: none
 };
 
 class GraphExecutor {
@@ -107,8 +119,10 @@ class GraphExecutor {
   // destination). A run fed a sequence or none neither uses nor records a memory pattern: the sizes
   // inside depend on the sequence's contents, which the signature cannot see. `stats`, when given,
   // receives the run's copy counts.
+  // `control` (top-level runs; a subgraph's run uses its parent's) is checked before each step.
   std::vector<RuntimeValue> run(const std::vector<std::pair<const Value*, RuntimeValue>>& feeds, const Frame* parent,
-                                const OutputRequests& output_requests = {}, RunCopyStats* stats = nullptr) const;
+                                const OutputRequests& output_requests = {}, RunCopyStats* stats = nullptr,
+                                const RunControl* control = nullptr) const;
   // The position among the graph outputs of IR value `index`, -1 for a value that is not an output.
   int output_position(size_t index) const { return output_position_[index]; }
 

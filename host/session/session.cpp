@@ -1,13 +1,79 @@
 #include "session/session.h"
 
+#include <nlohmann/json.hpp>
+#include <onnx/onnx_pb.h>
+
 #include "core/error.h"
 #include "core/log.h"
 #include "ephost/ephost_session_options_keys.h"
 #include "model/loader.h"
+#include "model/tensor_proto.h"
 #include "session/run_inputs.h"
 #include "session/session_stages.h"
 
 namespace ephost {
+namespace {
+
+std::string read_model_metadata_json(const onnx::ModelProto& proto) {
+  nlohmann::json custom = nlohmann::json::object();
+  for (const auto& entry : proto.metadata_props()) custom[entry.key()] = entry.value();
+  const nlohmann::json metadata = {
+      {"producer_name", proto.producer_name()},   {"producer_version", proto.producer_version()},
+      {"domain", proto.domain()},                 {"description", proto.doc_string()},
+      {"graph_name", proto.graph().name()},       {"graph_description", proto.graph().doc_string()},
+      {"version", proto.model_version()},         {"custom_metadata_map", custom}};
+  // Model text need not be valid UTF-8: replaced rather than refused.
+  return metadata.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// The application's initializers (SessionOptions::initializers) into the model, before anything
+// reads its initializers: replacing one of the same type and shape, or making a graph input constant.
+void add_initializers(onnx::ModelProto& model, const std::vector<std::pair<std::string, Tensor>>& added) {
+  onnx::GraphProto& graph = *model.mutable_graph();
+  for (const auto& [name, tensor] : added) {
+    auto describe = [](int32_t type, const std::vector<int64_t>& dims) {
+      return fmt::format("{} {}", element_type_name(type), shape_to_string(dims));
+    };
+    const std::string given = describe(tensor.elem_type(), tensor.shape());
+    onnx::TensorProto* target = nullptr;
+    for (onnx::TensorProto& init : *graph.mutable_initializer())
+      if (init.name() == name) target = &init;
+    if (target) {
+      const std::vector<int64_t> dims(target->dims().begin(), target->dims().end());
+      if (target->data_type() != tensor.elem_type() || dims != tensor.shape())
+        fail(EPHOST_INVALID_ARGUMENT, "add_initializer '{}': the model's initializer is {}, the value given is {}: "
+             "give a value of the same type and shape", name, describe(target->data_type(), dims), given);
+      tensor_to_proto(tensor, name, target);
+      continue;
+    }
+    const onnx::ValueInfoProto* input = nullptr;
+    for (const onnx::ValueInfoProto& in : graph.input())
+      if (in.name() == name) input = &in;
+    if (!input) {
+      std::string known;
+      for (const onnx::TensorProto& init : graph.initializer()) known += (known.empty() ? "" : ", ") + init.name();
+      for (const onnx::ValueInfoProto& in : graph.input()) known += (known.empty() ? "" : ", ") + in.name();
+      fail(EPHOST_INVALID_ARGUMENT, "add_initializer '{}': the model has no initializer or input of that name "
+           "(it has: {})", name, known.empty() ? "none" : known);
+    }
+    if (input->type().has_tensor_type()) {
+      const auto& declared = input->type().tensor_type();
+      bool fits = declared.elem_type() == tensor.elem_type();
+      if (fits && declared.has_shape()) {
+        fits = static_cast<size_t>(declared.shape().dim_size()) == tensor.shape().size();
+        for (int d = 0; fits && d < declared.shape().dim_size(); ++d)
+          if (declared.shape().dim(d).has_dim_value())
+            fits = declared.shape().dim(d).dim_value() == tensor.shape()[static_cast<size_t>(d)];
+      }
+      if (!fits)
+        fail(EPHOST_INVALID_ARGUMENT, "add_initializer '{}': the value given is {}, which input '{}' does not "
+             "take: give a value of its declared type and shape", name, given, name);
+    }
+    tensor_to_proto(tensor, name, graph.add_initializer());
+  }
+}
+
+}  // namespace
 
 Session::Session(Env& env, const SessionOptions& options, bool trusted_model)
     : env_(env), options_(options), config_(parse_session_config(options)), trusted_model_(trusted_model) {
@@ -56,6 +122,8 @@ void Session::initialize(std::unique_ptr<Model> model) {
   Profiler* p = profiler_.get();
   auto creation = profile(p, "session", "session creation", {{"model", model->path}});
   model_ = std::move(model);
+  add_initializers(*model_->proto, options_.initializers);
+  metadata_json_ = read_model_metadata_json(*model_->proto);  // before the transforms touch the proto
   // Checked before anything is compiled, so that a mistake costs nothing.
   const GenerationSettings generation = read_generation_settings(config_.ep_context, model_->path);
 
@@ -130,10 +198,13 @@ void Session::start_context_rebuild() {
                                               rejected->embed_mode == 1);
 }
 
+std::string Session::model_metadata_json() const { return metadata_json_; }
+
 std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_names,
                                        const std::vector<RuntimeValue>& inputs,
                                        const std::vector<std::string>& output_names, const OutputRequests* requests,
-                                       RunCopyStats* stats) const {
+                                       RunCopyStats* stats, const RunControl* control) const {
+  check_not_terminated(control);
   const auto feeds = bind_run_inputs(*graph_, input_names, inputs);
   const std::vector<size_t> picks = pick_run_outputs(*graph_, output_names);
   OutputRequests by_output;
@@ -164,7 +235,7 @@ std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_nam
       const ProviderInstance& p = *providers[started];
       if (p.plugin().on_run_start) p.call("on_run_start", [&] { return p.plugin().on_run_start(p.handle()); });
     }
-    all = main_executor().run(feeds, nullptr, by_output, stats);
+    all = main_executor().run(feeds, nullptr, by_output, stats, control);
   } catch (...) {
     end_started(false);
     throw;

@@ -39,10 +39,17 @@ class Session {
   // Runs with inputs bound by name; returns the requested outputs (all when output_names is empty).
   // Values are tensors, sequences or none, as the model declares them; inputs may be device tensors.
   // `requests` (one per requested output, or null: all in host memory) say where each output goes;
-  // `stats` receives how many copies the run made between locations.
+  // `stats` receives how many copies the run made between locations. `control` (run options) may
+  // terminate the run between steps.
   std::vector<RuntimeValue> run(const std::vector<std::string>& input_names, const std::vector<RuntimeValue>& inputs,
                                 const std::vector<std::string>& output_names,
-                                const OutputRequests* requests = nullptr, RunCopyStats* stats = nullptr) const;
+                                const OutputRequests* requests = nullptr, RunCopyStats* stats = nullptr,
+                                const RunControl* control = nullptr) const;
+
+  // The model's metadata as JSON (SessionGetModelMetadataJson): producer_name, producer_version,
+  // domain, description (the model's doc_string), graph_name, graph_description, version
+  // (model_version) and custom_metadata_map (metadata_props).
+  std::string model_metadata_json() const;
 
   std::string partition_report_json() const;
   // What happened to each EPContext node of the model (empty for an ordinary model).
@@ -73,6 +80,7 @@ class Session {
   ExecutorMap executors_;         // release kernels and compiled groups: destroyed before providers_
   std::vector<Value*> inputs_;
   std::vector<ContextDiagnostic> context_diagnostics_;
+  std::string metadata_json_;  // model_metadata_json(), read at load
   std::unique_ptr<Profiler> profiler_;  // session.enable_profiling
   std::unique_ptr<ContextRebuild> rebuild_;  // destroyed first: it may still use the env
 };

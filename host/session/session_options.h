@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/tensor.h"
+
 namespace ephost {
 
 struct ProviderRequest {
@@ -28,6 +30,9 @@ struct SessionOptions {
   // Progress of session creation (SetSessionProgressCallback): stage, done, total, user.
   void (*progress)(const char* stage, size_t done, size_t total, void* user) = nullptr;
   void* progress_user = nullptr;
+  // Initializers the application supplies (AddInitializer, API 4): each replaces the model's
+  // initializer of that name (same element type and shape) or gives a graph input a constant value.
+  std::vector<std::pair<std::string, Tensor>> initializers;
 
   // Checks the key (a key in a namespace the host owns must be a known one: INVALID_ARGUMENT with
   // the closest known key otherwise) and ONNX Runtime's limits (key <= 128 bytes, value <= 1024),

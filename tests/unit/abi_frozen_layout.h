@@ -322,6 +322,19 @@
   X(CreateEnvWithOptions, EphostStatus* (*)(EphostLogLevel, const char* const*, const char* const*,             \
                                             const char* const*, size_t, EphostEnv**))
 
+#define EPHOST_FROZEN_APP_API_4(X)                                                                              \
+  X(CreateRunOptions, EphostStatus* (*)(EphostRunOptions**))                                                    \
+  X(ReleaseRunOptions, void (*)(EphostRunOptions*))                                                             \
+  X(RunOptionsSetTerminate, EphostStatus* (*)(EphostRunOptions*, int32_t))                                      \
+  X(RunOptionsSetTag, EphostStatus* (*)(EphostRunOptions*, const char*))                                        \
+  X(RunWithOptions, EphostStatus* (*)(EphostSession*, const EphostRunOptions*, const char* const*,              \
+                                      const EphostTensor* const*, size_t, const char* const*, size_t,           \
+                                      EphostTensor**))                                                          \
+  X(RunWithBindingAndOptions, EphostStatus* (*)(EphostSession*, EphostIoBinding*, const EphostRunOptions*))     \
+  X(SessionGetModelMetadataJson, EphostStatus* (*)(const EphostSession*, char**))                              \
+  X(SetDefaultLogLevel, EphostStatus* (*)(EphostLogLevel))                                                      \
+  X(AddInitializer, EphostStatus* (*)(EphostSessionOptions*, const char*, const EphostTensor*))
+
 // ---- enumerations (ephost_types.h, ephost_plugin.h, ephost_c_api.h): every value is frozen --------------
 
 // since ABI 1 / API 1

@@ -55,6 +55,10 @@ struct FrozenApiV2 { EPHOST_FROZEN_APP_API_1(EPHOST_MIRROR) EPHOST_FROZEN_APP_AP
 struct FrozenApiV3 {
   EPHOST_FROZEN_APP_API_1(EPHOST_MIRROR) EPHOST_FROZEN_APP_API_2(EPHOST_MIRROR) EPHOST_FROZEN_APP_API_3(EPHOST_MIRROR)
 };
+struct FrozenApiV4 {
+  EPHOST_FROZEN_APP_API_1(EPHOST_MIRROR) EPHOST_FROZEN_APP_API_2(EPHOST_MIRROR) EPHOST_FROZEN_APP_API_3(EPHOST_MIRROR)
+  EPHOST_FROZEN_APP_API_4(EPHOST_MIRROR)
+};
 
 // ---- compile time: members, enum values, entry points -------------------------------------------------
 
@@ -84,7 +88,7 @@ struct FrozenApiV3 {
 #define EPHOST_CHECK_DEVICE_REPORT(name, ...) EPHOST_CHECK_FROZEN(EphostDeviceReport, FrozenDeviceReport, name)
 #define EPHOST_CHECK_NEGOTIATION(name, ...) EPHOST_CHECK_FROZEN(EphostPluginNegotiation, FrozenNegotiation, name)
 #define EPHOST_CHECK_PLUGIN_REPORT(name, ...) EPHOST_CHECK_FROZEN(EphostPluginReport, FrozenPluginReport, name)
-#define EPHOST_CHECK_APP_API(name, ...) EPHOST_CHECK_FROZEN(EphostApi, FrozenApiV3, name)
+#define EPHOST_CHECK_APP_API(name, ...) EPHOST_CHECK_FROZEN(EphostApi, FrozenApiV4, name)
 
 EPHOST_FROZEN_TENSOR_VIEW_ABI_1(EPHOST_CHECK_TENSOR_VIEW)
 EPHOST_CHECK_ALL_FROZEN(EphostTensorView, FrozenTensorView)
@@ -112,7 +116,8 @@ EPHOST_CHECK_ALL_FROZEN(EphostPluginReport, FrozenPluginReport)
 EPHOST_FROZEN_APP_API_1(EPHOST_CHECK_APP_API)
 EPHOST_FROZEN_APP_API_2(EPHOST_CHECK_APP_API)
 EPHOST_FROZEN_APP_API_3(EPHOST_CHECK_APP_API)
-EPHOST_CHECK_ALL_FROZEN(EphostApi, FrozenApiV3)
+EPHOST_FROZEN_APP_API_4(EPHOST_CHECK_APP_API)
+EPHOST_CHECK_ALL_FROZEN(EphostApi, FrozenApiV4)
 EPHOST_FROZEN_DEVICE_REPORT_API_3(EPHOST_CHECK_DEVICE_REPORT)
 EPHOST_CHECK_ALL_FROZEN(EphostDeviceReport, FrozenDeviceReport)
 
@@ -142,7 +147,7 @@ static_assert(std::is_same_v<decltype(&EphostGetVersionString), const char* (*)(
               "EphostGetVersionString's type is frozen");
 
 // A new version must be frozen here before it ships; dropping a version breaks its plugins.
-static_assert(EPHOST_PLUGIN_ABI_VERSION == 3u && EPHOST_API_VERSION == 3u,
+static_assert(EPHOST_PLUGIN_ABI_VERSION == 3u && EPHOST_API_VERSION == 4u,
               "a new ABI version: freeze its layout in abi_frozen_layout.h (plugin_api/ABI_VERSIONING.md)");
 static_assert(EPHOST_PLUGIN_ABI_MIN_VERSION == 1u, "the host must keep accepting ABI 1 plugins");
 
@@ -228,7 +233,8 @@ const std::vector<FrozenStruct>& frozen_structs() {
       {"ephost_c_api.h", "EphostApi",
        {{EPHOST_FROZEN_APP_API_1(EPHOST_NAME)},
         {EPHOST_FROZEN_APP_API_2(EPHOST_NAME)},
-        {EPHOST_FROZEN_APP_API_3(EPHOST_NAME)}}},
+        {EPHOST_FROZEN_APP_API_3(EPHOST_NAME)},
+        {EPHOST_FROZEN_APP_API_4(EPHOST_NAME)}}},
       {"ephost_c_api.h", "EphostDeviceReport", {{}, {}, {EPHOST_FROZEN_DEVICE_REPORT_API_3(EPHOST_NAME)}}},
   };
   return all;
@@ -286,6 +292,7 @@ TEST(AbiLayout, EachVersionsSizeEndsWithItsLastMember) {
   EXPECT_EQ(EphostApiSize(1), sizeof(FrozenApiV1));
   EXPECT_EQ(EphostApiSize(2), sizeof(FrozenApiV2));
   EXPECT_EQ(EphostApiSize(3), sizeof(FrozenApiV3));
+  EXPECT_EQ(EphostApiSize(4), sizeof(FrozenApiV4));
   for (uint32_t unknown : {0u, EPHOST_PLUGIN_ABI_VERSION + 1}) {
     EXPECT_EQ(EphostHostApiSize(unknown), 0u) << unknown;
     EXPECT_EQ(EphostPluginSize(unknown), 0u) << unknown;

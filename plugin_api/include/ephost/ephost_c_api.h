@@ -30,8 +30,10 @@ extern "C" {
 /* The newest application API version this header describes. Version 2 adds sequence and optional
  * values and the EPContext reports (the "since API 2" blocks of EphostApi); version 3 devices, device
  * tensors and bound runs, the names of symbolic dimensions, progress and profiling, and env options
- * (CreateEnvWithOptions, the table's last member). */
-#define EPHOST_API_VERSION 3u
+ * (CreateEnvWithOptions); version 4 run options that terminate a run in progress, the model's
+ * metadata, the default log level and initializers the application supplies (AddInitializer, the
+ * table's last member). */
+#define EPHOST_API_VERSION 4u
 
 typedef struct EphostEnv EphostEnv;
 typedef struct EphostSessionOptions EphostSessionOptions;
@@ -43,6 +45,9 @@ typedef struct EphostTensor EphostTensor;
 /* since API 3: the inputs and outputs of runs bound ahead of time (as ONNX Runtime's IoBinding), so
  * that repeated runs keep their data on a device. */
 typedef struct EphostIoBinding EphostIoBinding;
+/* since API 4: options of runs (as ONNX Runtime's OrtRunOptions): a tag naming the run and a
+ * terminate flag that stops the runs using them. */
+typedef struct EphostRunOptions EphostRunOptions;
 
 /* Graph optimization levels, as ONNX Runtime's GraphOptimizationLevel. */
 typedef enum EphostGraphOptimizationLevel EPHOST_ENUM_BASE {
@@ -324,6 +329,42 @@ typedef struct EphostApi {
   EphostStatus* (*CreateEnvWithOptions)(EphostLogLevel min_log_level, const char* const* plugin_dirs,
                                         const char* const* keys, const char* const* values, size_t num_options,
                                         EphostEnv** out_env);
+
+  /* ---- since API 4: run options and model metadata ---- */
+  /* Run options (as ONNX Runtime's OrtRunOptions): terminate off, no tag. Release with
+   * ReleaseRunOptions once no run uses them. */
+  EphostStatus* (*CreateRunOptions)(EphostRunOptions** out_options);
+  void (*ReleaseRunOptions)(EphostRunOptions* options);
+  /* Sets (1) or clears (0) terminate. Safe to call from any thread while runs with these options are
+   * in progress: each such run checks the flag before every step (subgraphs' steps included) and fails
+   * with EPHOST_FAIL "run terminated by RunOptions.terminate..."; a run started while it is set fails
+   * before its first step. A step already running finishes first (plugins are not interrupted). The
+   * flag stays set until cleared. */
+  EphostStatus* (*RunOptionsSetTerminate)(EphostRunOptions* options, int32_t terminate);
+  /* A tag naming the runs in their errors (ONNX Runtime's run_tag / logid); copied, at most 1024
+   * bytes; "" for none. Not synchronized: set it while no run uses these options. */
+  EphostStatus* (*RunOptionsSetTag)(EphostRunOptions* options, const char* tag);
+  /* Run with run options (`run_options` may be NULL: Run). */
+  EphostStatus* (*RunWithOptions)(EphostSession* session, const EphostRunOptions* run_options,
+                                  const char* const* input_names, const EphostTensor* const* inputs, size_t num_inputs,
+                                  const char* const* output_names, size_t num_outputs, EphostTensor** outputs);
+  /* RunWithBinding with run options (`run_options` may be NULL: RunWithBinding). */
+  EphostStatus* (*RunWithBindingAndOptions)(EphostSession* session, EphostIoBinding* binding,
+                                            const EphostRunOptions* run_options);
+  /* The model's metadata as a JSON object (as ONNX Runtime's ModelMetadata): "producer_name",
+   * "producer_version", "domain", "description" (the model's doc_string), "graph_name",
+   * "graph_description" (the graph's doc_string), "version" (model_version, an integer) and
+   * "custom_metadata_map" (metadata_props, an object of strings). Free with FreeString. */
+  EphostStatus* (*SessionGetModelMetadataJson)(const EphostSession* session, char** out_json);
+  /* The process-wide minimum log level (as ONNX Runtime's default logger severity), which the last
+   * env created set until now. INVALID_ARGUMENT for a value that is no EphostLogLevel. */
+  EphostStatus* (*SetDefaultLogLevel)(EphostLogLevel level);
+  /* A value for initializer `name` of the sessions created with these options (as ONNX Runtime's
+   * AddInitializer): it replaces the model's initializer of that name (same element type and shape),
+   * or makes the graph input `name` a constant (of its declared type and shape); anything else fails
+   * at session creation, naming the model's initializers and inputs. `value` is a host tensor, copied
+   * now; a later call for the same name replaces it. */
+  EphostStatus* (*AddInitializer)(EphostSessionOptions* options, const char* name, const EphostTensor* value);
 } EphostApi;
 
 /* The size of the function table as each version defines it: the struct_size of the table
@@ -335,6 +376,7 @@ static inline uint32_t EphostApiSize(uint32_t version) {
     case 1: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, GetElementSize);
     case 2: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, InspectEpContextModelJson);
     case 3: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, CreateEnvWithOptions);
+    case 4: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, AddInitializer);
     default: return 0;
   }
 }

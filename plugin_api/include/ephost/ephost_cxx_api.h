@@ -58,6 +58,9 @@ inline std::string version_string() {
   return v ? v : "";
 }
 
+// The process-wide minimum log level (SetDefaultLogLevel, API version 4).
+inline void set_default_log_level(EphostLogLevel level) { check(api().SetDefaultLogLevel(level)); }
+
 // The name of a status code, e.g. "INVALID_GRAPH" (GetErrorCodeName, API version 1).
 inline std::string error_code_name(EphostStatusCode code) { return api().GetErrorCodeName(code); }
 
@@ -257,6 +260,11 @@ class SessionOptions {
     check(api().AddSessionConfigEntry(o_.get(), key.c_str(), value.c_str()));
     return *this;
   }
+  // A value for initializer (or graph input) `name` (AddInitializer, API version 4); copied.
+  SessionOptions& add_initializer(const std::string& name, const Tensor& value) {
+    check(api().AddInitializer(o_.get(), name.c_str(), value.get()));
+    return *this;
+  }
   SessionOptions& set_threads(int32_t n) {
     check(api().SetIntraOpNumThreads(o_.get(), n));
     return *this;
@@ -295,6 +303,33 @@ inline std::string Env::inspect_ep_context_model_json(const std::string& model_p
   check(api().InspectEpContextModelJson(e_.get(), model_path.c_str(), options.get(), &s));
   return take_string(s);
 }
+
+// Options of runs (API version 4; as ONNX Runtime's Ort::RunOptions): a tag, and a terminate flag
+// that stops the runs using these options before their next step. Must outlive those runs.
+class RunOptions {
+ public:
+  RunOptions() {
+    EphostRunOptions* o = nullptr;
+    check(api().CreateRunOptions(&o));
+    o_.reset(o);
+  }
+  EphostRunOptions* get() const { return o_.get(); }
+  // Thread-safe: may be called while runs with these options are in progress.
+  RunOptions& set_terminate(bool terminate) {
+    check(api().RunOptionsSetTerminate(o_.get(), terminate ? 1 : 0));
+    return *this;
+  }
+  RunOptions& set_tag(const std::string& tag) {
+    check(api().RunOptionsSetTag(o_.get(), tag.c_str()));
+    return *this;
+  }
+
+ private:
+  struct Deleter {
+    void operator()(EphostRunOptions* o) const { api().ReleaseRunOptions(o); }
+  };
+  std::unique_ptr<EphostRunOptions, Deleter> o_;
+};
 
 class Session {
  public:
@@ -423,6 +458,10 @@ class Session {
       return *this;
     }
     void run() { check(api().RunWithBinding(session_, b_.get())); }
+    // With run options (RunWithBindingAndOptions; API version 4); null: none.
+    void run(const RunOptions* options) {
+      check(api().RunWithBindingAndOptions(session_, b_.get(), options ? options->get() : nullptr));
+    }
     Tensor output(const std::string& name) const {
       EphostTensor* t = nullptr;
       check(api().IoBindingGetOutput(b_.get(), name.c_str(), &t));
@@ -438,15 +477,28 @@ class Session {
     std::unique_ptr<EphostIoBinding, Deleter> b_;
   };
 
+  // The model's metadata as JSON (SessionGetModelMetadataJson; API version 4).
+  std::string model_metadata_json() const {
+    char* s = nullptr;
+    check(api().SessionGetModelMetadataJson(s_.get(), &s));
+    return take_string(s);
+  }
+
   std::vector<Tensor> run(const std::vector<std::string>& input_names, const std::vector<Tensor>& inputs,
                           const std::vector<std::string>& output_names) const {
+    return run(input_names, inputs, output_names, nullptr);
+  }
+  // With run options (RunWithOptions; API version 4); null: none.
+  std::vector<Tensor> run(const std::vector<std::string>& input_names, const std::vector<Tensor>& inputs,
+                          const std::vector<std::string>& output_names, const RunOptions* options) const {
     std::vector<const char*> in_names, out_names;
     std::vector<const EphostTensor*> in;
     for (const auto& n : input_names) in_names.push_back(n.c_str());
     for (const auto& t : inputs) in.push_back(t.get());
     for (const auto& n : output_names) out_names.push_back(n.c_str());
     std::vector<EphostTensor*> out(output_names.size(), nullptr);
-    check(api().Run(s_.get(), in_names.data(), in.data(), in.size(), out_names.data(), out_names.size(), out.data()));
+    check(api().RunWithOptions(s_.get(), options ? options->get() : nullptr, in_names.data(), in.data(), in.size(),
+                               out_names.data(), out_names.size(), out.data()));
     std::vector<Tensor> result;
     for (auto* t : out) result.emplace_back(t);
     return result;
