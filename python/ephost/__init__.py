@@ -25,10 +25,29 @@ from ._ephost import (  # noqa: F401  (the exception classes, one per status cod
     RuntimeException,
 )
 from ._ephost import version as _library_version
-from ._env import get_available_providers, get_plugin_report, register_plugin_library
-from ._inference_session import InferenceSession, NodeArg
+from ._env import (
+    get_all_providers,
+    get_available_providers,
+    get_device,
+    get_plugin_report,
+    register_plugin_library,
+    set_default_logger_severity,
+)
+from ._ep_devices import (
+    OrtEpDevice,
+    OrtExecutionProviderDevicePolicy,
+    OrtHardwareDevice,
+    OrtHardwareDeviceType,
+    get_ep_devices,
+    register_execution_provider_library,
+    unregister_execution_provider_library,
+)
+from ._inference_session import InferenceSession, ModelMetadata, NodeArg
+from ._io_binding import IOBinding
 from ._model_compiler import ModelCompiler, compile_model
-from ._session_options import GraphOptimizationLevel, SessionOptions
+from ._ort_value import OrtValue
+from ._run_options import RunOptions
+from ._session_options import ExecutionMode, GraphOptimizationLevel, SessionOptions
 
 __version__ = _library_version()
 
@@ -42,23 +61,38 @@ __all__ = [
     "EngineError",
     "EphostError",
     "EPFail",
+    "ExecutionMode",
     "Fail",
     "GraphOptimizationLevel",
+    "IOBinding",
     "InferenceSession",
     "InvalidArgument",
     "InvalidGraph",
     "InvalidProtobuf",
     "ModelCompiler",
     "ModelLoaded",
+    "ModelMetadata",
     "NoModel",
     "NoSuchFile",
     "NodeArg",
     "NotImplemented",
+    "OrtEpDevice",
+    "OrtExecutionProviderDevicePolicy",
+    "OrtHardwareDevice",
+    "OrtHardwareDeviceType",
+    "OrtValue",
+    "RunOptions",
     "RuntimeException",
     "SessionOptions",
     "compile_model",
+    "get_all_providers",
     "get_available_providers",
+    "get_device",
+    "get_ep_devices",
     "get_plugin_report",
     "get_version_string",
+    "register_execution_provider_library",
     "register_plugin_library",
+    "set_default_logger_severity",
+    "unregister_execution_provider_library",
 ]

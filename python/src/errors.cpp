@@ -53,7 +53,11 @@ void register_errors(py::module_& module) {
   for (const ErrorClass& e : kErrorClasses) {
     const std::string code_name = Ephost::error_code_name(e.code);
     const std::string doc = "ephost status " + code_name + ".";
-    PyObject* cls = new_class(module, e.name, g_base, doc.c_str());
+    // NotImplemented is also Python's NotImplementedError, so that `except NotImplementedError` sees it.
+    py::tuple bases = e.code == EPHOST_NOT_IMPLEMENTED
+                          ? py::make_tuple(py::handle(g_base), py::handle(PyExc_NotImplementedError))
+                          : py::make_tuple(py::handle(g_base));
+    PyObject* cls = new_class(module, e.name, bases.ptr(), doc.c_str());
     py::handle(cls).attr("code") = py::str(code_name);
     classes()[e.code] = cls;
   }

@@ -1,6 +1,7 @@
 // The Python exception classes of the ephost package: one per status code, named as ONNX Runtime's
 // Python package names them (InvalidArgument, NoSuchFile, InvalidGraph, ...), all derived from
-// ephost.EphostError (itself a RuntimeError, as ONNX Runtime's are), each carrying the message.
+// ephost.EphostError (itself a RuntimeError, as ONNX Runtime's are), each carrying the message;
+// NotImplemented is also a NotImplementedError.
 #pragma once
 
 #include <pybind11/pybind11.h>

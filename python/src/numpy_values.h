@@ -38,6 +38,10 @@ class InputBuffers {
   // tensor, a list or tuple of them for a sequence, None for an empty optional. InvalidArgument
   // naming the input when the object does not fit the declaration.
   Ephost::Tensor value_for(const DeclaredValue& declared, pybind11::handle object);
+  // A tensor of whatever element type the array has (OrtValue.ortvalue_from_numpy).
+  Ephost::Tensor any_tensor(pybind11::handle object) {
+    return tensor_for("value", EPHOST_ELEMENT_UNDEFINED, object);
+  }
 
  private:
   Ephost::Tensor tensor_for(const std::string& name, int32_t elem_type, pybind11::handle object);
@@ -51,6 +55,8 @@ class InputBuffers {
 // The numpy dtype of an element type (bfloat16 as uint16: numpy has no bfloat16, and ONNX's own test
 // data stores bfloat16 so). NotImplemented for an element type numpy cannot hold.
 pybind11::dtype dtype_of(int32_t elem_type, const std::string& what);
+// The element type of a numpy dtype, UNDEFINED for one ONNX has none for.
+int32_t elem_type_of(const pybind11::dtype& dtype);
 
 // A returned value as Python: a numpy array viewing the tensor's buffer (object array of str for
 // strings), a list of arrays for a sequence, None for an empty optional.

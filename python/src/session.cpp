@@ -41,6 +41,7 @@ Ephost::SessionOptions SessionSettings::to_options() const {
   Ephost::SessionOptions options;
   for (const auto& [key, value] : config) options.add_config(key, value);
   for (const ProviderRequest& p : providers) options.append_provider(p.name, p.options);
+  for (const auto& [name, value] : initializers) options.add_initializer(name, value.tensor());
   return options;
 }
 
@@ -75,7 +76,8 @@ py::list PySession::describe(bool input) const {
   return out;
 }
 
-py::list PySession::run(const std::vector<std::string>& output_names, const py::dict& feed) const {
+py::list PySession::run(const std::vector<std::string>& output_names, const py::dict& feed,
+                        const Ephost::RunOptions* options) const {
   std::vector<std::string> names;
   std::vector<Ephost::Tensor> values;
   InputBuffers buffers;
@@ -96,10 +98,27 @@ py::list PySession::run(const std::vector<std::string>& output_names, const py::
   {
     // The buffers stay alive (and untouched by Python) while the C API reads them.
     py::gil_scoped_release release;
-    results = session_.run(names, values, wanted);
+    results = session_.run(names, values, wanted, options);
   }
   py::list out;
   for (const Ephost::Tensor& r : results) out.append(to_python(r));
+  return out;
+}
+
+std::vector<PyValue> PySession::run_with_values(const std::vector<std::string>& output_names,
+                                                const std::vector<std::string>& input_names,
+                                                const std::vector<PyValue>& inputs,
+                                                const Ephost::RunOptions* options) const {
+  std::vector<Ephost::Tensor> values;
+  for (const PyValue& v : inputs) values.push_back(v.tensor());
+  const std::vector<std::string>& wanted = output_names.empty() ? output_names_ : output_names;
+  std::vector<Ephost::Tensor> results;
+  {
+    py::gil_scoped_release release;  // `inputs` (and the arrays they view) are held by the caller
+    results = session_.run(input_names, values, wanted, options);
+  }
+  std::vector<PyValue> out;
+  for (Ephost::Tensor& r : results) out.emplace_back(std::move(r));
   return out;
 }
 

@@ -12,6 +12,7 @@
 
 #include "ephost/ephost_cxx_api.h"
 #include "numpy_values.h"
+#include "values.h"
 
 namespace ephost_python {
 
@@ -26,6 +27,7 @@ struct ProviderRequest {
 struct SessionSettings {
   std::vector<std::pair<std::string, std::string>> config;
   std::vector<ProviderRequest> providers;
+  std::vector<std::pair<std::string, PyValue>> initializers;  // SessionOptions.add_initializer
   Ephost::SessionOptions to_options() const;
 };
 
@@ -48,7 +50,14 @@ class PySession {
 
   // Runs with `feed` (input name -> array, list or None) and returns the values of `output_names`
   // (every output when empty), in that order.
-  pybind11::list run(const std::vector<std::string>& output_names, const pybind11::dict& feed) const;
+  pybind11::list run(const std::vector<std::string>& output_names, const pybind11::dict& feed,
+                     const Ephost::RunOptions* options) const;
+  // run with values (OrtValue) in and out.
+  std::vector<PyValue> run_with_values(const std::vector<std::string>& output_names,
+                                       const std::vector<std::string>& input_names,
+                                       const std::vector<PyValue>& inputs, const Ephost::RunOptions* options) const;
+  std::string model_metadata_json() const { return session_.model_metadata_json(); }
+  const Ephost::Session& native() const { return session_; }
 
  private:
   pybind11::list describe(bool input) const;

@@ -59,11 +59,19 @@ def test_ep_fail(test_plugins):
         session.run(None, {"x": x, "y": x})
 
 
-def test_not_implemented():
+def test_run_options_of_another_type_are_refused():
     session = ephost.InferenceSession(binary_model("Add"))
     x = np.ones((1, 3), np.float32)
-    with pytest.raises(ephost.NotImplemented, match="run_options"):
+    with pytest.raises(ephost.InvalidArgument, match="run_options must be an ephost.RunOptions"):
         session.run(None, {"x": x, "y": x}, run_options=object())
+
+
+def test_not_implemented_is_also_pythons_not_implemented_error():
+    options = ephost.SessionOptions()
+    with pytest.raises(ephost.NotImplemented, match="provider plugin") as raised:
+        options.register_custom_ops_library("libcustom.so")
+    assert isinstance(raised.value, NotImplementedError) and isinstance(raised.value, ephost.EphostError)
+    assert raised.value.code == "NOT_IMPLEMENTED"
 
 
 def test_a_plugin_that_cannot_be_loaded_says_why(test_plugin_dir):

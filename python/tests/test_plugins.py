@@ -8,8 +8,9 @@ import ephost
 
 def test_registered_plugins_become_available(test_plugins):
     providers = ephost.get_available_providers()
-    assert providers[-1] == "cpu"
-    assert providers.index("alpha") < providers.index("beta"), "alpha's default priority (100) is beta's (50)"
+    assert providers[-1] == "CPUExecutionProvider", "onnxruntime's name of the built-in cpu provider"
+    assert providers.index("AlphaExecutionProvider") < providers.index("BetaExecutionProvider"), \
+        "alpha's default priority (100) is beta's (50)"
 
 
 def test_plugin_report_describes_each_library(test_plugins, test_plugin_dir):
