@@ -1,8 +1,10 @@
 #!/usr/bin/python3
-"""Python's cost per InferenceSession.run against the C API's, on a tiny model (Add of two float[1, 8]
-tensors, CPU plugin, 1 thread): the median microseconds per run of each, and the difference, which is
-what the Python layer adds (argument checks, numpy to C API tensors without copies, the GIL released
-and taken back, outputs wrapped as numpy arrays).
+"""Python's cost per InferenceSession.run and per run_with_iobinding against the C API's, on a tiny
+model (Add of two float[1, 8] tensors, CPU plugin, 1 thread): the median microseconds per run of each,
+and the difference, which is what the Python layer adds (argument checks, numpy to C API tensors
+without copies, the GIL released and taken back, outputs wrapped as numpy arrays). A bound run
+(inputs bound once as numpy arrays, the output bound to the host) skips the feed's conversion; its
+output is read with copy_outputs_to_cpu() only after the loop.
 
     PYTHONPATH=build/python/package /usr/bin/python3 benchmarks/python_run_overhead.py \
         --c-bench build/benchmarks/ephost_run_call_bench
@@ -34,20 +36,32 @@ def tiny_model(path):
         f.write(model.SerializeToString())
 
 
-def python_us_per_run(path, runs, rounds):
-    options = ephost.SessionOptions()
-    options.intra_op_num_threads = 1
-    session = ephost.InferenceSession(path, options, providers=["cpu"])
-    feed = {"x": np.full((1, 8), 0.5, np.float32), "y": np.full((1, 8), 0.5, np.float32)}
+def median_us(call, runs, rounds):
     for _ in range(runs):  # warm up
-        session.run(None, feed)
+        call()
     per_run = []
     for _ in range(rounds):
         start = time.perf_counter()
         for _ in range(runs):
-            session.run(None, feed)
+            call()
         per_run.append((time.perf_counter() - start) / runs * 1e6)
     return statistics.median(per_run)
+
+
+def python_us_per_run(path, runs, rounds):
+    """(run, run_with_iobinding) median us per call."""
+    options = ephost.SessionOptions()
+    options.intra_op_num_threads = 1
+    session = ephost.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+    feed = {"x": np.full((1, 8), 0.5, np.float32), "y": np.full((1, 8), 0.5, np.float32)}
+    run = median_us(lambda: session.run(None, feed), runs, rounds)
+    binding = session.io_binding()
+    binding.bind_cpu_input("x", feed["x"])
+    binding.bind_cpu_input("y", feed["y"])
+    binding.bind_output("z")
+    bound = median_us(lambda: session.run_with_iobinding(binding), runs, rounds)
+    assert np.allclose(binding.copy_outputs_to_cpu()[0], 1.0)
+    return run, bound
 
 
 def main():
@@ -62,11 +76,13 @@ def main():
         tiny_model(path)
         c_api = float(subprocess.run([args.c_bench, path, str(args.runs), str(args.rounds)], check=True,
                                      capture_output=True, text=True).stdout)
-        python = python_us_per_run(path, args.runs, args.rounds)
+        python, bound = python_us_per_run(path, args.runs, args.rounds)
     print(f"tiny model (Add, float[1,8]), median of {args.rounds} rounds x {args.runs} runs, 1 thread:")
-    print(f"  C API (C++ wrapper): {c_api:8.2f} us/run")
-    print(f"  Python ephost      : {python:8.2f} us/run")
-    print(f"  Python overhead    : {python - c_api:8.2f} us/run ({python / c_api:.2f}x)")
+    print(f"  C API run (C++ wrapper)   : {c_api:8.2f} us/run")
+    print(f"  Python run                : {python:8.2f} us/run")
+    print(f"  Python run_with_iobinding : {bound:8.2f} us/run")
+    print(f"  Python overhead, run      : {python - c_api:8.2f} us/run ({python / c_api:.2f}x)")
+    print(f"  Python overhead, bound run: {bound - c_api:8.2f} us/run ({bound / c_api:.2f}x)")
     return 0
 
 
