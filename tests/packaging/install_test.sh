@@ -201,7 +201,8 @@ import numpy as np
 import ephost
 root, model = sys.argv[1:]
 assert os.path.realpath(ephost.__file__).startswith(os.path.realpath(root)), ephost.__file__
-assert "example" in ephost.get_available_providers(), ephost.get_available_providers()
+# onnxruntime's names where a provider has one: example lists ExampleExecutionProvider as a source key.
+assert "ExampleExecutionProvider" in ephost.get_available_providers(), ephost.get_available_providers()
 session = ephost.InferenceSession(model, providers=["example"])
 [inp] = session.get_inputs()
 x = (np.arange(np.prod([1, 3, 8, 8]), dtype=np.float32).reshape(1, 3, 8, 8) % 8) / 8.0 - 0.5
