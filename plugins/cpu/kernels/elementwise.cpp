@@ -314,6 +314,11 @@ class CompareKernel : public CpuKernel {
       fail(std::string("A and B must have the same type, found ") + type_name(a.elem_type()) + " and " +
            type_name(b.elem_type()));
     const Shape as = a.shape(), bs = b.shape(), os = math::broadcast_shapes(as, bs);
+    if (a.elem_type() == EPHOST_ELEMENT_STRING && kind_ == Cmp::kEqual) {  // Equal-19
+      broadcast_binary(a.data<const char*>(), as, b.data<const char*>(), bs, ctx.output<bool>(0, os), os, threads,
+                       [](const char* x, const char* z) { return std::strcmp(x, z) == 0; });
+      return;
+    }
     using CmpTypes = Types<float, double, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, bool>;
     const bool ok = dispatch(CmpTypes{}, a.elem_type(), [&](auto tag) {
       using T = decltype(tag);
@@ -535,7 +540,12 @@ void register_elementwise_kernels(KernelRegistry& r) {
   const std::initializer_list<int32_t> cmp_types = {EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT8, EPHOST_ELEMENT_UINT8,
                           EPHOST_ELEMENT_INT16, EPHOST_ELEMENT_UINT16, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_UINT32,
                           EPHOST_ELEMENT_INT64, EPHOST_ELEMENT_UINT64, EPHOST_ELEMENT_BOOL};
-  r.add("Equal", 7, 17, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kEqual));
+  r.add("Equal", 7, 17,
+        [numeric = inputs_of(cmp_types, {0, 1})](const sdk::Node& n) {
+          return numeric(n) || (n.opset() >= 19 && input_type_in(n, 0, {EPHOST_ELEMENT_STRING}) &&
+                                input_type_in(n, 1, {EPHOST_ELEMENT_STRING}));  // Equal-19: strings
+        },
+        factory_with<CompareKernel>(Cmp::kEqual));
   r.add("Less", 7, 17, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kLess));
   r.add("Greater", 7, 17, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kGreater));
   r.add("LessOrEqual", 12, 17, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kLessEqual));

@@ -1,4 +1,4 @@
-// Ops that sample an image at fractional coordinates: GridSample (opset 16, 4-D) and RoiAlign.
+// Ops that sample an image at fractional coordinates: GridSample (opsets 16 and 20, 4-D) and RoiAlign.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -16,10 +16,11 @@ namespace {
 enum class GridMode { kBilinear, kNearest, kBicubic };
 enum class GridPadding { kZeros, kBorder, kReflection };
 
-bool parse_grid_mode(const std::string& s, GridMode* m) {
-  if (s == "bilinear") *m = GridMode::kBilinear;
+// Opset 20 renamed bilinear and bicubic to linear and cubic.
+bool parse_grid_mode(const std::string& s, int64_t opset, GridMode* m) {
+  if (s == (opset >= 20 ? "linear" : "bilinear")) *m = GridMode::kBilinear;
   else if (s == "nearest") *m = GridMode::kNearest;
-  else if (s == "bicubic") *m = GridMode::kBicubic;
+  else if (s == (opset >= 20 ? "cubic" : "bicubic")) *m = GridMode::kBicubic;
   else return false;
   return true;
 }
@@ -166,8 +167,9 @@ class GridSampleKernel : public CpuKernel {
   static GridSampler parse(const sdk::Node& node) {
     GridMode mode;
     GridPadding padding;
-    const std::string m = node.attr_string("mode", "bilinear"), p = node.attr_string("padding_mode", "zeros");
-    if (!parse_grid_mode(m, &mode)) fail_node(node, "unsupported mode '" + m + "'");
+    const std::string m = node.attr_string("mode", node.opset() >= 20 ? "linear" : "bilinear"),
+                      p = node.attr_string("padding_mode", "zeros");
+    if (!parse_grid_mode(m, node.opset(), &mode)) fail_node(node, "unsupported mode '" + m + "'");
     if (!parse_grid_padding(p, &padding)) fail_node(node, "unsupported padding_mode '" + p + "'");
     return GridSampler(mode, padding, node.attr_int("align_corners", 0) != 0);
   }
@@ -178,7 +180,9 @@ class GridSampleKernel : public CpuKernel {
 bool grid_sample_supported(const sdk::Node& n) {
   GridMode m;
   GridPadding p;
-  return parse_grid_mode(n.attr_string("mode", "bilinear"), &m) &&
+  // Opset 20 allows any number of spatial axes; this kernel samples 2-D images only.
+  if (n.opset() >= 20 && n.has_input(0) && n.input(0).rank() >= 0 && n.input(0).rank() != 4) return false;
+  return parse_grid_mode(n.attr_string("mode", n.opset() >= 20 ? "linear" : "bilinear"), n.opset(), &m) &&
          parse_grid_padding(n.attr_string("padding_mode", "zeros"), &p) &&
          input_type_in(n, 0, {EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE});
 }
@@ -355,8 +359,8 @@ bool roi_align_supported(const sdk::Node& n) {
 }  // namespace
 
 void register_sampling_kernels(KernelRegistry& r) {
-  // Opset 20 generalised GridSample to N-d and renamed its modes.
-  r.add("GridSample", 16, 19, grid_sample_supported, make_factory<GridSampleKernel>());
+  // Opset 20 generalised GridSample to N-d and renamed its modes: 2-D here.
+  r.add("GridSample", 16, 20, grid_sample_supported, make_factory<GridSampleKernel>());
   r.add("RoiAlign", 10, 17, roi_align_supported, make_factory<RoiAlignKernel>());
 }
 
