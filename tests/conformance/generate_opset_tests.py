@@ -986,6 +986,31 @@ def opset20():
              [("y", y), ("z", z)])
 
 
+# ---- older semantics the CPU plugin got wrong ------------------------------------------------------------
+
+def legacy():
+    # PRelu-6 and earlier: a slope [C] per channel of X [N, C, ...] (before numpy broadcasting)
+    x = rand((2, 3, 4, 5))
+    slope = rand((3,), low=0, high=1)
+    for opset in (1, 6):
+        attrs = {"consumed_inputs": [0, 0]} if opset == 1 else {}
+        case("PRelu", opset, "slope_per_channel", helper.make_node("PRelu", ["x", "slope"], ["y"], **attrs),
+             [("x", x), ("slope", slope)], [("y", np.where(x < 0, x * slope.reshape(3, 1, 1), x))])
+    last = rand((5,), low=0, high=1)  # from opset 7 on, [5] broadcasts along the last axis
+    case("PRelu", 7, "slope_broadcast_last_axis", helper.make_node("PRelu", ["x", "slope"], ["y"]),
+         [("x", x), ("slope", last)], [("y", np.where(x < 0, x * last, x))])
+    # Pow with a float base and an integer exponent tensor (opset 12 on: the types may differ)
+    base = rand((3, 4), low=0.5, high=2)
+    for opset, etype in ((12, np.int64), (15, np.int32), (15, np.int64)):
+        e = RNG.integers(-3, 4, size=(4,)).astype(etype)
+        case("Pow", opset, f"float_base_{np.dtype(etype).name}_exponent", helper.make_node("Pow", ["x", "e"], ["y"]),
+             [("x", base), ("e", e)], [("y", np.power(base, e.astype(np.float32)).astype(np.float32))])
+    bd = base.astype(np.float64)
+    e = np.array([2, -1, 0, 3], np.int64)
+    case("Pow", 15, "double_base_int64_exponent", helper.make_node("Pow", ["x", "e"], ["y"]), [("x", bd), ("e", e)],
+         [("y", np.power(bd, e.astype(np.float64)))])
+
+
 # ---- unchanged operators at newer opsets: resolved to their newest version -----------------------------
 
 def resolution():
@@ -1005,6 +1030,7 @@ def generate(root):
     opset18()
     opset19()
     opset20()
+    legacy()
     resolution()
     names = set()
     for c in CASES:

@@ -256,7 +256,11 @@ class PReluKernel : public CpuKernel {
   void run(sdk::KernelContext& ctx, int threads) override {
     const sdk::Tensor x = required(ctx, 0, "X"), s = required(ctx, 1, "slope");
     if (x.elem_type() != s.elem_type()) fail("X and slope must have the same type");
-    const Shape xs = x.shape(), ss = s.shape();
+    const Shape xs = x.shape();
+    Shape ss = s.shape();
+    // Opsets 1 to 6 predate numpy broadcasting: a 1-D slope of C values holds one slope per channel of
+    // X [N, C, ...] (as a [C, 1, ...] slope broadcasts from opset 7 on).
+    if (opset() < 7 && ss.size() == 1 && xs.size() > 2 && ss[0] == xs[1] && ss[0] != 1) ss.resize(xs.size() - 1, 1);
     if (!math::broadcasts_to(ss, xs))
       fail("slope of shape " + math::to_string(ss) + " does not broadcast to X " + math::to_string(xs));
     const bool ok = dispatch(SignedTypes{}, x.elem_type(), [&](auto tag) {
