@@ -17,6 +17,7 @@ last marks a complete generation; it is regenerated when the stamp is missing or
 import argparse
 import fcntl
 import hashlib
+import itertools
 import os
 import shutil
 import sys
@@ -818,6 +819,66 @@ def ref_grid_sample_cubic(x, grid, align_corners):
     return y.astype(x.dtype)
 
 
+def ref_grid_sample(x, grid, mode, padding_mode, align_corners):
+    """N-d GridSample as PyTorch computes it (which the ONNX operator follows): linear and nearest pad the
+    sample point (border: clamp; reflection: mirror), cubic pads each of its 4 taps per axis; zeros padding
+    leaves taps outside X out."""
+    N, C = x.shape[:2]
+    dims = x.shape[2:]
+    r = len(dims)
+    out_dims = grid.shape[1:-1]
+
+    def unnorm(g, size):
+        return (g + 1) / 2 * (size - 1) if align_corners else ((g + 1) * size - 1) / 2
+
+    def reflect(v, twice_low, twice_high):
+        if twice_low == twice_high:
+            return 0.0
+        lo, span = twice_low / 2, (twice_high - twice_low) / 2
+        v = abs(v - lo)
+        extra = np.fmod(v, span)
+        flips = np.floor(v / span)
+        return extra + lo if flips % 2 == 0 else span - extra + lo
+
+    def pad(v, size):
+        if padding_mode == "border":
+            return min(max(v, 0), size - 1)
+        if padding_mode == "reflection":
+            v = reflect(v, 0, 2 * (size - 1)) if align_corners else reflect(v, -1, 2 * size - 1)
+            return min(max(v, 0), size - 1)
+        return v
+
+    def cubic(t, a=-0.75):
+        def near(d):
+            return ((a + 2) * d - (a + 3)) * d * d + 1
+
+        def far(d):
+            return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+        return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+    y = np.zeros((N, C) + tuple(out_dims))
+    for n in range(N):
+        for o in np.ndindex(*out_dims):
+            per_axis = []
+            for a in range(r):
+                v = unnorm(float(grid[(n,) + o + (r - 1 - a,)]), dims[a])
+                if mode == "cubic":
+                    v0 = np.floor(v)
+                    per_axis.append([(int(pad(v0 - 1 + i, dims[a])), w) for i, w in enumerate(cubic(v - v0))])
+                else:
+                    v = pad(v, dims[a])
+                    if mode == "nearest":
+                        per_axis.append([(int(np.rint(v)), 1.0)])
+                    else:
+                        v0 = np.floor(v)
+                        per_axis.append([(int(v0), 1 - (v - v0)), (int(v0) + 1, v - v0)])
+            for combo in itertools.product(*per_axis):
+                if all(0 <= i < dims[a] for a, (i, _) in enumerate(combo)):
+                    w = np.prod([w for _, w in combo])
+                    y[(n, slice(None)) + o] += w * x[(n, slice(None)) + tuple(i for i, _ in combo)]
+    return y.astype(x.dtype)
+
+
 def png_bytes(image):
     """A minimal PNG (8-bit RGB, no filter) of an [H, W, 3] uint8 image."""
     import struct
@@ -915,6 +976,29 @@ def opset20():
         case("GridSample", O, f"cubic_zeros_align{align}",
              helper.make_node("GridSample", ["x", "grid"], ["y"], mode="cubic", align_corners=align),
              [("x", xg), ("grid", gg)], [("y", ref_grid_sample_cubic(xg, gg, align))])
+    # N-d: 3-D volumes and 1-D signals
+    x3 = rand((2, 2, 3, 4, 5))
+    g3 = rand((2, 2, 3, 2, 3), low=-1.2, high=1.2)
+    for mode, padding, align in (("linear", "zeros", 0), ("linear", "border", 1), ("nearest", "zeros", 0),
+                                 ("nearest", "reflection", 1), ("linear", "reflection", 0), ("cubic", "zeros", 0),
+                                 ("cubic", "border", 1)):
+        case("GridSample", O, f"3d_{mode}_{padding}_align{align}",
+             helper.make_node("GridSample", ["x", "grid"], ["y"], mode=mode, padding_mode=padding,
+                              align_corners=align),
+             [("x", x3), ("grid", g3)], [("y", ref_grid_sample(x3, g3, mode, padding, align))])
+    x1 = rand((1, 3, 6))
+    g1 = rand((1, 4, 1), low=-1.3, high=1.3)
+    for mode in ("linear", "nearest", "cubic"):
+        case("GridSample", O, f"1d_{mode}", helper.make_node("GridSample", ["x", "grid"], ["y"], mode=mode),
+             [("x", x1), ("grid", g1)], [("y", ref_grid_sample(x1, g1, mode, "zeros", 0))])
+    # The N-d reference agrees with onnx 1.12's PyTorch values on the 2-D cases.
+    for node, inputs, outputs, name in captured:
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        mode = renamed[(attrs.get("mode", b"bilinear")).decode()]
+        padding = attrs.get("padding_mode", b"zeros").decode()
+        got = ref_grid_sample(inputs[0], inputs[1], mode, padding, attrs.get("align_corners", 0))
+        if not np.allclose(got, outputs[0], atol=1e-4):
+            raise SystemExit(f"ref_grid_sample disagrees with onnx 1.12's {name}")
 
     # ImageDecoder: refused (no image library in the CPU plugin)
     image = RNG.integers(0, 256, size=(2, 3, 3)).astype(np.uint8)
