@@ -54,6 +54,110 @@ void affine_grid_inference(InferenceContext& ctx) {
   out->add_dim()->set_dim_value(n);
 }
 
+// The spatial rank (2 or 3) the node's theta or size types show, or 0 when neither shows it.
+int64_t affine_grid_rank(const onnx::FunctionBodyBuildContext& ctx) {
+  const onnx::TypeProto* theta = ctx.getInputType(0);
+  if (theta && theta->has_tensor_type() && theta->tensor_type().has_shape() &&
+      theta->tensor_type().shape().dim_size() == 3 && theta->tensor_type().shape().dim(1).has_dim_value())
+    return theta->tensor_type().shape().dim(1).dim_value();
+  const onnx::TypeProto* size = ctx.getInputType(1);
+  if (size && size->has_tensor_type() && size->tensor_type().has_shape() &&
+      size->tensor_type().shape().dim_size() == 1 && size->tensor_type().shape().dim(0).has_dim_value())
+    return size->tensor_type().shape().dim(0).dim_value() - 2;
+  return 0;
+}
+
+// The base grid (x, y(, z), 1) of normalized pixel coordinates, flattened to [points, n + 1], times
+// theta transposed: [N, points, n], reshaped to [N, (D,) H, W, n]. The body depends on align_corners
+// and on the spatial rank, read from theta's or size's static shape (no body when neither shows it).
+bool affine_grid_body(const onnx::FunctionBodyBuildContext& ctx, const OpSchema& schema, onnx::FunctionProto& body) {
+  const int64_t n = affine_grid_rank(ctx);
+  if (n != 2 && n != 3) return false;
+  const AttributeProto* align_attr = ctx.getAttribute("align_corners");
+  const bool align = align_attr && align_attr->i() != 0;
+  onnx::FunctionBuilder b(body);
+  b.Add(R"ONNX(
+    zero = Constant <value_int = 0> ()
+    one = Constant <value_int = 1> ()
+    axis0 = Constant <value = int64[1] {0}> ()
+    axis1 = Constant <value = int64[1] {1}> ()
+    last_axis = Constant <value = int64[1] {-1}> ()
+    one_f0 = Constant <value_float = 1.0> ()
+    one_f = CastLike (one_f0, theta)
+    two_f0 = Constant <value_float = 2.0> ()
+    two_f = CastLike (two_f0, theta)
+    batch = Gather <axis = 0> (size, zero)
+  )ONNX");
+  // Coordinates along each spatial axis: index i of L -> (2i + 1) / L - 1, or with align_corners
+  // 2i / max(L - 1, 1) - 1 (a single position at -1).
+  const char* axes[] = {"w", "h", "d"};
+  for (int64_t a = 0; a < n; ++a) {
+    const std::string x = axes[a];
+    const std::string index = std::to_string(n + 1 - a);  // size holds [N, C, (D,) H, W]
+    std::string text = "index_" + x + " = Constant <value_int = " + index + "> ()\n" +
+                       "len_" + x + " = Gather <axis = 0> (size, index_" + x + ")\n" +
+                       "range_" + x + " = Range (zero, len_" + x + ", one)\n" +
+                       "range_f_" + x + " = CastLike (range_" + x + ", theta)\n" +
+                       "len_f_" + x + " = CastLike (len_" + x + ", theta)\n";
+    if (align) {
+      text += "span_" + x + " = Sub (len_f_" + x + ", one_f)\n" +
+              "safe_span_" + x + " = Max (span_" + x + ", one_f)\n" +
+              "twice_" + x + " = Mul (range_f_" + x + ", two_f)\n" +
+              "ratio_" + x + " = Div (twice_" + x + ", safe_span_" + x + ")\n";
+    } else {
+      text += "twice_" + x + " = Mul (range_f_" + x + ", two_f)\n" +
+              "centre_" + x + " = Add (twice_" + x + ", one_f)\n" +
+              "ratio_" + x + " = Div (centre_" + x + ", len_f_" + x + ")\n";
+    }
+    text += "coord_" + x + " = Sub (ratio_" + x + ", one_f)\n" +
+            "dim_" + x + " = Unsqueeze (len_" + x + ", axis0)\n";
+    b.Add(text.c_str());
+  }
+  if (n == 2) {
+    b.Add(R"ONNX(
+      spatial = Concat <axis = 0> (dim_h, dim_w)
+      grid_x = Expand (coord_w, spatial)
+      column_h = Unsqueeze (coord_h, axis1)
+      grid_y = Expand (column_h, spatial)
+      ones = Expand (one_f, spatial)
+      x_last = Unsqueeze (grid_x, last_axis)
+      y_last = Unsqueeze (grid_y, last_axis)
+      ones_last = Unsqueeze (ones, last_axis)
+      base = Concat <axis = -1> (x_last, y_last, ones_last)
+      flat_shape = Constant <value = int64[2] {-1, 3}> ()
+      coordinates = Constant <value = int64[1] {2}> ()
+    )ONNX");
+  } else {
+    b.Add(R"ONNX(
+      spatial = Concat <axis = 0> (dim_d, dim_h, dim_w)
+      grid_x = Expand (coord_w, spatial)
+      column_h = Unsqueeze (coord_h, axis1)
+      grid_y = Expand (column_h, spatial)
+      plane_shape = Constant <value = int64[3] {-1, 1, 1}> ()
+      plane_d = Reshape (coord_d, plane_shape)
+      grid_z = Expand (plane_d, spatial)
+      ones = Expand (one_f, spatial)
+      x_last = Unsqueeze (grid_x, last_axis)
+      y_last = Unsqueeze (grid_y, last_axis)
+      z_last = Unsqueeze (grid_z, last_axis)
+      ones_last = Unsqueeze (ones, last_axis)
+      base = Concat <axis = -1> (x_last, y_last, z_last, ones_last)
+      flat_shape = Constant <value = int64[2] {-1, 4}> ()
+      coordinates = Constant <value = int64[1] {3}> ()
+    )ONNX");
+  }
+  b.Add(R"ONNX(
+    flat = Reshape (base, flat_shape)
+    theta_t = Transpose <perm = [0, 2, 1]> (theta)
+    points = MatMul (flat, theta_t)
+    batch_1 = Unsqueeze (batch, axis0)
+    grid_shape = Concat <axis = 0> (batch_1, spatial, coordinates)
+    grid = Reshape (points, grid_shape)
+  )ONNX");
+  schema.BuildFunction(body);
+  return true;
+}
+
 OpSchema affine_grid() {
   return EPHOST_OPSET_SCHEMA("AffineGrid", kOpset)
       .SetDoc("Generates the sampling grid of an affine transformation for GridSample: for each output position "
@@ -66,6 +170,7 @@ OpSchema affine_grid() {
       .Output(0, "grid", "[N, H, W, 2] or [N, D, H, W, 3] normalized coordinates", "T1")
       .TypeConstraint("T1", float_types_with_bfloat(), "floating-point tensors")
       .TypeConstraint("T2", {"tensor(int64)"}, "int64")
+      .SetContextDependentFunctionBodyBuilder(affine_grid_body)
       .TypeAndShapeInferenceFunction(affine_grid_inference);
 }
 

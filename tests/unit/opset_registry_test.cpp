@@ -259,3 +259,48 @@ TEST(OpsetRegistry, Opset19And20BodiesBuild) {
   ASSERT_EQ(body.node_size(), 1);
   EXPECT_EQ(body.node(0).op_type(), "Cast");
 }
+
+// AffineGrid-20's body (2-D and 3-D, with and without align_corners) is a graph the checker and shape
+// inference accept (its values are checked against the AffineGrid cases of generate_opset_tests.py).
+TEST(OpsetRegistry, AffineGridBodyIsAValidGraph) {
+  opsets::register_schemas();
+  struct Case {
+    std::vector<int64_t> theta, size;
+    int64_t align;
+  };
+  for (const Case& c : {Case{{2, 2, 3}, {2, 3, 4, 5}, 0}, Case{{1, 2, 3}, {1, 1, 3, 1}, 1},
+                        Case{{2, 3, 4}, {2, 1, 3, 2, 4}, 0}, Case{{1, 3, 4}, {1, 2, 2, 3, 2}, 1}}) {
+    onnx::NodeProto node;
+    node.set_op_type("AffineGrid");
+    node.add_input("theta");
+    node.add_input("size");
+    node.add_output("grid");
+    attr_int(&node, "align_corners", c.align);
+    onnx::TypeProto theta_type, size_type;
+    theta_type.mutable_tensor_type()->set_elem_type(kFloat);
+    for (int64_t d : c.theta) theta_type.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+    size_type.mutable_tensor_type()->set_elem_type(kInt64);
+    size_type.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(static_cast<int64_t>(c.size.size()));
+    onnx::FunctionProto body;
+    onnx::FunctionBodyBuildContextImpl ctx(node, {theta_type, size_type});
+    ASSERT_TRUE(onnx::OpSchemaRegistry::Schema("AffineGrid", 20, "")->BuildContextDependentFunction(ctx, body));
+    // The body as a model of its own, size a constant.
+    auto m = make_model(20);
+    auto* g = m.mutable_graph();
+    add_input(g, "theta", kFloat, c.theta);
+    add_initializer(g, int64_tensor("size", {static_cast<int64_t>(c.size.size())}, c.size));
+    for (const auto& n : body.node()) *g->add_node() = n;
+    add_output(g, "grid", kFloat, {}, false);
+    std::unique_ptr<Model> model;
+    EXPECT_NO_THROW(model = load_buffer(m)) << "align_corners " << c.align << ", rank " << c.theta[1];
+  }
+  // Without a static rank there is no body.
+  onnx::NodeProto node;
+  node.set_op_type("AffineGrid");
+  node.add_input("theta");
+  node.add_input("size");
+  node.add_output("grid");
+  onnx::FunctionProto body;
+  onnx::FunctionBodyBuildContextImpl ctx(node, {});
+  EXPECT_FALSE(onnx::OpSchemaRegistry::Schema("AffineGrid", 20, "")->BuildContextDependentFunction(ctx, body));
+}
