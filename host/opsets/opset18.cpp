@@ -9,6 +9,7 @@
 
 #include "opsets/opsets.h"
 #include "opsets/schema_util.h"
+#include "opsets/shared_schemas.h"
 
 namespace ephost::opsets {
 
@@ -276,25 +277,27 @@ OpSchema group_normalization() {
 
 // ---- LpPool ---------------------------------------------------------------------------------------
 
-void lp_pool_inference(InferenceContext& ctx) {
+}  // namespace
+
+void pool_shape_inference(InferenceContext& ctx, const char* op) {
   onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
   if (!onnx::hasInputShape(ctx, 0)) return;
   const TensorShapeProto& in = onnx::getInputShape(ctx, 0);
   const int64_t rank = in.dim_size();
-  if (rank < 2) fail_shape_inference("LpPool: X must have rank 2 or more [N, C, ...]");
+  if (rank < 2) fail_shape_inference(op, ": X must have rank 2 or more [N, C, ...]");
   const size_t n = static_cast<size_t>(rank - 2);
   std::vector<int64_t> kernel, strides, dilations, pads;
-  if (!onnx::getRepeatedAttribute(ctx, "kernel_shape", kernel)) fail_shape_inference("LpPool: kernel_shape is required");
+  if (!onnx::getRepeatedAttribute(ctx, "kernel_shape", kernel)) fail_shape_inference(op, ": kernel_shape is required");
   if (kernel.size() != n)
-    fail_shape_inference("LpPool: kernel_shape has ", kernel.size(), " values but X has ", n, " spatial axes");
+    fail_shape_inference(op, ": kernel_shape has ", kernel.size(), " values but X has ", n, " spatial axes");
   if (!onnx::getRepeatedAttribute(ctx, "strides", strides)) strides.assign(n, 1);
   if (!onnx::getRepeatedAttribute(ctx, "dilations", dilations)) dilations.assign(n, 1);
   if (!onnx::getRepeatedAttribute(ctx, "pads", pads)) pads.assign(2 * n, 0);
   if (strides.size() != n || dilations.size() != n || pads.size() != 2 * n)
-    fail_shape_inference("LpPool: strides and dilations need one value per spatial axis, pads two");
+    fail_shape_inference(op, ": strides and dilations need one value per spatial axis, pads two");
   for (size_t i = 0; i < n; ++i)
     if (kernel[i] < 1 || strides[i] < 1 || dilations[i] < 1 || pads[i] < 0 || pads[i + n] < 0)
-      fail_shape_inference("LpPool: kernel_shape, strides and dilations must be positive and pads not negative");
+      fail_shape_inference(op, ": kernel_shape, strides and dilations must be positive and pads not negative");
   const AttributeProto* auto_pad_attr = ctx.getAttribute("auto_pad");
   const std::string auto_pad = auto_pad_attr ? auto_pad_attr->s() : "NOTSET";
   const bool ceil_mode = onnx::getAttribute(ctx, "ceil_mode", 0) != 0;
@@ -312,7 +315,7 @@ void lp_pool_inference(InferenceContext& ctx) {
       o = (size + strides[i] - 1) / strides[i];
     } else {
       const int64_t padded = auto_pad == "VALID" ? size : size + pads[i] + pads[i + n];
-      if (padded < window) fail_shape_inference("LpPool: the window is larger than the padded input");
+      if (padded < window) fail_shape_inference(op, ": the window is larger than the padded input");
       const int64_t span = padded - window;
       o = (ceil_mode ? (span + strides[i] - 1) / strides[i] : span / strides[i]) + 1;
       // A window that would start in the end padding is dropped.
@@ -321,6 +324,10 @@ void lp_pool_inference(InferenceContext& ctx) {
     d->set_dim_value(o);
   }
 }
+
+namespace {
+
+void lp_pool_inference(InferenceContext& ctx) { pool_shape_inference(ctx, "LpPool"); }
 
 OpSchema lp_pool() {
   return EPHOST_OPSET_SCHEMA("LpPool", kOpset)
@@ -442,12 +449,17 @@ void pad_inference(InferenceContext& ctx) {
   }
 }
 
-OpSchema pad() {
-  return EPHOST_OPSET_SCHEMA("Pad", kOpset)
-      .SetDoc("Pads a tensor (constant, reflect or edge mode); pads holds [x1_begin, x2_begin, ..., x1_end, "
-              "x2_end, ...] for the axes given (all when axes is omitted); negative pads crop. Opset 18 adds the "
-              "axes input.")
-      .Attr("mode", "constant, reflect or edge", AttributeProto::STRING, std::string("constant"))
+}  // namespace
+
+OpSchema pad_schema(int since) {
+  const bool wrap = since >= 19;
+  return EPHOST_OPSET_SCHEMA("Pad", since)
+      .SetDoc(std::string("Pads a tensor (") + (wrap ? "constant, reflect, edge or wrap" : "constant, reflect or edge") +
+              " mode); pads holds [x1_begin, x2_begin, ..., x1_end, x2_end, ...] for the axes given (all when axes "
+              "is omitted); negative pads crop. Opset 18 adds the axes input" +
+              (wrap ? "; opset 19 the wrap mode (circular padding: the values wrap around to the other side)." : "."))
+      .Attr("mode", wrap ? "constant, reflect, edge or wrap" : "constant, reflect or edge", AttributeProto::STRING,
+            std::string("constant"))
       .Input(0, "data", "input tensor", "T")
       .Input(1, "pads", "1-D int64 pads, two per padded axis", "tensor(int64)")
       .Input(2, "constant_value", "scalar padding value for constant mode (default 0, false or empty string)",
@@ -458,6 +470,8 @@ OpSchema pad() {
       .TypeConstraint("Tind", index_types(), "index types")
       .TypeAndShapeInferenceFunction(pad_inference);
 }
+
+namespace {
 
 // ---- Reduce* --------------------------------------------------------------------------------------
 
@@ -495,11 +509,14 @@ void reduce_inference(InferenceContext& ctx) {
   }
 }
 
-OpSchema reduce(const char* name, const char* what, const TypeList& types, const char* body) {
-  OpSchema s = EPHOST_OPSET_SCHEMA(name, kOpset);
+}  // namespace
+
+OpSchema reduce_schema(int since, const char* name, const char* what, const TypeList& types, const char* body) {
+  OpSchema s = EPHOST_OPSET_SCHEMA(name, since);
   s.SetDoc(std::string("Computes the ") + what +
            " of the input's elements along the given axes. Opset 18 takes axes as an optional input: when it "
-           "is omitted or empty, every axis is reduced, or none when noop_with_empty_axes is 1.")
+           "is omitted or empty, every axis is reduced, or none when noop_with_empty_axes is 1." +
+           (since >= 20 ? " Opset 20 accepts bool tensors (ReduceMax: any true; ReduceMin: all true)." : ""))
       .Attr("keepdims", "1: reduced axes are kept with size 1", AttributeProto::INT, static_cast<int64_t>(1))
       .Attr("noop_with_empty_axes", "1: empty or omitted axes leave the input unchanged; 0: reduce every axis",
             AttributeProto::INT, static_cast<int64_t>(0))
@@ -511,6 +528,12 @@ OpSchema reduce(const char* name, const char* what, const TypeList& types, const
       .TypeAndShapeInferenceFunction(reduce_inference);
   if (body) s.FunctionBody(body);
   return s;
+}
+
+namespace {
+
+OpSchema reduce(const char* name, const char* what, const TypeList& types, const char* body) {
+  return reduce_schema(kOpset, name, what, types, body);
 }
 
 // ---- Resize ---------------------------------------------------------------------------------------
@@ -574,18 +597,27 @@ void resize_inference(InferenceContext& ctx) {
   }
 }
 
-OpSchema resize() {
-  return EPHOST_OPSET_SCHEMA("Resize", kOpset)
-      .SetDoc("Resizes the input by interpolation (nearest, linear or cubic) to the given scales or sizes. "
-              "Opset 18 adds antialias (a widened filter when downscaling with linear or cubic), axes (the axes "
-              "scales, sizes and roi refer to) and keep_aspect_ratio_policy (for sizes: stretch, not_larger, "
-              "not_smaller).")
+}  // namespace
+
+OpSchema resize_schema(int since) {
+  const bool symmetric = since >= 19;
+  return EPHOST_OPSET_SCHEMA("Resize", since)
+      .SetDoc(std::string("Resizes the input by interpolation (nearest, linear or cubic) to the given scales or "
+                          "sizes. Opset 18 adds antialias (a widened filter when downscaling with linear or cubic), "
+                          "axes (the axes scales, sizes and roi refer to) and keep_aspect_ratio_policy (for sizes: "
+                          "stretch, not_larger, not_smaller).") +
+              (symmetric ? " Opset 19 adds the coordinate transformation half_pixel_symmetric, which maps output "
+                           "pixel centres to input pixel centres about the centre of the image: x_in = (x_out + "
+                           "0.5) / scale - 0.5 + (in_size / 2) * (1 - output_size / (scale * in_size))."
+                         : ""))
       .Attr("antialias", "1: antialiasing filter when downscaling (linear and cubic modes)", AttributeProto::INT,
             static_cast<int64_t>(0))
       .Attr("axes", "the axes roi, scales and sizes refer to (negative counts from the back); all when absent",
             AttributeProto::INTS, false)
       .Attr("coordinate_transformation_mode",
-            "half_pixel, pytorch_half_pixel, align_corners, asymmetric or tf_crop_and_resize",
+            symmetric ? "half_pixel, half_pixel_symmetric, pytorch_half_pixel, align_corners, asymmetric or "
+                        "tf_crop_and_resize"
+                      : "half_pixel, pytorch_half_pixel, align_corners, asymmetric or tf_crop_and_resize",
             AttributeProto::STRING, std::string("half_pixel"))
       .Attr("cubic_coeff_a", "the a of cubic interpolation", AttributeProto::FLOAT, -0.75f)
       .Attr("exclude_outside", "1: weights of samples outside the input are zero (renormalized)",
@@ -605,6 +637,8 @@ OpSchema resize() {
       .TypeConstraint("T2", float_types(), "roi types")
       .TypeAndShapeInferenceFunction(resize_inference);
 }
+
+namespace {
 
 // ---- ScatterElements, ScatterND -------------------------------------------------------------------
 
@@ -714,7 +748,7 @@ void add_opset18_schemas(std::vector<OpSchema>& out) {
   out.push_back(mish());
   out.push_back(optional_get_element());
   out.push_back(optional_has_element());
-  out.push_back(pad());
+  out.push_back(pad_schema(kOpset));
 
   const TypeList numeric = tensor_types({"uint32", "uint64", "int32", "int64", "float16", "float", "double", "bfloat16"});
   const TypeList numeric_8bit = concat(numeric, tensor_types({"uint8", "int8"}));
@@ -740,7 +774,7 @@ void add_opset18_schemas(std::vector<OpSchema>& out) {
   out.push_back(reduce("ReduceMin", "minimum", numeric_8bit, nullptr));
   out.push_back(reduce("ReduceProd", "product", numeric, nullptr));
   out.push_back(reduce("ReduceSumSquare", "sum of squares", numeric, sum_square.c_str()));
-  out.push_back(resize());
+  out.push_back(resize_schema(kOpset));
   out.push_back(scatter("ScatterElements", true));
   out.push_back(scatter("ScatterND", false));
   out.push_back(split());

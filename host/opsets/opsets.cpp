@@ -20,6 +20,8 @@ struct OpsetEntry {
 };
 constexpr OpsetEntry kOpsetTable[] = {
     {18, add_opset18_schemas},
+    {19, add_opset19_schemas},
+    {20, add_opset20_schemas},
 };
 
 struct State {

@@ -36,6 +36,8 @@ const std::string& registration_problem();
 
 // The schemas each opset file contributes (the since_version of each is that opset).
 void add_opset18_schemas(std::vector<onnx::OpSchema>& out);
+void add_opset19_schemas(std::vector<onnx::OpSchema>& out);
+void add_opset20_schemas(std::vector<onnx::OpSchema>& out);
 
 // Every (op_type, since_version) registered here, in registration order (for tests and tools).
 std::vector<std::pair<std::string, int>> registered_versions();

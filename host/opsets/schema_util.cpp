@@ -1,6 +1,9 @@
 #include "opsets/schema_util.h"
 
 #include <cstring>
+#include <stdexcept>
+
+#include "opsets/opsets.h"
 
 namespace ephost::opsets {
 
@@ -96,6 +99,28 @@ int64_t normalize_axis(int64_t axis, int64_t rank, const char* what) {
     fail_shape_inference(what, " ", axis, " is out of range for rank ", rank, " (valid: ", -rank, " to ",
                                rank - 1, ")");
   return axis < 0 ? axis + rank : axis;
+}
+
+const onnx::OpSchema& onnx_schema(const char* op, int version) {
+  const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(op, version, onnx::ONNX_DOMAIN);
+  if (!s || s->SinceVersion() > kOnnxLibraryNewestOpset)
+    throw std::runtime_error(std::string("onnx 1.12 has no schema of ") + op + " at opset " + std::to_string(version));
+  return *s;
+}
+
+TypeList onnx_types(const char* op, int version, const char* param, const TypeList& extra) {
+  for (const auto& c : onnx_schema(op, version).typeConstraintParams())
+    if (c.type_param_str == param) return concat(c.allowed_type_strs, extra);
+  throw std::runtime_error(std::string("onnx 1.12's ") + op + "-" + std::to_string(version) +
+                           " has no type constraint " + param);
+}
+
+onnx::InferenceFunction onnx_inference(const char* op, int version) {
+  return onnx_schema(op, version).GetTypeAndShapeInferenceFunction();
+}
+
+onnx::DataPropagationFunction onnx_data_propagation(const char* op, int version) {
+  return onnx_schema(op, version).GetDataPropagationFunction();
 }
 
 void broadcast_binary_inference(onnx::InferenceContext& ctx) {

@@ -35,6 +35,10 @@ inline const TypeList& float_types_with_bfloat() {
   static const TypeList t = tensor_types({"float16", "float", "double", "bfloat16"});
   return t;
 }
+inline const TypeList& float_types_with_bfloat_no_double() {
+  static const TypeList t = tensor_types({"float", "float16", "bfloat16"});
+  return t;
+}
 inline const TypeList& integer_types() {
   static const TypeList t = tensor_types({"uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64"});
   return t;
@@ -52,6 +56,16 @@ std::optional<std::vector<int64_t>> constant_ints(onnx::InferenceContext& ctx, s
 std::optional<std::vector<double>> constant_floats(onnx::InferenceContext& ctx, size_t i);
 // Normalizes `axis` against `rank`, failing inference (naming `what`) when out of range.
 int64_t normalize_axis(int64_t axis, int64_t rank, const char* what);
+
+// For a version that changes only the element types an operator accepts (opsets 19 to 25 mostly add
+// float8, int4 and the like): what onnx 1.12's own schema of the operator's previous version says.
+// The schema of `op` at `version` in onnx's registry (registered by onnx itself); throws when absent.
+const onnx::OpSchema& onnx_schema(const char* op, int version);
+// Its type constraint `param`'s allowed types, plus `extra`.
+TypeList onnx_types(const char* op, int version, const char* param, const TypeList& extra = {});
+// Its shape and type inference, and its data propagation (for Shape, Size, Cast and the like).
+onnx::InferenceFunction onnx_inference(const char* op, int version);
+onnx::DataPropagationFunction onnx_data_propagation(const char* op, int version);
 
 // Output 0 takes input 0's element type and the broadcast of inputs 0 and 1 (when both are known).
 void broadcast_binary_inference(onnx::InferenceContext& ctx);

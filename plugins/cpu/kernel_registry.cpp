@@ -50,6 +50,7 @@ const KernelRegistry& KernelRegistry::instance() {
     register_einsum_kernels(r);
     register_recurrent_kernels(r);
     register_opset18_spatial_kernels(r);
+    register_opset19_20_kernels(r);
     return r;
   }();
   return registry;

@@ -93,6 +93,7 @@ inline SupportCheck any_types() {
 // Registration, one function per kernels/*.cpp.
 void register_elementwise_kernels(KernelRegistry& r);
 void register_opset18_spatial_kernels(KernelRegistry& r);
+void register_opset19_20_kernels(KernelRegistry& r);
 void register_activation_kernels(KernelRegistry& r);
 void register_conv_kernels(KernelRegistry& r);
 void register_pool_kernels(KernelRegistry& r);

@@ -17,6 +17,7 @@ last marks a complete generation; it is regenerated when the stamp is missing or
 import argparse
 import fcntl
 import hashlib
+import itertools
 import os
 import shutil
 import sys
@@ -473,6 +474,627 @@ def opset18():
              list(zip(names, outs)))
 
 
+# ---- opset 19 -----------------------------------------------------------------------------------------
+
+def ref_pool_avg(x, kernel, strides=None, pads=None, dilations=None, ceil_mode=0, count_include_pad=0):
+    n = x.ndim - 2
+    strides = strides or [1] * n
+    dilations = dilations or [1] * n
+    pads = list(pads or [0] * (2 * n))
+    window = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    out = []
+    for i in range(n):
+        size = x.shape[i + 2]
+        span = size + pads[i] + pads[i + n] - window[i]
+        o = (-(-span // strides[i]) if ceil_mode else span // strides[i]) + 1
+        if ceil_mode and (o - 1) * strides[i] >= size + pads[i]:
+            o -= 1
+        out.append(o)
+    y = np.zeros(x.shape[:2] + tuple(out), dtype=np.float64)
+    for idx in np.ndindex(*out):
+        acc = np.zeros(x.shape[:2])
+        count = 0
+        for k in np.ndindex(*kernel):
+            pos = [idx[i] * strides[i] - pads[i] + k[i] * dilations[i] for i in range(n)]
+            inside = all(0 <= pos[i] < x.shape[i + 2] for i in range(n))
+            in_padded = all(-pads[i] <= pos[i] < x.shape[i + 2] + pads[i + n] for i in range(n))
+            if inside:
+                acc += x[(slice(None), slice(None)) + tuple(pos)]
+                count += 1
+            elif count_include_pad and in_padded:
+                count += 1
+        y[(slice(None), slice(None)) + idx] = acc / max(count, 1)
+    return y.astype(x.dtype)
+
+
+def ref_resize_symmetric(x, scales, mode):
+    """Resize with coordinate_transformation_mode=half_pixel_symmetric, separable per axis (linear or nearest
+    round_prefer_floor), as the ONNX operator specification of opset 19 defines it."""
+    y = x.astype(np.float64)
+    for axis, scale in enumerate(scales):
+        size = y.shape[axis]
+        out = int(np.floor(size * scale))
+        adjustment = out / (size * scale)
+        offset = size / 2 * (1 - adjustment)
+        rows = []
+        for o in range(out):
+            c = offset + (o + 0.5) / scale - 0.5
+            if mode == "nearest":
+                i = int(np.ceil(c - 0.5)) if c != int(c) + 0.5 else int(np.floor(c))
+                i = min(max(i, 0), size - 1)
+                rows.append(np.take(y, i, axis=axis))
+            else:
+                c = min(max(c, 0), size - 1)
+                lo = int(np.floor(c))
+                hi = min(lo + 1, size - 1)
+                f = c - lo
+                rows.append(np.take(y, lo, axis=axis) * (1 - f) + np.take(y, hi, axis=axis) * f)
+        y = np.stack(rows, axis=axis)
+    return y.astype(x.dtype)
+
+
+def ref_deform_conv(x, w, offset, b=None, mask=None, strides=None, pads=None, dilations=None, group=1,
+                    offset_group=1):
+    """2-D deformable convolution from the ONNX specification: each tap is sampled bilinearly at its offset
+    position (zero outside X) and weighted by the mask."""
+    N, C, H, W = x.shape
+    OC, Cg, KH, KW = w.shape
+    sh, sw = strides or [1, 1]
+    dh, dw = dilations or [1, 1]
+    pt, pl, pb, pr = pads or [0, 0, 0, 0]
+    OH = (H + pt + pb - ((KH - 1) * dh + 1)) // sh + 1
+    OW = (W + pl + pr - ((KW - 1) * dw + 1)) // sw + 1
+    K = KH * KW
+    off = offset.reshape(N, offset_group, K, 2, OH, OW)
+    m = mask.reshape(N, offset_group, K, OH, OW) if mask is not None else np.ones((N, offset_group, K, OH, OW))
+    xd = x.astype(np.float64)
+
+    def sample(plane, py, px):
+        y0, x0 = int(np.floor(py)), int(np.floor(px))
+        acc = 0.0
+        for yy, wy in ((y0, 1 - (py - y0)), (y0 + 1, py - y0)):
+            for xx, wx in ((x0, 1 - (px - x0)), (x0 + 1, px - x0)):
+                if 0 <= yy < H and 0 <= xx < W:
+                    acc += wy * wx * plane[yy, xx]
+        return acc
+
+    cols = np.zeros((N, C, K, OH, OW))
+    per_off = C // offset_group
+    for n in range(N):
+        for c in range(C):
+            g = c // per_off
+            for k in range(K):
+                ki, kj = divmod(k, KW)
+                for oh in range(OH):
+                    for ow in range(OW):
+                        py = oh * sh - pt + ki * dh + off[n, g, k, 0, oh, ow]
+                        px = ow * sw - pl + kj * dw + off[n, g, k, 1, oh, ow]
+                        cols[n, c, k, oh, ow] = sample(xd[n, c], py, px) * m[n, g, k, oh, ow]
+    y = np.zeros((N, OC, OH, OW))
+    OCg = OC // group
+    for o in range(OC):
+        g = o // OCg
+        wo = w[o].reshape(Cg * K).astype(np.float64)
+        cg = cols[:, g * Cg:(g + 1) * Cg].reshape(N, Cg * K, OH, OW)
+        y[:, o] = np.einsum("k,nkhw->nhw", wo, cg)
+        if b is not None:
+            y[:, o] += b[o]
+    return y.astype(x.dtype)
+
+
+def opset19():
+    O = 19
+    # AveragePool: dilations
+    for variant, shape, attrs in (
+            ("2d_dilations", (1, 2, 7, 7), {"kernel_shape": [2, 2], "dilations": [2, 2]}),
+            ("2d_dilations_strides_pads", (1, 2, 8, 7), {"kernel_shape": [3, 2], "dilations": [2, 3], "strides": [2, 1],
+                                                          "pads": [1, 1, 2, 1]}),
+            ("2d_dilations_count_include_pad", (1, 1, 6, 6), {"kernel_shape": [2, 2], "dilations": [2, 2], "pads": [1, 1, 1, 1],
+                                                               "count_include_pad": 1}),
+            ("1d_dilations", (2, 3, 10), {"kernel_shape": [3], "dilations": [3]}),
+            ("3d_dilations", (1, 1, 5, 5, 5), {"kernel_shape": [2, 2, 2], "dilations": [2, 1, 2]}),
+            ("2d_no_dilations", (1, 2, 5, 5), {"kernel_shape": [3, 3], "strides": [2, 2]})):
+        x = rand(shape)
+        y = ref_pool_avg(x, attrs["kernel_shape"], attrs.get("strides"), attrs.get("pads"), attrs.get("dilations"),
+                         attrs.get("ceil_mode", 0), attrs.get("count_include_pad", 0))
+        case("AveragePool", O, variant, helper.make_node("AveragePool", ["x"], ["y"], **attrs), [("x", x)], [("y", y)])
+
+    # Cast, CastLike: saturate is accepted (it only matters for float8 targets)
+    x = rand((3, 4), low=-100, high=100)
+    for variant, to, np_to, attrs in (("float_to_int32_saturate", TensorProto.INT32, np.int32, {"saturate": 1}),
+                                      ("float_to_double_no_saturate", TensorProto.DOUBLE, np.float64, {"saturate": 0}),
+                                      ("float_to_uint8_default", TensorProto.UINT8, np.uint8, {})):
+        xv = np.abs(x) if np_to == np.uint8 else x
+        case("Cast", O, variant, helper.make_node("Cast", ["x"], ["y"], to=to, **attrs), [("x", xv)],
+             [("y", xv.astype(np_to))])
+    xi = rand((5,), np.int64)
+    case("Cast", O, "int64_to_float", helper.make_node("Cast", ["x"], ["y"], to=TensorProto.FLOAT), [("x", xi)],
+         [("y", xi.astype(np.float32))])
+    case("CastLike", O, "float_to_int64_saturate", helper.make_node("CastLike", ["x", "like"], ["y"], saturate=1),
+         [("x", x), ("like", np.zeros((1,), np.int64))], [("y", x.astype(np.int64))])
+    case("CastLike", O, "int32_to_double", helper.make_node("CastLike", ["x", "like"], ["y"]),
+         [("x", xi.astype(np.int32)), ("like", np.zeros((0,), np.float64))], [("y", xi.astype(np.float64))])
+
+    # Constant
+    v = rand((2, 3))
+    case("Constant", O, "tensor", helper.make_node("Constant", [], ["y"], value=numpy_helper.from_array(v)), [],
+         [("y", v)])
+    case("Constant", O, "value_ints", helper.make_node("Constant", [], ["y"], value_ints=[3, -1, 7]), [],
+         [("y", np.array([3, -1, 7], np.int64))])
+
+    # DeformConv
+    x = rand((1, 2, 4, 5), low=-1, high=1)
+    for variant, wshape, attrs, with_bias, with_mask in (
+            ("basic", (2, 2, 2, 2), {}, False, False),
+            ("bias_mask", (3, 2, 2, 2), {}, True, True),
+            ("pads_strides_dilations", (2, 2, 2, 3), {"pads": [1, 1, 1, 0], "strides": [2, 1], "dilations": [1, 2]}, True, False),
+            ("groups", (4, 1, 2, 2), {"group": 2, "offset_group": 2}, False, True)):
+        w = rand(wshape, low=-1, high=1)
+        kh, kw = wshape[2:]
+        sh, sw = attrs.get("strides", [1, 1])
+        dh, dw = attrs.get("dilations", [1, 1])
+        pt, pl, pb, pr = attrs.get("pads", [0, 0, 0, 0])
+        oh = (4 + pt + pb - ((kh - 1) * dh + 1)) // sh + 1
+        ow = (5 + pl + pr - ((kw - 1) * dw + 1)) // sw + 1
+        og = attrs.get("offset_group", 1)
+        offset = rand((1, og * kh * kw * 2, oh, ow), low=-1.5, high=1.5)
+        inputs = [("x", x), ("w", w), ("offset", offset)]
+        names = ["x", "w", "offset"]
+        b = m = None
+        if with_bias:
+            b = rand((wshape[0],))
+            inputs.append(("b", b))
+            names.append("b")
+        if with_mask:
+            m = rand((1, og * kh * kw, oh, ow), low=0, high=1)
+            if not with_bias:
+                names.append("")
+            inputs.append(("mask", m))
+            names.append("mask")
+        y = ref_deform_conv(x, w, offset, b, m, attrs.get("strides"), attrs.get("pads"), attrs.get("dilations"),
+                            attrs.get("group", 1), og)
+        case("DeformConv", O, variant, helper.make_node("DeformConv", names, ["y"], **attrs), inputs, [("y", y)])
+
+    # QuantizeLinear, DequantizeLinear
+    x = rand((2, 3, 4))
+    scale, zp = np.array(0.05, np.float32), np.array(128, np.uint8)
+    q = np.clip(np.rint(x / scale) + 128, 0, 255).astype(np.uint8)
+    case("QuantizeLinear", O, "uint8_saturate", helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], saturate=1),
+         [("x", x), ("s", scale), ("z", zp)], [("y", q)])
+    scales = np.array([0.02, 0.05, 0.1], np.float32)
+    zps = np.array([-3, 0, 5], np.int8)
+    qa = np.clip(np.rint(x / scales.reshape(1, 3, 1)) + zps.reshape(1, 3, 1), -128, 127).astype(np.int8)
+    case("QuantizeLinear", O, "int8_axis", helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], axis=1),
+         [("x", x), ("s", scales), ("z", zps)], [("y", qa)])
+    case("DequantizeLinear", O, "uint8", helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"]),
+         [("x", q), ("s", scale), ("z", zp)], [("y", ((q.astype(np.float32) - 128) * scale).astype(np.float32))])
+    case("DequantizeLinear", O, "int8_axis", helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"], axis=1),
+         [("x", qa), ("s", scales), ("z", zps)],
+         [("y", ((qa.astype(np.float32) - zps.reshape(1, 3, 1)) * scales.reshape(1, 3, 1)).astype(np.float32))])
+
+    # Equal: strings
+    a = np.array([["ab", "c", ""], ["x", "yz", "c"]], dtype=object)
+    b = np.array(["ab", "yz", ""], dtype=object)
+    case("Equal", O, "string_broadcast", helper.make_node("Equal", ["a", "b"], ["c"]), [("a", a), ("b", b)],
+         [("c", a == b)])
+    fa, fb = rand((3, 4), np.int32), rand((3, 4), np.int32)
+    fb[0] = fa[0]
+    case("Equal", O, "int32", helper.make_node("Equal", ["a", "b"], ["c"]), [("a", fa), ("b", fb)], [("c", fa == fb)])
+
+    # Identity, Reshape, Shape, Size
+    x = rand((2, 3, 4))
+    case("Identity", O, "float", helper.make_node("Identity", ["x"], ["y"]), [("x", x)], [("y", x)])
+    case("Reshape", O, "infer_dim", helper.make_node("Reshape", ["x", "s"], ["y"]),
+         [("x", x), ("s", np.array([4, -1], np.int64))], [("y", x.reshape(4, -1))])
+    case("Reshape", O, "allowzero", helper.make_node("Reshape", ["x", "s"], ["y"], allowzero=1),
+         [("x", np.zeros((0, 3), np.float32)), ("s", np.array([3, 0], np.int64))], [("y", np.zeros((3, 0), np.float32))])
+    case("Shape", O, "start_end", helper.make_node("Shape", ["x"], ["y"], start=1, end=-1), [("x", x)],
+         [("y", np.array([3], np.int64))])
+    case("Shape", O, "full", helper.make_node("Shape", ["x"], ["y"]), [("x", x)], [("y", np.array(x.shape, np.int64))])
+    case("Size", O, "float", helper.make_node("Size", ["x"], ["y"]), [("x", x)], [("y", np.array(24, np.int64))])
+
+    # If, Loop, Scan
+    x = rand((3,))
+    then_g = helper.make_graph([helper.make_node("Neg", ["x"], ["t"])], "then", [],
+                               [helper.make_tensor_value_info("t", TensorProto.FLOAT, [3])])
+    else_g = helper.make_graph([helper.make_node("Abs", ["x"], ["e"])], "else", [],
+                               [helper.make_tensor_value_info("e", TensorProto.FLOAT, [3])])
+    for flag in (True, False):
+        case("If", O, "then" if flag else "else",
+             helper.make_node("If", ["cond"], ["y"], then_branch=then_g, else_branch=else_g),
+             [("cond", np.array(flag)), ("x", x)], [("y", -x if flag else np.abs(x))])
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]), helper.make_node("Add", ["acc_in", "x"], ["acc_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [3])])
+    acc = np.zeros((3,), np.float32)
+    case("Loop", O, "trip_count", helper.make_node("Loop", ["m", "", "acc"], ["y"], body=body),
+         [("m", np.array(4, np.int64)), ("acc", acc), ("x", x)], [("y", (acc + 4 * x).astype(np.float32))])
+    scan_body = helper.make_graph(
+        [helper.make_node("Add", ["s_in", "v"], ["s_out"]), helper.make_node("Identity", ["s_out"], ["scan_out"])],
+        "scan_body",
+        [helper.make_tensor_value_info("s_in", TensorProto.FLOAT, [2]),
+         helper.make_tensor_value_info("v", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("s_out", TensorProto.FLOAT, [2]),
+         helper.make_tensor_value_info("scan_out", TensorProto.FLOAT, [2])])
+    seq = rand((4, 2))
+    init = np.zeros((2,), np.float32)
+    cums = np.cumsum(seq, axis=0).astype(np.float32)
+    case("Scan", O, "cumulative_sum", helper.make_node("Scan", ["init", "seq"], ["final", "all"], body=scan_body,
+                                                       num_scan_inputs=1),
+         [("init", init), ("seq", seq)], [("final", cums[-1]), ("all", cums)])
+
+    # Pad: wrap
+    x = rand((3, 4, 5))
+    for variant, pads, axes in (("wrap_all", [1, 2, 0, 2, 1, 3], None), ("wrap_axes", [2, 3], [2]),
+                                ("wrap_negative_axis", [1, 1], [-2]), ("wrap_larger_than_axis", [0, 5, 0, 0, 6, 0], None)):
+        inputs = [("x", x), ("pads", np.array(pads, np.int64))]
+        names = ["x", "pads"]
+        if axes is not None:
+            names += ["", "axes"]
+            inputs.append(("axes", np.array(axes, np.int64)))
+        case("Pad", O, variant, helper.make_node("Pad", names, ["y"], mode="wrap"), inputs,
+             [("y", ref_pad(x, pads, "wrap", 0, axes))])
+    case("Pad", O, "reflect_still", helper.make_node("Pad", ["x", "pads"], ["y"], mode="reflect"),
+         [("x", x), ("pads", np.array([0, 1, 1, 0, 2, 1], np.int64))],
+         [("y", ref_pad(x, [0, 1, 1, 0, 2, 1], "reflect", 0, None))])
+
+    # Resize: half_pixel_symmetric
+    x = rand((1, 1, 4, 5))
+    for variant, scales, mode in (("symmetric_linear_up", [1, 1, 1.7, 2.3], "linear"),
+                                  ("symmetric_linear_down", [1, 1, 0.6, 0.5], "linear"),
+                                  ("symmetric_nearest_up", [1, 1, 2.5, 1.5], "nearest")):
+        case("Resize", O, variant,
+             helper.make_node("Resize", ["x", "", "scales"], ["y"], mode=mode,
+                              coordinate_transformation_mode="half_pixel_symmetric"),
+             [("x", x), ("scales", np.array(scales, np.float32))], [("y", ref_resize_symmetric(x, scales, mode))])
+    case("Resize", O, "half_pixel_still", helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear"),
+         [("x", x), ("scales", np.array([1, 1, 2, 2], np.float32))],
+         [("y", ref_resize(x, [1, 1, 2, 2], [1, 1, 8, 10], "linear"))])
+
+
+# ---- opset 20 -----------------------------------------------------------------------------------------
+
+def ref_affine_grid(theta, size, align_corners):
+    n = len(size) - 2
+    axes = []
+    for s in size[2:]:
+        if align_corners:
+            axes.append(np.linspace(-1, 1, s))
+        else:
+            axes.append((np.arange(s) * 2 + 1) / s - 1)
+    mesh = np.meshgrid(*axes, indexing="ij")  # (D,) H, W
+    coords = [m.reshape(-1) for m in reversed(mesh)]  # x, y(, z)
+    base = np.stack(coords + [np.ones_like(coords[0])], axis=0)  # [n + 1, points]
+    out = np.einsum("bij,jp->bpi", theta.astype(np.float64), base)
+    return out.reshape((size[0],) + tuple(size[2:]) + (n,)).astype(theta.dtype)
+
+
+def ref_dft(x, length, axis, inverse, onesided):
+    c = x[..., 0] + 1j * x[..., 1] if x.shape[-1] == 2 else x[..., 0].astype(np.complex128)
+    axis = axis % x.ndim
+    if length is None:
+        length = c.shape[axis]
+    if inverse:
+        r = np.fft.ifft(c, n=length, axis=axis)
+    else:
+        r = np.fft.fft(c, n=length, axis=axis)
+    if onesided:
+        r = np.take(r, range(length // 2 + 1), axis=axis)
+    return np.stack([r.real, r.imag], axis=-1).astype(x.dtype)
+
+
+def ref_grid_sample_cubic(x, grid, align_corners):
+    """2-D bicubic GridSample with zeros padding (cubic coefficient a = -0.75), as PyTorch computes it."""
+    N, C, H, W = x.shape
+    _, HO, WO, _ = grid.shape
+
+    def coeffs(t, a=-0.75):
+        def near(d):
+            return ((a + 2) * d - (a + 3)) * d * d + 1
+
+        def far(d):
+            return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+        return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+    def unnorm(g, size):
+        return (g + 1) / 2 * (size - 1) if align_corners else ((g + 1) * size - 1) / 2
+
+    y = np.zeros((N, C, HO, WO))
+    for n in range(N):
+        for i in range(HO):
+            for j in range(WO):
+                px, py = unnorm(float(grid[n, i, j, 0]), W), unnorm(float(grid[n, i, j, 1]), H)
+                x0, y0 = int(np.floor(px)), int(np.floor(py))
+                cx, cy = coeffs(px - x0), coeffs(py - y0)
+                for a in range(4):
+                    for b in range(4):
+                        yy, xx = y0 - 1 + a, x0 - 1 + b
+                        if 0 <= yy < H and 0 <= xx < W:
+                            y[n, :, i, j] += cy[a] * cx[b] * x[n, :, yy, xx]
+    return y.astype(x.dtype)
+
+
+def ref_grid_sample(x, grid, mode, padding_mode, align_corners):
+    """N-d GridSample as PyTorch computes it (which the ONNX operator follows): linear and nearest pad the
+    sample point (border: clamp; reflection: mirror), cubic pads each of its 4 taps per axis; zeros padding
+    leaves taps outside X out."""
+    N, C = x.shape[:2]
+    dims = x.shape[2:]
+    r = len(dims)
+    out_dims = grid.shape[1:-1]
+
+    def unnorm(g, size):
+        return (g + 1) / 2 * (size - 1) if align_corners else ((g + 1) * size - 1) / 2
+
+    def reflect(v, twice_low, twice_high):
+        if twice_low == twice_high:
+            return 0.0
+        lo, span = twice_low / 2, (twice_high - twice_low) / 2
+        v = abs(v - lo)
+        extra = np.fmod(v, span)
+        flips = np.floor(v / span)
+        return extra + lo if flips % 2 == 0 else span - extra + lo
+
+    def pad(v, size):
+        if padding_mode == "border":
+            return min(max(v, 0), size - 1)
+        if padding_mode == "reflection":
+            v = reflect(v, 0, 2 * (size - 1)) if align_corners else reflect(v, -1, 2 * size - 1)
+            return min(max(v, 0), size - 1)
+        return v
+
+    def cubic(t, a=-0.75):
+        def near(d):
+            return ((a + 2) * d - (a + 3)) * d * d + 1
+
+        def far(d):
+            return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+        return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+    y = np.zeros((N, C) + tuple(out_dims))
+    for n in range(N):
+        for o in np.ndindex(*out_dims):
+            per_axis = []
+            for a in range(r):
+                v = unnorm(float(grid[(n,) + o + (r - 1 - a,)]), dims[a])
+                if mode == "cubic":
+                    v0 = np.floor(v)
+                    per_axis.append([(int(pad(v0 - 1 + i, dims[a])), w) for i, w in enumerate(cubic(v - v0))])
+                else:
+                    v = pad(v, dims[a])
+                    if mode == "nearest":
+                        per_axis.append([(int(np.rint(v)), 1.0)])
+                    else:
+                        v0 = np.floor(v)
+                        per_axis.append([(int(v0), 1 - (v - v0)), (int(v0) + 1, v - v0)])
+            for combo in itertools.product(*per_axis):
+                if all(0 <= i < dims[a] for a, (i, _) in enumerate(combo)):
+                    w = np.prod([w for _, w in combo])
+                    y[(n, slice(None)) + o] += w * x[(n, slice(None)) + tuple(i for i, _ in combo)]
+    return y.astype(x.dtype)
+
+
+def png_bytes(image):
+    """A minimal PNG (8-bit RGB, no filter) of an [H, W, 3] uint8 image."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    h, w, _ = image.shape
+    raw = b"".join(b"\x00" + image[r].tobytes() for r in range(h))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def opset20():
+    O = 20
+    # AffineGrid
+    for variant, size, align in (("2d", [2, 3, 4, 5], 0), ("2d_align_corners", [1, 1, 3, 4], 1),
+                                 ("3d", [1, 2, 3, 2, 4], 0), ("3d_align_corners", [2, 1, 2, 3, 2], 1)):
+        n = len(size) - 2
+        theta = rand((size[0], n, n + 1), low=-1, high=1)
+        case("AffineGrid", O, variant, helper.make_node("AffineGrid", ["theta", "size"], ["grid"], align_corners=align),
+             [("theta", theta), ("size", np.array(size, np.int64))], [("grid", ref_affine_grid(theta, size, align))])
+
+    # ConstantOfShape
+    case("ConstantOfShape", O, "int32", helper.make_node("ConstantOfShape", ["s"], ["y"],
+                                                         value=numpy_helper.from_array(np.array([7], np.int32))),
+         [("s", np.array([2, 3], np.int64))], [("y", np.full((2, 3), 7, np.int32))])
+    case("ConstantOfShape", O, "default_float", helper.make_node("ConstantOfShape", ["s"], ["y"]),
+         [("s", np.array([4], np.int64))], [("y", np.zeros((4,), np.float32))])
+
+    # DFT: dft_length and axis as inputs
+    xr = rand((2, 6, 5, 1))
+    xc = rand((3, 8, 2))
+    for variant, x, length, axis, inverse, onesided in (
+            ("default_axis", xc, None, None, 0, 0), ("axis_input_1", xr, None, 1, 0, 0),
+            ("axis_input_2_length", xr, 7, 2, 0, 0), ("negative_axis_onesided", xr, None, -3, 0, 1),
+            ("inverse_length", xc, 5, -2, 1, 0), ("axis_0", xc, None, 0, 0, 0)):
+        names, inputs = ["x"], [("x", x)]
+        if length is not None:
+            names.append("len")
+            inputs.append(("len", np.array(length, np.int64)))
+        if axis is not None:
+            if length is None:
+                names.append("")
+            names.append("axis")
+            inputs.append(("axis", np.array(axis, np.int64)))
+        attrs = {}
+        if inverse:
+            attrs["inverse"] = 1
+        if onesided:
+            attrs["onesided"] = 1
+        case("DFT", O, variant, helper.make_node("DFT", names, ["y"], **attrs), inputs,
+             [("y", ref_dft(x, length, -2 if axis is None else axis, inverse, onesided))])
+
+    # Gelu
+    from math import erf
+    x = rand((4, 257), low=-6, high=6)
+    xd = x.astype(np.float64)
+    exact = 0.5 * xd * (1 + np.vectorize(erf)(xd / np.sqrt(2)))
+    approx = 0.5 * xd * (1 + np.tanh(np.sqrt(2 / np.pi) * (xd + 0.044715 * xd ** 3)))
+    case("Gelu", O, "default", helper.make_node("Gelu", ["x"], ["y"]), [("x", x)], [("y", exact.astype(np.float32))])
+    case("Gelu", O, "none", helper.make_node("Gelu", ["x"], ["y"], approximate="none"), [("x", x)],
+         [("y", exact.astype(np.float32))])
+    case("Gelu", O, "tanh", helper.make_node("Gelu", ["x"], ["y"], approximate="tanh"), [("x", x)],
+         [("y", approx.astype(np.float32))])
+    case("Gelu", O, "tanh_double", helper.make_node("Gelu", ["x"], ["y"], approximate="tanh"), [("x", xd)],
+         [("y", approx)])
+    case("Gelu", O, "none_double", helper.make_node("Gelu", ["x"], ["y"]), [("x", xd)], [("y", exact)])
+
+    # GridSample: onnx 1.12's 2-D cases (PyTorch's values) with opset 20's mode names
+    from onnx.backend.test.case.node import gridsample as G
+    captured = []
+    original = G.expect
+    G.expect = lambda node, inputs, outputs, name, **kw: captured.append((node, inputs, outputs, name))
+    try:
+        G.GridSample.export_gridsample_paddingmode()
+        G.GridSample.export_gridsample_mode_aligncorners()
+    finally:
+        G.expect = original
+    renamed = {"bilinear": "linear", "bicubic": "cubic", "nearest": "nearest"}
+    for node, inputs, outputs, name in captured:
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        mode = attrs.get("mode", b"bilinear")
+        mode = mode.decode() if isinstance(mode, bytes) else mode
+        attrs["mode"] = renamed[mode]
+        for k in ("padding_mode",):
+            if isinstance(attrs.get(k), bytes):
+                attrs[k] = attrs[k].decode()
+        variant = name.replace("test_gridsample_", "").replace("bilinear", "linear").replace("bicubic", "cubic")
+        case("GridSample", O, variant, helper.make_node("GridSample", ["x", "grid"], ["y"], **attrs),
+             [("x", inputs[0]), ("grid", inputs[1])], [("y", outputs[0])])
+    xg = rand((1, 2, 4, 5))
+    gg = rand((1, 3, 2, 2), low=-1.1, high=1.1)
+    for align in (0, 1):
+        case("GridSample", O, f"cubic_zeros_align{align}",
+             helper.make_node("GridSample", ["x", "grid"], ["y"], mode="cubic", align_corners=align),
+             [("x", xg), ("grid", gg)], [("y", ref_grid_sample_cubic(xg, gg, align))])
+    # N-d: 3-D volumes and 1-D signals
+    x3 = rand((2, 2, 3, 4, 5))
+    g3 = rand((2, 2, 3, 2, 3), low=-1.2, high=1.2)
+    for mode, padding, align in (("linear", "zeros", 0), ("linear", "border", 1), ("nearest", "zeros", 0),
+                                 ("nearest", "reflection", 1), ("linear", "reflection", 0), ("cubic", "zeros", 0),
+                                 ("cubic", "border", 1)):
+        case("GridSample", O, f"3d_{mode}_{padding}_align{align}",
+             helper.make_node("GridSample", ["x", "grid"], ["y"], mode=mode, padding_mode=padding,
+                              align_corners=align),
+             [("x", x3), ("grid", g3)], [("y", ref_grid_sample(x3, g3, mode, padding, align))])
+    x1 = rand((1, 3, 6))
+    g1 = rand((1, 4, 1), low=-1.3, high=1.3)
+    for mode in ("linear", "nearest", "cubic"):
+        case("GridSample", O, f"1d_{mode}", helper.make_node("GridSample", ["x", "grid"], ["y"], mode=mode),
+             [("x", x1), ("grid", g1)], [("y", ref_grid_sample(x1, g1, mode, "zeros", 0))])
+    # The N-d reference agrees with onnx 1.12's PyTorch values on the 2-D cases.
+    for node, inputs, outputs, name in captured:
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        mode = renamed[(attrs.get("mode", b"bilinear")).decode()]
+        padding = attrs.get("padding_mode", b"zeros").decode()
+        got = ref_grid_sample(inputs[0], inputs[1], mode, padding, attrs.get("align_corners", 0))
+        if not np.allclose(got, outputs[0], atol=1e-4):
+            raise SystemExit(f"ref_grid_sample disagrees with onnx 1.12's {name}")
+
+    # ImageDecoder: refused (no image library in the CPU plugin)
+    image = RNG.integers(0, 256, size=(2, 3, 3)).astype(np.uint8)
+    stream = np.frombuffer(png_bytes(image), np.uint8).copy()
+    case("ImageDecoder", O, "png_rgb", helper.make_node("ImageDecoder", ["s"], ["y"]), [("s", stream)],
+         [("y", image)])
+
+    # IsInf, IsNaN
+    x = np.array([[1.0, np.inf, -np.inf], [np.nan, -0.0, 3e38]], np.float32)
+    case("IsInf", O, "float", helper.make_node("IsInf", ["x"], ["y"]), [("x", x)], [("y", np.isinf(x))])
+    case("IsInf", O, "negative_only", helper.make_node("IsInf", ["x"], ["y"], detect_positive=0), [("x", x)],
+         [("y", np.isneginf(x))])
+    case("IsInf", O, "double_positive_only", helper.make_node("IsInf", ["x"], ["y"], detect_negative=0),
+         [("x", x.astype(np.float64))], [("y", np.isposinf(x))])
+    case("IsNaN", O, "float", helper.make_node("IsNaN", ["x"], ["y"]), [("x", x)], [("y", np.isnan(x))])
+    case("IsNaN", O, "double", helper.make_node("IsNaN", ["x"], ["y"]), [("x", x.astype(np.float64))],
+         [("y", np.isnan(x))])
+
+    # ReduceMax, ReduceMin: bool
+    xb = RNG.integers(0, 2, size=(3, 4)).astype(bool)
+    xb[0] = True
+    xb[1] = False
+    for op, fn in (("ReduceMax", np.any), ("ReduceMin", np.all)):
+        for variant, axes, keepdims in (("bool_axis1", [1], 0), ("bool_axis0_keepdims", [0], 1), ("bool_all", None, 0)):
+            names, inputs = ["x"], [("x", xb)]
+            if axes is not None:
+                names.append("axes")
+                inputs.append(("axes", np.array(axes, np.int64)))
+            y = fn(xb, axis=tuple(axes) if axes else None, keepdims=bool(keepdims))
+            case(op, O, variant, helper.make_node(op, names, ["y"], keepdims=keepdims), inputs, [("y", np.asarray(y))])
+        xf = rand((3, 4))
+        case(op, O, "float_resolves_to_20", helper.make_node(op, ["x", "axes"], ["y"], keepdims=0),
+             [("x", xf), ("axes", np.array([1], np.int64))], [("y", ref_reduce(op, xf, [1], 0, 0))])
+
+    # RegexFullMatch
+    import re
+    s = np.array([["www.google.com", "www.facebook.com"], ["www.bbc.co.uk", "google"]], dtype=object)
+    for variant, pattern in (("domain", r"www\.[\w.-]+\.\bcom\b"), ("digits", r"[0-9]+"),
+                             ("alternation", r"(google|bbc)(\..*)?")):
+        data = s if variant != "digits" else np.array(["123", "12a", "", "0"], dtype=object)
+        y = np.vectorize(lambda v: re.fullmatch(pattern, v) is not None, otypes=[bool])(data)
+        case("RegexFullMatch", O, variant, helper.make_node("RegexFullMatch", ["x"], ["y"], pattern=pattern),
+             [("x", data)], [("y", y)])
+
+    # StringConcat
+    a = np.array([["a", "bc"], ["", "d"]], dtype=object)
+    b = np.array(["x", "yz"], dtype=object)
+    case("StringConcat", O, "broadcast", helper.make_node("StringConcat", ["a", "b"], ["c"]), [("a", a), ("b", b)],
+         [("c", np.array([[u + v for u, v in zip(r, b)] for r in a], dtype=object))])
+    u = np.array(["héllo", "wörld"], dtype=object)
+    case("StringConcat", O, "utf8_same_shape", helper.make_node("StringConcat", ["a", "b"], ["c"]), [("a", u), ("b", u)],
+         [("c", np.array([v + v for v in u], dtype=object))])
+
+    # StringSplit
+    def ref_split(x, delimiter, maxsplit):
+        parts = [v.split(delimiter if delimiter else None, -1 if maxsplit is None else maxsplit) for v in x.reshape(-1)]
+        width = max([len(p) for p in parts] + [0])
+        y = np.array([p + [""] * (width - len(p)) for p in parts], dtype=object).reshape(x.shape + (width,))
+        z = np.array([len(p) for p in parts], np.int64).reshape(x.shape)
+        return y, z
+    for variant, data, attrs in (
+            ("delimiter", np.array(["a,b,c", "d", "e,,f"], dtype=object), {"delimiter": ","}),
+            ("whitespace", np.array([["  one two  ", "three"], ["", "four\tfive six"]], dtype=object), {}),
+            ("maxsplit", np.array(["a-b-c-d", "x-y"], dtype=object), {"delimiter": "-", "maxsplit": 2}),
+            ("multichar_delimiter", np.array(["1<>2<>3", "<>"], dtype=object), {"delimiter": "<>"}),
+            ("whitespace_maxsplit", np.array(["a b  c d ", " e"], dtype=object), {"maxsplit": 1})):
+        y, z = ref_split(data, attrs.get("delimiter"), attrs.get("maxsplit"))
+        case("StringSplit", O, variant, helper.make_node("StringSplit", ["x"], ["y", "z"], **attrs), [("x", data)],
+             [("y", y), ("z", z)])
+
+
+# ---- older semantics the CPU plugin got wrong ------------------------------------------------------------
+
+def legacy():
+    # PRelu-6 and earlier: a slope [C] per channel of X [N, C, ...] (before numpy broadcasting)
+    x = rand((2, 3, 4, 5))
+    slope = rand((3,), low=0, high=1)
+    for opset in (1, 6):
+        attrs = {"consumed_inputs": [0, 0]} if opset == 1 else {}
+        case("PRelu", opset, "slope_per_channel", helper.make_node("PRelu", ["x", "slope"], ["y"], **attrs),
+             [("x", x), ("slope", slope)], [("y", np.where(x < 0, x * slope.reshape(3, 1, 1), x))])
+    last = rand((5,), low=0, high=1)  # from opset 7 on, [5] broadcasts along the last axis
+    case("PRelu", 7, "slope_broadcast_last_axis", helper.make_node("PRelu", ["x", "slope"], ["y"]),
+         [("x", x), ("slope", last)], [("y", np.where(x < 0, x * last, x))])
+    # Pow with a float base and an integer exponent tensor (opset 12 on: the types may differ)
+    base = rand((3, 4), low=0.5, high=2)
+    for opset, etype in ((12, np.int64), (15, np.int32), (15, np.int64)):
+        e = RNG.integers(-3, 4, size=(4,)).astype(etype)
+        case("Pow", opset, f"float_base_{np.dtype(etype).name}_exponent", helper.make_node("Pow", ["x", "e"], ["y"]),
+             [("x", base), ("e", e)], [("y", np.power(base, e.astype(np.float32)).astype(np.float32))])
+    bd = base.astype(np.float64)
+    e = np.array([2, -1, 0, 3], np.int64)
+    case("Pow", 15, "double_base_int64_exponent", helper.make_node("Pow", ["x", "e"], ["y"]), [("x", bd), ("e", e)],
+         [("y", np.power(bd, e.astype(np.float64)))])
+
+
 # ---- unchanged operators at newer opsets: resolved to their newest version -----------------------------
 
 def resolution():
@@ -490,6 +1112,9 @@ def resolution():
 
 def generate(root):
     opset18()
+    opset19()
+    opset20()
+    legacy()
     resolution()
     names = set()
     for c in CASES:

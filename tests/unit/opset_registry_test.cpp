@@ -171,3 +171,136 @@ TEST(OpsetRegistry, ContextDependentBodiesBuild) {
   ASSERT_TRUE(onnx::OpSchemaRegistry::Schema("GroupNormalization", 18, "")->BuildContextDependentFunction(ctx, body));
   EXPECT_GT(body.node_size(), 10);
 }
+
+TEST(OpsetRegistry, RegistersEveryOpset19And20Version) {
+  std::set<std::string> v19, v20;
+  for (const auto& [op, version] : opsets::registered_versions()) {
+    if (version == 19) v19.insert(op);
+    if (version == 20) v20.insert(op);
+  }
+  const std::set<std::string> expected19 = {"AveragePool", "Cast", "CastLike", "Constant", "DeformConv",
+                                            "DequantizeLinear", "Equal", "Identity", "If", "Loop", "Pad",
+                                            "QuantizeLinear", "Reshape", "Resize", "Scan", "Shape", "Size"};
+  const std::set<std::string> expected20 = {"AffineGrid", "ConstantOfShape", "DFT", "Gelu", "GridSample",
+                                            "ImageDecoder", "IsInf", "IsNaN", "ReduceMax", "ReduceMin",
+                                            "RegexFullMatch", "StringConcat", "StringSplit"};
+  EXPECT_EQ(v19, expected19);
+  EXPECT_EQ(v20, expected20);
+  for (const auto& [set, version] : {std::pair{&expected19, 19}, std::pair{&expected20, 20}})
+    for (const std::string& op : *set) {
+      const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(op, version, "");
+      ASSERT_NE(s, nullptr) << op;
+      EXPECT_EQ(s->SinceVersion(), version) << op;
+      EXPECT_TRUE(s->GetTypeAndShapeInferenceFunction() != nullptr) << op;
+    }
+  for (const char* op : {"CastLike", "Gelu"})
+    EXPECT_TRUE(onnx::OpSchemaRegistry::Schema(op, 20, "")->HasContextDependentFunction()) << op;
+  EXPECT_EQ(since("Gelu", 19), -1);  // new in 20
+  EXPECT_EQ(since("Pad", 21), 19);
+  EXPECT_EQ(since("Resize", 27), 19);
+  EXPECT_EQ(since("ReduceMax", 19), 18);
+  EXPECT_EQ(since("ReduceMax", 20), 20);
+  EXPECT_EQ(since("DFT", 19), 17);
+  EXPECT_EQ(since("DFT", 20), 20);
+}
+
+TEST(OpsetRegistry, ChecksAndInfersOpset19And20Nodes) {
+  // DeformConv-19 [1, 2, 5, 5] with a 3x3 kernel, DFT-20 with axis 1 as a constant input, StringSplit-20.
+  auto m = make_model(20);
+  auto* g = m.mutable_graph();
+  add_input(g, "x", kFloat, {1, 2, 5, 5});
+  add_input(g, "w", kFloat, {4, 2, 3, 3});
+  add_input(g, "offset", kFloat, {1, 18, 3, 3});
+  add_node(g, "DeformConv", {"x", "w", "offset"}, {"y"}, "deform");
+  add_input(g, "signal", kFloat, {2, 6, 1});
+  add_initializer(g, int64_tensor("axis", {}, {1}));
+  attr_int(add_node(g, "DFT", {"signal", "", "axis"}, {"spectrum"}, "dft"), "onesided", 1);
+  add_node(g, "Gelu", {"x"}, {"gelu"}, "gelu");
+  add_output(g, "y", kFloat, {}, false);
+  add_output(g, "spectrum", kFloat, {}, false);
+  add_output(g, "gelu", kFloat, {}, false);
+  auto model = load_buffer(m);
+  const auto& graph = model->proto->graph();
+  ASSERT_NE(find_value_info(graph, "y"), nullptr);
+  EXPECT_EQ(dims_of(find_value_info(graph, "y")), (std::vector<int64_t>{1, 4, 3, 3}));
+  ASSERT_NE(find_value_info(graph, "spectrum"), nullptr);
+  EXPECT_EQ(dims_of(find_value_info(graph, "spectrum")), (std::vector<int64_t>{2, 4, 2}));
+  ASSERT_NE(find_value_info(graph, "gelu"), nullptr);
+  EXPECT_EQ(dims_of(find_value_info(graph, "gelu")), (std::vector<int64_t>{1, 2, 5, 5}));
+}
+
+TEST(OpsetRegistry, Opset19And20BodiesBuild) {
+  opsets::register_schemas();
+  for (const char* mode : {"none", "tanh"}) {
+    onnx::NodeProto node;
+    node.set_op_type("Gelu");
+    node.add_input("X");
+    node.add_output("Y");
+    auto* a = node.add_attribute();
+    a->set_name("approximate");
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(mode);
+    onnx::FunctionProto body;
+    onnx::FunctionBodyBuildContextImpl ctx(node, {});
+    ASSERT_TRUE(onnx::OpSchemaRegistry::Schema("Gelu", 20, "")->BuildContextDependentFunction(ctx, body)) << mode;
+    EXPECT_GT(body.node_size(), 6) << mode;
+  }
+  onnx::NodeProto cast_like;
+  cast_like.set_op_type("CastLike");
+  cast_like.add_input("input");
+  cast_like.add_input("target_type");
+  cast_like.add_output("output");
+  onnx::TypeProto float_in, int_target;
+  float_in.mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  int_target.mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT32);
+  onnx::FunctionProto body;
+  onnx::FunctionBodyBuildContextImpl ctx(cast_like, {float_in, int_target});
+  ASSERT_TRUE(onnx::OpSchemaRegistry::Schema("CastLike", 19, "")->BuildContextDependentFunction(ctx, body));
+  ASSERT_EQ(body.node_size(), 1);
+  EXPECT_EQ(body.node(0).op_type(), "Cast");
+}
+
+// AffineGrid-20's body (2-D and 3-D, with and without align_corners) is a graph the checker and shape
+// inference accept (its values are checked against the AffineGrid cases of generate_opset_tests.py).
+TEST(OpsetRegistry, AffineGridBodyIsAValidGraph) {
+  opsets::register_schemas();
+  struct Case {
+    std::vector<int64_t> theta, size;
+    int64_t align;
+  };
+  for (const Case& c : {Case{{2, 2, 3}, {2, 3, 4, 5}, 0}, Case{{1, 2, 3}, {1, 1, 3, 1}, 1},
+                        Case{{2, 3, 4}, {2, 1, 3, 2, 4}, 0}, Case{{1, 3, 4}, {1, 2, 2, 3, 2}, 1}}) {
+    onnx::NodeProto node;
+    node.set_op_type("AffineGrid");
+    node.add_input("theta");
+    node.add_input("size");
+    node.add_output("grid");
+    attr_int(&node, "align_corners", c.align);
+    onnx::TypeProto theta_type, size_type;
+    theta_type.mutable_tensor_type()->set_elem_type(kFloat);
+    for (int64_t d : c.theta) theta_type.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+    size_type.mutable_tensor_type()->set_elem_type(kInt64);
+    size_type.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(static_cast<int64_t>(c.size.size()));
+    onnx::FunctionProto body;
+    onnx::FunctionBodyBuildContextImpl ctx(node, {theta_type, size_type});
+    ASSERT_TRUE(onnx::OpSchemaRegistry::Schema("AffineGrid", 20, "")->BuildContextDependentFunction(ctx, body));
+    // The body as a model of its own, size a constant.
+    auto m = make_model(20);
+    auto* g = m.mutable_graph();
+    add_input(g, "theta", kFloat, c.theta);
+    add_initializer(g, int64_tensor("size", {static_cast<int64_t>(c.size.size())}, c.size));
+    for (const auto& n : body.node()) *g->add_node() = n;
+    add_output(g, "grid", kFloat, {}, false);
+    std::unique_ptr<Model> model;
+    EXPECT_NO_THROW(model = load_buffer(m)) << "align_corners " << c.align << ", rank " << c.theta[1];
+  }
+  // Without a static rank there is no body.
+  onnx::NodeProto node;
+  node.set_op_type("AffineGrid");
+  node.add_input("theta");
+  node.add_input("size");
+  node.add_output("grid");
+  onnx::FunctionProto body;
+  onnx::FunctionBodyBuildContextImpl ctx(node, {});
+  EXPECT_FALSE(onnx::OpSchemaRegistry::Schema("AffineGrid", 20, "")->BuildContextDependentFunction(ctx, body));
+}

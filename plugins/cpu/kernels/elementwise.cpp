@@ -256,7 +256,11 @@ class PReluKernel : public CpuKernel {
   void run(sdk::KernelContext& ctx, int threads) override {
     const sdk::Tensor x = required(ctx, 0, "X"), s = required(ctx, 1, "slope");
     if (x.elem_type() != s.elem_type()) fail("X and slope must have the same type");
-    const Shape xs = x.shape(), ss = s.shape();
+    const Shape xs = x.shape();
+    Shape ss = s.shape();
+    // Opsets 1 to 6 predate numpy broadcasting: a 1-D slope of C values holds one slope per channel of
+    // X [N, C, ...] (as a [C, 1, ...] slope broadcasts from opset 7 on).
+    if (opset() < 7 && ss.size() == 1 && xs.size() > 2 && ss[0] == xs[1] && ss[0] != 1) ss.resize(xs.size() - 1, 1);
     if (!math::broadcasts_to(ss, xs))
       fail("slope of shape " + math::to_string(ss) + " does not broadcast to X " + math::to_string(xs));
     const bool ok = dispatch(SignedTypes{}, x.elem_type(), [&](auto tag) {
@@ -314,6 +318,11 @@ class CompareKernel : public CpuKernel {
       fail(std::string("A and B must have the same type, found ") + type_name(a.elem_type()) + " and " +
            type_name(b.elem_type()));
     const Shape as = a.shape(), bs = b.shape(), os = math::broadcast_shapes(as, bs);
+    if (a.elem_type() == EPHOST_ELEMENT_STRING && kind_ == Cmp::kEqual) {  // Equal-19
+      broadcast_binary(a.data<const char*>(), as, b.data<const char*>(), bs, ctx.output<bool>(0, os), os, threads,
+                       [](const char* x, const char* z) { return std::strcmp(x, z) == 0; });
+      return;
+    }
     using CmpTypes = Types<float, double, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, bool>;
     const bool ok = dispatch(CmpTypes{}, a.elem_type(), [&](auto tag) {
       using T = decltype(tag);
@@ -535,7 +544,12 @@ void register_elementwise_kernels(KernelRegistry& r) {
   const std::initializer_list<int32_t> cmp_types = {EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT8, EPHOST_ELEMENT_UINT8,
                           EPHOST_ELEMENT_INT16, EPHOST_ELEMENT_UINT16, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_UINT32,
                           EPHOST_ELEMENT_INT64, EPHOST_ELEMENT_UINT64, EPHOST_ELEMENT_BOOL};
-  r.add("Equal", 7, 17, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kEqual));
+  r.add("Equal", 7, 17,
+        [numeric = inputs_of(cmp_types, {0, 1})](const sdk::Node& n) {
+          return numeric(n) || (n.opset() >= 19 && input_type_in(n, 0, {EPHOST_ELEMENT_STRING}) &&
+                                input_type_in(n, 1, {EPHOST_ELEMENT_STRING}));  // Equal-19: strings
+        },
+        factory_with<CompareKernel>(Cmp::kEqual));
   r.add("Less", 7, 17, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kLess));
   r.add("Greater", 7, 17, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kGreater));
   r.add("LessOrEqual", 12, 17, inputs_of(cmp_types, {0, 1}), factory_with<CompareKernel>(Cmp::kLessEqual));

@@ -47,6 +47,20 @@ class ReduceKernel : public CpuKernel {
     }
     const Shape out = math::reduce_shape(in, axes, keepdims_);
     const math::ReducePlan plan = math::plan_reduce(in, axes);
+    if (x.elem_type() == EPHOST_ELEMENT_BOOL) {
+      // Opset 20's ReduceMax and ReduceMin on bool: any true, all true (an empty reduction gives false
+      // and true, the identities of or and and).
+      if (kind_ != Red::kMax && kind_ != Red::kMin) fail("bool data is only reduced by ReduceMax and ReduceMin");
+      const uint8_t* px = static_cast<const uint8_t*>(x.raw());
+      bool* y = ctx.output<bool>(0, out);
+      if (kind_ == Red::kMax)
+        math::reduce(px, plan, y, uint8_t(0), [](uint8_t a, uint8_t v) { return uint8_t(a | (v != 0)); },
+                     [](uint8_t a, int64_t) { return a != 0; }, threads);
+      else
+        math::reduce(px, plan, y, uint8_t(1), [](uint8_t a, uint8_t v) { return uint8_t(a & (v != 0)); },
+                     [](uint8_t a, int64_t) { return a != 0; }, threads);
+      return;
+    }
     const bool ok = dispatch(Types<float, double, int32_t, int64_t, uint32_t, uint64_t, int8_t, uint8_t>{}, x.elem_type(),
                              [&](auto tag) {
       using T = decltype(tag);
@@ -202,8 +216,12 @@ void register_reduce_kernels(KernelRegistry& r) {
   for (const Entry& e : entries) {
     const Red kind = e.kind;
     const int64_t since = e.axes_input_since;
-    r.add(e.op, 1, 18,  // axes an input from 18 (ReduceSum: 13)
-          inputs_of(types),
+    const bool bool_at_20 = kind == Red::kMax || kind == Red::kMin;
+    r.add(e.op, 1, 18,  // axes an input from 18 (ReduceSum: 13); ReduceMax and ReduceMin take bool from 20
+          [numeric = inputs_of(types), bool_at_20](const sdk::Node& n) {
+            return numeric(n) ||
+                   (bool_at_20 && n.opset() >= 20 && input_type_in(n, 0, {EPHOST_ELEMENT_BOOL}));
+          },
           [kind, since](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
             return std::make_unique<ReduceKernel>(n, c, kind, since);
           });

@@ -1,5 +1,5 @@
-// Resize (opsets 10 to 19: opset 18's axes and keep_aspect_ratio_policy; antialias=1 is refused as not
-// implemented; opset 19's half_pixel_symmetric is not claimed) and Upsample (7, 9).
+// Resize (opsets 10 to 19: opset 18's axes and keep_aspect_ratio_policy, opset 19's half_pixel_symmetric;
+// antialias=1 is refused as not implemented) and Upsample (7, 9).
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -19,14 +19,15 @@ bool parse_mode(const std::string& s, math::ResizeMode* m) {
   return true;
 }
 
-bool parse_coord(const std::string& s, math::CoordMode* m) {
+bool parse_coord(const std::string& s, int64_t opset, math::CoordMode* m) {
   if (s == "half_pixel") *m = math::CoordMode::kHalfPixel;
+  else if (s == "half_pixel_symmetric" && opset >= 19) *m = math::CoordMode::kHalfPixelSymmetric;
   else if (s == "pytorch_half_pixel") *m = math::CoordMode::kPytorchHalfPixel;
   else if (s == "align_corners") *m = math::CoordMode::kAlignCorners;
   else if (s == "asymmetric") *m = math::CoordMode::kAsymmetric;
   else if (s == "tf_half_pixel_for_nn") *m = math::CoordMode::kTfHalfPixelForNN;
   else if (s == "tf_crop_and_resize") *m = math::CoordMode::kTfCropAndResize;
-  else return false;  // half_pixel_symmetric (opset 19) is not implemented
+  else return false;
   return true;
 }
 
@@ -74,7 +75,7 @@ class ResizeKernel : public CpuKernel {
     } else {
       const std::string coord = node.attr_string("coordinate_transformation_mode", "half_pixel");
       const std::string nearest = node.attr_string("nearest_mode", "round_prefer_floor");
-      if (!parse_coord(coord, &p_.coord)) fail_node(node, "unsupported coordinate_transformation_mode '" + coord + "'");
+      if (!parse_coord(coord, node.opset(), &p_.coord)) fail_node(node, "unsupported coordinate_transformation_mode '" + coord + "'");
       if (!parse_nearest(nearest, &p_.nearest)) fail_node(node, "unsupported nearest_mode '" + nearest + "'");
       p_.cubic_a = node.attr_float("cubic_coeff_a", -0.75f);
       p_.exclude_outside = node.attr_int("exclude_outside", 0) != 0;
@@ -201,7 +202,7 @@ bool resize_supported(const sdk::Node& n) {
   if (n.op_type() == "Resize" && n.opset() >= 11) {
     math::CoordMode coord;
     math::NearestMode nearest;
-    if (!parse_coord(n.attr_string("coordinate_transformation_mode", "half_pixel"), &coord)) return false;
+    if (!parse_coord(n.attr_string("coordinate_transformation_mode", "half_pixel"), n.opset(), &coord)) return false;
     if (!parse_nearest(n.attr_string("nearest_mode", "round_prefer_floor"), &nearest)) return false;
     // Extrapolated positions take a float value.
     if (coord == math::CoordMode::kTfCropAndResize && !input_type_in(n, 0, {EPHOST_ELEMENT_FLOAT})) return false;

@@ -1,5 +1,7 @@
-// Ops that sample an image at fractional coordinates: GridSample (opset 16, 4-D) and RoiAlign.
+// Ops that sample an image at fractional coordinates: GridSample (opset 16 on 4-D inputs, opset 20 on
+// any number of spatial axes) and RoiAlign.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -16,10 +18,11 @@ namespace {
 enum class GridMode { kBilinear, kNearest, kBicubic };
 enum class GridPadding { kZeros, kBorder, kReflection };
 
-bool parse_grid_mode(const std::string& s, GridMode* m) {
-  if (s == "bilinear") *m = GridMode::kBilinear;
+// Opset 20 renamed bilinear and bicubic to linear and cubic.
+bool parse_grid_mode(const std::string& s, int64_t opset, GridMode* m) {
+  if (s == (opset >= 20 ? "linear" : "bilinear")) *m = GridMode::kBilinear;
   else if (s == "nearest") *m = GridMode::kNearest;
-  else if (s == "bicubic") *m = GridMode::kBicubic;
+  else if (s == (opset >= 20 ? "cubic" : "bicubic")) *m = GridMode::kBicubic;
   else return false;
   return true;
 }
@@ -105,6 +108,59 @@ class GridSampler {
     add(iy + 1, ix + 1, ly * lx);
   }
 
+  // The taps of one sample point of an N-d image (opset 20): g holds one coordinate per spatial axis,
+  // the last axis' first (x, y, z, ...), dims the spatial sizes (D1, ..., Dr). Each axis contributes 1
+  // (nearest), 2 (linear) or 4 (cubic, each tap padded) positions; taps outside are left out.
+  void taps_nd(const double* g, const int64_t* dims, size_t r, std::vector<std::pair<int64_t, double>>& out) const {
+    out.clear();
+    std::vector<std::array<std::pair<int64_t, double>, 4>> axis(r);
+    std::vector<int> count(r);
+    for (size_t a = 0; a < r; ++a) {
+      const int64_t size = dims[a];
+      double x = unnormalize(g[r - 1 - a], size);
+      if (!std::isfinite(x)) return;
+      if (padding_ == GridPadding::kZeros) x = std::clamp(x, -8.0, static_cast<double>(size) + 8.0);
+      auto& taps_a = axis[a];
+      if (mode_ == GridMode::kBicubic) {
+        const double x0 = std::floor(x);
+        double c[4];
+        cubic(x - x0, c);
+        for (int i = 0; i < 4; ++i) taps_a[i] = {static_cast<int64_t>(pad(x0 - 1 + i, size)), c[i]};
+        count[a] = 4;
+        continue;
+      }
+      x = pad(x, size);
+      if (mode_ == GridMode::kNearest) {
+        taps_a[0] = {static_cast<int64_t>(std::nearbyint(x)), 1.0};
+        count[a] = 1;
+        continue;
+      }
+      const double x0 = std::floor(x), l = x - x0;
+      taps_a[0] = {static_cast<int64_t>(x0), 1 - l};
+      taps_a[1] = {static_cast<int64_t>(x0) + 1, l};
+      count[a] = 2;
+    }
+    std::vector<int> at(r, 0);
+    while (true) {
+      double w = 1;
+      int64_t offset = 0;
+      bool inside = true;
+      for (size_t a = 0; a < r; ++a) {
+        const auto& [i, wi] = axis[a][at[a]];
+        if (i < 0 || i >= dims[a]) inside = false;
+        w *= wi;
+        offset = offset * dims[a] + i;
+      }
+      if (inside && w != 0.0) out.emplace_back(offset, w);
+      size_t a = r;
+      while (a-- > 0) {
+        if (++at[a] < count[a]) break;
+        at[a] = 0;
+      }
+      if (a == static_cast<size_t>(-1)) break;
+    }
+  }
+
  private:
   // Keys' cubic convolution weights with A = -0.75 for the taps at -1, 0, 1, 2 around t in [0, 1).
   static void cubic(double t, double c[4]) {
@@ -132,6 +188,7 @@ class GridSampleKernel : public CpuKernel {
     const sdk::Tensor x = required(ctx, 0, "X"), grid = required(ctx, 1, "grid");
     if (grid.elem_type() != x.elem_type()) fail("grid must have X's type");
     const Shape xs = x.shape(), gs = grid.shape();
+    if (opset() >= 20 && xs.size() != 4) return run_nd(ctx, x, grid, threads);
     if (xs.size() != 4 || gs.size() != 4 || gs[0] != xs[0] || gs[3] != 2)
       fail("X must be [N, C, H, W] and grid [N, H_out, W_out, 2], found " + math::to_string(xs) + " and " +
            math::to_string(gs));
@@ -163,11 +220,52 @@ class GridSampleKernel : public CpuKernel {
   }
 
  private:
+  // Opset 20's N-d form: X [N, C, D1, ..., Dr], grid [N, D1_out, ..., Dr_out, r].
+  void run_nd(sdk::KernelContext& ctx, const sdk::Tensor& x, const sdk::Tensor& grid, int threads) {
+    const Shape xs = x.shape(), gs = grid.shape();
+    const size_t rank = xs.size();
+    if (rank < 3 || gs.size() != rank || gs[0] != xs[0] || gs.back() != static_cast<int64_t>(rank - 2))
+      fail("X must be [N, C, D1, ..., Dr] and grid [N, D1_out, ..., Dr_out, r] of X's rank, found " +
+           math::to_string(xs) + " and " + math::to_string(gs));
+    const size_t r = rank - 2;
+    const int64_t N = xs[0], C = xs[1];
+    const Shape dims(xs.begin() + 2, xs.end());
+    int64_t in_points = 1, out_points = 1;
+    for (int64_t d : dims) in_points *= d;
+    for (size_t i = 1; i + 1 < gs.size(); ++i) out_points *= gs[i];
+    Shape ys = {N, C};
+    ys.insert(ys.end(), gs.begin() + 1, gs.end() - 1);
+    const bool ok = dispatch(FloatTypes{}, x.elem_type(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* px = x.data<T>();
+      const T* pg = grid.data<T>();
+      T* y = ctx.output<T>(0, ys);
+      math::parallel_for(N * out_points, threads, std::max<int64_t>(1, 4096 / std::max<int64_t>(C, 1)),
+                         [&](int64_t p0, int64_t p1) {
+        std::vector<std::pair<int64_t, double>> taps;
+        std::vector<double> g(r);
+        for (int64_t p = p0; p < p1; ++p) {
+          const int64_t n = p / out_points, o = p % out_points;
+          for (size_t a = 0; a < r; ++a) g[a] = static_cast<double>(pg[p * static_cast<int64_t>(r) + static_cast<int64_t>(a)]);
+          sampler_.taps_nd(g.data(), dims.data(), r, taps);
+          for (int64_t c = 0; c < C; ++c) {
+            const T* volume = px + (n * C + c) * in_points;
+            double acc = 0;
+            for (const auto& [off, w] : taps) acc += w * static_cast<double>(volume[off]);
+            y[(n * C + c) * out_points + o] = static_cast<T>(acc);
+          }
+        }
+      });
+    });
+    if (!ok) fail(std::string("unsupported type ") + type_name(x.elem_type()));
+  }
+
   static GridSampler parse(const sdk::Node& node) {
     GridMode mode;
     GridPadding padding;
-    const std::string m = node.attr_string("mode", "bilinear"), p = node.attr_string("padding_mode", "zeros");
-    if (!parse_grid_mode(m, &mode)) fail_node(node, "unsupported mode '" + m + "'");
+    const std::string m = node.attr_string("mode", node.opset() >= 20 ? "linear" : "bilinear"),
+                      p = node.attr_string("padding_mode", "zeros");
+    if (!parse_grid_mode(m, node.opset(), &mode)) fail_node(node, "unsupported mode '" + m + "'");
     if (!parse_grid_padding(p, &padding)) fail_node(node, "unsupported padding_mode '" + p + "'");
     return GridSampler(mode, padding, node.attr_int("align_corners", 0) != 0);
   }
@@ -178,7 +276,9 @@ class GridSampleKernel : public CpuKernel {
 bool grid_sample_supported(const sdk::Node& n) {
   GridMode m;
   GridPadding p;
-  return parse_grid_mode(n.attr_string("mode", "bilinear"), &m) &&
+  // Opset 20 allows any number of spatial axes (at least one).
+  if (n.opset() >= 20 && n.has_input(0) && n.input(0).rank() >= 0 && n.input(0).rank() < 3) return false;
+  return parse_grid_mode(n.attr_string("mode", n.opset() >= 20 ? "linear" : "bilinear"), n.opset(), &m) &&
          parse_grid_padding(n.attr_string("padding_mode", "zeros"), &p) &&
          input_type_in(n, 0, {EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE});
 }
@@ -356,7 +456,7 @@ bool roi_align_supported(const sdk::Node& n) {
 
 void register_sampling_kernels(KernelRegistry& r) {
   // Opset 20 generalised GridSample to N-d and renamed its modes.
-  r.add("GridSample", 16, 19, grid_sample_supported, make_factory<GridSampleKernel>());
+  r.add("GridSample", 16, 20, grid_sample_supported, make_factory<GridSampleKernel>());
   r.add("RoiAlign", 10, 17, roi_align_supported, make_factory<RoiAlignKernel>());
 }
 

@@ -37,7 +37,8 @@ class DftKernel : public CpuKernel {
  public:
   DftKernel(const sdk::Node& node, const KernelConfig& c)
       : CpuKernel(node, c),
-        axis_(node.attr_int("axis", 1)),
+        // Opset 20 moved axis to an optional input, whose default is -2 (the axis before the complex one).
+        axis_(node.opset() >= 20 ? -2 : node.attr_int("axis", 1)),
         inverse_(node.attr_int("inverse", 0) != 0),
         onesided_(node.attr_int("onesided", 0) != 0) {
     if (inverse_ && onesided_) fail_node(node, "onesided output is only defined for the forward transform");
@@ -52,7 +53,16 @@ class DftKernel : public CpuKernel {
     if (r < 2 || (xs.back() != 1 && xs.back() != 2))
       fail("input must have rank >= 2 and a last dimension of 1 (real) or 2 (complex), found shape " +
            math::to_string(xs));
-    const int64_t axis = math::normalize_axis(axis_, r);
+    int64_t axis_value = axis_;
+    if (opset() >= 20) {
+      const sdk::Tensor a = ctx.input(2);
+      if (a.present()) {
+        if (a.size() != 1) fail("axis must be a scalar, found shape " + math::to_string(a.shape()));
+        axis_value = int_scalar_of(a, "axis");
+      }
+    }
+    if (axis_value < -r || axis_value >= r) fail("axis " + std::to_string(axis_value) + " is out of range for rank " + std::to_string(r));
+    const int64_t axis = math::normalize_axis(axis_value, r);
     if (axis == r - 1) fail("axis must not be the last (real/imaginary) dimension");
     const int64_t channels = xs.back(), n_in = xs[axis];
     if (onesided_ && channels == 2) fail("onesided output needs a real input");
@@ -283,8 +293,10 @@ bool generated_type_supported(const sdk::Node& n) {
 
 void register_signal_kernels(KernelRegistry& r) {
   const std::initializer_list<int32_t> real = {EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE};
-  // Opset 20 moved DFT's axis to an input.
-  r.add("DFT", 17, 19, inputs_of(real), make_factory<DftKernel>());
+  // Opset 20 moved DFT's axis to an input (default -2).
+  r.add("DFT", 17, 20, [real_input = inputs_of(real)](const sdk::Node& n) {
+    return real_input(n) && input_type_in(n, 2, {EPHOST_ELEMENT_INT64});
+  }, make_factory<DftKernel>());
   r.add("STFT", 17, 17, inputs_of(real, {0, 2}), make_factory<StftKernel>());
   const std::pair<const char*, Window> windows[] = {
       {"HannWindow", Window::kHann}, {"HammingWindow", Window::kHamming}, {"BlackmanWindow", Window::kBlackman}};

@@ -16,6 +16,12 @@ float resize_source_coordinate(CoordMode mode, int64_t o, int64_t in, int64_t ou
   const float len = static_cast<float>(in) * scale;
   switch (mode) {
     case CoordMode::kHalfPixel: return (x + 0.5f) / scale - 0.5f;
+    case CoordMode::kHalfPixelSymmetric: {
+      // The offset centres the output: (in / 2) * (1 - out / (in * scale)).
+      const float adjustment = static_cast<float>(out) / len;
+      const float offset = static_cast<float>(in) / 2.f * (1.f - adjustment);
+      return offset + (x + 0.5f) / scale - 0.5f;
+    }
     case CoordMode::kPytorchHalfPixel: return len > 1.f ? (x + 0.5f) / scale - 0.5f : 0.f;
     case CoordMode::kAlignCorners:
       return len == 1.f ? 0.f : x * static_cast<float>(in - 1) / (len - 1.f);

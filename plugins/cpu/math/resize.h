@@ -13,7 +13,17 @@
 namespace ephost::cpu::math {
 
 enum class ResizeMode { kNearest, kLinear, kCubic };
-enum class CoordMode { kHalfPixel, kPytorchHalfPixel, kAlignCorners, kAsymmetric, kTfHalfPixelForNN, kTfCropAndResize };
+// kHalfPixelSymmetric (opset 19) is half_pixel shifted so that the resized image stays centred when
+// floor(in * scale) cuts it short.
+enum class CoordMode {
+  kHalfPixel,
+  kPytorchHalfPixel,
+  kAlignCorners,
+  kAsymmetric,
+  kTfHalfPixelForNN,
+  kTfCropAndResize,
+  kHalfPixelSymmetric
+};
 // kSimple is opset 10's rule: ceil when downsampling, truncate otherwise.
 enum class NearestMode { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kSimple };
 
