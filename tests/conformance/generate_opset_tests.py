@@ -22,7 +22,6 @@ import os
 import shutil
 import sys
 import tempfile
-import warnings
 
 # The cases' folder is named by a digest of this script, so a changed generator never meets stale cases.
 with open(__file__, "rb") as _self:
@@ -35,13 +34,11 @@ def log(message):
 
 
 def restore_numpy_aliases():
-    import numpy as np
+    # The same repair as the node-case generator's (numpy 1.24 removed the aliases onnx 1.12 uses).
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from generate_node_tests import restore_numpy_aliases as restore
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        for alias, builtin in (("float", float), ("int", int), ("bool", bool), ("object", object)):
-            if not hasattr(np, alias):
-                setattr(np, alias, builtin)
+    restore()
 
 
 restore_numpy_aliases()

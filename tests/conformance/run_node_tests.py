@@ -104,18 +104,27 @@ def main():
     args = parser.parse_args()
 
     cases = args.cases or generate_cases()
-    header, expected = read_list(args.list)
-    results, summary = run_suite(args.ephost, cases)
+    return judge_against_list(args.ephost, cases, args.list, args.update, os.path.abspath(__file__))
+
+
+def judge_against_list(ephost, cases, list_file, update, rerun_script, per_case=None, say=log):
+    """Runs the cases and compares the ones that do not pass with the expected-failures list (or, with
+    `update`, rewrites the list). `per_case(results)` may log a breakdown first; `say` logs. Returns the exit status:
+    1 for a regression or a listed case that now passes or is gone, else 0."""
+    header, expected = read_list(list_file)
+    results, summary = run_suite(ephost, cases)
     not_passing = {name: reason if outcome == "FAIL" else f"not run: {reason}"
                    for name, (outcome, reason) in results.items() if outcome != "PASS"}
+    if per_case:
+        per_case(results)
 
-    if args.update:
+    if update:
         entries = {name: expected.get(name, reason) for name, reason in not_passing.items()}
-        write_list(args.list, header, entries)
+        write_list(list_file, header, entries)
         kept = sum(1 for name in entries if name in expected)
-        log(f"wrote {len(entries)} expected failures to {args.list} ({kept} kept, {len(entries) - kept} new, "
+        say(f"wrote {len(entries)} expected failures to {list_file} ({kept} kept, {len(entries) - kept} new, "
             f"{len(set(expected) - set(entries))} removed)")
-        log(summary)
+        say(summary)
         return 0
 
     regressions = sorted(set(not_passing) - set(expected))
@@ -127,14 +136,13 @@ def main():
             print(f"STALE {name}: not in the suite, remove it from the list")
         else:
             print(f"FIXED {name}: now passes, remove it from the list")
-    log(summary)
-    log(f"{len(not_passing) - len(regressions)} expected failures, {len(regressions)} regressions, "
+    say(summary)
+    say(f"{len(not_passing) - len(regressions)} expected failures, {len(regressions)} regressions, "
         f"{len(now_passing)} listed cases that pass or are not in the suite")
     if regressions or now_passing:
-        log(f"to accept the current state: {os.path.abspath(__file__)} --ephost {args.ephost} --update")
+        say(f"to accept the current state: {rerun_script} --ephost {ephost} --update")
         return 1
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

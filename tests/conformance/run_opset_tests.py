@@ -40,34 +40,18 @@ def main():
         raise SystemExit(f"generate_opset_tests.py failed (exit status {done.returncode})")
     cases = done.stdout.strip()
 
-    header, expected = node.read_list(args.list)
-    results, summary = node.run_suite(args.ephost, cases)
-    not_passing = {name: reason if outcome == "FAIL" else f"not run: {reason}"
-                   for name, (outcome, reason) in results.items() if outcome != "PASS"}
-    total, passed = Counter(), Counter()
-    for name, (outcome, _) in results.items():
-        m = OPSET.search(name)
-        opset = int(m.group(1)) if m else 0
-        total[opset] += 1
-        passed[opset] += outcome == "PASS"
-    for opset in sorted(total):
-        log(f"opset {opset}: {passed[opset]} of {total[opset]} cases pass")
+    def per_opset(results):
+        total, passed = Counter(), Counter()
+        for name, (outcome, _) in results.items():
+            m = OPSET.search(name)
+            opset = int(m.group(1)) if m else 0
+            total[opset] += 1
+            passed[opset] += outcome == "PASS"
+        for opset in sorted(total):
+            log(f"opset {opset}: {passed[opset]} of {total[opset]} cases pass")
 
-    if args.update:
-        entries = {name: expected.get(name, reason) for name, reason in not_passing.items()}
-        node.write_list(args.list, header, entries)
-        log(f"wrote {len(entries)} expected failures to {args.list}")
-        log(summary)
-        return 0
-    regressions = sorted(set(not_passing) - set(expected))
-    now_passing = sorted(set(expected) - set(not_passing))
-    for name in regressions:
-        print(f"REGRESSION {name}: {not_passing[name]}")
-    for name in now_passing:
-        print(("FIXED" if name in results else "STALE") + f" {name}: remove it from the list")
-    log(summary)
-    return 1 if regressions or now_passing else 0
-
+    return node.judge_against_list(args.ephost, cases, args.list, args.update, os.path.abspath(__file__),
+                                   per_opset, log)
 
 if __name__ == "__main__":
     sys.exit(main())

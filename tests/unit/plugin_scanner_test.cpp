@@ -23,6 +23,7 @@
 #include "discovery/registry_cache.h"
 #include "discovery/scan_settings.h"
 #include "plugin_dir.h"
+#include "saved_env.h"
 
 namespace ephost {
 namespace {
@@ -76,25 +77,6 @@ void touch_later(const std::string& path, int seconds) {
 }
 
 std::string read_text(const std::string& path) { return read_whole_file(path, "test file"); }
-
-// Restores an environment variable when the test ends.
-class SavedEnv {
- public:
-  explicit SavedEnv(const char* name) : name_(name) {
-    const char* v = getenv(name);
-    had_ = v != nullptr;
-    if (had_) value_ = v;
-  }
-  ~SavedEnv() {
-    if (had_) setenv(name_, value_.c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  bool had_ = false;
-  std::string value_;
-};
 
 TEST(PluginScanner, EveryFatalKindIsSkippedWithItsReasonAndTheHostSurvives) {
   PluginDir dir;

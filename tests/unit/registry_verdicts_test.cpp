@@ -22,6 +22,7 @@
 #include "discovery/scan_settings.h"
 #include "discovery/verdict_freshness.h"
 #include "plugin_dir.h"
+#include "saved_env.h"
 #include "session/env.h"
 
 namespace ephost {
@@ -37,25 +38,6 @@ ScanSettings test_settings(const PluginDir& dir) {
   s.registry_file = dir.file("registry/plugin-registry.json");
   return s;
 }
-
-// Restores an environment variable when the test ends.
-class SavedEnv {
- public:
-  explicit SavedEnv(const char* name) : name_(name) {
-    const char* v = getenv(name);
-    had_ = v != nullptr;
-    if (had_) value_ = v;
-  }
-  ~SavedEnv() {
-    if (had_) setenv(name_, value_.c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  bool had_ = false;
-  std::string value_;
-};
 
 std::string read_text(const std::string& path) { return read_whole_file(path, "test file"); }
 
