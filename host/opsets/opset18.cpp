@@ -44,6 +44,26 @@ OpSchema bitwise_not() {
       .TypeAndShapeInferenceFunction(onnx::propagateShapeAndTypeFromFirstInput);
 }
 
+// The `axes` attribute, or every axis of a rank-`rank` input when it is absent.
+std::vector<int64_t> axes_attribute_or_all(InferenceContext& ctx, int64_t rank) {
+  std::vector<int64_t> axes;
+  if (!onnx::getRepeatedAttribute(ctx, "axes", axes))
+    for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
+  return axes;
+}
+
+// Normalizes `axes` to [0, rank) in place; an axis listed twice fails inference, naming `op`. Returns
+// which axes are listed.
+std::vector<bool> normalize_distinct_axes(std::vector<int64_t>& axes, int64_t rank, const std::string& op) {
+  std::vector<bool> seen(rank, false);
+  for (int64_t& a : axes) {
+    a = normalize_axis(a, rank, (op + ": axis").c_str());
+    if (seen[a]) fail_shape_inference(op, ": axis ", a, " appears twice in axes");
+    seen[a] = true;
+  }
+  return seen;
+}
+
 // ---- CenterCropPad --------------------------------------------------------------------------------
 
 void center_crop_pad_inference(InferenceContext& ctx) {
@@ -51,15 +71,8 @@ void center_crop_pad_inference(InferenceContext& ctx) {
   if (!onnx::hasInputShape(ctx, 0)) return;
   const TensorShapeProto& in = onnx::getInputShape(ctx, 0);
   const int64_t rank = in.dim_size();
-  std::vector<int64_t> axes;
-  if (!onnx::getRepeatedAttribute(ctx, "axes", axes))
-    for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
-  std::vector<bool> seen(rank, false);
-  for (int64_t& a : axes) {
-    a = normalize_axis(a, rank, "CenterCropPad: axis");
-    if (seen[a]) fail_shape_inference("CenterCropPad: axis ", a, " appears twice in axes");
-    seen[a] = true;
-  }
+  std::vector<int64_t> axes = axes_attribute_or_all(ctx, rank);
+  const std::vector<bool> seen = normalize_distinct_axes(axes, rank, "CenterCropPad");
   TensorShapeProto* out = onnx::getOutputShape(ctx, 0);
   out->Clear();
   for (int64_t i = 0; i < rank; ++i) *out->add_dim() = seen[i] ? TensorShapeProto::Dimension() : in.dim(i);
@@ -427,12 +440,7 @@ void pad_inference(InferenceContext& ctx) {
   } else {
     for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
   }
-  std::vector<bool> seen(rank, false);
-  for (int64_t& a : axes) {
-    a = normalize_axis(a, rank, "Pad: axis");
-    if (seen[a]) fail_shape_inference("Pad: axis ", a, " appears twice in axes");
-    seen[a] = true;
-  }
+  const std::vector<bool> seen = normalize_distinct_axes(axes, rank, "Pad");
   for (int64_t i = 0; i < rank; ++i)
     if (!seen[i]) *out->mutable_dim(static_cast<int>(i)) = in.dim(static_cast<int>(i));
   const auto pads = constant_ints(ctx, 1);
@@ -543,15 +551,8 @@ void resize_inference(InferenceContext& ctx) {
   if (!onnx::hasInputShape(ctx, 0)) return;
   const TensorShapeProto& in = onnx::getInputShape(ctx, 0);
   const int64_t rank = in.dim_size();
-  std::vector<int64_t> axes;
-  if (!onnx::getRepeatedAttribute(ctx, "axes", axes))
-    for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
-  std::vector<bool> seen(rank, false);
-  for (int64_t& a : axes) {
-    a = normalize_axis(a, rank, "Resize: axis");
-    if (seen[a]) fail_shape_inference("Resize: axis ", a, " appears twice in axes");
-    seen[a] = true;
-  }
+  std::vector<int64_t> axes = axes_attribute_or_all(ctx, rank);
+  const std::vector<bool> seen = normalize_distinct_axes(axes, rank, "Resize");
   const bool has_scales = has_input(ctx, 2), has_sizes = has_input(ctx, 3);
   if (has_scales && has_sizes) fail_shape_inference("Resize: only one of scales and sizes may be given");
   const AttributeProto* policy_attr = ctx.getAttribute("keep_aspect_ratio_policy");

@@ -67,6 +67,13 @@ void CpuKernel::expect_type(const sdk::Tensor& t, std::initializer_list<int32_t>
   fail(std::string(what) + " must be one of {" + list + "}, found " + type_name(t.elem_type()));
 }
 
+void CpuKernel::expect_same_type(const sdk::Tensor& a, const char* a_name, const sdk::Tensor& b,
+                                 const char* b_name) const {
+  if (a.elem_type() != b.elem_type())
+    fail(std::string(a_name) + " and " + b_name + " must have the same type, found " + type_name(a.elem_type()) +
+         " and " + type_name(b.elem_type()));
+}
+
 std::vector<int64_t> CpuKernel::ints_of(const sdk::Tensor& t, const char* what) const {
   const int64_t n = t.size();
   if (t.elem_type() == EPHOST_ELEMENT_INT64) return std::vector<int64_t>(t.data<int64_t>(), t.data<int64_t>() + n);

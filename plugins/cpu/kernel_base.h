@@ -50,6 +50,8 @@ class CpuKernel : public sdk::Kernel {
   // Input i, failing when a required input is absent.
   sdk::Tensor required(sdk::KernelContext& ctx, size_t i, const char* what) const;
   void expect_type(const sdk::Tensor& t, std::initializer_list<int32_t> types, const char* what) const;
+  // Fails unless a and b (named `a_name`, `b_name`) have one element type.
+  void expect_same_type(const sdk::Tensor& a, const char* a_name, const sdk::Tensor& b, const char* b_name) const;
   // An int32/int64 tensor's values.
   std::vector<int64_t> ints_of(const sdk::Tensor& t, const char* what) const;
   // A one-element numeric tensor as double.

@@ -108,9 +108,7 @@ class ArithKernel : public CpuKernel {
  protected:
   void run(sdk::KernelContext& ctx, int threads) override {
     const sdk::Tensor a = required(ctx, 0, "A"), b = required(ctx, 1, "B");
-    if (a.elem_type() != b.elem_type())
-      fail(std::string("A and B must have the same type, found ") + type_name(a.elem_type()) + " and " +
-           type_name(b.elem_type()));
+    expect_same_type(a, "A", b, "B");
     const Shape as = a.shape(), bs = legacy_.adapt(as, b.shape());
     const Shape os = math::broadcast_shapes(as, bs);
     const bool ok = dispatch(NumericTypes{}, a.elem_type(), [&](auto tag) {
@@ -314,9 +312,7 @@ class CompareKernel : public CpuKernel {
  protected:
   void run(sdk::KernelContext& ctx, int threads) override {
     const sdk::Tensor a = required(ctx, 0, "A"), b = required(ctx, 1, "B");
-    if (a.elem_type() != b.elem_type())
-      fail(std::string("A and B must have the same type, found ") + type_name(a.elem_type()) + " and " +
-           type_name(b.elem_type()));
+    expect_same_type(a, "A", b, "B");
     const Shape as = a.shape(), bs = b.shape(), os = math::broadcast_shapes(as, bs);
     if (a.elem_type() == EPHOST_ELEMENT_STRING && kind_ == Cmp::kEqual) {  // Equal-19
       broadcast_binary(a.data<const char*>(), as, b.data<const char*>(), bs, ctx.output<bool>(0, os), os, threads,
@@ -384,9 +380,7 @@ class BitwiseKernel : public CpuKernel {
  protected:
   void run(sdk::KernelContext& ctx, int threads) override {
     const sdk::Tensor a = required(ctx, 0, "A"), b = required(ctx, 1, "B");
-    if (a.elem_type() != b.elem_type())
-      fail(std::string("A and B must have the same type, found ") + type_name(a.elem_type()) + " and " +
-           type_name(b.elem_type()));
+    expect_same_type(a, "A", b, "B");
     const Shape as = a.shape(), bs = b.shape(), os = math::broadcast_shapes(as, bs);
     const bool ok = dispatch(IntegerTypes{}, a.elem_type(), [&](auto tag) {
       using T = decltype(tag);
@@ -482,9 +476,7 @@ class WhereKernel : public CpuKernel {
   void run(sdk::KernelContext& ctx, int threads) override {
     const sdk::Tensor c = required(ctx, 0, "condition"), x = required(ctx, 1, "X"), y = required(ctx, 2, "Y");
     expect_type(c, {EPHOST_ELEMENT_BOOL}, "condition");
-    if (x.elem_type() != y.elem_type())
-      fail(std::string("X and Y must have the same type, found ") + type_name(x.elem_type()) + " and " +
-           type_name(y.elem_type()));
+    expect_same_type(x, "X", y, "Y");
     if (!is_movable_type(x.elem_type())) fail(std::string("unsupported type ") + type_name(x.elem_type()));
     const Shape cs = c.shape(), xs = x.shape(), ys = y.shape();
     const Shape os = math::broadcast_shapes({cs, xs, ys});
