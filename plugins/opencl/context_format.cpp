@@ -186,6 +186,12 @@ Inspection inspect_context(const uint8_t* blob, size_t size) {
                 " (the context format this plugin reads)";
     return in;
   }
+  // The reserved word lies outside the checksum: a context whose reserved word is not 0 is damaged (the
+  // conformance kit found a bit flipped there judged OPTIMAL).
+  if (const uint32_t reserved = read_u32(blob + 12); reserved != 0) {
+    in.reason = "reserved header word is " + std::to_string(reserved) + ", not 0 (a corrupt context)";
+    return in;
+  }
   const uint64_t body = read_u64(blob + 16), checksum = read_u64(blob + 24);
   if (body != size - kContextHeaderSize) {
     in.reason = body > size - kContextHeaderSize ? "truncated blob: the header announces " + std::to_string(body) + " body bytes, " +

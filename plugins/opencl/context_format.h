@@ -55,7 +55,7 @@ struct Inspection {
   std::string reason;
   uint32_t format_version = 0;
 };
-// Magic, format version, size and checksum; never reads outside [blob, blob + size).
+// Magic, format version, the reserved word (0), size and checksum; never reads outside [blob, blob + size).
 Inspection inspect_context(const uint8_t* blob, size_t size);
 
 struct DecodedContext {
