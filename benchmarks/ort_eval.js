@@ -5,13 +5,15 @@
 //
 //   node ort_eval.js --ort DIR --model M.onnx --inputs A/inputs.json [--inputs B/inputs.json ...]
 //                    [--optimization all|disabled] [--threads N]
-//                    (--ranges OUT.json | --dump-outputs OUT.bin)
+//                    (--ranges OUT.json | --dump-outputs OUT.bin | --shapes OUT.json)
 //
 // --ranges: runs the model on every input set and writes {output name: [min, max]} over all of them,
 //   for every float output (the quantizer adds the tensors it calibrates as graph outputs).
 // --dump-outputs: runs the first input set and writes every float output, in output order, as raw
 //   float32 (the layout of ephost_model_runner --dump-outputs), and OUT.bin.json with the names and
 //   shapes.
+// --shapes: runs the first input set and writes {output name: dims} (models/flops.py asks for the
+//   shapes that shape inference leaves unknown).
 // --optimization disabled runs every node as it stands in the graph: for a QDQ model, Q and DQ one by
 //   one in float, i.e. the exact QDQ semantics the int8 accuracy check compares with.
 'use strict';
@@ -36,10 +38,13 @@ for (let i = 0; i < argv.length; ++i) {
   else if (a === '--threads') opt.threads = parseInt(next(), 10);
   else if (a === '--ranges') opt.ranges = next();
   else if (a === '--dump-outputs') opt.dump = next();
+  else if (a === '--shapes') opt.shapes = next();
   else die(`unknown argument ${a}`);
 }
 if (!opt.model || opt.inputs.length === 0) die('--model and --inputs are required');
-if (!opt.ranges === !opt.dump) die('give exactly one of --ranges and --dump-outputs');
+if ([opt.ranges, opt.dump, opt.shapes].filter((x) => x).length !== 1) {
+  die('give exactly one of --ranges, --dump-outputs and --shapes');
+}
 if (!['all', 'disabled', 'basic', 'extended'].includes(opt.optimization)) die(`unknown --optimization ${opt.optimization}`);
 
 let ortPath;
@@ -70,6 +75,13 @@ async function main() {
     executionProviders: ['cpu'], graphOptimizationLevel: opt.optimization, intraOpNumThreads: opt.threads,
     interOpNumThreads: 1, executionMode: 'sequential',
   });
+  if (opt.shapes) {
+    const out = await session.run(readFeeds(opt.inputs[0]));
+    const dims = {};
+    for (const name of session.outputNames) dims[name] = out[name].dims;
+    fs.writeFileSync(opt.shapes, JSON.stringify(dims));
+    return;
+  }
   if (opt.dump) {
     const out = await session.run(readFeeds(opt.inputs[0]));
     const fd = fs.openSync(opt.dump, 'w');

@@ -33,7 +33,7 @@ Which nodes are quantized (the ops of ONNX Runtime's QDQ quantizer that the benc
 A quantized tensor T gets QuantizeLinear -> DequantizeLinear once, and every consumer reads the
 dequantized value. Softmax, Gather, HardSwish, LayerNorm's parts and the rest stay float.
 One exception, so that a model stays meaningful: an Add or Mul whose non-constant input's range is
-under 1/256 of the other input's stays float (a BERT attention mask adds -10000 to scores of order 1:
+under 1/256 of the other input's (and not 0) stays float (a BERT attention mask adds -10000 to scores of order 1:
 one quantization step of the sum would be 40, and the scores would be lost).
 """
 import argparse
@@ -108,18 +108,34 @@ def per_channel_weight(w, axis, scheme):
 # ---- graph reading ----------------------------------------------------------------------------------------
 
 def constants_to_initializers(graph):
-    """Constant nodes of the main graph become initializers, so that weights look alike."""
-    keep = []
+    """Constant nodes of the main graph become initializers, and consumers of an Identity of an
+    initializer read the initializer (torch exports share equal weights that way, e.g. LayerNorm
+    biases), so that weights and constants look alike."""
+    keep, alias = [], {}
+    inits = {i.name for i in graph.initializer}
+    outputs = {o.name for o in graph.output}
     for node in graph.node:
         if node.op_type == 'Constant' and len(node.attribute) == 1 and node.attribute[0].name == 'value':
             t = onnx.TensorProto()
             t.CopyFrom(node.attribute[0].t)
             t.name = node.output[0]
             graph.initializer.append(t)
+            inits.add(t.name)
+        elif node.op_type == 'Identity' and node.input[0] in inits and node.output[0] not in outputs:
+            alias[node.output[0]] = node.input[0]
         else:
             keep.append(node)
+    for node in keep:
+        for k, i in enumerate(node.input):
+            if i in alias:
+                node.input[k] = alias[i]
     del graph.node[:]
     graph.node.extend(keep)
+    # Subgraphs may read an Identity's output from the outer scope: keep those Identities.
+    used_inside = subgraph_references(graph)
+    for out, src in alias.items():
+        if out in used_inside:
+            graph.node.insert(0, helper.make_node('Identity', [src], [out]))
 
 
 def float_tensors(model):
@@ -263,7 +279,7 @@ class Plan:
             amax.append(max(abs(lo), abs(hi)))
         for k, i in enumerate(ins):
             other = amax[1 - k]
-            if i not in self.inits and other > 0 and amax[k] * RANGE_RATIO_LIMIT < other:
+            if i not in self.inits and amax[k] > 0 and amax[k] * RANGE_RATIO_LIMIT < other:
                 return False
         return True
 
@@ -513,6 +529,9 @@ def subgraph_references(graph):
 def quantize(model_path, out_path, scheme_name, calib_specs, ort_dir, ops=DEFAULT_OPS):
     scheme = SCHEMES[scheme_name]
     model = onnx.load(model_path)
+    if any(o.domain in ('', 'ai.onnx') and o.version < 13 for o in model.opset_import):
+        raise RuntimeError(f'{model_path}: per-channel DequantizeLinear needs opset 13 or later: convert the model '
+                           'first (onnx.version_converter.convert_version(model, 13))')
     constants_to_initializers(model.graph)
     for vi in list(model.graph.value_info):  # stale after renaming; shape inference redoes them
         model.graph.value_info.remove(vi)
@@ -531,8 +550,6 @@ def quantize(model_path, out_path, scheme_name, calib_specs, ort_dir, ops=DEFAUL
     if missing:
         raise RuntimeError(f'no calibrated range for {missing[:5]}')
     Rewriter(plan, ranges).run()
-    if any(o.domain in ('', 'ai.onnx') and o.version < 13 for o in model.opset_import):
-        raise RuntimeError('per-channel DequantizeLinear needs opset 13 or later')
     onnx.checker.check_model(model)
     onnx.save(model, out_path)
     counts = collections.Counter(n.op_type for n in plan.quantized_nodes)
