@@ -2,7 +2,8 @@
 """This machine's arithmetic peak per core, for the share-of-peak columns of model_bench.py, and the
 instruction set ONNX Runtime's MLAS picks on it.
 
-    /usr/bin/python3 benchmarks/cpu_peak.py [--ghz F] [--fma-per-cycle N]
+    /usr/bin/python3 benchmarks/cpu_peak.py [--probe build/benchmarks/ephost_cpu_clock] [--ghz F]
+        [--fma-per-cycle N]
 
 Peak per core = frequency x f32 FMAs per cycle x 2 FLOPs. The FMAs per cycle come from the vector
 units of the core, looked up from /proc/cpuinfo (vendor, family, model, flags):
@@ -17,13 +18,18 @@ This is the argument of issue 27: a runtime that reaches the FMA peak cannot be 
 int8 peak: u8 x s8 products per cycle; with AVX-512 VNNI or AVX-VNNI, vpdpbusd does 4 per 32-bit lane
 in one instruction, 4x the f32 FMA rate; without VNNI, vpmaddubsw + vpmaddwd + vpaddd take three
 instructions for 4 products per lane, about 2x (ONNX Runtime's AVX2 path).
-Frequency: cpufreq's cpuinfo_max_freq where the kernel has cpufreq (the highest boost the core
-reports), else /proc/cpuinfo's "cpu MHz" (in a VM without cpufreq that is the nominal, TSC frequency:
-a core that boosts above it can then show a share above 100%). --ghz and --fma-per-cycle override.
+Measured, where the probe is built (ephost_cpu_clock, benchmarks/cpu_clock.cpp): the clock a core
+really runs at (a chain of dependent adds, one per cycle, over the thread's CPU time) and the FMAs
+per cycle it sustains with AVX2 and AVX-512 (twelve independent FMA chains), and the u8*s8 products
+per cycle of AVX-512 VNNI's vpdpbusd where the CPU has it; the measured values are used, and the table's value is printed beside them as a check. Without the probe: cpufreq's
+cpuinfo_max_freq where the kernel has cpufreq (the highest boost the core reports), else
+/proc/cpuinfo's "cpu MHz" (in a VM without cpufreq that is the nominal, TSC frequency: a core that
+boosts above it then shows a share above 100%). --ghz and --fma-per-cycle override either.
 """
 import argparse
 import json
 import os
+import subprocess
 
 
 def cpuinfo():
@@ -103,15 +109,37 @@ def mlas_isa(flags):
     return f'f32 {f32}, int8 {i8}'
 
 
-def machine_peak(ghz=None, fma=None):
+def probe_machine(probe):
+    """ephost_cpu_clock's JSON line, or None where it is not built or fails."""
+    if not probe or not os.access(probe, os.X_OK):
+        return None
+    try:
+        return json.loads(subprocess.run([probe], check=True, stdout=subprocess.PIPE, text=True, timeout=120).stdout)
+    except (subprocess.SubprocessError, ValueError):
+        return None
+
+
+def machine_peak(ghz=None, fma=None, probe=None):
     info, flags = cpuinfo()
     fma_n, fma_why = fma_per_cycle(info, flags)
+    f, f_why = frequency_ghz(info)
+    measured = probe_machine(probe)
+    if measured:
+        f, f_why = measured['ghz'], 'measured by ephost_cpu_clock (dependent adds)'
+        best = max(v for v in (measured.get('fma_per_cycle_avx2'), measured.get('fma_per_cycle_avx512'), 0) if v)
+        if best:
+            fma_n, fma_why = round(best), (f'measured by ephost_cpu_clock: AVX2 {measured.get("fma_per_cycle_avx2")}, '
+                                           f'AVX-512 {measured.get("fma_per_cycle_avx512")}; table: {fma_n}, {fma_why}')
     if fma:
         fma_n, fma_why = fma, 'given (--fma-per-cycle)'
-    f, f_why = frequency_ghz(info)
     if ghz:
         f, f_why = ghz, 'given (--ghz)'
     i8, i8_why = int8_factor(flags)
+    if measured and measured.get('u8s8_per_cycle_vnni512') and not fma:
+        table = i8
+        i8 = round(measured['u8s8_per_cycle_vnni512'] / fma_n)
+        i8_why = (f'measured by ephost_cpu_clock: {measured["u8s8_per_cycle_vnni512"]} u8*s8 products per cycle with '
+                  f'AVX-512 VNNI; table: {table}x, {i8_why}')
     return {
         'cpu': info.get('model name', '?'),
         'cores': os.cpu_count(),
@@ -128,5 +156,7 @@ if __name__ == '__main__':
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--ghz', type=float)
     ap.add_argument('--fma-per-cycle', type=int)
+    ap.add_argument('--probe', default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                                    'build', 'benchmarks', 'ephost_cpu_clock'))
     a = ap.parse_args()
-    print(json.dumps(machine_peak(a.ghz, a.fma_per_cycle), indent=1))
+    print(json.dumps(machine_peak(a.ghz, a.fma_per_cycle, a.probe), indent=1))

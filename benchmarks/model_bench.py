@@ -345,7 +345,8 @@ def main():
         sys.exit(f'model_bench: no runner at {args.runner} (build the benchmarks, or give --runner)')
     ensure_ort(args.ort)  # the quantizer and the accuracy check need it too
     import flops
-    peak = cpu_peak.machine_peak(args.ghz, args.fma_per_cycle)
+    peak = cpu_peak.machine_peak(args.ghz, args.fma_per_cycle,
+                                 os.path.join(os.path.dirname(args.runner), 'ephost_cpu_clock'))
     runner = Runner(args)
     load_start = os.getloadavg()
     results, accuracy_rows, macs, plugin_isa = {}, {}, {}, set()
