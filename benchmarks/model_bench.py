@@ -28,9 +28,10 @@ Tables:
               while other jobs load the machine); the first run after session creation and its ratio
               to the steady run (latency, and CPU time); session creation; peak RSS (VmHWM minus the
               RSS just before session creation, 1t)
-  arithmetic  GMACs per run (models/flops.py) and the share of the machine's peak (cpu_peak.py: f32
-              FMA peak for f32, u8*s8 peak for int8) each runtime reaches, from 1t and 2t latency and
-              from 1t CPU time
+  arithmetic  GMACs per run (models/flops.py) and the share of the machine's peak (cpu_peak.py, with
+              the clock and FMA rates ephost_cpu_clock measures where it is built beside the runner:
+              f32 FMA peak for f32, u8*s8 peak for int8) each runtime reaches, from 1t and 2t latency
+              and from 1t CPU time
   int8 vs f32 the 1t latencies side by side, as issue 27's table
   accuracy    per int8 model and output: the largest deviation, in quantization steps of the output, of
               ephost's output and of ORT's from the exact QDQ semantics (ORT with graph optimisation

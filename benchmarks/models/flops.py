@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 
 import numpy as np

@@ -299,10 +299,6 @@ class Plan:
         if not merge:
             self.quantized_nodes.append(n)
 
-    def calibrated(self):
-        """Tensors whose ranges calibration must measure (graph inputs are read from the files)."""
-        return sorted(t for t in self.activations if t not in self.graph_inputs)
-
 
 def constant_range(init):
     v = numpy_helper.to_array(init)
