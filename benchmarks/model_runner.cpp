@@ -11,7 +11,8 @@
 //
 // Measured: session creation, the first run, then steady runs (after W untimed warm-up runs) until at
 // least R runs and S seconds have passed; peak RSS is the process's VmHWM minus its VmRSS just before
-// the session was created (inputs already loaded). --background: after the warm-up prints
+// the session was created (inputs already loaded); cpu_plugin_architecture is the built-in CPU plugin's
+// "machine/ISA tier". --background: after the warm-up prints
 // {"ready": true} and keeps running until stdin closes (the second worker of a side-by-side pair).
 #include <ephost/ephost_c_api.h>
 
@@ -77,6 +78,23 @@ struct Input {
   std::vector<char> data;
   EphostTensor* tensor = nullptr;
 };
+
+// What the built-in CPU plugin says it runs on ("x86_64/avx512": the machine and the ISA tier of its
+// own loops, which EPHOST_CPU_ISA caps), as `ephost bench` prints it: a number says which path made it.
+std::string cpu_plugin_architecture(const EphostEnv* env) {
+  for (size_t i = 0; i < api->GetPluginReportCount(env); ++i) {
+    EphostPluginReport r{};
+    r.struct_size = sizeof r;
+    EphostStatus* s = api->GetPluginReport(env, i, &r);
+    if (s != nullptr) {
+      api->ReleaseStatus(s);
+      continue;
+    }
+    if (r.loaded && std::strcmp(r.path, "<built-in>") == 0 && std::strcmp(r.name, "cpu") == 0)
+      return r.hardware_architecture;
+  }
+  return "unknown";
+}
 
 EphostElementType type_of(const std::string& s) {
   if (s == "float32") return EPHOST_ELEMENT_FLOAT;
@@ -259,6 +277,7 @@ int main(int argc, char** argv) {
   out["runtime"] = "ephost";
   out["version"] = EphostGetVersionString();
   out["threads"] = threads;
+  out["cpu_plugin_architecture"] = cpu_plugin_architecture(env);
   out["create_ms"] = create_ms;
   out["first_run_ms"] = first_ms;
   out["first_run_cpu_ms"] = first_cpu_ms;

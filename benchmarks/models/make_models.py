@@ -2,7 +2,17 @@
 """Exports the benchmark models of benchmarks/model_bench.py with Debian's PyTorch 1.13 and
 torchvision 0.14 (apt-get install python3-torch python3-torchvision): random weights, nothing
 downloaded, nothing committed. Each model gets a folder OUT/<key>/ with model.onnx, its inputs as raw
-little-endian files and inputs.json (the format ephost_model_runner and ort_runner.js read).
+little-endian files and inputs.json (the format ephost_model_runner and ort_runner.js read), and
+calib/<i>/inputs.json: four more input sets of the same kind (other seeds), on which
+qdq_quantize.py calibrates its ranges.
+
+Random weights are made well-scaled before export, so that activations stay in a normal range
+through the whole network (quantization ranges and output comparisons mean something):
+  - BatchNorm statistics are recalibrated on random inputs (train-mode passes with a cumulative
+    average), instead of torchvision's mean 0 / variance 1, under which ResNet-50's activations
+    grow by orders of magnitude from block to block;
+  - classifier heads get random non-zero weights (torchvision zero-initialises ViT's), re-scaled
+    layer by layer so that each head Linear's output has unit standard deviation on random inputs.
 
     /usr/bin/python3 benchmarks/models/make_models.py OUT_DIR [--only key,key] [--force]
 
@@ -44,6 +54,62 @@ def save_inputs(folder, named):
         spec.append({'name': name, 'dtype': dtype, 'shape': list(arr.shape), 'file': fname})
     with open(os.path.join(folder, 'inputs.json'), 'w') as f:
         json.dump(spec, f, indent=1)
+
+
+def save_calibration_sets(folder, make_named, count=4):
+    """calib/<i>/inputs.json: more input sets of the same kind, for qdq_quantize.py's ranges."""
+    for i in range(count):
+        sub = os.path.join(folder, 'calib', str(i))
+        os.makedirs(sub, exist_ok=True)
+        save_inputs(sub, make_named(100 + i))
+
+
+@torch.no_grad()
+def recalibrate_batchnorm(model, make_batch, passes=4):
+    """BatchNorm running statistics measured on random inputs (cumulative average over the passes)."""
+    bns = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    if not bns:
+        return
+    model.eval()
+    for bn in bns:
+        bn.reset_running_stats()
+        bn.momentum = None  # cumulative moving average
+        bn.train()
+    for i in range(passes):
+        model(make_batch(i))
+    model.eval()
+
+
+@torch.no_grad()
+def rescale_linears(model, linears, make_batch):
+    """Scales each Linear of `linears` (in forward order) so that its output has unit standard
+    deviation on a random batch: a random head's logits are then O(1), neither all 0 nor huge."""
+    model.eval()
+    for lin in linears:
+        seen = {}
+        hook = lin.register_forward_hook(lambda mod, inp, out: seen.__setitem__('out', out))
+        model(make_batch(0))
+        hook.remove()
+        std = float(seen['out'].std())
+        if std > 0:
+            lin.weight.mul_(1.0 / std)
+            if lin.bias is not None:
+                lin.bias.mul_(1.0 / std)
+
+
+@torch.no_grad()
+def activation_report(model, x):
+    """Largest |activation| over the model's leaf modules: a scale check printed at export."""
+    peak = [0.0]
+
+    def hook(mod, inp, out):
+        if isinstance(out, torch.Tensor) and out.is_floating_point():
+            peak[0] = max(peak[0], float(out.abs().max()))
+    hooks = [m.register_forward_hook(hook) for m in model.modules() if not list(m.children())]
+    out = model(x)
+    for h in hooks:
+        h.remove()
+    return peak[0], float(out.std())
 
 
 def export(model, args, path, input_names, output_names, dynamic_axes=None):
@@ -114,6 +180,14 @@ def make_bert(folder):
                          'last_hidden_state': {0: 'batch', 1: 'sequence'}, 'pooler_output': {0: 'batch'}})
     save_inputs(folder, [('input_ids', ids.numpy()), ('attention_mask', mask.numpy())])
 
+    def calib(seed):
+        g = torch.Generator().manual_seed(seed)
+        cids = torch.randint(0, 30522, (1, 128), dtype=torch.long, generator=g)
+        cmask = torch.ones(1, 128, dtype=torch.long)
+        cmask[0, int(torch.randint(64, 129, (1,), generator=g)):] = 0
+        return [('input_ids', cids.numpy()), ('attention_mask', cmask.numpy())]
+    save_calibration_sets(folder, calib)
+
 
 # ---- voice-activity LSTM with an If on the sample rate ---------------------------------------------------
 
@@ -170,12 +244,22 @@ def make_vad(folder):
 
 # ---- torchvision and GRU ----------------------------------------------------------------------------------
 
-def make_vision(folder, ctor, size=224):
+def make_vision(folder, ctor, head, size=224):
+    """A torchvision classifier: BatchNorm recalibrated and head re-scaled on random images."""
     torch.manual_seed(4)
     m = ctor()
+    gen = torch.Generator().manual_seed(40)
+    batches = [torch.randn(8, 3, size, size, generator=gen) for _ in range(4)]
+    recalibrate_batchnorm(m, lambda i: batches[i])
+    rescale_linears(m, [mod for mod in head(m).modules() if isinstance(mod, nn.Linear)], lambda i: batches[i])
     x = torch.randn(1, 3, size, size)
+    peak, out_std = activation_report(m.eval(), x)
+    print(f'make_models: {os.path.basename(folder)}: largest |activation| {peak:.3g}, logits std {out_std:.3g}',
+          file=sys.stderr)
     export(m, (x,), os.path.join(folder, 'model.onnx'), ['input'], ['logits'])
     save_inputs(folder, [('input', x.numpy())])
+    save_calibration_sets(
+        folder, lambda seed: [('input', torch.randn(1, 3, size, size, generator=torch.Generator().manual_seed(seed)).numpy())])
 
 
 class Gru(nn.Module):
@@ -194,13 +278,15 @@ def make_gru(folder):
     x = torch.randn(1, 100, 80)
     export(Gru(), (x,), os.path.join(folder, 'model.onnx'), ['features'], ['scores'])
     save_inputs(folder, [('features', x.numpy())])
+    save_calibration_sets(
+        folder, lambda seed: [('features', torch.randn(1, 100, 80, generator=torch.Generator().manual_seed(seed)).numpy())])
 
 
 def vit():
     import torchvision.models as tvm
     m = tvm.vit_b_16(weights=None)
     # torchvision zero-initialises the classification head: random weights make the logits depend on
-    # everything before them, so that comparisons of outputs mean something.
+    # everything before them, so that comparisons of outputs mean something (make_vision re-scales them).
     nn.init.normal_(m.heads.head.weight, std=0.02)
     return m
 
@@ -210,10 +296,10 @@ def main():
     makers = {
         'vad': make_vad,
         'bert': make_bert,
-        'vit': lambda f: make_vision(f, vit),
-        'effnet': lambda f: make_vision(f, lambda: tvm.efficientnet_b0(weights=None)),
-        'mnv3': lambda f: make_vision(f, lambda: tvm.mobilenet_v3_small(weights=None)),
-        'resnet50': lambda f: make_vision(f, lambda: tvm.resnet50(weights=None)),
+        'vit': lambda f: make_vision(f, vit, lambda m: m.heads),
+        'effnet': lambda f: make_vision(f, lambda: tvm.efficientnet_b0(weights=None), lambda m: m.classifier),
+        'mnv3': lambda f: make_vision(f, lambda: tvm.mobilenet_v3_small(weights=None), lambda m: m.classifier),
+        'resnet50': lambda f: make_vision(f, lambda: tvm.resnet50(weights=None), lambda m: m.fc),
         'gru': make_gru,
     }
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
