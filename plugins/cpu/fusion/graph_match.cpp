@@ -302,8 +302,9 @@ void apply_activation(const Activation& a, const float* x, float* y, int64_t n) 
 }
 
 const std::vector<const Fusion*>& fusions() {
-  static const std::vector<const Fusion*> all = {&attention_fusion(), &matmul_fusion(), &layernorm_fusion(),
-                                                 &gelu_fusion()};
+  // The int8 pattern first: the float ones would take its MatMul (its weights are folded constants).
+  static const std::vector<const Fusion*> all = {&qdq_matmul_fusion(), &attention_fusion(), &matmul_fusion(),
+                                                 &layernorm_fusion(), &gelu_fusion()};
   return all;
 }
 

@@ -81,5 +81,6 @@ const Fusion& matmul_fusion();
 const Fusion& layernorm_fusion();
 const Fusion& gelu_fusion();
 const Fusion& attention_fusion();
+const Fusion& qdq_matmul_fusion();  // qdq_matmul.cpp: DQ -> MatMul/Gemm -> Q in int8
 
 }  // namespace ephost::cpu::fusion
