@@ -97,6 +97,20 @@ struct QdqModel {
     ephost_test::attr_int(dq, "axis", transposed ? 0 : 1);
   }
 
+  // Per-output-channel int8 convolution weights [M, C/group, k, k] within +-limit.
+  void add_conv_weights(int64_t M, int64_t c_per_group, int64_t k, int limit, uint32_t seed) {
+    std::mt19937 gen(seed);
+    std::uniform_int_distribution<int> d(-limit, limit);
+    std::vector<int8_t> w(static_cast<size_t>(M * c_per_group * k * k));
+    for (int8_t& v : w) v = static_cast<int8_t>(d(gen));
+    std::vector<float> s(static_cast<size_t>(M));
+    for (int64_t n = 0; n < M; ++n) s[n] = 0.004f * (1.f + 0.1f * static_cast<float>(n % 7));
+    typed_initializer<int8_t>(m, "w_q", onnx::TensorProto::INT8, {M, c_per_group, k, k}, w);
+    m.initializer("w_s", {M}, s);
+    auto& dq = m.node("DequantizeLinear", {"w_q", "w_s"}, {"w"}, "w_dequantize");
+    ephost_test::attr_int(dq, "axis", 0);
+  }
+
   // An int32 bias dequantized with scale in.scale * 0.004 (as quantizers write it).
   void add_bias(int64_t N, uint32_t seed) {
     std::mt19937 gen(seed);
@@ -225,4 +239,48 @@ TEST(CpuQdqFusion, FullRangeWeightsFuseOnlyWhereExact) {
   const bool vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
                     (cap == nullptr || std::string(cap) == "avx512");
   check_qdq(q, {16, 256}, "DequantizeLinear+MatMul+Add+QuantizeLinear", 9, vnni);
+}
+
+TEST(CpuQdqFusion, ConvPaddedReluWithInputZeroPoint) {
+  // The input's zero point is 128: the padding must act as the quantized zero, not as byte 0.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {2, 8, 9, 11}).output("y", onnx::TensorProto::FLOAT, {2, 16, 9, 11});
+  q.add_quant_pair("x", q.in, "in", "a");
+  q.add_conv_weights(16, 8, 3, 64, 61);
+  q.add_bias(16, 62);
+  auto& conv = q.m.node("Conv", {"a", "w", "b"}, {"c"}, "conv");
+  ephost_test::attr_ints(conv, "pads", {1, 1, 1, 1});
+  q.m.node("Relu", {"c"}, {"r"}, "relu");
+  q.out = {0.03f, 0, false};
+  q.add_quant_pair("r", q.out, "out", "y");
+  check_qdq(q, {2, 8, 9, 11}, "DequantizeLinear+Conv+Relu+QuantizeLinear", 11);
+}
+
+TEST(CpuQdqFusion, DepthwiseStridedConvSignedOutput) {
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {1, 12, 15, 14}).output("y", onnx::TensorProto::FLOAT, {1, 12, 8, 7});
+  q.add_quant_pair("x", q.in, "in", "a");
+  q.add_conv_weights(12, 1, 3, 64, 71);
+  auto& conv = q.m.node("Conv", {"a", "w"}, {"c"}, "conv");
+  ephost_test::attr_int(conv, "group", 12);
+  ephost_test::attr_ints(conv, "strides", {2, 2});
+  ephost_test::attr_ints(conv, "pads", {1, 1, 1, 1});
+  q.out = {0.02f, -3, true};
+  q.add_quant_pair("c", q.out, "out", "y");
+  check_qdq(q, {1, 12, 15, 14}, "DequantizeLinear+Conv+QuantizeLinear", 13);
+}
+
+TEST(CpuQdqFusion, SharedInputConvSamePadding) {
+  // X's DequantizeLinear also feeds the residual: the group re-quantizes the float tensor.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {1, 16, 10, 10}).output("y", onnx::TensorProto::FLOAT, {1, 16, 10, 10});
+  q.add_quant_pair("x", q.in, "in", "a");
+  q.add_conv_weights(16, 16, 3, 64, 81);
+  q.add_bias(16, 82);
+  auto& conv = q.m.node("Conv", {"a", "w", "b"}, {"c"}, "conv");
+  ephost_test::attr_string(conv, "auto_pad", "SAME_UPPER");
+  q.out = {0.05f, 128, false};
+  q.add_quant_pair("c", q.out, "mid", "m");
+  q.m.node("Add", {"m", "a"}, {"y"}, "residual");
+  check_qdq(q, {1, 16, 10, 10}, "Conv+QuantizeLinear", 17);
 }

@@ -302,9 +302,13 @@ void apply_activation(const Activation& a, const float* x, float* y, int64_t n) 
 }
 
 const std::vector<const Fusion*>& fusions() {
-  // The int8 pattern first: the float ones would take its MatMul (its weights are folded constants).
-  static const std::vector<const Fusion*> all = {&qdq_matmul_fusion(), &attention_fusion(), &matmul_fusion(),
-                                                 &layernorm_fusion(), &gelu_fusion()};
+  static const std::vector<const Fusion*> all = {&attention_fusion(), &matmul_fusion(), &layernorm_fusion(),
+                                                 &gelu_fusion()};
+  return all;
+}
+
+const std::vector<const Fusion*>& int8_fusions() {
+  static const std::vector<const Fusion*> all = {&qdq_conv_fusion(), &qdq_matmul_fusion()};
   return all;
 }
 

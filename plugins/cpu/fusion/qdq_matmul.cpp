@@ -12,11 +12,7 @@
 // half to even, saturate). That is the QDQ graph's arithmetic with the float rounding of the sum moved
 // after it, so results stay within a quantization step of the op-by-op evaluation.
 //
-// Accuracy decides where it runs. Without VNNI, oneDNN multiplies u8 by s8 with vpmaddubsw, which
-// adds pairs of products in saturating int16: exact only while 255 * (|w1| + |w2|) fits, that is for
-// weights within [-64, 64] (the 7-bit range ONNX Runtime advises for this reason). So the pattern is
-// taken where oneDNN may use AVX-512 VNNI (vpdpbusd accumulates in int32) or where every weight is in
-// that range; elsewhere the graph runs op by op, exactly.
+// Where oneDNN's int8 product would not be exact (qdq_common.h), the pattern is not taken.
 //
 // When A's DequantizeLinear feeds other nodes too, it stays outside the group and the group re-quantizes
 // its float output with (sa, za): x = (q - za) * sa recovers q exactly (|q - za| <= 255).
@@ -27,7 +23,7 @@
 
 #include "const_eval.h"
 #include "graph_match.h"
-#include "math/isa.h"
+#include "qdq_common.h"
 #include "math/parallel.h"
 #include "math/quantize.h"
 
@@ -39,51 +35,6 @@ namespace ephost::cpu::fusion {
 
 namespace {
 
-// One scale and zero point of a QuantizeLinear / DequantizeLinear node, from constants.
-struct ScalarQuant {
-  float scale = 1.f;
-  int32_t zero_point = 0;
-  int32_t type = EPHOST_ELEMENT_UINT8;  // the quantized type
-};
-
-bool scalar_quant(const sdk::Node& n, ScalarQuant* q) {
-  if (!n.has_input(1)) return false;
-  const sdk::Tensor s = constant_of(n.input(1));
-  if (!s.present() || s.elem_type() != EPHOST_ELEMENT_FLOAT || s.size() != 1) return false;
-  q->scale = s.data<float>()[0];
-  if (!(q->scale > 0.f) || !std::isfinite(q->scale)) return false;
-  q->zero_point = 0;
-  q->type = EPHOST_ELEMENT_UINT8;
-  if (n.has_input(2)) {
-    const sdk::Tensor z = constant_of(n.input(2));
-    if (!z.present() || z.size() != 1) return false;
-    q->type = z.elem_type();
-    if (q->type == EPHOST_ELEMENT_UINT8)
-      q->zero_point = z.data<uint8_t>()[0];
-    else if (q->type == EPHOST_ELEMENT_INT8)
-      q->zero_point = z.data<int8_t>()[0];
-    else
-      return false;
-  }
-  return true;
-}
-
-bool is_quant_op(const sdk::Node& n, const char* op) {
-  return is_op(n, op) && n.attr_int("block_size", 0) == 0;
-}
-
-// Whether oneDNN may use AVX-512 VNNI in this process: the hardware has it and EPHOST_CPU_ISA, which
-// also caps oneDNN (math/dnnl_util.cpp), does not hold it below AVX-512.
-bool dnnl_has_vnni() {
-#if defined(__x86_64__) && defined(__GNUC__)
-  const auto cap = math::isa_cap_from_environment();
-  return math::hardware_isa() == math::Isa::kAvx512 && (!cap || *cap == math::Isa::kAvx512) &&
-         __builtin_cpu_supports("avx512vnni");
-#else
-  return false;
-#endif
-}
-
 struct QdqMatMulMatch {
   sdk::Node dq_a, dq_w, mm, bias_add, relu, q;
   bool a_quantized_input = false;  // the group reads A_q (dq_a is in the group)
@@ -93,43 +44,13 @@ struct QdqMatMulMatch {
   bool trans_b = false;
 };
 
-// W_q, its per-column scales (N of them) and whether every zero point is 0.
+// W_q's shape [K, N] (Gemm with transB: [N, K]) and per-column scales.
 bool weight_quant(const sdk::Node& dq, bool trans_b, int64_t* K, int64_t* N, std::vector<float>* scales) {
   const sdk::Tensor w = constant_of(dq.input(0));
-  if (!w.present() || w.elem_type() != EPHOST_ELEMENT_INT8 || w.rank() != 2) return false;
+  if (!w.present() || w.rank() != 2) return false;
   *K = trans_b ? w.dim(1) : w.dim(0);
   *N = trans_b ? w.dim(0) : w.dim(1);
-  const sdk::Tensor s = constant_of(dq.input(1));
-  if (!s.present() || s.elem_type() != EPHOST_ELEMENT_FLOAT) return false;
-  const int64_t column_axis = trans_b ? 0 : 1;
-  if (s.size() == 1) {
-    scales->assign(static_cast<size_t>(*N), s.data<float>()[0]);
-  } else {
-    if (s.rank() != 1 || s.size() != *N) return false;
-    int64_t axis = dq.attr_int("axis", 1);
-    if (axis < 0) axis += 2;
-    if (axis != column_axis) return false;
-    scales->assign(s.data<float>(), s.data<float>() + *N);
-  }
-  for (float v : *scales)
-    if (!(v > 0.f) || !std::isfinite(v)) return false;
-  if (dq.has_input(2)) {
-    const sdk::Tensor z = constant_of(dq.input(2));
-    if (!z.present() || z.elem_type() != EPHOST_ELEMENT_INT8) return false;
-    const int8_t* pz = z.data<int8_t>();
-    for (int64_t i = 0; i < z.size(); ++i)
-      if (pz[i] != 0) return false;
-  }
-  return true;
-}
-
-// Whether oneDNN's int8 product is exact for these weights on this machine (see the file comment).
-bool int8_exact_here(const sdk::Tensor& w) {
-  if (dnnl_has_vnni()) return true;
-  const int8_t* p = w.data<int8_t>();
-  for (int64_t i = 0; i < w.size(); ++i)
-    if (p[i] < -64 || p[i] > 64) return false;
-  return true;
+  return channel_weight_quant(dq, 2, trans_b ? 0 : 1, *N, scales);
 }
 
 bool match_qdq_matmul(const sdk::Node& anchor, const Available& ok, QdqMatMulMatch* m) {
@@ -156,7 +77,7 @@ bool match_qdq_matmul(const sdk::Node& anchor, const Available& ok, QdqMatMulMat
   }
   std::vector<float> scales;
   if (!weight_quant(m->dq_w, m->trans_b, &m->K, &m->N, &scales)) return false;
-  if (!int8_exact_here(constant_of(m->dq_w.input(0)))) return false;
+  if (!int8_product_exact(constant_of(m->dq_w.input(0)))) return false;
   // A's DequantizeLinear joins the group when the product is its only reader.
   m->a_quantized_input = ok(m->dq_a) && sole_consumer(m->dq_a.output(0)).valid();
   m->nodes.clear();
