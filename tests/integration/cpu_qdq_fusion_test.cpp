@@ -1,4 +1,4 @@
-// The CPU plugin's int8 QDQ fusion (plugins/cpu/fusion/qdq_matmul.cpp) against the exact QDQ semantics:
+// The CPU plugin's int8 QDQ fusions (plugins/cpu/fusion/qdq_*.cpp) against the exact QDQ semantics:
 // each model runs with pattern fusion (the default) and with fuse_patterns=0, where every
 // QuantizeLinear / DequantizeLinear runs on its own in float, on the same random inputs. The outputs,
 // dequantized, must agree within 2 quantization steps, and the fused session must contain the int8
@@ -283,4 +283,19 @@ TEST(CpuQdqFusion, SharedInputConvSamePadding) {
   q.add_quant_pair("c", q.out, "mid", "m");
   q.m.node("Add", {"m", "a"}, {"y"}, "residual");
   check_qdq(q, {1, 16, 10, 10}, "Conv+QuantizeLinear", 17);
+}
+
+TEST(CpuQdqFusion, ActivationsAsTables) {
+  // DQ -> HardSigmoid / Sigmoid / Tanh -> Q (s8 in, u8 out): 256-entry tables.
+  for (const char* op : {"HardSigmoid", "Sigmoid", "Tanh"}) {
+    QdqModel q;
+    q.in = {0.03f, -7, true};
+    q.m.input("x", onnx::TensorProto::FLOAT, {3, 5, 77}).output("y", onnx::TensorProto::FLOAT, {3, 5, 77});
+    q.add_quant_pair("x", q.in, "in", "a");
+    q.m.node(op, {"a"}, {"h"}, "act");
+    q.out = {std::string(op) == "Tanh" ? 0.009f : 0.005f, std::string(op) == "Tanh" ? 128 : 0, false};
+    q.add_quant_pair("h", q.out, "out", "y");
+    SCOPED_TRACE(op);
+    check_qdq(q, {3, 5, 77}, std::string("DequantizeLinear+") + op + "+QuantizeLinear", 19);
+  }
 }

@@ -308,7 +308,7 @@ const std::vector<const Fusion*>& fusions() {
 }
 
 const std::vector<const Fusion*>& int8_fusions() {
-  static const std::vector<const Fusion*> all = {&qdq_conv_fusion(), &qdq_matmul_fusion()};
+  static const std::vector<const Fusion*> all = {&qdq_conv_fusion(), &qdq_matmul_fusion(), &qdq_unary_fusion()};
   return all;
 }
 
