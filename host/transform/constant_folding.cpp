@@ -6,7 +6,7 @@
 //  - any other deterministic ai.onnx node without subgraphs whose inputs are all constant
 //    initializers (not graph inputs) or absent is run with context.evaluate and replaced by
 //    initializers holding its outputs (skipped when the evaluator is empty, fails, or an output is
-//    larger than kMaxFoldedTensorBytes).
+//    larger than kMaxFoldedTensorBytes); DequantizeLinear excepted (quantized weights stay quantized).
 // Nodes whose outputs are graph outputs or are read by subgraphs (outer-scope values) are kept.
 #include <onnx/onnx_pb.h>
 
@@ -29,6 +29,12 @@ bool is_nondeterministic(const std::string& op) {
   return op == "RandomNormal" || op == "RandomNormalLike" || op == "RandomUniform" || op == "RandomUniformLike" ||
          op == "Multinomial" || op == "Bernoulli";
 }
+
+// DequantizeLinear of a constant is a QDQ model's quantized weight: kept, as ONNX Runtime's QDQ
+// transformer keeps it, so that a provider can run the product in int8 on the quantized values (the CPU
+// plugin's fusion/qdq_matmul.cpp). A provider that does not fuse it folds it itself (the CPU plugin:
+// const_eval.h) or runs it.
+bool is_quantized_weight(const std::string& op) { return op == "DequantizeLinear"; }
 
 // The tensor a Constant node defines, or false when it is not a plain constant (sparse, ref_attr).
 bool constant_value(const onnx::NodeProto& node, onnx::TensorProto* out) {
@@ -100,7 +106,7 @@ class ConstantFolding : public GraphPass {
       const onnx::NodeProto& node = g.node(i);
       if (!is_default_domain(node.domain()) || node.output_size() == 0) continue;
       const std::string& op = node.op_type();
-      if (is_nondeterministic(op) || has_subgraph(node)) continue;
+      if (is_nondeterministic(op) || has_subgraph(node) || is_quantized_weight(op)) continue;
       bool blocked = false;
       int live_outputs = 0;
       for (const auto& o : node.output()) {

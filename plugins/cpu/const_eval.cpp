@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "math/numeric_cast.h"
+#include "math/quantize.h"
 #include "math/slice.h"
 
 namespace ephost::cpu {
@@ -134,6 +135,43 @@ void cast_into(const sdk::Tensor& x, To* y) {
 // Inputs of a node as constants (absent optional inputs stay absent).
 using Inputs = std::vector<sdk::Tensor>;
 
+// DequantizeLinear of a constant (quantized weights): folded so that Conv, MatMul and Gemm see float
+// weights they pack once, instead of dequantizing them again on every run. Per-tensor and per-axis,
+// computed by the same loops as the kernel (bit-identical); the blocked form (opset 21) is left to run.
+std::shared_ptr<OwnedTensor> dequantize_constant(const sdk::Node& n, const Inputs& in) {
+  if (in.size() < 2 || !in[0].present() || !in[1].present()) throw std::invalid_argument("missing input");
+  if (n.attr_int("block_size", 0) != 0) throw std::invalid_argument("blocked dequantization is not folded");
+  const sdk::Tensor &x = in[0], &scale = in[1];
+  const sdk::Tensor zp = in.size() > 2 ? in[2] : sdk::Tensor();
+  if (scale.elem_type() != EPHOST_ELEMENT_FLOAT) throw std::invalid_argument("unsupported scale type");
+  if (zp.present() && (zp.elem_type() != x.elem_type() || zp.size() != scale.size()))
+    throw std::invalid_argument("bad zero point");
+  const Shape xs = x.shape();
+  int64_t outer = 1, channels = 1, inner = x.size();
+  if (scale.size() != 1) {
+    if (scale.shape().size() != 1) throw std::invalid_argument("bad scale");
+    const int64_t axis = norm_axis(n.attr_int("axis", 1), static_cast<int64_t>(xs.size()));
+    if (xs[axis] != scale.size()) throw std::invalid_argument("bad scale");
+    outer = sdk::element_count(Shape(xs.begin(), xs.begin() + axis));
+    channels = xs[axis];
+    inner = sdk::element_count(Shape(xs.begin() + axis + 1, xs.end()));
+  }
+  auto y = make(EPHOST_ELEMENT_FLOAT, xs);
+  float* py = reinterpret_cast<float*>(y->data.data());
+  const float* s = scale.data<float>();
+  const bool ok = dispatch(Types<uint8_t, int8_t, uint16_t, int16_t, int32_t>{}, x.elem_type(), [&](auto tag) {
+    using Q = decltype(tag);
+    const Q* px = x.data<Q>();
+    const Q* z = zp.present() ? zp.data<Q>() : nullptr;
+    for (int64_t r = 0; r < outer * channels; ++r) {
+      const int64_t k = r % channels;
+      math::dequantize_linear(px + r * inner, s[k], z ? z[k] : Q{0}, py + r * inner, inner);
+    }
+  });
+  if (!ok) throw std::invalid_argument("unsupported type");
+  return y;
+}
+
 std::shared_ptr<OwnedTensor> evaluate(const sdk::Node& n, const Inputs& in) {
   const std::string op = n.op_type();
   const int64_t opset = n.opset();
@@ -169,6 +207,7 @@ std::shared_ptr<OwnedTensor> evaluate(const sdk::Node& n, const Inputs& in) {
     }
     throw std::invalid_argument("unsupported Constant");
   }
+  if (op == "DequantizeLinear") return dequantize_constant(n, in);
   const sdk::Tensor& x = need(0);
   if (!movable(x.elem_type())) throw std::invalid_argument("unsupported type");
   const size_t es = sdk::element_size(x.elem_type());
@@ -367,7 +406,8 @@ std::shared_ptr<OwnedTensor> evaluate(const sdk::Node& n, const Inputs& in) {
 
 const std::set<std::string>& foldable_ops() {
   static const std::set<std::string> ops = {"Constant", "Identity", "Unsqueeze", "Squeeze", "Reshape", "Flatten",
-                                            "Concat",   "Slice",    "Transpose", "Gather",  "Cast",    "Shape"};
+                                            "Concat",   "Slice",    "Transpose", "Gather",  "Cast",    "Shape",
+                                            "DequantizeLinear"};
   return ops;
 }
 

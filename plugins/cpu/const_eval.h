@@ -6,7 +6,8 @@
 // initializers are outer-scope values, not constants. So:
 //  - constant_of() resolves an outer-scope value through the parent node's implicit inputs;
 //  - fold_constants() evaluates the pure data-movement nodes (Constant, Identity, Unsqueeze, Squeeze,
-//    Reshape, Flatten, Concat, Slice, Transpose, Gather, Cast, Shape) whose inputs are all constant;
+//    Reshape, Flatten, Concat, Slice, Transpose, Gather, Cast, Shape) and DequantizeLinear (a QDQ
+//    model's quantized weights) whose inputs are all constant;
 //    the provider claims them as one fused group whose outputs are those values (handed out without
 //    copying), and registers them so that kernels built afterwards (Conv, MatMul, LSTM...) treat
 //    them as constants and pack them once.

@@ -98,6 +98,36 @@ void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capab
       }
       pattern_at[group.front().get()] = std::move(group);
     }
+    const fusion::Available ok = [&](const sdk::Node& n) {
+      return position.count(n.get()) != 0 && taken.count(n.get()) == 0;
+    };
+    // Each pattern of `patterns`, in order, at every node not yet taken.
+    auto claim_patterns = [&](const std::vector<const fusion::Fusion*>& patterns) {
+      for (const sdk::Node& node : nodes) {
+        if (taken.count(node.get())) continue;
+        for (const fusion::Fusion* f : patterns) {
+          std::vector<sdk::Node> group;
+          try {
+            group = f->match(node, ok);
+          } catch (const std::exception& e) {
+            sdk::log(EPHOST_LOG_VERBOSE, std::string("cpu: pattern ") + f->name() + " at '" + node.name() + "': " + e.what());
+            group.clear();
+          }
+          if (group.empty()) continue;
+          for (const sdk::Node& n : group) taken.insert(n.get());
+          std::sort(group.begin(), group.end(),
+                    [&](const sdk::Node& a, const sdk::Node& b) { return position[a.get()] < position[b.get()]; });
+          {
+            std::lock_guard<std::mutex> lock(mu_);
+            claims_[key_of(group)] = Claim{ClaimKind::kPattern, f, node};
+          }
+          pattern_at[group.front().get()] = std::move(group);
+          break;
+        }
+      }
+    };
+    // int8 QDQ patterns (fusion/qdq_*.cpp) before the regions, which would take their Conv in float.
+    claim_patterns(fusion::int8_fusions());
     // Convolutional regions (fusion/cnn_region.h) first: they take whole stretches of a convnet.
     std::vector<std::vector<sdk::Node>> regions;
     try {
@@ -113,31 +143,7 @@ void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capab
       }
       pattern_at[group.front().get()] = std::move(group);
     }
-    const fusion::Available ok = [&](const sdk::Node& n) {
-      return position.count(n.get()) != 0 && taken.count(n.get()) == 0;
-    };
-    for (const sdk::Node& node : nodes) {
-      if (taken.count(node.get())) continue;
-      for (const fusion::Fusion* f : fusion::fusions()) {
-        std::vector<sdk::Node> group;
-        try {
-          group = f->match(node, ok);
-        } catch (const std::exception& e) {
-          sdk::log(EPHOST_LOG_VERBOSE, std::string("cpu: pattern ") + f->name() + " at '" + node.name() + "': " + e.what());
-          group.clear();
-        }
-        if (group.empty()) continue;
-        for (const sdk::Node& n : group) taken.insert(n.get());
-        std::sort(group.begin(), group.end(),
-                  [&](const sdk::Node& a, const sdk::Node& b) { return position[a.get()] < position[b.get()]; });
-        {
-          std::lock_guard<std::mutex> lock(mu_);
-          claims_[key_of(group)] = Claim{ClaimKind::kPattern, f, node};
-        }
-        pattern_at[group.front().get()] = std::move(group);
-        break;
-      }
-    }
+    claim_patterns(fusion::fusions());
   }
   // Chains of pointwise float nodes become fused groups, claimed where their first node is.
   std::map<size_t, size_t> chain_of;  // node id -> chain index

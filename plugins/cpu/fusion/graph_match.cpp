@@ -307,4 +307,9 @@ const std::vector<const Fusion*>& fusions() {
   return all;
 }
 
+const std::vector<const Fusion*>& int8_fusions() {
+  static const std::vector<const Fusion*> all = {&qdq_conv_fusion(), &qdq_matmul_fusion(), &qdq_unary_fusion()};
+  return all;
+}
+
 }  // namespace ephost::cpu::fusion

@@ -75,11 +75,17 @@ class Fusion {
 
 // Every pattern, in the order get_capability tries them.
 const std::vector<const Fusion*>& fusions();
+// The int8 QDQ patterns, tried before the convolutional regions and the float patterns (which would
+// take their Conv / MatMul: the quantized weights fold to float constants).
+const std::vector<const Fusion*>& int8_fusions();
 
 // The patterns (defined in their own files).
 const Fusion& matmul_fusion();
 const Fusion& layernorm_fusion();
 const Fusion& gelu_fusion();
 const Fusion& attention_fusion();
+const Fusion& qdq_matmul_fusion();  // qdq_matmul.cpp: DQ -> MatMul/Gemm -> Q in int8
+const Fusion& qdq_conv_fusion();    // qdq_conv.cpp: DQ -> Conv -> Q in int8
+const Fusion& qdq_unary_fusion();   // qdq_unary.cpp: DQ -> activation -> Q as a table
 
 }  // namespace ephost::cpu::fusion

@@ -1,10 +1,10 @@
-// QuantizeLinear / DequantizeLinear (per-tensor and per-axis; int8, uint8 and, for dequantize, int32).
+// QuantizeLinear / DequantizeLinear (per-tensor and per-axis; int8, uint8 and, for dequantize, int32): the
+// layout of scales over the tensor; the element loops, vectorised per ISA tier, are math/quantize.h's.
 #include <algorithm>
-#include <cmath>
-#include <limits>
 
 #include "kernel_registry.h"
 #include "math/parallel.h"
+#include "math/quantize.h"
 
 namespace ephost::cpu {
 
@@ -35,6 +35,8 @@ class QuantizeKernel : public CpuKernel {
     }
     if (zp.present() && zp.size() != scale.size()) fail("zero point and scale must have the same number of values");
     const float* s = scale.data<float>();
+    const int64_t rows = outer * n;
+    const int64_t grain = std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(inner, 1));
     if (quantize_) {
       expect_type(x, {EPHOST_ELEMENT_FLOAT}, "x");
       const int32_t out_type = zp.present() ? zp.elem_type() : EPHOST_ELEMENT_UINT8;
@@ -43,18 +45,23 @@ class QuantizeKernel : public CpuKernel {
         const Q* z = zp.present() ? zp.data<Q>() : nullptr;
         Q* y = ctx.output<Q>(0, xs);
         const float* px = x.data<float>();
-        const float lo = static_cast<float>(std::numeric_limits<Q>::min());
-        const float hi = static_cast<float>(std::numeric_limits<Q>::max());
-        math::parallel_for(outer * n, threads, std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(inner, 1)),
-                           [&](int64_t r0, int64_t r1) {
+        if (inner == 1 && n > 1) {
+          // Quantized along the last axis: one scale per element of each row.
+          math::parallel_for(outer, threads, std::max<int64_t>(1, math::kElementwiseGrain / n), [&](int64_t o0, int64_t o1) {
+            for (int64_t o = o0; o < o1; ++o) math::quantize_linear_each(px + o * n, s, z, y + o * n, n);
+          });
+          return;
+        }
+        if (rows == 1) {  // per-tensor: split the elements
+          math::parallel_for(inner, threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
+            math::quantize_linear(px + i0, s[0], z ? z[0] : Q{0}, y + i0, i1 - i0);
+          });
+          return;
+        }
+        math::parallel_for(rows, threads, grain, [&](int64_t r0, int64_t r1) {
           for (int64_t r = r0; r < r1; ++r) {
             const int64_t k = r % n;
-            const float inv_zero = z ? static_cast<float>(z[k]) : 0.f;
-            for (int64_t i = 0; i < inner; ++i) {
-              // Round half to even (the default rounding mode), then saturate.
-              const float v = std::nearbyint(px[r * inner + i] / s[k]) + inv_zero;
-              y[r * inner + i] = static_cast<Q>(std::min(hi, std::max(lo, v)));
-            }
+            math::quantize_linear(px + r * inner, s[k], z ? z[k] : Q{0}, y + r * inner, inner);
           }
         });
       });
@@ -67,13 +74,22 @@ class QuantizeKernel : public CpuKernel {
       const Q* z = zp.present() ? zp.data<Q>() : nullptr;
       const Q* px = x.data<Q>();
       float* y = ctx.output<float>(0, xs);
-      math::parallel_for(outer * n, threads, std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(inner, 1)),
-                         [&](int64_t r0, int64_t r1) {
+      if (inner == 1 && n > 1) {
+        math::parallel_for(outer, threads, std::max<int64_t>(1, math::kElementwiseGrain / n), [&](int64_t o0, int64_t o1) {
+          for (int64_t o = o0; o < o1; ++o) math::dequantize_linear_each(px + o * n, s, z, y + o * n, n);
+        });
+        return;
+      }
+      if (rows == 1) {
+        math::parallel_for(inner, threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
+          math::dequantize_linear(px + i0, s[0], z ? z[0] : Q{0}, y + i0, i1 - i0);
+        });
+        return;
+      }
+      math::parallel_for(rows, threads, grain, [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
           const int64_t k = r % n;
-          const int64_t zero = z ? static_cast<int64_t>(z[k]) : 0;
-          for (int64_t i = 0; i < inner; ++i)
-            y[r * inner + i] = static_cast<float>(static_cast<int64_t>(px[r * inner + i]) - zero) * s[k];
+          math::dequantize_linear(px + r * inner, s[k], z ? z[k] : Q{0}, y + r * inner, inner);
         }
       });
     });

@@ -1,0 +1,85 @@
+#include "qdq_common.h"
+
+#include <cmath>
+
+#include "const_eval.h"
+#include "math/isa.h"
+
+namespace ephost::cpu::fusion {
+
+namespace {
+
+// Whether oneDNN may use AVX-512 VNNI in this process: the hardware has it and EPHOST_CPU_ISA, which
+// also caps oneDNN (math/dnnl_util.cpp), does not hold it below AVX-512.
+bool dnnl_has_vnni() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  const auto cap = math::isa_cap_from_environment();
+  return math::hardware_isa() == math::Isa::kAvx512 && (!cap || *cap == math::Isa::kAvx512) &&
+         __builtin_cpu_supports("avx512vnni");
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+bool is_quant_op(const sdk::Node& n, const char* op) { return is_op(n, op) && n.attr_int("block_size", 0) == 0; }
+
+bool scalar_quant(const sdk::Node& n, ScalarQuant* q) {
+  if (!n.has_input(1)) return false;
+  const sdk::Tensor s = constant_of(n.input(1));
+  if (!s.present() || s.elem_type() != EPHOST_ELEMENT_FLOAT || s.size() != 1) return false;
+  q->scale = s.data<float>()[0];
+  if (!(q->scale > 0.f) || !std::isfinite(q->scale)) return false;
+  q->zero_point = 0;
+  q->type = EPHOST_ELEMENT_UINT8;
+  if (n.has_input(2)) {
+    const sdk::Tensor z = constant_of(n.input(2));
+    if (!z.present() || z.size() != 1) return false;
+    q->type = z.elem_type();
+    if (q->type == EPHOST_ELEMENT_UINT8)
+      q->zero_point = z.data<uint8_t>()[0];
+    else if (q->type == EPHOST_ELEMENT_INT8)
+      q->zero_point = z.data<int8_t>()[0];
+    else
+      return false;
+  }
+  return true;
+}
+
+bool channel_weight_quant(const sdk::Node& dq, int64_t rank, int64_t channel_axis, int64_t channels,
+                          std::vector<float>* scales) {
+  const sdk::Tensor w = constant_of(dq.input(0));
+  if (!w.present() || w.elem_type() != EPHOST_ELEMENT_INT8 || static_cast<int64_t>(w.rank()) != rank) return false;
+  const sdk::Tensor s = constant_of(dq.input(1));
+  if (!s.present() || s.elem_type() != EPHOST_ELEMENT_FLOAT) return false;
+  if (s.size() == 1) {
+    scales->assign(static_cast<size_t>(channels), s.data<float>()[0]);
+  } else {
+    if (s.rank() != 1 || s.size() != channels) return false;
+    int64_t axis = dq.attr_int("axis", 1);
+    if (axis < 0) axis += rank;
+    if (axis != channel_axis) return false;
+    scales->assign(s.data<float>(), s.data<float>() + channels);
+  }
+  for (float v : *scales)
+    if (!(v > 0.f) || !std::isfinite(v)) return false;
+  if (dq.has_input(2)) {
+    const sdk::Tensor z = constant_of(dq.input(2));
+    if (!z.present() || z.elem_type() != EPHOST_ELEMENT_INT8) return false;
+    const int8_t* pz = z.data<int8_t>();
+    for (int64_t i = 0; i < z.size(); ++i)
+      if (pz[i] != 0) return false;
+  }
+  return true;
+}
+
+bool int8_product_exact(const sdk::Tensor& w) {
+  if (dnnl_has_vnni()) return true;
+  const int8_t* p = w.data<int8_t>();
+  for (int64_t i = 0; i < w.size(); ++i)
+    if (p[i] < -64 || p[i] > 64) return false;
+  return true;
+}
+
+}  // namespace ephost::cpu::fusion

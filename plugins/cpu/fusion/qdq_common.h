@@ -1,0 +1,36 @@
+// What the int8 QDQ fusions (qdq_matmul.cpp, qdq_conv.cpp) share: reading the constant scale and zero
+// point of a QuantizeLinear / DequantizeLinear node, and deciding where oneDNN's int8 product is exact.
+//
+// Without VNNI, oneDNN multiplies u8 by s8 with vpmaddubsw, which adds pairs of products in saturating
+// int16: exact only while 255 * (|w1| + |w2|) fits, that is for weights within [-64, 64] (the 7-bit
+// range ONNX Runtime advises for this reason). So an int8 pattern is taken where oneDNN may use
+// AVX-512 VNNI (vpdpbusd accumulates in int32) or where every weight is in that range; elsewhere the
+// graph runs op by op, exactly.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "graph_match.h"
+
+namespace ephost::cpu::fusion {
+
+// One scale and zero point, from constants.
+struct ScalarQuant {
+  float scale = 1.f;
+  int32_t zero_point = 0;
+  int32_t type = EPHOST_ELEMENT_UINT8;  // the quantized element type (u8 or s8)
+};
+
+// A QuantizeLinear / DequantizeLinear (per-tensor or per-axis, not blocked).
+bool is_quant_op(const sdk::Node& n, const char* op);
+// n's scale (a positive finite float constant of one element) and zero point (u8 / s8, or absent).
+bool scalar_quant(const sdk::Node& n, ScalarQuant* q);
+// The DequantizeLinear of a constant s8 weight of `rank` dims quantized along `channel_axis` (or per
+// tensor), every zero point 0: its per-channel scales (`channels` of them, positive and finite).
+bool channel_weight_quant(const sdk::Node& dq, int64_t rank, int64_t channel_axis, int64_t channels,
+                          std::vector<float>* scales);
+// Whether oneDNN's u8/s8 x s8 product is exact for these weights in this process.
+bool int8_product_exact(const sdk::Tensor& weights);
+
+}  // namespace ephost::cpu::fusion

@@ -1,0 +1,337 @@
+// A QDQ model's quantized 2-D Conv run in int8: the pattern ONNX Runtime runs as QLinearConv.
+//
+//   DequantizeLinear(X_q, sx, zx) ─┐
+//   DequantizeLinear(W_q, sw, 0) ──┴─ Conv(., ., [bias]) ─ [Relu] ─ QuantizeLinear(., sy, zy) ─ Y_q
+//
+// X_q is u8 or s8 [N, C, H, W] with one scale and zero point; W_q a constant s8 [M, C/group, kh, kw]
+// quantized per tensor or per output channel, zero point 0; the bias a float constant (a folded
+// DequantizeLinear of int32, const_eval.h); Y_q u8 or s8 with one scale and zero point.
+//
+// X_q is copied into NHWC with its padding filled with zx (the quantized zero: padding is 0 in float),
+// oneDNN computes acc = X_q * W_q exactly in int32 without padding (weights packed once), and the
+// epilogue evaluates y = (acc - zx * sum(W_q[m])) * sx * sw[m] + bias[m], Relu and QuantizeLinear
+// (math/quantize.h), writing NCHW. That is the QDQ graph's arithmetic with the float rounding of the sum
+// moved after it: results stay within a quantization step of the op-by-op evaluation. Where oneDNN's
+// product would not be exact (qdq_common.h), the pattern is not taken.
+//
+// When X's DequantizeLinear feeds other nodes too, it stays outside the group and the group
+// re-quantizes its float output with (sx, zx): x = (q - zx) * sx recovers q exactly.
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "const_eval.h"
+#include "graph_match.h"
+#include "kernels/conv_attributes.h"
+#include "math/parallel.h"
+#include "math/quantize.h"
+#include "qdq_common.h"
+
+#if defined(EPHOST_WITH_DNNL)
+#include "math/dnnl_util.h"
+#endif
+
+namespace ephost::cpu::fusion {
+
+namespace {
+
+struct QdqConvMatch {
+  sdk::Node dq_x, dq_w, conv, relu, q;
+  bool x_quantized_input = false;  // the group reads X_q (dq_x is in the group)
+  ScalarQuant x, y;
+  std::vector<sdk::Node> nodes;
+  int64_t M = 0;
+};
+
+bool match_qdq_conv(const sdk::Node& anchor, const Available& ok, QdqConvMatch* m) {
+#if !defined(EPHOST_WITH_DNNL)
+  return false;
+#endif
+  if (!is_op(anchor, "Conv") || !ok(anchor) || !anchor.has_input(0) || !anchor.has_input(1)) return false;
+  if (!is_float(anchor.output(0)) || anchor.input(0).rank() != 4) return false;
+  m->conv = anchor;
+  m->dq_x = anchor.input(0).producer();
+  m->dq_w = anchor.input(1).producer();
+  if (!m->dq_x.valid() || !m->dq_w.valid() || !is_quant_op(m->dq_x, "DequantizeLinear") ||
+      !is_quant_op(m->dq_w, "DequantizeLinear"))
+    return false;
+  if (!scalar_quant(m->dq_x, &m->x) || is_constant(m->dq_x.input(0))) return false;
+  const sdk::Tensor w = constant_of(m->dq_w.input(0));
+  if (!w.present() || w.rank() != 4) return false;
+  m->M = w.dim(0);
+  std::vector<float> scales;
+  if (!channel_weight_quant(m->dq_w, 4, 0, m->M, &scales) || !int8_product_exact(w)) return false;
+  const std::string auto_pad = anchor.attr_string("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") return false;
+  if (anchor.has_input(2)) {
+    const sdk::Tensor b = constant_of(anchor.input(2));
+    if (!b.present() || b.elem_type() != EPHOST_ELEMENT_FLOAT || b.size() != m->M) return false;
+  }
+  m->x_quantized_input = ok(m->dq_x) && sole_consumer(m->dq_x.output(0)).valid();
+  m->nodes.clear();
+  if (m->x_quantized_input) m->nodes.push_back(m->dq_x);
+  m->nodes.push_back(anchor);
+  sdk::Value cur = anchor.output(0);
+  const sdk::Node relu = sole_consumer(cur);
+  if (is_op(relu, "Relu") && ok(relu)) {
+    m->relu = relu;
+    m->nodes.push_back(relu);
+    cur = relu.output(0);
+  }
+  const sdk::Node q = sole_consumer(cur);
+  if (!is_quant_op(q, "QuantizeLinear") || !ok(q) || !scalar_quant(q, &m->y)) return false;
+  if (q.num_outputs() != 1 || !q.has_output(0)) return false;
+  m->q = q;
+  m->nodes.push_back(q);
+  return true;
+}
+
+#if defined(EPHOST_WITH_DNNL)
+
+using dnnl::memory;
+
+struct Plan {
+  dnnl::convolution_forward prim;
+  memory::desc src, acc;
+  memory w;
+  size_t scratch = 0;
+};
+
+template <typename Q>
+void quantize_row(const float* x, const ScalarQuant& q, Q* y, int64_t n) {
+  math::quantize_linear(x, q.scale, static_cast<Q>(q.zero_point), y, n);
+}
+
+class QdqConvGroup : public sdk::CompiledGroup {
+ public:
+  QdqConvGroup(const QdqConvMatch& m, const sdk::Graph& group, const KernelConfig& config)
+      : name_(group.name()), m_(m), params_(conv_attributes(m.conv)), default_threads_(config.default_threads),
+        adaptive_(config.adaptive_threads) {
+    in_index_ = group_input(group, m.x_quantized_input ? m.dq_x.input(0).name() : m.dq_x.output(0).name());
+    out_index_ = group_output(group, m.q.output(0).name());
+    if (in_index_ < 0 || out_index_ < 0 || group.num_outputs() != 1)
+      sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile fused int8 conv " + name_ + ": unexpected group interface");
+    const sdk::Tensor w = constant_of(m.dq_w.input(0));
+    w_shape_ = w.shape();
+    w_.assign(w.data<int8_t>(), w.data<int8_t>() + w.size());
+    std::vector<float> w_scales;
+    channel_weight_quant(m.dq_w, 4, 0, m.M, &w_scales);
+    const int64_t per_channel = m.M == 0 ? 0 : w.size() / m.M;
+    scale_.resize(static_cast<size_t>(m.M));
+    offset_.resize(static_cast<size_t>(m.M));
+    bias_.assign(static_cast<size_t>(m.M), 0.f);
+    for (int64_t o = 0; o < m.M; ++o) {
+      scale_[o] = m.x.scale * w_scales[o];
+      int64_t sum = 0;
+      for (int64_t i = 0; i < per_channel; ++i) sum += w_[o * per_channel + i];
+      offset_[o] = static_cast<int32_t>(m.x.zero_point * sum);
+    }
+    if (m.conv.has_input(2)) {
+      const sdk::Tensor b = constant_of(m.conv.input(2));
+      std::copy(b.data<float>(), b.data<float>() + m.M, bias_.begin());
+    }
+  }
+
+  void compute(void*, sdk::KernelContext& ctx) override {
+    const sdk::Tensor x = ctx.input(static_cast<size_t>(in_index_));
+    if (!x.present() || x.elem_type() != (m_.x_quantized_input ? m_.x.type : EPHOST_ELEMENT_FLOAT))
+      fail("X has an unexpected type");
+    math::ConvGeometry g;
+    try {
+      g = math::conv_geometry(params_, x.shape(), w_shape_);
+    } catch (const std::invalid_argument& e) {
+      fail(e.what());
+    }
+    if (g.in_spatial.size() != 2) fail("only 2-D convolutions are fused");
+    const Shape ys = g.output_shape();
+    void* y = ctx.output_raw(static_cast<size_t>(out_index_), m_.y.type, ys);
+    if (math::numel(ys) == 0) return;
+    int threads = ctx.threads();
+    if (threads <= 0) threads = default_threads_;
+    threads = math::effective_threads(threads, adaptive_);
+    const int64_t N = g.batch, C = g.in_channels, H = g.in_spatial[0], W = g.in_spatial[1];
+    const int64_t Hp = H + g.pad_begin[0] + g.pad_end[0], Wp = W + g.pad_begin[1] + g.pad_end[1];
+    uint8_t* src = static_cast<uint8_t*>(math::thread_buffer(0, static_cast<size_t>(std::max<int64_t>(N * Hp * Wp * C, 1))));
+    to_padded_nhwc(x, g, Hp, Wp, src, threads);
+    const int64_t OH = g.out_spatial[0], OW = g.out_spatial[1], M = m_.M;
+    int32_t* acc = static_cast<int32_t*>(math::thread_buffer(1, static_cast<size_t>(N * OH * OW * M) * sizeof(int32_t)));
+    const int team = math::threads_for_work(
+        2.0 * static_cast<double>(N * OH * OW) * static_cast<double>(M * (C / g.group) * g.kernel[0] * g.kernel[1]),
+        threads);
+    math::set_num_threads(team);
+    std::shared_ptr<Plan> plan = plan_for(g, Hp, Wp, team);
+    dnnl::engine& eng = math::cpu_engine();
+    memory srcm(plan->src, eng, src);
+    memory accm(plan->acc, eng, acc);
+    dnnl::stream& s = math::thread_stream();
+    plan->prim.execute(s, {{DNNL_ARG_SRC, srcm}, {DNNL_ARG_WEIGHTS, plan->w}, {DNNL_ARG_DST, accm},
+                           {DNNL_ARG_SCRATCHPAD, math::scratchpad(plan->scratch)}});
+    s.wait();
+    const int64_t pixels = OH * OW;
+    math::parallel_for(N * pixels, threads, std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(M, 1)),
+                       [&](int64_t r0, int64_t r1) { epilogue(acc, pixels, y, r0, r1); });
+    math::note_team_end(threads);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    sdk::fail(EPHOST_INVALID_ARGUMENT, "fused int8 conv " + name_ + " (" + m_.conv.name() + "): " + what);
+  }
+
+  // X (NCHW: X_q, or the float DequantizeLinear output quantized back) into NHWC with the padding
+  // around it holding the zero point.
+  void to_padded_nhwc(const sdk::Tensor& x, const math::ConvGeometry& g, int64_t Hp, int64_t Wp, uint8_t* dst,
+                      int threads) const {
+    const int64_t N = g.batch, C = g.in_channels, H = g.in_spatial[0], W = g.in_spatial[1];
+    const int64_t top = g.pad_begin[0], left = g.pad_begin[1];
+    const uint8_t zero = static_cast<uint8_t>(m_.x.zero_point);  // the byte of u8 or s8 zx
+    const bool padded = Hp != H || Wp != W;
+    const bool is_u8 = m_.x.type == EPHOST_ELEMENT_UINT8;
+    math::parallel_for(N * Hp, threads, std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(Wp * C, 1)),
+                       [&](int64_t r0, int64_t r1) {
+      uint8_t* row = static_cast<uint8_t*>(math::thread_buffer(5, static_cast<size_t>(std::max<int64_t>(W, 1))));
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t n = r / Hp, hp = r % Hp, h = hp - top;
+        uint8_t* out = dst + r * Wp * C;
+        if (h < 0 || h >= H) {
+          std::memset(out, zero, static_cast<size_t>(Wp * C));
+          continue;
+        }
+        if (padded) {
+          std::memset(out, zero, static_cast<size_t>(left * C));
+          std::memset(out + (left + W) * C, zero, static_cast<size_t>((Wp - left - W) * C));
+        }
+        for (int64_t c = 0; c < C; ++c) {
+          const int64_t at = ((n * C + c) * H + h) * W;
+          const uint8_t* in;
+          if (m_.x_quantized_input) {
+            in = static_cast<const uint8_t*>(x.raw()) + at;
+          } else {
+            if (is_u8)
+              quantize_row(x.data<float>() + at, m_.x, row, W);
+            else
+              quantize_row(x.data<float>() + at, m_.x, reinterpret_cast<int8_t*>(row), W);
+            in = row;
+          }
+          uint8_t* o = out + left * C + c;
+          for (int64_t w = 0; w < W; ++w) o[w * C] = in[w];
+        }
+      }
+    });
+  }
+
+  // Output pixels [r0, r1) of the NHWC int32 product: the graph's float value, then QuantizeLinear into NCHW.
+  void epilogue(const int32_t* acc, int64_t pixels, void* y, int64_t r0, int64_t r1) const {
+    const int64_t M = m_.M;
+    float* row = static_cast<float*>(math::thread_buffer(4, static_cast<size_t>(M) * sizeof(float)));
+    uint8_t* q = static_cast<uint8_t*>(math::thread_buffer(5, static_cast<size_t>(M)));
+    const bool relu = m_.relu.valid();
+    for (int64_t r = r0; r < r1; ++r) {
+      const int32_t* ar = acc + r * M;
+      for (int64_t o = 0; o < M; ++o) {
+        const float v = static_cast<float>(ar[o] - offset_[o]) * scale_[o] + bias_[o];
+        row[o] = relu ? (v > 0.f ? v : 0.f) : v;
+      }
+      if (m_.y.type == EPHOST_ELEMENT_UINT8)
+        quantize_row(row, m_.y, q, M);
+      else
+        quantize_row(row, m_.y, reinterpret_cast<int8_t*>(q), M);
+      const int64_t n = r / pixels, p = r % pixels;
+      uint8_t* out = static_cast<uint8_t*>(y) + n * M * pixels + p;
+      for (int64_t o = 0; o < M; ++o) out[o * pixels] = q[o];
+    }
+  }
+
+  std::shared_ptr<Plan> plan_for(const math::ConvGeometry& g, int64_t Hp, int64_t Wp, int threads) {
+    const std::vector<int64_t> key{g.batch, Hp, Wp, g.out_spatial[0], g.out_spatial[1], threads};
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = plans_.find(key);
+    if (it != plans_.end()) return it->second;
+    auto plan = std::make_shared<Plan>();
+    const int64_t N = g.batch, C = g.in_channels, M = m_.M, G = g.group;
+    const int64_t KH = g.kernel[0], KW = g.kernel[1];
+    const auto src_dt = m_.x.type == EPHOST_ELEMENT_UINT8 ? memory::data_type::u8 : memory::data_type::s8;
+    plan->src = memory::desc({N, C, Hp, Wp}, src_dt, memory::format_tag::nhwc);
+    plan->acc = memory::desc({N, M, g.out_spatial[0], g.out_spatial[1]}, memory::data_type::s32, memory::format_tag::nhwc);
+    const memory::dims wdims = G == 1 ? memory::dims{M, C, KH, KW} : memory::dims{G, M / G, C / G, KH, KW};
+    const memory::desc w_user(wdims, memory::data_type::s8, G == 1 ? memory::format_tag::oihw : memory::format_tag::goihw);
+    const memory::desc w_any(wdims, memory::data_type::s8, memory::format_tag::any);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    math::set_num_threads(threads);
+    const memory::dims strides{g.strides[0], g.strides[1]};
+    const memory::dims dilates{g.dilations[0] - 1, g.dilations[1] - 1};
+    const memory::dims no_pad{0, 0};
+    auto desc = dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                                plan->src, w_any, plan->acc, strides, dilates, no_pad, no_pad);
+    auto pd = dnnl::convolution_forward::primitive_desc(desc, attr, math::cpu_engine());
+    plan->prim = dnnl::convolution_forward(pd);
+    plan->scratch = pd.scratchpad_desc().get_size();
+    const memory::desc want = pd.weights_desc();
+    for (const auto& [d, mem] : weights_)
+      if (d == want) plan->w = mem;
+    if (!plan->w) {  // packed once per layout the primitive asks for
+      memory user(w_user, math::cpu_engine(), w_.data());
+      memory packed(want, math::cpu_engine());
+      dnnl::stream& s = math::thread_stream();
+      dnnl::reorder(user, packed).execute(s, user, packed);
+      s.wait();
+      weights_.emplace_back(want, packed);
+      plan->w = packed;
+    }
+    if (plans_.size() >= 64) plans_.erase(plans_.begin());
+    plans_.emplace(key, plan);
+    return plan;
+  }
+
+  std::string name_;
+  QdqConvMatch m_;
+  math::ConvParams params_;
+  int default_threads_;
+  bool adaptive_ = true;
+  int in_index_ = -1, out_index_ = -1;
+  Shape w_shape_;
+  std::vector<int8_t> w_;
+  std::vector<float> scale_, bias_;
+  std::vector<int32_t> offset_;
+  std::mutex mu_;
+  std::map<std::vector<int64_t>, std::shared_ptr<Plan>> plans_;
+  std::vector<std::pair<memory::desc, memory>> weights_;
+};
+
+#endif  // EPHOST_WITH_DNNL
+
+class QdqConvFusion : public Fusion {
+ public:
+  const char* name() const override { return "qdq_conv"; }
+  std::vector<sdk::Node> match(const sdk::Node& anchor, const Available& ok) const override {
+    QdqConvMatch m;
+    return match_qdq_conv(anchor, ok, &m) ? m.nodes : std::vector<sdk::Node>{};
+  }
+  std::unique_ptr<sdk::CompiledGroup> compile(const sdk::Node& anchor, const sdk::Graph& group,
+                                              const KernelConfig& config) const override {
+    // The group's membership says whether X's DequantizeLinear is in it.
+    bool dq_in_group = false;
+    for (const sdk::Node& n : group.nodes()) dq_in_group = dq_in_group || is_quant_op(n, "DequantizeLinear");
+    const sdk::Node dq_x = anchor.input(0).producer();
+    QdqConvMatch m;
+    if (!match_qdq_conv(anchor, [&](const sdk::Node& n) { return dq_in_group || n.get() != dq_x.get(); }, &m))
+      sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile fused int8 conv " + group.name() + ": pattern not found");
+#if defined(EPHOST_WITH_DNNL)
+    return std::make_unique<QdqConvGroup>(m, group, config);
+#else
+    (void)config;
+    sdk::fail(EPHOST_NOT_IMPLEMENTED, "fused int8 conv needs oneDNN");
+#endif
+  }
+};
+
+}  // namespace
+
+const Fusion& qdq_conv_fusion() {
+  static const QdqConvFusion f;
+  return f;
+}
+
+}  // namespace ephost::cpu::fusion

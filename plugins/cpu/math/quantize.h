@@ -1,0 +1,49 @@
+// The element loops of QuantizeLinear and DequantizeLinear, shared by the per-tensor, per-axis and
+// blocked forms of the ops (kernels/quantize.cpp and the opset-21 block kernel) and by the QDQ fusions.
+// Each is compiled for the baseline ISA, AVX2 and AVX-512 and picked per call by math/isa.h's active
+// tier (EPHOST_CPU_ISA caps it).
+//
+// Every tier computes exactly the ONNX expressions, bit for bit the same on every tier:
+//   quantize:   y = saturate(round_half_to_even(x / scale) + zero_point)   (a true division, no reciprocal;
+//               NaN saturates to the type's lowest value, as the scalar std::min/std::max clamp does)
+//   dequantize: y = float(x - zero_point) * scale                          (the difference exact in 64 bits)
+//
+// Two shapes of parameters cover every form of the ops:
+//   - one scale and zero point for a run of n elements: per-tensor, one channel row of a per-axis
+//     tensor whose inner size is > 1, or one block of a blocked tensor along its last axis;
+//   - one scale and zero point per element (scale[i], zero_point[i]): a per-axis tensor quantized along
+//     its last axis, or the rows of a blocked tensor along an inner axis.
+// zero_point may be null (zero). All pointers must be valid for n elements; x and y must not overlap.
+//
+// Thread-safety: pure functions of their arguments.
+#pragma once
+
+#include <cstdint>
+
+namespace ephost::cpu::math {
+
+// One scale and zero point for all n elements.
+void quantize_linear(const float* x, float scale, uint8_t zero_point, uint8_t* y, int64_t n);
+void quantize_linear(const float* x, float scale, int8_t zero_point, int8_t* y, int64_t n);
+void quantize_linear(const float* x, float scale, uint16_t zero_point, uint16_t* y, int64_t n);
+void quantize_linear(const float* x, float scale, int16_t zero_point, int16_t* y, int64_t n);
+
+// scale[i] and zero_point[i] (zero_point may be null) for element i.
+void quantize_linear_each(const float* x, const float* scale, const uint8_t* zero_point, uint8_t* y, int64_t n);
+void quantize_linear_each(const float* x, const float* scale, const int8_t* zero_point, int8_t* y, int64_t n);
+void quantize_linear_each(const float* x, const float* scale, const uint16_t* zero_point, uint16_t* y, int64_t n);
+void quantize_linear_each(const float* x, const float* scale, const int16_t* zero_point, int16_t* y, int64_t n);
+
+void dequantize_linear(const uint8_t* x, float scale, uint8_t zero_point, float* y, int64_t n);
+void dequantize_linear(const int8_t* x, float scale, int8_t zero_point, float* y, int64_t n);
+void dequantize_linear(const uint16_t* x, float scale, uint16_t zero_point, float* y, int64_t n);
+void dequantize_linear(const int16_t* x, float scale, int16_t zero_point, float* y, int64_t n);
+void dequantize_linear(const int32_t* x, float scale, int32_t zero_point, float* y, int64_t n);
+
+void dequantize_linear_each(const uint8_t* x, const float* scale, const uint8_t* zero_point, float* y, int64_t n);
+void dequantize_linear_each(const int8_t* x, const float* scale, const int8_t* zero_point, float* y, int64_t n);
+void dequantize_linear_each(const uint16_t* x, const float* scale, const uint16_t* zero_point, float* y, int64_t n);
+void dequantize_linear_each(const int16_t* x, const float* scale, const int16_t* zero_point, float* y, int64_t n);
+void dequantize_linear_each(const int32_t* x, const float* scale, const int32_t* zero_point, float* y, int64_t n);
+
+}  // namespace ephost::cpu::math

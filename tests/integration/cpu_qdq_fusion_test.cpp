@@ -1,0 +1,301 @@
+// The CPU plugin's int8 QDQ fusions (plugins/cpu/fusion/qdq_*.cpp) against the exact QDQ semantics:
+// each model runs with pattern fusion (the default) and with fuse_patterns=0, where every
+// QuantizeLinear / DequantizeLinear runs on its own in float, on the same random inputs. The outputs,
+// dequantized, must agree within 2 quantization steps, and the fused session must contain the int8
+// group (so that a pattern that silently stops matching fails here). The suite also runs under
+// EPHOST_CPU_ISA=scalar and =avx2 (tests/CMakeLists.txt: cpu_plugin_tests_*), where oneDNN has no VNNI
+// and the fusion must only take weights it multiplies exactly.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <random>
+#include <set>
+
+#include "ephost/ephost_cxx_api.h"
+#include "test_support.h"
+
+using ephost_test::ModelBuilder;
+
+namespace {
+
+Ephost::Env& cpu_env() {
+  static Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{});
+  return env;
+}
+
+template <typename T>
+void typed_initializer(ModelBuilder& m, const std::string& name, int32_t type, const std::vector<int64_t>& dims,
+                       const std::vector<T>& values) {
+  auto* t = m.proto().mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(type);
+  for (int64_t d : dims) t->add_dims(d);
+  t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
+}
+
+// Op types of every fused group of the session ("DequantizeLinear+MatMul+..."), in node order.
+std::multiset<std::string> fused_groups(const Ephost::Session& s) {
+  const nlohmann::json report = nlohmann::json::parse(s.partition_report_json());
+  std::map<std::string, std::string> groups;
+  for (const auto& g : report.at("graphs"))
+    for (const auto& n : g.at("nodes")) {
+      if (n.at("fused_group").is_null()) continue;
+      std::string& ops = groups[n.at("fused_group").get<std::string>()];
+      ops += (ops.empty() ? "" : "+") + n.at("op_type").get<std::string>();
+    }
+  std::multiset<std::string> out;
+  for (const auto& [name, ops] : groups) out.insert(ops);
+  return out;
+}
+
+std::vector<float> run(const Ephost::Session& s, const std::vector<int64_t>& shape, std::vector<float>& x) {
+  std::vector<Ephost::Tensor> in;
+  in.push_back(Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, shape, x.data(), x.size()));
+  std::vector<Ephost::Tensor> out = s.run({"x"}, in, {"y"});
+  const float* p = static_cast<const float*>(Ephost::api().TensorGetData(out[0].get()));
+  return std::vector<float>(p, p + Ephost::api().TensorGetElementCount(out[0].get()));
+}
+
+struct Quant {
+  float scale;
+  int zero_point;
+  bool is_signed;
+};
+
+// Q(x) -> DQ -> [product] -> Q -> DQ -> y, with the product's nodes added by `body` (from "a" to "p").
+struct QdqModel {
+  ModelBuilder m{13};
+  Quant in{0.02f, 128, false}, out{0.05f, 120, false};
+
+  void add_quant_pair(const std::string& x, const Quant& q, const std::string& prefix, const std::string& y) {
+    m.initializer(prefix + "_s", {}, {q.scale});
+    if (q.is_signed)
+      typed_initializer<int8_t>(m, prefix + "_z", onnx::TensorProto::INT8, {}, {static_cast<int8_t>(q.zero_point)});
+    else
+      typed_initializer<uint8_t>(m, prefix + "_z", onnx::TensorProto::UINT8, {}, {static_cast<uint8_t>(q.zero_point)});
+    m.node("QuantizeLinear", {x, prefix + "_s", prefix + "_z"}, {prefix + "_q"}, prefix + "_quantize");
+    m.node("DequantizeLinear", {prefix + "_q", prefix + "_s", prefix + "_z"}, {y}, prefix + "_dequantize");
+  }
+
+  // Per-column int8 weights [K, N] (or [N, K] when transposed) within +-limit, dequantized along `axis`.
+  void add_weights(int64_t K, int64_t N, bool transposed, int limit, uint32_t seed) {
+    std::mt19937 gen(seed);
+    std::uniform_int_distribution<int> d(-limit, limit);
+    std::vector<int8_t> w(static_cast<size_t>(K * N));
+    for (int8_t& v : w) v = static_cast<int8_t>(d(gen));
+    std::vector<float> s(static_cast<size_t>(N));
+    for (int64_t n = 0; n < N; ++n) s[n] = 0.004f * (1.f + 0.1f * static_cast<float>(n % 7));
+    typed_initializer<int8_t>(m, "w_q", onnx::TensorProto::INT8, transposed ? std::vector<int64_t>{N, K} : std::vector<int64_t>{K, N}, w);
+    m.initializer("w_s", {N}, s);
+    typed_initializer<int8_t>(m, "w_z", onnx::TensorProto::INT8, {N}, std::vector<int8_t>(static_cast<size_t>(N), 0));
+    auto& dq = m.node("DequantizeLinear", {"w_q", "w_s", "w_z"}, {"w"}, "w_dequantize");
+    ephost_test::attr_int(dq, "axis", transposed ? 0 : 1);
+  }
+
+  // Per-output-channel int8 convolution weights [M, C/group, k, k] within +-limit.
+  void add_conv_weights(int64_t M, int64_t c_per_group, int64_t k, int limit, uint32_t seed) {
+    std::mt19937 gen(seed);
+    std::uniform_int_distribution<int> d(-limit, limit);
+    std::vector<int8_t> w(static_cast<size_t>(M * c_per_group * k * k));
+    for (int8_t& v : w) v = static_cast<int8_t>(d(gen));
+    std::vector<float> s(static_cast<size_t>(M));
+    for (int64_t n = 0; n < M; ++n) s[n] = 0.004f * (1.f + 0.1f * static_cast<float>(n % 7));
+    typed_initializer<int8_t>(m, "w_q", onnx::TensorProto::INT8, {M, c_per_group, k, k}, w);
+    m.initializer("w_s", {M}, s);
+    auto& dq = m.node("DequantizeLinear", {"w_q", "w_s"}, {"w"}, "w_dequantize");
+    ephost_test::attr_int(dq, "axis", 0);
+  }
+
+  // An int32 bias dequantized with scale in.scale * 0.004 (as quantizers write it).
+  void add_bias(int64_t N, uint32_t seed) {
+    std::mt19937 gen(seed);
+    std::uniform_int_distribution<int32_t> d(-3000, 3000);
+    std::vector<int32_t> b(static_cast<size_t>(N));
+    for (int32_t& v : b) v = d(gen);
+    typed_initializer<int32_t>(m, "b_q", onnx::TensorProto::INT32, {N}, b);
+    m.initializer("b_s", {}, {in.scale * 0.004f});
+    m.node("DequantizeLinear", {"b_q", "b_s"}, {"b"}, "b_dequantize");
+  }
+};
+
+// Runs the model fused and op by op; the dequantized outputs must be within 2 steps of out.scale, and
+// the fused session must hold a group of exactly `expect`'s op types.
+void check_qdq(QdqModel& q, const std::vector<int64_t>& x_shape, const std::string& expect, uint32_t seed = 1,
+               bool expect_fused = true) {
+  const std::string bytes = q.m.bytes();
+  Ephost::SessionOptions fused_opts;
+  fused_opts.set_threads(2);
+  fused_opts.append_provider("cpu", {{"adaptive_threads", "0"}});
+  Ephost::Session fused(cpu_env(), bytes.data(), bytes.size(), fused_opts);
+  Ephost::SessionOptions plain_opts;
+  plain_opts.set_threads(1);
+  plain_opts.append_provider("cpu", {{"fuse_patterns", "0"}});
+  Ephost::Session plain(cpu_env(), bytes.data(), bytes.size(), plain_opts);
+
+  const std::multiset<std::string> groups = fused_groups(fused);
+  std::string all;
+  for (const auto& g : groups) all += "[" + g + "] ";
+  EXPECT_EQ(groups.count(expect), expect_fused ? 1u : 0u) << "fused groups: " << all;
+  for (const std::string& g : fused_groups(plain)) EXPECT_NE(g, expect) << "fuse_patterns=0 still fused " << g;
+
+  size_t n = 1;
+  for (int64_t d : x_shape) n *= static_cast<size_t>(d);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> d(-2.7f, 2.7f);  // beyond the input range too: saturation
+  std::vector<float> x(n);
+  for (float& v : x) v = d(gen);
+  const std::vector<float> got = run(fused, x_shape, x);
+  const std::vector<float> want = run(plain, x_shape, x);
+  ASSERT_EQ(got.size(), want.size());
+  double worst = 0;
+  size_t differing = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double steps = std::abs(static_cast<double>(got[i]) - want[i]) / q.out.scale;
+    worst = std::max(worst, steps);
+    differing += steps > 0.5;
+  }
+  EXPECT_LE(worst, 2.0 + 1e-3) << differing << " of " << got.size() << " outputs differ";
+  // Not a vacuous comparison: the outputs span many quantization levels.
+  std::set<float> levels(want.begin(), want.end());
+  EXPECT_GT(levels.size(), 20u);
+}
+
+}  // namespace
+
+TEST(CpuQdqFusion, MatMulBiasReluPerColumnWeights) {
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {3, 7, 48}).output("y", onnx::TensorProto::FLOAT, {3, 7, 40});
+  q.add_quant_pair("x", q.in, "in", "a");
+  q.add_weights(48, 40, false, 64, 11);
+  q.add_bias(40, 12);
+  q.m.node("MatMul", {"a", "w"}, {"mm"}, "matmul");
+  q.m.node("Add", {"mm", "b"}, {"biased"}, "bias");
+  q.m.node("Relu", {"biased"}, {"r"}, "relu");
+  q.out = {0.03f, 0, false};
+  q.add_quant_pair("r", q.out, "out", "y");
+  check_qdq(q, {3, 7, 48}, "DequantizeLinear+MatMul+Add+Relu+QuantizeLinear");
+}
+
+TEST(CpuQdqFusion, MatMulSignedOutputNoRelu) {
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {33, 64}).output("y", onnx::TensorProto::FLOAT, {33, 24});
+  q.add_quant_pair("x", q.in, "in", "a");
+  q.add_weights(64, 24, false, 64, 21);
+  q.add_bias(24, 22);
+  q.m.node("MatMul", {"a", "w"}, {"mm"}, "matmul");
+  q.m.node("Add", {"b", "mm"}, {"biased"}, "bias");
+  q.out = {0.04f, -5, true};
+  q.add_quant_pair("biased", q.out, "out", "y");
+  check_qdq(q, {33, 64}, "DequantizeLinear+MatMul+Add+QuantizeLinear", 3);
+}
+
+TEST(CpuQdqFusion, SignedActivationsGemmTransB) {
+  QdqModel q;
+  q.in = {0.02f, 3, true};
+  q.m.input("x", onnx::TensorProto::FLOAT, {17, 32}).output("y", onnx::TensorProto::FLOAT, {17, 20});
+  q.add_quant_pair("x", q.in, "in", "a");
+  q.add_weights(32, 20, true, 64, 31);
+  q.add_bias(20, 32);
+  auto& gemm = q.m.node("Gemm", {"a", "w", "b"}, {"g"}, "gemm");
+  ephost_test::attr_int(gemm, "transB", 1);
+  q.out = {0.05f, 128, false};
+  q.add_quant_pair("g", q.out, "out", "y");
+  check_qdq(q, {17, 32}, "DequantizeLinear+Gemm+QuantizeLinear", 5);
+}
+
+TEST(CpuQdqFusion, SharedInputDequantizeStaysOutside) {
+  // A's DequantizeLinear also feeds a residual Add: the group re-quantizes its float output.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {9, 40}).output("y", onnx::TensorProto::FLOAT, {9, 40});
+  q.add_quant_pair("x", q.in, "in", "a");
+  q.add_weights(40, 40, false, 64, 41);
+  q.add_bias(40, 42);
+  q.m.node("MatMul", {"a", "w"}, {"mm"}, "matmul");
+  q.m.node("Add", {"mm", "b"}, {"biased"}, "bias");
+  q.out = {0.05f, 128, false};
+  q.add_quant_pair("biased", q.out, "mid", "m");
+  q.m.node("Add", {"m", "a"}, {"y"}, "residual");
+  check_qdq(q, {9, 40}, "MatMul+Add+QuantizeLinear", 7);
+}
+
+TEST(CpuQdqFusion, FullRangeWeightsFuseOnlyWhereExact) {
+  // Weights beyond 7 bits: oneDNN without VNNI would saturate its int16 pair sums, so the pattern is
+  // taken only where VNNI is available; either way the result must hold.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {16, 256}).output("y", onnx::TensorProto::FLOAT, {16, 32});
+  q.add_quant_pair("x", q.in, "in", "a");
+  q.add_weights(256, 32, false, 127, 51);
+  q.add_bias(32, 52);
+  q.m.node("MatMul", {"a", "w"}, {"mm"}, "matmul");
+  q.m.node("Add", {"mm", "b"}, {"biased"}, "bias");
+  q.out = {0.08f, 128, false};
+  q.add_quant_pair("biased", q.out, "out", "y");
+  const char* cap = std::getenv("EPHOST_CPU_ISA");
+  const bool vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+                    (cap == nullptr || std::string(cap) == "avx512");
+  check_qdq(q, {16, 256}, "DequantizeLinear+MatMul+Add+QuantizeLinear", 9, vnni);
+}
+
+TEST(CpuQdqFusion, ConvPaddedReluWithInputZeroPoint) {
+  // The input's zero point is 128: the padding must act as the quantized zero, not as byte 0.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {2, 8, 9, 11}).output("y", onnx::TensorProto::FLOAT, {2, 16, 9, 11});
+  q.add_quant_pair("x", q.in, "in", "a");
+  q.add_conv_weights(16, 8, 3, 64, 61);
+  q.add_bias(16, 62);
+  auto& conv = q.m.node("Conv", {"a", "w", "b"}, {"c"}, "conv");
+  ephost_test::attr_ints(conv, "pads", {1, 1, 1, 1});
+  q.m.node("Relu", {"c"}, {"r"}, "relu");
+  q.out = {0.03f, 0, false};
+  q.add_quant_pair("r", q.out, "out", "y");
+  check_qdq(q, {2, 8, 9, 11}, "DequantizeLinear+Conv+Relu+QuantizeLinear", 11);
+}
+
+TEST(CpuQdqFusion, DepthwiseStridedConvSignedOutput) {
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {1, 12, 15, 14}).output("y", onnx::TensorProto::FLOAT, {1, 12, 8, 7});
+  q.add_quant_pair("x", q.in, "in", "a");
+  q.add_conv_weights(12, 1, 3, 64, 71);
+  auto& conv = q.m.node("Conv", {"a", "w"}, {"c"}, "conv");
+  ephost_test::attr_int(conv, "group", 12);
+  ephost_test::attr_ints(conv, "strides", {2, 2});
+  ephost_test::attr_ints(conv, "pads", {1, 1, 1, 1});
+  q.out = {0.02f, -3, true};
+  q.add_quant_pair("c", q.out, "out", "y");
+  check_qdq(q, {1, 12, 15, 14}, "DequantizeLinear+Conv+QuantizeLinear", 13);
+}
+
+TEST(CpuQdqFusion, SharedInputConvSamePadding) {
+  // X's DequantizeLinear also feeds the residual: the group re-quantizes the float tensor.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {1, 16, 10, 10}).output("y", onnx::TensorProto::FLOAT, {1, 16, 10, 10});
+  q.add_quant_pair("x", q.in, "in", "a");
+  q.add_conv_weights(16, 16, 3, 64, 81);
+  q.add_bias(16, 82);
+  auto& conv = q.m.node("Conv", {"a", "w", "b"}, {"c"}, "conv");
+  ephost_test::attr_string(conv, "auto_pad", "SAME_UPPER");
+  q.out = {0.05f, 128, false};
+  q.add_quant_pair("c", q.out, "mid", "m");
+  q.m.node("Add", {"m", "a"}, {"y"}, "residual");
+  check_qdq(q, {1, 16, 10, 10}, "Conv+QuantizeLinear", 17);
+}
+
+TEST(CpuQdqFusion, ActivationsAsTables) {
+  // DQ -> HardSigmoid / Sigmoid / Tanh -> Q (s8 in, u8 out): 256-entry tables.
+  for (const char* op : {"HardSigmoid", "Sigmoid", "Tanh"}) {
+    QdqModel q;
+    q.in = {0.03f, -7, true};
+    q.m.input("x", onnx::TensorProto::FLOAT, {3, 5, 77}).output("y", onnx::TensorProto::FLOAT, {3, 5, 77});
+    q.add_quant_pair("x", q.in, "in", "a");
+    q.m.node(op, {"a"}, {"h"}, "act");
+    q.out = {std::string(op) == "Tanh" ? 0.009f : 0.005f, std::string(op) == "Tanh" ? 128 : 0, false};
+    q.add_quant_pair("h", q.out, "out", "y");
+    SCOPED_TRACE(op);
+    check_qdq(q, {3, 5, 77}, std::string("DequantizeLinear+") + op + "+QuantizeLinear", 19);
+  }
+}

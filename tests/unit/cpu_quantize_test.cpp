@@ -1,0 +1,162 @@
+// The CPU plugin's QuantizeLinear / DequantizeLinear element loops (plugins/cpu/math/quantize.h) on every
+// ISA tier (tests/unit/isa_tiers.h) against the ONNX expressions evaluated one element at a time with
+// std::nearbyint, bit for bit: halves (round half to even), saturation at both ends, NaN and infinities,
+// every tail length, every element type, one scale per run and one scale per element.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "../../plugins/cpu/math/quantize.h"
+#include "isa_tiers.h"
+
+namespace m = ephost::cpu::math;
+
+namespace {
+
+// The ONNX reference: saturate(round_half_to_even(x / scale) + zero_point).
+template <typename Q>
+Q reference_quantize(float x, float scale, Q zero_point) {
+  const float lo = static_cast<float>(std::numeric_limits<Q>::lowest());
+  const float hi = static_cast<float>(std::numeric_limits<Q>::max());
+  const float v = std::nearbyint(x / scale) + static_cast<float>(zero_point);
+  return static_cast<Q>(std::min(hi, std::max(lo, v)));
+}
+
+template <typename Q>
+float reference_dequantize(Q x, float scale, Q zero_point) {
+  return static_cast<float>(static_cast<int64_t>(x) - static_cast<int64_t>(zero_point)) * scale;
+}
+
+// Values that probe rounding and saturation for a scale of 1 (and land elsewhere for other scales).
+std::vector<float> probe_inputs(uint32_t seed) {
+  std::vector<float> v = {0.f, -0.f, 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 126.5f, 127.5f, 128.5f, -127.5f,
+                          -128.5f, -129.5f, 254.5f, 255.5f, 256.5f, 32766.5f, 32767.5f, -32768.5f, 65534.5f,
+                          65535.5f, 4194303.5f, 4194304.f, 8388607.f, 8388609.f, 1e10f, -1e10f, 1e-30f,
+                          std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                          std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::max(),
+                          -std::numeric_limits<float>::max(), std::numeric_limits<float>::denorm_min()};
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> wide(-300.f, 300.f);
+  std::uniform_int_distribution<int> half(-70000, 70000);
+  for (int i = 0; i < 200; ++i) v.push_back(wide(gen));
+  for (int i = 0; i < 100; ++i) v.push_back(static_cast<float>(half(gen)) + 0.5f);
+  return v;
+}
+
+template <typename T>
+bool same_bits(T a, T b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+template <typename Q>
+std::vector<Q> zero_points(uint32_t seed, size_t n) {
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int64_t> d(std::numeric_limits<Q>::lowest(), std::numeric_limits<Q>::max());
+  std::vector<Q> z(n);
+  for (Q& q : z) q = static_cast<Q>(d(gen));
+  return z;
+}
+
+std::vector<float> scales(uint32_t seed, size_t n) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> d(-6.f, 2.f);
+  std::vector<float> s(n);
+  for (size_t i = 0; i < n; ++i) s[i] = (i % 5 == 0) ? 1.f : std::exp2(d(gen)) * (i % 7 == 3 ? -1.f : 1.f);
+  return s;
+}
+
+template <typename Q>
+void check_quantize(uint32_t seed) {
+  const std::vector<float> x = probe_inputs(seed);
+  const std::vector<float> s = scales(seed + 1, x.size());
+  const std::vector<Q> z = zero_points<Q>(seed + 2, x.size());
+  // Every offset and tail length up to two AVX-512 vectors, then the whole input.
+  for (size_t start : {size_t{0}, size_t{3}}) {
+    for (size_t n = 0; n + start <= x.size(); n = n < 40 ? n + 1 : x.size() - start) {
+      for (float scale : {1.f, 0.37f, 1.f / 64.f, 3e-4f}) {
+        for (Q zero : {Q{0}, std::numeric_limits<Q>::max(), static_cast<Q>(std::numeric_limits<Q>::lowest() / 2 + 7)}) {
+          std::vector<Q> y(n + 1, Q{42});
+          m::quantize_linear(x.data() + start, scale, zero, y.data(), static_cast<int64_t>(n));
+          for (size_t i = 0; i < n; ++i)
+            ASSERT_EQ(y[i], reference_quantize<Q>(x[start + i], scale, zero))
+                << "x=" << x[start + i] << " scale=" << scale << " zero=" << +zero << " n=" << n << " i=" << i;
+          ASSERT_EQ(y[n], Q{42}) << "wrote past the end, n=" << n;
+        }
+      }
+      for (bool with_zero : {false, true}) {
+        std::vector<Q> y(n + 1, Q{42});
+        m::quantize_linear_each(x.data() + start, s.data() + start, with_zero ? z.data() + start : nullptr, y.data(),
+                                static_cast<int64_t>(n));
+        for (size_t i = 0; i < n; ++i)
+          ASSERT_EQ(y[i], reference_quantize<Q>(x[start + i], s[start + i], with_zero ? z[start + i] : Q{0}))
+              << "x=" << x[start + i] << " scale=" << s[start + i] << " n=" << n << " i=" << i;
+        ASSERT_EQ(y[n], Q{42}) << "wrote past the end, n=" << n;
+      }
+      if (n == x.size() - start) break;
+    }
+  }
+}
+
+template <typename Q>
+void check_dequantize(uint32_t seed) {
+  const size_t count = 300;
+  std::vector<Q> x = zero_points<Q>(seed, count);
+  x[0] = std::numeric_limits<Q>::lowest();
+  x[1] = std::numeric_limits<Q>::max();
+  const std::vector<float> s = scales(seed + 1, count);
+  std::vector<Q> z = zero_points<Q>(seed + 2, count);
+  // int32's zero point is 0 in ONNX; a nonzero one must still not overflow.
+  for (size_t n = 0; n <= count; n = n < 40 ? n + 1 : count) {
+    for (float scale : {1.f, 0.37f, 3e-4f}) {
+      for (Q zero : {Q{0}, std::numeric_limits<Q>::max(), std::numeric_limits<Q>::lowest()}) {
+        std::vector<float> y(n + 1, 42.f);
+        m::dequantize_linear(x.data(), scale, zero, y.data(), static_cast<int64_t>(n));
+        for (size_t i = 0; i < n; ++i)
+          ASSERT_TRUE(same_bits(y[i], reference_dequantize<Q>(x[i], scale, zero)))
+              << "x=" << +x[i] << " scale=" << scale << " zero=" << +zero << ": " << y[i];
+        ASSERT_EQ(y[n], 42.f);
+      }
+    }
+    for (bool with_zero : {false, true}) {
+      std::vector<float> y(n + 1, 42.f);
+      m::dequantize_linear_each(x.data(), s.data(), with_zero ? z.data() : nullptr, y.data(), static_cast<int64_t>(n));
+      for (size_t i = 0; i < n; ++i)
+        ASSERT_TRUE(same_bits(y[i], reference_dequantize<Q>(x[i], s[i], with_zero ? z[i] : Q{0})))
+            << "x=" << +x[i] << " scale=" << s[i] << ": " << y[i];
+      ASSERT_EQ(y[n], 42.f);
+    }
+    if (n == count) break;
+  }
+}
+
+}  // namespace
+
+class CpuQuantizeLinear : public IsaTierTest {};
+EPHOST_INSTANTIATE_FOR_EVERY_ISA(CpuQuantizeLinear);
+
+TEST_P(CpuQuantizeLinear, Uint8MatchesTheReferenceBitForBit) { check_quantize<uint8_t>(1); }
+TEST_P(CpuQuantizeLinear, Int8MatchesTheReferenceBitForBit) { check_quantize<int8_t>(2); }
+TEST_P(CpuQuantizeLinear, Uint16MatchesTheReferenceBitForBit) { check_quantize<uint16_t>(3); }
+TEST_P(CpuQuantizeLinear, Int16MatchesTheReferenceBitForBit) { check_quantize<int16_t>(4); }
+
+TEST_P(CpuQuantizeLinear, RoundsHalvesToEvenAndSaturates) {
+  const std::vector<float> x = {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 300.f, -300.f,
+                                std::numeric_limits<float>::quiet_NaN(), 127.5f, -128.5f};
+  std::vector<int8_t> y(x.size());
+  m::quantize_linear(x.data(), 1.f, int8_t{0}, y.data(), static_cast<int64_t>(x.size()));
+  EXPECT_EQ(std::vector<int>(y.begin(), y.end()), (std::vector<int>{0, 2, 2, 0, -2, -2, 127, -128, -128, 127, -128}));
+}
+
+class CpuDequantizeLinear : public IsaTierTest {};
+EPHOST_INSTANTIATE_FOR_EVERY_ISA(CpuDequantizeLinear);
+
+TEST_P(CpuDequantizeLinear, Uint8MatchesTheReferenceBitForBit) { check_dequantize<uint8_t>(11); }
+TEST_P(CpuDequantizeLinear, Int8MatchesTheReferenceBitForBit) { check_dequantize<int8_t>(12); }
+TEST_P(CpuDequantizeLinear, Uint16MatchesTheReferenceBitForBit) { check_dequantize<uint16_t>(13); }
+TEST_P(CpuDequantizeLinear, Int16MatchesTheReferenceBitForBit) { check_dequantize<int16_t>(14); }
+TEST_P(CpuDequantizeLinear, Int32MatchesTheReferenceBitForBit) { check_dequantize<int32_t>(15); }
