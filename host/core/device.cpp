@@ -79,13 +79,17 @@ void Device::copy_to_host(EphostStream* stream, EphostDeviceBuffer src, void* ds
 void Device::copy_to(const Device& dst_device, EphostStream* stream, EphostDeviceBuffer src, EphostDeviceBuffer dst,
                      uint64_t bytes, const std::string& what) const {
   if (bytes == 0) return;
-  call("copy_between_devices", [&] { return fmt::format("copy_between_devices of {} to device {} ({} bytes)", what, dst_device.index(), bytes); },
+  call("copy_between_devices",
+       [&] {
+         return fmt::format("copy_between_devices of {} to device {} ({} bytes)", what, dst_device.index(), bytes);
+       },
        [&] { return plugin_->copy_between_devices(stream, index_, src, dst_device.index(), dst, bytes); });
 }
 
 EphostStream* Device::create_stream(const std::string& what) const {
   EphostStream* stream = nullptr;
-  call("stream_create", [&] { return "stream_create (for " + what + ")"; }, [&] { return plugin_->stream_create(index_, &stream); });
+  call("stream_create", [&] { return "stream_create (for " + what + ")"; },
+       [&] { return plugin_->stream_create(index_, &stream); });
   if (!stream)
     fail(EPHOST_EP_FAIL, "provider '{}' device {}: stream_create (for {}) returned no stream", plugin_name_, index_,
          what);
@@ -93,12 +97,14 @@ EphostStream* Device::create_stream(const std::string& what) const {
 }
 
 void Device::synchronize(EphostStream* stream, const std::string& what) const {
-  call("stream_synchronize", [&] { return "stream_synchronize (" + what + ")"; }, [&] { return plugin_->stream_synchronize(stream); });
+  call("stream_synchronize", [&] { return "stream_synchronize (" + what + ")"; },
+       [&] { return plugin_->stream_synchronize(stream); });
 }
 
 void Device::synchronize(EphostStream* stream, const char* why, const char* after_kind,
                          const std::string& after_name) const {
-  call("stream_synchronize", [&] { return fmt::format("stream_synchronize ({}, after {} '{}')", why, after_kind, after_name); },
+  call("stream_synchronize",
+       [&] { return fmt::format("stream_synchronize ({}, after {} '{}')", why, after_kind, after_name); },
        [&] { return plugin_->stream_synchronize(stream); });
 }
 

@@ -107,8 +107,8 @@ class Provider {
   virtual bool emits_contexts() const = 0;
   // Writes the cached form of the fused group `fused_name` (compiled this session) into `sink`.
   virtual void emit_context(const std::string& fused_name, EphostContextSink& sink) const = 0;
-  // The provider's verdict on `blob` (`blob_size` bytes, valid during the call) for EPContext node `context_node`; nothing when the plugin has no
-  // judge (it would try to load every context of its source keys).
+  // The provider's verdict on `blob` (`blob_size` bytes, valid during the call) for EPContext node
+  // `context_node`; nothing when the plugin has no judge (it would load every context of its keys).
   virtual std::optional<ContextJudgement> judge_context(const Node& context_node, const void* blob,
                                                         size_t blob_size) const = 0;
   // The compute unit for a cached context judged usable (named after the node). Throws when the plugin
