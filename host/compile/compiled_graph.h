@@ -1,8 +1,9 @@
 // Compiling a partitioned graph (seed: ONNX Runtime's session initialization, "compile" after
 // partitioning): every partition group becomes a step the executor runs -- a kernel the provider
 // creates for a single node (kernel_create), or a compute unit for a fused group (compile, or what
-// context_load made from a cached EPContext) with its state (create_state). The CompiledGraph owns
-// what the plugins returned and gives it back to them (release_state, release, kernel_release).
+// context_load made from a cached EPContext) with its state (create_state), all made through the
+// provider door (provider/provider.h). The CompiledGraph owns those units; destroying one gives it back
+// to its provider.
 #pragma once
 
 #include <functional>
@@ -13,18 +14,18 @@
 #include "ephost/ephost_plugin.h"
 #include "graph/graph.h"
 #include "partition/partition.h"
-#include "provider/provider_instance.h"
+#include "provider/provider.h"
 
 namespace ephost {
 
 struct CompiledStep {
   std::string name;
-  const ProviderInstance* provider = nullptr;
+  const Provider* provider = nullptr;
   const Node* node = nullptr;  // the node of a single-node step; the first node of a fused group
   bool fused = false;
-  EphostKernel* kernel = nullptr;  // single-node steps
-  EphostComputeInfo compute{};     // fused groups
-  void* state = nullptr;           // fused groups: what create_state made
+  // What the provider runs (Provider::compute): a kernel, or a fused group's unit with its state.
+  // Shared with the partition for units loaded from a cached context.
+  std::shared_ptr<ComputeUnit> unit;
   const GraphView* view = nullptr;  // fused groups: the group's boundary (owned by the partition)
   std::vector<const Value*> inputs;   // kernel-context order; nullptr for absent optional inputs
   std::vector<const Value*> outputs;  // kernel-context order; nullptr for omitted optional outputs
@@ -33,7 +34,7 @@ struct CompiledStep {
 class CompiledGraph {
  public:
   CompiledGraph(const Graph& graph, GraphPartition partition) : graph_(graph), partition_(std::move(partition)) {}
-  // Releases every state, compute unit and kernel through its plugin, in reverse creation order.
+  // Gives every compute unit and kernel back to its provider, in reverse creation order.
   ~CompiledGraph();
   CompiledGraph(const CompiledGraph&) = delete;
   CompiledGraph& operator=(const CompiledGraph&) = delete;
@@ -45,7 +46,7 @@ class CompiledGraph {
 
  private:
   friend std::unique_ptr<CompiledGraph> compile_graph(const Graph&, GraphPartition,
-                                                      const std::vector<ProviderInstance*>&,
+                                                      const std::vector<Provider*>&,
                                                       const std::function<void()>&);
   const Graph& graph_;
   GraphPartition partition_;
@@ -57,7 +58,7 @@ class CompiledGraph {
 // step. Throws EP_FAIL naming the provider and the node or group when a plugin fails (what was
 // created so far is released).
 std::unique_ptr<CompiledGraph> compile_graph(const Graph& graph, GraphPartition partition,
-                                             const std::vector<ProviderInstance*>& providers,
+                                             const std::vector<Provider*>& providers,
                                              const std::function<void()>& step_done = {});
 
 }  // namespace ephost

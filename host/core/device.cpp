@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "core/status.h"
+#include "core/plugin_call.h"
 
 namespace ephost {
 namespace {
@@ -12,9 +12,11 @@ std::string text_or_empty(const char* s) { return s ? s : ""; }
 
 }  // namespace
 
-Device::Device(const EphostPlugin* plugin, std::string plugin_name, uint32_t index, const EphostDeviceInfo& info)
+Device::Device(const EphostPlugin* plugin, std::string plugin_name, std::string library, uint32_t index,
+               const EphostDeviceInfo& info)
     : plugin_(plugin),
       plugin_name_(std::move(plugin_name)),
+      library_(std::move(library)),
       index_(index),
       label_(plugin_name_ + ":" + std::to_string(index)),
       type_(info.device_type),
@@ -27,63 +29,67 @@ Device::Device(const EphostPlugin* plugin, std::string plugin_name, uint32_t ind
       memory_kinds_(info.memory_kinds) {}
 
 // `describe()` says which call failed and for what; it is built only when the call fails (copies and
-// synchronizations are on every run's path).
+// synchronizations are on every run's path). `marker` is the plugin function's name, for the fault
+// reporter.
 template <typename Describe, typename Fn>
-void Device::call(Describe&& describe, Fn&& fn) const {
-  EphostStatus* status = nullptr;
-  try {
-    status = fn();
-  } catch (const std::exception& e) {
-    fail(EPHOST_EP_FAIL, "provider '{}' device {}: {} threw a C++ exception across the plugin ABI: {}", plugin_name_,
-         index_, describe(), e.what());
-  } catch (...) {
-    fail(EPHOST_EP_FAIL, "provider '{}' device {}: {} threw across the plugin ABI", plugin_name_, index_, describe());
+void Device::call(const char* marker, Describe&& describe, Fn&& fn) const {
+  std::optional<PluginCallFailure> failure = run_plugin_call(plugin_name_.c_str(), library_.c_str(), marker, fn);
+  if (!failure) return;
+  switch (failure->kind) {
+    case PluginCallFailure::Kind::kStatus:
+      fail(EPHOST_EP_FAIL, "provider '{}' device {}: {} failed: {}", plugin_name_, index_, describe(), failure->detail);
+    case PluginCallFailure::Kind::kNotAStatus:
+      fail(EPHOST_EP_FAIL, "provider '{}' device {}: {} returned {}, which is not a status created by status_create "
+           "(or was released already)", plugin_name_, index_, describe(), failure->detail);
+    case PluginCallFailure::Kind::kThrew:
+      break;
   }
-  if (!status) return;
-  std::unique_ptr<EphostStatus> owned(status);
-  fail(EPHOST_EP_FAIL, "provider '{}' device {}: {} failed: {}", plugin_name_, index_, describe(), status->message);
+  fail(EPHOST_EP_FAIL, "provider '{}' device {}: {} threw a C++ exception across the plugin ABI: {}", plugin_name_,
+       index_, describe(), failure->detail);
 }
 
 EphostDeviceBuffer Device::allocate(uint64_t bytes, const std::string& what, EphostMemoryKind kind) const {
   EphostDeviceBuffer buffer{};
   // Zero-byte tensors still get a buffer of their own, so that every device tensor has one.
   const uint64_t asked = bytes == 0 ? 1 : bytes;
-  call([&] { return fmt::format("device_allocate of {} bytes for {}", asked, what); },
+  call("device_allocate", [&] { return fmt::format("device_allocate of {} bytes for {}", asked, what); },
        [&] { return plugin_->device_allocate(index_, kind, asked, &buffer); });
   return buffer;
 }
 
 void Device::free(EphostDeviceBuffer buffer, EphostMemoryKind kind) const noexcept {
-  try {
-    plugin_->device_free(index_, kind, buffer);
-  } catch (...) {
-  }
+  run_plugin_release(plugin_name_.c_str(), library_.c_str(), "device_free",
+                     [&] { plugin_->device_free(index_, kind, buffer); });
 }
 
 void Device::copy_to_device(EphostStream* stream, const void* src, EphostDeviceBuffer dst, uint64_t bytes,
                             const std::string& what) const {
   if (bytes == 0) return;
-  call([&] { return fmt::format("copy_to_device of {} ({} bytes)", what, bytes); },
+  call("copy_to_device", [&] { return fmt::format("copy_to_device of {} ({} bytes)", what, bytes); },
        [&] { return plugin_->copy_to_device(index_, stream, src, dst, bytes); });
 }
 
 void Device::copy_to_host(EphostStream* stream, EphostDeviceBuffer src, void* dst, uint64_t bytes,
                           const std::string& what) const {
   if (bytes == 0) return;
-  call([&] { return fmt::format("copy_to_host of {} ({} bytes)", what, bytes); },
+  call("copy_to_host", [&] { return fmt::format("copy_to_host of {} ({} bytes)", what, bytes); },
        [&] { return plugin_->copy_to_host(index_, stream, src, dst, bytes); });
 }
 
 void Device::copy_to(const Device& dst_device, EphostStream* stream, EphostDeviceBuffer src, EphostDeviceBuffer dst,
                      uint64_t bytes, const std::string& what) const {
   if (bytes == 0) return;
-  call([&] { return fmt::format("copy_between_devices of {} to device {} ({} bytes)", what, dst_device.index(), bytes); },
+  call("copy_between_devices",
+       [&] {
+         return fmt::format("copy_between_devices of {} to device {} ({} bytes)", what, dst_device.index(), bytes);
+       },
        [&] { return plugin_->copy_between_devices(stream, index_, src, dst_device.index(), dst, bytes); });
 }
 
 EphostStream* Device::create_stream(const std::string& what) const {
   EphostStream* stream = nullptr;
-  call([&] { return "stream_create (for " + what + ")"; }, [&] { return plugin_->stream_create(index_, &stream); });
+  call("stream_create", [&] { return "stream_create (for " + what + ")"; },
+       [&] { return plugin_->stream_create(index_, &stream); });
   if (!stream)
     fail(EPHOST_EP_FAIL, "provider '{}' device {}: stream_create (for {}) returned no stream", plugin_name_, index_,
          what);
@@ -91,20 +97,20 @@ EphostStream* Device::create_stream(const std::string& what) const {
 }
 
 void Device::synchronize(EphostStream* stream, const std::string& what) const {
-  call([&] { return "stream_synchronize (" + what + ")"; }, [&] { return plugin_->stream_synchronize(stream); });
+  call("stream_synchronize", [&] { return "stream_synchronize (" + what + ")"; },
+       [&] { return plugin_->stream_synchronize(stream); });
 }
 
 void Device::synchronize(EphostStream* stream, const char* why, const char* after_kind,
                          const std::string& after_name) const {
-  call([&] { return fmt::format("stream_synchronize ({}, after {} '{}')", why, after_kind, after_name); },
+  call("stream_synchronize",
+       [&] { return fmt::format("stream_synchronize ({}, after {} '{}')", why, after_kind, after_name); },
        [&] { return plugin_->stream_synchronize(stream); });
 }
 
 void Device::release_stream(EphostStream* stream) const noexcept {
-  try {
-    plugin_->stream_release(stream);
-  } catch (...) {
-  }
+  run_plugin_release(plugin_name_.c_str(), library_.c_str(), "stream_release",
+                     [&] { plugin_->stream_release(stream); });
 }
 
 DeviceAllocation::DeviceAllocation(const Device& device, uint64_t bytes, const std::string& what)

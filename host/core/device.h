@@ -1,7 +1,10 @@
 // A device a plugin drives (plugin ABI 3), as the host holds it: what the plugin said of it, and the
-// host's one doorway to the plugin's device functions (memory, copies, streams). Every call is
-// checked: a plugin status becomes an ephost::Error (EP_FAIL) naming the provider, the device and the
-// call, and a C++ exception thrown across the ABI is stopped here. The host never dereferences device
+// host's one doorway to the plugin's device functions (memory, copies, streams): one typed method per
+// plugin function, each owning its checks and error wording, in the same style as the provider door
+// (host/provider/). Every call is made through core/plugin_call.h: marked for the fault reporter,
+// fenced against C++ exceptions thrown across the ABI, and its status read only when it is one the
+// host created; a failure becomes an ephost::Error (EP_FAIL) naming the provider, the device and the
+// call. The host never dereferences device
 // memory: a DeviceBuffer is a handle it only hands back to the plugin.
 #pragma once
 
@@ -15,8 +18,10 @@ namespace ephost {
 
 class Device {
  public:
-  // `plugin` is the plugin's table (valid while its library is loaded, i.e. while the env lives).
-  Device(const EphostPlugin* plugin, std::string plugin_name, uint32_t index, const EphostDeviceInfo& info);
+  // `plugin` is the plugin's table (valid while its library is loaded, i.e. while the env lives);
+  // `library` its path, for fault reports.
+  Device(const EphostPlugin* plugin, std::string plugin_name, std::string library, uint32_t index,
+         const EphostDeviceInfo& info);
 
   const std::string& plugin_name() const { return plugin_name_; }
   uint32_t index() const { return index_; }
@@ -57,10 +62,11 @@ class Device {
 
  private:
   template <typename Describe, typename Fn>
-  void call(Describe&& describe, Fn&& fn) const;
+  void call(const char* marker, Describe&& describe, Fn&& fn) const;
 
   const EphostPlugin* plugin_;
   std::string plugin_name_;
+  std::string library_;
   uint32_t index_;
   std::string label_;
   int32_t type_;

@@ -54,7 +54,7 @@ void enumerate_devices(PluginRecord& record) {
     if ((info.memory_kinds & EPHOST_MEMORY_KIND_BIT(EPHOST_MEMORY_DEVICE)) == 0 && !info.host_memory_usable)
       throw PluginSkipped(fmt::format("device {} ('{}') offers no device memory and cannot use host memory", i,
                                       info.name));
-    record.devices.push_back(std::make_unique<Device>(record.plugin, record.name, i, info));
+    record.devices.push_back(std::make_unique<Device>(record.plugin, record.name, record.path, i, info));
   }
 }
 

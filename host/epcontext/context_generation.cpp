@@ -120,7 +120,7 @@ class ExternalInitializerWriter {
 // sample EP records compatibility info (metadata ep_compatibility_info.<plugin>). For a provider on a
 // device (plugin ABI 3) the hardware architecture and driver are the device's, found at run time, and
 // the device is named too: what the cached contexts were compiled for.
-std::string compatibility_info(const ProviderInstance& p) {
+std::string compatibility_info(const Provider& p) {
   const PluginRecord& r = p.record();
   const Device* d = p.device();
   const std::string& arch = d && !d->hardware_architecture().empty() ? d->hardware_architecture() : r.hardware_architecture;
@@ -214,7 +214,7 @@ GenerationSettings read_generation_settings(const EpContextOptions& options, con
 
 GenerationResult generate_context_model(const GenerationSettings& settings, const Model& model,
                                         const GraphExecutor& main,
-                                        const std::vector<std::unique_ptr<ProviderInstance>>& providers,
+                                        const std::vector<std::unique_ptr<Provider>>& providers,
                                         ContextShareRegistry& shared) {
   GenerationResult result;
   result.ctx_path = settings.ctx_path;
@@ -227,12 +227,12 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
   for (int id : main.execution_plan().order)
     if (static_cast<size_t>(id) < main.steps().size()) ordered.push_back(main.steps()[static_cast<size_t>(id)].get());
   std::map<const CompiledStep*, std::unique_ptr<EmittedGroup>> emitted;
-  std::vector<const ProviderInstance*> provider_order;  // providers with emitted groups, first use first
+  std::vector<const Provider*> provider_order;  // providers with emitted groups, first use first
   std::set<std::string> silent;
   for (const CompiledStep* step : ordered) {
     if (!step->fused) continue;
-    const ProviderInstance& p = *step->provider;
-    if (!p.plugin().context_emit) {
+    const Provider& p = *step->provider;
+    if (!p.emits_contexts()) {
       if (silent.insert(p.name()).second)
         log_info(fmt::format("EPContext: provider '{}' cannot cache what it compiles (no context_emit); its groups "
                              "stay ordinary nodes and are compiled again when the ctx model is loaded",
@@ -241,8 +241,7 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
     }
     auto group = std::make_unique<EmittedGroup>();
     group->step = step;
-    std::string what = fmt::format("context_emit for '{}'", step->name);
-    p.call(what.c_str(), [&] { return p.plugin().context_emit(p.handle(), step->name.c_str(), &group->sink); });
+    p.emit_context(step->name, group->sink);
     if (group->sink.pieces.empty())
       fail(EPHOST_EP_FAIL, "provider '{}' context_emit for '{}' handed the host no bytes", p.name(), step->name);
     if (std::find(provider_order.begin(), provider_order.end(), &p) == provider_order.end())
@@ -260,11 +259,11 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
     ContextBinaryBuilder local;
     ContextBinaryBuilder* builder = &local;
   };
-  std::map<const ProviderInstance*, Binary> binaries;
+  std::map<const Provider*, Binary> binaries;
   std::unique_lock<std::mutex> share_lock;
   if (settings.share) share_lock = shared.lock();
   if (!settings.embed) {
-    for (const ProviderInstance* p : provider_order) {
+    for (const Provider* p : provider_order) {
       Binary& b = binaries[p];
       b.path = (ctx_dir / (settings.model_name + "_" + p->name() + ".bin")).string();
       if (settings.share) {
@@ -311,7 +310,7 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
   std::set<std::string> typed;  // values whose type the new graph records
   for (const auto& vi : sg.input()) typed.insert(vi.name());
   for (const auto& vi : sg.output()) typed.insert(vi.name());
-  std::map<const ProviderInstance*, bool> main_written;
+  std::map<const Provider*, bool> main_written;
   auto keep_node = [&](const Node* n) {
     onnx::NodeProto& copy = *g.add_node();
     copy = *n->proto;
@@ -332,7 +331,7 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
       continue;
     }
     const EphostContextSink& sink = it->second->sink;
-    const ProviderInstance& p = *step->provider;
+    const Provider& p = *step->provider;
     const PluginRecord& rec = p.record();
     onnx::NodeProto& node = *g.add_node();
     node.set_op_type(epctx::kOpType);
@@ -395,10 +394,10 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
 
   // 4. Metadata: ONNX Runtime 1.23's compatibility info, one key per provider that cached something.
   std::set<std::string> keys;
-  for (const ProviderInstance* p : provider_order) keys.insert(epctx::kCompatibilityInfoPrefix + p->name());
+  for (const Provider* p : provider_order) keys.insert(epctx::kCompatibilityInfoPrefix + p->name());
   for (const auto& kv : src.metadata_props())
     if (!keys.count(kv.key())) *out->add_metadata_props() = kv;
-  for (const ProviderInstance* p : provider_order) {
+  for (const Provider* p : provider_order) {
     auto* kv = out->add_metadata_props();
     kv->set_key(epctx::kCompatibilityInfoPrefix + p->name());
     kv->set_value(compatibility_info(*p));
@@ -431,7 +430,7 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
   }
 
   // The binaries' bytes, and their checksums recorded in the model (epcontext/binary_ownership.h).
-  std::map<const ProviderInstance*, Bytes> binary_bytes;
+  std::map<const Provider*, Bytes> binary_bytes;
   for (auto& [p, b] : binaries) {
     if (!b.write_now) continue;
     Bytes& bytes = binary_bytes[p] = b.builder->serialize();

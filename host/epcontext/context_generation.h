@@ -51,7 +51,7 @@ struct GenerationResult {
 // must be the one the IR was built from. Throws on any failure (nothing half-written is left).
 GenerationResult generate_context_model(const GenerationSettings& settings, const Model& model,
                                         const GraphExecutor& main,
-                                        const std::vector<std::unique_ptr<ProviderInstance>>& providers,
+                                        const std::vector<std::unique_ptr<Provider>>& providers,
                                         ContextShareRegistry& shared);
 
 }  // namespace ephost

@@ -10,7 +10,7 @@
 #include "discovery/plugin_record.h"
 #include "epcontext/context_schema.h"
 #include "epcontext/context_store.h"
-#include "provider/provider_instance.h"
+#include "provider/provider.h"
 #include "model/loader.h"
 
 namespace ephost {
@@ -36,13 +36,13 @@ std::string inspect_context_model(const PluginRegistry& registry, const std::str
   check_context_node_names(contexts);
 
   // One provider per plugin that could load some node, created with the plugin's default options.
-  std::map<std::string, std::unique_ptr<ProviderInstance>> providers;
-  auto provider_for = [&](const PluginRecord& rec) -> ProviderInstance* {
+  std::map<std::string, std::unique_ptr<Provider>> providers;
+  auto provider_for = [&](const PluginRecord& rec) -> Provider* {
     auto it = providers.find(rec.name);
     if (it == providers.end()) {
       std::vector<std::pair<std::string, std::string>> opts;
       opts.emplace_back("intra_op_num_threads", "1");
-      it = providers.emplace(rec.name, std::make_unique<ProviderInstance>(rec, opts)).first;
+      it = providers.emplace(rec.name, create_provider(rec, opts)).first;
     }
     return it->second.get();
   };
@@ -100,19 +100,16 @@ std::string inspect_context_model(const PluginRegistry& registry, const std::str
       } else if (!registry.ensure_loaded(*rec)) {  // lazy loading: its code is needed now
         v["verdict"] = "unavailable";
         v["reason"] = "the plugin dropped out when it was loaded: " + rec->skip_reason();
-      } else if (!rec->plugin->context_judge) {
-        v["verdict"] = "unknown";
-        v["reason"] = "the plugin has no context_judge; it would try to load the context";
       } else {
         try {
-          ProviderInstance* p = provider_for(*rec);
-          EphostContextVerdict verdict = EPHOST_CONTEXT_OPTIMAL;
-          const char* why = nullptr;
-          p->call("context_judge", [&] {
-            return p->plugin().context_judge(p->handle(), to_handle(n), blob.data(), blob.size(), &verdict, &why);
-          });
-          v["verdict"] = context_verdict_name(verdict);
-          v["reason"] = why ? why : "";
+          const std::optional<ContextJudgement> judged = provider_for(*rec)->judge_context(*n, blob.data(), blob.size());
+          if (judged) {
+            v["verdict"] = context_verdict_name(judged->verdict);
+            v["reason"] = judged->reason;
+          } else {
+            v["verdict"] = "unknown";
+            v["reason"] = "the plugin has no context_judge; it would try to load the context";
+          }
         } catch (const std::exception& e) {
           v["verdict"] = "error";
           v["reason"] = e.what();

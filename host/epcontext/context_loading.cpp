@@ -40,7 +40,7 @@ ContextLoadSettings read_context_load_settings(const EpContextOptions& options, 
   return s;
 }
 
-ContextResolution resolve_contexts(Model& model, const std::vector<std::unique_ptr<ProviderInstance>>& providers,
+ContextResolution resolve_contexts(Model& model, const std::vector<std::unique_ptr<Provider>>& providers,
                                    const ContextLoadSettings& settings, ContextShareRegistry& shared) {
   ContextResolution result;
   const bool from_buffer = model.path.empty();
@@ -87,22 +87,20 @@ ContextResolution resolve_contexts(Model& model, const std::vector<std::unique_p
       }
     }
     for (size_t i = 0; !rejection && i < candidates.size(); ++i) {
-      const ProviderInstance& p = *providers[candidates[i]];
+      const Provider& p = *providers[candidates[i]];
       d.provider = p.name();
       rejected_by = candidates[i];
       EphostContextVerdict verdict = EPHOST_CONTEXT_OPTIMAL;
       std::string reason;
-      if (p.plugin().context_judge) {
-        const char* why = nullptr;
-        try {
-          p.call("context_judge", [&] {
-            return p.plugin().context_judge(p.handle(), to_handle(n), blob.data(), blob.size(), &verdict, &why);
-          });
-          if (why) reason = why;
-        } catch (const Error& e) {
-          verdict = EPHOST_CONTEXT_UNSUPPORTED;
-          reason = e.what();
+      // Without a judge, every context of the provider's source keys is loaded.
+      try {
+        if (std::optional<ContextJudgement> judged = p.judge_context(*n, blob.data(), blob.size())) {
+          verdict = judged->verdict;
+          reason = judged->reason;
         }
+      } catch (const Error& e) {
+        verdict = EPHOST_CONTEXT_UNSUPPORTED;
+        reason = e.what();
       }
       d.verdict = context_verdict_name(verdict);
       d.reason = reason;
@@ -125,17 +123,9 @@ ContextResolution resolve_contexts(Model& model, const std::vector<std::unique_p
           fail(EPHOST_INVALID_GRAPH, "{} (session.fail_on_suboptimal_compiled_model=1)", msg);
         log_warning(msg);
       }
-      if (!p.plugin().context_load) {
-        rejection = Rejection{"load_failed", "the provider has no context_load"};
-        break;
-      }
-      auto compute = std::make_shared<PreloadedCompute>();
-      compute->info.struct_size = sizeof(EphostComputeInfo);
+      std::shared_ptr<ComputeUnit> compute;
       try {
-        p.call("context_load", [&] {
-          return p.plugin().context_load(p.handle(), to_handle(n), blob.data(), blob.size(), &compute->info);
-        });
-        if (!compute->info.compute) fail(EPHOST_EP_FAIL, "context_load returned no compute function");
+        compute = p.load_context(*n, blob.data(), blob.size());
       } catch (const Error& e) {
         rejection = Rejection{"load_failed", e.what()};
         break;

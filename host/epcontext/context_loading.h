@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "provider/provider_instance.h"
+#include "provider/provider.h"
 #include "graph/graph.h"
 #include "model/loader.h"
 #include "partition/partition.h"
@@ -46,7 +46,7 @@ struct ContextDiagnostic {
 struct ContextResolution {
   struct Loaded {
     size_t provider = 0;
-    std::shared_ptr<PreloadedCompute> compute;
+    std::shared_ptr<ComputeUnit> compute;
   };
   std::map<std::string, Loaded> loaded;  // EPContext node name -> what its provider loaded
   // Original node name -> the provider that rejected the context they replace.
@@ -68,7 +68,7 @@ ContextLoadSettings read_context_load_settings(const EpContextOptions& options, 
 // Resolves the EPContext nodes of `model` (whose IR is not built yet): loads what can be loaded and
 // rewrites model.proto so that rejected nodes are replaced by their original nodes. Throws
 // INVALID_GRAPH when a context cannot be used and fallback is off or impossible.
-ContextResolution resolve_contexts(Model& model, const std::vector<std::unique_ptr<ProviderInstance>>& providers,
+ContextResolution resolve_contexts(Model& model, const std::vector<std::unique_ptr<Provider>>& providers,
                                    const ContextLoadSettings& settings, ContextShareRegistry& shared);
 
 }  // namespace ephost

@@ -145,14 +145,7 @@ std::vector<RuntimeValue> GraphExecutor::run_steps(Frame& frame) const {
       std::optional<Profiler::Span> span;
       if (options_.profiler) span.emplace(profile_step(frame, step, id));
       StepContext context(*this, frame, step, id);
-      const ProviderInstance& p = *step.provider;
-      if (step.fused) {
-        p.call_described([&] { return fmt::format("compute of fused group '{}'", step.name); },
-                         [&] { return step.compute.compute(step.compute.user, step.state, &context); });
-      } else {
-        p.call_described([&] { return fmt::format("kernel for node '{}' ({})", step.node->name, step.node->op_type); },
-                         [&] { return p.plugin().kernel_compute(step.kernel, &context); });
-      }
+      step.provider->compute(*step.unit, &context);
       context.check_outputs_written();
     }
     for (int v : plan_.allocation.release_after[pos]) {

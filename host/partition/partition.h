@@ -13,25 +13,17 @@
 
 namespace ephost {
 
-// A compute unit a provider made from a cached EPContext before partitioning (context_load).
-// Released here unless an executor took it over.
-struct PreloadedCompute {
-  PreloadedCompute() = default;
-  PreloadedCompute(const PreloadedCompute&) = delete;
-  PreloadedCompute& operator=(const PreloadedCompute&) = delete;
-  ~PreloadedCompute() {
-    if (owned && info.release) info.release(info.user);
-  }
-  EphostComputeInfo info{};
-  bool owned = true;  // false once an executor owns `info`
-};
+// A compute unit a provider made (provider/provider.h): here, one it loaded from a cached EPContext
+// before partitioning (Provider::load_context). Opaque to the partitioner, which only passes it on to
+// the compiled step; the last owner gives it back to its provider.
+class ComputeUnit;
 
 // One unit of execution: a single node run by a provider's kernel, or a fused group it compiles (or
 // loaded from a cached context: `preloaded`).
 struct PartitionGroup {
   size_t provider = 0;
   bool fused = false;
-  std::shared_ptr<PreloadedCompute> preloaded;  // EPContext nodes: what context_load made
+  std::shared_ptr<ComputeUnit> preloaded;  // EPContext nodes: what context_load made
   std::vector<const Node*> nodes;   // topological order
   std::string name;                 // fused groups: "<provider>_fused_<graph>_<k>"; singles: node name
   std::unique_ptr<GraphView> view;  // fused groups: what compile receives
@@ -67,7 +59,7 @@ struct PartitionOptions {
   struct Preassigned {
     const Node* node = nullptr;
     size_t provider = 0;
-    std::shared_ptr<PreloadedCompute> compute;
+    std::shared_ptr<ComputeUnit> compute;
   };
   std::vector<Preassigned> preassigned;
   // Claims a provider may not make: the original nodes of a cached context that provider rejected

@@ -77,6 +77,7 @@ std::string Session::partition_report_json() const {
   json selection = {{"policy", providers_.selection.policy}, {"candidates", json::array()}};
   for (const auto& c : providers_.selection.candidates) {
     json jc = {{"provider", c.provider}, {"device_type", c.device_type}, {"priority", c.priority}, {"reason", c.reason}};
+    if (c.skipped) jc["skipped"] = true;
     if (c.claimed_nodes >= 0) {
       jc["claimed_nodes"] = c.claimed_nodes;
       jc["graph_nodes"] = c.graph_nodes;

@@ -65,19 +65,16 @@ std::string candidate_type(const PluginRecord& rec, const Device* device) {
 }
 
 // Nodes of the main graph a provider would take: every node it claims, alone or in a group.
-int64_t dry_run_claims(const ProviderInstance& p, const Graph& graph, std::string* error) {
-  EphostCapability capability;
-  capability.graph = graph.view.get();
-  capability.non_tensor_values = EphostPluginAbiIncludes(p.record().abi_version, EPHOST_PLUGIN_ABI_NON_TENSOR_VALUES);
+int64_t dry_run_claims(const Provider& p, const Graph& graph, std::string* error) {
+  std::vector<EphostCapability::Claim> claims;
   try {
-    p.call("get_capability (max_coverage dry run)",
-           [&] { return p.plugin().get_capability(p.handle(), to_handle(graph.view.get()), &capability); });
+    claims = p.claims(*graph.view, "max_coverage dry run");
   } catch (const std::exception& e) {
     *error = e.what();
     return 0;
   }
   std::set<const Node*> claimed;
-  for (const auto& claim : capability.claims)
+  for (const auto& claim : claims)
     if (claim.refused.empty()) claimed.insert(claim.nodes.begin(), claim.nodes.end());
   return static_cast<int64_t>(claimed.size());
 }
@@ -114,8 +111,8 @@ void warn_about_unknown_provider_options(const PluginRegistry& registry, const S
 
 }  // namespace
 
-std::vector<ProviderInstance*> SessionProviders::pointers() const {
-  std::vector<ProviderInstance*> out;
+std::vector<Provider*> SessionProviders::pointers() const {
+  std::vector<Provider*> out;
   for (const auto& p : instances) out.push_back(p.get());
   return out;
 }
@@ -127,6 +124,23 @@ struct Candidate {
   const Device* device = nullptr;
   std::vector<std::pair<std::string, std::string>> options;
 };
+
+// Creates a provider the policy chose, or returns null having said why it was not: a broken plugin the
+// user did not ask for costs its own nodes, never the session.
+std::unique_ptr<Provider> create_chosen_provider(const Candidate& c, const std::string& policy,
+                                                 ProviderSelection::Candidate& report) {
+  try {
+    return create_provider(*c.record, c.options, c.device);
+  } catch (const std::exception& e) {
+    report.skipped = true;
+    report.reason = fmt::format("skipped: its provider could not be created ({})", e.what());
+    log_warning(fmt::format("provider '{}' ({}) was chosen by {} but could not be created, so the session goes on "
+                            "without it: {}",
+                            report.provider, c.record->path.empty() ? "built in" : c.record->path,
+                            policy.empty() ? "default priority" : "selection policy '" + policy + "'", e.what()));
+    return nullptr;
+  }
+}
 
 std::vector<std::pair<std::string, std::string>> provider_options(const SessionConfig& config,
                                                                   const std::string& name,
@@ -141,7 +155,7 @@ std::vector<std::pair<std::string, std::string>> provider_options(const SessionC
 
 // Orders `candidates` (already by default priority) as the policy says and records why.
 void apply_policy(const SessionConfig& config, const Model& model, std::vector<Candidate>& candidates,
-                  std::vector<std::unique_ptr<ProviderInstance>>& created, ProviderSelection& selection) {
+                  std::vector<std::unique_ptr<Provider>>& created, ProviderSelection& selection) {
   selection.policy = selection_policy_name(config.selection_policy);
   std::vector<ProviderSelection::Candidate> report(candidates.size());
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -158,7 +172,8 @@ void apply_policy(const SessionConfig& config, const Model& model, std::vector<C
     std::unique_ptr<Graph> graph = build_graph_ir(model);
     for (size_t i = 0; i < candidates.size(); ++i) {
       const Candidate& c = candidates[i];
-      created[i] = std::make_unique<ProviderInstance>(*c.record, c.options, c.device);
+      created[i] = create_chosen_provider(c, selection.policy, report[i]);
+      if (!created[i]) continue;
       std::string error;
       report[i].claimed_nodes = dry_run_claims(*created[i], *graph, &error);
       report[i].graph_nodes = graph->nodes.size();
@@ -166,12 +181,14 @@ void apply_policy(const SessionConfig& config, const Model& model, std::vector<C
                                                      graph->nodes.size())
                                        : "its get_capability failed in the dry run (" + error + "): 0 nodes";
     }
+    // Candidates that could not be created rank last: they take no nodes.
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       if (report[a].claimed_nodes != report[b].claimed_nodes) return report[a].claimed_nodes > report[b].claimed_nodes;
       return report[a].priority > report[b].priority;
     });
     for (size_t pos = 0; pos < order.size(); ++pos) {
       ProviderSelection::Candidate& r = report[order[pos]];
+      if (r.skipped) continue;
       r.reason += pos == 0 ? ": the most" : "";
       if (pos > 0 && report[order[pos - 1]].claimed_nodes == r.claimed_nodes)
         r.reason += fmt::format(", as many as '{}': after it by default priority ({} <= {})",
@@ -190,7 +207,7 @@ void apply_policy(const SessionConfig& config, const Model& model, std::vector<C
   }
 
   std::vector<Candidate> ordered;
-  std::vector<std::unique_ptr<ProviderInstance>> ordered_created;
+  std::vector<std::unique_ptr<Provider>> ordered_created;
   for (size_t i : order) {
     ordered.push_back(std::move(candidates[i]));
     ordered_created.push_back(std::move(created[i]));
@@ -220,7 +237,7 @@ SessionProviders create_providers(const PluginRegistry& registry, const SessionC
     candidates.push_back({rec, choose_device(*rec, request.device, config.selection_policy),
                           provider_options(config, rec->name, request.options)});
   }
-  std::vector<std::unique_ptr<ProviderInstance>> created(candidates.size());
+  std::vector<std::unique_ptr<Provider>> created(candidates.size());
   if (config.providers.empty()) {
     for (const PluginRecord* rec : registry.loaded_by_priority())
       // Lazy loading: a plugin that drops out when loaded now is left out (logged, and named in the
@@ -239,9 +256,18 @@ SessionProviders create_providers(const PluginRegistry& registry, const SessionC
     candidates.push_back({cpu, nullptr, provider_options(config, kCpuProvider, {})});
     created.emplace_back();
   }
+  // The policy's candidates come first, in the order of selection.candidates; then the CPU plugin.
+  const size_t chosen_by_policy = config.providers.empty() ? providers.selection.candidates.size() : 0;
   for (size_t i = 0; i < candidates.size(); ++i) {
     const Candidate& c = candidates[i];
-    if (!created[i]) created[i] = std::make_unique<ProviderInstance>(*c.record, c.options, c.device);
+    if (i < chosen_by_policy) {
+      ProviderSelection::Candidate& report = providers.selection.candidates[i];
+      if (report.skipped) continue;  // its creation failed in the max_coverage dry run already
+      if (!created[i]) created[i] = create_chosen_provider(c, providers.selection.policy, report);
+      if (!created[i]) continue;
+    } else if (!created[i]) {
+      created[i] = create_provider(*c.record, c.options, c.device);
+    }
     providers.names.push_back(c.record->name);
     providers.instances.push_back(std::move(created[i]));
   }
@@ -249,16 +275,7 @@ SessionProviders create_providers(const PluginRegistry& registry, const SessionC
 }
 
 CapabilityQuery capability_query(const SessionProviders& providers) {
-  return [&providers](size_t i, const GraphView& view) {
-    EphostCapability capability;
-    capability.graph = &view;
-    const ProviderInstance& p = *providers.instances[i];
-    // Plugins that speak ABI 1 cannot read sequence or optional values: their claims on such nodes are refused.
-    capability.non_tensor_values =
-        EphostPluginAbiIncludes(p.record().abi_version, EPHOST_PLUGIN_ABI_NON_TENSOR_VALUES);
-    p.call("get_capability", [&] { return p.plugin().get_capability(p.handle(), to_handle(&view), &capability); });
-    return std::move(capability.claims);
-  };
+  return [&providers](size_t i, const GraphView& view) { return providers.instances[i]->claims(view); };
 }
 
 }  // namespace ephost

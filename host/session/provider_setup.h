@@ -8,7 +8,7 @@
 
 #include "discovery/plugin_registry.h"
 #include "partition/partition.h"
-#include "provider/provider_instance.h"
+#include "provider/provider.h"
 #include "session/session_config.h"
 
 namespace ephost {
@@ -23,18 +23,19 @@ struct ProviderSelection {
     int32_t priority = 0;
     int64_t claimed_nodes = -1;  // max_coverage: nodes the dry run claimed (-1 when not asked)
     size_t graph_nodes = 0;      // max_coverage: nodes of the main graph
-    std::string reason;          // why it got its place
+    std::string reason;          // why it got its place, or why it was skipped
+    bool skipped = false;        // its provider could not be created: left out of the session
   };
   std::vector<Candidate> candidates;
 };
 
 struct SessionProviders {
-  std::vector<std::unique_ptr<ProviderInstance>> instances;  // registration priority, earlier first
+  std::vector<std::unique_ptr<Provider>> instances;  // registration priority, earlier first
   std::vector<std::string> names;                            // same order
   bool cpu_fallback = true;                                  // the CPU plugin was appended last
   ProviderSelection selection;
 
-  std::vector<ProviderInstance*> pointers() const;
+  std::vector<Provider*> pointers() const;
 };
 
 // The user's list (config.providers, "<name>" or "<name>:<device>"), else every loaded plugin ordered
@@ -45,7 +46,9 @@ struct SessionProviders {
 // max_coverage's dry run asks the candidates about. Throws INVALID_ARGUMENT for a provider listed
 // twice or not available (naming the loaded ones, and why a plugin of that name was skipped) or a
 // device the plugin does not have. Warns about ep.<name>.<key> options naming a provider no plugin
-// offers.
+// offers. A provider the user listed (or the CPU plugin) that cannot be created fails the session with
+// the plugin's error; one the policy chose (no providers listed) is skipped with a warning and the
+// reason in `selection`, and the session goes on with the others.
 SessionProviders create_providers(const PluginRegistry& registry, const SessionConfig& config, const Model& model);
 
 // Provider i's claims on a graph view, through its get_capability.

@@ -219,10 +219,8 @@ std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_nam
   size_t started = 0;
   auto end_started = [&](bool rethrow_errors) {
     for (size_t i = 0; i < started; ++i) {
-      const ProviderInstance& p = *providers[i];
-      if (!p.plugin().on_run_end) continue;
       try {
-        p.call("on_run_end", [&] { return p.plugin().on_run_end(p.handle()); });
+        providers[i]->run_end();
       } catch (...) {
         if (rethrow_errors) throw;
       }
@@ -231,10 +229,7 @@ std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_nam
   auto span = profile(profiler_.get(), "session", "model run");
   std::vector<RuntimeValue> all;
   try {
-    for (; started < providers.size(); ++started) {
-      const ProviderInstance& p = *providers[started];
-      if (p.plugin().on_run_start) p.call("on_run_start", [&] { return p.plugin().on_run_start(p.handle()); });
-    }
+    for (; started < providers.size(); ++started) providers[started]->run_start();
     all = main_executor().run(feeds, nullptr, by_output, stats, control);
   } catch (...) {
     end_started(false);

@@ -60,7 +60,7 @@ class Session {
 
   // The background rebuild of a rejected EPContext cache (ep.context_rebuild=1), or null.
   const ContextRebuild* context_rebuild() const { return rebuild_.get(); }
-  const std::vector<std::unique_ptr<ProviderInstance>>& providers() const { return providers_.instances; }
+  const std::vector<std::unique_ptr<Provider>>& providers() const { return providers_.instances; }
   const GraphExecutor& main_executor() const { return *executors_.at(graph_.get()); }
   const ExecutorMap& executors() const { return executors_; }
 

@@ -100,7 +100,7 @@ std::vector<GraphPartition> partition_graphs(const Graph& main, const SessionPro
 std::vector<std::unique_ptr<CompiledGraph>> compile_graphs(std::vector<GraphPartition> partitions,
                                                            const SessionProviders& providers,
                                                            const std::function<void(size_t, size_t)>& progress) {
-  const std::vector<ProviderInstance*> instances = providers.pointers();
+  const std::vector<Provider*> instances = providers.pointers();
   size_t total = 0, done = 0;
   for (const GraphPartition& p : partitions) total += p.groups.size();
   std::function<void()> step_done;

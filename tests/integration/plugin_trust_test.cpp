@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -258,6 +259,109 @@ TEST(BrokenInSession, NullAndForeignHandlesAreAnsweredSafelyAndLogged) {
   // Its own kernel then fails cleanly (it computes nothing), naming it.
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_TRUE(contains(r.output, "EP_FAIL: provider 'broken' kernel for node 'relu' (Relu)")) << r.output;
+}
+
+// ---- a plugin that cannot create a provider, beside good ones (issue 26, "Discovery fix") --------------------
+// Chosen by policy (the user listed no providers), it is skipped with a warning and the report's reason, and
+// the session runs on the others; listed by name, it fails the session with its own error.
+
+class CreateFailsBesideAlpha : public ::testing::Test {
+ protected:
+  CreateFailsBesideAlpha() {
+    ephost_test::install_plugins(dir_, {"ephost_broken_create_fails", "ephost_test_alpha"});
+    // x -> Add (alpha claims it) -> Relu (the CPU plugin) -> y
+    ephost_test::ModelBuilder m;
+    m.input("x", onnx::TensorProto::FLOAT, {2, 3}).output("y", onnx::TensorProto::FLOAT, {2, 3});
+    m.node("Add", {"x", "x"}, {"doubled"}, "add");
+    m.node("Relu", {"doubled"}, {"y"}, "relu");
+    model_ = m.save(models_);
+  }
+  Ephost::Env env() const { return Ephost::Env(EPHOST_LOG_FATAL, std::vector<std::string>{dir_.path()}); }
+  static std::vector<float> run(const Ephost::Session& s) {
+    std::vector<float> x = {-1, 2, -3, 4, -5, 6};
+    return s.run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {2, 3}, x.data(), 6)}, {"y"})[0]
+        .to_vector<float>();
+  }
+  // The partition report's providers, and its selection entry for `provider`.
+  static std::vector<std::string> providers(const nlohmann::json& report) {
+    std::vector<std::string> names;
+    for (const auto& p : report["providers"]) names.push_back(p["name"]);
+    return names;
+  }
+  static nlohmann::json candidate(const nlohmann::json& report, const std::string& provider) {
+    for (const auto& c : report["selection"]["candidates"])
+      if (c["provider"] == provider) return c;
+    return nullptr;
+  }
+  std::map<std::string, std::string> node_providers(const nlohmann::json& report) const {
+    std::map<std::string, std::string> out;
+    for (const auto& n : report["graphs"][0]["nodes"]) out[n["node"]] = n["provider"];
+    return out;
+  }
+
+  ephost_test::TempDir dir_, models_;
+  std::string model_;
+};
+
+TEST_F(CreateFailsBesideAlpha, ChosenByDefaultPriorityItIsSkippedAndTheSessionRunsOnTheOthers) {
+  Ephost::Env e = env();
+  Ephost::Session s(e, model_, Ephost::SessionOptions());
+  EXPECT_EQ(run(s), (std::vector<float>{0, 4, 0, 8, 0, 12}));
+  const nlohmann::json report = nlohmann::json::parse(s.partition_report_json());
+  EXPECT_EQ(providers(report), (std::vector<std::string>{"alpha", "cpu"})) << report["providers"].dump(2);
+  EXPECT_EQ(node_providers(report), (std::map<std::string, std::string>{{"add", "alpha"}, {"relu", "cpu"}}));
+  const nlohmann::json broken = candidate(report, "broken");
+  ASSERT_TRUE(broken.is_object()) << report["selection"].dump(2);
+  EXPECT_EQ(broken["skipped"], true) << broken.dump(2);
+  EXPECT_EQ(broken["reason"],
+            "skipped: its provider could not be created (provider 'broken' provider_create: broken test plugin: its "
+            "backend is not ready)");
+  EXPECT_FALSE(candidate(report, "alpha").contains("skipped"));
+}
+
+TEST_F(CreateFailsBesideAlpha, ChosenByMaxCoverageItIsSkippedAndRankedLast) {
+  Ephost::Env e = env();
+  Ephost::SessionOptions o;
+  o.add_config("session.ep_selection_policy", "max_coverage");
+  Ephost::Session s(e, model_, o);
+  EXPECT_EQ(run(s), (std::vector<float>{0, 4, 0, 8, 0, 12}));
+  const nlohmann::json report = nlohmann::json::parse(s.partition_report_json());
+  EXPECT_EQ(providers(report), (std::vector<std::string>{"alpha", "cpu"}));
+  const auto& candidates = report["selection"]["candidates"];
+  ASSERT_EQ(candidates.size(), 2u) << candidates.dump(2);
+  EXPECT_EQ(candidates[0]["provider"], "alpha");
+  EXPECT_EQ(candidates[0]["claimed_nodes"], 1);
+  EXPECT_EQ(candidates[1]["provider"], "broken");
+  EXPECT_EQ(candidates[1]["skipped"], true);
+  EXPECT_TRUE(contains(candidates[1]["reason"].get<std::string>(), "broken test plugin: its backend is not ready")) << candidates.dump(2);
+}
+
+TEST_F(CreateFailsBesideAlpha, ListedByNameItFailsTheSessionWithItsError) {
+  Ephost::Env e = env();
+  Ephost::SessionOptions o;
+  o.append_provider("broken", {});
+  try {
+    Ephost::Session s(e, model_, o);
+    FAIL() << "a session listing a provider that cannot be created must fail";
+  } catch (const Ephost::Exception& ex) {
+    EXPECT_EQ(ex.code(), EPHOST_EP_FAIL);
+    EXPECT_TRUE(contains(ex.what(), "provider 'broken' provider_create: broken test plugin: its backend is not ready"))
+        << ex.what();
+  }
+}
+
+TEST_F(CreateFailsBesideAlpha, TheSkipIsAWarningInTheLog) {
+  // Through the CLI, to see the log: the default session warns, names the plugin and its library, and runs.
+  const std::string library = dir_.file("libephost_broken_create_fails.so");
+  const std::vector<std::string> argv = {EPHOST_CLI_PATH, "run", model_};
+  ProcessResult r = run_process(argv, {"EPHOST_PLUGIN_PATH=" + dir_.path(),
+                                       "EPHOST_PLUGIN_REGISTRY=" + models_.file("registry.json")},
+                                milliseconds(60000));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "provider 'broken' (" + library + ") was chosen by default priority but could not be "
+                                 "created, so the session goes on without it: provider 'broken' provider_create: "
+                                 "broken test plugin: its backend is not ready"))
+      << r.output;
 }
 
 // ---- broken in a session, not survivable in process: the report names the plugin ---------------------------

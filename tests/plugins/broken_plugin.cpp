@@ -55,6 +55,7 @@ enum class Variant {
   kFusedNull,              // capability_add_fused_group(capability, NULL, 3)
   kBadStatus,              // get_capability returns a pointer that is not a status
   kNullArgs,               // calls host functions with NULL and foreign handles, then claims node 0
+  kCreateFails,            // provider_create returns an error status, as a plugin whose backend is not ready
 };
 
 constexpr Variant kVariant =
@@ -128,6 +129,8 @@ constexpr Variant kVariant =
     Variant::kBadStatus;
 #elif defined(EPHOST_BROKEN_NULL_ARGS)
     Variant::kNullArgs;
+#elif defined(EPHOST_BROKEN_CREATE_FAILS)
+    Variant::kCreateFails;
 #else
 #error "define exactly one EPHOST_BROKEN_<VARIANT>"
 #endif
@@ -197,6 +200,8 @@ int g_provider;  // the address is the provider handle
 
 EphostStatus* provider_create(const char* const*, const char* const*, size_t, EphostProvider** out) {
   if constexpr (kVariant == Variant::kCreateSegfault) segfault();
+  if constexpr (kVariant == Variant::kCreateFails)
+    return g_host->status_create(EPHOST_EP_FAIL, "broken test plugin: its backend is not ready");
   if constexpr (!kLoadsCleanly)
     return g_host->status_create(EPHOST_NOT_IMPLEMENTED, "broken test plugin creates no provider");
   *out = reinterpret_cast<EphostProvider*>(&g_provider);

@@ -12,6 +12,13 @@
 
 // ---- plugin ABI (ephost_plugin.h) ---------------------------------------------------------------------
 
+// The structs frozen by name: they have no struct_size and never grow (ephost_plugin.h's rules), so each
+// has one frozen list, the version that added it. Every other struct starts with struct_size.
+#define EPHOST_FROZEN_BY_NAME(X) \
+  X(EphostTensorView)            \
+  X(EphostDeviceBuffer)          \
+  X(EphostTensorMemory)
+
 #define EPHOST_FROZEN_TENSOR_VIEW_ABI_1(X)                   \
   X(elem_type, int32_t)                                      \
   X(rank, size_t)                                            \

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -189,13 +190,17 @@ std::vector<DeclaredMember> members_of(const std::string& body) {
   return members;
 }
 
-// Every `typedef struct X { ... } X;` of a public header.
-DeclaredStructs declared_structs(const std::string& header) {
+std::string header_text(const std::string& header) {
   std::ifstream file(std::string(EPHOST_TEST_DATA_DIR) + "/../../plugin_api/include/ephost/" + header);
   if (!file) throw std::runtime_error("cannot read the public header " + header);
   std::stringstream text_stream;
   text_stream << file.rdbuf();
-  const std::string text = text_stream.str();
+  return text_stream.str();
+}
+
+// Every `typedef struct X { ... } X;` of a public header.
+DeclaredStructs declared_structs(const std::string& header) {
+  const std::string text = header_text(header);
   static const std::regex struct_open(R"(typedef struct (\w+) \{)");
   DeclaredStructs out;
   for (std::sregex_iterator it(text.begin(), text.end(), struct_open), end; it != end; ++it) {
@@ -278,6 +283,47 @@ TEST(AbiLayout, EveryMemberLiesInTheSinceBlockOfTheVersionThatFrozeIt) {
   for (const auto& [header, structs] : headers) declared_in_headers += structs.size();
   EXPECT_EQ(declared_in_headers, frozen_in_headers)
       << "a struct of the public headers has no frozen layout: add it to abi_frozen_layout.h";
+}
+
+// The three structs without struct_size are exactly the ones frozen by name, the header says so where
+// it states the rule and on each of them, and none of them ever grew.
+TEST(AbiLayout, OnlyTheStructsFrozenByNameLackStructSize) {
+#define EPHOST_NAME_OF(name) #name,
+  const std::set<std::string> frozen_by_name = {EPHOST_FROZEN_BY_NAME(EPHOST_NAME_OF)};
+#undef EPHOST_NAME_OF
+  ASSERT_EQ(frozen_by_name.size(), 3u);
+  std::set<std::string> without_struct_size;
+  size_t structs_seen = 0;
+  for (const char* header : {"ephost_plugin.h", "ephost_c_api.h", "ephost_types.h"})
+    for (const auto& [name, members] : declared_structs(header)) {
+      ++structs_seen;
+      if (members.empty() || members.front().name != "struct_size") without_struct_size.insert(name);
+    }
+  EXPECT_GE(structs_seen, 10u) << "the headers were not read";
+  EXPECT_EQ(without_struct_size, frozen_by_name)
+      << "a struct without struct_size must be one of those frozen by name (ephost_plugin.h's rules), and those "
+         "must stay without it";
+
+  const std::string text = header_text("ephost_plugin.h");
+  const std::string rules = text.substr(0, text.find("#ifndef EPHOST_PLUGIN_H_"));
+  EXPECT_NE(rules.find("frozen by name"), std::string::npos) << "the header's rules name the exception";
+  for (const std::string& name : frozen_by_name) {
+    EXPECT_NE(rules.find(name), std::string::npos) << "the header's rules must name " << name;
+    // The comment just before the struct says so too.
+    const size_t open = text.find("typedef struct " + name + " {");
+    ASSERT_NE(open, std::string::npos) << name;
+    const size_t comment = text.rfind("/*", open);
+    ASSERT_NE(comment, std::string::npos) << name;
+    EXPECT_NE(text.substr(comment, open - comment).find("Frozen by name"), std::string::npos)
+        << "the comment on " << name << " must say it is frozen by name";
+  }
+
+  for (const FrozenStruct& frozen : frozen_structs()) {
+    if (!frozen_by_name.count(frozen.name)) continue;
+    size_t lists = 0;
+    for (const auto& added : frozen.added_by_version) lists += added.empty() ? 0 : 1;
+    EXPECT_EQ(lists, 1u) << frozen.name << " is frozen by name: it never grows, so one version froze all of it";
+  }
 }
 
 // ---- run time: one table per version ------------------------------------------------------------------

@@ -23,7 +23,7 @@
 #include "graph/graph.h"
 #include "model/loader.h"
 #include "model_builders.h"
-#include "provider/provider_instance.h"
+#include "provider/provider.h"
 #include "session/env.h"
 #include "session/session.h"
 
@@ -157,7 +157,7 @@ inline ephost::Env& alpha_env() {
   return *e;
 }
 
-using Providers = std::vector<std::unique_ptr<ephost::ProviderInstance>>;
+using Providers = std::vector<std::unique_ptr<ephost::Provider>>;
 
 // Providers of `env`'s plugins `names`, in that order (the example EP claims Conv, Relu and Add).
 inline Providers providers_of(ephost::Env& env, const std::vector<std::string>& names) {
@@ -171,7 +171,7 @@ inline Providers providers_of(ephost::Env& env, const std::vector<std::string>& 
     }
     std::vector<std::pair<std::string, std::string>> options;
     if (name == "example") options.emplace_back("claim", "Conv,Relu,Add");
-    out.push_back(std::make_unique<ephost::ProviderInstance>(*rec, options));
+    out.push_back(ephost::create_provider(*rec, options));
   }
   return out;
 }

@@ -77,7 +77,10 @@ TEST_F(Resolution, ALoadableContextEndsLoadedByItsProvider) {
     ASSERT_TRUE(r.loaded.count(name));
     EXPECT_EQ(r.loaded.at(name).provider, 0u);
     ASSERT_NE(r.loaded.at(name).compute, nullptr);
-    EXPECT_NE(r.loaded.at(name).compute->info.compute, nullptr);
+    // A loaded unit has a compute function (the provider door refuses one without): a fused unit
+    // named after its EPContext node.
+    EXPECT_TRUE(r.loaded.at(name).compute->fused());
+    EXPECT_EQ(r.loaded.at(name).compute->name(), name);
   }
   EXPECT_TRUE(r.excluded.empty());
   ASSERT_EQ(r.diagnostics.size(), 2u);

@@ -1,6 +1,5 @@
 /*
- * ephost_plugin.h — the plugin ABI: what an execution-provider (EP) plugin library exports and what
- * the host offers it.
+ * ephost_plugin.h — the plugin ABI: what an execution-provider (EP) plugin exports and what the host offers.
  *
  * The contract in one paragraph: a plugin is a shared library exporting one C function,
  * `ephost_plugin_negotiate` (EPHOST_PLUGIN_ENTRY_POINT). The host calls it once, offering the range of
@@ -9,10 +8,12 @@
  * calls the plugin only through that table, and the plugin calls the host only through EphostHostApi.
  *
  * Rules (learned from Vulkan's loader, SQLite's extension table and ONNX Runtime's plugin EP API):
- *  - Every struct that crosses the boundary starts with `uint32_t struct_size`. Structs only grow at
- *    the end; nothing is reordered or removed, so each version's members are one block appended
- *    after the previous version's. Each block opens with a "since ABI <N>" comment naming the version
- *    that added it (grep "since ABI"); the layout of every published version is frozen by a test.
+ *  - Every struct that crosses the boundary starts with `uint32_t struct_size`, except three frozen by name:
+ *    EphostTensorView, EphostDeviceBuffer and EphostTensorMemory, small value structs that never grow (a
+ *    version that needs more adds a new struct and new functions). Structs only grow at the end; nothing is
+ *    reordered or removed, so each version's members are one block appended after the previous version's.
+ *    Each block opens with a "since ABI <N>" comment naming the version that added it (grep "since ABI"); a
+ *    test freezes the layout of every published version, and holds the exceptions to these three.
  *  - A function table of version N has struct_size EphostHostApiSize(N) / EphostPluginSize(N): it
  *    ends with the last member version N added. A reader checks the negotiated version
  *    (EphostPluginAbiIncludes) or `struct_size` (EPHOST_STRUCT_HAS) before touching a member added
@@ -23,7 +24,6 @@
  *  - Errors are EphostStatus* (NULL = success) created with EphostHostApi::status_create.
  *  - Ownership and lifetime are stated on every function. "Host-owned" pointers must not be freed by
  *    the plugin; "valid during the call" pointers must not be kept after the call returns.
- *
  * Plugin authors: see plugin_api/README.md for a guided tour and sdk/ for C++ helpers.
  */
 #ifndef EPHOST_PLUGIN_H_
@@ -113,7 +113,7 @@ typedef enum EphostAttributeType EPHOST_ENUM_BASE {
 /*
  * A borrowed view of a tensor. `shape` and `data` are owned by whoever produced the view and stay
  * valid for as long as that producer says (stated on each function). For EPHOST_ELEMENT_STRING the
- * data is an array of `const char*`. A scalar has rank 0 and one element.
+ * data is an array of `const char*`. A scalar has rank 0 and one element. Frozen by name: never grows.
  */
 typedef struct EphostTensorView {
   /* since ABI 1 */
@@ -128,7 +128,7 @@ typedef struct EphostTensorView {
  * allocator returned (a cl_mem, a device pointer, a VkBuffer) and the host never dereferences it; it
  * only hands it back to the plugin, `offset` bytes further on when the host places several values in
  * one block (memory patterns). Kernels must honour `offset` (OpenCL: a sub-buffer or an offset
- * argument).
+ * argument). Frozen by name: no struct_size, never grows (the rules at the top).
  */
 typedef struct EphostDeviceBuffer {
   /* since ABI 3 */
@@ -158,7 +158,7 @@ typedef struct EphostDeviceInfo {
 
 /*
  * since ABI 3: a kernel's view of one tensor and where it lives (kernel_input_memory,
- * kernel_output_device). Valid during compute only.
+ * kernel_output_device). Valid during compute only. Frozen by name: no struct_size, never grows.
  */
 typedef struct EphostTensorMemory {
   /* since ABI 3 */
@@ -528,9 +528,9 @@ typedef struct EphostPlugin {
                                    EphostProvider** out_provider);
   void (*provider_release)(EphostProvider* provider);
 
-  /* Claim the nodes of `graph` this provider will run, through `capability`. Called once for the
-   * main graph and once per nested subgraph. Required. A failure is logged and reported, and the
-   * provider gets no nodes of that graph; it never fails the session. */
+  /* Claim the nodes of `graph` this provider will run, through `capability`. Required. Answer from `graph`
+   * alone: it may be asked again (max_coverage, function bodies) or not at all (plugin_api/README.md, "When
+   * get_capability is called"). A failure is logged and reported, and costs that graph, never the session. */
   EphostStatus* (*get_capability)(EphostProvider* provider, const EphostGraph* graph, EphostCapability* capability);
 
   /* Create the kernel for a node claimed with capability_add_node. The node stays valid for the

@@ -1,0 +1,27 @@
+#include "provider/provider.h"
+
+#include "core/device.h"
+#include "discovery/plugin_registry.h"
+#include "provider/native_provider.h"
+
+namespace ephost {
+
+Provider::Provider(const PluginRecord& record, const Device* device)
+    : record_(record), device_(device), name_(record.name) {}
+
+const Device* Provider::memory_device() const {
+  return device_ && !device_->host_memory_usable() ? device_ : nullptr;
+}
+
+std::string Provider::label() const { return device_ ? device_->label() : name_; }
+
+const char* Provider::library_path() const { return record_.path.c_str(); }
+
+std::unique_ptr<Provider> create_provider(const PluginRecord& record,
+                                          const std::vector<std::pair<std::string, std::string>>& options,
+                                          const Device* device) {
+  // Every plugin the registry loads is a native ephost plugin, served in process.
+  return std::make_unique<NativeProvider>(record, options, device);
+}
+
+}  // namespace ephost
