@@ -197,6 +197,7 @@ OpSchema attention_schema(int since) {
       .TypeConstraint("T2", float_types_with_bfloat(), "V's type")
       .TypeConstraint("U", concat(concat(float_types_with_bfloat(), integer_types()), tensor_types({"bool"})),
                       "attn_mask's type: bool (true attends) or a number added to the scores")
+      .SetContextDependentFunctionBodyBuilder(attention_body)
       .TypeAndShapeInferenceFunction(attention_inference);
   return s;
 }

@@ -28,6 +28,7 @@ constexpr OpsetEntry kOpsetTable[] = {
     {24, add_opset24_schemas},
     {25, add_opset25_schemas},
     {26, add_opset26_schemas},
+    {27, add_opset27_schemas},
 };
 
 struct State {

@@ -1379,7 +1379,20 @@ def attention_cases(O):
     add("softcap_causal_mask", r(1, 1, 4, 4), r(1, 1, 4, 4), r(1, 1, 4, 4), mask=r(4, 4), softcap=1.5, is_causal=1)
     add("qk_output_mode_0", r(1, 2, 3, 4), r(1, 2, 4, 4), r(1, 2, 4, 4), mode=0)
     add("qk_output_mode_3_mask", r(1, 2, 3, 4), r(1, 2, 4, 4), r(1, 2, 4, 4), mask=r(3, 4), mode=3)
+    add("qk_output_mode_1_softcap", r(1, 2, 3, 4), r(1, 2, 4, 4), r(1, 2, 4, 4), mask=r(3, 4), softcap=1.0, mode=1)
+    add("qk_output_mode_2_softcap_causal", r(1, 2, 3, 4), r(1, 2, 3, 4), r(1, 2, 3, 4), softcap=1.0, is_causal=1,
+        mode=2)
+    # An integer attn_mask (added to the scores) is not taken by the CPU plugin's kernel: these run the
+    # function body the host registers for Attention, expanded into primitive operators.
+    int_mask = lambda *s: (RNG.integers(0, 2, s) * -3).astype(np.int64)  # noqa: E731
+    add("int_mask_function_body", r(2, 2, 3, 4), r(2, 2, 5, 4), r(2, 2, 5, 4), mask=int_mask(3, 5))
+    add("int_mask_function_body_3d_gqa_causal_past", r(1, 2, 12), r(1, 2, 4), r(1, 2, 6), mask=int_mask(2, 5),
+        past_k=r(1, 2, 3, 2), past_v=r(1, 2, 3, 3), is_causal=1, q_num_heads=6, kv_num_heads=2, mode=3)
+    add("int_mask_function_body_softcap_scale_mode_1", r(1, 2, 3, 4), r(1, 2, 4, 4), r(1, 2, 4, 4),
+        mask=int_mask(1, 2, 3, 4), softcap=1.5, scale=0.7, mode=1)
     if O >= 24:
+        add("int_mask_function_body_nonpad_causal_short_mask", r(2, 2, 2, 4), r(2, 2, 6, 4), r(2, 2, 6, 4),
+            mask=int_mask(2, 5), nonpad=np.array([4, 6], np.int64), is_causal=1, mode=2)
         add("nonpad_kv_seqlen", r(2, 2, 3, 4), r(2, 2, 6, 4), r(2, 2, 6, 4), nonpad=np.array([4, 6], np.int64))
         add("nonpad_causal", r(2, 2, 2, 4), r(2, 2, 6, 4), r(2, 2, 6, 4), nonpad=np.array([4, 6], np.int64),
             is_causal=1)

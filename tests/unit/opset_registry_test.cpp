@@ -326,6 +326,8 @@ TEST(OpsetRegistry, RegistersEveryOpset21To26Version) {
                                                 "Swish", "TensorScatter", "TopK"}));
   EXPECT_EQ(by_opset[25], with(shape_and_cast, {"DequantizeLinear", "QuantizeLinear"}));
   EXPECT_EQ(by_opset[26], (std::set<std::string>{"BitCast", "CumProd"}));
+  EXPECT_EQ(by_opset[27], (std::set<std::string>{"Range"}));
+  EXPECT_TRUE(onnx::OpSchemaRegistry::Schema("Range", 27, "")->HasFunction());
   EXPECT_EQ(since("Pad", 21), 21);
   EXPECT_EQ(since("Pad", 22), 21);
   EXPECT_EQ(since("Conv", 22), 22);
@@ -402,5 +404,58 @@ TEST(OpsetRegistry, Opset21To24BodiesBuild) {
     onnx::FunctionBodyBuildContextImpl ctx(node, types);
     ASSERT_TRUE(onnx::OpSchemaRegistry::Schema(b.op, b.version, "")->BuildContextDependentFunction(ctx, body)) << b.op;
     EXPECT_GT(body.node_size(), 2) << b.op;
+  }
+}
+
+// Attention's function body (3-D and 4-D, grouped heads, masks, past, causal) is a graph the checker
+// and shape inference accept, with Y of the node's shape (its values are checked by the opset cases
+// whose integer masks the CPU plugin's kernel leaves to the body).
+TEST(OpsetRegistry, AttentionBodyIsAValidGraph) {
+  opsets::register_schemas();
+  struct Input {
+    const char* name;
+    int32_t type;
+    std::vector<int64_t> dims;
+  };
+  struct Case {
+    std::vector<Input> inputs;
+    bool causal;
+    std::vector<int64_t> y;
+  };
+  const std::vector<Case> cases = {
+      {{{"Q", kFloat, {2, 6, 3, 8}}, {"K", kFloat, {2, 2, 5, 8}}, {"V", kFloat, {2, 2, 5, 4}}}, false, {2, 6, 3, 4}},
+      {{{"Q", kFloat, {1, 2, 12}}, {"K", kFloat, {1, 2, 4}}, {"V", kFloat, {1, 2, 6}}, {"attn_mask", kBool, {2, 5}},
+        {"past_key", kFloat, {1, 2, 3, 2}}, {"past_value", kFloat, {1, 2, 3, 3}}},
+       true,
+       {1, 2, 18}}};
+  for (const Case& c : cases) {
+    onnx::NodeProto node;
+    node.set_op_type("Attention");
+    std::vector<onnx::TypeProto> types;
+    for (const Input& in : c.inputs) {
+      node.add_input(in.name);
+      onnx::TypeProto t;
+      t.mutable_tensor_type()->set_elem_type(in.type);
+      for (int64_t d : in.dims) t.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+      types.push_back(t);
+    }
+    node.add_output("Y");
+    if (c.inputs[0].dims.size() == 3) {
+      attr_int(&node, "q_num_heads", 6);
+      attr_int(&node, "kv_num_heads", 2);
+    }
+    if (c.causal) attr_int(&node, "is_causal", 1);
+    onnx::FunctionProto body;
+    onnx::FunctionBodyBuildContextImpl ctx(node, types);
+    ASSERT_TRUE(onnx::OpSchemaRegistry::Schema("Attention", 23, "")->BuildContextDependentFunction(ctx, body));
+    auto m = make_model(23);
+    auto* g = m.mutable_graph();
+    for (const Input& in : c.inputs) add_input(g, in.name, in.type, in.dims);
+    for (const auto& n : body.node()) *g->add_node() = n;
+    add_output(g, "Y", kFloat, {}, false);
+    std::unique_ptr<Model> model;
+    ASSERT_NO_THROW(model = load_buffer(m));
+    const onnx::ValueInfoProto* y = find_value_info(model->proto->graph(), "Y");
+    if (y) EXPECT_EQ(dims_of(y), c.y);
   }
 }

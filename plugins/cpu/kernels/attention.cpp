@@ -6,7 +6,7 @@
 //
 // Order of operations, as onnx's reference implementation (onnx/reference/ops/op_attention.py):
 // scores = scale * Q K^T; softcap; + the mask (attn_mask, causal, nonpad_kv_seqlen); softmax; times V.
-// qk_matmul_output holds the scaled Q K^T (mode 0), with the mask added (1), after softcap and the mask
+// qk_matmul_output holds the scaled Q K^T (mode 0), that plus the mask (1), softcap of it plus the mask
 // (2: the softmax's input), or the softmax (3). A query whose keys are all masked gets zeros.
 #include <algorithm>
 #include <cmath>
@@ -198,10 +198,6 @@ class AttentionKernel : public CpuKernel {
                  const std::vector<int64_t>& nonpad, float scale, float* qk_out) const {
     const int64_t i = r % d.q_seq, h = (r / d.q_seq) % d.q_heads, b = r / (d.q_seq * d.q_heads);
     float* qk_row = qk_out ? qk_out + r * d.total : nullptr;
-    for (int64_t j = 0; j < d.total; ++j) row[j] *= scale;
-    if (qk_row && mode_ == 0) std::memcpy(qk_row, row, sizeof(float) * d.total);
-    if (softcap_ > 0)
-      for (int64_t j = 0; j < d.total; ++j) row[j] = softcap_ * std::tanh(row[j] / softcap_);
     // Keys this query may see: [0, limit), before the explicit mask.
     int64_t limit = d.total;
     if (!nonpad.empty()) limit = std::min(limit, nonpad[b]);
@@ -209,18 +205,28 @@ class AttentionKernel : public CpuKernel {
       const int64_t offset = d.past > 0 || nonpad.empty() ? d.past : nonpad[b] - d.q_seq;
       limit = std::min(limit, std::max<int64_t>(0, i + offset + 1));
     }
-    for (int64_t j = limit; j < d.total; ++j) row[j] = kNegInf;
-    if (mv.present()) {
-      const int64_t base = b * mv.strides[0] + h * mv.strides[1] + i * mv.strides[2];
-      for (int64_t j = 0; j < std::min(limit, mv.last); ++j) {
-        if (mv.flags)
-          row[j] = mv.flags[base + j] ? row[j] : kNegInf;
-        else
-          row[j] += mv.values[base + j];
+    const int64_t mask_base = b * mv.strides[0] + h * mv.strides[1] + i * mv.strides[2];
+    auto apply_mask = [&](float* scores) {
+      for (int64_t j = limit; j < d.total; ++j) scores[j] = kNegInf;
+      if (!mv.present()) return;
+      const int64_t seen = std::min(limit, mv.last);
+      if (mv.flags) {
+        for (int64_t j = 0; j < seen; ++j)
+          if (!mv.flags[mask_base + j]) scores[j] = kNegInf;
+      } else {
+        for (int64_t j = 0; j < seen; ++j) scores[j] += mv.values[mask_base + j];
       }
-      for (int64_t j = mv.last; j < limit; ++j) row[j] = kNegInf;
+      for (int64_t j = mv.last; j < limit; ++j) scores[j] = kNegInf;
+    };
+    for (int64_t j = 0; j < d.total; ++j) row[j] *= scale;
+    if (qk_row && (mode_ == 0 || mode_ == 1)) {
+      std::memcpy(qk_row, row, sizeof(float) * d.total);
+      if (mode_ == 1) apply_mask(qk_row);
     }
-    if (qk_row && (mode_ == 1 || mode_ == 2)) std::memcpy(qk_row, row, sizeof(float) * d.total);
+    if (softcap_ > 0)
+      for (int64_t j = 0; j < d.total; ++j) row[j] = softcap_ * std::tanh(row[j] / softcap_);
+    apply_mask(row);
+    if (qk_row && mode_ == 2) std::memcpy(qk_row, row, sizeof(float) * d.total);
     float max = kNegInf;
     for (int64_t j = 0; j < d.total; ++j) max = std::max(max, row[j]);
     if (max == kNegInf) {
