@@ -4,7 +4,7 @@ computation written as the primitive operators their ONNX function definitions e
 sizes of a small transformer (12 heads of 64, 128 tokens; one decoding step over a 512-token cache;
 hidden size 768), with `ephost bench`, and prints the latencies and their ratios.
 
-    /usr/bin/python3 tests/perf/transformer_ops_latency.py --ephost BUILD/tools/cli/ephost [--repeat N]
+    /usr/bin/python3 benchmarks/transformer_ops_latency.py --ephost BUILD/tools/cli/ephost [--repeat N]
 
 Not part of CTest (timings need a quiet machine); run by hand.
 """
@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "conformance"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "conformance"))
 from generate_node_tests import restore_numpy_aliases  # noqa: E402
 
 restore_numpy_aliases()
