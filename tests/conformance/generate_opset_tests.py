@@ -1372,6 +1372,11 @@ def attention_cases(O):
         present=True, is_causal=1)
     add("past_present_gqa", r(2, 4, 1, 8), r(2, 2, 1, 8), r(2, 2, 1, 8), past_k=r(2, 2, 5, 8), past_v=r(2, 2, 5, 8),
         present=True)
+    # Decoding reads the past where it lies (direct products); a larger query block concatenates it.
+    add("decode_past_no_present", r(1, 4, 1, 8), r(1, 2, 1, 8), r(1, 2, 1, 8), past_k=r(1, 2, 6, 8),
+        past_v=r(1, 2, 6, 8))
+    add("prefill_past_no_present_gqa", r(1, 4, 5, 4), r(1, 2, 5, 4), r(1, 2, 5, 4), past_k=r(1, 2, 3, 4),
+        past_v=r(1, 2, 3, 4), is_causal=1)
     add("bool_mask_2d", r(2, 2, 3, 4), r(2, 2, 5, 4), r(2, 2, 5, 4),
         mask=np.array([[1, 1, 0, 1, 0], [1, 0, 1, 1, 1], [0, 1, 1, 1, 1]], np.bool_))
     add("float_mask_4d_broadcast", r(2, 3, 2, 4), r(2, 3, 4, 4), r(2, 3, 4, 4), mask=r(2, 1, 2, 4))

@@ -18,12 +18,15 @@
 #include "kernel_registry.h"
 #include "math/matmul.h"
 #include "math/parallel.h"
+#include "math/vec.h"
 
 namespace ephost::cpu {
 
 namespace {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+// Query rows per key/value head up to which the products are direct dot products (decoding steps).
+constexpr int64_t kDirectRows = 8;
 
 // The dimensions of one call.
 struct AttentionDims {
@@ -70,48 +73,95 @@ class AttentionKernel : public CpuKernel {
     }
     const MaskView mv = mask_view(mask, d);
 
-    // Q as [batch, q_heads, q_seq, head]; K^T as [batch, kv_heads, head, total]; V (with the past) as
-    // present_value [batch, kv_heads, total, v_head].
-    std::vector<float> q_buf;
+    // Q, K and V as [batch, heads, seq, size] (3-D inputs are copied so); present_key and present_value
+    // [batch, kv_heads, total, size] are the past followed by K and V, materialised only when asked for or
+    // when the products below need them contiguous.
+    std::vector<float> q_buf, k_buf, v_buf, pk_buf, pv_buf;
     const float* qh = heads_first(q, d.q_heads, d.q_seq, d.head, d, q_buf);
-    std::vector<float> k_buf, v_buf, kt(static_cast<size_t>(d.batch * d.kv_heads * d.head * d.total));
     const float* kh = heads_first(k, d.kv_heads, d.kv_seq, d.head, d, k_buf);
     const float* vh = heads_first(v, d.kv_heads, d.kv_seq, d.v_head, d, v_buf);
+    const float* past_keys = past_k.present() ? past_k.data<float>() : nullptr;
+    const float* past_values = past_v.present() ? past_v.data<float>() : nullptr;
+    const int64_t group = d.q_heads / d.kv_heads, rows = group * d.q_seq;
+    // A few query rows per key/value head (decoding): dot products over the keys where they lie, no
+    // transposed copy and no matrix-product call. Otherwise oneDNN's products over all heads.
+    const bool direct = rows <= kDirectRows;
     const Shape present_k_shape = {d.batch, d.kv_heads, d.total, d.head};
     const Shape present_v_shape = {d.batch, d.kv_heads, d.total, d.v_head};
-    std::vector<float> pk_buf, pv_buf;
-    float* present_k = output_wanted(1) ? ctx.output<float>(1, present_k_shape) : sized(pk_buf, present_k_shape);
-    float* present_v = output_wanted(2) ? ctx.output<float>(2, present_v_shape) : sized(pv_buf, present_v_shape);
-    concat_past(past_k.present() ? past_k.data<float>() : nullptr, kh, present_k, d, d.head);
-    concat_past(past_v.present() ? past_v.data<float>() : nullptr, vh, present_v, d, d.v_head);
-    transpose_keys(present_k, kt.data(), d, threads);
+    const float *keys = kh, *values = vh;
+    if (output_wanted(1) || (!direct && d.past > 0)) {
+      float* pk = output_wanted(1) ? ctx.output<float>(1, present_k_shape) : sized(pk_buf, present_k_shape, "present_key");
+      concat_past(past_keys, kh, pk, d, d.head);
+      keys = pk;
+    }
+    if (output_wanted(2) || (!direct && d.past > 0)) {
+      float* pv = output_wanted(2) ? ctx.output<float>(2, present_v_shape) : sized(pv_buf, present_v_shape, "present_value");
+      concat_past(past_values, vh, pv, d, d.v_head);
+      values = pv;
+    }
+    // Where key/value t of head bh lies: in the concatenation when made, else in the past or in K/V.
+    const bool concatenated_k = keys != kh || d.past == 0, concatenated_v = values != vh || d.past == 0;
+    auto key_row = [&](int64_t bh, int64_t t) {
+      if (concatenated_k) return keys + (bh * d.total + t) * d.head;
+      return t < d.past ? past_keys + (bh * d.past + t) * d.head : kh + (bh * d.kv_seq + t - d.past) * d.head;
+    };
+    auto value_row = [&](int64_t bh, int64_t t) {
+      if (concatenated_v) return values + (bh * d.total + t) * d.v_head;
+      return t < d.past ? past_values + (bh * d.past + t) * d.v_head : vh + (bh * d.kv_seq + t - d.past) * d.v_head;
+    };
 
-    // scores [batch, kv_heads, G * q_seq, total] = Q K^T, one product per key/value head.
-    const int64_t group = d.q_heads / d.kv_heads, rows = group * d.q_seq;
-    std::vector<float> scores(static_cast<size_t>(d.batch * d.q_heads * d.q_seq * d.total));
-    qk_.run(qh, {d.batch, d.kv_heads, rows, d.head}, kt.data(), {d.batch, d.kv_heads, d.head, d.total}, scores.data(),
-            threads);
+    // scores [batch, kv_heads, G * q_seq, total] = Q K^T, which is [batch, q_heads, q_seq, total].
+    float* scores = reusable(0, {d.batch, d.q_heads, d.q_seq, d.total}, "Attention's scores");
+    if (direct) {
+      math::parallel_for(d.batch * d.kv_heads, threads, 1, [&](int64_t h0, int64_t h1) {
+        for (int64_t bh = h0; bh < h1; ++bh)
+          for (int64_t t = 0; t < d.total; ++t) {
+            const float* kr = key_row(bh, t);
+            for (int64_t r = 0; r < rows; ++r)
+              scores[(bh * rows + r) * d.total + t] = dot(qh + (bh * rows + r) * d.head, kr, d.head);
+          }
+      });
+    } else {
+      float* kt = reusable(1, {d.batch, d.kv_heads, d.head, d.total}, "Attention's K^T");
+      transpose_keys(keys, kt, d, threads);
+      qk_.run(qh, {d.batch, d.kv_heads, rows, d.head}, kt, {d.batch, d.kv_heads, d.head, d.total}, scores, threads);
+    }
     float* qk_out = output_wanted(3) ? ctx.output<float>(3, {d.batch, d.q_heads, d.q_seq, d.total}) : nullptr;
     const float scale = has_scale_ ? scale_ : 1.f / std::sqrt(static_cast<float>(d.head));
-    math::parallel_for(d.batch * d.q_heads * d.q_seq, threads, 4, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) score_row(scores.data() + r * d.total, r, d, mv, nonpad_len, scale, qk_out);
+    math::parallel_for(d.batch * d.q_heads * d.q_seq, threads, std::max<int64_t>(1, 4096 / std::max<int64_t>(d.total, 1)),
+                       [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) score_row(scores + r * d.total, r, d, mv, nonpad_len, scale, qk_out);
     });
 
     // Y [batch, kv_heads, G * q_seq, v_head] = P V, which is [batch, q_heads, q_seq, v_head].
     const Shape y4 = {d.batch, d.q_heads, d.q_seq, d.v_head};
-    if (!d.three_d) {
-      pv_.run(scores.data(), {d.batch, d.kv_heads, rows, d.total}, present_v, present_v_shape,
-              ctx.output<float>(0, y4), threads);
-      return;
+    std::vector<float> y_buf;
+    float* y = d.three_d ? sized(y_buf, y4, "Attention's output") : ctx.output<float>(0, y4);
+    if (direct) {
+      math::parallel_for(d.batch * d.kv_heads, threads, 1, [&](int64_t h0, int64_t h1) {
+        for (int64_t bh = h0; bh < h1; ++bh) {
+          float* out = y + bh * rows * d.v_head;
+          std::fill(out, out + rows * d.v_head, 0.f);
+          for (int64_t t = 0; t < d.total; ++t) {
+            const float* vr = value_row(bh, t);
+            for (int64_t r = 0; r < rows; ++r) {
+              const float p = scores[(bh * rows + r) * d.total + t];
+              float* o = out + r * d.v_head;
+              for (int64_t e = 0; e < d.v_head; ++e) o[e] += p * vr[e];
+            }
+          }
+        }
+      });
+    } else {
+      pv_.run(scores, {d.batch, d.kv_heads, rows, d.total}, values, present_v_shape, y, threads);
     }
-    std::vector<float> y(static_cast<size_t>(math::numel(y4)));
-    pv_.run(scores.data(), {d.batch, d.kv_heads, rows, d.total}, present_v, present_v_shape, y.data(), threads);
+    if (!d.three_d) return;
     float* out = ctx.output<float>(0, {d.batch, d.q_seq, d.q_heads * d.v_head});
     for (int64_t b = 0; b < d.batch; ++b)
       for (int64_t h = 0; h < d.q_heads; ++h)
         for (int64_t s = 0; s < d.q_seq; ++s)
           std::memcpy(out + ((b * d.q_seq + s) * d.q_heads + h) * d.v_head,
-                      y.data() + ((b * d.q_heads + h) * d.q_seq + s) * d.v_head, sizeof(float) * d.v_head);
+                      y + ((b * d.q_heads + h) * d.q_seq + s) * d.v_head, sizeof(float) * d.v_head);
   }
 
  private:
@@ -229,14 +279,10 @@ class AttentionKernel : public CpuKernel {
     if (qk_row && mode_ == 2) std::memcpy(qk_row, row, sizeof(float) * d.total);
     float max = kNegInf;
     for (int64_t j = 0; j < d.total; ++j) max = std::max(max, row[j]);
-    if (max == kNegInf) {
+    if (max == kNegInf)
       std::fill(row, row + d.total, 0.f);
-    } else {
-      float sum = 0;
-      for (int64_t j = 0; j < d.total; ++j) sum += row[j] = std::exp(row[j] - max);
-      const float inv = 1.f / sum;
-      for (int64_t j = 0; j < d.total; ++j) row[j] *= inv;
-    }
+    else
+      math::softmax_row_f32(row, 1.f, nullptr, row, d.total);
     if (qk_row && mode_ == 3) std::memcpy(qk_row, row, sizeof(float) * d.total);
   }
 
@@ -245,7 +291,7 @@ class AttentionKernel : public CpuKernel {
                                   const AttentionDims& d, std::vector<float>& buf) {
     if (!d.three_d) return t.data<float>();
     const float* src = t.data<float>();
-    buf.resize(static_cast<size_t>(d.batch * heads * seq * size));
+    buf = sdk::scratch_vector<float>({d.batch, heads, seq, size}, "Attention's heads-first copy");
     for (int64_t b = 0; b < d.batch; ++b)
       for (int64_t s = 0; s < seq; ++s)
         for (int64_t h = 0; h < heads; ++h)
@@ -254,9 +300,30 @@ class AttentionKernel : public CpuKernel {
     return buf.data();
   }
 
-  static float* sized(std::vector<float>& buf, const Shape& s) {
-    buf.resize(static_cast<size_t>(math::numel(s)));
+  static float* sized(std::vector<float>& buf, const Shape& s, const char* what) {
+    buf = sdk::scratch_vector<float>(s, what);
     return buf.data();
+  }
+
+  // A working buffer of the calling thread (slot 0: scores, 1: K^T), kept between runs so that steady
+  // runs allocate nothing; one run uses it at a time on its thread.
+  static float* reusable(int slot, std::initializer_list<int64_t> dims, const char* what) {
+    thread_local std::vector<float> buffers[2];
+    const size_t n = sdk::scratch_bytes(dims, sizeof(float), what) / sizeof(float);
+    std::vector<float>& b = buffers[slot];
+    if (b.size() < n) b = sdk::scratch_vector<float>(dims, what);
+    return b.data();
+  }
+
+  // Eight partial sums, so the loop vectorises without reassociating one running sum.
+  static float dot(const float* a, const float* b, int64_t n) {
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+      for (int j = 0; j < 8; ++j) acc[j] += a[i + j] * b[i + j];
+    float sum = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for (; i < n; ++i) sum += a[i] * b[i];
+    return sum;
   }
 
   // present [batch, kv_heads, past + kv_seq, size] = past then the new entries, per head.
