@@ -22,6 +22,13 @@ constexpr OpsetEntry kOpsetTable[] = {
     {18, add_opset18_schemas},
     {19, add_opset19_schemas},
     {20, add_opset20_schemas},
+    {21, add_opset21_schemas},
+    {22, add_opset22_schemas},
+    {23, add_opset23_schemas},
+    {24, add_opset24_schemas},
+    {25, add_opset25_schemas},
+    {26, add_opset26_schemas},
+    {27, add_opset27_schemas},
 };
 
 struct State {

@@ -38,6 +38,13 @@ const std::string& registration_problem();
 void add_opset18_schemas(std::vector<onnx::OpSchema>& out);
 void add_opset19_schemas(std::vector<onnx::OpSchema>& out);
 void add_opset20_schemas(std::vector<onnx::OpSchema>& out);
+void add_opset21_schemas(std::vector<onnx::OpSchema>& out);
+void add_opset22_schemas(std::vector<onnx::OpSchema>& out);
+void add_opset23_schemas(std::vector<onnx::OpSchema>& out);
+void add_opset24_schemas(std::vector<onnx::OpSchema>& out);
+void add_opset25_schemas(std::vector<onnx::OpSchema>& out);
+void add_opset26_schemas(std::vector<onnx::OpSchema>& out);
+void add_opset27_schemas(std::vector<onnx::OpSchema>& out);
 
 // Every (op_type, since_version) registered here, in registration order (for tests and tools).
 std::vector<std::pair<std::string, int>> registered_versions();

@@ -1,5 +1,6 @@
 #include "opsets/schema_util.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -121,6 +122,46 @@ onnx::InferenceFunction onnx_inference(const char* op, int version) {
 
 onnx::DataPropagationFunction onnx_data_propagation(const char* op, int version) {
   return onnx_schema(op, version).GetDataPropagationFunction();
+}
+
+onnx::OpSchema types_only_version(const char* op, int since, const TypeWidener& widen,
+                                  const std::vector<onnx::OpSchema::Attribute>& extra_attrs) {
+  const onnx::OpSchema* previous = onnx::OpSchemaRegistry::Schema(op, since - 1, onnx::ONNX_DOMAIN);
+  if (!previous) throw std::runtime_error(std::string(op) + " has no version below opset " + std::to_string(since));
+  onnx::OpSchema s(op, __FILE__, __LINE__);
+  s.SetDomain(onnx::ONNX_DOMAIN).SinceVersion(since);
+  s.SetDoc(std::string(previous->doc() ? previous->doc() : "") + "\n\nOpset " + std::to_string(since) +
+           " only accepts more element types than " + op + "-" + std::to_string(previous->SinceVersion()) + ".");
+  int i = 0;
+  for (const auto& p : previous->inputs())
+    s.Input(i++, p.GetName(), p.GetDescription(), p.GetTypeStr(), p.GetOption(), p.GetIsHomogeneous(),
+            p.GetMinArity(), p.GetDifferentiationCategory());
+  i = 0;
+  for (const auto& p : previous->outputs())
+    s.Output(i++, p.GetName(), p.GetDescription(), p.GetTypeStr(), p.GetOption(), p.GetIsHomogeneous(),
+             p.GetMinArity(), p.GetDifferentiationCategory());
+  for (const auto& [name, attr] : previous->attributes()) s.Attr(attr);
+  for (const auto& attr : extra_attrs) s.Attr(attr);
+  for (const auto& c : previous->typeConstraintParams()) {
+    TypeList allowed = c.allowed_type_strs;
+    if (widen)
+      for (const std::string& t : widen(c.type_param_str, c.allowed_type_strs))
+        if (std::find(allowed.begin(), allowed.end(), t) == allowed.end()) allowed.push_back(t);
+    s.TypeConstraint(c.type_param_str, allowed, c.description);
+  }
+  s.TypeAndShapeInferenceFunction(previous->GetTypeAndShapeInferenceFunction());
+  if (previous->GetDataPropagationFunction()) s.PartialDataPropagationFunction(previous->GetDataPropagationFunction());
+  if (previous->HasFunction() && previous->GetFunction()) {
+    const onnx::FunctionProto& f = *previous->GetFunction();
+    s.FunctionBody(std::vector<onnx::NodeProto>(f.node().begin(), f.node().end()),
+                   std::vector<onnx::OperatorSetIdProto>(f.opset_import().begin(), f.opset_import().end()));
+  }
+  if (previous->HasContextDependentFunction())
+    s.SetContextDependentFunctionBodyBuilder(
+        [previous](const onnx::FunctionBodyBuildContext& ctx, const onnx::OpSchema&, onnx::FunctionProto& body) {
+          return previous->BuildContextDependentFunction(ctx, body);
+        });
+  return s;
 }
 
 void broadcast_binary_inference(onnx::InferenceContext& ctx) {

@@ -6,6 +6,7 @@
 #include <onnx/defs/shape_inference.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,13 @@ inline const TypeList& integer_types() {
   static const TypeList t = tensor_types({"uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64"});
   return t;
 }
+// Every element type onnx 1.12 can name.
+inline const TypeList& all_tensor_types() {
+  static const TypeList t = tensor_types({"uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
+                                          "bfloat16", "float16", "float", "double", "string", "bool", "complex64",
+                                          "complex128"});
+  return t;
+}
 inline const TypeList& index_types() {
   static const TypeList t = tensor_types({"int32", "int64"});
   return t;
@@ -66,6 +74,15 @@ TypeList onnx_types(const char* op, int version, const char* param, const TypeLi
 // Its shape and type inference, and its data propagation (for Shape, Size, Cast and the like).
 onnx::InferenceFunction onnx_inference(const char* op, int version);
 onnx::DataPropagationFunction onnx_data_propagation(const char* op, int version);
+
+// A version of `op` at `since` that accepts more element types and otherwise keeps the meaning of the
+// operator's previous version (the newest registered below `since`, onnx's or ours): its inputs,
+// outputs, attributes, inference and function body, with each type constraint widened by
+// `widen(param, allowed)` (types already allowed are not repeated) and the attributes `extra_attrs`
+// added. Throws when `op` has no earlier version.
+using TypeWidener = std::function<TypeList(const std::string& param, const TypeList& allowed)>;
+onnx::OpSchema types_only_version(const char* op, int since, const TypeWidener& widen = nullptr,
+                                  const std::vector<onnx::OpSchema::Attribute>& extra_attrs = {});
 
 // Output 0 takes input 0's element type and the broadcast of inputs 0 and 1 (when both are known).
 void broadcast_binary_inference(onnx::InferenceContext& ctx);

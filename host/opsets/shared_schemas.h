@@ -16,6 +16,11 @@ onnx::OpSchema resize_schema(int since);
 // ReduceMin), with an optional static function body.
 onnx::OpSchema reduce_schema(int since, const char* name, const char* what, const TypeList& types, const char* body);
 
+// Attention-23 and Attention-24 (adds nonpad_kv_seqlen): opset23.cpp.
+onnx::OpSchema attention_schema(int since);
+// Attention's function body (attention_body.cpp): false when the inputs' ranks are unknown.
+bool attention_body(const onnx::FunctionBodyBuildContext& ctx, const onnx::OpSchema& schema, onnx::FunctionProto& body);
+
 // Output shape of a pooling operator over X [N, C, D1, ...]: kernel_shape, strides, dilations, pads,
 // auto_pad and ceil_mode (a window that would start in the end padding is dropped). `op` names the
 // operator in messages.

@@ -51,6 +51,11 @@ const KernelRegistry& KernelRegistry::instance() {
     register_recurrent_kernels(r);
     register_opset18_spatial_kernels(r);
     register_opset19_20_kernels(r);
+    register_attention_kernels(r);
+    register_transformer_norm_kernels(r);
+    register_rotary_embedding_kernels(r);
+    register_block_quantize_kernels(r);
+    register_opset24_26_kernels(r);
     return r;
   }();
   return registry;

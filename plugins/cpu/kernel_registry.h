@@ -94,6 +94,12 @@ inline SupportCheck any_types() {
 void register_elementwise_kernels(KernelRegistry& r);
 void register_opset18_spatial_kernels(KernelRegistry& r);
 void register_opset19_20_kernels(KernelRegistry& r);
+// Opsets 21 to 26: the transformer operators as fused kernels, blocked quantization, and the rest.
+void register_attention_kernels(KernelRegistry& r);
+void register_transformer_norm_kernels(KernelRegistry& r);
+void register_rotary_embedding_kernels(KernelRegistry& r);
+void register_block_quantize_kernels(KernelRegistry& r);
+void register_opset24_26_kernels(KernelRegistry& r);
 void register_activation_kernels(KernelRegistry& r);
 void register_conv_kernels(KernelRegistry& r);
 void register_pool_kernels(KernelRegistry& r);

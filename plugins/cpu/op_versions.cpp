@@ -47,18 +47,21 @@ const std::unordered_map<std::string, std::vector<Version>>& history() {
                    "RandomNormalLike", "RandomUniform", "RandomUniformLike", "RoiAlign", "Round", "Selu", "Sin",
                    "Sinh", "Softplus", "Softsign", "Tan", "ThresholdedRelu"});
     // 23 (ONNX 1.18): float4e2m1; Attention, RMSNormalization, RotaryEmbedding
-    add(23, true, {"Cast", "CastLike", "Constant", "ConstantOfShape", "Flatten", "Identity", "If", "Loop", "Pad",
-                   "Reshape", "Scan", "Shape", "Size", "Squeeze", "Transpose", "Unsqueeze"});
-    add(23, false, {"Attention", "DequantizeLinear", "QuantizeLinear", "RMSNormalization", "RotaryEmbedding"});
+    // (DequantizeLinear only accepts float4e2m1; QuantizeLinear adds precision.)
+    add(23, true, {"Cast", "CastLike", "Constant", "ConstantOfShape", "DequantizeLinear", "Flatten", "Identity", "If",
+                   "Loop", "Pad", "Reshape", "Scan", "Shape", "Size", "Squeeze", "Transpose", "Unsqueeze"});
+    add(23, false, {"Attention", "QuantizeLinear", "RMSNormalization", "RotaryEmbedding"});
     // 24 (ONNX 1.19): float8e8m0; Attention changed; Swish, TensorScatter
+    // (QuantizeLinear only accepts a float8e8m0 scale; DequantizeLinear adds output_dtype; Cast's and
+    // CastLike's round_mode applies to float8e8m0 targets only.)
     add(24, true, {"Cast", "CastLike", "Constant", "ConstantOfShape", "Flatten", "Identity", "If", "Loop", "Pad",
-                   "Reshape", "Scan", "Shape", "Size", "SplitToSequence", "Squeeze", "TopK", "Transpose",
-                   "Unsqueeze"});
-    add(24, false, {"Attention", "DequantizeLinear", "QuantizeLinear", "Swish", "TensorScatter"});
+                   "QuantizeLinear", "Reshape", "Scan", "Shape", "Size", "SplitToSequence", "Squeeze", "TopK",
+                   "Transpose", "Unsqueeze"});
+    add(24, false, {"Attention", "DequantizeLinear", "Swish", "TensorScatter"});
     // 25 (ONNX 1.20): int2 and uint2
-    add(25, true, {"Cast", "CastLike", "Constant", "ConstantOfShape", "Flatten", "Identity", "If", "Loop", "Pad",
-                   "Reshape", "Scan", "Shape", "Size", "Squeeze", "Transpose", "Unsqueeze"});
-    add(25, false, {"DequantizeLinear", "QuantizeLinear"});
+    add(25, true, {"Cast", "CastLike", "Constant", "ConstantOfShape", "DequantizeLinear", "Flatten", "Identity", "If",
+                   "Loop", "Pad", "QuantizeLinear", "Reshape", "Scan", "Shape", "Size", "Squeeze", "Transpose",
+                   "Unsqueeze"});
     // 26: BitCast, CumProd
     add(26, false, {"BitCast", "CumProd"});
     // 27: CausalConvWithState, LinearAttention; Range's new version is taken as a change of meaning

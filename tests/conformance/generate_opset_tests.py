@@ -1092,6 +1092,490 @@ def legacy():
          [("y", np.power(bd, e.astype(np.float64)))])
 
 
+# ---- opsets 21 to 26 -------------------------------------------------------------------------------------
+
+def ref_group_norm_21(x, scale, bias, groups, eps):
+    n, c = x.shape[:2]
+    g = x.reshape(n, groups, -1).astype(np.float64)
+    mean = g.mean(axis=2, keepdims=True)
+    var = ((g - mean) ** 2).mean(axis=2, keepdims=True)
+    y = ((g - mean) / np.sqrt(var + eps)).reshape(n, c, -1)
+    y = y * scale.reshape(1, c, 1) + bias.reshape(1, c, 1)
+    return y.reshape(x.shape).astype(x.dtype)
+
+
+def scale_index_array(x_shape, scale, axis, block_size):
+    """The scale broadcast to x's shape: per tensor, per axis or blocked."""
+    if scale.size == 1 and block_size == 0:
+        return np.broadcast_to(scale.reshape(()), x_shape)
+    axis = axis % len(x_shape)
+    if block_size == 0:
+        shape = [1] * len(x_shape)
+        shape[axis] = x_shape[axis]
+        return np.broadcast_to(scale.reshape(shape), x_shape)
+    return np.repeat(scale, block_size, axis=axis).take(range(x_shape[axis]), axis=axis)
+
+
+def ref_dequantize(x, scale, zp, axis=1, block_size=0):
+    s = scale_index_array(x.shape, scale, axis, block_size).astype(np.float32)
+    z = 0 if zp is None else scale_index_array(x.shape, zp, axis, block_size).astype(np.int64)
+    return ((x.astype(np.int64) - z) * s).astype(np.float32)
+
+
+def ref_quantize(x, scale, zp, out_dtype, axis=1, block_size=0):
+    s = scale_index_array(x.shape, scale, axis, block_size).astype(np.float32)
+    z = 0 if zp is None else scale_index_array(x.shape, zp, axis, block_size).astype(np.float32)
+    info = np.iinfo(out_dtype)
+    v = np.rint(x / s) + z  # numpy's rint rounds half to even
+    return np.clip(v, info.min, info.max).astype(out_dtype)
+
+
+def opset21():
+    O = 21
+    # GroupNormalization: scale and bias per channel
+    for variant, shape, groups, eps, dtype in (("4d", (2, 6, 3, 4), 3, None, np.float32),
+                                               ("groups_equal_channels", (1, 4, 5), 4, None, np.float32),
+                                               ("one_group_epsilon", (2, 3, 2, 2, 2), 1, 1e-2, np.float32),
+                                               ("double", (2, 4, 6), 2, None, np.float64)):
+        x = rand(shape, dtype)
+        scale, bias = rand((shape[1],), dtype), rand((shape[1],), dtype)
+        attrs = {"num_groups": groups}
+        if eps is not None:
+            attrs["epsilon"] = eps
+        if variant == "4d":
+            attrs["stash_type"] = 1
+        case("GroupNormalization", O, variant,
+             helper.make_node("GroupNormalization", ["x", "scale", "bias"], ["y"], **attrs),
+             [("x", x), ("scale", scale), ("bias", bias)],
+             [("y", ref_group_norm_21(x, scale, bias, groups, 1e-5 if eps is None else eps))])
+
+    # DequantizeLinear: per tensor, per axis, blocked (block_size)
+    for variant, xdtype, shape, scale_shape, axis, block, with_zp in (
+            ("per_tensor_uint8", np.uint8, (3, 4), (), 1, 0, True),
+            ("per_axis_int8", np.int8, (2, 3, 4), (3,), 1, 0, True),
+            ("blocked_int8_axis1", np.int8, (3, 8), (3, 4), 1, 2, True),
+            ("blocked_uint16_axis0_ragged", np.uint16, (7, 3), (3, 3), 0, 3, True),
+            ("blocked_int16_no_zero_point", np.int16, (2, 6, 2), (2, 2, 2), -2, 4, False),
+            ("int32_per_tensor", np.int32, (5,), (), 0, 0, False)):
+        x = rand(shape, xdtype)
+        scale = rand(scale_shape, np.float32, 0.01, 0.5)
+        zp = rand(scale_shape, xdtype) if with_zp else None
+        names = ["x", "scale"] + (["zp"] if with_zp else [])
+        inputs = [("x", x), ("scale", scale)] + ([("zp", zp)] if with_zp else [])
+        attrs = {"axis": axis}
+        if block:
+            attrs["block_size"] = block
+        case("DequantizeLinear", O, variant, helper.make_node("DequantizeLinear", names, ["y"], **attrs), inputs,
+             [("y", ref_dequantize(x, scale, zp, axis, block))])
+
+    # QuantizeLinear: blocked, output_dtype, 16-bit
+    for variant, odtype, shape, scale_shape, axis, block, with_zp, output_dtype in (
+            ("per_tensor_int8", np.int8, (3, 4), (), 1, 0, True, 0),
+            ("blocked_uint8_axis1", np.uint8, (2, 6), (2, 3), 1, 2, True, 0),
+            ("blocked_int8_axis0_ragged", np.int8, (5, 2), (2, 2), 0, 3, True, 0),
+            ("output_dtype_int16", np.int16, (4, 3), (3,), 1, 0, False, TensorProto.INT16),
+            ("per_axis_uint16", np.uint16, (2, 3), (3,), -1, 0, True, 0),
+            ("no_zero_point_uint8", np.uint8, (6,), (), 0, 0, False, 0)):
+        x = rand(shape, np.float32, -40, 40)
+        scale = rand(scale_shape, np.float32, 0.05, 0.5)
+        zp = rand(scale_shape, odtype) if with_zp else None
+        if zp is not None:
+            zp = (zp % 16).astype(odtype)
+        names = ["x", "scale"] + (["zp"] if with_zp else [])
+        inputs = [("x", x), ("scale", scale)] + ([("zp", zp)] if with_zp else [])
+        attrs = {"axis": axis}
+        if block:
+            attrs["block_size"] = block
+        if output_dtype:
+            attrs["output_dtype"] = output_dtype
+        case("QuantizeLinear", O, variant, helper.make_node("QuantizeLinear", names, ["y"], **attrs), inputs,
+             [("y", ref_quantize(x, scale, zp, odtype, axis, block))])
+
+    # QLinearMatMul-21 (more types only): uint8
+    a = rand((2, 3), np.uint8) % 50
+    b = rand((3, 4), np.uint8) % 50
+    sa, sb, sy = np.array(0.1, np.float32), np.array(0.2, np.float32), np.array(0.5, np.float32)
+    za, zb, zy = np.array(3, np.uint8), np.array(5, np.uint8), np.array(10, np.uint8)
+    acc = (a.astype(np.int64) - 3) @ (b.astype(np.int64) - 5)
+    y = np.clip(np.rint(acc * (0.1 * 0.2 / 0.5)) + 10, 0, 255).astype(np.uint8)
+    case("QLinearMatMul", O, "uint8", helper.make_node("QLinearMatMul", ["a", "sa", "za", "b", "sb", "zb", "sy", "zy"],
+                                                       ["y"]),
+         [("a", a), ("sa", sa), ("za", za), ("b", b), ("sb", sb), ("zb", zb), ("sy", sy), ("zy", zy)], [("y", y)])
+
+
+def shape_and_cast_cases(opset):
+    """The shape and cast operators whose version at `opset` only adds element types."""
+    x = rand((2, 3, 4))
+    case("Cast", opset, "float_to_int32", helper.make_node("Cast", ["x"], ["y"], to=TensorProto.INT32),
+         [("x", x)], [("y", x.astype(np.int32))])
+    case("CastLike", opset, "float_to_double", helper.make_node("CastLike", ["x", "t"], ["y"]),
+         [("x", x), ("t", np.zeros((1,), np.float64))], [("y", x.astype(np.float64))])
+    case("Reshape", opset, "basic", helper.make_node("Reshape", ["x", "s"], ["y"]),
+         [("x", x), ("s", np.array([4, -1], np.int64))], [("y", x.reshape(4, -1))])
+    case("Transpose", opset, "perm", helper.make_node("Transpose", ["x"], ["y"], perm=[2, 0, 1]),
+         [("x", x)], [("y", x.transpose(2, 0, 1))])
+    case("Flatten", opset, "axis2", helper.make_node("Flatten", ["x"], ["y"], axis=2), [("x", x)],
+         [("y", x.reshape(6, 4))])
+    case("Unsqueeze", opset, "axes", helper.make_node("Unsqueeze", ["x", "a"], ["y"]),
+         [("x", x), ("a", np.array([0, -1], np.int64))], [("y", x.reshape(1, 2, 3, 4, 1))])
+    xs = rand((2, 1, 3))
+    case("Squeeze", opset, "axes", helper.make_node("Squeeze", ["x", "a"], ["y"]),
+         [("x", xs), ("a", np.array([1], np.int64))], [("y", xs.reshape(2, 3))])
+    case("Identity", opset, "basic", helper.make_node("Identity", ["x"], ["y"]), [("x", x)], [("y", x)])
+    case("Shape", opset, "start_end", helper.make_node("Shape", ["x"], ["y"], start=1, end=-1), [("x", x)],
+         [("y", np.array([3], np.int64))])
+    case("Size", opset, "basic", helper.make_node("Size", ["x"], ["y"]), [("x", x)], [("y", np.array(24, np.int64))])
+    case("ConstantOfShape", opset, "int64", helper.make_node(
+        "ConstantOfShape", ["s"], ["y"], value=numpy_helper.from_array(np.array([5], np.int64))),
+        [("s", np.array([2, 2], np.int64))], [("y", np.full((2, 2), 5, np.int64))])
+    case("Pad", opset, "edge_axes", helper.make_node("Pad", ["x", "p", "", "axes"], ["y"], mode="edge"),
+         [("x", x), ("p", np.array([1, 2], np.int64)), ("axes", np.array([2], np.int64))],
+         [("y", np.pad(x, [(0, 0), (0, 0), (1, 2)], mode="edge"))])
+    case("Constant", opset, "tensor", helper.make_node("Constant", [], ["y"], value=numpy_helper.from_array(x[0])),
+         [], [("y", x[0])])
+
+
+def opset22():
+    O = 22
+    x = rand((2, 3, 5, 5))
+    w = rand((4, 3, 3, 3))
+    y = np.zeros((2, 4, 3, 3), np.float32)
+    for i in range(3):
+        for j in range(3):
+            y[:, :, i, j] = np.einsum("nchw,ochw->no", x[:, :, i:i + 3, j:j + 3], w)
+    case("Conv", O, "valid", helper.make_node("Conv", ["x", "w"], ["y"]), [("x", x), ("w", w)], [("y", y)])
+    case("MaxPool", O, "2x2", helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2]),
+         [("x", x)], [("y", x[:, :, :4, :4].reshape(2, 3, 2, 2, 2, 2).max(axis=(3, 5)))])
+    v = rand((3, 4), low=-1, high=1)
+    for op, f in (("Sin", np.sin), ("Cos", np.cos), ("Softplus", lambda a: np.log1p(np.exp(a))),
+                  ("Softsign", lambda a: a / (1 + np.abs(a))), ("Round", np.round),
+                  ("HardSwish", lambda a: a * np.clip(a / 6 + 0.5, 0, 1))):
+        case(op, O, "float", helper.make_node(op, ["x"], ["y"]), [("x", v)], [("y", f(v).astype(np.float32))])
+
+
+def ref_rms_norm(x, scale, axis=-1, eps=1e-5):
+    axis = axis % x.ndim
+    ms = np.mean(np.square(x.astype(np.float64)), axis=tuple(range(axis, x.ndim)), keepdims=True)
+    return (x / np.sqrt(ms + eps) * scale).astype(x.dtype)
+
+
+def ref_rotary(x, cos, sin, position_ids=None, interleaved=0, rotary_dim=0, num_heads=0):
+    shape = x.shape
+    if x.ndim == 4:
+        x = x.transpose(0, 2, 1, 3)  # [batch, seq, heads, head]
+    else:
+        x = x.reshape(shape[0], shape[1], num_heads, -1)
+    head = x.shape[3]
+    rd = rotary_dim or head
+    if position_ids is not None:
+        cos, sin = cos[position_ids], sin[position_ids]
+    cos, sin = cos[:, :, None, :], sin[:, :, None, :]
+    rot, rest = x[..., :rd], x[..., rd:]
+    if interleaved:
+        x1, x2 = rot[..., 0::2], rot[..., 1::2]
+    else:
+        x1, x2 = rot[..., :rd // 2], rot[..., rd // 2:]
+    real, imag = cos * x1 - sin * x2, sin * x1 + cos * x2
+    if interleaved:
+        rot = np.stack([real, imag], axis=-1).reshape(rot.shape)
+    else:
+        rot = np.concatenate([real, imag], axis=-1)
+    y = np.concatenate([rot, rest], axis=-1)
+    y = y.transpose(0, 2, 1, 3) if len(shape) == 4 else y.reshape(shape)
+    return y.astype(np.float32)
+
+
+def ref_attention(q, k, v, mask=None, past_k=None, past_v=None, nonpad=None, scale=None, is_causal=0,
+                  q_heads=None, kv_heads=None, softcap=0.0, mode=None):
+    """Attention-23/24 from the specification: Y, present_key, present_value, qk_matmul_output."""
+    three_d = q.ndim == 3
+    if three_d:
+        def split(t, h):
+            return t.reshape(t.shape[0], t.shape[1], h, -1).transpose(0, 2, 1, 3)
+        q, k, v = split(q, q_heads), split(k, kv_heads), split(v, kv_heads)
+    q, k, v = q.astype(np.float64), k.astype(np.float64), v.astype(np.float64)
+    past = 0 if past_k is None else past_k.shape[2]
+    if past_k is not None:
+        k = np.concatenate([past_k, k], axis=2)
+        v = np.concatenate([past_v, v], axis=2)
+    b, hq, sq, hd = q.shape
+    total = k.shape[2]
+    group = hq // k.shape[1]
+    kk, vv = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
+    if scale is None:
+        scale = 1 / np.sqrt(hd)
+    qk = q @ kk.transpose(0, 1, 3, 2) * scale
+    scores = softcap * np.tanh(qk / softcap) if softcap > 0 else qk.copy()
+    bias = np.zeros((b, hq, sq, total))
+    if mask is not None:
+        full = np.zeros(mask.shape[:-1] + (total,), np.float64) if mask.dtype != np.bool_ else \
+            np.zeros(mask.shape[:-1] + (total,), np.bool_)
+        full[..., :mask.shape[-1]] = mask
+        if mask.dtype == np.bool_:
+            bias = bias + np.where(full, 0, -np.inf)
+        else:
+            full[..., mask.shape[-1]:] = -np.inf
+            bias = bias + full
+    i = np.arange(sq).reshape(1, 1, sq, 1)
+    j = np.arange(total).reshape(1, 1, 1, total)
+    if is_causal:
+        if past_k is None and nonpad is not None:
+            offset = (nonpad - sq).reshape(b, 1, 1, 1)
+        else:
+            offset = past
+        bias = bias + np.where(j <= i + offset, 0, -np.inf)
+    if nonpad is not None:
+        bias = bias + np.where(j < nonpad.reshape(b, 1, 1, 1), 0, -np.inf)
+    masked = scores + bias
+    e = np.exp(masked - masked.max(axis=-1, keepdims=True))
+    p = e / e.sum(axis=-1, keepdims=True)
+    y = p @ vv
+    if three_d:
+        y = y.transpose(0, 2, 1, 3).reshape(b, sq, -1)
+    qk_out = {0: qk, 1: qk + bias, 2: masked, 3: p}.get(mode)
+    f = np.float32
+    return y.astype(f), k.astype(f), v.astype(f), None if qk_out is None else qk_out.astype(f)
+
+
+def attention_cases(O):
+    def add(variant, q, k, v, mask=None, past_k=None, past_v=None, nonpad=None, present=False, mode=None, **attrs):
+        names, inputs = ["q", "k", "v"], [("q", q), ("k", k), ("v", v)]
+        optional = [("mask", mask), ("past_k", past_k), ("past_v", past_v), ("nonpad", nonpad)]
+        last = max([i for i, (_, a) in enumerate(optional) if a is not None], default=-1)
+        for i in range(last + 1):
+            n, a = optional[i]
+            names.append(n if a is not None else "")
+            if a is not None:
+                inputs.append((n, a))
+        y, pk, pv, qk = ref_attention(q, k, v, mask, past_k, past_v, nonpad, attrs.get("scale"),
+                                      attrs.get("is_causal", 0), attrs.get("q_num_heads"), attrs.get("kv_num_heads"),
+                                      attrs.get("softcap", 0.0), mode)
+        outs, outputs = ["y"], [("y", y)]
+        if present or mode is not None:
+            outs += ["present_k", "present_v"]
+            outputs += [("present_k", pk), ("present_v", pv)]
+        if mode is not None:
+            outs.append("qk")
+            outputs.append(("qk", qk))
+            attrs["qk_matmul_output_mode"] = mode
+        case("Attention", O, variant, helper.make_node("Attention", names, outs, **attrs), inputs, outputs)
+
+    r = lambda *s: rand(s, np.float32, -1, 1)  # noqa: E731
+    add("4d", r(2, 3, 4, 8), r(2, 3, 6, 8), r(2, 3, 6, 8))
+    add("4d_gqa", r(2, 6, 4, 8), r(2, 2, 6, 8), r(2, 2, 6, 8))
+    add("4d_v_head_size", r(1, 2, 3, 4), r(1, 2, 5, 4), r(1, 2, 5, 6))
+    add("3d_heads", r(2, 4, 16), r(2, 5, 16), r(2, 5, 8), q_num_heads=4, kv_num_heads=4)
+    add("3d_gqa", r(2, 3, 24), r(2, 5, 8), r(2, 5, 8), q_num_heads=6, kv_num_heads=2)
+    add("scale", r(1, 2, 3, 8), r(1, 2, 4, 8), r(1, 2, 4, 8), scale=0.3)
+    add("causal", r(2, 2, 5, 4), r(2, 2, 5, 4), r(2, 2, 5, 4), is_causal=1)
+    add("causal_with_past", r(1, 2, 2, 4), r(1, 2, 2, 4), r(1, 2, 2, 4), past_k=r(1, 2, 3, 4), past_v=r(1, 2, 3, 4),
+        present=True, is_causal=1)
+    add("past_present_gqa", r(2, 4, 1, 8), r(2, 2, 1, 8), r(2, 2, 1, 8), past_k=r(2, 2, 5, 8), past_v=r(2, 2, 5, 8),
+        present=True)
+    # Decoding reads the past where it lies (direct products); a larger query block concatenates it.
+    add("decode_past_no_present", r(1, 4, 1, 8), r(1, 2, 1, 8), r(1, 2, 1, 8), past_k=r(1, 2, 6, 8),
+        past_v=r(1, 2, 6, 8))
+    add("prefill_past_no_present_gqa", r(1, 4, 5, 4), r(1, 2, 5, 4), r(1, 2, 5, 4), past_k=r(1, 2, 3, 4),
+        past_v=r(1, 2, 3, 4), is_causal=1)
+    add("bool_mask_2d", r(2, 2, 3, 4), r(2, 2, 5, 4), r(2, 2, 5, 4),
+        mask=np.array([[1, 1, 0, 1, 0], [1, 0, 1, 1, 1], [0, 1, 1, 1, 1]], np.bool_))
+    add("float_mask_4d_broadcast", r(2, 3, 2, 4), r(2, 3, 4, 4), r(2, 3, 4, 4), mask=r(2, 1, 2, 4))
+    add("softcap", r(1, 2, 3, 8), r(1, 2, 4, 8), r(1, 2, 4, 8), softcap=2.0, scale=2.0)
+    add("softcap_causal_mask", r(1, 1, 4, 4), r(1, 1, 4, 4), r(1, 1, 4, 4), mask=r(4, 4), softcap=1.5, is_causal=1)
+    add("qk_output_mode_0", r(1, 2, 3, 4), r(1, 2, 4, 4), r(1, 2, 4, 4), mode=0)
+    add("qk_output_mode_3_mask", r(1, 2, 3, 4), r(1, 2, 4, 4), r(1, 2, 4, 4), mask=r(3, 4), mode=3)
+    add("qk_output_mode_1_softcap", r(1, 2, 3, 4), r(1, 2, 4, 4), r(1, 2, 4, 4), mask=r(3, 4), softcap=1.0, mode=1)
+    add("qk_output_mode_2_softcap_causal", r(1, 2, 3, 4), r(1, 2, 3, 4), r(1, 2, 3, 4), softcap=1.0, is_causal=1,
+        mode=2)
+    # An integer attn_mask (added to the scores) is not taken by the CPU plugin's kernel: these run the
+    # function body the host registers for Attention, expanded into primitive operators.
+    int_mask = lambda *s: (RNG.integers(0, 2, s) * -3).astype(np.int64)  # noqa: E731
+    add("int_mask_function_body", r(2, 2, 3, 4), r(2, 2, 5, 4), r(2, 2, 5, 4), mask=int_mask(3, 5))
+    add("int_mask_function_body_3d_gqa_causal_past", r(1, 2, 12), r(1, 2, 4), r(1, 2, 6), mask=int_mask(2, 5),
+        past_k=r(1, 2, 3, 2), past_v=r(1, 2, 3, 3), is_causal=1, q_num_heads=6, kv_num_heads=2, mode=3)
+    add("int_mask_function_body_softcap_scale_mode_1", r(1, 2, 3, 4), r(1, 2, 4, 4), r(1, 2, 4, 4),
+        mask=int_mask(1, 2, 3, 4), softcap=1.5, scale=0.7, mode=1)
+    if O >= 24:
+        add("int_mask_function_body_nonpad_causal_short_mask", r(2, 2, 2, 4), r(2, 2, 6, 4), r(2, 2, 6, 4),
+            mask=int_mask(2, 5), nonpad=np.array([4, 6], np.int64), is_causal=1, mode=2)
+        add("nonpad_kv_seqlen", r(2, 2, 3, 4), r(2, 2, 6, 4), r(2, 2, 6, 4), nonpad=np.array([4, 6], np.int64))
+        add("nonpad_causal", r(2, 2, 2, 4), r(2, 2, 6, 4), r(2, 2, 6, 4), nonpad=np.array([4, 6], np.int64),
+            is_causal=1)
+        add("short_bool_mask", r(1, 2, 3, 4), r(1, 2, 4, 4), r(1, 2, 4, 4), past_k=r(1, 2, 2, 4),
+            past_v=r(1, 2, 2, 4), mask=np.array([[1, 0, 1, 1], [1, 1, 1, 0], [0, 1, 1, 1]], np.bool_))
+        add("short_float_mask", r(1, 1, 2, 4), r(1, 1, 5, 4), r(1, 1, 5, 4), mask=r(2, 3))
+
+
+def opset23():
+    O = 23
+    attention_cases(O)
+    # RMSNormalization
+    for variant, shape, axis, scale_shape, eps in (("last_axis", (2, 3, 8), -1, (8,), None),
+                                                   ("axis_1_4d", (2, 3, 4, 5), 1, (3, 4, 5), None),
+                                                   ("scale_broadcast", (3, 4, 6), 1, (1, 6), 1e-3),
+                                                   ("2d_epsilon", (5, 16), -1, (16,), 1e-2)):
+        x, scale = rand(shape), rand(scale_shape)
+        attrs = {"axis": axis}
+        if eps is not None:
+            attrs["epsilon"] = eps
+        case("RMSNormalization", O, variant, helper.make_node("RMSNormalization", ["x", "scale"], ["y"], **attrs),
+             [("x", x), ("scale", scale)], [("y", ref_rms_norm(x, scale, axis, 1e-5 if eps is None else eps))])
+    xd, sd = rand((2, 5), np.float64), rand((5,), np.float64)
+    case("RMSNormalization", O, "double", helper.make_node("RMSNormalization", ["x", "scale"], ["y"]),
+         [("x", xd), ("scale", sd)], [("y", ref_rms_norm(xd, sd))])
+    # RotaryEmbedding
+    angles = rand((10, 4), low=0, high=3)
+    cos_t, sin_t = np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+    pos = RNG.integers(0, 10, size=(2, 3)).astype(np.int64)
+    for variant, x, interleaved, rotary, heads, with_pos in (
+            ("4d_position_ids", rand((2, 2, 3, 8)), 0, 0, 0, True),
+            ("4d_interleaved", rand((2, 2, 3, 8)), 1, 0, 0, True),
+            ("3d_num_heads", rand((2, 3, 16)), 0, 0, 2, True),
+            ("partial_rotary_dim", rand((2, 3, 3, 12)), 0, 8, 0, True),
+            ("partial_interleaved_3d", rand((2, 3, 24)), 1, 8, 2, True),
+            ("caches_per_token", rand((2, 3, 2, 8)).transpose(0, 2, 1, 3).copy(), 0, 0, 0, False)):
+        attrs = {}
+        if interleaved:
+            attrs["interleaved"] = 1
+        if rotary:
+            attrs["rotary_embedding_dim"] = rotary
+        if heads:
+            attrs["num_heads"] = heads
+        if with_pos:
+            c, s_ = cos_t, sin_t
+            names, inputs = ["x", "cos", "sin", "pos"], [("x", x), ("cos", c), ("sin", s_), ("pos", pos)]
+            y = ref_rotary(x, c, s_, pos, interleaved, rotary, heads)
+        else:
+            c, s_ = cos_t[pos], sin_t[pos]
+            names, inputs = ["x", "cos", "sin"], [("x", x), ("cos", c), ("sin", s_)]
+            y = ref_rotary(x, c, s_, None, interleaved, rotary, heads)
+        case("RotaryEmbedding", O, variant, helper.make_node("RotaryEmbedding", names, ["y"], **attrs), inputs,
+             [("y", y)])
+    # QuantizeLinear-23 (precision), DequantizeLinear-23 (more types only)
+    x = rand((3, 4), np.float32, -20, 20)
+    scale = rand((3, 2), np.float32, 0.1, 0.5)
+    zp = (rand((3, 2), np.int8) % 8).astype(np.int8)
+    case("QuantizeLinear", O, "blocked_precision_float",
+         helper.make_node("QuantizeLinear", ["x", "scale", "zp"], ["y"], axis=1, block_size=2,
+                          precision=TensorProto.FLOAT),
+         [("x", x), ("scale", scale), ("zp", zp)], [("y", ref_quantize(x, scale, zp, np.int8, 1, 2))])
+    q = rand((3, 4), np.int8)
+    case("DequantizeLinear", O, "blocked_int8", helper.make_node("DequantizeLinear", ["x", "scale", "zp"], ["y"],
+                                                                  axis=1, block_size=2),
+         [("x", q), ("scale", scale), ("zp", zp)], [("y", ref_dequantize(q, scale, zp, 1, 2))])
+    shape_and_cast_cases(O)
+
+
+def ref_tensor_scatter(cache, update, indices, axis, mode):
+    out = cache.copy()
+    axis = axis % cache.ndim
+    if indices is None:
+        indices = np.zeros(cache.shape[0], np.int64)
+    for prefix in np.ndindex(*cache.shape[:axis]):
+        for s in range(update.shape[axis]):
+            at = indices[prefix[0]] + s
+            if mode == "circular":
+                at %= cache.shape[axis]
+            out[prefix + (at,)] = update[prefix + (s,)]
+    return out
+
+
+def opset24():
+    O = 24
+    attention_cases(O)
+    x = rand((3, 5))
+    for variant, alpha in (("default", None), ("alpha", 1.7)):
+        attrs = {} if alpha is None else {"alpha": alpha}
+        a = 1.0 if alpha is None else alpha
+        case("Swish", O, variant, helper.make_node("Swish", ["x"], ["y"], **attrs), [("x", x)],
+             [("y", (x / (1 + np.exp(-a * x))).astype(np.float32))])
+    # TensorScatter
+    for variant, cache_shape, upd_seq, indices, axis, mode, dtype in (
+            ("linear_4d", (2, 2, 6, 3), 2, [1, 4], -2, "linear", np.float32),
+            ("circular_4d", (2, 2, 5, 3), 3, [3, 1], -2, "circular", np.float32),
+            ("no_indices_3d_axis1", (2, 4, 3), 2, None, 1, "linear", np.float32),
+            ("int64_axis_last", (3, 2, 5), 2, [0, 3, 2], -1, "linear", np.int64)):
+        cache = rand(cache_shape, dtype)
+        upd_shape = list(cache_shape)
+        upd_shape[axis % len(cache_shape)] = upd_seq
+        update = rand(tuple(upd_shape), dtype)
+        names, inputs = ["cache", "update"], [("cache", cache), ("update", update)]
+        idx = None
+        if indices is not None:
+            idx = np.array(indices, np.int64)
+            names.append("idx")
+            inputs.append(("idx", idx))
+        case("TensorScatter", O, variant, helper.make_node("TensorScatter", names, ["y"], axis=axis, mode=mode),
+             inputs, [("y", ref_tensor_scatter(cache, update, idx, axis, mode))])
+    # TopK-24 (bfloat16 added): float
+    t = rand((3, 6))
+    order = np.argsort(-t, axis=1, kind="stable")[:, :3]
+    case("TopK", O, "largest", helper.make_node("TopK", ["x", "k"], ["v", "i"]), [("x", t), ("k", np.array([3], np.int64))],
+         [("v", np.take_along_axis(t, order, axis=1)), ("i", order.astype(np.int64))])
+    # DequantizeLinear-24: output_dtype
+    q = rand((2, 6), np.uint8)
+    scale = rand((2, 3), np.float32, 0.1, 0.5)
+    zp = rand((2, 3), np.uint8)
+    case("DequantizeLinear", O, "blocked_output_dtype_float",
+         helper.make_node("DequantizeLinear", ["x", "scale", "zp"], ["y"], axis=1, block_size=2,
+                          output_dtype=TensorProto.FLOAT),
+         [("x", q), ("scale", scale), ("zp", zp)], [("y", ref_dequantize(q, scale, zp, 1, 2))])
+    x = rand((4,), np.float32, -10, 10)
+    case("QuantizeLinear", O, "per_tensor_int8", helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"]),
+         [("x", x), ("s", np.array(0.2, np.float32)), ("z", np.array(-3, np.int8))],
+         [("y", ref_quantize(x, np.array(0.2, np.float32), np.array(-3, np.int8), np.int8))])
+    shape_and_cast_cases(O)
+
+
+def opset25():
+    O = 25
+    shape_and_cast_cases(O)
+    q = rand((4, 3), np.int8)
+    scale = rand((3,), np.float32, 0.1, 0.5)
+    case("DequantizeLinear", O, "per_axis_int8", helper.make_node("DequantizeLinear", ["x", "s"], ["y"], axis=1),
+         [("x", q), ("s", scale)], [("y", ref_dequantize(q, scale, None, 1, 0))])
+    x = rand((4, 3), np.float32, -10, 10)
+    case("QuantizeLinear", O, "per_axis_uint8", helper.make_node("QuantizeLinear", ["x", "s"], ["y"], axis=1),
+         [("x", x), ("s", scale)], [("y", ref_quantize(x, scale, None, np.uint8, 1, 0))])
+
+
+def ref_cumprod(x, axis, exclusive, reverse):
+    y = np.flip(x, axis) if reverse else x
+    if exclusive:
+        ones = np.ones_like(np.take(y, [0], axis=axis))
+        y = np.concatenate([ones, np.take(y, range(y.shape[axis] - 1), axis=axis)], axis=axis)
+    y = np.cumprod(y, axis=axis, dtype=x.dtype)
+    return np.flip(y, axis) if reverse else y
+
+
+def opset26():
+    O = 26
+    for variant, x, axis, exclusive, reverse in (("axis0", rand((4, 3), low=0.5, high=1.5), 0, 0, 0),
+                                                 ("exclusive", rand((2, 5), low=0.5, high=1.5), 1, 1, 0),
+                                                 ("reverse_negative_axis", rand((2, 3, 4), low=0.5, high=1.5), -1, 0, 1),
+                                                 ("exclusive_reverse_int64", RNG.integers(-3, 4, (3, 4)).astype(np.int64),
+                                                  1, 1, 1),
+                                                 ("int32_axis_int32", RNG.integers(-3, 4, (5,)).astype(np.int32), 0, 0, 0)):
+        attrs = {}
+        if exclusive:
+            attrs["exclusive"] = 1
+        if reverse:
+            attrs["reverse"] = 1
+        adtype = np.int32 if variant == "int32_axis_int32" else np.int64
+        case("CumProd", O, variant, helper.make_node("CumProd", ["x", "axis"], ["y"], **attrs),
+             [("x", x), ("axis", np.array(axis, adtype))], [("y", ref_cumprod(x, axis % x.ndim, exclusive, reverse))])
+    for variant, x, to, dtype in (("float_to_int32", rand((2, 3)), TensorProto.INT32, np.int32),
+                                  ("int32_to_float", RNG.integers(0, 1 << 30, (4,)).astype(np.int32), TensorProto.FLOAT,
+                                   np.float32),
+                                  ("uint16_to_int16", RNG.integers(0, 65535, (5,)).astype(np.uint16), TensorProto.INT16,
+                                   np.int16),
+                                  ("double_to_int64", rand((3,), np.float64), TensorProto.INT64, np.int64),
+                                  ("uint8_to_int8", RNG.integers(0, 255, (6,)).astype(np.uint8), TensorProto.INT8,
+                                   np.int8)):
+        case("BitCast", O, variant, helper.make_node("BitCast", ["x"], ["y"], to=to), [("x", x)],
+             [("y", x.view(dtype))])
+
+
 # ---- unchanged operators at newer opsets: resolved to their newest version -----------------------------
 
 def resolution():
@@ -1111,6 +1595,12 @@ def generate(root):
     opset18()
     opset19()
     opset20()
+    opset21()
+    opset22()
+    opset23()
+    opset24()
+    opset25()
+    opset26()
     legacy()
     resolution()
     names = set()

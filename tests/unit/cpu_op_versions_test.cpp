@@ -18,5 +18,9 @@ TEST(CpuOpVersions, KernelRangesFollowTheRegisteredVersions) {
   EXPECT_EQ(cpu::last_opset_of_version("ReduceMax", 18), cpu::kNewestOpset);  // 20 adds bool only
   EXPECT_EQ(cpu::last_opset_of_version("Resize", 17), 17);
   EXPECT_EQ(cpu::last_opset_of_version("Range", 11), 26);                     // 27: a new version
+  EXPECT_EQ(cpu::last_opset_of_version("DequantizeLinear", 21), 23);          // 23 adds types; 24 output_dtype
+  EXPECT_EQ(cpu::last_opset_of_version("QuantizeLinear", 21), 22);            // 23 adds precision
+  EXPECT_EQ(cpu::last_opset_of_version("QuantizeLinear", 23), cpu::kNewestOpset);  // 24, 25 add types only
+  EXPECT_EQ(cpu::last_opset_of_version("Attention", 23), 23);
   EXPECT_EQ(cpu::kNewestOpset, 27) << "the CPU plugin covers every opset the host registers";
 }

@@ -6,6 +6,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
+#include <map>
 #include <set>
 
 #include "core/error.h"
@@ -196,7 +197,7 @@ TEST(OpsetRegistry, RegistersEveryOpset19And20Version) {
   for (const char* op : {"CastLike", "Gelu"})
     EXPECT_TRUE(onnx::OpSchemaRegistry::Schema(op, 20, "")->HasContextDependentFunction()) << op;
   EXPECT_EQ(since("Gelu", 19), -1);  // new in 20
-  EXPECT_EQ(since("Pad", 21), 19);
+  EXPECT_EQ(since("Pad", 20), 19);
   EXPECT_EQ(since("Resize", 27), 19);
   EXPECT_EQ(since("ReduceMax", 19), 18);
   EXPECT_EQ(since("ReduceMax", 20), 20);
@@ -303,4 +304,155 @@ TEST(OpsetRegistry, AffineGridBodyIsAValidGraph) {
   onnx::FunctionProto body;
   onnx::FunctionBodyBuildContextImpl ctx(node, {});
   EXPECT_FALSE(onnx::OpSchemaRegistry::Schema("AffineGrid", 20, "")->BuildContextDependentFunction(ctx, body));
+}
+
+TEST(OpsetRegistry, RegistersEveryOpset21To26Version) {
+  std::map<int, std::set<std::string>> by_opset;
+  for (const auto& [op, version] : opsets::registered_versions())
+    if (version >= 21) by_opset[version].insert(op);
+  const std::set<std::string> shape_and_cast = {"Cast", "CastLike", "Constant", "ConstantOfShape", "Flatten",
+                                                "Identity", "If", "Loop", "Pad", "Reshape", "Scan", "Shape", "Size",
+                                                "Squeeze", "Transpose", "Unsqueeze"};
+  auto with = [&](std::set<std::string> s, std::initializer_list<const char*> more) {
+    s.insert(more.begin(), more.end());
+    return s;
+  };
+  EXPECT_EQ(by_opset[21], with(shape_and_cast, {"DequantizeLinear", "GroupNormalization", "QLinearMatMul", "QuantizeLinear"}));
+  EXPECT_EQ(by_opset[22].size(), 47u);
+  EXPECT_TRUE(by_opset[22].count("Conv") && by_opset[22].count("ThresholdedRelu"));
+  EXPECT_EQ(by_opset[23], with(shape_and_cast, {"Attention", "DequantizeLinear", "QuantizeLinear", "RMSNormalization",
+                                                "RotaryEmbedding"}));
+  EXPECT_EQ(by_opset[24], with(shape_and_cast, {"Attention", "DequantizeLinear", "QuantizeLinear", "SplitToSequence",
+                                                "Swish", "TensorScatter", "TopK"}));
+  EXPECT_EQ(by_opset[25], with(shape_and_cast, {"DequantizeLinear", "QuantizeLinear"}));
+  EXPECT_EQ(by_opset[26], (std::set<std::string>{"BitCast", "CumProd"}));
+  EXPECT_EQ(by_opset[27], (std::set<std::string>{"Range"}));
+  EXPECT_TRUE(onnx::OpSchemaRegistry::Schema("Range", 27, "")->HasFunction());
+  EXPECT_EQ(since("Pad", 21), 21);
+  EXPECT_EQ(since("Pad", 22), 21);
+  EXPECT_EQ(since("Conv", 22), 22);
+  EXPECT_EQ(since("Attention", 27), 24);
+  EXPECT_EQ(since("QuantizeLinear", 24), 24);
+  // Opset 22 adds bfloat16 wherever float was allowed; a types-only copy keeps the previous version's inputs,
+  // attributes and inference.
+  const onnx::OpSchema* conv = onnx::OpSchemaRegistry::Schema("Conv", 22, "");
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->inputs().size(), 3u);
+  EXPECT_TRUE(conv->attributes().count("auto_pad"));
+  bool bf16 = false;
+  for (const auto& c : conv->typeConstraintParams())
+    for (const auto& t : c.allowed_type_strs) bf16 = bf16 || t == "tensor(bfloat16)";
+  EXPECT_TRUE(bf16);
+  EXPECT_TRUE(onnx::OpSchemaRegistry::Schema("Mish", 22, "")->HasFunction());
+  EXPECT_TRUE(onnx::OpSchemaRegistry::Schema("Cast", 24, "")->attributes().count("round_mode"));
+}
+
+TEST(OpsetRegistry, ChecksAndInfersOpset21To26Nodes) {
+  auto m = make_model(24);
+  auto* g = m.mutable_graph();
+  add_input(g, "q", kFloat, {2, 3, 24});
+  add_input(g, "k", kFloat, {2, 5, 8});
+  add_input(g, "v", kFloat, {2, 5, 8});
+  auto* attention = add_node(g, "Attention", {"q", "k", "v"}, {"attended"}, "attention");
+  attr_int(attention, "q_num_heads", 6);
+  attr_int(attention, "kv_num_heads", 2);
+  add_input(g, "x", kFloat, {2, 6, 4});
+  add_input(g, "scale", kFloat, {6});
+  add_input(g, "bias", kFloat, {6});
+  attr_int(add_node(g, "GroupNormalization", {"x", "scale", "bias"}, {"grouped"}, "gn"), "num_groups", 3);
+  add_input(g, "w", kFloat, {4});
+  add_node(g, "RMSNormalization", {"x", "w"}, {"rms"}, "rms");
+  add_node(g, "Swish", {"x"}, {"swished"}, "swish");
+  for (const char* o : {"attended", "grouped", "rms", "swished"}) add_output(g, o, kFloat, {}, false);
+  auto model = load_buffer(m);
+  const auto& graph = model->proto->graph();
+  ASSERT_NE(find_value_info(graph, "attended"), nullptr);
+  EXPECT_EQ(dims_of(find_value_info(graph, "attended")), (std::vector<int64_t>{2, 3, 24}));
+  ASSERT_NE(find_value_info(graph, "grouped"), nullptr);
+  EXPECT_EQ(dims_of(find_value_info(graph, "grouped")), (std::vector<int64_t>{2, 6, 4}));
+}
+
+TEST(OpsetRegistry, Opset21To24BodiesBuild) {
+  opsets::register_schemas();
+  onnx::TypeProto x3;
+  x3.mutable_tensor_type()->set_elem_type(kFloat);
+  for (int64_t d : {2, 6, 4}) x3.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+  struct Body {
+    const char* op;
+    int version;
+    std::vector<const char*> inputs;
+  };
+  for (const Body& b : {Body{"GroupNormalization", 21, {"X", "scale", "bias"}}, Body{"RMSNormalization", 23, {"X", "scale"}},
+                        Body{"Swish", 24, {"X"}}}) {
+    onnx::NodeProto node;
+    node.set_op_type(b.op);
+    for (const char* i : b.inputs) node.add_input(i);
+    node.add_output("Y");
+    attr_int(&node, "num_groups", 3);
+    if (std::string(b.op) != "GroupNormalization") node.clear_attribute();
+    std::vector<onnx::TypeProto> types(b.inputs.size(), x3);
+    onnx::FunctionProto body;
+    onnx::FunctionBodyBuildContextImpl ctx(node, types);
+    ASSERT_TRUE(onnx::OpSchemaRegistry::Schema(b.op, b.version, "")->BuildContextDependentFunction(ctx, body)) << b.op;
+    EXPECT_GT(body.node_size(), 2) << b.op;
+  }
+}
+
+// Attention's function body (3-D and 4-D, grouped heads, masks, past, causal) is a graph the checker
+// and shape inference accept, with Y of the node's rank and (where inferred) dimensions (its values are checked by the opset cases
+// whose integer masks the CPU plugin's kernel leaves to the body).
+TEST(OpsetRegistry, AttentionBodyIsAValidGraph) {
+  opsets::register_schemas();
+  struct Input {
+    const char* name;
+    int32_t type;
+    std::vector<int64_t> dims;
+  };
+  struct Case {
+    std::vector<Input> inputs;
+    bool causal;
+    std::vector<int64_t> y;
+  };
+  const std::vector<Case> cases = {
+      {{{"Q", kFloat, {2, 6, 3, 8}}, {"K", kFloat, {2, 2, 5, 8}}, {"V", kFloat, {2, 2, 5, 4}}}, false, {2, 6, 3, 4}},
+      {{{"Q", kFloat, {1, 2, 12}}, {"K", kFloat, {1, 2, 4}}, {"V", kFloat, {1, 2, 6}}, {"attn_mask", kBool, {2, 5}},
+        {"past_key", kFloat, {1, 2, 3, 2}}, {"past_value", kFloat, {1, 2, 3, 3}}},
+       true,
+       {1, 2, 18}}};
+  for (const Case& c : cases) {
+    onnx::NodeProto node;
+    node.set_op_type("Attention");
+    std::vector<onnx::TypeProto> types;
+    for (const Input& in : c.inputs) {
+      node.add_input(in.name);
+      onnx::TypeProto t;
+      t.mutable_tensor_type()->set_elem_type(in.type);
+      for (int64_t d : in.dims) t.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+      types.push_back(t);
+    }
+    node.add_output("Y");
+    if (c.inputs[0].dims.size() == 3) {
+      attr_int(&node, "q_num_heads", 6);
+      attr_int(&node, "kv_num_heads", 2);
+    }
+    if (c.causal) attr_int(&node, "is_causal", 1);
+    onnx::FunctionProto body;
+    onnx::FunctionBodyBuildContextImpl ctx(node, types);
+    ASSERT_TRUE(onnx::OpSchemaRegistry::Schema("Attention", 23, "")->BuildContextDependentFunction(ctx, body));
+    auto m = make_model(23);
+    auto* g = m.mutable_graph();
+    for (const Input& in : c.inputs) add_input(g, in.name, in.type, in.dims);
+    for (const auto& n : body.node()) *g->add_node() = n;
+    add_output(g, "Y", kFloat, {}, false);
+    std::unique_ptr<Model> model;
+    ASSERT_NO_THROW(model = load_buffer(m));
+    // Where inference gets a shape through the reshapes (their shapes are computed), Y's rank and known
+    // dimensions are the node's.
+    const onnx::ValueInfoProto* y = find_value_info(model->proto->graph(), "Y");
+    if (!y) continue;
+    const std::vector<int64_t> dims = dims_of(y);
+    ASSERT_EQ(dims.size(), c.y.size());
+    for (size_t i = 0; i < dims.size(); ++i)
+      if (dims[i] >= 0) EXPECT_EQ(dims[i], c.y[i]) << "dimension " << i;
+  }
 }

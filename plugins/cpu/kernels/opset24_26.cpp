@@ -1,0 +1,210 @@
+// Operators new in opsets 24 and 26 that are not attention: Swish (24), TensorScatter (24: writing a
+// key/value cache in place of a Scatter), CumProd and BitCast (26).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "kernel_registry.h"
+#include "math/parallel.h"
+#include "math/wrapping.h"
+
+namespace ephost::cpu {
+
+namespace {
+
+// ---- Swish ----------------------------------------------------------------------------------------
+
+class SwishKernel : public CpuKernel {
+ public:
+  SwishKernel(const sdk::Node& node, const KernelConfig& c) : CpuKernel(node, c), alpha_(node.attr_float("alpha", 1.f)) {}
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor x = required(ctx, 0, "X");
+    const bool ok = dispatch(FloatTypes{}, x.elem_type(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* px = x.data<T>();
+      T* y = ctx.output<T>(0, x.shape());
+      const T alpha = static_cast<T>(alpha_);
+      math::parallel_for(x.size(), threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) y[i] = px[i] / (T(1) + std::exp(-alpha * px[i]));
+      });
+    });
+    if (!ok) fail(std::string("unsupported type ") + type_name(x.elem_type()));
+  }
+
+ private:
+  float alpha_;
+};
+
+// ---- TensorScatter --------------------------------------------------------------------------------
+
+class TensorScatterKernel : public CpuKernel {
+ public:
+  TensorScatterKernel(const sdk::Node& node, const KernelConfig& c)
+      : CpuKernel(node, c), axis_(node.attr_int("axis", -2)), circular_(node.attr_string("mode", "linear") == "circular") {
+    const std::string mode = node.attr_string("mode", "linear");
+    if (mode != "linear" && mode != "circular") fail_node(node, "mode must be linear or circular, found '" + mode + "'");
+  }
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor cache = required(ctx, 0, "past_cache"), update = required(ctx, 1, "update");
+    const sdk::Tensor indices = ctx.input(2);
+    expect_same_type(cache, "past_cache", update, "update");
+    const Shape cs = cache.shape(), us = update.shape();
+    const int64_t rank = static_cast<int64_t>(cs.size());
+    if (rank < 2 || us.size() != cs.size())
+      fail("past_cache must have rank 2 or more and update the same rank, found " + math::to_string(cs) + " and " +
+           math::to_string(us));
+    const int64_t axis = math::normalize_axis(axis_, rank);
+    if (axis == 0) fail("axis cannot be the batch axis 0");
+    for (int64_t i = 0; i < rank; ++i)
+      if (i == axis ? us[i] > cs[i] : us[i] != cs[i])
+        fail("update " + math::to_string(us) + " does not fit past_cache " + math::to_string(cs) + " along axis " +
+             std::to_string(i));
+    std::vector<int64_t> starts(static_cast<size_t>(cs[0]), 0);
+    if (indices.present()) {
+      starts = ints_of(indices, "write_indices");
+      if (static_cast<int64_t>(starts.size()) != cs[0])
+        fail("write_indices must hold one index per batch (" + std::to_string(cs[0]) + ")");
+    }
+    const int64_t max_seq = cs[axis], seq = us[axis];
+    for (int64_t s : starts)
+      if (s < 0 || (!circular_ && s + seq > max_seq))
+        fail("write index " + std::to_string(s) + " plus the update's " + std::to_string(seq) +
+             " entries does not fit the cache's " + std::to_string(max_seq) + " (linear mode)");
+    if (cache.elem_type() == EPHOST_ELEMENT_STRING) fail("string caches are not supported");
+    const size_t elem = sdk::element_size(cache.elem_type());
+    const int64_t inner = math::numel(cs, axis + 1, cs.size()), prefix = math::numel(cs, 0, axis);
+    const int64_t per_batch = prefix / cs[0];
+    auto* out = static_cast<uint8_t*>(ctx.output_raw(0, cache.elem_type(), cs));
+    std::memcpy(out, cache.raw(), elem * static_cast<size_t>(cache.size()));
+    const auto* src = static_cast<const uint8_t*>(update.raw());
+    const size_t row = elem * static_cast<size_t>(inner);
+    math::parallel_for(prefix, threads, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t start = starts[static_cast<size_t>(p / per_batch)];
+        for (int64_t s = 0; s < seq; ++s) {
+          const int64_t at = circular_ ? (start + s) % max_seq : start + s;
+          std::memcpy(out + (p * max_seq + at) * row, src + (p * seq + s) * row, row);
+        }
+      }
+    });
+  }
+
+ private:
+  int64_t axis_;
+  bool circular_;
+};
+
+// ---- CumProd --------------------------------------------------------------------------------------
+
+class CumProdKernel : public CpuKernel {
+ public:
+  CumProdKernel(const sdk::Node& node, const KernelConfig& c)
+      : CpuKernel(node, c), exclusive_(node.attr_int("exclusive", 0) != 0), reverse_(node.attr_int("reverse", 0) != 0) {}
+
+ protected:
+  void run(sdk::KernelContext& ctx, int threads) override {
+    const sdk::Tensor x = required(ctx, 0, "x");
+    const Shape s = x.shape();
+    const int64_t r = static_cast<int64_t>(s.size());
+    if (r == 0) fail("x must have rank 1 or more");
+    const std::vector<int64_t> a = ints_of(required(ctx, 1, "axis"), "axis");
+    if (a.size() != 1) fail("axis must have exactly one element");
+    const int64_t axis = math::normalize_axis(a[0], r);
+    const int64_t outer = math::numel(s, 0, axis), n = s[axis], inner = math::numel(s, axis + 1, s.size());
+    const bool ok = dispatch(Types<float, double, int32_t, int64_t, uint32_t, uint64_t>{}, x.elem_type(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* px = x.data<T>();
+      T* y = ctx.output<T>(0, s);
+      math::parallel_for(outer, threads, 1, [&](int64_t o0, int64_t o1) {
+        for (int64_t o = o0; o < o1; ++o)
+          for (int64_t i = 0; i < inner; ++i) {
+            T acc = T(1);
+            for (int64_t jj = 0; jj < n; ++jj) {
+              const int64_t at = (o * n + (reverse_ ? n - 1 - jj : jj)) * inner + i;
+              if (exclusive_) {
+                y[at] = acc;
+                acc = math::wrapping_mul(acc, px[at]);
+              } else {
+                acc = math::wrapping_mul(acc, px[at]);
+                y[at] = acc;
+              }
+            }
+          }
+      });
+    });
+    if (!ok) fail(std::string("unsupported type ") + type_name(x.elem_type()));
+  }
+
+ private:
+  bool exclusive_, reverse_;
+};
+
+// ---- BitCast --------------------------------------------------------------------------------------
+
+int element_bits(int32_t t) {
+  switch (t) {
+    case EPHOST_ELEMENT_BOOL:
+    case EPHOST_ELEMENT_UINT8:
+    case EPHOST_ELEMENT_INT8:
+      return 8;
+    case EPHOST_ELEMENT_UINT16:
+    case EPHOST_ELEMENT_INT16:
+    case EPHOST_ELEMENT_FLOAT16:
+    case EPHOST_ELEMENT_BFLOAT16:
+      return 16;
+    case EPHOST_ELEMENT_UINT32:
+    case EPHOST_ELEMENT_INT32:
+    case EPHOST_ELEMENT_FLOAT:
+      return 32;
+    case EPHOST_ELEMENT_UINT64:
+    case EPHOST_ELEMENT_INT64:
+    case EPHOST_ELEMENT_DOUBLE:
+    case EPHOST_ELEMENT_COMPLEX64:
+      return 64;
+    case EPHOST_ELEMENT_COMPLEX128:
+      return 128;
+    default:
+      return 0;
+  }
+}
+
+class BitCastKernel : public CpuKernel {
+ public:
+  BitCastKernel(const sdk::Node& node, const KernelConfig& c)
+      : CpuKernel(node, c), to_(static_cast<int32_t>(node.attr_int("to", 0))) {
+    if (element_bits(to_) == 0) fail_node(node, "to must be a fixed-width element type other than string");
+  }
+
+ protected:
+  void run(sdk::KernelContext& ctx, int) override {
+    const sdk::Tensor x = required(ctx, 0, "input");
+    if (element_bits(x.elem_type()) != element_bits(to_))
+      fail(std::string("input (") + type_name(x.elem_type()) + ") and to (" + type_name(to_) +
+           ") must have the same bit width");
+    void* y = ctx.output_raw(0, to_, x.shape());
+    std::memcpy(y, x.raw(), sdk::element_size(to_) * static_cast<size_t>(x.size()));
+  }
+
+ private:
+  int32_t to_;
+};
+
+}  // namespace
+
+void register_opset24_26_kernels(KernelRegistry& r) {
+  r.add("Swish", 24, 24, inputs_of({EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE}), make_factory<SwishKernel>());
+  r.add("TensorScatter", 24, 24, any_types(), make_factory<TensorScatterKernel>());
+  r.add("CumProd", 26, 26,
+        inputs_of({EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_INT64,
+                   EPHOST_ELEMENT_UINT32, EPHOST_ELEMENT_UINT64}),
+        make_factory<CumProdKernel>());
+  r.add("BitCast", 26, 26,
+        [](const sdk::Node& n) { return all_movable(n) && element_bits(static_cast<int32_t>(n.attr_int("to", 0))) != 0; },
+        make_factory<BitCastKernel>());
+}
+
+}  // namespace ephost::cpu
