@@ -144,7 +144,7 @@ std::vector<RuntimeValue> GraphExecutor::run_steps(Frame& frame) const {
       const CompiledStep& step = *steps[id];
       std::optional<Profiler::Span> span;
       if (options_.profiler) span.emplace(profile_step(frame, step, id));
-      StepContext context(*this, frame, step, id);
+      StepContext context(*this, frame, step, id, span ? &*span : nullptr);
       const ProviderInstance& p = *step.provider;
       if (step.fused) {
         p.call_described([&] { return fmt::format("compute of fused group '{}'", step.name); },
