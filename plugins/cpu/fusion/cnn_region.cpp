@@ -965,6 +965,8 @@ class RegionGroup : public sdk::CompiledGroup {
     } catch (const std::exception& e) {
       fail(e.what());
     }
+    // Its own span: the first run of new input shapes creates the primitives here.
+    if (spans.on()) spans.close("plan for these input shapes", "Plan", {});
     math::set_num_threads(threads);
     float* arena = arena_floats(plan->arena + plan->scratch_floats + plan->wino_floats);
     float* scratch = arena + plan->arena;
