@@ -237,3 +237,36 @@ TEST(OpProfile, PpOcrDetNamesAHundredOperatorsThatAddUpToItsRegion) {
             << s.naming_nodes << " naming nodes) add up to " << s.sum_us << " us of the region's " << region_us
             << " us (" << 100.0 * static_cast<double>(s.sum_us) / static_cast<double>(region_us) << "%)\n";
 }
+
+TEST(OpProfile, BenchPerOpSumsTheSpansByOpTypeAndByNode) {
+  TempDir dir;
+  const std::string model = dir.file("region.onnx");
+  {
+    const std::string bytes = small_region().bytes();
+    std::ofstream(model, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  const ephost_test::CommandResult r = ephost_test::run_command(
+      "EPHOST_PLUGIN_PATH= '" + std::string(EPHOST_CLI_PATH) + "' bench '" + model +
+      "' --repeat 2 --warmup 1 --per-op --per-op-top 50 --json --no-progress 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json j = json::parse(r.output, nullptr, false);
+  ASSERT_TRUE(j.is_object() && j.contains("per_op")) << r.output;
+  const json& per_op = j["per_op"];
+  EXPECT_EQ(per_op["runs"], 3) << "every profiled run: the warm-up and the timed ones";
+  auto row = [&](const char* list, const char* key, const std::string& value) {
+    for (const json& e : per_op[list])
+      if (e[key] == value) return e;
+    return json();
+  };
+  const json conv_relu = row("by_op_type", "op_type", "Conv+Relu");
+  ASSERT_TRUE(conv_relu.is_object()) << per_op.dump(1);
+  EXPECT_EQ(conv_relu["count"], 3) << "one span per run";
+  EXPECT_GT(conv_relu["ms_per_run"].get<double>(), 0.0);
+  EXPECT_TRUE(row("by_node", "node", "conv1 + relu1").is_object()) << per_op.dump(1);
+  EXPECT_TRUE(row("by_node", "node", "pool").is_object()) << per_op.dump(1);
+  double shares = 0;
+  for (const json& e : per_op["by_op_type"]) shares += e["share"].get<double>();
+  EXPECT_NEAR(shares, 1.0, 1e-6) << "with every row listed, the shares add up to the whole";
+  // The region's own step is not counted again beside its operators.
+  for (const json& e : per_op["by_op_type"]) EXPECT_NE(e["op_type"], "fused group") << per_op.dump(1);
+}
