@@ -49,6 +49,12 @@ struct EphostKernelContext {
   virtual const ephost::Device* memory_device() const = 0;
   // Plugin ABI 3: the run's stream on memory_device(), or null.
   virtual EphostStream* stream() = 0;
+  // Plugin ABI 4: whether the session records a profile of this step (kernel_profiling).
+  virtual bool profiling() const { return false; }
+  // Plugin ABI 4: nanoseconds since the step's span began; 0 when not profiling.
+  virtual int64_t profile_clock_ns() const { return 0; }
+  // Plugin ABI 4: files `span` (checked by the caller) inside the step's span; nothing when not profiling.
+  virtual void record_span(const EphostProfileSpan& /*span*/) {}
 };
 
 // EphostValue: a value the host hands a plugin (subgraph results, a kernel input, a copy the plugin

@@ -804,6 +804,28 @@ EphostStream* kernel_stream(const EphostKernelContext* c) {
   }
 }
 
+// ---- plugin ABI 4: profile spans inside a step ----
+int kernel_profiling(const EphostKernelContext* c) { return context_ok(c, __func__) && c->profiling() ? 1 : 0; }
+
+int64_t kernel_profile_clock_ns(const EphostKernelContext* c) {
+  return context_ok(c, __func__) ? c->profile_clock_ns() : 0;
+}
+
+EphostStatus* kernel_profile_span(EphostKernelContext* c, const EphostProfileSpan* span) {
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
+  return guard([&] {
+    if (!span) fail(EPHOST_INVALID_ARGUMENT, "kernel_profile_span: NULL span");
+    if (span->struct_size < EPHOST_STRUCT_SIZE_THROUGH(EphostProfileSpan, num_nodes))
+      fail(EPHOST_INVALID_ARGUMENT,
+           "kernel_profile_span: struct_size {} is smaller than an ABI 4 EphostProfileSpan ({})", span->struct_size,
+           EPHOST_STRUCT_SIZE_THROUGH(EphostProfileSpan, num_nodes));
+    if (!span->name) fail(EPHOST_INVALID_ARGUMENT, "kernel_profile_span: the span has no name");
+    if (!span->nodes && span->num_nodes > 0)
+      fail(EPHOST_INVALID_ARGUMENT, "kernel_profile_span: nodes is NULL but num_nodes is {}", span->num_nodes);
+    c->record_span(*span);
+  });
+}
+
 }  // namespace
 
 EphostHostApi make_host_api(uint32_t abi_version) {
@@ -900,6 +922,9 @@ EphostHostApi make_host_api(uint32_t abi_version) {
   t.kernel_input_memory = &kernel_input_memory;
   t.kernel_output_device = &kernel_output_device;
   t.kernel_stream = &kernel_stream;
+  t.kernel_profiling = &kernel_profiling;
+  t.kernel_profile_clock_ns = &kernel_profile_clock_ns;
+  t.kernel_profile_span = &kernel_profile_span;
   return cut_to_version_size(t, EphostHostApiSize(abi_version), "host table for a plugin ABI version");
 }
 

@@ -39,14 +39,21 @@ std::string quoted(const std::string& s) {
 Profiler::Profiler(std::string file_prefix) : prefix_(std::move(file_prefix)) {}
 
 Profiler::Span::Span(Profiler* profiler, const char* category, std::string name, Args args)
-    : profiler_(profiler), category_(category), name_(std::move(name)), args_(std::move(args)), start_(Clock::now()) {}
+    : profiler_(profiler),
+      category_(category),
+      name_(std::move(name)),
+      args_(std::move(args)),
+      thread_(profiler ? profiler->current_thread() : 0) {
+  start_ = Clock::now();  // last, so that the bookkeeping above is not timed
+}
 
 Profiler::Span::Span(Span&& other) noexcept
     : profiler_(other.profiler_),
       category_(other.category_),
       name_(std::move(other.name_)),
       args_(std::move(other.args_)),
-      start_(other.start_) {
+      start_(other.start_),
+      thread_(other.thread_) {
   other.profiler_ = nullptr;
 }
 
@@ -57,7 +64,7 @@ void Profiler::Span::add_arg(std::string key, std::string value) {
 void Profiler::Span::end() {
   if (!profiler_) return;
   try {
-    profiler_->record(category_, std::move(name_), start_, Clock::now(), std::move(args_));
+    profiler_->record(category_, std::move(name_), start_, Clock::now(), std::move(args_), thread_);
   } catch (...) {
     // Profiling never fails a run.
   }
@@ -72,8 +79,13 @@ uint32_t Profiler::thread_number() {
   return threads_.back().second;
 }
 
+uint32_t Profiler::current_thread() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return thread_number();
+}
+
 void Profiler::record(const char* category, std::string name, Clock::time_point start, Clock::time_point end,
-                      Args args) {
+                      Args args, uint32_t thread) {
   using std::chrono::duration_cast;
   using std::chrono::microseconds;
   // Both ends rounded from the origin the same way, so that a span inside another stays inside it in
@@ -81,7 +93,8 @@ void Profiler::record(const char* category, std::string name, Clock::time_point 
   const int64_t start_us = duration_cast<microseconds>(start - origin_).count();
   const int64_t end_us = duration_cast<microseconds>(end - origin_).count();
   std::lock_guard<std::mutex> lock(mutex_);
-  events_.push_back(Event{category, std::move(name), start_us, end_us - start_us, thread_number(), std::move(args)});
+  const uint32_t filed_under = thread ? thread : thread_number();
+  events_.push_back(Event{category, std::move(name), start_us, end_us - start_us, filed_under, std::move(args)});
 }
 
 size_t Profiler::event_count() const {

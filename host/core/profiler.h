@@ -1,7 +1,9 @@
 // Session profiling (session.enable_profiling=1, as ONNX Runtime's enable_profiling): spans of time
 // with a category, a name, the thread and a few named arguments, written as a Chrome trace
 // (chrome://tracing, Perfetto's JSON format: {"traceEvents": [{"ph": "X", ...}]}). Spans of one thread
-// nest: a node's span lies inside its run's span. Thread-safe: concurrent runs record side by side.
+// nest: a node's span lies inside its run's span, and the operator spans a plugin reports from inside
+// a step (plugin ABI 4, category "op") lie inside that step's span. Thread-safe: concurrent runs
+// record side by side.
 #pragma once
 
 #include <chrono>
@@ -31,6 +33,12 @@ class Profiler {
     ~Span() { end(); }
     void add_arg(std::string key, std::string value);
     void end();
+    // Null once ended (or for a span of no profiler).
+    Profiler* profiler() const { return profiler_; }
+    Clock::time_point start() const { return start_; }
+    // The trace's number of the thread that opened the span: spans nested in it from other threads
+    // are filed under it, so that they nest in the trace.
+    uint32_t thread() const { return thread_; }
 
    private:
     Profiler* profiler_ = nullptr;
@@ -38,9 +46,12 @@ class Profiler {
     std::string name_;
     Args args_;
     Clock::time_point start_;
+    uint32_t thread_ = 0;
   };
 
-  void record(const char* category, std::string name, Clock::time_point start, Clock::time_point end, Args args);
+  // Records a span under the calling thread, or under `thread` (a number Span::thread gave) when not 0.
+  void record(const char* category, std::string name, Clock::time_point start, Clock::time_point end, Args args,
+              uint32_t thread = 0);
   size_t event_count() const;
   // Writes the trace and returns its path; later events go to a new file. Throws FAIL when the file
   // cannot be written.
@@ -55,7 +66,8 @@ class Profiler {
     uint32_t thread;
     Args args;
   };
-  uint32_t thread_number();
+  uint32_t thread_number();  // the calling thread's; mutex_ held
+  uint32_t current_thread();
 
   std::string prefix_;
   Clock::time_point origin_ = Clock::now();

@@ -144,7 +144,7 @@ std::vector<RuntimeValue> GraphExecutor::run_steps(Frame& frame) const {
       const CompiledStep& step = *steps[id];
       std::optional<Profiler::Span> span;
       if (options_.profiler) span.emplace(profile_step(frame, step, id));
-      StepContext context(*this, frame, step, id);
+      StepContext context(*this, frame, step, id, span ? &*span : nullptr);
       step.provider->compute(*step.unit, &context);
       context.check_outputs_written();
     }

@@ -1,5 +1,9 @@
 #include "exec/step_context.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+
 #include "core/device.h"
 #include "core/error.h"
 #include "core/tensor_copy.h"
@@ -58,6 +62,34 @@ const RuntimeValue* StepContext::in_step_location(int id, const RuntimeValue* va
 EphostStream* StepContext::stream() {
   const Device* here = memory_device();
   return here ? frame_.streams->stream(*here, step_.fused ? "fused group" : "node", step_.name) : nullptr;
+}
+
+int64_t StepContext::profile_clock_ns() const {
+  if (!profiling()) return 0;
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Profiler::Clock::now() - span_->start()).count();
+}
+
+void StepContext::record_span(const EphostProfileSpan& span) {
+  if (!profiling()) return;
+  // Clipped to the step: from its start at the earliest to now at the latest, so that it nests.
+  const Profiler::Clock::time_point now = Profiler::Clock::now();
+  const Profiler::Clock::time_point step_start = span_->start();
+  auto at = [&](int64_t ns) {
+    const auto t = step_start + std::chrono::nanoseconds(std::max<int64_t>(ns, 0));
+    return std::min(t, now);
+  };
+  const int64_t duration = std::max<int64_t>(span.duration_ns, 0);
+  const int64_t start_ns = std::max<int64_t>(span.start_ns, 0);
+  // Added without overflow: a duration past the step's end is cut at now anyway.
+  const int64_t end_ns = duration > INT64_MAX - start_ns ? INT64_MAX : start_ns + duration;
+  std::string nodes;
+  for (size_t i = 0; i < span.num_nodes; ++i)
+    nodes += (i ? "," : "") + std::string(span.nodes[i] ? span.nodes[i] : "");
+  Profiler::Args args = {{"op_type", span.op_type ? span.op_type : ""},
+                         {"nodes", std::move(nodes)},
+                         {"provider", step_.provider->label()},
+                         {"step", step_.fused ? step_.name : step_.node->name}};
+  span_->profiler()->record("op", span.name, at(start_ns), at(end_ns), std::move(args), span_->thread());
 }
 
 void StepContext::check_output_index(size_t index) const {

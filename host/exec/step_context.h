@@ -4,7 +4,8 @@
 // (host memory, or the device a device provider runs on): graph outputs get their own; others go to
 // the memory pattern's block of that location when one is recorded for these input shapes, else to a
 // dead value's buffer when the allocation plan says so, else to a fresh allocation. Sequences and
-// none are never placed: the slot simply holds them.
+// none are never placed: the slot simply holds them. With profiling on it holds the step's span and
+// files the operator spans the plugin reports from inside the step under it (plugin ABI 4).
 #pragma once
 
 #include <deque>
@@ -20,9 +21,11 @@ const RuntimeValue* lookup_value(const Frame& frame, const Value* v);
 
 class StepContext final : public EphostKernelContext {
  public:
-  // `step_index`: the step's index among the compiled steps (and the plan's group steps).
-  StepContext(const GraphExecutor& executor, Frame& frame, const CompiledStep& step, size_t step_index)
-      : executor_(executor), frame_(frame), step_(step), step_index_(step_index) {}
+  // `step_index`: the step's index among the compiled steps (and the plan's group steps). `span`: the
+  // step's profile span while it computes, or null when the session does not profile.
+  StepContext(const GraphExecutor& executor, Frame& frame, const CompiledStep& step, size_t step_index,
+              const Profiler::Span* span = nullptr)
+      : executor_(executor), frame_(frame), step_(step), step_index_(step_index), span_(span) {}
 
   size_t num_inputs() const override { return step_.inputs.size(); }
   const RuntimeValue* input(size_t index) const override;
@@ -36,6 +39,9 @@ class StepContext final : public EphostKernelContext {
   std::vector<RuntimeValue> run_subgraph(const std::string& attribute, std::vector<RuntimeValue> inputs) override;
   const Device* memory_device() const override { return step_.provider->memory_device(); }
   EphostStream* stream() override;
+  bool profiling() const override { return span_ != nullptr && span_->profiler() != nullptr; }
+  int64_t profile_clock_ns() const override;
+  void record_span(const EphostProfileSpan& span) override;
 
   // Throws when the plugin returned success without writing a required output, or left an element
   // of a sequence output unwritten.
@@ -58,6 +64,7 @@ class StepContext final : public EphostKernelContext {
   Frame& frame_;
   const CompiledStep& step_;
   size_t step_index_;
+  const Profiler::Span* span_;
   std::deque<RuntimeValue> scratch_;            // outputs the graph does not use (omitted optional outputs)
   std::vector<RuntimeValue*> scratch_by_index_; // output index -> scratch value
   // Sequence outputs being filled during this call (the slot holds the same sequence, read-only).

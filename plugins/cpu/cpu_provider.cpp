@@ -10,6 +10,7 @@
 #include "const_eval.h"
 #include "fusion.h"
 #include "fusion/cnn_region.h"
+#include "fusion/op_span_label.h"
 #include "kernel_registry.h"
 #include "math/parallel.h"
 
@@ -199,14 +200,17 @@ std::unique_ptr<sdk::CompiledGroup> CpuProvider::compile(const sdk::Graph& group
     auto it = claims_.find(key_of(nodes));
     if (it != claims_.end()) claim = it->second;
   }
+  // A region reports a span per primitive itself; the other groups run as one piece, so one span
+  // names all their nodes (profiles, plugin ABI 4).
   if (claim.anchor.valid()) {
     switch (claim.kind) {
-      case ClaimKind::kPattern: return claim.fusion->compile(claim.anchor, group, config_);
+      case ClaimKind::kPattern:
+        return fusion::with_group_span(claim.fusion->compile(claim.anchor, group, config_), group);
       case ClaimKind::kRegion: return fusion::compile_cnn_region(group, config_);
-      case ClaimKind::kConstants: return compile_constant_group(group);
+      case ClaimKind::kConstants: return fusion::with_group_span(compile_constant_group(group), group);
     }
   }
-  return compile_elementwise_chain(group, fused_name, config_);
+  return fusion::with_group_span(compile_elementwise_chain(group, fused_name, config_), group);
 }
 
 }  // namespace ephost::cpu

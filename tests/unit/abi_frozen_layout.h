@@ -184,6 +184,20 @@
   X(stream_synchronize, EphostStatus* (*)(EphostStream*))                                                       \
   X(stream_release, void (*)(EphostStream*))
 
+#define EPHOST_FROZEN_HOST_API_ABI_4(X)                                                              \
+  X(kernel_profiling, int (*)(const EphostKernelContext*))                                           \
+  X(kernel_profile_clock_ns, int64_t (*)(const EphostKernelContext*))                                \
+  X(kernel_profile_span, EphostStatus* (*)(EphostKernelContext*, const EphostProfileSpan*))
+
+#define EPHOST_FROZEN_PROFILE_SPAN_ABI_4(X) \
+  X(struct_size, uint32_t)                  \
+  X(start_ns, int64_t)                      \
+  X(duration_ns, int64_t)                   \
+  X(name, const char*)                      \
+  X(op_type, const char*)                   \
+  X(nodes, const char* const*)              \
+  X(num_nodes, size_t)
+
 #define EPHOST_FROZEN_DEVICE_BUFFER_ABI_3(X) \
   X(handle, void*)                           \
   X(offset, uint64_t)

@@ -43,11 +43,16 @@ struct FrozenHostApiAbi3 {
   EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_MIRROR) EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_MIRROR)
   EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_MIRROR)
 };
+struct FrozenHostApiAbi4 {
+  EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_MIRROR) EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_MIRROR)
+  EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_MIRROR) EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_MIRROR)
+};
 struct FrozenPlugin { EPHOST_FROZEN_PLUGIN_ABI_1(EPHOST_MIRROR) };
 struct FrozenPluginAbi3 { EPHOST_FROZEN_PLUGIN_ABI_1(EPHOST_MIRROR) EPHOST_FROZEN_PLUGIN_ABI_3(EPHOST_MIRROR) };
 struct FrozenDeviceBuffer { EPHOST_FROZEN_DEVICE_BUFFER_ABI_3(EPHOST_MIRROR) };
 struct FrozenDeviceInfo { EPHOST_FROZEN_DEVICE_INFO_ABI_3(EPHOST_MIRROR) };
 struct FrozenTensorMemory { EPHOST_FROZEN_TENSOR_MEMORY_ABI_3(EPHOST_MIRROR) };
+struct FrozenProfileSpan { EPHOST_FROZEN_PROFILE_SPAN_ABI_4(EPHOST_MIRROR) };
 struct FrozenDeviceReport { EPHOST_FROZEN_DEVICE_REPORT_API_3(EPHOST_MIRROR) };
 struct FrozenNegotiation { EPHOST_FROZEN_NEGOTIATION_ABI_1(EPHOST_MIRROR) };
 struct FrozenPluginReport { EPHOST_FROZEN_PLUGIN_REPORT_API_1(EPHOST_MIRROR) };
@@ -81,11 +86,12 @@ struct FrozenApiV4 {
 #define EPHOST_CHECK_TENSOR_VIEW(name, ...) EPHOST_CHECK_FROZEN(EphostTensorView, FrozenTensorView, name)
 #define EPHOST_CHECK_COMPUTE_INFO(name, ...) EPHOST_CHECK_FROZEN(EphostComputeInfo, FrozenComputeInfo, name)
 #define EPHOST_CHECK_PLUGIN_INFO(name, ...) EPHOST_CHECK_FROZEN(EphostPluginInfo, FrozenPluginInfo, name)
-#define EPHOST_CHECK_HOST_API(name, ...) EPHOST_CHECK_FROZEN(EphostHostApi, FrozenHostApiAbi3, name)
+#define EPHOST_CHECK_HOST_API(name, ...) EPHOST_CHECK_FROZEN(EphostHostApi, FrozenHostApiAbi4, name)
 #define EPHOST_CHECK_PLUGIN(name, ...) EPHOST_CHECK_FROZEN(EphostPlugin, FrozenPluginAbi3, name)
 #define EPHOST_CHECK_DEVICE_BUFFER(name, ...) EPHOST_CHECK_FROZEN(EphostDeviceBuffer, FrozenDeviceBuffer, name)
 #define EPHOST_CHECK_DEVICE_INFO(name, ...) EPHOST_CHECK_FROZEN(EphostDeviceInfo, FrozenDeviceInfo, name)
 #define EPHOST_CHECK_TENSOR_MEMORY(name, ...) EPHOST_CHECK_FROZEN(EphostTensorMemory, FrozenTensorMemory, name)
+#define EPHOST_CHECK_PROFILE_SPAN(name, ...) EPHOST_CHECK_FROZEN(EphostProfileSpan, FrozenProfileSpan, name)
 #define EPHOST_CHECK_DEVICE_REPORT(name, ...) EPHOST_CHECK_FROZEN(EphostDeviceReport, FrozenDeviceReport, name)
 #define EPHOST_CHECK_NEGOTIATION(name, ...) EPHOST_CHECK_FROZEN(EphostPluginNegotiation, FrozenNegotiation, name)
 #define EPHOST_CHECK_PLUGIN_REPORT(name, ...) EPHOST_CHECK_FROZEN(EphostPluginReport, FrozenPluginReport, name)
@@ -100,7 +106,8 @@ EPHOST_CHECK_ALL_FROZEN(EphostPluginInfo, FrozenPluginInfo)
 EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_CHECK_HOST_API)
 EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_CHECK_HOST_API)
 EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_CHECK_HOST_API)
-EPHOST_CHECK_ALL_FROZEN(EphostHostApi, FrozenHostApiAbi3)
+EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_CHECK_HOST_API)
+EPHOST_CHECK_ALL_FROZEN(EphostHostApi, FrozenHostApiAbi4)
 EPHOST_FROZEN_PLUGIN_ABI_1(EPHOST_CHECK_PLUGIN)
 EPHOST_FROZEN_PLUGIN_ABI_3(EPHOST_CHECK_PLUGIN)
 EPHOST_CHECK_ALL_FROZEN(EphostPlugin, FrozenPluginAbi3)
@@ -110,6 +117,8 @@ EPHOST_FROZEN_DEVICE_INFO_ABI_3(EPHOST_CHECK_DEVICE_INFO)
 EPHOST_CHECK_ALL_FROZEN(EphostDeviceInfo, FrozenDeviceInfo)
 EPHOST_FROZEN_TENSOR_MEMORY_ABI_3(EPHOST_CHECK_TENSOR_MEMORY)
 EPHOST_CHECK_ALL_FROZEN(EphostTensorMemory, FrozenTensorMemory)
+EPHOST_FROZEN_PROFILE_SPAN_ABI_4(EPHOST_CHECK_PROFILE_SPAN)
+EPHOST_CHECK_ALL_FROZEN(EphostProfileSpan, FrozenProfileSpan)
 EPHOST_FROZEN_NEGOTIATION_ABI_1(EPHOST_CHECK_NEGOTIATION)
 EPHOST_CHECK_ALL_FROZEN(EphostPluginNegotiation, FrozenNegotiation)
 EPHOST_FROZEN_PLUGIN_REPORT_API_1(EPHOST_CHECK_PLUGIN_REPORT)
@@ -148,7 +157,7 @@ static_assert(std::is_same_v<decltype(&EphostGetVersionString), const char* (*)(
               "EphostGetVersionString's type is frozen");
 
 // A new version must be frozen here before it ships; dropping a version breaks its plugins.
-static_assert(EPHOST_PLUGIN_ABI_VERSION == 3u && EPHOST_API_VERSION == 4u,
+static_assert(EPHOST_PLUGIN_ABI_VERSION == 4u && EPHOST_API_VERSION == 4u,
               "a new ABI version: freeze its layout in abi_frozen_layout.h (plugin_api/ABI_VERSIONING.md)");
 static_assert(EPHOST_PLUGIN_ABI_MIN_VERSION == 1u, "the host must keep accepting ABI 1 plugins");
 
@@ -227,12 +236,14 @@ const std::vector<FrozenStruct>& frozen_structs() {
       {"ephost_plugin.h", "EphostHostApi",
        {{EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_NAME)},
         {EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_NAME)},
-        {EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_NAME)}}},
+        {EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_NAME)},
+        {EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_NAME)}}},
       {"ephost_plugin.h", "EphostPlugin",
        {{EPHOST_FROZEN_PLUGIN_ABI_1(EPHOST_NAME)}, {}, {EPHOST_FROZEN_PLUGIN_ABI_3(EPHOST_NAME)}}},
       {"ephost_plugin.h", "EphostDeviceBuffer", {{}, {}, {EPHOST_FROZEN_DEVICE_BUFFER_ABI_3(EPHOST_NAME)}}},
       {"ephost_plugin.h", "EphostDeviceInfo", {{}, {}, {EPHOST_FROZEN_DEVICE_INFO_ABI_3(EPHOST_NAME)}}},
       {"ephost_plugin.h", "EphostTensorMemory", {{}, {}, {EPHOST_FROZEN_TENSOR_MEMORY_ABI_3(EPHOST_NAME)}}},
+      {"ephost_plugin.h", "EphostProfileSpan", {{}, {}, {}, {EPHOST_FROZEN_PROFILE_SPAN_ABI_4(EPHOST_NAME)}}},
       {"ephost_plugin.h", "EphostPluginNegotiation", {{EPHOST_FROZEN_NEGOTIATION_ABI_1(EPHOST_NAME)}}},
       {"ephost_c_api.h", "EphostPluginReport", {{EPHOST_FROZEN_PLUGIN_REPORT_API_1(EPHOST_NAME)}}},
       {"ephost_c_api.h", "EphostApi",
@@ -335,6 +346,8 @@ TEST(AbiLayout, EachVersionsSizeEndsWithItsLastMember) {
   EXPECT_EQ(EphostHostApiSize(3), sizeof(FrozenHostApiAbi3));
   EXPECT_EQ(EphostPluginSize(2), sizeof(FrozenPlugin)) << "EphostPlugin did not grow in ABI 2";
   EXPECT_EQ(EphostPluginSize(3), sizeof(FrozenPluginAbi3));
+  EXPECT_EQ(EphostHostApiSize(4), sizeof(FrozenHostApiAbi4));
+  EXPECT_EQ(EphostPluginSize(4), sizeof(FrozenPluginAbi3)) << "EphostPlugin did not grow in ABI 4";
   EXPECT_EQ(EphostApiSize(1), sizeof(FrozenApiV1));
   EXPECT_EQ(EphostApiSize(2), sizeof(FrozenApiV2));
   EXPECT_EQ(EphostApiSize(3), sizeof(FrozenApiV3));
@@ -363,6 +376,7 @@ TEST(AbiLayout, HostGivesEachNegotiatedVersionATableOfThatVersion) {
   EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_EXPECT_IN_V1)
   EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_EXPECT_NOT_IN_V1)
   EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_EXPECT_NOT_IN_V1)
+  EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_EXPECT_NOT_IN_V1)
 
   const EphostHostApi v2 = ephost::make_host_api(2);
   EXPECT_EQ(v2.abi_version, 2u);
@@ -373,6 +387,7 @@ TEST(AbiLayout, HostGivesEachNegotiatedVersionATableOfThatVersion) {
   EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_EXPECT_IN_V2)
 #define EPHOST_EXPECT_NOT_IN_V2(name, ...) EXPECT_FALSE(present(v2.name)) << #name " is past an ABI 2 table's end";
   EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_EXPECT_NOT_IN_V2)
+  EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_EXPECT_NOT_IN_V2)
 
   const EphostHostApi v3 = ephost::make_host_api(3);
   EXPECT_EQ(v3.abi_version, 3u);
@@ -381,6 +396,17 @@ TEST(AbiLayout, HostGivesEachNegotiatedVersionATableOfThatVersion) {
   EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_EXPECT_IN_V3)
   EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_EXPECT_IN_V3)
   EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_EXPECT_IN_V3)
+#define EPHOST_EXPECT_NOT_IN_V3(name, ...) EXPECT_FALSE(present(v3.name)) << #name " is past an ABI 3 table's end";
+  EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_EXPECT_NOT_IN_V3)
+
+  const EphostHostApi v4 = ephost::make_host_api(4);
+  EXPECT_EQ(v4.abi_version, 4u);
+  EXPECT_EQ(v4.struct_size, EphostHostApiSize(4));
+#define EPHOST_EXPECT_IN_V4(name, ...) EXPECT_TRUE(present(v4.name)) << #name;
+  EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_EXPECT_IN_V4)
+  EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_EXPECT_IN_V4)
+  EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_EXPECT_IN_V4)
+  EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_EXPECT_IN_V4)
 
   EXPECT_THROW(ephost::make_host_api(EPHOST_PLUGIN_ABI_VERSION + 1), std::logic_error);
 }

@@ -1,16 +1,22 @@
-// ephost bench MODEL: session creation time and run latency (median, p90, min, mean, max).
+// ephost bench MODEL: session creation time and run latency (median, p90, min, mean, max); with
+// --per-op, the operators that take the time, from the session's profile.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <numeric>
 
 #include "commands.h"
 #include "model_io.h"
+#include "operator_profile.h"
 #include "tensor_values.h"
 #include "text_table.h"
 
@@ -25,6 +31,8 @@ struct BenchArgs {
   int repeat = 20;
   int warmup = 3;
   bool json = false;
+  bool per_op = false;  // --per-op: profile the runs and sum the time by operator
+  int per_op_top = 15;
 };
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
@@ -55,7 +63,29 @@ std::string cpu_plugin_architecture(const Ephost::Env& env) {
   return "unknown";
 }
 
-int bench_command(const BenchArgs& args, const GlobalArgs& global) {
+// The session's trace as JSON: the file --profile named, or (--per-op alone) a trace of our own,
+// read and removed.
+nlohmann::json read_trace(Ephost::Session& session, const SessionArgs& session_args, bool own_trace) {
+  std::string path = session_args.profile;
+  if (own_trace) path = with_context("--per-op", [&] { return session.end_profiling(); });
+  std::ifstream in(path);
+  nlohmann::json trace = nlohmann::json::parse(in, nullptr, false);
+  if (own_trace) {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+  }
+  if (trace.is_discarded())
+    throw Ephost::Exception(EPHOST_FAIL, "--per-op: cannot read the session's profile " + path);
+  return trace;
+}
+
+int bench_command(const BenchArgs& original_args, const GlobalArgs& global) {
+  BenchArgs args = original_args;
+  // --per-op needs the session's profile: without --profile, one of our own in the temp folder.
+  const bool own_trace = args.per_op && args.session.profile.empty();
+  if (own_trace)
+    args.session.profile =
+        (std::filesystem::temp_directory_path() / ("ephost-bench-per-op-" + std::to_string(getpid()))).string();
   const Ephost::Env env = create_env(global);
   Ephost::SessionOptions options = make_session_options(args.session);
   auto t0 = std::chrono::steady_clock::now();
@@ -77,7 +107,9 @@ int bench_command(const BenchArgs& args, const GlobalArgs& global) {
   const double mean = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(times.size());
 
   // With --json, stdout carries only the JSON object.
-  write_profile(session, args.session, args.json ? std::cerr : std::cout);
+  if (!own_trace) write_profile(session, args.session, args.json ? std::cerr : std::cout);
+  OperatorProfile per_op;
+  if (args.per_op) per_op = operator_profile(read_trace(session, args.session, own_trace));
   if (args.json) {
     nlohmann::ordered_json j;
     j["model"] = args.model;
@@ -101,6 +133,7 @@ int bench_command(const BenchArgs& args, const GlobalArgs& global) {
     j["run_ms_min"] = round3(sorted.front());
     j["run_ms_mean"] = round3(mean);
     j["run_ms_max"] = round3(sorted.back());
+    if (args.per_op) j["per_op"] = operator_profile_json(per_op, static_cast<size_t>(args.per_op_top));
     std::cout << j.dump() << std::endl;
     return 0;
   }
@@ -120,7 +153,8 @@ int bench_command(const BenchArgs& args, const GlobalArgs& global) {
   table.add_row({ms_to_string(median(sorted)), ms_to_string(percentile(sorted, 0.9)), ms_to_string(sorted.front()),
                  ms_to_string(mean), ms_to_string(sorted.back())});
   table.print(std::cout, "  ");
-  std::cout << "  (milliseconds)" << std::endl;
+  std::cout << "  (milliseconds" << (args.per_op ? ", measured with profiling on" : "") << ")" << std::endl;
+  if (args.per_op) print_operator_profile(per_op, static_cast<size_t>(args.per_op_top), std::cout);
   return 0;
 }
 
@@ -135,6 +169,12 @@ Command add_bench_command(CLI::App& app) {
   cmd->add_option("--repeat", args->repeat, "Timed runs")->default_str("20")->check(CLI::Range(1, 100000000));
   cmd->add_option("--warmup", args->warmup, "Untimed runs first")->default_str("3")->check(CLI::Range(0, 100000000));
   cmd->add_flag("--json", args->json, "Print one JSON object");
+  cmd->add_flag("--per-op", args->per_op,
+                "Profile the runs and print the operators that take the time, summed by op type and by node "
+                "(inside fused regions too, where the plugin reports them)");
+  cmd->add_option("--per-op-top", args->per_op_top, "How many operators --per-op lists of each kind")
+      ->default_str("15")
+      ->check(CLI::Range(1, 100000));
   return {cmd, [args](const GlobalArgs& g) { return bench_command(*args, g); }};
 }
 

@@ -40,14 +40,17 @@ extern "C" {
  * claims, so its get_capability checks value_kind where its kernels take tensors only. ABI 3 adds
  * devices: device enumeration, a provider per device, device memory the host never touches, data
  * transfer and streams (the ABI 3 blocks of EphostPlugin and EphostHostApi). A plugin speaking 3
- * that enumerates no device is a host-memory plugin exactly as in ABI 2. */
-#define EPHOST_PLUGIN_ABI_VERSION 3u
+ * that enumerates no device is a host-memory plugin exactly as in ABI 2. ABI 4 adds profile spans
+ * inside a step: a compute may report what it spent its time on, per operator (the ABI 4 block of
+ * EphostHostApi and EphostProfileSpan). A plugin speaking 3 reports nothing and loses nothing. */
+#define EPHOST_PLUGIN_ABI_VERSION 4u
 /* The oldest plugin ABI version a host built from this header still accepts. */
 #define EPHOST_PLUGIN_ABI_MIN_VERSION 1u
 
 /* The version that brought each feature a party may lack, for EphostPluginAbiIncludes. */
 #define EPHOST_PLUGIN_ABI_NON_TENSOR_VALUES 2u /* sequence and optional values (EphostValueKind) */
 #define EPHOST_PLUGIN_ABI_DEVICES 3u           /* devices, device memory, copies, streams */
+#define EPHOST_PLUGIN_ABI_PROFILE_SPANS 4u     /* spans inside a step (kernel_profile_span) */
 
 /*
  * The one version check of the plugin ABI: 1 when plugin ABI `version` includes what plugin ABI
@@ -170,6 +173,26 @@ typedef struct EphostTensorMemory {
   const void* host_data;    /* location HOST: the elements (as EphostTensorView::data) */
   EphostDeviceBuffer buffer; /* location DEVICE: where the elements are */
 } EphostTensorMemory;
+
+/*
+ * since ABI 4: one span of work inside a compute call (kernel_profile_span), e.g. one primitive or
+ * fused chain of a compiled group. Filled by the plugin; the host copies everything it needs during
+ * kernel_profile_span, so every pointer only has to stay valid for that call.
+ */
+typedef struct EphostProfileSpan {
+  /* since ABI 4 */
+  uint32_t struct_size;     /* sizeof(EphostProfileSpan) as the plugin knows it */
+  int64_t start_ns;         /* when the work began, on the step's clock (kernel_profile_clock_ns) */
+  int64_t duration_ns;      /* how long it took, >= 0 */
+  const char* name;         /* what ran, e.g. "conv_12 + relu_12"; required */
+  /* The ONNX operator it ran, e.g. "Conv"; a chain names each, joined by '+' ("Conv+Relu+Add").
+   * Work that is no ONNX operator (a layout change) gets its own word, e.g. "Reorder". NULL: "". */
+  const char* op_type;
+  /* The ONNX nodes it covers (NodeProto names, as node_name gives them): `num_nodes` NUL-terminated
+   * strings. NULL when num_nodes is 0 (work of the step itself, such as a layout change). */
+  const char* const* nodes;
+  size_t num_nodes;
+} EphostProfileSpan;
 
 /* The verdict of a plugin on a compiled EPContext blob (context_judge).
  * Numbering follows ONNX Runtime's OrtCompiledModelCompatibility. */
@@ -506,6 +529,36 @@ typedef struct EphostHostApi {
    * the stream writes to host memory, before a step of another device reads the results, and before
    * the run returns (before on_run_end). */
   EphostStream* (*kernel_stream)(const EphostKernelContext* context);
+
+  /* ==============================================================================================
+   * since ABI 4: profile spans inside a step. Present when
+   * EphostPluginAbiIncludes(abi_version, EPHOST_PLUGIN_ABI_PROFILE_SPANS).
+   *
+   * With session profiling on (session.enable_profiling=1) the host records a span per step (a node's
+   * kernel, or a fused group's compute). A compute that runs several operators (a compiled group, a
+   * kernel covering several nodes) may report what each one took; the host nests those spans under
+   * the step's span in the trace (category "op"), and `ephost bench --per-op` sums them by operator
+   * type and by node. Nothing here is required: a compute that reports nothing keeps its one span.
+   *
+   * Costs nothing when profiling is off: ask kernel_profiling once per compute and skip the clock
+   * reads and the reports when it answers 0. Spans should tile the compute (each begins where the
+   * previous ended), so that they add up to the step's time.
+   * ============================================================================================ */
+
+  /* --- since ABI 4: kernel context: profile spans, used inside compute only --- */
+  /* 1 when the session records a profile (spans will be kept), else 0. Constant during a compute
+   * call. Cheap: no clock is read. */
+  int (*kernel_profiling)(const EphostKernelContext* context);
+  /* Now, in nanoseconds since the step's span began, on the clock the host times the step with (so
+   * that spans line up with it). 0 when profiling is off. Any thread may call it during compute. */
+  int64_t (*kernel_profile_clock_ns)(const EphostKernelContext* context);
+  /* Record `span` (read during the call only; the host copies its strings) inside the step's span.
+   * Times come from kernel_profile_clock_ns; the host clips a span to lie between the step's start
+   * and the moment of this call, so it always nests. Any thread may call it during compute; the span
+   * is filed under the thread that runs the step. Does nothing and succeeds when profiling is off.
+   * Fails with EPHOST_INVALID_ARGUMENT when span or span->name is NULL, span->struct_size is too small
+   * or nodes is NULL with num_nodes > 0. */
+  EphostStatus* (*kernel_profile_span)(EphostKernelContext* context, const EphostProfileSpan* span);
 } EphostHostApi;
 
 /* ------------------------------------------------------------------------------------------------
@@ -693,16 +746,19 @@ static inline uint32_t EphostHostApiSize(uint32_t abi_version) {
     case 1: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostHostApi, context_set_attribute);
     case 2: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostHostApi, value_create_tensor);
     case 3: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostHostApi, kernel_stream);
+    case 4: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostHostApi, kernel_profile_span);
     default: return 0;
   }
 }
 
-/* EphostPlugin did not grow in ABI 2: both versions end with context_load. ABI 3 appends devices. */
+/* EphostPlugin did not grow in ABI 2: both versions end with context_load. ABI 3 appends devices;
+ * ABI 4 adds nothing to it. */
 static inline uint32_t EphostPluginSize(uint32_t abi_version) {
   switch (abi_version) {
     case 1:
     case 2: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostPlugin, context_load);
-    case 3: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostPlugin, stream_release);
+    case 3:
+    case 4: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostPlugin, stream_release);
     default: return 0;
   }
 }

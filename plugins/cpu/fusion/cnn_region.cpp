@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "graph_match.h"
+#include "op_span_label.h"
 #include "kernels/conv_attributes.h"
 #include "math/broadcast.h"
 #include "math/conv.h"
@@ -284,6 +285,7 @@ struct Constant4 {
 struct Step {
   Op op;
   std::string node;               // the ONNX node it came from (errors)
+  OpSpanLabel label;              // every ONNX node it covers, absorbed ones included (profile spans)
   std::vector<int> in;            // activation values read
   int out = -1;
   // Conv / ConvTranspose
@@ -449,6 +451,7 @@ class Program {
             auto st = std::make_unique<Step>();
             st->op = Op::kUnary;
             st->node = found.back().name();
+            for (const sdk::Node& f : found) st->label.add(f);
             st->in = {v};
             st->acts = {act};
             steps.push_back(std::move(st));
@@ -504,6 +507,7 @@ class Program {
     auto s = std::make_unique<Step>();
     s->op = op;
     s->node = node.name();
+    s->label.add(node);
     steps.push_back(std::move(s));
     Step& st = *steps.back();
     st.out = add_value(node.output(0).name(), static_cast<int>(steps.size()) - 1);
@@ -725,6 +729,7 @@ class Program {
     values[into.out].producer = values[old_out].producer;
     from.out = -1;
     from.in.clear();
+    into.label.append(from.label);
   }
 
   // Folds per-channel affines into convolution weights, and activations and residual adds into
@@ -937,6 +942,9 @@ class RegionGroup : public sdk::CompiledGroup {
   }
 
   void compute(void*, sdk::KernelContext& ctx) override {
+    // With profiling on: one span per step (a primitive or fused chain) and per layout change at the
+    // region's edges, tiling the compute.
+    sdk::SpanTimer spans(ctx);
     std::vector<sdk::Tensor> in;
     std::vector<Shape> shapes;
     for (int id : inputs_) {
@@ -957,6 +965,8 @@ class RegionGroup : public sdk::CompiledGroup {
     } catch (const std::exception& e) {
       fail(e.what());
     }
+    // Its own span: the first run of new input shapes creates the primitives here.
+    if (spans.on()) spans.close("plan for these input shapes", "Plan", {});
     math::set_num_threads(threads);
     float* arena = arena_floats(plan->arena + plan->scratch_floats + plan->wino_floats);
     float* scratch = arena + plan->arena;
@@ -977,6 +987,7 @@ class RegionGroup : public sdk::CompiledGroup {
       }
     }
     s.wait();
+    if (spans.on()) spans.close("region inputs to NHWC", "Reorder", {});
     std::unique_ptr<Bound> bound;
     {
       std::lock_guard<std::mutex> lock(plan->mu);
@@ -998,6 +1009,7 @@ class RegionGroup : public sdk::CompiledGroup {
       const Step& st = *prog_.steps[i];
       const StepPlan& sp = plan->steps[i];
       run_step(st, sp, *plan, bound->steps[i], arena, scratch, threads);
+      if (spans.on()) st.label.report(spans);
       const Value& ov = prog_.values[st.out];
       if (ov.group_output >= 0) {
         const Shape& d = plan->dims[st.out];
@@ -1011,6 +1023,7 @@ class RegionGroup : public sdk::CompiledGroup {
           sp.to_nchw.execute(s, src, dst);
           s.wait();
         }
+        if (spans.on()) spans.close("output " + ov.name + " to NCHW", "Reorder", {});
       }
     }
     math::note_team_end(threads);

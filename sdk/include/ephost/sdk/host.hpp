@@ -36,4 +36,10 @@ inline bool host_has_devices() {
   return EphostPluginAbiIncludes(negotiated_abi_version(), EPHOST_PLUGIN_ABI_DEVICES);
 }
 
+// True when the host takes profile spans from inside a step (plugin ABI 4). Against an older host the
+// SDK's profiling helpers answer "off" and report nothing: the step keeps its one span.
+inline bool host_has_profile_spans() {
+  return EphostPluginAbiIncludes(negotiated_abi_version(), EPHOST_PLUGIN_ABI_PROFILE_SPANS);
+}
+
 }  // namespace ephost::sdk

@@ -206,6 +206,16 @@ class KernelContext {
     check(host().kernel_output_value(c_, i, value.get()));
   }
   int threads() const { return host().kernel_num_threads(c_); }
+  // --- plugin ABI 4: profile spans inside the step (see ProfileSpans, profile_spans.hpp) ---
+  // True when the session records a profile; always false against an older host. Ask once per
+  // compute: it reads no clock.
+  bool profiling() const { return host_has_profile_spans() && host().kernel_profiling(c_) != 0; }
+  // Nanoseconds since the step's span began, on the host's clock; 0 when not profiling.
+  int64_t profile_clock_ns() const { return host_has_profile_spans() ? host().kernel_profile_clock_ns(c_) : 0; }
+  // Records one span inside the step's span (nothing when not profiling).
+  void report_span(const EphostProfileSpan& span) {
+    if (host_has_profile_spans()) check(host().kernel_profile_span(c_, &span));
+  }
   std::vector<OwnedValue> run_subgraph(const char* attribute, const std::vector<EphostTensorView>& inputs,
                                        size_t num_outputs) {
     std::vector<EphostValue*> raw(num_outputs, nullptr);

@@ -12,6 +12,7 @@
 //   graph.hpp           Graph, Node, Value
 //   capability.hpp      Capability
 //   kernel_context.hpp  KernelContext, SequenceInput, OwnedValue
+//   profile_spans.hpp   SpanTimer: per-operator spans inside a step's profile span (plugin ABI 4)
 //   provider.hpp        Provider, Kernel, CompiledGroup, Options
 //   epcontext.hpp       ContextProvider, ContextSink, ContextJudgement
 //   define_plugin.hpp   Description, EPHOST_DEFINE_PLUGIN
@@ -49,6 +50,7 @@
 #include "ephost/sdk/graph.hpp"
 #include "ephost/sdk/host.hpp"
 #include "ephost/sdk/kernel_context.hpp"
+#include "ephost/sdk/profile_spans.hpp"
 #include "ephost/sdk/provider.hpp"
 #include "ephost/sdk/scratch.hpp"
 #include "ephost/sdk/status.hpp"
