@@ -214,6 +214,74 @@ EPHOST_VEC_DEFINE(avx2, __attribute__((target("avx2"))))
 #endif
 
 #if defined(__x86_64__) && defined(__GNUC__)
+// AVX2 with FMA (the AVX2 tier requires both, math/isa.cpp) for sigmoid and SiLU, written out as the
+// AVX-512 ones below: 1.5-1.8 times faster than GCC's vectorisation of fast_sigmoid (a rounding without
+// a float-int round trip, FMAs, no integer floor), and no longer at the mercy of the vectoriser, which
+// once left these loops scalar on AVX2 (SiLU was then 70% of EfficientNet's time).
+#define EPHOST_VEC256 __attribute__((target("avx2,fma")))
+namespace avx2fma {
+
+// e^x as exp16 below (Cephes' range reduction, degree-6 Taylor polynomial), with 2^n built in the
+// exponent field in two halves: n reaches 128 at the top of the range, where one 2^n would overflow.
+EPHOST_VEC256 inline __m256 exp8(__m256 x) {
+  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3365447504019f)), _mm256_set1_ps(88.3762626647949f));
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.f / 720.f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f / 120.f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f / 24.f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f / 6.f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
+  const __m256i ni = _mm256_cvtps_epi32(n);
+  const __m256i half = _mm256_srai_epi32(ni, 1);
+  const __m256i bias = _mm256_set1_epi32(127);
+  const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(half, bias), 23));
+  const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(ni, half), bias), 23));
+  return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+}
+
+// 1 / (1 + e^-x), divided exactly; 0 below x = -88.38 as fast_sigmoid and sigmoid16.
+EPHOST_VEC256 inline __m256 sigmoid8(__m256 x) {
+  const __m256 d = _mm256_add_ps(_mm256_set1_ps(1.f), exp8(_mm256_sub_ps(_mm256_setzero_ps(), x)));
+  const __m256 s = _mm256_div_ps(_mm256_set1_ps(1.f), d);
+  const __m256 tiny = _mm256_cmp_ps(x, _mm256_set1_ps(-88.3762626647949f), _CMP_LT_OQ);
+  return _mm256_andnot_ps(tiny, s);
+}
+
+template <typename F>
+EPHOST_VEC256 inline void map8(const float* x, float* y, int64_t n, F f) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, f(_mm256_loadu_ps(x + i)));
+  if (i < n) {
+    alignas(32) float buf[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int64_t k = i; k < n; ++k) buf[k - i] = x[k];
+    _mm256_store_ps(buf, f(_mm256_load_ps(buf)));
+    for (int64_t k = i; k < n; ++k) y[k] = buf[k - i];
+  }
+}
+
+EPHOST_VEC256 void sigmoid(const float* x, float* y, int64_t n) {
+  map8(x, y, n, [](__m256 v) EPHOST_VEC256 { return sigmoid8(v); });
+}
+EPHOST_VEC256 void swish(const float* x, float* y, int64_t n) {
+  map8(x, y, n, [](__m256 v) EPHOST_VEC256 { return _mm256_mul_ps(v, sigmoid8(v)); });
+}
+}  // namespace avx2fma
+
+// The AVX2 tier: the loops compiled for AVX2, with the written-out sigmoid and SiLU.
+constexpr Table avx2_table = [] {
+  Table t = avx2::table;
+  t.sigmoid = avx2fma::sigmoid;
+  t.swish = avx2fma::swish;
+  return t;
+}();
+#endif
+
+#if defined(__x86_64__) && defined(__GNUC__)
 // AVX-512 with FMA for the transcendental loops (exp, erf, tanh) and the row reductions, whose
 // results no test or fused group needs bit-identical to a scalar expression (both the node kernels
 // and the fused groups call these same entries). The exact elementwise loops stay on AVX2.
@@ -319,7 +387,7 @@ EPHOST_VEC512 void softmax_row(const float* x, float s, const float* m, float* y
 #if defined(__x86_64__) && defined(__GNUC__)
 // AVX2's table with the AVX-512 transcendental loops and row reductions.
 constexpr Table avx512_table = [] {
-  Table t = avx2::table;
+  Table t = avx2_table;
   t.sigmoid = avx512::sigmoid;
   t.tanh = avx512::tanh;
   t.swish = avx512::swish;
@@ -336,7 +404,7 @@ const Table& table() {
 #if defined(__x86_64__) && defined(__GNUC__)
   switch (active_isa()) {
     case Isa::kAvx512: return avx512_table;
-    case Isa::kAvx2: return avx2::table;
+    case Isa::kAvx2: return avx2_table;
     case Isa::kScalar: break;
   }
 #endif
