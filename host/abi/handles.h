@@ -11,6 +11,7 @@
 
 #include "core/handle_tag.h"
 #include "core/device.h"
+#include "core/run_control.h"
 #include "core/runtime_value.h"
 #include "core/tensor.h"
 #include "ephost/ephost_plugin.h"
@@ -49,6 +50,9 @@ struct EphostKernelContext {
   virtual const ephost::Device* memory_device() const = 0;
   // Plugin ABI 3: the run's stream on memory_device(), or null.
   virtual EphostStream* stream() = 0;
+  // Plugin ABI 4: the limits of the run this compute belongs to (terminate, deadline), or null when
+  // nothing can stop it. Read from any thread the compute uses.
+  virtual const ephost::RunLimits* run_limits() const = 0;
 };
 
 // EphostValue: a value the host hands a plugin (subgraph results, a kernel input, a copy the plugin

@@ -804,6 +804,16 @@ EphostStream* kernel_stream(const EphostKernelContext* c) {
   }
 }
 
+// Called from any thread of a compute, often: no lock, no allocation unless the run should stop.
+EphostStatus* kernel_run_check(const EphostKernelContext* c) {
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
+  return guard([&] {
+    const RunLimits* limits = c->run_limits();
+    if (!limits || !limits->limited()) return;
+    if (std::optional<StopReason> reason = limits->stop_reason()) throw Error(reason->code, std::move(reason->message));
+  });
+}
+
 }  // namespace
 
 EphostHostApi make_host_api(uint32_t abi_version) {
@@ -900,6 +910,7 @@ EphostHostApi make_host_api(uint32_t abi_version) {
   t.kernel_input_memory = &kernel_input_memory;
   t.kernel_output_device = &kernel_output_device;
   t.kernel_stream = &kernel_stream;
+  t.kernel_run_check = &kernel_run_check;
   return cut_to_version_size(t, EphostHostApiSize(abi_version), "host table for a plugin ABI version");
 }
 

@@ -36,6 +36,7 @@ class StepContext final : public EphostKernelContext {
   std::vector<RuntimeValue> run_subgraph(const std::string& attribute, std::vector<RuntimeValue> inputs) override;
   const Device* memory_device() const override { return step_.provider->memory_device(); }
   EphostStream* stream() override;
+  const RunLimits* run_limits() const override { return frame_.limits; }
 
   // Throws when the plugin returned success without writing a required output, or left an element
   // of a sequence output unwritten.

@@ -42,6 +42,10 @@ struct FrozenHostApiAbi3 {
   EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_MIRROR) EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_MIRROR)
   EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_MIRROR)
 };
+struct FrozenHostApiAbi4 {
+  EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_MIRROR) EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_MIRROR)
+  EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_MIRROR) EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_MIRROR)
+};
 struct FrozenPlugin { EPHOST_FROZEN_PLUGIN_ABI_1(EPHOST_MIRROR) };
 struct FrozenPluginAbi3 { EPHOST_FROZEN_PLUGIN_ABI_1(EPHOST_MIRROR) EPHOST_FROZEN_PLUGIN_ABI_3(EPHOST_MIRROR) };
 struct FrozenDeviceBuffer { EPHOST_FROZEN_DEVICE_BUFFER_ABI_3(EPHOST_MIRROR) };
@@ -80,7 +84,7 @@ struct FrozenApiV4 {
 #define EPHOST_CHECK_TENSOR_VIEW(name, ...) EPHOST_CHECK_FROZEN(EphostTensorView, FrozenTensorView, name)
 #define EPHOST_CHECK_COMPUTE_INFO(name, ...) EPHOST_CHECK_FROZEN(EphostComputeInfo, FrozenComputeInfo, name)
 #define EPHOST_CHECK_PLUGIN_INFO(name, ...) EPHOST_CHECK_FROZEN(EphostPluginInfo, FrozenPluginInfo, name)
-#define EPHOST_CHECK_HOST_API(name, ...) EPHOST_CHECK_FROZEN(EphostHostApi, FrozenHostApiAbi3, name)
+#define EPHOST_CHECK_HOST_API(name, ...) EPHOST_CHECK_FROZEN(EphostHostApi, FrozenHostApiAbi4, name)
 #define EPHOST_CHECK_PLUGIN(name, ...) EPHOST_CHECK_FROZEN(EphostPlugin, FrozenPluginAbi3, name)
 #define EPHOST_CHECK_DEVICE_BUFFER(name, ...) EPHOST_CHECK_FROZEN(EphostDeviceBuffer, FrozenDeviceBuffer, name)
 #define EPHOST_CHECK_DEVICE_INFO(name, ...) EPHOST_CHECK_FROZEN(EphostDeviceInfo, FrozenDeviceInfo, name)
@@ -99,7 +103,8 @@ EPHOST_CHECK_ALL_FROZEN(EphostPluginInfo, FrozenPluginInfo)
 EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_CHECK_HOST_API)
 EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_CHECK_HOST_API)
 EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_CHECK_HOST_API)
-EPHOST_CHECK_ALL_FROZEN(EphostHostApi, FrozenHostApiAbi3)
+EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_CHECK_HOST_API)
+EPHOST_CHECK_ALL_FROZEN(EphostHostApi, FrozenHostApiAbi4)
 EPHOST_FROZEN_PLUGIN_ABI_1(EPHOST_CHECK_PLUGIN)
 EPHOST_FROZEN_PLUGIN_ABI_3(EPHOST_CHECK_PLUGIN)
 EPHOST_CHECK_ALL_FROZEN(EphostPlugin, FrozenPluginAbi3)
@@ -124,6 +129,7 @@ EPHOST_CHECK_ALL_FROZEN(EphostDeviceReport, FrozenDeviceReport)
 #define EPHOST_CHECK_ENUM_VALUE(name, value) \
   static_assert(name == value, #name " was renumbered: enum values are frozen (plugin_api/ABI_VERSIONING.md)");
 EPHOST_FROZEN_STATUS_CODES(EPHOST_CHECK_ENUM_VALUE)
+EPHOST_FROZEN_STATUS_CODES_4(EPHOST_CHECK_ENUM_VALUE)
 EPHOST_FROZEN_ELEMENT_TYPES(EPHOST_CHECK_ENUM_VALUE)
 EPHOST_FROZEN_LOG_LEVELS(EPHOST_CHECK_ENUM_VALUE)
 EPHOST_FROZEN_DEVICE_TYPES(EPHOST_CHECK_ENUM_VALUE)
@@ -147,7 +153,7 @@ static_assert(std::is_same_v<decltype(&EphostGetVersionString), const char* (*)(
               "EphostGetVersionString's type is frozen");
 
 // A new version must be frozen here before it ships; dropping a version breaks its plugins.
-static_assert(EPHOST_PLUGIN_ABI_VERSION == 3u && EPHOST_API_VERSION == 4u,
+static_assert(EPHOST_PLUGIN_ABI_VERSION == 4u && EPHOST_API_VERSION == 4u,
               "a new ABI version: freeze its layout in abi_frozen_layout.h (plugin_api/ABI_VERSIONING.md)");
 static_assert(EPHOST_PLUGIN_ABI_MIN_VERSION == 1u, "the host must keep accepting ABI 1 plugins");
 
@@ -222,7 +228,8 @@ const std::vector<FrozenStruct>& frozen_structs() {
       {"ephost_plugin.h", "EphostHostApi",
        {{EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_NAME)},
         {EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_NAME)},
-        {EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_NAME)}}},
+        {EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_NAME)},
+        {EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_NAME)}}},
       {"ephost_plugin.h", "EphostPlugin",
        {{EPHOST_FROZEN_PLUGIN_ABI_1(EPHOST_NAME)}, {}, {EPHOST_FROZEN_PLUGIN_ABI_3(EPHOST_NAME)}}},
       {"ephost_plugin.h", "EphostDeviceBuffer", {{}, {}, {EPHOST_FROZEN_DEVICE_BUFFER_ABI_3(EPHOST_NAME)}}},
@@ -289,6 +296,8 @@ TEST(AbiLayout, EachVersionsSizeEndsWithItsLastMember) {
   EXPECT_EQ(EphostHostApiSize(3), sizeof(FrozenHostApiAbi3));
   EXPECT_EQ(EphostPluginSize(2), sizeof(FrozenPlugin)) << "EphostPlugin did not grow in ABI 2";
   EXPECT_EQ(EphostPluginSize(3), sizeof(FrozenPluginAbi3));
+  EXPECT_EQ(EphostHostApiSize(4), sizeof(FrozenHostApiAbi4));
+  EXPECT_EQ(EphostPluginSize(4), sizeof(FrozenPluginAbi3)) << "EphostPlugin did not grow in ABI 4";
   EXPECT_EQ(EphostApiSize(1), sizeof(FrozenApiV1));
   EXPECT_EQ(EphostApiSize(2), sizeof(FrozenApiV2));
   EXPECT_EQ(EphostApiSize(3), sizeof(FrozenApiV3));
@@ -317,6 +326,7 @@ TEST(AbiLayout, HostGivesEachNegotiatedVersionATableOfThatVersion) {
   EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_EXPECT_IN_V1)
   EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_EXPECT_NOT_IN_V1)
   EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_EXPECT_NOT_IN_V1)
+  EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_EXPECT_NOT_IN_V1)
 
   const EphostHostApi v2 = ephost::make_host_api(2);
   EXPECT_EQ(v2.abi_version, 2u);
@@ -327,6 +337,7 @@ TEST(AbiLayout, HostGivesEachNegotiatedVersionATableOfThatVersion) {
   EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_EXPECT_IN_V2)
 #define EPHOST_EXPECT_NOT_IN_V2(name, ...) EXPECT_FALSE(present(v2.name)) << #name " is past an ABI 2 table's end";
   EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_EXPECT_NOT_IN_V2)
+  EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_EXPECT_NOT_IN_V2)
 
   const EphostHostApi v3 = ephost::make_host_api(3);
   EXPECT_EQ(v3.abi_version, 3u);
@@ -335,6 +346,17 @@ TEST(AbiLayout, HostGivesEachNegotiatedVersionATableOfThatVersion) {
   EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_EXPECT_IN_V3)
   EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_EXPECT_IN_V3)
   EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_EXPECT_IN_V3)
+#define EPHOST_EXPECT_NOT_IN_V3(name, ...) EXPECT_FALSE(present(v3.name)) << #name " is past an ABI 3 table's end";
+  EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_EXPECT_NOT_IN_V3)
+
+  const EphostHostApi v4 = ephost::make_host_api(4);
+  EXPECT_EQ(v4.abi_version, 4u);
+  EXPECT_EQ(v4.struct_size, EphostHostApiSize(4));
+#define EPHOST_EXPECT_IN_V4(name, ...) EXPECT_TRUE(present(v4.name)) << #name;
+  EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_EXPECT_IN_V4)
+  EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_EXPECT_IN_V4)
+  EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_EXPECT_IN_V4)
+  EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_EXPECT_IN_V4)
 
   EXPECT_THROW(ephost::make_host_api(EPHOST_PLUGIN_ABI_VERSION + 1), std::logic_error);
 }
@@ -380,6 +402,8 @@ TEST(AbiLayout, VersionsIncludeEveryOlderVersion) {
   EXPECT_TRUE(EphostPluginAbiIncludes(3, EPHOST_PLUGIN_ABI_NON_TENSOR_VALUES));
   EXPECT_FALSE(EphostPluginAbiIncludes(2, EPHOST_PLUGIN_ABI_DEVICES));
   EXPECT_TRUE(EphostPluginAbiIncludes(3, EPHOST_PLUGIN_ABI_DEVICES));
+  EXPECT_FALSE(EphostPluginAbiIncludes(3, EPHOST_PLUGIN_ABI_RUN_CONTROL));
+  EXPECT_TRUE(EphostPluginAbiIncludes(4, EPHOST_PLUGIN_ABI_RUN_CONTROL));
   EXPECT_TRUE(EphostPluginAbiIncludes(EPHOST_PLUGIN_ABI_VERSION, EPHOST_PLUGIN_ABI_MIN_VERSION));
 }
 

@@ -158,6 +158,7 @@ struct PluginGlue {
   }
   static EphostStatus* kernel_compute(EphostKernel* k, EphostKernelContext* c) {
     return guard([&] {
+      CurrentKernelContextScope current(c);
       KernelContext ctx(c);
       reinterpret_cast<Kernel*>(k)->compute(ctx);
     });
@@ -169,6 +170,7 @@ struct PluginGlue {
   }
   static EphostStatus* compiled_compute(void* user, void* state, EphostKernelContext* c) {
     return guard([&] {
+      CurrentKernelContextScope current(c);
       KernelContext ctx(c);
       static_cast<CompiledBox*>(user)->group->compute(state, ctx);
     });
@@ -280,7 +282,7 @@ struct PluginGlue {
   // The table for ABI `version` (the functions are the same; the table says which ABI it speaks and
   // ends with that version's last member).
   static const EphostPlugin* table(uint32_t version) {
-    static const EphostPlugin tables[] = {make_table(1), make_table(2), make_table(3)};
+    static const EphostPlugin tables[] = {make_table(1), make_table(2), make_table(3), make_table(4)};
     static_assert(sizeof(tables) / sizeof(tables[0]) == EPHOST_PLUGIN_ABI_VERSION, "one table per plugin ABI version");
     return &tables[version - 1];
   }
