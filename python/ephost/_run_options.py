@@ -1,7 +1,7 @@
 """RunOptions, as onnxruntime's: options of one or more runs (InferenceSession.run, run_with_ort_values,
 run_with_iobinding, run_async). `terminate` stops the runs that use these options: set it from
-another thread and each such run stops (between steps, between Loop and Scan iterations, and within
-a chunk of work inside the CPU plugin's kernels) and raises ephost.Cancelled, a subclass of Fail as
+another thread and each such run stops (between steps, between Loop and Scan iterations, and between
+pieces of some long CPU kernels) and raises ephost.Cancelled, a subclass of Fail as
 onnxruntime raises, "run terminated by RunOptions.terminate"; a run started while it is set fails at
 once. Clear it to run again. `timeout_ms` (an ephost addition: onnxruntime has no run deadline)
 gives each run a deadline: past it the run stops the same way and raises ephost.DeadlineExceeded

@@ -41,6 +41,7 @@ py::dict documented_config_keys() {
   keys["EpSelectionPolicy"] = kEphostSessionOptionsEpSelectionPolicy;
   keys["EnableProfiling"] = kEphostSessionOptionsEnableProfiling;
   keys["ProfileFilePrefix"] = kEphostSessionOptionsProfileFilePrefix;
+  keys["CompileTimeoutMs"] = kEphostSessionOptionsCompileTimeoutMs;
   keys["DisableEpContextFallback"] = kEphostSessionOptionsDisableEpContextFallback;
   keys["FailOnSuboptimalCompiledModel"] = kEphostSessionOptionsFailOnSuboptimalCompiledModel;
   keys["EpContextSourceModelPath"] = kEphostSessionOptionsEpContextSourceModelPath;
