@@ -11,6 +11,7 @@
 
 #include "core/handle_tag.h"
 #include "core/device.h"
+#include "core/run_control.h"
 #include "core/runtime_value.h"
 #include "core/tensor.h"
 #include "ephost/ephost_plugin.h"
@@ -55,6 +56,9 @@ struct EphostKernelContext {
   virtual int64_t profile_clock_ns() const { return 0; }
   // Plugin ABI 4: files `span` (checked by the caller) inside the step's span; nothing when not profiling.
   virtual void record_span(const EphostProfileSpan& /*span*/) {}
+  // Plugin ABI 4: the limits of the run this compute belongs to (terminate, deadline), or null when
+  // nothing can stop it. Read from any thread the compute uses.
+  virtual const ephost::RunLimits* run_limits() const = 0;
 };
 
 // EphostValue: a value the host hands a plugin (subgraph results, a kernel input, a copy the plugin

@@ -826,6 +826,16 @@ EphostStatus* kernel_profile_span(EphostKernelContext* c, const EphostProfileSpa
   });
 }
 
+// Called from any thread of a compute, often: no lock, no allocation unless the run should stop.
+EphostStatus* kernel_run_check(const EphostKernelContext* c) {
+  if (!context_ok(c, __func__)) return refuse(__func__, "not the kernel context compute was given");
+  return guard([&] {
+    const RunLimits* limits = c->run_limits();
+    if (!limits || !limits->limited()) return;
+    if (std::optional<StopReason> reason = limits->stop_reason()) throw Error(reason->code, std::move(reason->message));
+  });
+}
+
 }  // namespace
 
 EphostHostApi make_host_api(uint32_t abi_version) {
@@ -925,6 +935,7 @@ EphostHostApi make_host_api(uint32_t abi_version) {
   t.kernel_profiling = &kernel_profiling;
   t.kernel_profile_clock_ns = &kernel_profile_clock_ns;
   t.kernel_profile_span = &kernel_profile_span;
+  t.kernel_run_check = &kernel_run_check;
   return cut_to_version_size(t, EphostHostApiSize(abi_version), "host table for a plugin ABI version");
 }
 

@@ -322,6 +322,7 @@ EphostStatus* RunWithOptions(EphostSession* s, const EphostRunOptions* o, const 
                              const EphostTensor* const* inputs, size_t n_in, const char* const* output_names,
                              size_t n_out, EphostTensor** outputs) {
   return guard([&] {
+    const RunLimits limits(o ? &o->control : nullptr);  // the run's clock starts now
     require(s, "session");
     if (n_in && (!input_names || !inputs)) fail(EPHOST_INVALID_ARGUMENT, "input_names and inputs must not be NULL");
     if (n_out && (!output_names || !outputs)) fail(EPHOST_INVALID_ARGUMENT, "output_names and outputs must not be NULL");
@@ -338,8 +339,7 @@ EphostStatus* RunWithOptions(EphostSession* s, const EphostRunOptions* o, const 
       out_names.emplace_back(output_names[i]);
     }
     if (n_out == 0) return;  // nothing requested: nothing to compute
-    std::vector<RuntimeValue> results =
-        s->session->run(in_names, in, out_names, nullptr, nullptr, o ? &o->control : nullptr);
+    std::vector<RuntimeValue> results = s->session->run(in_names, in, out_names, nullptr, nullptr, &limits);
     for (size_t i = 0; i < n_out; ++i) outputs[i] = new EphostTensor{std::move(results[i]), s->env};
   });
 }
@@ -360,6 +360,15 @@ EphostStatus* RunOptionsSetTerminate(EphostRunOptions* o, int32_t terminate) {
   return guard([&] {
     require(o, "run_options");
     o->control.terminate.store(terminate != 0, std::memory_order_relaxed);
+  });
+}
+EphostStatus* RunOptionsSetTimeout(EphostRunOptions* o, int64_t timeout_ms) {
+  return guard([&] {
+    require(o, "run_options");
+    if (timeout_ms < 0)
+      fail(EPHOST_INVALID_ARGUMENT, "run timeout is {} ms: give a number of milliseconds >= 0 (0: no deadline)",
+           timeout_ms);
+    o->control.timeout_ms.store(timeout_ms, std::memory_order_relaxed);
   });
 }
 EphostStatus* RunOptionsSetTag(EphostRunOptions* o, const char* tag) {
@@ -582,6 +591,7 @@ EphostApi make_api(uint32_t version) {
   a.SessionGetModelMetadataJson = &SessionGetModelMetadataJson;
   a.SetDefaultLogLevel = &SetDefaultLogLevel;
   a.AddInitializer = &AddInitializer;
+  a.RunOptionsSetTimeout = &RunOptionsSetTimeout;
   return cut_to_version_size(a, EphostApiSize(version), "application API table");
 }
 

@@ -218,6 +218,7 @@ EphostStatus* BindOutputToDevice(EphostIoBinding* b, const char* name, const cha
 
 EphostStatus* RunWithBindingAndOptions(EphostSession* s, EphostIoBinding* b, const EphostRunOptions* o) {
   return guard([&] {
+    const RunLimits limits(o ? &o->control : nullptr);  // the run's clock starts now
     require(s, "session");
     require(b, "binding");
     if (b->session != s) fail(EPHOST_INVALID_ARGUMENT, "the binding belongs to another session");
@@ -233,8 +234,7 @@ EphostStatus* RunWithBindingAndOptions(EphostSession* s, EphostIoBinding* b, con
       requests.push_back(o.request);
     }
     if (out_names.empty()) fail(EPHOST_INVALID_ARGUMENT, "no output is bound: bind at least one output");
-    std::vector<RuntimeValue> results =
-        s->session->run(in_names, in, out_names, &requests, nullptr, o ? &o->control : nullptr);
+    std::vector<RuntimeValue> results = s->session->run(in_names, in, out_names, &requests, nullptr, &limits);
     for (size_t i = 0; i < results.size(); ++i) b->outputs[i].result = std::move(results[i]);
   });
 }

@@ -22,6 +22,8 @@ const char* status_code_name(EphostStatusCode code) {
     case EPHOST_NOT_IMPLEMENTED: return "NOT_IMPLEMENTED";
     case EPHOST_INVALID_GRAPH: return "INVALID_GRAPH";
     case EPHOST_EP_FAIL: return "EP_FAIL";
+    case EPHOST_CANCELLED: return "CANCELLED";
+    case EPHOST_DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
   }
   return "UNKNOWN";
 }

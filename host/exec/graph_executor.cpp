@@ -50,15 +50,9 @@ const RuntimeValue* GraphExecutor::uploaded_initializer(int id) const {
   return &uploaded_[static_cast<size_t>(id)];
 }
 
-void check_not_terminated(const RunControl* control) {
-  if (control && control->terminate.load(std::memory_order_relaxed))
-    fail(EPHOST_FAIL, "run{} terminated by RunOptions.terminate: clear it (RunOptionsSetTerminate 0, "
-         "run_options.terminate = False) to run again", control->tag.empty() ? "" : " '" + control->tag + "'");
-}
-
 std::vector<RuntimeValue> GraphExecutor::run(const std::vector<std::pair<const Value*, RuntimeValue>>& feeds,
                                              const Frame* parent, const OutputRequests& output_requests,
-                                             RunCopyStats* stats, const RunControl* control) const {
+                                             RunCopyStats* stats, const RunLimits* limits) const {
   Frame frame;
   frame.graph = &graph_;
   frame.executor = this;
@@ -77,9 +71,9 @@ std::vector<RuntimeValue> GraphExecutor::run(const std::vector<std::pair<const V
   if (parent) {
     frame.streams = parent->streams;
     frame.copies = parent->copies;
-    frame.control = parent->control;
+    frame.limits = parent->limits;
   } else {
-    frame.control = control;
+    frame.limits = limits;
     own_streams = std::make_unique<RunStreams>(streams_);
     frame.streams = own_streams.get();
     frame.copies = stats ? stats : &local_stats;
@@ -118,7 +112,16 @@ std::vector<RuntimeValue> GraphExecutor::run(const std::vector<std::pair<const V
     }
   }
 
-  std::vector<RuntimeValue> outputs = run_steps(frame);
+  std::vector<RuntimeValue> outputs;
+  try {
+    outputs = run_steps(frame);
+  } catch (...) {
+    // A plugin that saw the run should stop (kernel_run_check) returns early with some error, and a
+    // subgraph's stop reaches here through the plugin that ran it: the run fails with the stop's own
+    // status (cancelled, deadline exceeded), whatever the provider made of it.
+    if (frame.limits) frame.limits->check();
+    throw;
+  }
 
   if (use_patterns && !frame.pattern) {
     auto pattern = std::make_shared<plan::MemoryPattern>(
@@ -132,9 +135,12 @@ std::vector<RuntimeValue> GraphExecutor::run(const std::vector<std::pair<const V
 
 std::vector<RuntimeValue> GraphExecutor::run_steps(Frame& frame) const {
   const auto& steps = compiled_->steps();
+  // Checked once per graph run too, so that a subgraph without steps (a Loop body that only passes
+  // values through) still stops its loop.
+  if (frame.limits) frame.limits->check();
   for (size_t pos = 0; pos < plan_.execution.order.size(); ++pos) {
     const size_t id = static_cast<size_t>(plan_.execution.order[pos]);
-    check_not_terminated(frame.control);
+    if (frame.limits && pos > 0) frame.limits->check();
     if (id >= steps.size()) {
       const PlannedCopy& copy = plan_.copies[static_cast<size_t>(plan_.copy_of_step[id])];
       std::optional<Profiler::Span> span;
@@ -156,6 +162,8 @@ std::vector<RuntimeValue> GraphExecutor::run_steps(Frame& frame) const {
     }
   }
 
+  // A provider that noticed the stop may have returned early with success: its outputs are incomplete.
+  if (frame.limits) frame.limits->check();
   std::vector<RuntimeValue> outputs;
   outputs.reserve(graph_.outputs.size());
   static const OutputRequest kHost;

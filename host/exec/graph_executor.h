@@ -18,6 +18,7 @@
 #include "compile/compiled_graph.h"
 #include "exec/block_pool.h"
 #include "exec/device_resources.h"
+#include "core/run_control.h"
 #include "graph/graph.h"
 #include "plan/memory_pattern.h"
 #include "plan/memory_pattern_cache.h"
@@ -53,16 +54,6 @@ struct OutputRequest {
 };
 using OutputRequests = std::vector<OutputRequest>;
 
-// What the caller controls of a run while it is in progress (application API 4: EphostRunOptions).
-// `terminate` may be set from any thread; the run checks it before each step (of every graph it runs,
-// subgraphs included) and fails with EPHOST_FAIL once it is set. Must outlive the runs that use it.
-struct RunControl {
-  std::atomic<bool> terminate{false};
-  std::string tag;  // names the run in its errors ("" none); set before the run starts
-};
-// Throws EPHOST_FAIL "run terminated ..." when `control` asks for termination.
-void check_not_terminated(const RunControl* control);
-
 // The values of one graph during one run.
 struct Frame {
   const Graph* graph = nullptr;
@@ -85,7 +76,7 @@ struct Frame {
   std::deque<std::pair<int, RuntimeValue>> on_demand;
   // The caller's wishes for the graph outputs (top-level runs), by output position.
   const OutputRequests* output_requests = nullptr;
-  const RunControl* control = nullptr;  // the run's, shared with subgraph frames; null: none
+  const RunLimits* limits = nullptr;  // the run's, shared with subgraph frames; null: none
 };
 
 class GraphExecutor {
@@ -119,10 +110,11 @@ class GraphExecutor {
   // destination). A run fed a sequence or none neither uses nor records a memory pattern: the sizes
   // inside depend on the sequence's contents, which the signature cannot see. `stats`, when given,
   // receives the run's copy counts.
-  // `control` (top-level runs; a subgraph's run uses its parent's) is checked before each step.
+  // `limits` (top-level runs; a subgraph's run uses its parent's) are checked before the run and
+  // before each step: a run told to stop throws EPHOST_CANCELLED or EPHOST_DEADLINE_EXCEEDED.
   std::vector<RuntimeValue> run(const std::vector<std::pair<const Value*, RuntimeValue>>& feeds, const Frame* parent,
                                 const OutputRequests& output_requests = {}, RunCopyStats* stats = nullptr,
-                                const RunControl* control = nullptr) const;
+                                const RunLimits* limits = nullptr) const;
   // The position among the graph outputs of IR value `index`, -1 for a value that is not an output.
   int output_position(size_t index) const { return output_position_[index]; }
 

@@ -42,6 +42,7 @@ class StepContext final : public EphostKernelContext {
   bool profiling() const override { return span_ != nullptr && span_->profiler() != nullptr; }
   int64_t profile_clock_ns() const override;
   void record_span(const EphostProfileSpan& span) override;
+  const RunLimits* run_limits() const override { return frame_.limits; }
 
   // Throws when the plugin returned success without writing a required output, or left an element
   // of a sequence output unwritten.

@@ -4,6 +4,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/defs/shape_inference.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -101,6 +102,52 @@ Check positive_strides_and_dilations() {
   };
 }
 
+// Conv and pool operators with auto_pad SAME_UPPER or SAME_LOWER: onnx 1.12's convPoolShapeInference
+// finds each spatial dimension's remainder modulo its stride by subtracting the stride until the rest
+// is below it, one step per stride. A static dimension of 10^12 with stride 2 kept session creation
+// busy for minutes (issue 26). The most steps any spatial axis of the node would take, 0 when onnx
+// takes none (other padding, strides of 1, unknown dimensions).
+int64_t same_padding_inference_steps(onnx::InferenceContext& ctx) {
+  const onnx::AttributeProto* pad = ctx.getAttribute("auto_pad");
+  if (!pad || pad->type() != onnx::AttributeProto::STRING || (pad->s() != "SAME_UPPER" && pad->s() != "SAME_LOWER"))
+    return 0;
+  const onnx::AttributeProto* strides = ctx.getAttribute("strides");
+  if (!strides || strides->type() != onnx::AttributeProto::INTS || input_rank(ctx, 0) < 2) return 0;
+  const auto& shape = onnx::getInputShape(ctx, 0);
+  int64_t most = 0;
+  for (int i = 0; i < strides->ints_size() && i + 2 < shape.dim_size(); ++i) {
+    const auto& dim = shape.dim(i + 2);
+    const int64_t stride = strides->ints(i);
+    if (stride > 1 && dim.has_dim_value() && dim.dim_value() > 0) most = std::max(most, dim.dim_value() / stride);
+  }
+  return most;
+}
+
+// Beyond this many steps (about a millisecond) the node is left to the kernel, which sizes its output
+// from the real input at run time: onnx's inference is skipped and the output's shape stays unknown.
+constexpr int64_t kSamePaddingStepsInferred = int64_t{1} << 20;
+// Beyond this many steps the node is refused: more than 2^31 positions along one axis of one plane is
+// no tensor a model computes on, only a model built to stall the inference (minutes of it).
+constexpr int64_t kSamePaddingStepsRefused = int64_t{1} << 31;
+
+Check same_padding_within_reach() {
+  return [](onnx::InferenceContext& ctx) -> std::string {
+    const int64_t steps = same_padding_inference_steps(ctx);
+    if (steps <= kSamePaddingStepsRefused) return {};
+    const auto& shape = onnx::getInputShape(ctx, 0);
+    std::string dims;
+    for (int i = 0; i < shape.dim_size(); ++i)
+      dims += (i ? "," : "") + (shape.dim(i).has_dim_value() ? std::to_string(shape.dim(i).dim_value()) : "?");
+    return fmt::format("input X of shape [{}] with auto_pad {} spans {} strides along one axis: at most 2^31 are "
+                       "accepted (no tensor of a real model is that long; a shape this large only stalls the model's "
+                       "shape inference, which steps through it one stride at a time)",
+                       dims, ctx.getAttribute("auto_pad")->s(), steps);
+  };
+}
+bool same_padding_left_to_the_kernel(onnx::InferenceContext& ctx) {
+  return same_padding_inference_steps(ctx) > kSamePaddingStepsInferred;
+}
+
 // The first problem any of `checks` finds.
 Check all_of(std::vector<Check> checks) {
   return [checks = std::move(checks)](onnx::InferenceContext& ctx) -> std::string {
@@ -113,13 +160,21 @@ Check all_of(std::vector<Check> checks) {
 }
 
 const Guard kGuards[] = {
-    {"Conv", all_of({positive_strides_and_dilations(), weights_rank_matches_input(1)})},
-    {"ConvInteger", all_of({positive_strides_and_dilations(), weights_rank_matches_input(1)})},
+    {"Conv", all_of({positive_strides_and_dilations(), weights_rank_matches_input(1), same_padding_within_reach()}),
+     same_padding_left_to_the_kernel},
+    {"ConvInteger",
+     all_of({positive_strides_and_dilations(), weights_rank_matches_input(1), same_padding_within_reach()}),
+     same_padding_left_to_the_kernel},
     {"ConvTranspose", all_of({positive_strides_and_dilations(), weights_rank_matches_input(1)})},
-    {"QLinearConv", all_of({positive_strides_and_dilations(), weights_rank_matches_input(3)})},
-    {"AveragePool", positive_strides_and_dilations()},
-    {"MaxPool", positive_strides_and_dilations()},
-    {"LpPool", positive_strides_and_dilations()},
+    {"QLinearConv",
+     all_of({positive_strides_and_dilations(), weights_rank_matches_input(3), same_padding_within_reach()}),
+     same_padding_left_to_the_kernel},
+    {"AveragePool", all_of({positive_strides_and_dilations(), same_padding_within_reach()}),
+     same_padding_left_to_the_kernel},
+    {"MaxPool", all_of({positive_strides_and_dilations(), same_padding_within_reach()}),
+     same_padding_left_to_the_kernel},
+    {"LpPool", all_of({positive_strides_and_dilations(), same_padding_within_reach()}),
+     same_padding_left_to_the_kernel},
     // GatherND: onnx indexes the data shape with the last index dimension plus batch_dims, unchecked.
     {"GatherND",
      [](onnx::InferenceContext& ctx) -> std::string {

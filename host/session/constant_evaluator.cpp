@@ -9,8 +9,8 @@
 
 namespace ephost {
 
-NodeEvaluator make_constant_evaluator(Env& env) {
-  return [&env](const onnx::NodeProto& node, const std::vector<const Tensor*>& inputs,
+NodeEvaluator make_constant_evaluator(Env& env, const CreationDeadline& deadline) {
+  return [&env, &deadline](const onnx::NodeProto& node, const std::vector<const Tensor*>& inputs,
                 const onnx::ModelProto& model) -> std::vector<Tensor> {
     onnx::ModelProto mini;
     mini.set_ir_version(model.ir_version());
@@ -33,7 +33,8 @@ NodeEvaluator make_constant_evaluator(Env& env) {
     options.set(kEphostSessionOptionsEnableMemPattern, "0");
     auto session = Session::create_trusted_from_buffer(env, bytes.data(), bytes.size(), options);
     std::vector<Tensor> outputs;
-    for (RuntimeValue& v : session->run({}, {}, {})) {
+    const RunLimits limits = deadline.limits(fmt::format("constant folding of node '{}' ({})", node.name(), node.op_type()));
+    for (RuntimeValue& v : session->run({}, {}, {}, nullptr, nullptr, &limits)) {
       // Initializers are tensors: a node making a sequence or an optional (SequenceEmpty) stays a node.
       if (!v.is_tensor()) fail(EPHOST_NOT_IMPLEMENTED, "node '{}' outputs a {}", node.name(), v.describe());
       outputs.push_back(std::move(v.tensor()));

@@ -2,11 +2,14 @@
 // one-node session (optimizations off, so folding never recurses).
 #pragma once
 
+#include "core/run_control.h"
 #include "session/env.h"
 #include "transform/pass.h"
 
 namespace ephost {
 
-NodeEvaluator make_constant_evaluator(Env& env);
+// The kernels it runs stop at `deadline` (session.compile_timeout_ms of the session being created),
+// which must outlive the evaluator.
+NodeEvaluator make_constant_evaluator(Env& env, const CreationDeadline& deadline = {});
 
 }  // namespace ephost

@@ -18,6 +18,7 @@ const std::vector<OptionKey>& known_option_keys() {
       {kEphostSessionOptionsEpSelectionPolicy, OptionKind::kString},
       {kEphostSessionOptionsEnableProfiling, OptionKind::kFlag},
       {kEphostSessionOptionsProfileFilePrefix, OptionKind::kPath},
+      {kEphostSessionOptionsCompileTimeoutMs, OptionKind::kInteger},
       {kEphostSessionOptionsDisableEpContextFallback, OptionKind::kFlag},
       {kEphostSessionOptionsFailOnSuboptimalCompiledModel, OptionKind::kFlag},
       {kEphostSessionOptionsEpContextSourceModelPath, OptionKind::kPath},

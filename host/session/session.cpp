@@ -1,5 +1,6 @@
 #include "session/session.h"
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
 
@@ -121,6 +122,9 @@ std::unique_ptr<Session> Session::create_trusted_from_buffer(Env& env, const voi
 void Session::initialize(std::unique_ptr<Model> model) {
   Profiler* p = profiler_.get();
   auto creation = profile(p, "session", "session creation", {{"model", model->path}});
+  // session.compile_timeout_ms: checked after each stage, after each compiled step, and by the kernels
+  // constant folding runs. The model's loading (before this) is bounded by its size.
+  const CreationDeadline deadline(std::chrono::milliseconds(config_.compile_timeout_ms));
   model_ = std::move(model);
   add_initializers(*model_->proto, options_.initializers);
   metadata_json_ = read_model_metadata_json(*model_->proto);  // before the transforms touch the proto
@@ -131,38 +135,44 @@ void Session::initialize(std::unique_ptr<Model> model) {
     auto span = profile(p, "session", "create providers");
     providers_ = create_providers(env_.registry(), config_, *model_);
   }
+  deadline.check("create providers");
   ContextResolution contexts;
   {
     auto span = profile(p, "session", "resolve EPContext nodes");
     contexts = resolve_ep_contexts(*model_, providers_, config_, trusted_model_, env_.context_share());
   }
+  deadline.check("resolve EPContext nodes");
   {
     auto span = profile(p, "session", "graph transforms");
-    transform_model(*model_, config_, env_);
+    transform_model(*model_, config_, env_, deadline);
   }
+  deadline.check("graph transforms");
   {
     auto span = profile(p, "session", "build graph");
     graph_ = build_graph(*model_, providers_);
   }
+  deadline.check("build graph");
   inputs_ = graph_->required_inputs();
   std::vector<GraphPartition> partitions;
   {
     auto span = profile(p, "session", "partition");
     partitions = partition_graphs(*graph_, providers_, contexts, generation);
   }
+  deadline.check("partition");
   std::vector<std::unique_ptr<CompiledGraph>> compiled;
   {
     auto span = profile(p, "session", "compile");
     std::function<void(size_t, size_t)> progress;
     if (options_.progress)
       progress = [this](size_t done, size_t total) { options_.progress("compile", done, total, options_.progress_user); };
-    compiled = compile_graphs(std::move(partitions), providers_, progress);
+    compiled = compile_graphs(std::move(partitions), providers_, progress, deadline);
   }
   std::vector<GraphPlan> plans;
   {
     auto span = profile(p, "session", "plan");
     plans = plan_graphs(compiled, config_);
   }
+  deadline.check("plan");
   {
     auto span = profile(p, "session", "create executors");
     create_executors(std::move(compiled), std::move(plans), config_, p, executors_);
@@ -203,8 +213,8 @@ std::string Session::model_metadata_json() const { return metadata_json_; }
 std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_names,
                                        const std::vector<RuntimeValue>& inputs,
                                        const std::vector<std::string>& output_names, const OutputRequests* requests,
-                                       RunCopyStats* stats, const RunControl* control) const {
-  check_not_terminated(control);
+                                       RunCopyStats* stats, const RunLimits* limits) const {
+  if (limits) limits->check();
   const auto feeds = bind_run_inputs(*graph_, input_names, inputs);
   const std::vector<size_t> picks = pick_run_outputs(*graph_, output_names);
   OutputRequests by_output;
@@ -230,7 +240,7 @@ std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_nam
   std::vector<RuntimeValue> all;
   try {
     for (; started < providers.size(); ++started) providers[started]->run_start();
-    all = main_executor().run(feeds, nullptr, by_output, stats, control);
+    all = main_executor().run(feeds, nullptr, by_output, stats, limits);
   } catch (...) {
     end_started(false);
     throw;

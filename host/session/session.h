@@ -39,12 +39,13 @@ class Session {
   // Runs with inputs bound by name; returns the requested outputs (all when output_names is empty).
   // Values are tensors, sequences or none, as the model declares them; inputs may be device tensors.
   // `requests` (one per requested output, or null: all in host memory) say where each output goes;
-  // `stats` receives how many copies the run made between locations. `control` (run options) may
-  // terminate the run between steps.
+  // `stats` receives how many copies the run made between locations. `limits` (run options: the
+  // caller makes them when the run starts) may stop the run early: it then throws EPHOST_CANCELLED or
+  // EPHOST_DEADLINE_EXCEEDED, and the session's next run is unaffected.
   std::vector<RuntimeValue> run(const std::vector<std::string>& input_names, const std::vector<RuntimeValue>& inputs,
                                 const std::vector<std::string>& output_names,
                                 const OutputRequests* requests = nullptr, RunCopyStats* stats = nullptr,
-                                const RunControl* control = nullptr) const;
+                                const RunLimits* limits = nullptr) const;
 
   // The model's metadata as JSON (SessionGetModelMetadataJson): producer_name, producer_version,
   // domain, description (the model's doc_string), graph_name, graph_description, version

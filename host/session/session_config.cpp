@@ -56,6 +56,19 @@ int parse_level(const Reader& r, int from_setter) {
        v);
 }
 
+int64_t parse_compile_timeout(const Reader& r) {
+  const std::string v = r.string(kEphostSessionOptionsCompileTimeoutMs);
+  if (v.empty()) return 0;
+  try {
+    size_t used = 0;
+    const long long ms = std::stoll(v, &used);
+    if (used == v.size() && ms >= 0) return ms;
+  } catch (...) {
+  }
+  fail(EPHOST_INVALID_ARGUMENT, "{} must be a number of milliseconds >= 0 (0: no deadline), found \"{}\"",
+       kEphostSessionOptionsCompileTimeoutMs, v);
+}
+
 SelectionPolicy parse_policy(const Reader& r) {
   const std::string v = r.string(kEphostSessionOptionsEpSelectionPolicy);
   for (SelectionPolicy p : {SelectionPolicy::kNone, SelectionPolicy::kPreferCpu, SelectionPolicy::kPreferGpu,
@@ -109,6 +122,7 @@ SessionConfig parse_session_config(const SessionOptions& options) {
   c.selection_policy = parse_policy(r);
   c.profiling = r.flag(kEphostSessionOptionsEnableProfiling, false);
   c.profile_prefix = r.string(kEphostSessionOptionsProfileFilePrefix, c.profile_prefix);
+  c.compile_timeout_ms = parse_compile_timeout(r);
   c.ep_context = parse_ep_context(r);
   c.providers = options.providers;
   const std::string prefix = kEphostSessionOptionsProviderOptionPrefix;

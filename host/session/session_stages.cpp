@@ -33,11 +33,11 @@ ContextResolution resolve_ep_contexts(Model& model, const SessionProviders& prov
   return resolve_contexts(model, providers.instances, settings, shared);
 }
 
-void transform_model(Model& model, const SessionConfig& config, Env& env) {
+void transform_model(Model& model, const SessionConfig& config, Env& env, const CreationDeadline& deadline) {
   if (config.optimization_level <= 0) return;
   TransformContext context;
   context.level = config.optimization_level;
-  if (env.registry().find_loaded("cpu")) context.evaluate = make_constant_evaluator(env);
+  if (env.registry().find_loaded("cpu")) context.evaluate = make_constant_evaluator(env, deadline);
   size_t total = 0;
   for (const PassResult& r : default_pipeline().run(*model.proto, context)) {
     if (r.rewrites) log_info(fmt::format("graph transform '{}': {} rewrite(s)", r.pass, r.rewrites));
@@ -99,14 +99,19 @@ std::vector<GraphPartition> partition_graphs(const Graph& main, const SessionPro
 
 std::vector<std::unique_ptr<CompiledGraph>> compile_graphs(std::vector<GraphPartition> partitions,
                                                            const SessionProviders& providers,
-                                                           const std::function<void(size_t, size_t)>& progress) {
+                                                           const std::function<void(size_t, size_t)>& progress,
+                                                           const CreationDeadline& deadline) {
   const std::vector<Provider*> instances = providers.pointers();
   size_t total = 0, done = 0;
   for (const GraphPartition& p : partitions) total += p.groups.size();
   std::function<void()> step_done;
-  if (progress) {
-    step_done = [&] { progress(++done, total); };
-    progress(0, total);  // the stage begins: observers start their clocks
+  if (progress || deadline.set()) {
+    step_done = [&] {
+      ++done;
+      if (progress) progress(done, total);
+      deadline.check(fmt::format("compile (after {} of {} steps)", done, total));
+    };
+    if (progress) progress(0, total);  // the stage begins: observers start their clocks
   }
   std::vector<std::unique_ptr<CompiledGraph>> compiled;
   for (GraphPartition& p : partitions) {

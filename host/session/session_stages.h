@@ -38,8 +38,9 @@ ContextResolution resolve_ep_contexts(Model& model, const SessionProviders& prov
                                       bool trusted_model, ContextShareRegistry& shared);
 
 // Runs the graph transforms of config.optimization_level on model.proto (constant folding evaluates
-// nodes on the built-in CPU plugin of `env`), re-inferring shapes when anything changed.
-void transform_model(Model& model, const SessionConfig& config, Env& env);
+// nodes on the built-in CPU plugin of `env`, its kernels under `deadline`), re-inferring shapes when
+// anything changed.
+void transform_model(Model& model, const SessionConfig& config, Env& env, const CreationDeadline& deadline = {});
 
 // Builds the IR of `model`; nodes no provider claims are replaced by their function bodies where their
 // operators have one (the IR is rebuilt). Initializer bytes then leave the proto (the IR holds them).
@@ -52,9 +53,11 @@ std::vector<GraphPartition> partition_graphs(const Graph& main, const SessionPro
                                              const ContextResolution& contexts, const GenerationSettings& generation);
 
 // `progress` (may be empty) is called after each step is compiled: (done, total) over all graphs.
+// `deadline` is checked after each step: past it, what was compiled is released and it throws.
 std::vector<std::unique_ptr<CompiledGraph>> compile_graphs(std::vector<GraphPartition> partitions,
                                                            const SessionProviders& providers,
-                                                           const std::function<void(size_t, size_t)>& progress = {});
+                                                           const std::function<void(size_t, size_t)>& progress = {},
+                                                           const CreationDeadline& deadline = {});
 
 std::vector<GraphPlan> plan_graphs(const std::vector<std::unique_ptr<CompiledGraph>>& compiled,
                                    const SessionConfig& config);

@@ -171,6 +171,9 @@ class ConstantFolding : public GraphPass {
         try {
           outputs = context.evaluate(node, inputs, model);
         } catch (const std::exception& e) {
+          // The session creation's deadline ends folding (and the creation), not just this node.
+          if (const auto* error = dynamic_cast<const Error*>(&e); error && error->code() == EPHOST_DEADLINE_EXCEEDED)
+            throw;
           log_verbose(fmt::format("ConstantFolding: not folding {} node '{}': {}", op, node.name(), e.what()));
           continue;
         }

@@ -8,9 +8,12 @@ import::
     outputs = session.run(None, {"x": x})
 
 Errors raise ephost.EphostError subclasses named after the status codes (InvalidArgument,
-NoSuchFile, InvalidGraph, ...), each carrying the library's message.
+NoSuchFile, InvalidGraph, ...), each carrying the library's message; a run stopped by
+RunOptions.terminate raises Cancelled, one past RunOptions.timeout_ms DeadlineExceeded (both Fail).
 """
 from ._ephost import (  # noqa: F401  (the exception classes, one per status code)
+    Cancelled,
+    DeadlineExceeded,
     EngineError,
     EphostError,
     EPFail,
@@ -58,6 +61,8 @@ def get_version_string():
 
 
 __all__ = [
+    "Cancelled",
+    "DeadlineExceeded",
     "EngineError",
     "EphostError",
     "EPFail",

@@ -1,7 +1,11 @@
 """RunOptions, as onnxruntime's: options of one or more runs (InferenceSession.run, run_with_ort_values,
 run_with_iobinding, run_async). `terminate` stops the runs that use these options: set it from
-another thread and each such run fails before its next step with "run terminated by
-RunOptions.terminate"; a run started while it is set fails at once. Clear it to run again."""
+another thread and each such run stops (between steps, between Loop and Scan iterations, and between
+pieces of some long CPU kernels) and raises ephost.Cancelled, a subclass of Fail as
+onnxruntime raises, "run terminated by RunOptions.terminate"; a run started while it is set fails at
+once. Clear it to run again. `timeout_ms` (an ephost addition: onnxruntime has no run deadline)
+gives each run a deadline: past it the run stops the same way and raises ephost.DeadlineExceeded
+(also a Fail). Either way the session stays usable."""
 from . import _ephost
 from ._strict import StrictAttributes
 
@@ -12,6 +16,8 @@ class RunOptions(StrictAttributes):
     log_verbosity_level            VLOG level (stored, as for onnxruntime's release builds)
     logid                          a tag naming the run in its errors (onnxruntime's run_tag)
     terminate                      stop the runs using these options (thread-safe)
+    timeout_ms                     each run's deadline in milliseconds, from its start (0: none;
+                                   ephost addition, thread-safe, read when a run starts)
     only_execute_path_to_fetches   run only the steps the requested outputs need (ephost always
                                    does; True is accepted, False too)
     add_run_config_entry / get_run_config_entry   string entries (stored)"""
@@ -22,6 +28,7 @@ class RunOptions(StrictAttributes):
         self._log_verbosity_level = 0
         self._logid = ""
         self._terminate = False
+        self._timeout_ms = 0
         self._only_execute_path_to_fetches = False
         self._entries = {}
 
@@ -67,6 +74,17 @@ class RunOptions(StrictAttributes):
     def terminate(self, value):
         self._native.set_terminate(bool(value))
         self._terminate = bool(value)
+
+    @property
+    def timeout_ms(self):
+        return self._timeout_ms
+
+    @timeout_ms.setter
+    def timeout_ms(self, value):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise _ephost.InvalidArgument(f"timeout_ms takes an int >= 0 (milliseconds, 0: no deadline), got {value!r}")
+        self._native.set_timeout_ms(value)
+        self._timeout_ms = value
 
     @property
     def only_execute_path_to_fetches(self):

@@ -26,6 +26,9 @@ constexpr ErrorClass kErrorClasses[] = {
     {EPHOST_NOT_IMPLEMENTED, "NotImplemented"},
     {EPHOST_INVALID_GRAPH, "InvalidGraph"},
     {EPHOST_EP_FAIL, "EPFail"},
+    // ephost's own: a run stopped early. Subclasses of Fail, which onnxruntime raises for terminate.
+    {EPHOST_CANCELLED, "Cancelled"},
+    {EPHOST_DEADLINE_EXCEEDED, "DeadlineExceeded"},
 };
 
 // The classes live as long as the process: the module is never unloaded, and releasing them at exit,
@@ -54,9 +57,12 @@ void register_errors(py::module_& module) {
     const std::string code_name = Ephost::error_code_name(e.code);
     const std::string doc = "ephost status " + code_name + ".";
     // NotImplemented is also Python's NotImplementedError, so that `except NotImplementedError` sees it.
+    // A stopped run is a Fail, as onnxruntime reports a terminated run, so `except Fail` still sees it.
+    const bool stopped = e.code == EPHOST_CANCELLED || e.code == EPHOST_DEADLINE_EXCEEDED;
     py::tuple bases = e.code == EPHOST_NOT_IMPLEMENTED
                           ? py::make_tuple(py::handle(g_base), py::handle(PyExc_NotImplementedError))
-                          : py::make_tuple(py::handle(g_base));
+                      : stopped ? py::make_tuple(py::handle(classes().at(EPHOST_FAIL)))
+                                : py::make_tuple(py::handle(g_base));
     PyObject* cls = new_class(module, e.name, bases.ptr(), doc.c_str());
     py::handle(cls).attr("code") = py::str(code_name);
     classes()[e.code] = cls;

@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <optional>
 
 #include "ephost/ephost_cxx_api.h"
@@ -40,6 +41,7 @@ py::dict documented_config_keys() {
   keys["EpSelectionPolicy"] = kEphostSessionOptionsEpSelectionPolicy;
   keys["EnableProfiling"] = kEphostSessionOptionsEnableProfiling;
   keys["ProfileFilePrefix"] = kEphostSessionOptionsProfileFilePrefix;
+  keys["CompileTimeoutMs"] = kEphostSessionOptionsCompileTimeoutMs;
   keys["DisableEpContextFallback"] = kEphostSessionOptionsDisableEpContextFallback;
   keys["FailOnSuboptimalCompiledModel"] = kEphostSessionOptionsFailOnSuboptimalCompiledModel;
   keys["EpContextSourceModelPath"] = kEphostSessionOptionsEpContextSourceModelPath;
@@ -117,7 +119,11 @@ PYBIND11_MODULE(_ephost, m) {
   py::class_<Ephost::RunOptions>(m, "RunOptions")
       .def(py::init<>())
       .def("set_terminate", &Ephost::RunOptions::set_terminate, py::arg("terminate"))
-      .def("set_tag", &Ephost::RunOptions::set_tag, py::arg("tag"));
+      .def("set_tag", &Ephost::RunOptions::set_tag, py::arg("tag"))
+      .def(
+          "set_timeout_ms",
+          [](Ephost::RunOptions& o, int64_t ms) { o.set_timeout(std::chrono::milliseconds(ms)); },
+          py::arg("timeout_ms"));
 
   py::class_<PyValue>(m, "Value")
       .def_static("from_numpy", &PyValue::from_numpy, py::arg("env"), py::arg("array"), py::arg("device"))

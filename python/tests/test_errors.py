@@ -80,3 +80,13 @@ def test_a_plugin_that_cannot_be_loaded_says_why(test_plugin_dir):
         ephost.register_plugin_library(broken)
     entry = [p for p in ephost.get_plugin_report() if p["path"] == broken]
     assert entry and not entry[0]["loaded"] and "semver" in entry[0]["reason"]
+
+
+@pytest.mark.parametrize("code,name,code_name", [(100, "Cancelled", "CANCELLED"),
+                                                 (101, "DeadlineExceeded", "DEADLINE_EXCEEDED")])
+def test_a_stopped_run_raises_a_fail_of_its_own(code, name, code_name):
+    cls = getattr(ephost, name)
+    assert issubclass(cls, ephost.Fail), "onnxruntime raises Fail for a terminated run: `except Fail` still sees it"
+    assert cls.code == code_name
+    with pytest.raises(cls, match="stopped"):
+        ephost._ephost.raise_status(code, "run stopped")

@@ -93,9 +93,28 @@ def test_run_options_terminate_stops_a_run_in_progress():
     ro = ort.RunOptions()
     threading.Timer(0.2, lambda: setattr(ro, "terminate", True)).start()
     start = time.monotonic()
-    with pytest.raises(ort.EphostError, match="terminated by RunOptions.terminate"):
+    with pytest.raises(ort.Cancelled, match="terminated by RunOptions.terminate"):
         session.run(None, {**feed, "M": np.array(1 << 40, dtype=np.int64)}, ro)
     assert time.monotonic() - start < 30
+    assert issubclass(ort.Cancelled, ort.Fail), "onnxruntime raises Fail for a terminated run"
+    ro.terminate = False
+    np.testing.assert_allclose(session.run(None, feed, ro)[0], [5.0])
+
+
+def test_run_options_timeout_ms_gives_each_run_a_deadline():
+    session = ort.InferenceSession(counting_loop_model(), providers=["CPUExecutionProvider"])
+    feed = {"M": np.array(5, dtype=np.int64), "cond": np.array(True), "x": np.zeros(1, np.float32)}
+    ro = ort.RunOptions()
+    assert ro.timeout_ms == 0
+    ro.timeout_ms = 200
+    start = time.monotonic()
+    with pytest.raises(ort.DeadlineExceeded, match="exceeded its deadline: stopped after"):
+        session.run(None, {**feed, "M": np.array(1 << 40, dtype=np.int64)}, ro)
+    assert 0.2 <= time.monotonic() - start < 5
+    assert issubclass(ort.DeadlineExceeded, ort.Fail)
+    np.testing.assert_allclose(session.run(None, feed, ro)[0], [5.0]), "each run has its own deadline"
+    with pytest.raises(ort.InvalidArgument, match="timeout_ms takes an int >= 0"):
+        ro.timeout_ms = -1
 
 
 # -- OrtValue -------------------------------------------------------------------------------------------

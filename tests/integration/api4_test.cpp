@@ -60,7 +60,7 @@ TEST(RunOptions, TerminateRefusesTheRunUntilCleared) {
     session.run({"x"}, {in}, {"y"}, &options);
     FAIL() << "a run with terminate set ran";
   } catch (const Ephost::Exception& e) {
-    EXPECT_EQ(e.code(), EPHOST_FAIL);
+    EXPECT_EQ(e.code(), EPHOST_CANCELLED);
     EXPECT_NE(e.message().find("run 'batch-7' terminated by RunOptions.terminate"), std::string::npos) << e.message();
   }
   options.set_terminate(false);

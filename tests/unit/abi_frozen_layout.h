@@ -169,6 +169,9 @@
                                             EphostTensorMemory*))                                              \
   X(kernel_stream, EphostStream* (*)(const EphostKernelContext*))
 
+#define EPHOST_FROZEN_HOST_API_ABI_4(X) \
+  X(kernel_run_check, EphostStatus* (*)(const EphostKernelContext*))
+
 #define EPHOST_FROZEN_PLUGIN_ABI_3(X)                                                                           \
   X(device_count, EphostStatus* (*)(uint32_t*))                                                                 \
   X(device_describe, EphostStatus* (*)(uint32_t, EphostDeviceInfo*))                                            \
@@ -354,7 +357,8 @@
   X(RunWithBindingAndOptions, EphostStatus* (*)(EphostSession*, EphostIoBinding*, const EphostRunOptions*))     \
   X(SessionGetModelMetadataJson, EphostStatus* (*)(const EphostSession*, char**))                              \
   X(SetDefaultLogLevel, EphostStatus* (*)(EphostLogLevel))                                                      \
-  X(AddInitializer, EphostStatus* (*)(EphostSessionOptions*, const char*, const EphostTensor*))
+  X(AddInitializer, EphostStatus* (*)(EphostSessionOptions*, const char*, const EphostTensor*))              \
+  X(RunOptionsSetTimeout, EphostStatus* (*)(EphostRunOptions*, int64_t))
 
 // ---- enumerations (ephost_types.h, ephost_plugin.h, ephost_c_api.h): every value is frozen --------------
 
@@ -372,6 +376,11 @@
   X(EPHOST_NOT_IMPLEMENTED, 9)        \
   X(EPHOST_INVALID_GRAPH, 10)         \
   X(EPHOST_EP_FAIL, 11)
+
+// since ABI 4 / API 4
+#define EPHOST_FROZEN_STATUS_CODES_4(X) \
+  X(EPHOST_CANCELLED, 100)              \
+  X(EPHOST_DEADLINE_EXCEEDED, 101)
 
 // since ABI 1 / API 1
 #define EPHOST_FROZEN_ELEMENT_TYPES(X) \

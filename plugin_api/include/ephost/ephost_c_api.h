@@ -31,8 +31,8 @@ extern "C" {
  * values and the EPContext reports (the "since API 2" blocks of EphostApi); version 3 devices, device
  * tensors and bound runs, the names of symbolic dimensions, progress and profiling, and env options
  * (CreateEnvWithOptions); version 4 run options that terminate a run in progress, the model's
- * metadata, the default log level and initializers the application supplies (AddInitializer, the
- * table's last member). */
+ * metadata, the default log level, initializers the application supplies (AddInitializer) and run
+ * deadlines (RunOptionsSetTimeout, the table's last member). */
 #define EPHOST_API_VERSION 4u
 
 typedef struct EphostEnv EphostEnv;
@@ -45,8 +45,8 @@ typedef struct EphostTensor EphostTensor;
 /* since API 3: the inputs and outputs of runs bound ahead of time (as ONNX Runtime's IoBinding), so
  * that repeated runs keep their data on a device. */
 typedef struct EphostIoBinding EphostIoBinding;
-/* since API 4: options of runs (as ONNX Runtime's OrtRunOptions): a tag naming the run and a
- * terminate flag that stops the runs using them. */
+/* since API 4: options of runs (as ONNX Runtime's OrtRunOptions): a tag naming the run, a
+ * terminate flag that stops the runs using them, and a timeout that gives each run a deadline. */
 typedef struct EphostRunOptions EphostRunOptions;
 
 /* Graph optimization levels, as ONNX Runtime's GraphOptimizationLevel. */
@@ -336,10 +336,12 @@ typedef struct EphostApi {
   EphostStatus* (*CreateRunOptions)(EphostRunOptions** out_options);
   void (*ReleaseRunOptions)(EphostRunOptions* options);
   /* Sets (1) or clears (0) terminate. Safe to call from any thread while runs with these options are
-   * in progress: each such run checks the flag before every step (subgraphs' steps included) and fails
-   * with EPHOST_FAIL "run terminated by RunOptions.terminate..."; a run started while it is set fails
-   * before its first step. A step already running finishes first (plugins are not interrupted). The
-   * flag stays set until cleared. */
+   * in progress: each such run stops and fails with EPHOST_CANCELLED "run terminated by
+   * RunOptions.terminate..."; a run started while it is set fails before its first step. Runs check
+   * the flag before every step (subgraphs' steps included), between the iterations of Loop and Scan,
+   * and inside long kernels of providers that poll it (plugin ABI 4's kernel_run_check: the built-in
+   * CPU plugin does, per chunk of work); a step of a provider that does not poll finishes first. The
+   * session stays usable: the next run is an ordinary one. The flag stays set until cleared. */
   EphostStatus* (*RunOptionsSetTerminate)(EphostRunOptions* options, int32_t terminate);
   /* A tag naming the runs in their errors (ONNX Runtime's run_tag / logid); copied, at most 1024
    * bytes; "" for none. Not synchronized: set it while no run uses these options. */
@@ -365,6 +367,16 @@ typedef struct EphostApi {
    * at session creation, naming the model's initializers and inputs. `value` is a host tensor, copied
    * now; a later call for the same name replaces it. */
   EphostStatus* (*AddInitializer)(EphostSessionOptions* options, const char* name, const EphostTensor* value);
+
+  /* ---- since API 4: run deadlines ---- */
+  /* Gives each run using these options a deadline: a run still going `timeout_ms` milliseconds after
+   * it started stops and fails with EPHOST_DEADLINE_EXCEEDED "run ... exceeded its deadline of N ms".
+   * Checked where terminate is (between steps, between Loop and Scan iterations, inside long kernels
+   * of providers that poll), so a run ends within about a chunk of work of its deadline. 0 (the
+   * default) sets none; a negative value is INVALID_ARGUMENT. Safe to call from any thread; a run
+   * reads it when it starts. The session stays usable after a run that missed its deadline. (The
+   * deadline of session creation is the session option session.compile_timeout_ms.) */
+  EphostStatus* (*RunOptionsSetTimeout)(EphostRunOptions* options, int64_t timeout_ms);
 } EphostApi;
 
 /* The size of the function table as each version defines it: the struct_size of the table
@@ -376,7 +388,7 @@ static inline uint32_t EphostApiSize(uint32_t version) {
     case 1: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, GetElementSize);
     case 2: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, InspectEpContextModelJson);
     case 3: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, CreateEnvWithOptions);
-    case 4: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, AddInitializer);
+    case 4: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, RunOptionsSetTimeout);
     default: return 0;
   }
 }

@@ -4,6 +4,7 @@
 // the status code and message. Nothing here adds behaviour: every call maps to one C function.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -304,8 +305,9 @@ inline std::string Env::inspect_ep_context_model_json(const std::string& model_p
   return take_string(s);
 }
 
-// Options of runs (API version 4; as ONNX Runtime's Ort::RunOptions): a tag, and a terminate flag
-// that stops the runs using these options before their next step. Must outlive those runs.
+// Options of runs (API version 4; as ONNX Runtime's Ort::RunOptions): a tag, a terminate flag that
+// stops the runs using these options (Exception code EPHOST_CANCELLED), and a timeout that gives each
+// of them a deadline (EPHOST_DEADLINE_EXCEEDED). Must outlive those runs.
 class RunOptions {
  public:
   RunOptions() {
@@ -321,6 +323,12 @@ class RunOptions {
   }
   RunOptions& set_tag(const std::string& tag) {
     check(api().RunOptionsSetTag(o_.get(), tag.c_str()));
+    return *this;
+  }
+  // Each run using these options fails once it has run this long; zero: no deadline. Thread-safe; a
+  // run reads it when it starts.
+  RunOptions& set_timeout(std::chrono::milliseconds timeout) {
+    check(api().RunOptionsSetTimeout(o_.get(), static_cast<int64_t>(timeout.count())));
     return *this;
   }
 

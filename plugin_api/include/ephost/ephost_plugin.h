@@ -41,8 +41,10 @@ extern "C" {
  * devices: device enumeration, a provider per device, device memory the host never touches, data
  * transfer and streams (the ABI 3 blocks of EphostPlugin and EphostHostApi). A plugin speaking 3
  * that enumerates no device is a host-memory plugin exactly as in ABI 2. ABI 4 adds profile spans
- * inside a step: a compute may report what it spent its time on, per operator (the ABI 4 block of
- * EphostHostApi and EphostProfileSpan). A plugin speaking 3 reports nothing and loses nothing. */
+ * inside a step: a compute may report what it spent its time on, per operator (EphostProfileSpan),
+ * and run control: a compute may ask whether its run should stop (kernel_run_check); both are the
+ * ABI 4 block of EphostHostApi. A plugin speaking 3 reports nothing, is stopped only between steps,
+ * and loses nothing else. */
 #define EPHOST_PLUGIN_ABI_VERSION 4u
 /* The oldest plugin ABI version a host built from this header still accepts. */
 #define EPHOST_PLUGIN_ABI_MIN_VERSION 1u
@@ -51,6 +53,7 @@ extern "C" {
 #define EPHOST_PLUGIN_ABI_NON_TENSOR_VALUES 2u /* sequence and optional values (EphostValueKind) */
 #define EPHOST_PLUGIN_ABI_DEVICES 3u           /* devices, device memory, copies, streams */
 #define EPHOST_PLUGIN_ABI_PROFILE_SPANS 4u     /* spans inside a step (kernel_profile_span) */
+#define EPHOST_PLUGIN_ABI_RUN_CONTROL 4u       /* kernel_run_check: stop a run early (cancel, deadline) */
 
 /*
  * The one version check of the plugin ABI: 1 when plugin ABI `version` includes what plugin ABI
@@ -559,6 +562,31 @@ typedef struct EphostHostApi {
    * Fails with EPHOST_INVALID_ARGUMENT when span or span->name is NULL, span->struct_size is too small
    * or nodes is NULL with num_nodes > 0. */
   EphostStatus* (*kernel_profile_span)(EphostKernelContext* context, const EphostProfileSpan* span);
+
+  /* ==============================================================================================
+   * since ABI 4: run control (EPHOST_PLUGIN_ABI_RUN_CONTROL). Present when
+   * EphostPluginAbiIncludes(abi_version, EPHOST_PLUGIN_ABI_RUN_CONTROL).
+   *
+   * An application may stop a run in progress (EphostRunOptions' terminate, set from another
+   * thread) or give it a deadline (its timeout), and a session's creation has a deadline too
+   * (session.compile_timeout_ms: constant folding runs kernels then). The host checks both between
+   * steps; a long compute learns of them by polling kernel_run_check and stops early. A plugin that
+   * never polls still works: the run stops after its compute returns.
+   * ============================================================================================ */
+
+  /* --- since ABI 4: run control: whether the run should stop, used inside compute --- */
+  /* NULL while the run this compute belongs to may go on. Once it should stop, a new status the
+   * plugin owns, saying why with the host's message: EPHOST_CANCELLED (the run's terminate was set)
+   * or EPHOST_DEADLINE_EXCEEDED (the run's deadline passed). The plugin should then stop its work as
+   * soon as it can (outputs may be left unwritten or partly written) and return that status, or
+   * release it and return its own: once the run should stop, the run fails with the host's status
+   * whatever compute returns, and the session stays usable for the next runs.
+   * Cheap (an atomic load and, for a run with a deadline, a read of a monotonic clock: tens of
+   * nanoseconds), so poll it between chunks of long work, e.g. every millisecond or so, or at least
+   * between the iterations of a loop the plugin runs itself. Thread-safe: any thread working for this
+   * compute may call it while compute is in progress. `context` is the compute's kernel context
+   * (single node or fused group); it is never valid after compute returns. */
+  EphostStatus* (*kernel_run_check)(const EphostKernelContext* context);
 } EphostHostApi;
 
 /* ------------------------------------------------------------------------------------------------
@@ -746,13 +774,13 @@ static inline uint32_t EphostHostApiSize(uint32_t abi_version) {
     case 1: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostHostApi, context_set_attribute);
     case 2: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostHostApi, value_create_tensor);
     case 3: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostHostApi, kernel_stream);
-    case 4: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostHostApi, kernel_profile_span);
+    case 4: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostHostApi, kernel_run_check);
     default: return 0;
   }
 }
 
-/* EphostPlugin did not grow in ABI 2: both versions end with context_load. ABI 3 appends devices;
- * ABI 4 adds nothing to it. */
+/* EphostPlugin did not grow in ABI 2: both versions end with context_load. ABI 3 appends devices.
+ * ABI 4 grows the host's table only: ABI 3 and 4 plugin tables end with stream_release. */
 static inline uint32_t EphostPluginSize(uint32_t abi_version) {
   switch (abi_version) {
     case 1:

@@ -73,6 +73,15 @@ static const char* const kEphostSessionOptionsEnableProfiling = "session.enable_
  * Since API 3. */
 static const char* const kEphostSessionOptionsProfileFilePrefix = "session.profile_file_prefix";
 
+/* integer >= 0 (milliseconds), default "0" (none). A deadline for the session's creation: a creation
+ * still going after this long (transforms, constant folding, partitioning, compiling each step,
+ * planning) stops at its next check and fails with EPHOST_DEADLINE_EXCEEDED, naming the stage it
+ * reached, instead of running on. Constant folding's kernels poll it too (plugin ABI 4's
+ * kernel_run_check). A plugin's own compile call is not interrupted: the deadline is checked when it
+ * returns. ephost addition (ONNX Runtime has none; its load cancellation flag is set by hand).
+ * Since API 4. */
+static const char* const kEphostSessionOptionsCompileTimeoutMs = "session.compile_timeout_ms";
+
 /* ---- EPContext: loading a ctx model ------------------------------------------------------------- */
 
 /* flag, default "0". "1": a cached context that does not fit its plugin fails the session with

@@ -43,7 +43,7 @@ extern "C" {
 
 /*
  * Status codes. The numbering is ONNX Runtime's (OrtErrorCode) so that users recognise them.
- * Added in ABI 1.
+ * Added in ABI 1. ephost's own codes start at 100, clear of the codes ONNX Runtime keeps adding.
  */
 typedef enum EphostStatusCode EPHOST_ENUM_BASE {
   EPHOST_OK = 0,
@@ -57,7 +57,10 @@ typedef enum EphostStatusCode EPHOST_ENUM_BASE {
   EPHOST_MODEL_LOADED = 8,
   EPHOST_NOT_IMPLEMENTED = 9,
   EPHOST_INVALID_GRAPH = 10,
-  EPHOST_EP_FAIL = 11
+  EPHOST_EP_FAIL = 11,
+  /* since API 4 and plugin ABI 4: a run stopped early, and why. */
+  EPHOST_CANCELLED = 100,        /* the run's RunOptions terminate was set */
+  EPHOST_DEADLINE_EXCEEDED = 101 /* the run's timeout, or session.compile_timeout_ms, passed */
 } EphostStatusCode;
 
 /*

@@ -1006,6 +1006,7 @@ class RegionGroup : public sdk::CompiledGroup {
       }
     } give_back{*plan, bound};
     for (size_t i = 0; i < prog_.steps.size(); ++i) {
+      ctx.check_run();  // a stopped run ends between the region's steps (each is one oneDNN primitive)
       const Step& st = *prog_.steps[i];
       const StepPlan& sp = plan->steps[i];
       run_step(st, sp, *plan, bound->steps[i], arena, scratch, threads);

@@ -58,6 +58,7 @@ class LoopKernel : public CpuKernel {
     std::vector<std::vector<sdk::OwnedValue>> scans(scans_);
     std::vector<const sdk::OwnedValue*> inputs(carried_ + 2);
     for (int64_t i = 0; i < trips && cond; ++i) {
+      ctx.check_run();  // a huge trip count ends when the run is stopped (terminate, deadline)
       const sdk::OwnedValue iteration = int64_scalar_value(i);
       const sdk::OwnedValue condition = bool_scalar_value(cond);
       inputs[0] = &iteration;

@@ -76,6 +76,7 @@ class ScanBase : public CpuKernel {
     std::vector<const sdk::OwnedValue*> inputs(states_ + scan_inputs_);
     std::vector<sdk::OwnedValue> slices(scan_inputs_);
     for (int64_t t = 0; t < length; ++t) {
+      ctx.check_run();  // a long scan ends when the run is stopped (terminate, deadline)
       for (size_t i = 0; i < states_; ++i) inputs[i] = &states[i];
       for (size_t j = 0; j < scan_inputs_; ++j) {
         slices[j] = slice(j, t);

@@ -11,27 +11,76 @@
 
 namespace ephost::cpu::math {
 
+// ---- stopping long work early (plugin ABI 4's run control) ------------------------------------------
+// The plugin defines these (run_stop.cpp): the math code only polls them.
+
+// The run control of the compute running on the calling thread (an opaque token, null when nothing can
+// stop it: no compute, or a host older than plugin ABI 4). Worker threads get their caller's token.
+const void* current_run_token();
+// True once the run of `token` should stop (terminate set, deadline passed). Thread-safe, cheap.
+bool run_should_stop(const void* token) noexcept;
+// Throws the host's reason for stopping the run of `token` (an sdk::Error: EPHOST_CANCELLED or
+// EPHOST_DEADLINE_EXCEEDED), for the calling thread's kernel to return.
+[[noreturn]] void throw_run_stopped(const void* token);
+
+// Pieces per thread's share of a parallel_for while a run may be stopped: the share is cut into this
+// many pieces, each at least `grain` items, and the run is polled before each.
+constexpr int64_t kStopPiecesPerThread = 64;
+
+namespace detail {
+// f over [begin, end), in pieces polled against `token`; false once the run should stop (pieces skipped).
+template <typename F>
+bool run_pieces(int64_t begin, int64_t end, int64_t grain, const void* token, F& f) {
+  if (token == nullptr) {
+    f(begin, end);
+    return true;
+  }
+  const int64_t piece = std::max<int64_t>({grain, 1, (end - begin + kStopPiecesPerThread - 1) / kStopPiecesPerThread});
+  for (int64_t p = begin; p < end; p += piece) {
+    if (run_should_stop(token)) return false;
+    f(p, std::min(end, p + piece));
+  }
+  return true;
+}
+}  // namespace detail
+
 // Calls f(begin, end) over disjoint chunks of [0, n) on up to `threads` threads, giving each thread
 // at least `grain` items so that small tensors do not pay for waking a team. f must not throw.
+// Inside a compute whose run may be stopped, each thread's share goes in pieces (kStopPiecesPerThread)
+// and the run is polled before each: once it should stop, the remaining pieces are skipped and, on
+// the calling thread outside any parallel region, the run's stop is thrown, so the kernel ends within
+// about a piece of work.
 template <typename F>
 void parallel_for(int64_t n, int threads, int64_t grain, F&& f) {
   if (n <= 0) return;
+  const void* token = current_run_token();
   int64_t t = std::min<int64_t>(threads, n / std::max<int64_t>(grain, 1));
+  bool finished = true;
 #ifdef _OPENMP
   if (t > 1) {
+    bool stopped = false;
 #pragma omp parallel num_threads(static_cast<int>(t))
     {
       int64_t id = omp_get_thread_num();
       int64_t nt = omp_get_num_threads();
       int64_t begin = n * id / nt, end = n * (id + 1) / nt;
-      if (begin < end) f(begin, end);
+      if (begin < end && !detail::run_pieces(begin, end, grain, token, f)) {
+#pragma omp atomic write
+        stopped = true;
+      }
     }
-    return;
+    finished = !stopped;
+  } else {
+    finished = detail::run_pieces(int64_t{0}, n, grain, token, f);
   }
+  // Throwing inside a parallel region (a parallel_for nested in another's f) would end the process:
+  // there the skipped pieces are left for the outer caller, which polls too.
+  if (!finished && !omp_in_parallel()) throw_run_stopped(token);
 #else
   (void)t;
+  finished = detail::run_pieces(int64_t{0}, n, grain, token, f);
+  if (!finished) throw_run_stopped(token);
 #endif
-  f(int64_t{0}, n);
 }
 
 // Sets the calling thread's OpenMP team size: oneDNN (OpenMP runtime) reads it when it creates and

@@ -158,6 +158,7 @@ struct PluginGlue {
   }
   static EphostStatus* kernel_compute(EphostKernel* k, EphostKernelContext* c) {
     return guard([&] {
+      CurrentKernelContextScope current(c);
       KernelContext ctx(c);
       reinterpret_cast<Kernel*>(k)->compute(ctx);
     });
@@ -169,6 +170,7 @@ struct PluginGlue {
   }
   static EphostStatus* compiled_compute(void* user, void* state, EphostKernelContext* c) {
     return guard([&] {
+      CurrentKernelContextScope current(c);
       KernelContext ctx(c);
       static_cast<CompiledBox*>(user)->group->compute(state, ctx);
     });

@@ -42,4 +42,10 @@ inline bool host_has_profile_spans() {
   return EphostPluginAbiIncludes(negotiated_abi_version(), EPHOST_PLUGIN_ABI_PROFILE_SPANS);
 }
 
+// True when the host offers plugin ABI 4 (run control: kernel_run_check). Against an older host a
+// kernel cannot learn that its run should stop: it runs to the end, as it did before.
+inline bool host_has_run_control() {
+  return EphostPluginAbiIncludes(negotiated_abi_version(), EPHOST_PLUGIN_ABI_RUN_CONTROL);
+}
+
 }  // namespace ephost::sdk

@@ -106,6 +106,29 @@ class SequenceInput {
   size_t length_ = 0;
 };
 
+// The kernel context of the compute running on the calling thread, or null outside compute.
+// EPHOST_DEFINE_PLUGIN's compute entries set it for their duration (a nested compute, such as a
+// subgraph's step run from a Loop kernel on the same thread, restores the outer one when it returns),
+// so that code deep inside a kernel, with no KernelContext at hand (a math library's loops), can
+// poll run control (kernel_run_check) from the calling thread, or hand it to its worker threads.
+inline EphostKernelContext*& current_kernel_context_slot() {
+  static thread_local EphostKernelContext* context = nullptr;
+  return context;
+}
+inline EphostKernelContext* current_kernel_context() { return current_kernel_context_slot(); }
+class CurrentKernelContextScope {
+ public:
+  explicit CurrentKernelContextScope(EphostKernelContext* context) : outer_(current_kernel_context_slot()) {
+    current_kernel_context_slot() = context;
+  }
+  ~CurrentKernelContextScope() { current_kernel_context_slot() = outer_; }
+  CurrentKernelContextScope(const CurrentKernelContextScope&) = delete;
+  CurrentKernelContextScope& operator=(const CurrentKernelContextScope&) = delete;
+
+ private:
+  EphostKernelContext* outer_;
+};
+
 class KernelContext {
  public:
   explicit KernelContext(EphostKernelContext* c) : c_(c) {}
@@ -157,6 +180,22 @@ class KernelContext {
   // The run's stream on the provider's device: work enqueued on it may finish after compute returns.
   // Null for host providers and plugins without streams.
   EphostStream* stream() const { return host_has_devices() ? host().kernel_stream(c_) : nullptr; }
+
+  // Throws the host's status (EPHOST_CANCELLED, EPHOST_DEADLINE_EXCEEDED) once the run this compute
+  // belongs to should stop (its terminate was set, or its deadline passed): call it between chunks of
+  // long work and between the iterations of loops the kernel runs itself. Cheap, and callable from
+  // any thread working for this compute. Never throws against a host older than plugin ABI 4.
+  void check_run() const {
+    if (host_has_run_control()) check(host().kernel_run_check(c_));
+  }
+  // The same question without throwing: true once the run should stop.
+  bool run_should_stop() const {
+    if (!host_has_run_control()) return false;
+    EphostStatus* status = host().kernel_run_check(c_);
+    if (status == nullptr) return false;
+    host().status_release(status);
+    return true;
+  }
 
   size_t num_outputs() const { return host().kernel_num_outputs(c_); }
   // Allocates output i. For types C++ cannot tell apart (float16 and bfloat16 bits in uint16_t,
