@@ -169,9 +169,6 @@
                                             EphostTensorMemory*))                                              \
   X(kernel_stream, EphostStream* (*)(const EphostKernelContext*))
 
-#define EPHOST_FROZEN_HOST_API_ABI_4(X) \
-  X(kernel_run_check, EphostStatus* (*)(const EphostKernelContext*))
-
 #define EPHOST_FROZEN_PLUGIN_ABI_3(X)                                                                           \
   X(device_count, EphostStatus* (*)(uint32_t*))                                                                 \
   X(device_describe, EphostStatus* (*)(uint32_t, EphostDeviceInfo*))                                            \
@@ -190,7 +187,8 @@
 #define EPHOST_FROZEN_HOST_API_ABI_4(X)                                                              \
   X(kernel_profiling, int (*)(const EphostKernelContext*))                                           \
   X(kernel_profile_clock_ns, int64_t (*)(const EphostKernelContext*))                                \
-  X(kernel_profile_span, EphostStatus* (*)(EphostKernelContext*, const EphostProfileSpan*))
+  X(kernel_profile_span, EphostStatus* (*)(EphostKernelContext*, const EphostProfileSpan*))      \
+  X(kernel_run_check, EphostStatus* (*)(const EphostKernelContext*))
 
 #define EPHOST_FROZEN_PROFILE_SPAN_ABI_4(X) \
   X(struct_size, uint32_t)                  \
