@@ -25,6 +25,31 @@ bool dnnl_has_vnni() {
 
 bool is_quant_op(const sdk::Node& n, const char* op) { return is_op(n, op) && n.attr_int("block_size", 0) == 0; }
 
+bool match_dequantized_operands(const sdk::Node& anchor, sdk::Node* act, sdk::Node* weight, ScalarQuant* act_quant) {
+  *act = anchor.input(0).producer();
+  *weight = anchor.input(1).producer();
+  if (!act->valid() || !weight->valid() || !is_quant_op(*act, "DequantizeLinear") ||
+      !is_quant_op(*weight, "DequantizeLinear"))
+    return false;
+  return scalar_quant(*act, act_quant) && !is_constant(act->input(0));
+}
+
+bool match_relu_then_quantize(sdk::Value v, const Available& ok, sdk::Node* relu, sdk::Node* q, ScalarQuant* y_quant,
+                              std::vector<sdk::Node>* nodes) {
+  const sdk::Node r = sole_consumer(v);
+  if (is_op(r, "Relu") && ok(r)) {
+    *relu = r;
+    nodes->push_back(r);
+    v = r.output(0);
+  }
+  const sdk::Node quantize = sole_consumer(v);
+  if (!is_quant_op(quantize, "QuantizeLinear") || !ok(quantize) || !scalar_quant(quantize, y_quant)) return false;
+  if (quantize.num_outputs() != 1 || !quantize.has_output(0)) return false;
+  *q = quantize;
+  nodes->push_back(quantize);
+  return true;
+}
+
 bool scalar_quant(const sdk::Node& n, ScalarQuant* q) {
   if (!n.has_input(1)) return false;
   const sdk::Tensor s = constant_of(n.input(1));

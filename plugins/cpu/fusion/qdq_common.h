@@ -30,6 +30,16 @@ bool scalar_quant(const sdk::Node& n, ScalarQuant* q);
 // tensor), every zero point 0: its per-channel scales (`channels` of them, positive and finite).
 bool channel_weight_quant(const sdk::Node& dq, int64_t rank, int64_t channel_axis, int64_t channels,
                           std::vector<float>* scales);
+// The two DequantizeLinear nodes an int8 product reads: `act` of a non-constant activation with one
+// scale and zero point (read into *act_quant), and `weight` of the second input. False when either is
+// not a DequantizeLinear of that kind.
+bool match_dequantized_operands(const sdk::Node& anchor, sdk::Node* act, sdk::Node* weight, ScalarQuant* act_quant);
+
+// The end of an int8 pattern from `v`: an optional Relu, then the QuantizeLinear (one scale and zero
+// point, read into *y_quant) that brings the result back to int8. Appends them to *nodes.
+bool match_relu_then_quantize(sdk::Value v, const Available& ok, sdk::Node* relu, sdk::Node* q, ScalarQuant* y_quant,
+                              std::vector<sdk::Node>* nodes);
+
 // Whether oneDNN's u8/s8 x s8 product is exact for these weights in this process.
 bool int8_product_exact(const sdk::Tensor& weights);
 

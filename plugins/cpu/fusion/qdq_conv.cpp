@@ -51,12 +51,7 @@ bool match_qdq_conv(const sdk::Node& anchor, const Available& ok, QdqConvMatch* 
   if (!is_op(anchor, "Conv") || !ok(anchor) || !anchor.has_input(0) || !anchor.has_input(1)) return false;
   if (!is_float(anchor.output(0)) || anchor.input(0).rank() != 4) return false;
   m->conv = anchor;
-  m->dq_x = anchor.input(0).producer();
-  m->dq_w = anchor.input(1).producer();
-  if (!m->dq_x.valid() || !m->dq_w.valid() || !is_quant_op(m->dq_x, "DequantizeLinear") ||
-      !is_quant_op(m->dq_w, "DequantizeLinear"))
-    return false;
-  if (!scalar_quant(m->dq_x, &m->x) || is_constant(m->dq_x.input(0))) return false;
+  if (!match_dequantized_operands(anchor, &m->dq_x, &m->dq_w, &m->x)) return false;
   const sdk::Tensor w = constant_of(m->dq_w.input(0));
   if (!w.present() || w.rank() != 4) return false;
   m->M = w.dim(0);
@@ -73,18 +68,7 @@ bool match_qdq_conv(const sdk::Node& anchor, const Available& ok, QdqConvMatch* 
   if (m->x_quantized_input) m->nodes.push_back(m->dq_x);
   m->nodes.push_back(anchor);
   sdk::Value cur = anchor.output(0);
-  const sdk::Node relu = sole_consumer(cur);
-  if (is_op(relu, "Relu") && ok(relu)) {
-    m->relu = relu;
-    m->nodes.push_back(relu);
-    cur = relu.output(0);
-  }
-  const sdk::Node q = sole_consumer(cur);
-  if (!is_quant_op(q, "QuantizeLinear") || !ok(q) || !scalar_quant(q, &m->y)) return false;
-  if (q.num_outputs() != 1 || !q.has_output(0)) return false;
-  m->q = q;
-  m->nodes.push_back(q);
-  return true;
+  return match_relu_then_quantize(cur, ok, &m->relu, &m->q, &m->y, &m->nodes);
 }
 
 #if defined(EPHOST_WITH_DNNL)

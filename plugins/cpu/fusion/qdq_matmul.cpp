@@ -61,13 +61,7 @@ bool match_qdq_matmul(const sdk::Node& anchor, const Available& ok, QdqMatMulMat
   if (!gemm && !is_op(anchor, "MatMul")) return false;
   if (!ok(anchor) || !anchor.has_input(0) || !anchor.has_input(1) || !is_float(anchor.output(0))) return false;
   m->mm = anchor;
-  m->dq_a = anchor.input(0).producer();
-  m->dq_w = anchor.input(1).producer();
-  if (!m->dq_a.valid() || !m->dq_w.valid() || !is_quant_op(m->dq_a, "DequantizeLinear") ||
-      !is_quant_op(m->dq_w, "DequantizeLinear"))
-    return false;
-  if (!scalar_quant(m->dq_a, &m->a)) return false;
-  if (is_constant(m->dq_a.input(0))) return false;
+  if (!match_dequantized_operands(anchor, &m->dq_a, &m->dq_w, &m->a)) return false;
   if (gemm) {
     if (anchor.attr_int("transA", 0) != 0 || anchor.attr_float("alpha", 1.f) != 1.f) return false;
     if (anchor.input(0).rank() != 2) return false;
@@ -103,18 +97,7 @@ bool match_qdq_matmul(const sdk::Node& anchor, const Available& ok, QdqMatMulMat
       }
     }
   }
-  const sdk::Node relu = sole_consumer(cur);
-  if (is_op(relu, "Relu") && ok(relu)) {
-    m->relu = relu;
-    m->nodes.push_back(relu);
-    cur = relu.output(0);
-  }
-  const sdk::Node q = sole_consumer(cur);
-  if (!is_quant_op(q, "QuantizeLinear") || !ok(q) || !scalar_quant(q, &m->y)) return false;
-  if (q.num_outputs() != 1 || !q.has_output(0)) return false;
-  m->q = q;
-  m->nodes.push_back(q);
-  return true;
+  return match_relu_then_quantize(cur, ok, &m->relu, &m->q, &m->y, &m->nodes);
 }
 
 #if defined(EPHOST_WITH_DNNL)
