@@ -1,12 +1,11 @@
 // Operators new in opsets 24 and 26 that are not attention: Swish (24), TensorScatter (24: writing a
-// key/value cache in place of a Scatter), CumProd and BitCast (26).
+// key/value cache in place of a Scatter) and BitCast (26). CumProd lives with CumSum in reduce.cpp.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "kernel_registry.h"
 #include "math/parallel.h"
-#include "math/wrapping.h"
 
 namespace ephost::cpu {
 
@@ -98,51 +97,6 @@ class TensorScatterKernel : public CpuKernel {
   bool circular_;
 };
 
-// ---- CumProd --------------------------------------------------------------------------------------
-
-class CumProdKernel : public CpuKernel {
- public:
-  CumProdKernel(const sdk::Node& node, const KernelConfig& c)
-      : CpuKernel(node, c), exclusive_(node.attr_int("exclusive", 0) != 0), reverse_(node.attr_int("reverse", 0) != 0) {}
-
- protected:
-  void run(sdk::KernelContext& ctx, int threads) override {
-    const sdk::Tensor x = required(ctx, 0, "x");
-    const Shape s = x.shape();
-    const int64_t r = static_cast<int64_t>(s.size());
-    if (r == 0) fail("x must have rank 1 or more");
-    const std::vector<int64_t> a = ints_of(required(ctx, 1, "axis"), "axis");
-    if (a.size() != 1) fail("axis must have exactly one element");
-    const int64_t axis = math::normalize_axis(a[0], r);
-    const int64_t outer = math::numel(s, 0, axis), n = s[axis], inner = math::numel(s, axis + 1, s.size());
-    const bool ok = dispatch(Types<float, double, int32_t, int64_t, uint32_t, uint64_t>{}, x.elem_type(), [&](auto tag) {
-      using T = decltype(tag);
-      const T* px = x.data<T>();
-      T* y = ctx.output<T>(0, s);
-      math::parallel_for(outer, threads, 1, [&](int64_t o0, int64_t o1) {
-        for (int64_t o = o0; o < o1; ++o)
-          for (int64_t i = 0; i < inner; ++i) {
-            T acc = T(1);
-            for (int64_t jj = 0; jj < n; ++jj) {
-              const int64_t at = (o * n + (reverse_ ? n - 1 - jj : jj)) * inner + i;
-              if (exclusive_) {
-                y[at] = acc;
-                acc = math::wrapping_mul(acc, px[at]);
-              } else {
-                acc = math::wrapping_mul(acc, px[at]);
-                y[at] = acc;
-              }
-            }
-          }
-      });
-    });
-    if (!ok) fail(std::string("unsupported type ") + type_name(x.elem_type()));
-  }
-
- private:
-  bool exclusive_, reverse_;
-};
-
 // ---- BitCast --------------------------------------------------------------------------------------
 
 int element_bits(int32_t t) {
@@ -198,10 +152,6 @@ class BitCastKernel : public CpuKernel {
 void register_opset24_26_kernels(KernelRegistry& r) {
   r.add("Swish", 24, 24, inputs_of({EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE}), make_factory<SwishKernel>());
   r.add("TensorScatter", 24, 24, any_types(), make_factory<TensorScatterKernel>());
-  r.add("CumProd", 26, 26,
-        inputs_of({EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_INT64,
-                   EPHOST_ELEMENT_UINT32, EPHOST_ELEMENT_UINT64}),
-        make_factory<CumProdKernel>());
   r.add("BitCast", 26, 26,
         [](const sdk::Node& n) { return all_movable(n) && element_bits(static_cast<int32_t>(n.attr_int("to", 0))) != 0; },
         make_factory<BitCastKernel>());

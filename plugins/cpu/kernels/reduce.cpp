@@ -153,9 +153,21 @@ class ArgKernel : public CpuKernel {
   bool keepdims_, last_;
 };
 
-class CumSumKernel : public CpuKernel {
+// CumSum and CumProd: a running sum or product along one axis, inclusive or exclusive, forward or
+// reversed, as ONNX defines them. Integers wrap as ONNX's reference does.
+struct RunningSum {
+  template <class T> static T identity() { return T(0); }
+  template <class T> static T combine(T a, T b) { return math::wrapping_add(a, b); }
+};
+struct RunningProduct {
+  template <class T> static T identity() { return T(1); }
+  template <class T> static T combine(T a, T b) { return math::wrapping_mul(a, b); }
+};
+
+template <class Running>
+class CumulativeKernel : public CpuKernel {
  public:
-  CumSumKernel(const sdk::Node& node, const KernelConfig& c)
+  CumulativeKernel(const sdk::Node& node, const KernelConfig& c)
       : CpuKernel(node, c), exclusive_(node.attr_int("exclusive", 0) != 0), reverse_(node.attr_int("reverse", 0) != 0) {}
 
  protected:
@@ -176,15 +188,15 @@ class CumSumKernel : public CpuKernel {
       math::parallel_for(outer, threads, 1, [&](int64_t o0, int64_t o1) {
         for (int64_t o = o0; o < o1; ++o)
           for (int64_t i = 0; i < inner; ++i) {
-            T acc = T(0);
+            T acc = Running::template identity<T>();
             for (int64_t jj = 0; jj < n; ++jj) {
               const int64_t j = rev ? n - 1 - jj : jj;
               const int64_t at = (o * n + j) * inner + i;
               if (ex) {
                 y[at] = acc;
-                acc = math::wrapping_add(acc, px[at]);
+                acc = Running::combine(acc, px[at]);
               } else {
-                acc = math::wrapping_add(acc, px[at]);
+                acc = Running::combine(acc, px[at]);
                 y[at] = acc;
               }
             }
@@ -226,10 +238,10 @@ void register_reduce_kernels(KernelRegistry& r) {
             return std::make_unique<ReduceKernel>(n, c, kind, since);
           });
   }
-  r.add("CumSum", 11, 17,
-        inputs_of({EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_INT64, EPHOST_ELEMENT_UINT32,
-                   EPHOST_ELEMENT_UINT64}),
-        make_factory<CumSumKernel>());
+  const auto cumulative_types = inputs_of({EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT32,
+                                           EPHOST_ELEMENT_INT64, EPHOST_ELEMENT_UINT32, EPHOST_ELEMENT_UINT64});
+  r.add("CumSum", 11, 17, cumulative_types, make_factory<CumulativeKernel<RunningSum>>());
+  r.add("CumProd", 26, 26, cumulative_types, make_factory<CumulativeKernel<RunningProduct>>());
   for (bool is_max : {true, false})
     r.add(is_max ? "ArgMax" : "ArgMin", 1, 17, inputs_of(types),
           [is_max](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
