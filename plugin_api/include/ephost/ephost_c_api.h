@@ -340,7 +340,9 @@ typedef struct EphostApi {
    * RunOptions.terminate..."; a run started while it is set fails before its first step. Runs check
    * the flag before every step (subgraphs' steps included), between the iterations of Loop and Scan,
    * and inside long kernels of providers that poll it (plugin ABI 4's kernel_run_check: the built-in
-   * CPU plugin does, per chunk of work); a step of a provider that does not poll finishes first. The
+   * CPU plugin polls between the pieces of its parallel loops, which are never smaller than a
+   * kernel's grain, so a kernel with few, large pieces (a 1-D pool over one huge row) may run to
+   * its end); a step of a provider that does not poll finishes first. The
    * session stays usable: the next run is an ordinary one. The flag stays set until cleared. */
   EphostStatus* (*RunOptionsSetTerminate)(EphostRunOptions* options, int32_t terminate);
   /* A tag naming the runs in their errors (ONNX Runtime's run_tag / logid); copied, at most 1024
@@ -372,7 +374,8 @@ typedef struct EphostApi {
   /* Gives each run using these options a deadline: a run still going `timeout_ms` milliseconds after
    * it started stops and fails with EPHOST_DEADLINE_EXCEEDED "run ... exceeded its deadline of N ms".
    * Checked where terminate is (between steps, between Loop and Scan iterations, inside long kernels
-   * of providers that poll), so a run ends within about a chunk of work of its deadline. 0 (the
+   * of providers that poll), so a run ends within about one piece of a kernel's work (see
+   * RunOptionsSetTerminate) of its deadline. 0 (the
    * default) sets none; a negative value is INVALID_ARGUMENT. Safe to call from any thread; a run
    * reads it when it starts. The session stays usable after a run that missed its deadline. (The
    * deadline of session creation is the session option session.compile_timeout_ms.) */
