@@ -107,4 +107,19 @@ bool int8_product_exact(const sdk::Tensor& w) {
   return true;
 }
 
+#if defined(EPHOST_WITH_DNNL)
+dnnl::memory PackedWeights::in_layout(const dnnl::memory::desc& want, const dnnl::memory::desc& user,
+                                      const void* data) {
+  for (const auto& [layout, mem] : packed_)
+    if (layout == want) return mem;
+  dnnl::memory source(user, math::cpu_engine(), const_cast<void*>(data));
+  dnnl::memory packed(want, math::cpu_engine());
+  dnnl::stream& s = math::thread_stream();
+  dnnl::reorder(source, packed).execute(s, source, packed);
+  s.wait();
+  packed_.emplace_back(want, packed);
+  return packed;
+}
+#endif
+
 }  // namespace ephost::cpu::fusion

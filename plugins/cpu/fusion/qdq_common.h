@@ -13,6 +13,12 @@
 
 #include "graph_match.h"
 
+#if defined(EPHOST_WITH_DNNL)
+#include <utility>
+
+#include "math/dnnl_util.h"
+#endif
+
 namespace ephost::cpu::fusion {
 
 // One scale and zero point, from constants.
@@ -42,5 +48,20 @@ bool match_relu_then_quantize(sdk::Value v, const Available& ok, sdk::Node* relu
 
 // Whether oneDNN's u8/s8 x s8 product is exact for these weights in this process.
 bool int8_product_exact(const sdk::Tensor& weights);
+
+#if defined(EPHOST_WITH_DNNL)
+// A fused group's int8 weights, reordered once per layout a primitive asks for (oneDNN picks the
+// layout per shape and ISA, so a group planned for several input shapes may need several). Not
+// synchronized: the group calls it under the lock that guards its plans.
+class PackedWeights {
+ public:
+  // The weights in layout `want`, reordering `data` (described by `user`, kept alive by the caller)
+  // the first time that layout is asked for.
+  dnnl::memory in_layout(const dnnl::memory::desc& want, const dnnl::memory::desc& user, const void* data);
+
+ private:
+  std::vector<std::pair<dnnl::memory::desc, dnnl::memory>> packed_;
+};
+#endif
 
 }  // namespace ephost::cpu::fusion

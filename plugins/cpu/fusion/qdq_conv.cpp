@@ -252,18 +252,7 @@ class QdqConvGroup : public sdk::CompiledGroup {
     auto pd = dnnl::convolution_forward::primitive_desc(desc, attr, math::cpu_engine());
     plan->prim = dnnl::convolution_forward(pd);
     plan->scratch = pd.scratchpad_desc().get_size();
-    const memory::desc want = pd.weights_desc();
-    for (const auto& [d, mem] : weights_)
-      if (d == want) plan->w = mem;
-    if (!plan->w) {  // packed once per layout the primitive asks for
-      memory user(w_user, math::cpu_engine(), w_.data());
-      memory packed(want, math::cpu_engine());
-      dnnl::stream& s = math::thread_stream();
-      dnnl::reorder(user, packed).execute(s, user, packed);
-      s.wait();
-      weights_.emplace_back(want, packed);
-      plan->w = packed;
-    }
+    plan->w = weights_.in_layout(pd.weights_desc(), w_user, w_.data());
     if (plans_.size() >= 64) plans_.erase(plans_.begin());
     plans_.emplace(key, plan);
     return plan;
@@ -281,7 +270,7 @@ class QdqConvGroup : public sdk::CompiledGroup {
   std::vector<int32_t> offset_;
   std::mutex mu_;
   std::map<std::vector<int64_t>, std::shared_ptr<Plan>> plans_;
-  std::vector<std::pair<memory::desc, memory>> weights_;
+  PackedWeights weights_;
 };
 
 #endif  // EPHOST_WITH_DNNL
