@@ -34,6 +34,13 @@ bool match_dequantized_operands(const sdk::Node& anchor, sdk::Node* act, sdk::No
   return scalar_quant(*act, act_quant) && !is_constant(act->input(0));
 }
 
+Available group_members(const sdk::Node& anchor, const sdk::Graph& group) {
+  bool dq_in_group = false;
+  for (const sdk::Node& n : group.nodes()) dq_in_group = dq_in_group || is_quant_op(n, "DequantizeLinear");
+  const sdk::Node dq = anchor.input(0).producer();
+  return [dq_in_group, dq](const sdk::Node& n) { return dq_in_group || n.get() != dq.get(); };
+}
+
 bool match_relu_then_quantize(sdk::Value v, const Available& ok, sdk::Node* relu, sdk::Node* q, ScalarQuant* y_quant,
                               std::vector<sdk::Node>* nodes) {
   const sdk::Node r = sole_consumer(v);

@@ -46,6 +46,10 @@ bool match_dequantized_operands(const sdk::Node& anchor, sdk::Node* act, sdk::No
 bool match_relu_then_quantize(sdk::Value v, const Available& ok, sdk::Node* relu, sdk::Node* q, ScalarQuant* y_quant,
                               std::vector<sdk::Node>* nodes);
 
+// At compile, what matching again may take: every node, except the activation's DequantizeLinear
+// (anchor's input 0) when the partitioner left it out of `group` (it also feeds other nodes).
+Available group_members(const sdk::Node& anchor, const sdk::Graph& group);
+
 // Whether oneDNN's u8/s8 x s8 product is exact for these weights in this process.
 bool int8_product_exact(const sdk::Tensor& weights);
 

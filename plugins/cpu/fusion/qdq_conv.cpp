@@ -284,12 +284,8 @@ class QdqConvFusion : public Fusion {
   }
   std::unique_ptr<sdk::CompiledGroup> compile(const sdk::Node& anchor, const sdk::Graph& group,
                                               const KernelConfig& config) const override {
-    // The group's membership says whether X's DequantizeLinear is in it.
-    bool dq_in_group = false;
-    for (const sdk::Node& n : group.nodes()) dq_in_group = dq_in_group || is_quant_op(n, "DequantizeLinear");
-    const sdk::Node dq_x = anchor.input(0).producer();
     QdqConvMatch m;
-    if (!match_qdq_conv(anchor, [&](const sdk::Node& n) { return dq_in_group || n.get() != dq_x.get(); }, &m))
+    if (!match_qdq_conv(anchor, group_members(anchor, group), &m))
       sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile fused int8 conv " + group.name() + ": pattern not found");
 #if defined(EPHOST_WITH_DNNL)
     return std::make_unique<QdqConvGroup>(m, group, config);

@@ -270,13 +270,7 @@ class QdqMatMulFusion : public Fusion {
   std::unique_ptr<sdk::CompiledGroup> compile(const sdk::Node& anchor, const sdk::Graph& group,
                                               const KernelConfig& config) const override {
     QdqMatMulMatch m;
-    // The group's membership decides whether A's DequantizeLinear is in it.
-    const bool dq_in_group = [&] {
-      for (const sdk::Node& n : group.nodes())
-        if (is_quant_op(n, "DequantizeLinear")) return true;
-      return false;
-    }();
-    if (!match_qdq_matmul(anchor, [&](const sdk::Node& n) { return dq_in_group || n.get() != anchor.input(0).producer().get(); }, &m))
+    if (!match_qdq_matmul(anchor, group_members(anchor, group), &m))
       sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile fused int8 matmul " + group.name() + ": pattern not found");
 #if defined(EPHOST_WITH_DNNL)
     return std::make_unique<QdqMatMulGroup>(m, group, config);
