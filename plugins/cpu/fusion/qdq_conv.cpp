@@ -26,6 +26,7 @@
 #include "kernels/conv_attributes.h"
 #include "math/parallel.h"
 #include "math/quantize.h"
+#include "math/transpose.h"
 #include "qdq_common.h"
 
 #if defined(EPHOST_WITH_DNNL)
@@ -164,17 +165,16 @@ class QdqConvGroup : public sdk::CompiledGroup {
   }
 
   // X (NCHW: X_q, or the float DequantizeLinear output quantized back) into NHWC with the padding
-  // around it holding the zero point.
+  // around it holding the zero point. Each input row h is a [C][W] block (rows H*W apart), transposed
+  // into the [W][C] pixels of the padded row.
   void to_padded_nhwc(const sdk::Tensor& x, const math::ConvGeometry& g, int64_t Hp, int64_t Wp, uint8_t* dst,
                       int threads) const {
     const int64_t N = g.batch, C = g.in_channels, H = g.in_spatial[0], W = g.in_spatial[1];
     const int64_t top = g.pad_begin[0], left = g.pad_begin[1];
     const uint8_t zero = static_cast<uint8_t>(m_.x.zero_point);  // the byte of u8 or s8 zx
     const bool padded = Hp != H || Wp != W;
-    const bool is_u8 = m_.x.type == EPHOST_ELEMENT_UINT8;
     math::parallel_for(N * Hp, threads, std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(Wp * C, 1)),
                        [&](int64_t r0, int64_t r1) {
-      uint8_t* row = static_cast<uint8_t*>(math::thread_buffer(5, static_cast<size_t>(std::max<int64_t>(W, 1))));
       for (int64_t r = r0; r < r1; ++r) {
         const int64_t n = r / Hp, hp = r % Hp, h = hp - top;
         uint8_t* out = dst + r * Wp * C;
@@ -186,44 +186,53 @@ class QdqConvGroup : public sdk::CompiledGroup {
           std::memset(out, zero, static_cast<size_t>(left * C));
           std::memset(out + (left + W) * C, zero, static_cast<size_t>((Wp - left - W) * C));
         }
-        for (int64_t c = 0; c < C; ++c) {
-          const int64_t at = ((n * C + c) * H + h) * W;
-          const uint8_t* in;
-          if (m_.x_quantized_input) {
-            in = static_cast<const uint8_t*>(x.raw()) + at;
-          } else {
-            if (is_u8)
-              quantize_row(x.data<float>() + at, m_.x, row, W);
-            else
-              quantize_row(x.data<float>() + at, m_.x, reinterpret_cast<int8_t*>(row), W);
-            in = row;
-          }
-          uint8_t* o = out + left * C + c;
-          for (int64_t w = 0; w < W; ++w) o[w * C] = in[w];
+        const int64_t at = (n * C * H + h) * W;  // x[n, 0, h, 0]
+        if (m_.x_quantized_input) {
+          math::transpose_2d(static_cast<const uint8_t*>(x.raw()) + at, H * W, out + left * C, C, C, W);
+          continue;
         }
+        uint8_t* rows = static_cast<uint8_t*>(math::thread_buffer(5, static_cast<size_t>(std::max<int64_t>(C * W, 1))));
+        for (int64_t c = 0; c < C; ++c) {
+          const float* xr = x.data<float>() + at + c * H * W;
+          if (m_.x.type == EPHOST_ELEMENT_UINT8)
+            quantize_row(xr, m_.x, rows + c * W, W);
+          else
+            quantize_row(xr, m_.x, reinterpret_cast<int8_t*>(rows + c * W), W);
+        }
+        math::transpose_2d(rows, W, out + left * C, C, C, W);
       }
     });
   }
 
-  // Output pixels [r0, r1) of the NHWC int32 product: the graph's float value, then QuantizeLinear into NCHW.
+  // Output pixels [r0, r1) of the NHWC int32 product: the graph's float value, then QuantizeLinear, then
+  // into NCHW a block of pixels at a time (a [pixels][M] block transposed into M rows).
   void epilogue(const int32_t* acc, int64_t pixels, void* y, int64_t r0, int64_t r1) const {
+    constexpr int64_t kBlock = 64;
     const int64_t M = m_.M;
     float* row = static_cast<float*>(math::thread_buffer(4, static_cast<size_t>(M) * sizeof(float)));
-    uint8_t* q = static_cast<uint8_t*>(math::thread_buffer(5, static_cast<size_t>(M)));
+    uint8_t* block = static_cast<uint8_t*>(math::thread_buffer(5, static_cast<size_t>(kBlock * M)));
     const bool relu = m_.relu.valid();
-    for (int64_t r = r0; r < r1; ++r) {
-      const int32_t* ar = acc + r * M;
-      for (int64_t o = 0; o < M; ++o) {
-        const float v = static_cast<float>(ar[o] - offset_[o]) * scale_[o] + bias_[o];
-        row[o] = relu ? (v > 0.f ? v : 0.f) : v;
+    const int32_t* offset = offset_.data();
+    const float* scale = scale_.data();
+    const float* bias = bias_.data();
+    for (int64_t b0 = r0; b0 < r1;) {
+      // A block stays inside one image: its pixels are contiguous in each output channel's plane.
+      const int64_t n = b0 / pixels, p0 = b0 % pixels;
+      const int64_t count = std::min({kBlock, r1 - b0, pixels - p0});
+      for (int64_t i = 0; i < count; ++i) {
+        const int32_t* ar = acc + (b0 + i) * M;
+        for (int64_t o = 0; o < M; ++o) {
+          const float v = static_cast<float>(ar[o] - offset[o]) * scale[o] + bias[o];
+          row[o] = relu ? (v > 0.f ? v : 0.f) : v;
+        }
+        uint8_t* q = block + i * M;
+        if (m_.y.type == EPHOST_ELEMENT_UINT8)
+          quantize_row(row, m_.y, q, M);
+        else
+          quantize_row(row, m_.y, reinterpret_cast<int8_t*>(q), M);
       }
-      if (m_.y.type == EPHOST_ELEMENT_UINT8)
-        quantize_row(row, m_.y, q, M);
-      else
-        quantize_row(row, m_.y, reinterpret_cast<int8_t*>(q), M);
-      const int64_t n = r / pixels, p = r % pixels;
-      uint8_t* out = static_cast<uint8_t*>(y) + n * M * pixels + p;
-      for (int64_t o = 0; o < M; ++o) out[o * pixels] = q[o];
+      math::transpose_2d(block, M, static_cast<uint8_t*>(y) + n * M * pixels + p0, pixels, count, M);
+      b0 += count;
     }
   }
 

@@ -77,8 +77,13 @@ class QdqUnaryGroup : public sdk::CompiledGroup {
     int threads = ctx.threads();
     if (threads <= 0) threads = default_threads_;
     threads = math::effective_threads(threads, adaptive_);
-    math::parallel_for(x.size(), threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) y[i] = table_[px[i]];
+    // The table and pointers in locals: with a byte store per element, values reached through the
+    // closure would be reloaded after every store (a char store may alias them).
+    const uint8_t* table = table_.data();
+    math::parallel_for(x.size(), threads, math::kElementwiseGrain, [table, px, y](int64_t i0, int64_t i1) {
+      const uint8_t* __restrict in = px;
+      uint8_t* __restrict out = y;
+      for (int64_t i = i0; i < i1; ++i) out[i] = table[in[i]];
     });
     math::note_team_end(threads);
   }
