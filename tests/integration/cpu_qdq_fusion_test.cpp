@@ -126,7 +126,7 @@ struct QdqModel {
 // Runs the model fused and op by op; the dequantized outputs must be within 2 steps of out.scale, and
 // the fused session must hold a group of exactly `expect`'s op types.
 void check_qdq(QdqModel& q, const std::vector<int64_t>& x_shape, const std::string& expect, uint32_t seed = 1,
-               bool expect_fused = true) {
+               bool expect_fused = true, double max_steps = 2.0) {
   const std::string bytes = q.m.bytes();
   Ephost::SessionOptions fused_opts;
   fused_opts.set_threads(2);
@@ -159,7 +159,7 @@ void check_qdq(QdqModel& q, const std::vector<int64_t>& x_shape, const std::stri
     worst = std::max(worst, steps);
     differing += steps > 0.5;
   }
-  EXPECT_LE(worst, 2.0 + 1e-3) << differing << " of " << got.size() << " outputs differ";
+  EXPECT_LE(worst, max_steps + 1e-3) << differing << " of " << got.size() << " outputs differ";
   // Not a vacuous comparison: the outputs span many quantization levels.
   std::set<float> levels(want.begin(), want.end());
   EXPECT_GT(levels.size(), 20u);
@@ -298,4 +298,70 @@ TEST(CpuQdqFusion, ActivationsAsTables) {
     SCOPED_TRACE(op);
     check_qdq(q, {3, 5, 77}, std::string("DequantizeLinear+") + op + "+QuantizeLinear", 19);
   }
+}
+
+// ---- DQ, DQ -> Add / Mul -> Q (qdq_binary.cpp): the op-by-op arithmetic in blocks, so bit for bit --------
+
+// A constant quantized operand: `values` as u8 bytes with scale and zero point, through its own
+// DequantizeLinear named `y`.
+void add_constant_operand(QdqModel& q, const std::string& y, const std::vector<int64_t>& dims,
+                          const std::vector<uint8_t>& values, float scale, int zero_point) {
+  typed_initializer<uint8_t>(q.m, y + "_q", onnx::TensorProto::UINT8, dims, values);
+  q.m.initializer(y + "_s", {}, {scale});
+  typed_initializer<uint8_t>(q.m, y + "_z", onnx::TensorProto::UINT8, {}, {static_cast<uint8_t>(zero_point)});
+  q.m.node("DequantizeLinear", {y + "_q", y + "_s", y + "_z"}, {y}, y + "_dequantize");
+}
+
+TEST(CpuQdqFusion, AddOfTwoQuantizedTensorsOfOneShape) {
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {2, 3, 17, 19}).output("y", onnx::TensorProto::FLOAT, {2, 3, 17, 19});
+  q.add_quant_pair("x", q.in, "in", "a");
+  q.add_quant_pair("x", {0.013f, 100, false}, "in2", "b");
+  q.m.node("Add", {"a", "b"}, {"s"}, "add");
+  q.out = {0.03f, 128, false};
+  q.add_quant_pair("s", q.out, "out", "y");
+  check_qdq(q, {2, 3, 17, 19}, "DequantizeLinear+DequantizeLinear+Add+QuantizeLinear", 23, true, 0.0);
+}
+
+TEST(CpuQdqFusion, MulByAPerChannelScaleWhoseOtherDequantizeIsShared) {
+  // Squeeze-and-excitation's scale: x * Q/DQ(GlobalAveragePool(x)), [1, 8, 9, 10] by [1, 8, 1, 1]. x's
+  // DequantizeLinear also feeds the pool, so it stays outside the group, which reads its float output.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {1, 8, 9, 10}).output("y", onnx::TensorProto::FLOAT, {1, 8, 9, 10});
+  q.add_quant_pair("x", q.in, "in", "a");
+  q.m.node("GlobalAveragePool", {"a"}, {"g"}, "pool");
+  q.add_quant_pair("g", {0.004f, 10, false}, "gq", "gd");
+  q.m.node("Mul", {"a", "gd"}, {"p"}, "scale");
+  q.out = {0.002f, 128, false};
+  q.add_quant_pair("p", q.out, "out", "y");
+  check_qdq(q, {1, 8, 9, 10}, "DequantizeLinear+Mul+QuantizeLinear", 29, true, 0.0);
+}
+
+TEST(CpuQdqFusion, SignedBiasAddWithAConstantFirstOperand) {
+  // A transformer's bias: DQ(constant [24]) + DQ(x [2, 5, 24]), int8 activations.
+  QdqModel q;
+  q.in = {0.02f, -3, true};
+  q.m.input("x", onnx::TensorProto::FLOAT, {2, 5, 24}).output("y", onnx::TensorProto::FLOAT, {2, 5, 24});
+  q.add_quant_pair("x", q.in, "in", "a");
+  std::vector<uint8_t> bias(24);
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<uint8_t>((i * 37) % 256);
+  add_constant_operand(q, "bias", {24}, bias, 0.01f, 128);
+  q.m.node("Add", {"bias", "a"}, {"s"}, "add");
+  q.out = {0.025f, 5, true};
+  q.add_quant_pair("s", q.out, "out", "y");
+  // The constant's DequantizeLinear is claimed on its own (constant work, before the int8 patterns):
+  // the group reads its float output.
+  check_qdq(q, {2, 5, 24}, "DequantizeLinear+Add+QuantizeLinear", 31, true, 0.0);
+}
+
+TEST(CpuQdqFusion, MulBroadcastingBothWays) {
+  // [3, 1, 7] by a constant [1, 4, 1]: each operand repeats along a different axis.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {3, 1, 7}).output("y", onnx::TensorProto::FLOAT, {3, 4, 7});
+  q.add_quant_pair("x", q.in, "in", "a");
+  add_constant_operand(q, "f", {1, 4, 1}, {90, 140, 200, 255}, 0.02f, 128);
+  q.m.node("Mul", {"a", "f"}, {"p"}, "mul");
+  q.out = {0.01f, 128, false};
+  q.add_quant_pair("p", q.out, "out", "y");
+  check_qdq(q, {3, 1, 7}, "DequantizeLinear+Mul+QuantizeLinear", 37, true, 0.0);
 }

@@ -87,5 +87,6 @@ const Fusion& attention_fusion();
 const Fusion& qdq_matmul_fusion();  // qdq_matmul.cpp: DQ -> MatMul/Gemm -> Q in int8
 const Fusion& qdq_conv_fusion();    // qdq_conv.cpp: DQ -> Conv -> Q in int8
 const Fusion& qdq_unary_fusion();   // qdq_unary.cpp: DQ -> activation -> Q as a table
+const Fusion& qdq_binary_fusion();  // qdq_binary.cpp: DQ, DQ -> Add/Mul -> Q in one pass
 
 }  // namespace ephost::cpu::fusion
