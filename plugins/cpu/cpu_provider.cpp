@@ -51,6 +51,11 @@ CpuProvider::CpuProvider(const sdk::Options& options) {
   if (winograd != "0" && winograd != "1")
     sdk::fail(EPHOST_INVALID_ARGUMENT, "cpu provider: option winograd must be 0 or 1, found '" + winograd + "'");
   config_.winograd = winograd == "1";
+  const std::string exact = sdk::option(options, "int8_exact_requantize", "0");
+  if (exact != "0" && exact != "1")
+    sdk::fail(EPHOST_INVALID_ARGUMENT,
+              "cpu provider: option int8_exact_requantize must be 0 or 1, found '" + exact + "'");
+  config_.int8_exact_requantize = exact == "1";
   config_.conv_layout = sdk::option(options, "conv_layout", config_.conv_layout);
   if (config_.conv_layout != "plain" && config_.conv_layout != "blocked" && config_.conv_layout != "auto")
     sdk::fail(EPHOST_INVALID_ARGUMENT,

@@ -24,6 +24,7 @@ struct KernelConfig {
   bool fuse_patterns = true;            // claim the patterns of fusion/graph_match.h as fused groups
   bool adaptive_threads = true;         // fewer threads while other tasks hold the CPUs (math/parallel.h)
   bool winograd = true;                 // 3x3 stride-1 convolutions in regions through oneDNN's Winograd
+  bool int8_exact_requantize = false;   // int8 convs requantize by QuantizeLinear's division (qdq_conv.cpp)
 };
 
 // "<Op> '<node name>': what" as EPHOST_INVALID_ARGUMENT.

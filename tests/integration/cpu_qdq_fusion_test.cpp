@@ -256,6 +256,48 @@ TEST(CpuQdqFusion, ConvPaddedReluWithInputZeroPoint) {
   check_qdq(q, {2, 8, 9, 11}, "DequantizeLinear+Conv+Relu+QuantizeLinear", 11);
 }
 
+TEST(CpuQdqFusion, ExactRequantizeOptionDividesLikeQuantizeLinear) {
+  // int8_exact_requantize=1: the epilogue's division instead of oneDNN's multiplication. Either way
+  // each output is within a step of the op-by-op graph; the option's value is checked.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {2, 8, 9, 11}).output("y", onnx::TensorProto::FLOAT, {2, 16, 9, 11});
+  q.add_quant_pair("x", q.in, "in", "a");
+  q.add_conv_weights(16, 8, 3, 64, 61);
+  q.add_bias(16, 62);
+  auto& conv = q.m.node("Conv", {"a", "w", "b"}, {"c"}, "conv");
+  ephost_test::attr_ints(conv, "pads", {1, 1, 1, 1});
+  q.out = {0.03f, 0, false};
+  q.add_quant_pair("c", q.out, "out", "y");
+  const std::string bytes = q.m.bytes();
+  std::vector<float> x(2 * 8 * 9 * 11);
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> d(-2.7f, 2.7f);
+  for (float& v : x) v = d(gen);
+  auto outputs = [&](const std::vector<std::pair<std::string, std::string>>& options) {
+    Ephost::SessionOptions o;
+    o.set_threads(1);
+    o.append_provider("cpu", options);
+    Ephost::Session s(cpu_env(), bytes.data(), bytes.size(), o);
+    return run(s, {2, 8, 9, 11}, x);
+  };
+  const std::vector<float> plain = outputs({{"fuse_patterns", "0"}});
+  for (const char* exact : {"0", "1"}) {
+    SCOPED_TRACE(std::string("int8_exact_requantize=") + exact);
+    const std::vector<float> fused = outputs({{"int8_exact_requantize", exact}});
+    ASSERT_EQ(fused.size(), plain.size());
+    double worst = 0;
+    for (size_t i = 0; i < fused.size(); ++i)
+      worst = std::max(worst, std::abs(static_cast<double>(fused[i]) - plain[i]) / q.out.scale);
+    EXPECT_LE(worst, 1.0 + 1e-3);
+  }
+  try {
+    outputs({{"int8_exact_requantize", "yes"}});
+    FAIL() << "int8_exact_requantize=yes was accepted";
+  } catch (const Ephost::Exception& e) {
+    EXPECT_NE(e.message().find("int8_exact_requantize must be 0 or 1"), std::string::npos) << e.message();
+  }
+}
+
 TEST(CpuQdqFusion, DepthwiseStridedConvSignedOutput) {
   QdqModel q;
   q.m.input("x", onnx::TensorProto::FLOAT, {1, 12, 15, 14}).output("y", onnx::TensorProto::FLOAT, {1, 12, 8, 7});
