@@ -26,8 +26,9 @@ Modes:
 Tables:
   speed       median latency per mode and ephost/ORT; the 1t CPU-time ratio (steadier than latency
               while other jobs load the machine); the first run after session creation and its ratio
-              to the steady run (latency, and CPU time); session creation; peak RSS (VmHWM minus the
-              RSS just before session creation, 1t)
+              to the steady run (latency, and CPU time); session creation (latency, CPU time of the
+              process, and the page faults it took: first touches of new memory); peak RSS (VmHWM
+              minus the RSS just before session creation, 1t)
   arithmetic  GMACs per run (models/flops.py) and the share of the machine's peak (cpu_peak.py, with
               the clock and FMA rates ephost_cpu_clock measures where it is built beside the runner:
               f32 FMA peak for f32, u8*s8 peak for int8) each runtime reaches, from 1t and 2t latency
@@ -383,7 +384,7 @@ def main():
                     if rs:
                         agg[rt] = {k: statistics.median(r[k] for r in rs if k in r)
                                    for k in ('median_ms', 'cpu_ms', 'first_run_ms', 'first_run_cpu_ms', 'peak_rss_mb',
-                                             'create_ms')
+                                             'create_ms', 'create_cpu_ms', 'create_page_faults')
                                    if any(k in r for r in rs)}
                         agg[rt]['runs'] = [r['runs'] for r in rs]
                         plugin_isa.update(r['cpu_plugin_architecture'] for r in rs if 'cpu_plugin_architecture' in r)
@@ -419,9 +420,10 @@ def main():
             head += [f'{m} before', f'{m} after/before']
     if '1t' in modes:
         head += ['1t CPU-time ratio', 'first ephost (x steady)', 'first ORT (x steady)',
-                 'first CPU ephost/ORT (x steady CPU)', 'create ephost/ORT ms', 'RSS ephost MB', 'RSS ORT MB', 'RSS ratio']
+                 'first CPU ephost/ORT (x steady CPU)', 'create ephost/ORT ms',
+                 'create CPU ephost/ORT ms', 'create page faults ephost/ORT', 'RSS ephost MB', 'RSS ORT MB', 'RSS ratio']
         if base:
-            head += ['first before (x steady)', 'RSS before MB']
+            head += ['first before (x steady)', 'create CPU before ms', 'RSS before MB']
     rows = []
     for case, precision in rows_order:
         key = label(case, precision)
@@ -441,12 +443,17 @@ def main():
                                   for rt in ('ephost', 'ort')))
             ce, co = get(key, '1t', 'ephost', 'create_ms'), get(key, '1t', 'ort', 'create_ms')
             row.append(f'{fmt_ms(ce)} / {fmt_ms(co)} ({ratio(ce, co)})')
+            ce, co = get(key, '1t', 'ephost', 'create_cpu_ms'), get(key, '1t', 'ort', 'create_cpu_ms')
+            row.append(f'{fmt_ms(ce)} / {fmt_ms(co)} ({ratio(ce, co)})')
+            ce, co = get(key, '1t', 'ephost', 'create_page_faults'), get(key, '1t', 'ort', 'create_page_faults')
+            row.append(f'{ce:.0f} / {co:.0f}' if ce is not None and co is not None else '-')
             e, o = get(key, '1t', 'ephost', 'peak_rss_mb'), get(key, '1t', 'ort', 'peak_rss_mb')
             row += [f'{e:.0f}' if e is not None else '-', f'{o:.0f}' if o is not None else '-', ratio(e, o)]
             if base:
                 f, st = get(key, '1t', 'base', 'first_run_ms'), get(key, '1t', 'base', 'median_ms')
                 b = get(key, '1t', 'base', 'peak_rss_mb')
-                row += [f'{fmt_ms(f)} ({ratio(f, st)})' if f is not None else '-', f'{b:.0f}' if b is not None else '-']
+                row += [f'{fmt_ms(f)} ({ratio(f, st)})' if f is not None else '-',
+                        fmt_ms(get(key, '1t', 'base', 'create_cpu_ms')), f'{b:.0f}' if b is not None else '-']
         rows.append(row)
     print_table('Speed', head, rows)
 

@@ -72,10 +72,15 @@ async function main() {
     executionMode: 'sequential',
   };
   const rssBase = statusKb('VmRSS');
+  const createCpu0 = process.cpuUsage();
+  const createFaults0 = process.resourceUsage().minorPageFault;
   let t0 = process.hrtime.bigint();
   const session = await ort.InferenceSession.create(opt.model, so);
   const ms = (t) => Number(process.hrtime.bigint() - t) / 1e6;
   const createMs = ms(t0);
+  const cc = process.cpuUsage(createCpu0);
+  const createCpuMs = (cc.user + cc.system) / 1000;
+  const createFaults = process.resourceUsage().minorPageFault - createFaults0;
 
   const firstCpu0 = process.cpuUsage();
   t0 = process.hrtime.bigint();
@@ -118,7 +123,7 @@ async function main() {
   cpu.sort((a, b) => a - b);
   const cpuMedian = n % 2 ? cpu[(n - 1) / 2] : (cpu[n / 2 - 1] + cpu[n / 2]) / 2;
   process.stdout.write(JSON.stringify({
-    runtime: 'ort', version: ortVersion, threads: opt.threads, create_ms: createMs, first_run_ms: firstMs, first_run_cpu_ms: firstCpuMs,
+    runtime: 'ort', version: ortVersion, threads: opt.threads, create_ms: createMs, create_cpu_ms: createCpuMs, create_page_faults: createFaults, first_run_ms: firstMs, first_run_cpu_ms: firstCpuMs,
     median_ms: median, cpu_ms: cpuMedian, min_ms: sorted[0], p90_ms: sorted[Math.min(n - 1, Math.floor(0.9 * n))], runs: n,
     rss_baseline_mb: rssBase / 1024, peak_rss_mb: (hwm - rssBase) / 1024,
   }) + '\n');

@@ -24,6 +24,7 @@
 #if defined(EPHOST_WITH_DNNL)
 #include "dnnl_post_ops.h"
 #include "math/dnnl_util.h"
+#include "winograd_weights.h"
 #endif
 
 namespace ephost::cpu::fusion {
@@ -313,7 +314,7 @@ struct Step {
   Shape sizes;
   // convolution weights in the primitive's layout, by layout (shared by the plans of every shape)
   std::mutex mu;
-  std::vector<std::pair<memory::desc, memory>> packed;
+  std::vector<std::pair<memory::desc, math::WeightsMemory>> packed;
 };
 
 struct Value {
@@ -958,15 +959,17 @@ class RegionGroup : public sdk::CompiledGroup {
     if (threads <= 0) threads = default_threads_;
     threads = math::effective_threads(threads, adaptive_);
     std::shared_ptr<RunPlan> plan;
+    bool planned_now = false;
     try {
-      plan = plan_for(shapes, threads);
+      plan = plan_for(shapes, threads, &planned_now);
     } catch (const sdk::Error&) {
       throw;
     } catch (const std::exception& e) {
       fail(e.what());
     }
-    // Its own span: the first run of new input shapes creates the primitives here.
-    if (spans.on()) spans.close("plan for these input shapes", "Plan", {});
+    // Its own span, only when this run built the plan (the first run of new input shapes creates
+    // the primitives here; with static shapes, compile time did): the tests count these spans.
+    if (spans.on() && planned_now) spans.close("plan for these input shapes", "Plan", {});
     math::set_num_threads(threads);
     float* arena = arena_floats(plan->arena + plan->scratch_floats + plan->wino_floats);
     float* scratch = arena + plan->arena;
@@ -1054,12 +1057,14 @@ class RegionGroup : public sdk::CompiledGroup {
     return a.p;
   }
 
-  std::shared_ptr<RunPlan> plan_for(const std::vector<Shape>& shapes, int threads) {
+  // The plan for these shapes and threads, built (and *built set) when there is none yet.
+  std::shared_ptr<RunPlan> plan_for(const std::vector<Shape>& shapes, int threads, bool* built = nullptr) {
     std::vector<int64_t> key{threads};
     for (const Shape& s : shapes) key.insert(key.end(), s.begin(), s.end());
     std::lock_guard<std::mutex> lock(mu_);
     auto it = plans_.find(key);
     if (it != plans_.end()) return it->second;
+    if (built != nullptr) *built = true;
     auto plan = build_plan(shapes, threads);
     if (plans_.size() >= 16) plans_.erase(plans_.begin());
     plans_.emplace(key, plan);
@@ -1078,7 +1083,8 @@ class RegionGroup : public sdk::CompiledGroup {
   int default_threads_;
   bool adaptive_ = true;
   bool winograd_ = true;
-  std::mutex mu_;
+  std::mutex mu_;            // held while a plan is built (and so while pack_buffers_ is in use)
+  PackBuffers pack_buffers_;  // temporaries of weight packing, reused by every step of a plan
   std::map<std::vector<int64_t>, std::shared_ptr<RunPlan>> plans_;
 };
 
@@ -1269,16 +1275,26 @@ void RegionGroup::plan_step(const Step& st, size_t index, RunPlan& plan, int thr
       Step& ms = const_cast<Step&>(st);
       std::lock_guard<std::mutex> lock(ms.mu);
       for (const auto& [d, m] : ms.packed)
-        if (d == want) sp.w = m;
+        if (d == want) sp.w = m.memory;
       if (!sp.w) {
-        std::vector<float> folded = folded_weights(st);
-        memory user(math::strided_desc(wdims, wstrides), eng, folded.data());
-        memory packed(want, eng);
-        dnnl::stream& s = math::thread_stream();
-        dnnl::reorder(user, packed).execute(s, user, packed);
-        s.wait();
-        ms.packed.emplace_back(want, packed);
-        sp.w = packed;
+        // The ONNX weights are read in place unless factors are folded into them (a copy of a
+        // large model's weights costs about as much as the packing, in page faults).
+        math::WeightsMemory packed;
+        if (!t && G == 1 && is_winograd_layout(want)) {
+          packed = pack_winograd_weights(st.w, st.w_mul.empty() ? nullptr : st.w_mul.data(), OCg, ICg, want,
+                                         pack_buffers_);
+        } else {
+          std::vector<float> folded;
+          if (!st.w_mul.empty()) folded = folded_weights(st);
+          float* w = folded.empty() ? const_cast<float*>(st.w) : folded.data();
+          memory user(math::strided_desc(wdims, wstrides), eng, w);
+          packed = math::weights_memory(want);
+          dnnl::stream& s = math::thread_stream();
+          dnnl::reorder(user, packed.memory).execute(s, user, packed.memory);
+          s.wait();
+        }
+        sp.w = packed.memory;
+        ms.packed.emplace_back(want, std::move(packed));
       }
       break;
     }
@@ -1397,7 +1413,7 @@ void RegionGroup::plan_deconv_gemm(const Step& st, StepPlan& sp, const math::Con
   Step& ms = const_cast<Step&>(st);
   std::lock_guard<std::mutex> lock(ms.mu);
   for (const auto& [d, m] : ms.packed)
-    if (d == want) sp.w = m;
+    if (d == want) sp.w = m.memory;
   if (!sp.w) {
     // ONNX W [C, M, kh, kw] as [C, (i, j, m)].
     const std::vector<float> folded = folded_weights(st);
@@ -1407,12 +1423,12 @@ void RegionGroup::plan_deconv_gemm(const Step& st, StepPlan& sp, const math::Con
         for (int64_t i = 0; i < KH; ++i)
           for (int64_t j = 0; j < KW; ++j) wt[c * cols + (i * KW + j) * M + m] = folded[((c * M + m) * KH + i) * KW + j];
     memory user(math::plain_desc({C, cols}), eng, wt.data());
-    memory packed(want, eng);
+    math::WeightsMemory packed = math::weights_memory(want);
     dnnl::stream& s = math::thread_stream();
-    dnnl::reorder(user, packed).execute(s, user, packed);
+    dnnl::reorder(user, packed.memory).execute(s, user, packed.memory);
     s.wait();
-    ms.packed.emplace_back(want, packed);
-    sp.w = packed;
+    sp.w = packed.memory;
+    ms.packed.emplace_back(want, std::move(packed));
   }
 }
 

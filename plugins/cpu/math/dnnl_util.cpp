@@ -2,8 +2,11 @@
 
 #include "dnnl_util.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <memory>
+#include <new>
 #include <optional>
 
 #include "isa.h"
@@ -76,6 +79,19 @@ void* thread_buffer(int slot, size_t bytes) {
     b.size = rounded;
   }
   return b.data.get();
+}
+
+WeightsMemory weights_memory(const dnnl::memory::desc& desc) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  const size_t bytes = desc.get_size();
+  if (bytes < kHuge) return {dnnl::memory(desc, cpu_engine()), nullptr};
+  const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+  void* p = std::aligned_alloc(kHuge, rounded);
+  if (p == nullptr) throw std::bad_alloc();
+  // Advice only: where the kernel has no huge pages to give, it faults in small pages as before.
+  (void)madvise(p, rounded, MADV_HUGEPAGE);
+  std::shared_ptr<void> block(p, std::free);
+  return {dnnl::memory(desc, cpu_engine(), p), std::move(block)};
 }
 
 }  // namespace ephost::cpu::math

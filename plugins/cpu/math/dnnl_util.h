@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -26,5 +27,16 @@ dnnl::memory::desc strided_desc(const Shape& dims, const Shape& strides,
 // only, so no locking is needed, and steady-state runs allocate nothing.
 constexpr int kThreadBufferSlots = 6;
 void* thread_buffer(int slot, size_t bytes);
+
+// Memory for weights that live as long as a compiled group (packed once, read by every run). Blocks
+// of 2 MiB and more are aligned to 2 MiB and advised as transparent huge pages: packing a large
+// model's weights at session creation then faults in one page per 2 MiB instead of 512 (the faults
+// cost more than the packing), and the runs read them with fewer TLB misses. oneDNN's memory does
+// not own a buffer it is given, so `block` owns it: keep it as long as `memory` (or a copy) is used.
+struct WeightsMemory {
+  dnnl::memory memory;
+  std::shared_ptr<void> block;  // null where oneDNN allocated (and owns) the memory
+};
+WeightsMemory weights_memory(const dnnl::memory::desc& desc);
 
 }  // namespace ephost::cpu::math
