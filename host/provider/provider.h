@@ -101,6 +101,9 @@ class Provider {
   // such function.
   virtual void run_start() const = 0;
   virtual void run_end() const = 0;
+  // Whether run_start or run_end reach the plugin (it has on_run_start or on_run_end): a provider in
+  // another process skips the round trip when neither does.
+  virtual bool observes_runs() const = 0;
 
   // ---- EPContext (context_emit, context_judge, context_load) ----------------------------------------------
   // Whether emit_context can cache what the provider compiles.
