@@ -59,11 +59,21 @@ ProviderProcess::ProviderProcess(const std::string& executable) : arena_(SharedA
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
     fail(EPHOST_EP_FAIL, "isolated provider: socketpair failed: {}", std::strerror(errno));
+  // The child's descriptors 3 and 4 are made from ones above them: a dup2 onto 3 must not overwrite the
+  // arena when the arena is descriptor 3 here (a process that had nothing else open).
+  const int child_end = ::fcntl(fds[1], F_DUPFD_CLOEXEC, kChildArenaFd + 1);
+  const int arena_copy = ::fcntl(arena_.fd(), F_DUPFD_CLOEXEC, kChildArenaFd + 1);
+  ::close(fds[1]);
+  if (child_end < 0 || arena_copy < 0) {
+    for (int fd : {fds[0], child_end, arena_copy})
+      if (fd >= 0) ::close(fd);
+    fail(EPHOST_EP_FAIL, "isolated provider: cannot duplicate descriptors: {}", std::strerror(errno));
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], kChildSocketFd);
-  posix_spawn_file_actions_adddup2(&actions, arena_.fd(), kChildArenaFd);
+  posix_spawn_file_actions_adddup2(&actions, child_end, kChildSocketFd);
+  posix_spawn_file_actions_adddup2(&actions, arena_copy, kChildArenaFd);
   // Whatever the application blocks or ignores, the provider host starts with default signal handling.
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
@@ -82,7 +92,8 @@ ProviderProcess::ProviderProcess(const std::string& executable) : arena_(SharedA
   const int error = posix_spawn(&pid_, executable.c_str(), &actions, &attributes, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
-  ::close(fds[1]);
+  ::close(child_end);
+  ::close(arena_copy);
   if (error != 0) {
     ::close(fds[0]);
     fail(EPHOST_EP_FAIL, "cannot start the provider host {}: {}", executable, std::strerror(error));
