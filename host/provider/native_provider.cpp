@@ -155,6 +155,8 @@ void NativeProvider::run_end() const {
   if (plugin_->on_run_end) call("on_run_end", [&] { return plugin_->on_run_end(handle_); });
 }
 
+bool NativeProvider::observes_runs() const { return plugin_->on_run_start || plugin_->on_run_end; }
+
 bool NativeProvider::emits_contexts() const { return plugin_->context_emit != nullptr; }
 
 void NativeProvider::emit_context(const std::string& fused_name, EphostContextSink& sink) const {

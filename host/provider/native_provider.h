@@ -25,6 +25,7 @@ class NativeProvider final : public Provider {
   void compute(const ComputeUnit& unit, EphostKernelContext* context) const override;
   void run_start() const override;
   void run_end() const override;
+  bool observes_runs() const override;
   bool emits_contexts() const override;
   void emit_context(const std::string& fused_name, EphostContextSink& sink) const override;
   std::optional<ContextJudgement> judge_context(const Node& context_node, const void* blob,

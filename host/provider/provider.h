@@ -5,11 +5,12 @@
 // exceptions thrown across the ABI, and the wording of its errors ("provider '<name>' <call>: ...").
 //
 // The rest of the host (partition, compile, exec, epcontext, session) holds a Provider and never knows
-// which kind of provider is behind it. Today there is one kind, a native plugin running in process
-// (native_provider.h). An ONNX Runtime plugin EP behind an adapter and a provider running in a provider
-// host process are further kinds of the same interface: what crosses the door is the host's own graph
-// views, nodes, kernel contexts and context sinks, and what comes back is claims, opaque compute units
-// and verdicts, never a plugin's function table.
+// which kind of provider is behind it. Two kinds today: a native plugin running in process
+// (native_provider.h), and a proxy to a plugin running in a provider host process
+// (isolation/isolated_provider.h, chosen by the session's provider_isolation settings). An ONNX Runtime
+// plugin EP behind an adapter is a further kind of the same interface: what crosses the door is the
+// host's own graph views, nodes, kernel contexts and context sinks, and what comes back is claims,
+// opaque compute units and verdicts, never a plugin's function table.
 #pragma once
 
 #include <cstddef>
@@ -101,6 +102,9 @@ class Provider {
   // such function.
   virtual void run_start() const = 0;
   virtual void run_end() const = 0;
+  // Whether run_start or run_end reach the plugin (it has on_run_start or on_run_end): a provider in
+  // another process skips the round trip when neither does.
+  virtual bool observes_runs() const = 0;
 
   // ---- EPContext (context_emit, context_judge, context_load) ----------------------------------------------
   // Whether emit_context can cache what the provider compiles.

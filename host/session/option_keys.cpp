@@ -19,6 +19,7 @@ const std::vector<OptionKey>& known_option_keys() {
       {kEphostSessionOptionsEnableProfiling, OptionKind::kFlag},
       {kEphostSessionOptionsProfileFilePrefix, OptionKind::kPath},
       {kEphostSessionOptionsCompileTimeoutMs, OptionKind::kInteger},
+      {kEphostSessionOptionsProviderIsolation, OptionKind::kString},
       {kEphostSessionOptionsDisableEpContextFallback, OptionKind::kFlag},
       {kEphostSessionOptionsFailOnSuboptimalCompiledModel, OptionKind::kFlag},
       {kEphostSessionOptionsEpContextSourceModelPath, OptionKind::kPath},

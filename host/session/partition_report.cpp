@@ -5,6 +5,7 @@
 
 #include "core/device.h"
 #include "discovery/plugin_registry.h"
+#include "isolation/isolated_provider.h"
 #include "session/session.h"
 
 namespace ephost {
@@ -70,6 +71,14 @@ std::string Session::partition_report_json() const {
                       {"name", d->name()},
                       {"type", device_type_name(d->type())},
                       {"memory", d->host_memory_usable() ? "host" : "device"}};
+    // Where it runs, and for a provider in a provider host process, how that process is doing now.
+    if (const auto* isolated = dynamic_cast<const IsolatedProvider*>(p.get())) {
+      const IsolatedProviderHealth h = isolated->health();
+      jp["isolation"] = {{"mode", "process"}, {"state", isolated_provider_state_name(h.state)},
+                         {"failures", h.failures}, {"last_failure", h.last_failure}, {"process_id", h.process_id}};
+    } else {
+      jp["isolation"] = {{"mode", "in_process"}};
+    }
     providers.push_back(jp);
   }
   report["providers"] = providers;

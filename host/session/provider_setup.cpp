@@ -8,6 +8,8 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "graph/graph.h"
+#include "isolation/isolated_provider.h"
+#include "isolation/isolation_options.h"
 
 namespace ephost {
 namespace {
@@ -123,14 +125,32 @@ struct Candidate {
   const PluginRecord* record = nullptr;
   const Device* device = nullptr;
   std::vector<std::pair<std::string, std::string>> options;
+  IsolationSettings isolation;
 };
+
+// The candidate's provider: in a provider host process when its isolation says so (never the built-in
+// CPU plugin, which is the host's own code), else in process.
+std::unique_ptr<Provider> make_provider(const Candidate& c) {
+  if (!c.record->builtin && c.isolation.mode == IsolationMode::kProcess)
+    return std::make_unique<IsolatedProvider>(*c.record, c.options, c.device, c.isolation,
+                                              isolation::default_provider_host_path());
+  return create_provider(*c.record, c.options, c.device);
+}
+
+// A candidate for `rec` with its provider options, the isolation entries taken out of them.
+Candidate make_candidate(const SessionConfig& config, const PluginRecord* rec, const Device* device,
+                         std::vector<std::pair<std::string, std::string>> options) {
+  Candidate c{rec, device, std::move(options), {}};
+  c.isolation = take_isolation_settings(c.options, config.provider_isolation, rec->name);
+  return c;
+}
 
 // Creates a provider the policy chose, or returns null having said why it was not: a broken plugin the
 // user did not ask for costs its own nodes, never the session.
 std::unique_ptr<Provider> create_chosen_provider(const Candidate& c, const std::string& policy,
                                                  ProviderSelection::Candidate& report) {
   try {
-    return create_provider(*c.record, c.options, c.device);
+    return make_provider(c);
   } catch (const std::exception& e) {
     report.skipped = true;
     report.reason = fmt::format("skipped: its provider could not be created ({})", e.what());
@@ -234,8 +254,8 @@ SessionProviders create_providers(const PluginRegistry& registry, const SessionC
     // asked for it by name.
     if (!rec || !registry.ensure_loaded(*rec)) fail_unavailable(registry, request.name);
     listed.insert(rec->name);
-    candidates.push_back({rec, choose_device(*rec, request.device, config.selection_policy),
-                          provider_options(config, rec->name, request.options)});
+    candidates.push_back(make_candidate(config, rec, choose_device(*rec, request.device, config.selection_policy),
+                                        provider_options(config, rec->name, request.options)));
   }
   std::vector<std::unique_ptr<Provider>> created(candidates.size());
   if (config.providers.empty()) {
@@ -243,8 +263,8 @@ SessionProviders create_providers(const PluginRegistry& registry, const SessionC
       // Lazy loading: a plugin that drops out when loaded now is left out (logged, and named in the
       // discovery report); its nodes go to the plugins after it and the CPU plugin.
       if (rec->name != kCpuProvider && registry.ensure_loaded(*rec))
-        candidates.push_back({rec, choose_device(*rec, -1, config.selection_policy),
-                              provider_options(config, rec->name, {})});
+        candidates.push_back(make_candidate(config, rec, choose_device(*rec, -1, config.selection_policy),
+                                            provider_options(config, rec->name, {})));
     created.resize(candidates.size());
     apply_policy(config, model, candidates, created, providers.selection);
   } else {
@@ -253,7 +273,7 @@ SessionProviders create_providers(const PluginRegistry& registry, const SessionC
   if (config.cpu_fallback && !listed.count(kCpuProvider)) {
     const PluginRecord* cpu = registry.find_loaded(kCpuProvider);
     if (!cpu || !registry.ensure_loaded(*cpu)) fail_unavailable(registry, kCpuProvider);
-    candidates.push_back({cpu, nullptr, provider_options(config, kCpuProvider, {})});
+    candidates.push_back(make_candidate(config, cpu, nullptr, provider_options(config, kCpuProvider, {})));
     created.emplace_back();
   }
   // The policy's candidates come first, in the order of selection.candidates; then the CPU plugin.
@@ -266,11 +286,17 @@ SessionProviders create_providers(const PluginRegistry& registry, const SessionC
       if (!created[i]) created[i] = create_chosen_provider(c, providers.selection.policy, report);
       if (!created[i]) continue;
     } else if (!created[i]) {
-      created[i] = create_provider(*c.record, c.options, c.device);
+      created[i] = make_provider(c);
     }
     providers.names.push_back(c.record->name);
     providers.instances.push_back(std::move(created[i]));
   }
+  // An isolated provider that fails too often hands its work to the CPU plugin.
+  Provider* cpu = nullptr;
+  for (size_t i = 0; i < providers.names.size(); ++i)
+    if (providers.names[i] == kCpuProvider) cpu = providers.instances[i].get();
+  for (auto& p : providers.instances)
+    if (auto* isolated = dynamic_cast<IsolatedProvider*>(p.get())) isolated->set_fallback(cpu);
   return providers;
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "ephost/ephost_session_options_keys.h"
+#include "isolation/isolation_options.h"
 #include "session/option_keys.h"
 
 namespace ephost {
@@ -123,6 +124,9 @@ SessionConfig parse_session_config(const SessionOptions& options) {
   c.profiling = r.flag(kEphostSessionOptionsEnableProfiling, false);
   c.profile_prefix = r.string(kEphostSessionOptionsProfileFilePrefix, c.profile_prefix);
   c.compile_timeout_ms = parse_compile_timeout(r);
+  c.provider_isolation = r.string(kEphostSessionOptionsProviderIsolation);
+  if (!c.provider_isolation.empty())
+    parse_isolation_mode(c.provider_isolation, "session option 'session.provider_isolation'");
   c.ep_context = parse_ep_context(r);
   c.providers = options.providers;
   const std::string prefix = kEphostSessionOptionsProviderOptionPrefix;

@@ -27,6 +27,7 @@ struct SessionConfig {
   bool profiling = false;                           // session.enable_profiling
   std::string profile_prefix = "ephost_profile";    // session.profile_file_prefix
   int64_t compile_timeout_ms = 0;                   // session.compile_timeout_ms; 0: no deadline
+  std::string provider_isolation;                   // session.provider_isolation ("": not set)
   EpContextOptions ep_context;
   // Providers in registration priority (AppendProvider order; empty: by the plugins' priorities).
   std::vector<ProviderRequest> providers;

@@ -42,6 +42,7 @@ py::dict documented_config_keys() {
   keys["EnableProfiling"] = kEphostSessionOptionsEnableProfiling;
   keys["ProfileFilePrefix"] = kEphostSessionOptionsProfileFilePrefix;
   keys["CompileTimeoutMs"] = kEphostSessionOptionsCompileTimeoutMs;
+  keys["ProviderIsolation"] = kEphostSessionOptionsProviderIsolation;
   keys["DisableEpContextFallback"] = kEphostSessionOptionsDisableEpContextFallback;
   keys["FailOnSuboptimalCompiledModel"] = kEphostSessionOptionsFailOnSuboptimalCompiledModel;
   keys["EpContextSourceModelPath"] = kEphostSessionOptionsEpContextSourceModelPath;

@@ -60,6 +60,7 @@ expect_in libephost0 "$LIBDIR/libephost\.so\.0\.[0-9.]+" "the shared library in 
 expect_in libephost0 "$LIBDIR/libephost\.so\.0" "the soname link"
 expect_in libephost0 "$LIBDIR/ephost/plugins/" "the default plugin directory"
 expect_in libephost0 "$LIBDIR/ephost/ephost-plugin-scanner" "the plugin scanner beside the plugin directory"
+expect_in libephost0 "$LIBDIR/ephost/ephost-provider-host" "the provider host beside the plugin scanner"
 expect_in libephost-dev "$LIBDIR/libephost\.so" "the development link"
 expect_in libephost-dev "usr/include/ephost/ephost_c_api\.h" "the C API header"
 expect_in libephost-dev "usr/include/ephost/sdk/plugin\.hpp" "the plugin SDK"

@@ -11,6 +11,8 @@
 // cyclic groups unless told otherwise; EPHOST_TEST_BETA_CONTEXTS caches contexts carelessly: 1 judges
 // every blob that starts with its magic OPTIMAL without checking the rest, 2 reads a length field its
 // judge never checks is there (and crashes on a short blob). Neither can load a context back.
+// EPHOST_TEST_BETA_FAULTS builds "faulty", which crashes, aborts or hangs on demand in one call
+// (injected_fault.hpp: options `fault` and `fault_while`), for the provider isolation tests.
 #include <cstring>
 #include <deque>
 #include <map>
@@ -21,6 +23,7 @@
 
 #include "elementwise.hpp"
 #include "ephost/sdk/plugin.hpp"
+#include "injected_fault.hpp"
 #include "recording_plugin.hpp"
 #include "rendezvous.hpp"
 
@@ -101,8 +104,9 @@ class LiveStates {
 
 class ChainGroup : public CompiledGroup {
  public:
-  ChainGroup(const Graph& group, const std::string& fused_name, std::shared_ptr<ephost_test::Rendezvous> rendezvous)
-      : name_(fused_name), rendezvous_(std::move(rendezvous)) {
+  ChainGroup(const Graph& group, const std::string& fused_name, std::shared_ptr<ephost_test::Rendezvous> rendezvous,
+             ephost_test::InjectedFault fault = {})
+      : name_(fused_name), rendezvous_(std::move(rendezvous)), fault_(std::move(fault)) {
     for (size_t i = 0; i < group.num_inputs(); ++i) inputs_.push_back(group.input(i).name());
     for (size_t i = 0; i < group.num_outputs(); ++i) outputs_.push_back(group.output(i).name());
     for (const Node& node : group.nodes()) {
@@ -121,6 +125,7 @@ class ChainGroup : public CompiledGroup {
 
   void compute(void* state, KernelContext& ctx) override {
     ephost_test::Rendezvous::Visit visit(rendezvous_.get());
+    fault_.at("compute");
     states_.check(state, name_);
     std::unordered_map<std::string, View> values;
     std::deque<FloatTensor> locals;  // deque: views into it stay valid as it grows
@@ -178,6 +183,7 @@ class ChainGroup : public CompiledGroup {
 
   std::string name_;
   std::shared_ptr<ephost_test::Rendezvous> rendezvous_;
+  ephost_test::InjectedFault fault_;
   LiveStates states_;
   std::vector<std::string> inputs_, outputs_;
   std::map<std::string, FloatTensor> constants_;
@@ -192,13 +198,16 @@ using BetaBase = Provider;
 
 class BetaProvider : public BetaBase {
  public:
-  BetaProvider(bool claim, bool check_cycles, std::shared_ptr<ephost_test::Rendezvous> rendezvous)
-      : claim_(claim), check_cycles_(check_cycles), rendezvous_(std::move(rendezvous)) {}
+  BetaProvider(bool claim, bool check_cycles, std::shared_ptr<ephost_test::Rendezvous> rendezvous,
+               ephost_test::InjectedFault fault)
+      : claim_(claim), check_cycles_(check_cycles), rendezvous_(std::move(rendezvous)), fault_(std::move(fault)) {}
   void get_capability(const Graph& graph, Capability& capability) override {
+    fault_.at("get_capability");
     if (!claim_) return;
     for (const auto& chain : find_chains(graph, check_cycles_)) capability.add_fused_group(chain);
   }
   std::unique_ptr<CompiledGroup> compile(const Graph& group, const std::string& fused_name) override {
+    fault_.at("compile");
     // Element types are checked at run time; here only that every node is one the interpreter knows.
     for (const Node& node : group.nodes()) {
       std::string op = node.op_type();
@@ -206,7 +215,7 @@ class BetaProvider : public BetaBase {
       if ((op != "Add" && op != "Mul" && op != "Relu") || node.num_inputs() != arity || !node.has_output(0))
         fail(EPHOST_NOT_IMPLEMENTED, "beta cannot compile " + node.op_type() + " node '" + node.name() + "'");
     }
-    return std::make_unique<ChainGroup>(group, fused_name, rendezvous_);
+    return std::make_unique<ChainGroup>(group, fused_name, rendezvous_, fault_);
   }
 #if defined(EPHOST_TEST_BETA_CONTEXTS)
   void emit_context(const std::string& fused_name, ContextSink& sink) override {
@@ -232,6 +241,7 @@ class BetaProvider : public BetaBase {
   bool claim_;
   bool check_cycles_;
   std::shared_ptr<ephost_test::Rendezvous> rendezvous_;  // shared by the provider's groups
+  ephost_test::InjectedFault fault_;
 };
 
 struct BetaDescribe {
@@ -257,8 +267,14 @@ struct BetaCreate {
   std::unique_ptr<BetaProvider> operator()(const Options& options) const {
     std::string check = option(options, "check_cycles", EPHOST_TEST_BETA_CHECK_CYCLES_DEFAULT);
     if (check != "0" && check != "1") fail(EPHOST_INVALID_ARGUMENT, "option check_cycles must be 0 or 1, got '" + check + "'");
+#if defined(EPHOST_TEST_BETA_FAULTS)
+    ephost_test::InjectedFault fault(options);
+    fault.at("provider_create");
+#else
+    ephost_test::InjectedFault fault;
+#endif
     return std::make_unique<BetaProvider>(ephost_test::claims_anything(options), check == "1",
-                                          ephost_test::rendezvous_option(options));
+                                          ephost_test::rendezvous_option(options), std::move(fault));
   }
 };
 

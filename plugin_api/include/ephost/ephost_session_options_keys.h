@@ -82,6 +82,16 @@ static const char* const kEphostSessionOptionsProfileFilePrefix = "session.profi
  * Since API 4. */
 static const char* const kEphostSessionOptionsCompileTimeoutMs = "session.compile_timeout_ms";
 
+/* string, default "auto" (or $EPHOST_PROVIDER_ISOLATION when the option is not set). Where the
+ * session's plugin providers run: "in_process" (in the application's process), "process" (each in a
+ * provider host process of its own: a crash or hang in the plugin fails the run it happened in with
+ * EP_FAIL, the process is started again, and after 3 failures within a minute the provider's work goes
+ * to the CPU plugin) or "auto" (in process). "ep.<provider>.isolation" sets it for one provider, and
+ * "ep.<provider>.isolation_timeout_ms" (default 60000) and "ep.<provider>.isolation_compile_timeout_ms"
+ * (default 300000) bound its calls out of process; the plugin never sees these three. The built-in CPU
+ * plugin always runs in process. ephost addition. Since API 4. */
+static const char* const kEphostSessionOptionsProviderIsolation = "session.provider_isolation";
+
 /* ---- EPContext: loading a ctx model ------------------------------------------------------------- */
 
 /* flag, default "0". "1": a cached context that does not fit its plugin fails the session with

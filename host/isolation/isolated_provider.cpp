@@ -1,0 +1,527 @@
+#include "isolation/isolated_provider.h"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/device.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "core/run_control.h"
+#include "core/runtime_value.h"
+#include "core/tensor.h"
+#include "discovery/plugin_record.h"
+#include "isolation/fallback_group.h"
+#include "isolation/graph_snapshot.h"
+#include "isolation/served_context.h"
+#include "partition/partition.h"
+
+namespace ephost {
+
+using isolation::MessageReader;
+using isolation::MessageWriter;
+using isolation::Op;
+using isolation::ProcessLost;
+
+namespace {
+
+// A release never waits long for a process that is busy dying.
+constexpr std::chrono::milliseconds kReleaseTimeout{2000};
+
+// The error of a call whose process was lost: the retry loops of compile know it from a plugin's error.
+class ProcessLostError : public Error {
+ public:
+  using Error::Error;
+};
+
+MessageWriter request(Op op) {
+  MessageWriter w;
+  w.u32(static_cast<uint32_t>(op));
+  return w;
+}
+
+}  // namespace
+
+const char* isolated_provider_state_name(IsolatedProviderState state) {
+  switch (state) {
+    case IsolatedProviderState::kRunning: return "running";
+    case IsolatedProviderState::kRestarting: return "restarting";
+    case IsolatedProviderState::kFallenBack: return "fallen_back";
+  }
+  return "running";
+}
+
+struct IsolatedProvider::GraphRecord {
+  uint64_t id = 0;
+  const Graph* main = nullptr;
+  uint64_t sent_generation = 0;  // the process generation that has it; 0: none yet
+};
+
+// A kernel or compute unit made in the provider host: how to make it again in a new process (the
+// request), its id there, and what the fallback provider needs to make it instead.
+class IsolatedProvider::Unit final : public ComputeUnit {
+ public:
+  Unit(const IsolatedProvider& owner, bool fused, std::string name, std::string what)
+      : ComputeUnit(fused, std::move(name)), owner(owner), what(std::move(what)) {}
+  ~Unit() override { owner.release_unit(*this); }
+
+  const IsolatedProvider& owner;
+  const std::string what;          // "compute of fused group 'g'", "kernel for node 'n' (Add)": for errors
+  GraphRecord* graph = nullptr;
+  std::string make_request;        // the request that makes it (kCreateKernel, kCompile, kLoadContext)
+  const Graph* ir_graph = nullptr; // the nodes the fallback compiles (none for a loaded context)
+  std::vector<const Node*> nodes;
+  bool wants_state = false;
+  uint64_t remote = 0;
+  uint64_t generation = 0;         // the process generation that made it; 0: none
+  uint64_t state_generation = 0;
+  size_t output_bytes = 0;         // the last compute's output bytes: reserved ahead in the arena
+  std::unique_ptr<FallbackGroup> fallback;  // the fallback provider's kernels, once fallen back
+};
+
+IsolatedProvider::IsolatedProvider(const PluginRecord& record,
+                                   const std::vector<std::pair<std::string, std::string>>& options,
+                                   const Device* device, IsolationSettings settings, std::string executable)
+    : Provider(record, device), settings_(settings), executable_(std::move(executable)) {
+  if (device) {
+    for (size_t i = 0; i < record.devices.size(); ++i)
+      if (record.devices[i].get() == device) device_index_ = static_cast<int64_t>(i);
+    if (!device->host_memory_usable())
+      fail(EPHOST_NOT_IMPLEMENTED, "provider '{}' on device {} works on device memory, which does not cross to a "
+           "provider host process yet: run it in process (ep.{}.isolation=in_process)", name(), device->label(), name());
+  }
+  create_request_ = request(Op::kCreate);
+  create_request_.bytes(record.path).i64(device_index_).u64(options.size());
+  for (const auto& [key, value] : options) create_request_.bytes(key).bytes(value);
+  std::lock_guard<std::mutex> lock(mutex_);
+  ensure_process_locked("provider_create");
+}
+
+IsolatedProvider::~IsolatedProvider() = default;
+
+void IsolatedProvider::set_health_callback(HealthCallback callback) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  callback_ = callback ? std::make_shared<HealthCallback>(std::move(callback)) : nullptr;
+}
+
+IsolatedProviderHealth IsolatedProvider::health() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  IsolatedProviderHealth h = health_;
+  h.process_id = process_ && process_->alive() ? process_->pid() : -1;
+  return h;
+}
+
+void IsolatedProvider::notify(const IsolatedProviderHealth& health) const {
+  std::shared_ptr<HealthCallback> callback;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    callback = callback_;
+  }
+  if (callback) (*callback)(name(), health);
+}
+
+IsolatedProvider::Unit& IsolatedProvider::own(const ComputeUnit& unit) const {
+  auto& isolated = const_cast<Unit&>(static_cast<const Unit&>(unit));
+  if (&isolated.owner != this)
+    fail(EPHOST_FAIL, "provider '{}' was handed compute unit '{}' of another provider (internal error)", name(),
+         unit.name());
+  return isolated;
+}
+
+// ---- the process ----------------------------------------------------------------------------------------
+
+void IsolatedProvider::ensure_process_locked(const std::string& what) const {
+  if (health_.state == IsolatedProviderState::kFallenBack)
+    throw ProcessLostError(EPHOST_EP_FAIL, fmt::format("provider '{}' {}: the provider fell back after {} failures "
+                                                       "and runs no process any more (last: {})",
+                                                       name(), what, health_.failures, health_.last_failure));
+  std::string how;
+  if (process_ && process_->ended_between_calls(how)) {
+    // Counted as a failure, but no call was in it: nothing fails now, a new process starts.
+    try {
+      lose_process_locked(what + " (between calls)", ProcessLost(how, false));
+    } catch (const ProcessLostError&) {
+      if (health_.state == IsolatedProviderState::kFallenBack) throw;
+    }
+  }
+  if (process_ && process_->alive()) return;
+  process_ = std::make_unique<isolation::ProviderProcess>(executable_);
+  ++generation_;
+  std::string reply;
+  try {
+    reply = request_locked(create_request_.data(), what, settings_.compile_timeout);
+  } catch (const ProcessLostError&) {
+    throw;
+  } catch (...) {
+    process_.reset();  // a provider_create that failed cleanly leaves no process to reuse
+    throw;
+  }
+  MessageReader in(reply);
+  in.u32();
+  const uint32_t flags = in.u32();
+  emits_contexts_ = flags & 1;
+  observes_runs_ = flags & 2;
+  if (health_.state == IsolatedProviderState::kRestarting) health_.state = IsolatedProviderState::kRunning;
+}
+
+std::string IsolatedProvider::request_locked(const std::string& message, const std::string& what,
+                                             Clock::duration timeout, const std::function<bool()>& should_stop) const {
+  std::string reply;
+  try {
+    reply = process_->call(message, timeout, should_stop);
+  } catch (const ProcessLost& lost) {
+    lose_process_locked(what, lost);
+  }
+  MessageReader in(reply);
+  const uint32_t status = in.u32();
+  if (status != isolation::kReplyOk) throw Error(static_cast<EphostStatusCode>(status), in.str());
+  return reply;
+}
+
+void IsolatedProvider::lose_process_locked(const std::string& what, const ProcessLost& lost) const {
+  const auto now = Clock::now();
+  std::string consequence;
+  if (lost.stopped) {
+    health_.state = IsolatedProviderState::kRestarting;
+    consequence = "the next call starts a new one";
+  } else {
+    ++health_.failures;
+    recent_failures_.push_back(now);
+    while (!recent_failures_.empty() && now - recent_failures_.front() > settings_.failure_window)
+      recent_failures_.pop_front();
+    if (static_cast<int>(recent_failures_.size()) >= settings_.max_failures) {
+      health_.state = IsolatedProviderState::kFallenBack;
+      consequence = fmt::format("that is {} failures within {} s, so its work goes to {}", recent_failures_.size(),
+                                std::chrono::duration_cast<std::chrono::seconds>(settings_.failure_window).count(),
+                                fallback_ ? "provider '" + fallback_->name() + "'" : "no other provider (none is left)");
+    } else {
+      health_.state = IsolatedProviderState::kRestarting;
+      consequence = "the next call starts a new one";
+    }
+  }
+  const std::string message = fmt::format("provider '{}' {}: its provider host process {} (plugin {}); {}", name(), what,
+                                          lost.what(), library_path(), consequence);
+  if (!lost.stopped) {
+    health_.last_failure = message;
+    log_warning(message);
+  }
+  IsolatedProviderHealth snapshot = health_;
+  snapshot.process_id = -1;
+  process_.reset();
+  // The callback runs without the provider's lock, on the failing call's thread.
+  mutex_.unlock();
+  try {
+    notify(snapshot);
+  } catch (...) {
+  }
+  mutex_.lock();
+  throw ProcessLostError(EPHOST_EP_FAIL, message);
+}
+
+IsolatedProvider::GraphRecord& IsolatedProvider::graph_record_locked(const Graph& graph) const {
+  const Graph& main = isolation::main_graph_of(graph);
+  auto& slot = graphs_[{&main, main.nodes.size(), main.values.size()}];
+  if (!slot) {
+    slot = std::make_unique<GraphRecord>();
+    slot->id = next_graph_id_++;
+    slot->main = &main;
+  }
+  return *slot;
+}
+
+void IsolatedProvider::ensure_graph_locked(GraphRecord& graph, const std::string& what) const {
+  if (graph.sent_generation == generation_) return;
+  MessageWriter m = request(Op::kGraph);
+  m.u64(graph.id).bytes(isolation::snapshot_model(*graph.main));
+  request_locked(m.data(), what, settings_.compile_timeout);
+  graph.sent_generation = generation_;
+}
+
+void IsolatedProvider::ensure_unit_locked(Unit& unit) const {
+  if (unit.generation != generation_) {
+    if (unit.graph) ensure_graph_locked(*unit.graph, unit.what);
+    const std::string reply = request_locked(unit.make_request, unit.what, settings_.compile_timeout);
+    MessageReader in(reply);
+    in.u32();
+    unit.remote = in.u64();
+    unit.generation = generation_;
+  }
+  if (unit.wants_state && unit.state_generation != generation_) {
+    MessageWriter m = request(Op::kCreateState);
+    m.u64(unit.remote);
+    request_locked(m.data(), "create_state for " + unit.name(), settings_.compile_timeout);
+    unit.state_generation = generation_;
+  }
+}
+
+std::unique_ptr<ComputeUnit> IsolatedProvider::make_unit(std::unique_ptr<Unit> unit) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (;;) {
+    if (health_.state == IsolatedProviderState::kFallenBack && fallback_) return unit;  // made by the fallback on use
+    try {
+      ensure_process_locked(unit->what);
+      ensure_unit_locked(*unit);
+      return unit;
+    } catch (const ProcessLostError&) {
+      // Tried again in a new process, until the failures make the provider fall back.
+      if (health_.state == IsolatedProviderState::kFallenBack && !fallback_) throw;
+    }
+  }
+}
+
+void IsolatedProvider::release_unit(Unit& unit) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!process_ || !process_->alive() || unit.generation != generation_) return;
+  MessageWriter m = request(Op::kReleaseUnit);
+  m.u64(unit.remote);
+  try {
+    process_->call(m.data(), kReleaseTimeout);
+  } catch (...) {
+    // A process that dies while releasing is started again when it is next needed.
+    process_.reset();
+  }
+}
+
+// ---- the door's calls -------------------------------------------------------------------------------------
+
+std::vector<EphostCapability::Claim> IsolatedProvider::claims(const GraphView& view, const char* occasion) const {
+  const std::string what = occasion ? fmt::format("get_capability ({})", occasion) : std::string("get_capability");
+  if (!view.graph || view.nodes.size() != view.graph->nodes.size())
+    fail(EPHOST_EP_FAIL, "provider '{}' {}: an isolated provider is asked about whole graphs only (internal error)",
+         name(), what);
+  std::string reply;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ensure_process_locked(what);
+    GraphRecord& graph = graph_record_locked(*view.graph);
+    ensure_graph_locked(graph, what);
+    MessageWriter m = request(Op::kClaims);
+    m.u64(graph.id);
+    isolation::write_graph_path(m, *view.graph);
+    m.bytes(occasion ? occasion : "");
+    reply = request_locked(m.data(), what, settings_.call_timeout);
+  }
+  MessageReader in(reply);
+  in.u32();
+  std::vector<EphostCapability::Claim> claims(in.u64());
+  for (auto& claim : claims) {
+    claim.fused = in.u32() != 0;
+    claim.refused = in.str();
+    for (uint64_t n = in.u64(); n > 0; --n) {
+      const uint64_t index = in.u64();
+      if (index >= view.graph->nodes.size())
+        fail(EPHOST_EP_FAIL, "provider '{}' {}: the provider host claimed node {} of a graph of {} nodes", name(), what,
+             index, view.graph->nodes.size());
+      claim.nodes.push_back(view.graph->nodes[index].get());
+    }
+  }
+  return claims;
+}
+
+std::unique_ptr<ComputeUnit> IsolatedProvider::create_kernel(const Node& node) const {
+  auto unit = std::make_unique<Unit>(*this, false, node.name, fmt::format("kernel for node '{}' ({})", node.name,
+                                                                            node.op_type));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    unit->graph = &graph_record_locked(*node.owner);
+  }
+  MessageWriter m = request(Op::kCreateKernel);
+  m.u64(unit->graph->id);
+  isolation::write_graph_path(m, *node.owner);
+  m.u64(node.index);
+  unit->make_request = m.data();
+  unit->ir_graph = node.owner;
+  unit->nodes = {&node};
+  return make_unit(std::move(unit));
+}
+
+std::unique_ptr<ComputeUnit> IsolatedProvider::compile(const GraphView& group, const std::string& fused_name) const {
+  if (!group.graph) fail(EPHOST_EP_FAIL, "provider '{}': fused group '{}' has no graph (internal error)", name(), fused_name);
+  auto unit = std::make_unique<Unit>(*this, true, fused_name, fmt::format("compile of fused group '{}' ({} nodes)",
+                                                                          fused_name, group.nodes.size()));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    unit->graph = &graph_record_locked(*group.graph);
+  }
+  MessageWriter m = request(Op::kCompile);
+  m.u64(unit->graph->id);
+  isolation::write_graph_path(m, *group.graph);
+  m.u64(group.nodes.size());
+  for (const Node* n : group.nodes) m.u64(n->index);
+  m.bytes(fused_name);
+  unit->make_request = m.data();
+  unit->ir_graph = group.graph;
+  unit->nodes = group.nodes;
+  return make_unit(std::move(unit));
+}
+
+void IsolatedProvider::create_state(ComputeUnit& computeUnit) const {
+  Unit& unit = own(computeUnit);
+  if (!unit.fused()) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  unit.wants_state = true;
+  if (health_.state == IsolatedProviderState::kFallenBack) return;  // the fallback unit gets its state when made
+  ensure_process_locked("create_state for " + unit.name());
+  ensure_unit_locked(unit);
+}
+
+void IsolatedProvider::compute(const ComputeUnit& computeUnit, EphostKernelContext* context) const {
+  Unit& unit = own(computeUnit);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (health_.state != IsolatedProviderState::kFallenBack) return compute_remote_locked(unit, context);
+  }
+  compute_fallback(unit, context);
+}
+
+void IsolatedProvider::compute_remote_locked(Unit& unit, EphostKernelContext* context) const {
+  const std::string what = unit.fused() ? fmt::format("compute of fused group '{}'", unit.name())
+                                        : fmt::format("compute of {}", unit.what);
+  ensure_process_locked(what);
+  ensure_unit_locked(unit);
+  isolation::SharedArena& arena = process_->arena();
+  // The inputs go to the arena, and room for the outputs is kept after them (as much as last time).
+  std::vector<const Tensor*> inputs(context->num_inputs(), nullptr);
+  size_t bytes = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const RuntimeValue* v = context->input(i);
+    if (!v) continue;
+    if (!v->is_tensor() || v->tensor().elem_type() == EPHOST_ELEMENT_STRING || v->tensor().device())
+      fail(EPHOST_NOT_IMPLEMENTED, "provider '{}' {}: input {} is {}, which does not cross to a provider host process "
+           "(only numeric tensors in host memory do); run the provider in process (ep.{}.isolation=in_process)",
+           name(), what, i, v->describe(), name());
+    inputs[i] = &v->tensor();
+    bytes = isolation::SharedArena::align(bytes + inputs[i]->byte_size());
+  }
+  arena.reserve(bytes + unit.output_bytes);
+  MessageWriter m = request(Op::kCompute);
+  m.u64(unit.remote).u64(arena.size()).i64(context->num_threads()).u64(inputs.size());
+  size_t offset = 0;
+  for (const Tensor* t : inputs) {
+    isolation::write_tensor_slot(m, t, offset);
+    if (!t) continue;
+    if (t->byte_size()) std::memcpy(arena.base() + offset, t->data(), t->byte_size());
+    offset = isolation::SharedArena::align(offset + t->byte_size());
+  }
+  m.u64(context->num_outputs());
+  const RunLimits* limits = context->run_limits();
+  std::function<bool()> stop;
+  if (limits && limits->limited()) stop = [limits] { return limits->stop_reason().has_value(); };
+  std::string reply;
+  try {
+    reply = request_locked(m.data(), what, settings_.call_timeout, stop);
+  } catch (const ProcessLostError&) {
+    // A run stopped by its own limits reports the stop, not the process it ended.
+    if (limits) limits->check();
+    throw;
+  }
+  MessageReader in(reply);
+  in.u32();
+  arena.follow(in.u64());
+  const uint64_t outputs = in.u64();
+  size_t output_bytes = 0;
+  for (uint64_t i = 0; i < outputs; ++i) {
+    if (!in.u32()) continue;
+    const auto elem_type = static_cast<int32_t>(in.i64());
+    std::vector<int64_t> shape(in.u64());
+    for (int64_t& d : shape) d = in.i64();
+    const uint64_t at = in.u64();
+    const size_t size = byte_count(elem_type, shape);
+    if (at > arena.size() || size > arena.size() - at)
+      fail(EPHOST_EP_FAIL, "provider '{}' {}: output {} lies outside the shared memory", name(), what, i);
+    Tensor& out = context->allocate_output(i, elem_type, std::move(shape));
+    if (size) std::memcpy(out.data(), arena.base() + at, size);
+    output_bytes = isolation::SharedArena::align(output_bytes + size);
+  }
+  unit.output_bytes = output_bytes;
+}
+
+void IsolatedProvider::compute_fallback(Unit& unit, EphostKernelContext* context) const {
+  const FallbackGroup* fallback = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!unit.fallback) {
+      if (!fallback_)
+        fail(EPHOST_EP_FAIL, "provider '{}' {}: the provider fell back after {} failures and the session has no "
+             "provider to take its work (session.disable_cpu_ep_fallback=1?); last failure: {}", name(), unit.what,
+             health_.failures, health_.last_failure);
+      if (!unit.ir_graph)
+        fail(EPHOST_EP_FAIL, "provider '{}' {}: the provider fell back, and a cached EPContext node cannot be run by "
+             "provider '{}'; last failure: {}", name(), unit.what, fallback_->name(), health_.last_failure);
+      unit.fallback = std::make_unique<FallbackGroup>(*fallback_, *unit.ir_graph, unit.nodes, unit.fused(), unit.name());
+    }
+    fallback = unit.fallback.get();
+  }
+  fallback->compute(context);
+}
+
+void IsolatedProvider::run_start() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (health_.state == IsolatedProviderState::kFallenBack) return;
+  // A process lost in the last run is started again here, before this run's first compute.
+  ensure_process_locked("on_run_start");
+  if (observes_runs_) request_locked(request(Op::kRunStart).data(), "on_run_start", settings_.call_timeout);
+}
+
+void IsolatedProvider::run_end() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (health_.state == IsolatedProviderState::kFallenBack || !observes_runs_ || !process_ || !process_->alive()) return;
+  request_locked(request(Op::kRunEnd).data(), "on_run_end", settings_.call_timeout);
+}
+
+void IsolatedProvider::emit_context(const std::string& fused_name, EphostContextSink& sink) const {
+  const std::string what = fmt::format("context_emit for '{}'", fused_name);
+  std::lock_guard<std::mutex> lock(mutex_);
+  ensure_process_locked(what);
+  MessageWriter m = request(Op::kEmitContext);
+  m.bytes(fused_name);
+  const std::string reply = request_locked(m.data(), what, settings_.compile_timeout);
+  MessageReader in(reply);
+  in.u32();
+  for (uint64_t n = in.u64(); n > 0; --n) {
+    const std::string_view piece = in.bytes();
+    sink.pieces.emplace_back(piece.begin(), piece.end());
+  }
+  for (uint64_t n = in.u64(); n > 0; --n) {
+    std::string key = in.str();
+    sink.attributes.emplace_back(std::move(key), in.str());
+  }
+}
+
+std::optional<ContextJudgement> IsolatedProvider::judge_context(const Node& context_node, const void* blob,
+                                                                size_t blob_size) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ensure_process_locked("context_judge");
+  GraphRecord& graph = graph_record_locked(*context_node.owner);
+  ensure_graph_locked(graph, "context_judge");
+  MessageWriter m = request(Op::kJudgeContext);
+  m.u64(graph.id);
+  isolation::write_graph_path(m, *context_node.owner);
+  m.u64(context_node.index).bytes({static_cast<const char*>(blob), blob_size});
+  const std::string reply = request_locked(m.data(), "context_judge", settings_.compile_timeout);
+  MessageReader in(reply);
+  in.u32();
+  if (!in.u32()) return std::nullopt;
+  ContextJudgement judgement;
+  judgement.verdict = static_cast<EphostContextVerdict>(in.u32());
+  judgement.reason = in.str();
+  return judgement;
+}
+
+std::unique_ptr<ComputeUnit> IsolatedProvider::load_context(const Node& context_node, const void* blob,
+                                                            size_t blob_size) const {
+  auto unit = std::make_unique<Unit>(*this, true, context_node.name, "context_load");
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    unit->graph = &graph_record_locked(*context_node.owner);
+  }
+  MessageWriter m = request(Op::kLoadContext);
+  m.u64(unit->graph->id);
+  isolation::write_graph_path(m, *context_node.owner);
+  m.u64(context_node.index).bytes({static_cast<const char*>(blob), blob_size});
+  unit->make_request = m.data();
+  // No fallback for a loaded context: its nodes are the plugin's own, which no other provider reads.
+  return make_unit(std::move(unit));
+}
+
+}  // namespace ephost

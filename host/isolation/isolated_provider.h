@@ -1,0 +1,128 @@
+// The isolated kind of provider: a proxy behind the one door (provider/provider.h) whose plugin runs
+// in a provider host process (provider_process.h, served by provider_host_server.h). Partitioning,
+// compiling, EPContext and execution see a Provider like any other.
+//
+// What crosses: each graph the plugin is asked about once (its ModelProto, graph_snapshot.h), then
+// claims, kernels, compiles, contexts and computes by index over the socket; a compute's host-memory
+// tensors through the shared arena (the plugin writes its outputs there; the host copies them into the
+// run's buffers).
+//
+// When the process dies (a crash, an abort, a kill) or a call passes its deadline (the process is then
+// killed): that call fails with EP_FAIL naming the plugin, the call and the signal or deadline, and
+// nothing else is touched. The next call starts a new process, which rebuilds the graphs and the
+// compute units it needs on first use. A compile that dies is tried again in a new process. After
+// `max_failures` failures within `failure_window`, the provider falls back: its compute units are
+// compiled by the fallback provider (the session's CPU plugin) on first use, and it never starts a
+// process again. Its state (running, restarting, fallen back) and failures can be read at any time,
+// and a callback hears every change.
+//
+// Thread-safety: calls into the process are serialized (one socket); compute may be called from
+// several threads, and a fallen-back provider computes through the fallback concurrently.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "isolation/isolation_options.h"
+#include "isolation/provider_process.h"
+#include "isolation/wire.h"
+#include "provider/provider.h"
+
+namespace ephost {
+
+enum class IsolatedProviderState { kRunning, kRestarting, kFallenBack };
+const char* isolated_provider_state_name(IsolatedProviderState state);
+
+// What an application can read about an isolated provider.
+struct IsolatedProviderHealth {
+  IsolatedProviderState state = IsolatedProviderState::kRunning;
+  int failures = 0;           // failures since the session began
+  std::string last_failure;   // the last failure's message ("" when none)
+  pid_t process_id = -1;      // the provider host process now, -1 when none runs
+};
+
+class IsolatedProvider final : public Provider {
+ public:
+  using HealthCallback = std::function<void(const std::string& provider, const IsolatedProviderHealth& health)>;
+
+  // Starts the provider host `executable` and creates the plugin's provider in it with `options`, on
+  // `device` (or none). A provider_create that crashes, hangs or fails throws EP_FAIL saying so.
+  IsolatedProvider(const PluginRecord& record, const std::vector<std::pair<std::string, std::string>>& options,
+                   const Device* device, IsolationSettings settings, std::string executable);
+  ~IsolatedProvider() override;
+
+  // The provider whose units replace this one's after too many failures (the session's CPU provider);
+  // null: none (then a fallen-back provider's computes fail). Set before the first compile.
+  void set_fallback(Provider* fallback) { fallback_ = fallback; }
+  void set_health_callback(HealthCallback callback);
+  IsolatedProviderHealth health() const;
+
+  std::vector<EphostCapability::Claim> claims(const GraphView& graph, const char* occasion) const override;
+  std::unique_ptr<ComputeUnit> create_kernel(const Node& node) const override;
+  std::unique_ptr<ComputeUnit> compile(const GraphView& group, const std::string& fused_name) const override;
+  void create_state(ComputeUnit& unit) const override;
+  void compute(const ComputeUnit& unit, EphostKernelContext* context) const override;
+  void run_start() const override;
+  void run_end() const override;
+  bool observes_runs() const override { return observes_runs_; }
+  bool emits_contexts() const override { return emits_contexts_; }
+  void emit_context(const std::string& fused_name, EphostContextSink& sink) const override;
+  std::optional<ContextJudgement> judge_context(const Node& context_node, const void* blob,
+                                                size_t blob_size) const override;
+  std::unique_ptr<ComputeUnit> load_context(const Node& context_node, const void* blob,
+                                            size_t blob_size) const override;
+
+ private:
+  class Unit;
+  struct GraphRecord;
+  using Clock = std::chrono::steady_clock;
+
+  // The record of the main graph `graph` belongs to, made on first sight.
+  GraphRecord& graph_record_locked(const Graph& graph) const;
+  // A process that runs this provider: the current one, or a new one (created with the options).
+  void ensure_process_locked(const std::string& what) const;
+  void ensure_graph_locked(GraphRecord& graph, const std::string& what) const;
+  // Makes `unit` (and its state) in the current process when it was made in an earlier one.
+  void ensure_unit_locked(Unit& unit) const;
+  // One request and its reply (the reply's status checked: a plugin's error is thrown as it came).
+  std::string request_locked(const std::string& request, const std::string& what,
+                             Clock::duration timeout, const std::function<bool()>& should_stop = {}) const;
+  // Counts a lost process, decides between restarting and falling back, and throws the call's error.
+  [[noreturn]] void lose_process_locked(const std::string& what, const isolation::ProcessLost& lost) const;
+  // Makes a unit in the process, trying again in a new process after a loss, until it falls back.
+  std::unique_ptr<ComputeUnit> make_unit(std::unique_ptr<Unit> unit) const;
+  void compute_remote_locked(Unit& unit, EphostKernelContext* context) const;
+  void compute_fallback(Unit& unit, EphostKernelContext* context) const;
+  void release_unit(Unit& unit) const;
+  void notify(const IsolatedProviderHealth& health) const;
+  Unit& own(const ComputeUnit& unit) const;
+
+  const IsolationSettings settings_;
+  const std::string executable_;
+  isolation::MessageWriter create_request_;
+  int64_t device_index_ = -1;
+  mutable std::atomic<bool> emits_contexts_{false};  // set at each process start
+  mutable std::atomic<bool> observes_runs_{false};
+  Provider* fallback_ = nullptr;
+
+  mutable std::mutex mutex_;
+  mutable std::unique_ptr<isolation::ProviderProcess> process_;
+  mutable uint64_t generation_ = 0;  // bumped at each process start
+  mutable std::map<std::tuple<const Graph*, size_t, size_t>, std::unique_ptr<GraphRecord>> graphs_;
+  mutable uint64_t next_graph_id_ = 1;
+  mutable std::deque<Clock::time_point> recent_failures_;
+  mutable IsolatedProviderHealth health_;
+  mutable std::shared_ptr<HealthCallback> callback_;
+};
+
+}  // namespace ephost

@@ -1,0 +1,225 @@
+#include "isolation/provider_host_server.h"
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "abi/handles.h"
+#include "core/error.h"
+#include "core/runtime_value.h"
+#include "core/tensor.h"
+#include "discovery/plugin_registry.h"
+#include "isolation/graph_snapshot.h"
+#include "isolation/served_context.h"
+#include "isolation/shared_arena.h"
+#include "isolation/wire.h"
+#include "model/loader.h"
+#include "model/model.h"
+#include "partition/partition.h"
+#include "provider/provider.h"
+
+namespace ephost::isolation {
+namespace {
+
+struct ServedGraph {
+  std::unique_ptr<Model> model;
+  std::unique_ptr<Graph> main;
+};
+
+class Server {
+ public:
+  Server(int socket_fd, SharedArena arena) : socket_(socket_fd), arena_(std::move(arena)) {}
+
+  int run() {
+    std::string request;
+    for (;;) {
+      const ReadResult r =
+          read_frame_until(socket_, std::chrono::steady_clock::time_point::max(), request, nullptr, nullptr);
+      if (r != ReadResult::kFrame) return 0;  // the host closed the socket: it is done with this process
+      MessageWriter reply;
+      try {
+        MessageReader in(request);
+        reply.u32(kReplyOk);
+        handle(static_cast<Op>(in.u32()), in, reply);
+      } catch (const Error& e) {
+        reply = MessageWriter();
+        reply.u32(static_cast<uint32_t>(e.code())).bytes(e.what());
+      } catch (const std::exception& e) {
+        reply = MessageWriter();
+        reply.u32(EPHOST_EP_FAIL).bytes(e.what());
+      }
+      if (!write_frame(socket_, reply.data())) return 0;
+    }
+  }
+
+ private:
+  void handle(Op op, MessageReader& in, MessageWriter& out) {
+    switch (op) {
+      case Op::kCreate: return create(in, out);
+      case Op::kGraph: return add_graph(in);
+      case Op::kClaims: return claims(in, out);
+      case Op::kCreateKernel: return add_unit(provider().create_kernel(node(in)), out);
+      case Op::kCompile: return compile(in, out);
+      case Op::kCreateState: return provider().create_state(unit(in.u64()));
+      case Op::kCompute: return compute(in, out);
+      case Op::kRunStart: return provider().run_start();
+      case Op::kRunEnd: return provider().run_end();
+      case Op::kReleaseUnit: units_.erase(in.u64()); return;
+      case Op::kEmitContext: return emit_context(in, out);
+      case Op::kJudgeContext: return judge_context(in, out);
+      case Op::kLoadContext: return load_context(in, out);
+    }
+    fail(EPHOST_EP_FAIL, "provider host: unknown request {}", static_cast<uint32_t>(op));
+  }
+
+  Provider& provider() {
+    if (!provider_) fail(EPHOST_EP_FAIL, "provider host: no provider was created");
+    return *provider_;
+  }
+
+  void create(MessageReader& in, MessageWriter& out) {
+    const std::string path = in.str();
+    const int64_t device_index = in.i64();
+    std::vector<std::pair<std::string, std::string>> options;
+    for (uint64_t n = in.u64(); n > 0; --n) {
+      std::string key = in.str();
+      options.emplace_back(std::move(key), in.str());
+    }
+    // The host probed this library already; here it is loaded in this process, and only here.
+    ScanSettings settings;
+    settings.in_process = true;
+    registry_ = std::make_unique<PluginRegistry>(settings);
+    const PluginRecord& record = registry_->load_library(path);
+    if (!record.loaded || !registry_->ensure_loaded(record))
+      fail(EPHOST_EP_FAIL, "the provider host could not load {}: {}", path, record.skip_reason());
+    const Device* device = nullptr;
+    if (device_index >= 0) {
+      if (static_cast<size_t>(device_index) >= record.devices.size())
+        fail(EPHOST_EP_FAIL, "plugin '{}' has no device {} in the provider host", record.name, device_index);
+      device = record.devices[static_cast<size_t>(device_index)].get();
+    }
+    provider_ = create_provider(record, options, device);
+    out.u32((provider_->emits_contexts() ? 1u : 0u) | (provider_->observes_runs() ? 2u : 0u));
+  }
+
+  void add_graph(MessageReader& in) {
+    const uint64_t id = in.u64();
+    const std::string_view bytes = in.bytes();
+    LoadOptions options;
+    options.run_checker = false;  // the host checked it; the provider host sees what the host sees
+    options.infer_shapes = false;
+    ServedGraph g;
+    g.model = load_model_from_buffer(bytes.data(), bytes.size(), options);
+    g.main = build_graph_ir(*g.model);
+    graphs_[id] = std::move(g);
+  }
+
+  const Graph& graph(MessageReader& in) {
+    const uint64_t id = in.u64();
+    auto it = graphs_.find(id);
+    if (it == graphs_.end()) fail(EPHOST_EP_FAIL, "provider host: graph {} was never sent", id);
+    return read_graph_path(in, *it->second.main);
+  }
+
+  const Node& node(MessageReader& in) {
+    const Graph& g = graph(in);
+    const uint64_t index = in.u64();
+    if (index >= g.nodes.size()) fail(EPHOST_EP_FAIL, "provider host: node {} is not in graph '{}'", index, g.name);
+    return *g.nodes[index];
+  }
+
+  ComputeUnit& unit(uint64_t id) {
+    auto it = units_.find(id);
+    if (it == units_.end()) fail(EPHOST_EP_FAIL, "provider host: unit {} does not exist", id);
+    return *it->second;
+  }
+
+  void add_unit(std::unique_ptr<ComputeUnit> unit, MessageWriter& out) {
+    const uint64_t id = next_unit_++;
+    units_[id] = std::move(unit);
+    out.u64(id);
+  }
+
+  void claims(MessageReader& in, MessageWriter& out) {
+    const Graph& g = graph(in);
+    const std::string occasion = in.str();
+    const auto claims = provider().claims(*g.view, occasion.empty() ? nullptr : occasion.c_str());
+    out.u64(claims.size());
+    for (const auto& c : claims) {
+      out.u32(c.fused ? 1 : 0).bytes(c.refused).u64(c.nodes.size());
+      for (const Node* n : c.nodes) out.u64(n->index);
+    }
+  }
+
+  void compile(MessageReader& in, MessageWriter& out) {
+    const Graph& g = graph(in);
+    std::vector<const Node*> nodes;
+    for (uint64_t n = in.u64(); n > 0; --n) {
+      const uint64_t index = in.u64();
+      if (index >= g.nodes.size()) fail(EPHOST_EP_FAIL, "provider host: node {} is not in graph '{}'", index, g.name);
+      nodes.push_back(g.nodes[index].get());
+    }
+    const std::string name = in.str();
+    const std::unique_ptr<GraphView> view = make_group_view(g, nodes, name);
+    add_unit(provider().compile(*view, name), out);
+  }
+
+  void compute(MessageReader& in, MessageWriter& out) {
+    ComputeUnit& u = unit(in.u64());
+    arena_.follow(in.u64());
+    ServedContext context(arena_, static_cast<int32_t>(in.i64()));
+    context.read_inputs(in);
+    provider().compute(u, &context);
+    context.write_outputs(out);
+  }
+
+  void emit_context(MessageReader& in, MessageWriter& out) {
+    const std::string name = in.str();
+    EphostContextSink sink;
+    provider().emit_context(name, sink);
+    out.u64(sink.pieces.size());
+    for (const auto& p : sink.pieces) out.bytes({reinterpret_cast<const char*>(p.data()), p.size()});
+    out.u64(sink.attributes.size());
+    for (const auto& a : sink.attributes) out.bytes(a.first).bytes(a.second);
+  }
+
+  void judge_context(MessageReader& in, MessageWriter& out) {
+    const Node& n = node(in);
+    const std::string_view blob = in.bytes();
+    const auto judgement = provider().judge_context(n, blob.data(), blob.size());
+    out.u32(judgement ? 1 : 0).u32(judgement ? judgement->verdict : 0).bytes(judgement ? judgement->reason : "");
+  }
+
+  void load_context(MessageReader& in, MessageWriter& out) {
+    const Node& n = node(in);
+    const std::string_view blob = in.bytes();
+    add_unit(provider().load_context(n, blob.data(), blob.size()), out);
+  }
+
+  int socket_;
+  SharedArena arena_;
+  std::unique_ptr<PluginRegistry> registry_;
+  std::unique_ptr<Provider> provider_;  // declared after the registry: released before it
+  std::map<uint64_t, ServedGraph> graphs_;
+  std::map<uint64_t, std::unique_ptr<ComputeUnit>> units_;  // released before the provider
+  uint64_t next_unit_ = 1;
+};
+
+}  // namespace
+
+int serve_provider_host(int socket_fd, int arena_fd, size_t arena_size) {
+  try {
+    Server server(socket_fd, SharedArena::adopt(arena_fd, arena_size));
+    return server.run();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ephost-provider-host: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace ephost::isolation

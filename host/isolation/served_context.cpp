@@ -1,0 +1,108 @@
+#include "isolation/served_context.h"
+
+#include <cstring>
+
+#include "core/error.h"
+#include "core/tensor.h"
+
+namespace ephost::isolation {
+
+void write_tensor_slot(MessageWriter& out, const Tensor* tensor, size_t offset) {
+  out.u32(tensor ? 1 : 0);
+  if (!tensor) return;
+  out.i64(tensor->elem_type()).u64(tensor->shape().size());
+  for (int64_t d : tensor->shape()) out.i64(d);
+  out.u64(offset);
+}
+
+void ServedContext::read_inputs(MessageReader& in) {
+  for (uint64_t n = in.u64(); n > 0; --n) {
+    if (!in.u32()) {
+      inputs_.emplace_back();
+      continue;
+    }
+    const auto elem_type = static_cast<int32_t>(in.i64());
+    std::vector<int64_t> shape(in.u64());
+    for (int64_t& d : shape) d = in.i64();
+    const uint64_t offset = in.u64();
+    const size_t bytes = byte_count(elem_type, shape);
+    if (offset > arena_.size() || bytes > arena_.size() - offset)
+      fail(EPHOST_EP_FAIL, "provider host: an input lies outside the shared memory");
+    inputs_.emplace_back(Tensor::borrow(elem_type, std::move(shape), arena_.base() + offset));
+    cursor_ = std::max(cursor_, SharedArena::align(offset + bytes));
+  }
+  outputs_.resize(in.u64());
+}
+
+void ServedContext::write_outputs(MessageWriter& out) {
+  // Outputs made outside the arena (it was full) are copied in now: the compute is over, so growing and
+  // mapping the arena again moves no tensor a kernel still writes.
+  for (Output& o : outputs_) {
+    if (!o.value.is_set() || o.in_arena) continue;
+    const Tensor& t = o.value.tensor("output");
+    o.offset = cursor_;
+    cursor_ = SharedArena::align(cursor_ + t.byte_size());
+  }
+  arena_.reserve(cursor_);
+  for (Output& o : outputs_)
+    if (o.value.is_set() && !o.in_arena) {
+      const Tensor& t = o.value.tensor("output");
+      if (t.byte_size()) std::memcpy(arena_.base() + o.offset, t.data(), t.byte_size());
+    }
+  out.u64(arena_.size()).u64(outputs_.size());
+  for (const Output& o : outputs_) write_tensor_slot(out, o.value.is_set() ? &o.value.tensor("output") : nullptr, o.offset);
+}
+
+const RuntimeValue* ServedContext::input(size_t index) const {
+  if (index >= inputs_.size()) fail(EPHOST_INVALID_ARGUMENT, "input index {} out of range ({} inputs)", index, inputs_.size());
+  return inputs_[index].is_set() ? &inputs_[index] : nullptr;
+}
+
+void ServedContext::check_output(size_t index) const {
+  if (index >= outputs_.size())
+    fail(EPHOST_INVALID_ARGUMENT, "output index {} out of range ({} outputs)", index, outputs_.size());
+  if (outputs_[index].value.is_set()) fail(EPHOST_INVALID_ARGUMENT, "output {} is already set", index);
+}
+
+Tensor& ServedContext::allocate_output(size_t index, int32_t elem_type, std::vector<int64_t> shape) {
+  check_output(index);
+  if (elem_type == EPHOST_ELEMENT_STRING)
+    fail(EPHOST_NOT_IMPLEMENTED, "string tensors do not cross to an isolated provider (run it in process)");
+  Output& o = outputs_[index];
+  const size_t bytes = byte_count(elem_type, shape);
+  if (cursor_ <= arena_.size() && bytes <= arena_.size() - cursor_) {
+    o.value = Tensor::borrow(elem_type, std::move(shape), arena_.base() + cursor_);
+    o.in_arena = true;
+    o.offset = cursor_;
+    cursor_ = SharedArena::align(cursor_ + bytes);
+  } else {
+    o.value = Tensor::allocate(elem_type, std::move(shape));
+  }
+  return o.value.tensor("output");
+}
+
+Tensor* ServedContext::allocated_output(size_t index) {
+  if (index >= outputs_.size() || !outputs_[index].value.is_tensor()) return nullptr;
+  return &outputs_[index].value.tensor("output");
+}
+
+void ServedContext::set_output(size_t index, RuntimeValue value) {
+  check_output(index);
+  if (!value.is_tensor() || value.tensor().elem_type() == EPHOST_ELEMENT_STRING)
+    fail(EPHOST_NOT_IMPLEMENTED, "only numeric tensors cross from an isolated provider (run it in process)");
+  outputs_[index].value = std::move(value);
+}
+
+void ServedContext::begin_sequence_output(size_t, int32_t, size_t) {
+  fail(EPHOST_NOT_IMPLEMENTED, "sequence outputs do not cross from an isolated provider (run it in process)");
+}
+
+TensorSequence& ServedContext::sequence_output(size_t) {
+  fail(EPHOST_NOT_IMPLEMENTED, "sequence outputs do not cross from an isolated provider (run it in process)");
+}
+
+std::vector<RuntimeValue> ServedContext::run_subgraph(const std::string&, std::vector<RuntimeValue>) {
+  fail(EPHOST_NOT_IMPLEMENTED, "subgraphs cannot be run from an isolated provider (run it in process)");
+}
+
+}  // namespace ephost::isolation

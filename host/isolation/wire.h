@@ -1,0 +1,99 @@
+// The wire format between the host and a provider host process (isolated_provider.h): length-prefixed
+// frames over a stream socket, each a flat record of little-endian integers and length-prefixed bytes.
+// Both ends are built from the same sources and started together, so there is no versioning beyond the
+// protocol number the host passes on the command line.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace ephost::isolation {
+
+inline constexpr int kProtocolVersion = 1;
+
+// Requests the host sends; the provider host answers each with one reply frame.
+enum class Op : uint32_t {
+  kCreate = 1,     // plugin path, device index, options -> emits_contexts flag
+  kGraph,          // graph id, serialized ModelProto: the graph the plugin may claim, once per graph
+  kClaims,         // graph id, graph path, occasion -> claims (node indices)
+  kCreateKernel,   // graph id, graph path, node index -> unit id
+  kCompile,        // graph id, graph path, node indices, fused name -> unit id
+  kCreateState,    // unit id
+  kCompute,        // unit id, arena size, inputs in the arena -> arena size, outputs in the arena
+  kRunStart,
+  kRunEnd,
+  kReleaseUnit,    // unit id
+  kEmitContext,    // fused name -> the blobs the plugin wrote
+  kJudgeContext,   // graph id, graph path, node index, blob -> has judge, verdict, reason
+  kLoadContext,    // graph id, graph path, node index, blob -> unit id
+};
+
+// A reply starts with kReplyOk, or with an EphostStatusCode and the message.
+inline constexpr uint32_t kReplyOk = 0;
+
+class MessageWriter {
+ public:
+  MessageWriter& u32(uint32_t v) { return raw(&v, sizeof v); }
+  MessageWriter& u64(uint64_t v) { return raw(&v, sizeof v); }
+  MessageWriter& i64(int64_t v) { return raw(&v, sizeof v); }
+  MessageWriter& bytes(std::string_view s) {
+    u64(s.size());
+    return raw(s.data(), s.size());
+  }
+  const std::string& data() const { return data_; }
+
+ private:
+  MessageWriter& raw(const void* p, size_t n) {
+    data_.append(static_cast<const char*>(p), n);
+    return *this;
+  }
+  std::string data_;
+};
+
+// Reads a frame; a frame shorter than what is read from it throws EP_FAIL (a confused peer).
+class MessageReader {
+ public:
+  explicit MessageReader(std::string_view data) : data_(data) {}
+  uint32_t u32() { return fixed<uint32_t>(); }
+  uint64_t u64() { return fixed<uint64_t>(); }
+  int64_t i64() { return fixed<int64_t>(); }
+  std::string_view bytes();
+  std::string str() { return std::string(bytes()); }
+
+ private:
+  template <typename T>
+  T fixed() {
+    T v;
+    take(&v, sizeof v);
+    return v;
+  }
+  void take(void* out, size_t n);
+  std::string_view data_;
+  size_t pos_ = 0;
+};
+
+// Writes one frame; false when the peer is gone (EPIPE is an answer here, never a signal).
+bool write_frame(int fd, const std::string& payload);
+
+// How waiting for a frame ended.
+enum class ReadResult { kFrame, kClosed, kTimedOut, kStopped };
+
+// Reads one frame into `payload`, waiting until `deadline`. `should_stop` (may be empty) is asked
+// every few milliseconds while waiting: true ends the wait with kStopped.
+template <typename ShouldStop>
+ReadResult read_frame(int fd, std::chrono::steady_clock::time_point deadline, std::string& payload,
+                      ShouldStop&& should_stop);
+ReadResult read_frame_until(int fd, std::chrono::steady_clock::time_point deadline, std::string& payload,
+                            bool (*should_stop)(const void*), const void* stop_arg);
+
+template <typename ShouldStop>
+ReadResult read_frame(int fd, std::chrono::steady_clock::time_point deadline, std::string& payload,
+                      ShouldStop&& should_stop) {
+  return read_frame_until(
+      fd, deadline, payload, [](const void* f) { return (*static_cast<const std::remove_reference_t<ShouldStop>*>(f))(); },
+      &should_stop);
+}
+
+}  // namespace ephost::isolation
