@@ -15,9 +15,9 @@
 #include "core/status.h"
 #include "discovery/plugin_registry.h"
 #include "epcontext/context_inspect.h"
-#include "session/env.h"
+#include "env/env.h"
 #include "session/session.h"
-#include "session/session_config.h"
+#include "options/session_config.h"
 
 
 namespace ephost {

@@ -1,4 +1,4 @@
-#include "session/provider_setup.h"
+#include "provider_selection/provider_setup.h"
 
 #include <algorithm>
 #include <set>

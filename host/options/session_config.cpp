@@ -1,11 +1,11 @@
-#include "session/session_config.h"
+#include "options/session_config.h"
 
 #include <algorithm>
 #include <thread>
 
 #include "core/error.h"
 #include "ephost/ephost_session_options_keys.h"
-#include "session/option_keys.h"
+#include "options/option_keys.h"
 
 namespace ephost {
 namespace {
