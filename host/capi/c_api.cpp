@@ -7,7 +7,7 @@
 #include <deque>
 #include <mutex>
 
-#include "abi/versioned_table.h"
+#include "plugin_abi/versioned_table.h"
 #include "capi/c_api_devices.h"
 #include "capi/handles.h"
 #include "core/error.h"

@@ -8,7 +8,7 @@
 #include <set>
 #include <unordered_set>
 
-#include "abi/handles.h"
+#include "plugin_abi/handles.h"
 #include "core/atomic_file.h"
 #include "core/device.h"
 #include "core/error.h"

@@ -7,7 +7,7 @@
 #include <optional>
 #include <tuple>
 
-#include "abi/handles.h"
+#include "plugin_abi/handles.h"
 #include "core/atomic_file.h"
 #include "core/confined_path.h"
 #include "core/error.h"
