@@ -1,4 +1,4 @@
-// The host's internal error type. Host code throws ephost::Error; the C API boundary (host/capi) and
+// The host's internal error type. Host code throws ephost::Error; the C API boundary (host/app_api) and
 // the plugin-facing host table (host/plugin_abi) catch it and turn it into an EphostStatus. Nothing else
 // may escape libephost, and nothing in it aborts the process.
 #pragma once

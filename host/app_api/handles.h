@@ -1,4 +1,4 @@
-// The objects behind the application API's opaque handles (ephost_c_api.h). Internal to capi/.
+// The objects behind the application API's opaque handles (ephost_c_api.h). Internal to app_api/.
 #pragma once
 
 #include <deque>

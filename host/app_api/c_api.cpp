@@ -8,8 +8,8 @@
 #include <mutex>
 
 #include "plugin_abi/versioned_table.h"
-#include "capi/c_api_devices.h"
-#include "capi/handles.h"
+#include "app_api/c_api_devices.h"
+#include "app_api/handles.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "core/status.h"
