@@ -8,13 +8,13 @@
 #include <random>
 #include <vector>
 
-#include "../plugins/cpu/math/broadcast.h"
-#include "../plugins/cpu/math/conv.h"
-#include "../plugins/cpu/math/isa.h"
-#include "../plugins/cpu/math/matmul.h"
-#include "../plugins/cpu/math/pool.h"
-#include "../plugins/cpu/math/resize.h"
-#include "../plugins/cpu/math/softmax.h"
+#include "math/broadcast.h"
+#include "math/conv.h"
+#include "math/isa.h"
+#include "math/matmul.h"
+#include "math/pool.h"
+#include "math/resize.h"
+#include "math/softmax.h"
 
 namespace m = ephost::cpu::math;
 

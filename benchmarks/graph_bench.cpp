@@ -3,7 +3,7 @@
 #include <benchmark/benchmark.h>
 #include <onnx/onnx_pb.h>
 
-#include "abi/handles.h"
+#include "plugin_abi/handles.h"
 #include "plan/plan_input.h"
 #include "graph/graph.h"
 #include "model/loader.h"

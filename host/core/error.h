@@ -1,5 +1,5 @@
-// The host's internal error type. Host code throws ephost::Error; the C API boundary (host/capi) and
-// the plugin-facing host table (host/abi) catch it and turn it into an EphostStatus. Nothing else
+// The host's internal error type. Host code throws ephost::Error; the C API boundary (host/app_api) and
+// the plugin-facing host table (host/plugin_abi) catch it and turn it into an EphostStatus. Nothing else
 // may escape libephost, and nothing in it aborts the process.
 #pragma once
 

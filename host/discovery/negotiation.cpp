@@ -7,7 +7,7 @@
 #include <memory>
 #include <mutex>
 
-#include "abi/host_api.h"
+#include "plugin_abi/host_api.h"
 #include "discovery/plugin_call.h"
 
 namespace ephost {

@@ -1,6 +1,6 @@
 // How discovery probes candidate libraries: in the plugin scanner's child process (the default) or in
 // the host process, under which timeout, with which registry cache. Defaults come from the
-// environment; an Env's options override them (session/env.h).
+// environment; an Env's options override them (env/env.h).
 #pragma once
 
 #include <chrono>

@@ -8,7 +8,7 @@
 #include <set>
 #include <unordered_set>
 
-#include "abi/handles.h"
+#include "plugin_abi/handles.h"
 #include "core/atomic_file.h"
 #include "core/device.h"
 #include "core/error.h"
@@ -212,71 +212,104 @@ GenerationSettings read_generation_settings(const EpContextOptions& options, con
   return s;
 }
 
-GenerationResult generate_context_model(const GenerationSettings& settings, const Model& model,
-                                        const GraphExecutor& main,
-                                        const std::vector<std::unique_ptr<Provider>>& providers,
-                                        ContextShareRegistry& shared) {
-  GenerationResult result;
-  result.ctx_path = settings.ctx_path;
-  const Graph& graph = main.graph();
-  const fs::path ctx_dir = fs::absolute(fs::path(settings.ctx_path)).parent_path();
+namespace {
 
-  // 1. Ask each compiling provider for the context of each group it compiled, in execution order.
-  std::vector<const CompiledStep*> ordered;
-  // Ids past the compiled steps are the host's copy steps between devices (plugin ABI 3): nothing to cache.
-  for (int id : main.execution_plan().order)
-    if (static_cast<size_t>(id) < main.steps().size()) ordered.push_back(main.steps()[static_cast<size_t>(id)].get());
-  std::map<const CompiledStep*, std::unique_ptr<EmittedGroup>> emitted;
-  std::vector<const Provider*> provider_order;  // providers with emitted groups, first use first
-  std::set<std::string> silent;
-  for (const CompiledStep* step : ordered) {
-    if (!step->fused) continue;
-    const Provider& p = *step->provider;
-    if (!p.emits_contexts()) {
-      if (silent.insert(p.name()).second)
-        log_info(fmt::format("EPContext: provider '{}' cannot cache what it compiles (no context_emit); its groups "
-                             "stay ordinary nodes and are compiled again when the ctx model is loaded",
-                             p.name()));
-      continue;
-    }
-    auto group = std::make_unique<EmittedGroup>();
-    group->step = step;
-    p.emit_context(step->name, group->sink);
-    if (group->sink.pieces.empty())
-      fail(EPHOST_EP_FAIL, "provider '{}' context_emit for '{}' handed the host no bytes", p.name(), step->name);
-    if (std::find(provider_order.begin(), provider_order.end(), &p) == provider_order.end())
-      provider_order.push_back(&p);
-    emitted[step] = std::move(group);
+// A provider's context binary (embed mode 0): one per provider, or a weight-sharing group's.
+struct Binary {
+  std::string path;        // absolute
+  std::string reference;   // what ep_cache_context records
+  bool write_now = true;
+  bool replaces_orphan = false;  // an earlier, interrupted compile left it, and no model uses it
+  ContextBinaryBuilder local;
+  ContextBinaryBuilder* builder = &local;
+};
+
+// Removes the files a failed write created, so that no binary or weights file is left without its
+// ctx model. A weight-sharing group's binary stays (the group's earlier ctx models refer to it).
+struct RemoveOnFailure {
+  std::vector<std::string> created;
+  bool done = false;
+  ~RemoveOnFailure() {
+    boost::system::error_code ec;
+    if (!done)
+      for (const std::string& path : created) fs::remove(path, ec);
+  }
+};
+
+// One generation of a ctx model: each step of generate_context_model is one method, in call order.
+class ContextModelGeneration {
+ public:
+  ContextModelGeneration(const GenerationSettings& settings, const Model& model, const GraphExecutor& main,
+                         ContextShareRegistry& shared)
+      : settings_(settings),
+        src_(*model.proto),
+        main_(main),
+        graph_(main.graph()),
+        shared_(shared),
+        ctx_dir_(fs::absolute(fs::path(settings.ctx_path)).parent_path()) {
+    result_.ctx_path = settings.ctx_path;
   }
 
-  // 2. Containers: one binary per provider (shared across sessions with ep.share_ep_contexts), or one
-  //    payload per node in embed mode.
-  struct Binary {
-    std::string path;        // absolute
-    std::string reference;   // what ep_cache_context records
-    bool write_now = true;
-    bool replaces_orphan = false;  // an earlier, interrupted compile left it, and no model uses it
-    ContextBinaryBuilder local;
-    ContextBinaryBuilder* builder = &local;
-  };
-  std::map<const Provider*, Binary> binaries;
-  std::unique_lock<std::mutex> share_lock;
-  if (settings.share) share_lock = shared.lock();
-  if (!settings.embed) {
-    for (const Provider* p : provider_order) {
-      Binary& b = binaries[p];
-      b.path = (ctx_dir / (settings.model_name + "_" + p->name() + ".bin")).string();
-      if (settings.share) {
-        ContextShareRegistry& reg = shared;
-        ContextShareRegistry::Generation* g = reg.generation(p->name());
-        if (!g) g = &reg.open_generation(p->name(), b.path, settings.model_name);
+  GenerationResult run() {
+    emit_contexts();
+    std::unique_lock<std::mutex> share_lock;
+    if (settings_.share) share_lock = shared_.lock();
+    if (!settings_.embed) open_binaries();
+    start_model();
+    add_nodes();
+    add_initializers_and_value_info();
+    add_metadata();
+    check_model();
+    std::string serialized = serialize();
+    write_files(serialized);
+    return std::move(result_);
+  }
+
+ private:
+  // Asks each compiling provider for the context of each group it compiled, in execution order.
+  void emit_contexts() {
+    // Ids past the compiled steps are the host's copy steps between devices (plugin ABI 3): nothing to cache.
+    for (int id : main_.execution_plan().order)
+      if (static_cast<size_t>(id) < main_.steps().size())
+        ordered_.push_back(main_.steps()[static_cast<size_t>(id)].get());
+    std::set<std::string> silent;
+    for (const CompiledStep* step : ordered_) {
+      if (!step->fused) continue;
+      const Provider& p = *step->provider;
+      if (!p.emits_contexts()) {
+        if (silent.insert(p.name()).second)
+          log_info(fmt::format("EPContext: provider '{}' cannot cache what it compiles (no context_emit); its groups "
+                               "stay ordinary nodes and are compiled again when the ctx model is loaded",
+                               p.name()));
+        continue;
+      }
+      auto group = std::make_unique<EmittedGroup>();
+      group->step = step;
+      p.emit_context(step->name, group->sink);
+      if (group->sink.pieces.empty())
+        fail(EPHOST_EP_FAIL, "provider '{}' context_emit for '{}' handed the host no bytes", p.name(), step->name);
+      if (std::find(provider_order_.begin(), provider_order_.end(), &p) == provider_order_.end())
+        provider_order_.push_back(&p);
+      emitted_[step] = std::move(group);
+    }
+  }
+
+  // One binary per provider (shared across sessions with ep.share_ep_contexts); refuses to replace one
+  // a ctx model uses.
+  void open_binaries() {
+    for (const Provider* p : provider_order_) {
+      Binary& b = binaries_[p];
+      b.path = (ctx_dir_ / (settings_.model_name + "_" + p->name() + ".bin")).string();
+      if (settings_.share) {
+        ContextShareRegistry::Generation* g = shared_.generation(p->name());
+        if (!g) g = &shared_.open_generation(p->name(), b.path, settings_.model_name);
         b.path = g->bin_path;
         b.builder = &g->builder;
-        b.write_now = settings.stop_share;
+        b.write_now = settings_.stop_share;
       }
-      b.reference = relative_inside(b.path, ctx_dir.string());
-      if (b.write_now && !settings.overwrite && fs::exists(b.path)) {
-        const std::string user = model_using_binary(b.path, ctx_dir.string());
+      b.reference = relative_inside(b.path, ctx_dir_.string());
+      if (b.write_now && !settings_.overwrite && fs::exists(b.path)) {
+        const std::string user = model_using_binary(b.path, ctx_dir_.string());
         if (!user.empty())
           fail(EPHOST_FAIL, "the context binary '{}' exists already and ctx model '{}' uses it; remove them, or set "
                "ep.context_overwrite=1 (ephost compile --force)", b.path, user);
@@ -287,205 +320,240 @@ GenerationResult generate_context_model(const GenerationSettings& settings, cons
     }
   }
 
-  // 3. The new graph.
-  auto out = std::make_unique<onnx::ModelProto>();
-  const onnx::ModelProto& src = *model.proto;
-  out->set_ir_version(std::max<int64_t>(src.ir_version(), 7));
-  for (const auto& op : src.opset_import())
-    if (op.domain() != epctx::kDomain) *out->add_opset_import() = op;
-  out->set_producer_name("ephost");
-  out->set_producer_version(EPHOST_VERSION);
-  if (src.has_domain()) out->set_domain(src.domain());
-  if (src.has_model_version()) out->set_model_version(src.model_version());
-  if (src.has_doc_string()) out->set_doc_string(src.doc_string());
-  for (const auto& f : src.functions()) *out->add_functions() = f;
-  onnx::GraphProto& g = *out->mutable_graph();
-  const onnx::GraphProto& sg = src.graph();
-  g.set_name(settings.node_prefix + sg.name());
-  if (sg.has_doc_string()) g.set_doc_string(sg.doc_string());
-  *g.mutable_input() = sg.input();
-  *g.mutable_output() = sg.output();
+  // The new model's header and graph signature, copied from the source model.
+  void start_model() {
+    out_ = std::make_unique<onnx::ModelProto>();
+    out_->set_ir_version(std::max<int64_t>(src_.ir_version(), 7));
+    for (const auto& op : src_.opset_import())
+      if (op.domain() != epctx::kDomain) *out_->add_opset_import() = op;
+    out_->set_producer_name("ephost");
+    out_->set_producer_version(EPHOST_VERSION);
+    if (src_.has_domain()) out_->set_domain(src_.domain());
+    if (src_.has_model_version()) out_->set_model_version(src_.model_version());
+    if (src_.has_doc_string()) out_->set_doc_string(src_.doc_string());
+    for (const auto& f : src_.functions()) *out_->add_functions() = f;
+    g_ = out_->mutable_graph();
+    const onnx::GraphProto& sg = src_.graph();
+    g_->set_name(settings_.node_prefix + sg.name());
+    if (sg.has_doc_string()) g_->set_doc_string(sg.doc_string());
+    *g_->mutable_input() = sg.input();
+    *g_->mutable_output() = sg.output();
+    for (const auto& vi : sg.input()) typed_.insert(vi.name());
+    for (const auto& vi : sg.output()) typed_.insert(vi.name());
+  }
 
-  std::unordered_set<const Value*> needed_initializers;
-  std::set<std::string> typed;  // values whose type the new graph records
-  for (const auto& vi : sg.input()) typed.insert(vi.name());
-  for (const auto& vi : sg.output()) typed.insert(vi.name());
-  std::map<const Provider*, bool> main_written;
-  auto keep_node = [&](const Node* n) {
-    onnx::NodeProto& copy = *g.add_node();
-    copy = *n->proto;
-    restore_subgraph_initializers(copy, *n);
-    for (const Value* v : n->inputs)
-      if (v && v->owner == &graph && v->initializer) needed_initializers.insert(v);
-    for (const Value* v : n->implicit_inputs)
-      if (v && v->owner == &graph && v->initializer) needed_initializers.insert(v);
-    ++result.ordinary_nodes;
-  };
-  for (const CompiledStep* step : ordered) {
-    auto it = emitted.find(step);
-    if (it == emitted.end()) {
-      if (step->fused)
-        for (const Node* n : step->view->nodes) keep_node(n);
-      else
-        keep_node(step->node);
-      continue;
+  // In execution order: an EPContext node per emitted group, the group's nodes or the single node otherwise.
+  void add_nodes() {
+    for (const CompiledStep* step : ordered_) {
+      auto it = emitted_.find(step);
+      if (it != emitted_.end()) {
+        add_context_node(*step, it->second->sink);
+      } else if (step->fused) {
+        for (const Node* n : step->view->nodes) keep_node(*n);
+      } else {
+        keep_node(*step->node);
+      }
     }
-    const EphostContextSink& sink = it->second->sink;
-    const Provider& p = *step->provider;
+  }
+
+  void keep_node(const Node& n) {
+    onnx::NodeProto& copy = *g_->add_node();
+    copy = *n.proto;
+    restore_subgraph_initializers(copy, n);
+    for (const Value* v : n.inputs)
+      if (v && v->owner == &graph_ && v->initializer) needed_initializers_.insert(v);
+    for (const Value* v : n.implicit_inputs)
+      if (v && v->owner == &graph_ && v->initializer) needed_initializers_.insert(v);
+    ++result_.ordinary_nodes;
+  }
+
+  void add_context_node(const CompiledStep& step, const EphostContextSink& sink) {
+    const Provider& p = *step.provider;
     const PluginRecord& rec = p.record();
-    onnx::NodeProto& node = *g.add_node();
+    onnx::NodeProto& node = *g_->add_node();
     node.set_op_type(epctx::kOpType);
     node.set_domain(epctx::kDomain);
-    node.set_name(step->name);
-    for (const Value* v : step->view->inputs)
+    node.set_name(step.name);
+    for (const Value* v : step.view->inputs)
       if (!v->is_constant_initializer()) node.add_input(v->name);
-    for (const Value* v : step->view->outputs) {
+    for (const Value* v : step.view->outputs) {
       node.add_output(v->name);
-      if (typed.insert(v->name).second) {
-        auto* vi = g.add_value_info();
+      if (typed_.insert(v->name).second) {
+        auto* vi = g_->add_value_info();
         vi->set_name(v->name);
         type_to_proto(v->type, vi->mutable_type());
       }
     }
     // A graph input with a default (an initializer that is also an input) stays an input.
-    for (const Value* v : step->view->inputs)
-      if (v->initializer && v->is_graph_input) needed_initializers.insert(v);
-    if (settings.embed) {
+    for (const Value* v : step.view->inputs)
+      if (v->initializer && v->is_graph_input) needed_initializers_.insert(v);
+    if (settings_.embed) {
       ContextBinaryBuilder payload;
-      payload.add_graph(step->name, sink.pieces);
+      payload.add_graph(step.name, sink.pieces);
       Bytes bytes = payload.serialize();
       set_int(node, epctx::kMainContext, 1);
       set_string(node, epctx::kCacheContext, std::string(bytes.begin(), bytes.end()));
       set_int(node, epctx::kEmbedMode, 1);
     } else {
-      Binary& b = binaries.at(&p);
-      b.builder->add_graph(step->name, sink.pieces);
+      Binary& b = binaries_.at(&p);
+      b.builder->add_graph(step.name, sink.pieces);
       // One binary per provider: its first node is the main context, the others find their graph in it.
-      const bool is_main = !main_written[&p];
-      main_written[&p] = true;
+      const bool is_main = !main_written_[&p];
+      main_written_[&p] = true;
       set_int(node, epctx::kMainContext, is_main ? 1 : 0);
       set_string(node, epctx::kCacheContext, is_main ? b.reference : "");
       set_int(node, epctx::kEmbedMode, 0);
     }
     set_string(node, epctx::kSdkVersion, attribute_or(sink, "ep_sdk_version", rec.sdk_version));
-    set_string(node, epctx::kModelFilename, settings.source_model_filename);
+    set_string(node, epctx::kModelFilename, settings_.source_model_filename);
     const Device* device = p.device();
     set_string(node, epctx::kHardwareArchitecture,
                attribute_or(sink, "hardware_architecture",
                             device && !device->hardware_architecture().empty() ? device->hardware_architecture()
                                                                                : rec.hardware_architecture));
-    set_string(node, epctx::kPartitionName, step->name);
+    set_string(node, epctx::kPartitionName, step.name);
     set_string(node, epctx::kSource, rec.context_source_keys.empty() ? rec.name : rec.context_source_keys.front());
     const std::string notes = attribute_or(sink, "notes", "");
     if (!notes.empty()) set_string(node, epctx::kNotes, notes);
     const std::string max_size = attribute_or(sink, "max_size", "");
     if (!max_size.empty()) set_int(node, epctx::kMaxSize, std::stoll(max_size));
-    ++result.context_nodes;
-  }
-  std::unordered_set<std::string> produced;
-  for (const auto& n : g.node())
-    for (const auto& o : n.output()) produced.insert(o);
-  for (const auto& vi : sg.value_info())  // keep what is known about values the new graph still has
-    if (!typed.count(vi.name()) && produced.count(vi.name())) *g.add_value_info() = vi;
-  for (const Value* v : graph.outputs)
-    if (v->initializer) needed_initializers.insert(v);
-  for (const Value* v : graph.initializers)
-    if (needed_initializers.count(v)) tensor_to_proto(*v->initializer, v->name, g.add_initializer());
-
-  // 4. Metadata: ONNX Runtime 1.23's compatibility info, one key per provider that cached something.
-  std::set<std::string> keys;
-  for (const Provider* p : provider_order) keys.insert(epctx::kCompatibilityInfoPrefix + p->name());
-  for (const auto& kv : src.metadata_props())
-    if (!keys.count(kv.key())) *out->add_metadata_props() = kv;
-  for (const Provider* p : provider_order) {
-    auto* kv = out->add_metadata_props();
-    kv->set_key(epctx::kCompatibilityInfoPrefix + p->name());
-    kv->set_value(compatibility_info(*p));
-  }
-  if (result.context_nodes > 0) {
-    auto* op = out->add_opset_import();
-    op->set_domain(epctx::kDomain);
-    op->set_version(epctx::kDomainVersion);
+    ++result_.context_nodes;
   }
 
-  // 5. Check before writing anything: a model we would refuse to load must not be written.
-  epctx::register_schema();
-  try {
-    onnx::checker::CheckerContext ctx;
-    ctx.set_ir_version(static_cast<int>(out->ir_version()));
-    std::unordered_map<std::string, int> opsets;
-    for (const auto& op : out->opset_import()) opsets[op.domain()] = static_cast<int>(op.version());
-    ctx.set_opset_imports(opsets);
-    onnx::checker::LexicalScopeContext lex;
-    onnx::checker::check_graph(g, ctx, lex);
-  } catch (const std::exception& e) {
-    fail(EPHOST_FAIL, "the generated EPContext model fails onnx::checker (a host bug): {}", e.what());
-  }
-  // 6. Initializers of ordinary nodes: embedded, or all in one external file beside the model.
-  std::string external_bytes;
-  if (!settings.external_initializers_file.empty()) {
-    ExternalInitializerWriter writer(settings.external_initializers_file);
-    writer.move_graph(g);
-    external_bytes = writer.bytes();
+  // The initializers the kept nodes read, and what the source knew of the values the new graph still has.
+  void add_initializers_and_value_info() {
+    std::unordered_set<std::string> produced;
+    for (const auto& n : g_->node())
+      for (const auto& o : n.output()) produced.insert(o);
+    for (const auto& vi : src_.graph().value_info())
+      if (!typed_.count(vi.name()) && produced.count(vi.name())) *g_->add_value_info() = vi;
+    for (const Value* v : graph_.outputs)
+      if (v->initializer) needed_initializers_.insert(v);
+    for (const Value* v : graph_.initializers)
+      if (needed_initializers_.count(v)) tensor_to_proto(*v->initializer, v->name, g_->add_initializer());
   }
 
-  // The binaries' bytes, and their checksums recorded in the model (epcontext/binary_ownership.h).
-  std::map<const Provider*, Bytes> binary_bytes;
-  for (auto& [p, b] : binaries) {
-    if (!b.write_now) continue;
-    Bytes& bytes = binary_bytes[p] = b.builder->serialize();
-    auto* kv = out->add_metadata_props();
-    kv->set_key(binary_checksum_key(b.reference));
-    kv->set_value(binary_checksum(bytes));
-  }
-
-  std::string serialized;
-  if (out->ByteSizeLong() > static_cast<size_t>(INT32_MAX))
-    fail(EPHOST_FAIL,
-         "the EPContext model would exceed protobuf's 2 GiB limit; use ep.context_embed_mode=0 and "
-         "ep.context_model_external_initializers_file_name");
-  if (!out->SerializeToString(&serialized)) fail(EPHOST_FAIL, "cannot serialize the EPContext model");
-
-  // 7. Write: binaries, external initializers, then the model (a reader that sees the model sees the rest).
-  //    When a later file cannot be written (e.g. the ctx model appeared meanwhile), the files this call
-  //    created are removed again: no binary or weights file is left without its ctx model. A weight-sharing
-  //    group's binary stays (the group's earlier ctx models refer to it).
-  struct RemoveOnFailure {
-    std::vector<std::string> created;
-    bool done = false;
-    ~RemoveOnFailure() {
-      boost::system::error_code ec;
-      if (!done)
-        for (const std::string& path : created) fs::remove(path, ec);
+  // ONNX Runtime 1.23's compatibility info, one key per provider that cached something.
+  void add_metadata() {
+    std::set<std::string> keys;
+    for (const Provider* p : provider_order_) keys.insert(epctx::kCompatibilityInfoPrefix + p->name());
+    for (const auto& kv : src_.metadata_props())
+      if (!keys.count(kv.key())) *out_->add_metadata_props() = kv;
+    for (const Provider* p : provider_order_) {
+      auto* kv = out_->add_metadata_props();
+      kv->set_key(epctx::kCompatibilityInfoPrefix + p->name());
+      kv->set_value(compatibility_info(*p));
     }
-  } cleanup;
-  auto write = [&](const std::string& path, const void* data, size_t size, bool removable, bool overwrite) {
-    boost::system::error_code ec;
-    const bool existed = fs::exists(path, ec);
-    write_file_atomically(path, data, size, overwrite);
-    if (removable && !existed) cleanup.created.push_back(path);
-  };
-  for (auto& [p, b] : binaries) {
-    if (!b.write_now) continue;
-    const Bytes& bytes = binary_bytes.at(p);
-    write(b.path, bytes.data(), bytes.size(), !settings.share, settings.overwrite || b.replaces_orphan);
-    log_info(fmt::format("EPContext: wrote '{}' ({} bytes, {} graph(s), {} of {} piece bytes after deduplication)",
-                         b.path, bytes.size(), b.builder->graph_count(), b.builder->stored_piece_bytes(),
-                         b.builder->handed_piece_bytes()));
-    result.files.push_back(b.path);
-    if (settings.share) shared.close_generation(p->name());
+    if (result_.context_nodes > 0) {
+      auto* op = out_->add_opset_import();
+      op->set_domain(epctx::kDomain);
+      op->set_version(epctx::kDomainVersion);
+    }
   }
-  if (!settings.external_initializers_file.empty()) {
-    std::string path = (ctx_dir / settings.external_initializers_file).string();
-    write(path, external_bytes.data(), external_bytes.size(), true, settings.overwrite);
-    result.files.push_back(path);
+
+  // Checked before anything is written: a model we would refuse to load must not be written.
+  void check_model() const {
+    epctx::register_schema();
+    try {
+      onnx::checker::CheckerContext ctx;
+      ctx.set_ir_version(static_cast<int>(out_->ir_version()));
+      std::unordered_map<std::string, int> opsets;
+      for (const auto& op : out_->opset_import()) opsets[op.domain()] = static_cast<int>(op.version());
+      ctx.set_opset_imports(opsets);
+      onnx::checker::LexicalScopeContext lex;
+      onnx::checker::check_graph(*g_, ctx, lex);
+    } catch (const std::exception& e) {
+      fail(EPHOST_FAIL, "the generated EPContext model fails onnx::checker (a host bug): {}", e.what());
+    }
   }
-  write_file_atomically(settings.ctx_path, serialized.data(), serialized.size(), settings.overwrite);
-  cleanup.done = true;
-  result.files.push_back(settings.ctx_path);
-  log_info(fmt::format("EPContext: wrote '{}': {} EPContext node(s), {} ordinary node(s)", settings.ctx_path,
-                       result.context_nodes, result.ordinary_nodes));
-  return result;
+
+  // Moves the ordinary nodes' initializers to the external file when one is asked for, serializes the
+  // binaries (their checksums recorded in the model, epcontext/binary_ownership.h), then the model.
+  std::string serialize() {
+    if (!settings_.external_initializers_file.empty()) {
+      ExternalInitializerWriter writer(settings_.external_initializers_file);
+      writer.move_graph(*g_);
+      external_bytes_ = writer.bytes();
+    }
+    for (auto& [p, b] : binaries_) {
+      if (!b.write_now) continue;
+      Bytes& bytes = binary_bytes_[p] = b.builder->serialize();
+      auto* kv = out_->add_metadata_props();
+      kv->set_key(binary_checksum_key(b.reference));
+      kv->set_value(binary_checksum(bytes));
+    }
+    std::string serialized;
+    if (out_->ByteSizeLong() > static_cast<size_t>(INT32_MAX))
+      fail(EPHOST_FAIL,
+           "the EPContext model would exceed protobuf's 2 GiB limit; use ep.context_embed_mode=0 and "
+           "ep.context_model_external_initializers_file_name");
+    if (!out_->SerializeToString(&serialized)) fail(EPHOST_FAIL, "cannot serialize the EPContext model");
+    return serialized;
+  }
+
+  // Binaries, external initializers, then the model (a reader that sees the model sees the rest). When a
+  // later file cannot be written (e.g. the ctx model appeared meanwhile), the files this call created are
+  // removed again.
+  void write_files(const std::string& serialized) {
+    RemoveOnFailure cleanup;
+    auto write = [&](const std::string& path, const void* data, size_t size, bool removable, bool overwrite) {
+      boost::system::error_code ec;
+      const bool existed = fs::exists(path, ec);
+      write_file_atomically(path, data, size, overwrite);
+      if (removable && !existed) cleanup.created.push_back(path);
+    };
+    for (auto& [p, b] : binaries_) {
+      if (!b.write_now) continue;
+      const Bytes& bytes = binary_bytes_.at(p);
+      write(b.path, bytes.data(), bytes.size(), !settings_.share, settings_.overwrite || b.replaces_orphan);
+      log_info(fmt::format("EPContext: wrote '{}' ({} bytes, {} graph(s), {} of {} piece bytes after deduplication)",
+                           b.path, bytes.size(), b.builder->graph_count(), b.builder->stored_piece_bytes(),
+                           b.builder->handed_piece_bytes()));
+      result_.files.push_back(b.path);
+      if (settings_.share) shared_.close_generation(p->name());
+    }
+    if (!settings_.external_initializers_file.empty()) {
+      std::string path = (ctx_dir_ / settings_.external_initializers_file).string();
+      write(path, external_bytes_.data(), external_bytes_.size(), true, settings_.overwrite);
+      result_.files.push_back(path);
+    }
+    write_file_atomically(settings_.ctx_path, serialized.data(), serialized.size(), settings_.overwrite);
+    cleanup.done = true;
+    result_.files.push_back(settings_.ctx_path);
+    log_info(fmt::format("EPContext: wrote '{}': {} EPContext node(s), {} ordinary node(s)", settings_.ctx_path,
+                         result_.context_nodes, result_.ordinary_nodes));
+  }
+
+  const GenerationSettings& settings_;
+  const onnx::ModelProto& src_;
+  const GraphExecutor& main_;
+  const Graph& graph_;
+  ContextShareRegistry& shared_;
+  const fs::path ctx_dir_;
+  GenerationResult result_;
+
+  std::vector<const CompiledStep*> ordered_;  // the main graph's steps in execution order
+  std::map<const CompiledStep*, std::unique_ptr<EmittedGroup>> emitted_;
+  std::vector<const Provider*> provider_order_;  // providers with emitted groups, first use first
+  std::map<const Provider*, Binary> binaries_;
+  std::map<const Provider*, bool> main_written_;
+
+  std::unique_ptr<onnx::ModelProto> out_;
+  onnx::GraphProto* g_ = nullptr;
+  std::unordered_set<const Value*> needed_initializers_;
+  std::set<std::string> typed_;  // values whose type the new graph records
+  std::string external_bytes_;
+  std::map<const Provider*, Bytes> binary_bytes_;
+};
+
+}  // namespace
+
+GenerationResult generate_context_model(const GenerationSettings& settings, const Model& model,
+                                        const GraphExecutor& main,
+                                        const std::vector<std::unique_ptr<Provider>>& providers,
+                                        ContextShareRegistry& shared) {
+  (void)providers;  // every provider that compiled a step is reached through the step
+  return ContextModelGeneration(settings, model, main, shared).run();
 }
 
 }  // namespace ephost

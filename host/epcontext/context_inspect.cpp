@@ -5,7 +5,7 @@
 #include <boost/filesystem.hpp>
 #include <nlohmann/json.hpp>
 
-#include "abi/handles.h"
+#include "plugin_abi/handles.h"
 #include "core/error.h"
 #include "discovery/plugin_record.h"
 #include "epcontext/context_schema.h"

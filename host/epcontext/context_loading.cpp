@@ -7,7 +7,7 @@
 #include <optional>
 #include <tuple>
 
-#include "abi/handles.h"
+#include "plugin_abi/handles.h"
 #include "core/atomic_file.h"
 #include "core/confined_path.h"
 #include "core/error.h"
@@ -27,6 +27,211 @@ struct Rejection {
   std::string reason;
 };
 
+// The folder binaries and source models are found in: the ctx model's, or for a model from a buffer
+// ep.context_file_path's ("" when neither is known).
+std::string context_base_dir(const Model& model, const ContextLoadSettings& settings) {
+  if (!model.path.empty()) return fs::absolute(fs::path(model.path)).parent_path().string();
+  if (settings.ctx_file_path.empty()) return std::string();
+  return fs::absolute(fs::path(settings.ctx_file_path)).parent_path().string();
+}
+
+// The session's providers (indices, in priority order) whose context_source_keys hold `source`.
+std::vector<size_t> providers_for_source(const std::vector<std::unique_ptr<Provider>>& providers,
+                                         const std::string& source) {
+  std::vector<size_t> candidates;
+  for (size_t i = 0; i < providers.size(); ++i) {
+    const auto& keys = providers[i]->record().context_source_keys;
+    if (std::find(keys.begin(), keys.end(), source) != keys.end()) candidates.push_back(i);
+  }
+  return candidates;
+}
+
+// Resolves the EPContext nodes one by one, then replaces the rejected ones by their source nodes.
+class ContextResolver {
+ public:
+  ContextResolver(Model& model, const std::vector<std::unique_ptr<Provider>>& providers,
+                  const ContextLoadSettings& settings, ContextShareRegistry& shared)
+      : model_(model),
+        providers_(providers),
+        settings_(settings),
+        base_dir_(context_base_dir(model, settings)),
+        store_(base_dir_, model.path.empty(), settings.share, shared) {}
+
+  ContextResolution run() {
+    // A temporary IR over the ctx model: plugins judge and load EPContext nodes through node handles.
+    std::unique_ptr<Graph> ir = build_graph_ir(model_);
+    std::vector<const Node*> contexts;
+    for (const auto& n : ir->nodes)
+      if (n->op_type == epctx::kOpType && n->domain == epctx::kDomain) contexts.push_back(n.get());
+    check_context_node_names(contexts);
+    for (const Node* n : contexts) resolve(*n, contexts);
+    store_.publish_leftovers();
+    // What the fallback needs of the rejected nodes, before the temporary IR goes.
+    std::vector<Replacement> replacements;
+    for (auto& [n, by] : rejected_)
+      replacements.push_back({n->name, context_attribute(*n, epctx::kModelFilename), by});
+    ir.reset();  // the proto is rewritten below
+    for (const Replacement& r : replacements) fall_back(r);
+    if (!replacements.empty()) infer_model_shapes(model_);
+    return std::move(result_);
+  }
+
+ private:
+  // A rejected node's fallback: its name, the source model file it records, the provider that rejected.
+  struct Replacement {
+    std::string node;
+    std::string source_filename;
+    size_t rejected_by;
+  };
+
+  // One EPContext node: fetch its context, let the candidates judge and load it, and record the outcome.
+  void resolve(const Node& n, const std::vector<const Node*>& contexts) {
+    ContextDiagnostic d;
+    d.node = n.name;
+    d.source = context_attribute(n, epctx::kSource);
+    d.embed_mode = context_int_attribute(n, epctx::kEmbedMode, 1);
+    const std::vector<size_t> candidates = providers_for_source(providers_, d.source);
+    std::optional<Rejection> rejection;
+    size_t rejected_by = SIZE_MAX;
+    Bytes blob;
+    if (candidates.empty()) {
+      std::string names;
+      for (const auto& p : providers_) names += (names.empty() ? "" : ", ") + p->name();
+      rejection = Rejection{"no_provider", fmt::format("no provider of this session loads contexts with source '{}' "
+                                                       "(providers: {})",
+                                                       d.source, names)};
+    } else {
+      try {
+        blob = store_.fetch(n, contexts);
+      } catch (const Error& e) {
+        rejection = Rejection{"unreadable", e.what()};
+        rejected_by = candidates.front();
+        d.provider = providers_[candidates.front()]->name();
+      }
+    }
+    if (!rejection) rejection = judge_and_load(n, candidates, blob, d, rejected_by);
+    if (rejection) reject(n, *rejection, rejected_by, d);
+    result_.diagnostics.push_back(std::move(d));
+  }
+
+  // Offers the context to each candidate in turn until one loads it or one refuses it for good; a
+  // provider that says it is not theirs passes it on. Returns why it cannot be used, or nothing when loaded.
+  std::optional<Rejection> judge_and_load(const Node& n, const std::vector<size_t>& candidates, const Bytes& blob,
+                                          ContextDiagnostic& d, size_t& rejected_by) {
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const Provider& p = *providers_[candidates[i]];
+      d.provider = p.name();
+      rejected_by = candidates[i];
+      EphostContextVerdict verdict = EPHOST_CONTEXT_OPTIMAL;
+      std::string reason;
+      // Without a judge, every context of the provider's source keys is loaded.
+      try {
+        if (std::optional<ContextJudgement> judged = p.judge_context(n, blob.data(), blob.size())) {
+          verdict = judged->verdict;
+          reason = judged->reason;
+        }
+      } catch (const Error& e) {
+        verdict = EPHOST_CONTEXT_UNSUPPORTED;
+        reason = e.what();
+      }
+      d.verdict = context_verdict_name(verdict);
+      d.reason = reason;
+      if (verdict == EPHOST_CONTEXT_NOT_MINE) {
+        if (i + 1 == candidates.size())
+          return Rejection{"not_mine", fmt::format("every provider with source key '{}' said the context is not "
+                                                   "theirs{}",
+                                                   d.source, reason.empty() ? "" : " (" + reason + ")")};
+        continue;
+      }
+      if (verdict == EPHOST_CONTEXT_UNSUPPORTED || verdict > EPHOST_CONTEXT_UNSUPPORTED)
+        return Rejection{"unsupported", reason.empty() ? "the provider cannot use it" : reason};
+      if (verdict == EPHOST_CONTEXT_PREFER_RECOMPILE) {
+        std::string msg = fmt::format("EPContext node '{}': provider '{}' can run its context but recommends compiling "
+                                      "the model again{}",
+                                      n.name, p.name(), reason.empty() ? "" : ": " + reason);
+        if (settings_.fail_on_suboptimal)
+          fail(EPHOST_INVALID_GRAPH, "{} (session.fail_on_suboptimal_compiled_model=1)", msg);
+        log_warning(msg);
+      }
+      std::shared_ptr<ComputeUnit> compute;
+      try {
+        compute = p.load_context(n, blob.data(), blob.size());
+      } catch (const Error& e) {
+        return Rejection{"load_failed", e.what()};
+      }
+      d.loaded = true;
+      result_.loaded[n.name] = {candidates[i], std::move(compute)};
+      return std::nullopt;
+    }
+    return std::nullopt;  // no candidates: the caller rejected already
+  }
+
+  // Records a rejection: an INVALID_GRAPH warning and a fallback, or the session's failure when
+  // fallback is off.
+  void reject(const Node& n, const Rejection& rejection, size_t rejected_by, ContextDiagnostic& d) {
+    d.verdict = rejection.verdict;
+    d.reason = rejection.reason;
+    const std::string message = fmt::format(
+        "INVALID_GRAPH: EPContext node '{}' (source '{}'{}) cannot be used: {}", n.name, d.source,
+        d.provider.empty() ? "" : ", provider '" + d.provider + "'", d.reason);
+    if (settings_.disable_fallback)
+      fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' (source '{}'{}) cannot be used: {} "
+           "(session.disable_ep_context_fallback=1, so the session fails instead of running the source model's "
+           "nodes)",
+           n.name, d.source, d.provider.empty() ? "" : ", provider '" + d.provider + "'", d.reason);
+    log_warning(message + "; falling back to the source model's nodes on the next providers");
+    d.fell_back = true;
+    rejected_.emplace_back(&n, rejected_by);
+  }
+
+  // The source model a rejected node falls back to, and how it was found (for errors).
+  std::pair<std::string, std::string> source_model_of(const Replacement& r) const {
+    if (!settings_.source_model_path.empty()) return {settings_.source_model_path, "ep.context_source_model_path"};
+    if (r.source_filename.empty())
+      fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' cannot be used and records no onnx_model_filename to fall "
+           "back to; set ep.context_source_model_path to the source model", r.node);
+    if (base_dir_.empty())
+      fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' cannot be used, and the fallback to its source model '{}' "
+           "needs the ctx model's folder: set ep.context_file_path (model from a buffer) or "
+           "ep.context_source_model_path", r.node, r.source_filename);
+    return {confine_path(base_dir_, r.source_filename, fmt::format("EPContext node '{}' onnx_model_filename", r.node)),
+            "onnx_model_filename, beside the ctx model"};
+  }
+
+  // Replaces a rejected node by its original partition, taken from its source model (loaded once).
+  void fall_back(const Replacement& r) {
+    const auto [path, how] = source_model_of(r);
+    auto it = sources_.find(path);
+    if (it == sources_.end()) {
+      boost::system::error_code ec;
+      if (!fs::exists(path, ec))
+        fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' cannot be used and its source model '{}' ({}) does not "
+             "exist, so there is nothing to fall back to; put the source model there or set "
+             "ep.context_source_model_path", r.node, path, how);
+      it = sources_.emplace(path, load_model_from_file(path, settings_.source_load)).first;
+    }
+    std::vector<std::string> inserted = replace_with_source_nodes(*model_.proto, r.node, *it->second->proto, path);
+    for (const std::string& n : inserted)
+      if (r.rejected_by != SIZE_MAX) result_.excluded[n] = r.rejected_by;
+    for (auto& d : result_.diagnostics)
+      if (d.node == r.node) {
+        d.fallback_nodes = inserted.size();
+        d.fallback_node_names = inserted;
+        d.source_model = path;
+      }
+    log_info(fmt::format("EPContext: node '{}' replaced by {} node(s) of '{}'", r.node, inserted.size(), path));
+  }
+
+  Model& model_;
+  const std::vector<std::unique_ptr<Provider>>& providers_;
+  const ContextLoadSettings& settings_;
+  const std::string base_dir_;
+  ContextStore store_;
+  ContextResolution result_;
+  std::vector<std::pair<const Node*, size_t>> rejected_;  // node, provider that rejected (or SIZE_MAX)
+  std::map<std::string, std::unique_ptr<Model>> sources_;  // source models by path, loaded once
+};
+
 }  // namespace
 
 ContextLoadSettings read_context_load_settings(const EpContextOptions& options, const LoadOptions& load) {
@@ -42,161 +247,7 @@ ContextLoadSettings read_context_load_settings(const EpContextOptions& options, 
 
 ContextResolution resolve_contexts(Model& model, const std::vector<std::unique_ptr<Provider>>& providers,
                                    const ContextLoadSettings& settings, ContextShareRegistry& shared) {
-  ContextResolution result;
-  const bool from_buffer = model.path.empty();
-  std::string base_dir = from_buffer ? (settings.ctx_file_path.empty()
-                                            ? std::string()
-                                            : fs::absolute(fs::path(settings.ctx_file_path)).parent_path().string())
-                                     : fs::absolute(fs::path(model.path)).parent_path().string();
-  ContextStore store(base_dir, from_buffer, settings.share, shared);
-
-  // A temporary IR over the ctx model: plugins judge and load EPContext nodes through node handles.
-  std::unique_ptr<Graph> ir = build_graph_ir(model);
-  std::vector<const Node*> contexts;
-  for (const auto& n : ir->nodes)
-    if (n->op_type == epctx::kOpType && n->domain == epctx::kDomain) contexts.push_back(n.get());
-  check_context_node_names(contexts);
-
-  std::vector<std::pair<const Node*, size_t>> rejected;  // node, provider that rejected (or SIZE_MAX)
-  for (const Node* n : contexts) {
-    ContextDiagnostic d;
-    d.node = n->name;
-    d.source = context_attribute(*n, epctx::kSource);
-    d.embed_mode = context_int_attribute(*n, epctx::kEmbedMode, 1);
-    std::vector<size_t> candidates;
-    for (size_t i = 0; i < providers.size(); ++i) {
-      const auto& keys = providers[i]->record().context_source_keys;
-      if (std::find(keys.begin(), keys.end(), d.source) != keys.end()) candidates.push_back(i);
-    }
-    std::optional<Rejection> rejection;
-    size_t rejected_by = SIZE_MAX;
-    Bytes blob;
-    if (candidates.empty()) {
-      std::string names;
-      for (const auto& p : providers) names += (names.empty() ? "" : ", ") + p->name();
-      rejection = Rejection{"no_provider", fmt::format("no provider of this session loads contexts with source '{}' "
-                                                       "(providers: {})",
-                                                       d.source, names)};
-    } else {
-      try {
-        blob = store.fetch(*n, contexts);
-      } catch (const Error& e) {
-        rejection = Rejection{"unreadable", e.what()};
-        rejected_by = candidates.front();
-        d.provider = providers[candidates.front()]->name();
-      }
-    }
-    for (size_t i = 0; !rejection && i < candidates.size(); ++i) {
-      const Provider& p = *providers[candidates[i]];
-      d.provider = p.name();
-      rejected_by = candidates[i];
-      EphostContextVerdict verdict = EPHOST_CONTEXT_OPTIMAL;
-      std::string reason;
-      // Without a judge, every context of the provider's source keys is loaded.
-      try {
-        if (std::optional<ContextJudgement> judged = p.judge_context(*n, blob.data(), blob.size())) {
-          verdict = judged->verdict;
-          reason = judged->reason;
-        }
-      } catch (const Error& e) {
-        verdict = EPHOST_CONTEXT_UNSUPPORTED;
-        reason = e.what();
-      }
-      d.verdict = context_verdict_name(verdict);
-      d.reason = reason;
-      if (verdict == EPHOST_CONTEXT_NOT_MINE) {
-        if (i + 1 == candidates.size())
-          rejection = Rejection{"not_mine", fmt::format("every provider with source key '{}' said the context is not "
-                                                        "theirs{}",
-                                                        d.source, reason.empty() ? "" : " (" + reason + ")")};
-        continue;
-      }
-      if (verdict == EPHOST_CONTEXT_UNSUPPORTED || verdict > EPHOST_CONTEXT_UNSUPPORTED) {
-        rejection = Rejection{"unsupported", reason.empty() ? "the provider cannot use it" : reason};
-        break;
-      }
-      if (verdict == EPHOST_CONTEXT_PREFER_RECOMPILE) {
-        std::string msg = fmt::format("EPContext node '{}': provider '{}' can run its context but recommends compiling "
-                                      "the model again{}",
-                                      n->name, p.name(), reason.empty() ? "" : ": " + reason);
-        if (settings.fail_on_suboptimal)
-          fail(EPHOST_INVALID_GRAPH, "{} (session.fail_on_suboptimal_compiled_model=1)", msg);
-        log_warning(msg);
-      }
-      std::shared_ptr<ComputeUnit> compute;
-      try {
-        compute = p.load_context(*n, blob.data(), blob.size());
-      } catch (const Error& e) {
-        rejection = Rejection{"load_failed", e.what()};
-        break;
-      }
-      d.loaded = true;
-      result.loaded[n->name] = {candidates[i], std::move(compute)};
-      break;
-    }
-    if (rejection) {
-      d.verdict = rejection->verdict;
-      d.reason = rejection->reason;
-      const std::string message = fmt::format(
-          "INVALID_GRAPH: EPContext node '{}' (source '{}'{}) cannot be used: {}", n->name, d.source,
-          d.provider.empty() ? "" : ", provider '" + d.provider + "'", d.reason);
-      if (settings.disable_fallback)
-        fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' (source '{}'{}) cannot be used: {} "
-             "(session.disable_ep_context_fallback=1, so the session fails instead of running the source model's "
-             "nodes)",
-             n->name, d.source, d.provider.empty() ? "" : ", provider '" + d.provider + "'", d.reason);
-      log_warning(message + "; falling back to the source model's nodes on the next providers");
-      d.fell_back = true;
-      rejected.emplace_back(n, rejected_by);
-    }
-    result.diagnostics.push_back(std::move(d));
-  }
-  store.publish_leftovers();
-
-  // Fallback: the rejected nodes' original partitions, from their source models.
-  std::vector<std::tuple<std::string, std::string, size_t>> replace;  // node, source model file name, rejecter
-  for (auto& [n, by] : rejected) replace.emplace_back(n->name, context_attribute(*n, epctx::kModelFilename), by);
-  ir.reset();  // the temporary IR goes; the proto is rewritten below
-  std::map<std::string, std::unique_ptr<Model>> sources;
-  for (auto& [name, filename, by] : replace) {
-    std::string path;
-    std::string how;
-    if (!settings.source_model_path.empty()) {
-      path = settings.source_model_path;
-      how = "ep.context_source_model_path";
-    } else {
-      if (filename.empty())
-        fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' cannot be used and records no onnx_model_filename to fall "
-             "back to; set ep.context_source_model_path to the source model", name);
-      if (base_dir.empty())
-        fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' cannot be used, and the fallback to its source model '{}' "
-             "needs the ctx model's folder: set ep.context_file_path (model from a buffer) or "
-             "ep.context_source_model_path", name, filename);
-      path = confine_path(base_dir, filename, fmt::format("EPContext node '{}' onnx_model_filename", name));
-      how = "onnx_model_filename, beside the ctx model";
-    }
-    auto it = sources.find(path);
-    if (it == sources.end()) {
-      boost::system::error_code ec;
-      if (!fs::exists(path, ec))
-        fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' cannot be used and its source model '{}' ({}) does not "
-             "exist, so there is nothing to fall back to; put the source model there or set "
-             "ep.context_source_model_path", name, path, how);
-      it = sources.emplace(path, load_model_from_file(path, settings.source_load)).first;
-    }
-    std::vector<std::string> inserted = replace_with_source_nodes(*model.proto, name, *it->second->proto, path);
-    for (const std::string& n : inserted)
-      if (by != SIZE_MAX) result.excluded[n] = by;
-    for (auto& d : result.diagnostics)
-      if (d.node == name) {
-        d.fallback_nodes = inserted.size();
-        d.fallback_node_names = inserted;
-        d.source_model = path;
-      }
-    log_info(fmt::format("EPContext: node '{}' replaced by {} node(s) of '{}'", name, inserted.size(), path));
-  }
-  if (!replace.empty()) infer_model_shapes(model);
-  return result;
+  return ContextResolver(model, providers, settings, shared).run();
 }
 
 }  // namespace ephost

@@ -1,5 +1,5 @@
 // The EPContext session options, typed (keys: plugin_api/include/ephost/ephost_session_options_keys.h).
-// The session parses them once (session/session_config.h); epcontext/ reads only this struct.
+// The session parses them once (options/session_config.h); epcontext/ reads only this struct.
 #pragma once
 
 #include <string>

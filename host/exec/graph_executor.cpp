@@ -3,7 +3,7 @@
 #include <deque>
 #include <optional>
 
-#include "abi/handles.h"
+#include "plugin_abi/handles.h"
 #include "core/device.h"
 #include "core/error.h"
 #include "core/log.h"

@@ -11,7 +11,7 @@
 #include <deque>
 #include <memory>
 
-#include "abi/handles.h"
+#include "plugin_abi/handles.h"
 #include "exec/graph_executor.h"
 
 namespace ephost {

@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "abi/handles.h"
+#include "plugin_abi/handles.h"
 #include "graph/graph.h"
 #include "provider/provider.h"
 

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "abi/handles.h"
+#include "plugin_abi/handles.h"
 #include "core/error.h"
 #include "core/runtime_value.h"
 #include "core/tensor.h"

@@ -9,7 +9,7 @@
 #include <deque>
 #include <vector>
 
-#include "abi/handles.h"
+#include "plugin_abi/handles.h"
 #include "core/runtime_value.h"
 #include "isolation/shared_arena.h"
 #include "isolation/wire.h"

@@ -1,6 +1,6 @@
 // Model loading: read -> parse -> opset check -> external data -> sparse initializers -> structure
-// (duplicates, dangling inputs, cycles; unsorted acyclic graphs are sorted) -> onnx checker -> shape
-// inference.
+// (model/graph_structure.h: duplicates, dangling inputs, cycles; unsorted acyclic graphs are sorted)
+// -> onnx checker -> shape inference.
 #include "model/loader.h"
 
 #include <fcntl.h>
@@ -18,16 +18,14 @@
 #include <fstream>
 #include <functional>
 #include <limits>
-#include <queue>
-#include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "core/confined_path.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "core/regular_file.h"
 #include "model/function_calls.h"
+#include "model/graph_structure.h"
 #include "model/inference_guards.h"
 
 namespace ephost {
@@ -351,161 +349,6 @@ void densify_sparse_initializers(onnx::GraphProto& g) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Structure: SSA, every input defined, acyclic. Sorts an unsorted acyclic graph in place (stable).
-
-struct Scope {
-  const Scope* parent = nullptr;
-  std::unordered_map<std::string_view, int> defs;  // name -> producing node index, -1 input/initializer
-
-  bool visible(std::string_view name) const {
-    for (const Scope* s = this; s; s = s->parent)
-      if (s->defs.count(name)) return true;
-    return false;
-  }
-};
-
-class StructureChecker {
- public:
-  // Checks g; appends to outer_reads the names g (or its subgraphs) reads from enclosing graphs.
-  void check(onnx::GraphProto& g, const Scope* parent, const std::string& where, int depth,
-             std::vector<std::string>* outer_reads) {
-    if (depth > 64) fail(EPHOST_INVALID_GRAPH, "subgraphs nested deeper than 64 levels");
-    Scope scope;
-    scope.parent = parent;
-    scope.defs.reserve(static_cast<size_t>(g.input_size() + g.initializer_size() + g.node_size() * 2));
-    std::unordered_set<std::string_view> initializer_names;
-    for (const auto& in : g.input()) {
-      if (in.name().empty()) fail(EPHOST_INVALID_GRAPH, "{} has an input with an empty name", where);
-      if (!scope.defs.emplace(in.name(), -1).second)
-        fail(EPHOST_INVALID_GRAPH, "{} declares input '{}' more than once", where, in.name());
-    }
-    for (const auto& init : g.initializer()) {
-      if (init.name().empty()) fail(EPHOST_INVALID_GRAPH, "{} has an initializer with an empty name", where);
-      if (!initializer_names.insert(init.name()).second)
-        fail(EPHOST_INVALID_GRAPH, "{} defines initializer '{}' more than once", where, init.name());
-      scope.defs.emplace(init.name(), -1);  // also an input: an overridable default
-    }
-    const int n = g.node_size();
-    for (int i = 0; i < n; ++i) {
-      const auto& node = g.node(i);
-      for (const auto& out : node.output()) {
-        if (out.empty()) continue;
-        auto [it, inserted] = scope.defs.emplace(out, i);
-        if (!inserted) {
-          std::string prev = it->second < 0 ? std::string(initializer_names.count(out) ? "an initializer" : "a graph input")
-                                            : fmt::format("node '{}' ({})", node_label(g, it->second),
-                                                          g.node(it->second).op_type());
-          fail(EPHOST_INVALID_GRAPH, "{}: node '{}' ({}) output '{}' is already defined by {}", where,
-               node_label(g, i), node.op_type(), out, prev);
-        }
-      }
-    }
-
-    // Edges producer -> consumer (with multiplicity); outer reads deduplicated.
-    std::vector<std::vector<int>> consumers(static_cast<size_t>(n));
-    std::vector<int> indegree(static_cast<size_t>(n), 0);
-    std::unordered_set<std::string> outer_seen;
-    auto use = [&](int i, const std::string& name, bool implicit) {
-      auto it = scope.defs.find(name);
-      if (it != scope.defs.end()) {
-        if (it->second >= 0) {
-          consumers[static_cast<size_t>(it->second)].push_back(i);
-          ++indegree[static_cast<size_t>(i)];
-        }
-        return;
-      }
-      if (parent && parent->visible(name)) {
-        if (outer_seen.insert(name).second) outer_reads->push_back(name);
-        return;
-      }
-      const auto& node = g.node(i);
-      fail(EPHOST_INVALID_GRAPH,
-           "{}: node '{}' ({}) {} '{}' is not a graph input, an initializer, or the output of any node{}", where,
-           node_label(g, i), node.op_type(), implicit ? "reads (in a subgraph) value" : "input", name,
-           parent ? " (in this graph or an enclosing one)" : "");
-    };
-    for (int i = 0; i < n; ++i) {
-      auto& node = *g.mutable_node(i);
-      for (const auto& in : node.input())
-        if (!in.empty()) use(i, in, false);
-      for (auto& a : *node.mutable_attribute()) {
-        if (a.type() == onnx::AttributeProto::GRAPHS || a.graphs_size() > 0)
-          fail(EPHOST_INVALID_GRAPH, "{}: node '{}' ({}) has GRAPHS attribute '{}', which no operator supports",
-               where, node_label(g, i), node.op_type(), a.name());
-        if (a.type() != onnx::AttributeProto::GRAPH) continue;
-        if (!a.has_g())
-          fail(EPHOST_INVALID_GRAPH, "{}: node '{}' ({}) graph attribute '{}' has no graph", where,
-               node_label(g, i), node.op_type(), a.name());
-        std::vector<std::string> sub_reads;
-        std::string sub_where =
-            fmt::format("subgraph '{}' (attribute '{}' of node '{}')", a.g().name(), a.name(), node_label(g, i));
-        check(*a.mutable_g(), &scope, sub_where, depth + 1, &sub_reads);
-        for (const auto& name : sub_reads) use(i, name, true);
-      }
-    }
-    for (const auto& out : g.output()) {
-      if (!out.name().empty() && scope.defs.count(out.name())) continue;
-      if (!out.name().empty() && parent && parent->visible(out.name())) {
-        if (outer_seen.insert(out.name()).second) outer_reads->push_back(out.name());
-        continue;
-      }
-      fail(EPHOST_INVALID_GRAPH, "{}: graph output '{}' is not a graph input, an initializer, or the output of any node",
-           where, out.name());
-    }
-
-    // Kahn, ties by original index.
-    std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
-    for (int i = 0; i < n; ++i)
-      if (indegree[static_cast<size_t>(i)] == 0) ready.push(i);
-    std::vector<int> order;
-    order.reserve(static_cast<size_t>(n));
-    bool sorted = true;
-    while (!ready.empty()) {
-      int i = ready.top();
-      ready.pop();
-      if (i != static_cast<int>(order.size())) sorted = false;
-      order.push_back(i);
-      for (int c : consumers[static_cast<size_t>(i)])
-        if (--indegree[static_cast<size_t>(c)] == 0) ready.push(c);
-    }
-    if (static_cast<int>(order.size()) != n) {
-      std::string left;
-      int count = 0, first = -1;
-      for (int i = 0; i < n; ++i) {
-        if (indegree[static_cast<size_t>(i)] == 0) continue;
-        if (first < 0) first = i;
-        if (count < 10) left += fmt::format("{}'{}' ({})", count ? ", " : "", node_label(g, i), g.node(i).op_type());
-        ++count;
-      }
-      if (count > 10) left += fmt::format(" and {} more", count - 10);
-      std::string edge;
-      for (const auto& in : g.node(first).input()) {
-        auto it = scope.defs.find(in);
-        if (it != scope.defs.end() && it->second >= 0 && indegree[static_cast<size_t>(it->second)] != 0) {
-          edge = fmt::format("; node '{}' reads '{}', produced by node '{}' which depends on it",
-                             node_label(g, first), in, node_label(g, it->second));
-          break;
-        }
-      }
-      fail(EPHOST_INVALID_GRAPH, "{} has a cycle: {} node(s) left unsorted: {}{}", where, count, left, edge);
-    }
-    if (!sorted) {
-      // Reorder without moving the NodeProto objects (string_views into them stay valid).
-      log_verbose(fmt::format("{}: nodes are not topologically sorted; sorting them", where));
-      std::vector<onnx::NodeProto*> nodes(static_cast<size_t>(n));
-      g.mutable_node()->ExtractSubrange(0, n, nodes.data());
-      for (int i : order) g.mutable_node()->AddAllocated(nodes[static_cast<size_t>(i)]);
-    }
-  }
-
- private:
-  static std::string node_label(const onnx::GraphProto& g, int i) {
-    const auto& node = g.node(i);
-    return node.name().empty() ? node.op_type() + "_" + std::to_string(i) : node.name();
-  }
-};
-
-// ---------------------------------------------------------------------------------------------
 // Checker and shape inference
 
 void run_checker(Model& model) {
@@ -613,12 +456,9 @@ std::unique_ptr<Model> finish_loading(std::unique_ptr<onnx::ModelProto> proto, s
   // 1.12 copies raw_data into vectors sized from it without checking).
   for_each_tensor(*model->proto, [](onnx::TensorProto& t) { validate_tensor_proto(t); });
 
-  std::vector<std::string> outer_reads;
-  StructureChecker().check(*model->proto->mutable_graph(), nullptr,
-                           model->proto->graph().name().empty()
-                               ? std::string("main graph")
-                               : fmt::format("graph '{}'", model->proto->graph().name()),
-                           0, &outer_reads);
+  check_graph_structure(*model->proto->mutable_graph(), model->proto->graph().name().empty()
+                                                          ? std::string("main graph")
+                                                          : fmt::format("graph '{}'", model->proto->graph().name()));
 
   if (options.run_checker) run_checker(*model);
   if (options.infer_shapes) infer_model_shapes(*model);

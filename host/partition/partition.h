@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "abi/handles.h"
+#include "plugin_abi/handles.h"
 #include "graph/graph.h"
 
 namespace ephost {

@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "abi/handles.h"
+#include "plugin_abi/handles.h"
 #include "ephost/ephost_plugin.h"
 #include "graph/graph.h"
 

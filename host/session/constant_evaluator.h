@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/run_control.h"
-#include "session/env.h"
+#include "env/env.h"
 #include "transform/pass.h"
 
 namespace ephost {

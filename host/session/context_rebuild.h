@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "session/env.h"
-#include "session/session_options.h"
+#include "env/env.h"
+#include "options/session_options.h"
 
 namespace ephost {
 

@@ -13,10 +13,10 @@
 #include "exec/graph_executor.h"
 #include "graph/graph.h"
 #include "session/context_rebuild.h"
-#include "session/env.h"
-#include "session/provider_setup.h"
-#include "session/session_config.h"
-#include "session/session_options.h"
+#include "env/env.h"
+#include "provider_selection/provider_setup.h"
+#include "options/session_config.h"
+#include "options/session_options.h"
 
 namespace ephost {
 

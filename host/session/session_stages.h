@@ -23,9 +23,9 @@
 #include "graph/graph.h"
 #include "model/model.h"
 #include "plan/plan_input.h"
-#include "session/env.h"
-#include "session/provider_setup.h"
-#include "session/session_config.h"
+#include "env/env.h"
+#include "provider_selection/provider_setup.h"
+#include "options/session_config.h"
 
 namespace ephost {
 

@@ -4,7 +4,7 @@
 
 #include <unordered_set>
 
-#include "abi/handles.h"
+#include "plugin_abi/handles.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "model/loader.h"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # libephost exports the application C API and nothing else: the defined dynamic symbols (nm -D
 # --defined-only) must be exactly the functions ephost_c_api.h declares with EPHOST_EXPORT, each
-# versioned EPHOST_<soversion> (host/capi/libephost.map), plus that version node itself.
+# versioned EPHOST_<soversion> (host/app_api/libephost.map), plus that version node itself.
 #   exported_symbols_test.sh LIBRARY HEADER SOVERSION
 set -euo pipefail
 LIB=$1

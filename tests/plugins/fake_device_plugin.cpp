@@ -18,8 +18,10 @@
 // groups). Float32 tensors; Add and Mul broadcast like numpy.
 //
 // Exported test hooks (the tests dlsym them from the loaded library): fakedev_reset(),
-// fakedev_count(name) for "h2d", "d2h", "d2d", "kernels", "allocs", "live_allocs", "streams",
-// "host_faults"; fakedev_last_allocation() is the address of the last buffer allocated (for tests
+// fakedev_count(name) for "h2d", "d2h", "d2d", "kernels", "allocs", "live_allocs", "streams" (the
+// successful calls of copy_to_device, copy_to_host, copy_between_devices, kernel_compute and compute,
+// device_allocate, device_allocate less device_free, stream_create, as the plugin observer in front of
+// its table counts them: tools/plugin_observer/plugin_interposer.h); fakedev_last_allocation() is the address of the last buffer allocated (for tests
 // showing that the host touching it crashes); fakedev_fail(call, after) makes `call` (allocate, copy_to_device, copy_to_host,
 // copy_between_devices, stream_create, stream_synchronize, compute) fail after `after` more successes.
 #include <sys/mman.h>
@@ -39,26 +41,22 @@
 
 #include "elementwise.hpp"
 #include "ephost/sdk/plugin.hpp"
+#include "plugin_interposer.h"
 
 namespace {
 
 using namespace ephost::sdk;
 using ephost_test::BinaryOp;
 
-// ---- counters and failure injection ---------------------------------------------------------------
+// ---- failure injection ------------------------------------------------------------------------------
 
 struct Hooks {
   std::mutex mutex;
-  std::map<std::string, long> counts;
   std::map<std::string, long> fail_after;  // call -> successes left before it fails (-1: never)
 };
 Hooks& hooks() {
   static Hooks h;
   return h;
-}
-void count(const std::string& what, long n = 1) {
-  std::lock_guard<std::mutex> lock(hooks().mutex);
-  hooks().counts[what] += n;
 }
 // Throws when `call` is set to fail now.
 void maybe_fail(const std::string& call) {
@@ -193,33 +191,27 @@ class FakeDevices : public Devices {
     if (kind != EPHOST_MEMORY_DEVICE) fail(EPHOST_INVALID_ARGUMENT, "fakedev: only device memory is offered");
     maybe_fail("allocate");
     DeviceBuffer b = Memory::instance().allocate(device, bytes);
-    count("allocs");
-    count("live_allocs");
     return b;
   }
   void free(uint32_t device, EphostMemoryKind, DeviceBuffer buffer) noexcept override {
     try {
       Memory::instance().free(device, buffer);
-      count("live_allocs", -1);
     } catch (...) {
     }
   }
   void copy_to_device(uint32_t device, EphostStream* stream, const void* src, DeviceBuffer dst,
                       uint64_t bytes) override {
     maybe_fail("copy_to_device");
-    count("h2d");
     run_or_queue(stream, [=] { std::memcpy(Memory::instance().address(device, dst), src, bytes); });
   }
   void copy_to_host(uint32_t device, EphostStream* stream, DeviceBuffer src, void* dst, uint64_t bytes) override {
     maybe_fail("copy_to_host");
-    count("d2h");
     run_or_queue(stream, [=] { std::memcpy(dst, Memory::instance().address(device, src), bytes); });
   }
   bool has_device_to_device_copy() const override { return true; }
   void copy_between_devices(EphostStream* stream, uint32_t src_device, DeviceBuffer src, uint32_t dst_device,
                             DeviceBuffer dst, uint64_t bytes) override {
     maybe_fail("copy_between_devices");
-    count("d2d");
     run_or_queue(stream, [=] {
       std::memcpy(Memory::instance().address(dst_device, dst), Memory::instance().address(src_device, src), bytes);
     });
@@ -227,7 +219,6 @@ class FakeDevices : public Devices {
   bool has_streams() const override { return true; }
   EphostStream* create_stream(uint32_t device) override {
     maybe_fail("stream_create");
-    count("streams");
     auto* s = new Stream;
     s->device = device;
     return reinterpret_cast<EphostStream*>(s);
@@ -301,7 +292,6 @@ class NodeKernel : public Kernel {
     for (const auto& m : in) buffers.push_back(m.buffer);
     const uint32_t device = device_;
     const Op op = op_;
-    count("kernels");
     run_or_queue(ctx.stream(), [=] {
       std::vector<const float*> ptrs;
       for (const auto& b : buffers) ptrs.push_back(reinterpret_cast<const float*>(Memory::instance().address(device, b)));
@@ -347,7 +337,6 @@ class FusedGroup : public CompiledGroup {
     const uint32_t device = device_;
     const auto steps = steps_;
     const auto outputs = outputs_;
-    count("kernels");
     run_or_queue(ctx.stream(), [=] {
       std::vector<std::vector<float>> results(steps.size());
       for (size_t k = 0; k < steps.size(); ++k) {
@@ -454,20 +443,44 @@ struct Create {
 
 }  // namespace
 
-EPHOST_DEFINE_DEVICE_PLUGIN(Describe, Create, FakeDevices)
+EPHOST_DEFINE_DEVICE_PLUGIN_ENTRY(fakedev_sdk_negotiate, Describe, Create, FakeDevices)
+
+// The SDK's table with the plugin observer in front: it counts the calls fakedev_count reports.
+extern "C" EPHOST_EXPORT EphostStatus* ephost_plugin_negotiate(EphostPluginNegotiation* negotiation);
+extern "C" EphostStatus* ephost_plugin_negotiate(EphostPluginNegotiation* negotiation) {
+  EphostStatus* status = fakedev_sdk_negotiate(negotiation);
+  if (status == nullptr && negotiation != nullptr && negotiation->plugin != nullptr) {
+    ephost::observer::ObserverOptions options;
+    options.plugin_name = "fakedev";
+    negotiation->plugin = ephost::observer::observe_plugin(negotiation->plugin, negotiation->host_api, options);
+  }
+  return status;
+}
 
 // ---- test hooks ------------------------------------------------------------------------------------
 
 extern "C" EPHOST_EXPORT void fakedev_reset() {
+  ephost::observer::reset_observed_counts();  // what is allocated stays allocated
   std::lock_guard<std::mutex> lock(hooks().mutex);
-  const long live = hooks().counts["live_allocs"];
-  hooks().counts.clear();
-  hooks().counts["live_allocs"] = live;  // what is allocated stays allocated
   hooks().fail_after.clear();
 }
 extern "C" EPHOST_EXPORT long fakedev_count(const char* name) {
-  std::lock_guard<std::mutex> lock(hooks().mutex);
-  return hooks().counts[name];
+  const ephost::observer::ObservedCounts counts = ephost::observer::observed_counts();
+  auto succeeded = [&](const char* function) {
+    auto calls = counts.calls.find(function);
+    auto failures = counts.failures.find(function);
+    return static_cast<long>((calls == counts.calls.end() ? 0 : calls->second) -
+                             (failures == counts.failures.end() ? 0 : failures->second));
+  };
+  const std::string what = name;
+  if (what == "h2d") return succeeded("copy_to_device");
+  if (what == "d2h") return succeeded("copy_to_host");
+  if (what == "d2d") return succeeded("copy_between_devices");
+  if (what == "kernels") return succeeded("kernel_compute") + succeeded("compute");
+  if (what == "allocs") return succeeded("device_allocate");
+  if (what == "live_allocs") return static_cast<long>(counts.live_device_buffers);
+  if (what == "streams") return succeeded("stream_create");
+  return 0;
 }
 extern "C" EPHOST_EXPORT void fakedev_fail(const char* call, long after) {
   std::lock_guard<std::mutex> lock(hooks().mutex);

@@ -1,4 +1,5 @@
-// Test plugins that remember what the host did to them (plugin_call_record.h).
+// Test plugins that remember what the host did to them (plugin_call_record.h), through the plugin
+// observer (tools/plugin_observer/plugin_interposer.h).
 //
 // A test plugin is written with the SDK as usual and ends with EPHOST_TEST_RECORDING_PLUGIN instead of
 // EPHOST_DEFINE_PLUGIN. The SDK's entry point then stays inside the library; the exported one

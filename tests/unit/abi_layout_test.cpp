@@ -18,7 +18,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "abi/host_api.h"
+#include "plugin_abi/host_api.h"
 #include "discovery/negotiation.h"
 #include "discovery/plugin_record.h"
 #include "abi_frozen_layout.h"

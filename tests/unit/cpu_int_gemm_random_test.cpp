@@ -8,8 +8,8 @@
 #include <random>
 #include <vector>
 
-#include "../../plugins/cpu/math/int_gemm.h"
-#include "../../plugins/cpu/math/random.h"
+#include "math/int_gemm.h"
+#include "math/random.h"
 #include "isa_tiers.h"
 
 namespace m = ephost::cpu::math;

@@ -12,13 +12,13 @@
 #include <stdexcept>
 #include <vector>
 
-#include "../../plugins/cpu/math/batched_gemm.h"
-#include "../../plugins/cpu/math/einsum.h"
-#include "../../plugins/cpu/math/fast_math.h"
-#include "../../plugins/cpu/math/fft.h"
-#include "../../plugins/cpu/math/linalg.h"
-#include "../../plugins/cpu/math/rnn_activation.h"
-#include "../../plugins/cpu/math/strided.h"
+#include "math/batched_gemm.h"
+#include "math/einsum.h"
+#include "math/fast_math.h"
+#include "math/fft.h"
+#include "math/linalg.h"
+#include "math/rnn_activation.h"
+#include "math/strided.h"
 
 namespace m = ephost::cpu::math;
 using m::Complex;

@@ -10,16 +10,16 @@
 #include <thread>
 #include <vector>
 
-#include "../../plugins/cpu/math/broadcast.h"
-#include "../../plugins/cpu/math/conv.h"
-#include "../../plugins/cpu/math/half.h"
-#include "../../plugins/cpu/math/matmul.h"
-#include "../../plugins/cpu/math/pool.h"
-#include "../../plugins/cpu/math/reduce.h"
-#include "../../plugins/cpu/math/resize.h"
-#include "../../plugins/cpu/math/softmax.h"
-#include "../../plugins/cpu/math/vec.h"
-#include "../../plugins/cpu/math/transpose.h"
+#include "math/broadcast.h"
+#include "math/conv.h"
+#include "math/half.h"
+#include "math/matmul.h"
+#include "math/pool.h"
+#include "math/reduce.h"
+#include "math/resize.h"
+#include "math/softmax.h"
+#include "math/vec.h"
+#include "math/transpose.h"
 #include "isa_tiers.h"
 
 namespace m = ephost::cpu::math;

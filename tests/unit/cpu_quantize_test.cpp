@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "../../plugins/cpu/math/quantize.h"
+#include "math/quantize.h"
 #include "isa_tiers.h"
 
 namespace m = ephost::cpu::math;

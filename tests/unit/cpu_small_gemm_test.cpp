@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "../../plugins/cpu/math/small_gemm.h"
+#include "math/small_gemm.h"
 #include "isa_tiers.h"
 
 namespace m = ephost::cpu::math;

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "../../plugins/cpu/math/vec.h"
+#include "math/vec.h"
 #include "isa_tiers.h"
 
 namespace m = ephost::cpu::math;

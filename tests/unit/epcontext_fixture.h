@@ -24,7 +24,7 @@
 #include "model/loader.h"
 #include "model_builders.h"
 #include "provider/provider.h"
-#include "session/env.h"
+#include "env/env.h"
 #include "session/session.h"
 
 namespace epctx_test {

@@ -13,7 +13,7 @@
 #include <set>
 #include <unordered_set>
 
-#include "abi/handles.h"
+#include "plugin_abi/handles.h"
 #include "core/error.h"
 #include "model/loader.h"
 #include "model_builders.h"

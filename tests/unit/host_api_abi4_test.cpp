@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "abi/handles.h"
-#include "abi/host_api.h"
+#include "plugin_abi/handles.h"
+#include "plugin_abi/host_api.h"
 #include "core/run_control.h"
 
 namespace ephost {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "../../plugins/cpu/math/isa.h"
+#include "math/isa.h"
 
 class IsaTierTest : public ::testing::TestWithParam<ephost::cpu::math::Isa> {
  protected:

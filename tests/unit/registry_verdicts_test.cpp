@@ -23,7 +23,7 @@
 #include "discovery/verdict_freshness.h"
 #include "plugin_dir.h"
 #include "saved_env.h"
-#include "session/env.h"
+#include "env/env.h"
 
 namespace ephost {
 namespace {

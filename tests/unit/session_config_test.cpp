@@ -11,10 +11,10 @@
 
 #include "ephost/ephost_session_options_keys.h"
 #include "model_builders.h"
-#include "session/env.h"
-#include "session/option_keys.h"
-#include "session/provider_setup.h"
-#include "session/session_config.h"
+#include "env/env.h"
+#include "options/option_keys.h"
+#include "provider_selection/provider_setup.h"
+#include "options/session_config.h"
 
 using namespace ephost;
 using namespace ephost_test;

@@ -7,8 +7,8 @@
 
 #include <memory>
 
-#include "abi/handles.h"
-#include "abi/host_api.h"
+#include "plugin_abi/handles.h"
+#include "plugin_abi/host_api.h"
 #include "core/runtime_value.h"
 #include "graph/graph.h"
 #include "model/loader.h"

@@ -1,7 +1,7 @@
 // ABI section, through libephost with the observer in front of the plugin (observer/observer.h):
 // sessions created and released in overlapping lifetimes, runs from 8 threads at once,
-// on_run_start/on_run_end pairing, and claims that the host accepts (nodes of the graph, groups
-// acyclic once contracted).
+// on_run_start/on_run_end pairing, claims that the host accepts (nodes of the graph, groups
+// acyclic once contracted), and once the env is gone the lifecycle rules on every call (lifecycle_rules.h).
 #include <dlfcn.h>
 
 #include <condition_variable>
@@ -13,6 +13,7 @@
 #include "case_session.h"
 #include "diamond_models.h"
 #include "isolation.h"
+#include "lifecycle_rules.h"
 #include "nondeterminism.h"
 #include "observer/observer.h"
 #include "sections.h"
@@ -173,15 +174,20 @@ void check_observed(ChildChannel& out, const EphostCtsObservation& o) {
 void runtime(ChildChannel& out, const KitSetup& setup, const PluginFacts& facts) {
   setenv(EPHOST_CTS_TARGET_ENV, setup.plugin.c_str(), 1);
   out.step("loading the plugin behind the observer");
-  Ephost::Env env = env_with(setup.observer);
-  void* observer = dlopen(setup.observer.c_str(), RTLD_NOW | RTLD_NOLOAD);
-  auto observe = observer ? reinterpret_cast<EphostCtsObservationFn>(dlsym(observer, "ephost_cts_observation")) : nullptr;
-  if (observe == nullptr) throw std::runtime_error("the observer " + setup.observer + " is not loaded");
-  for (const auto& c : sample(facts.claimed)) check_case(out, env, facts.name, c);
-  check_acyclic_groups(out, env, facts.name);
-  EphostCtsObservation o{};
-  observe(&o);
-  check_observed(out, o);
+  {
+    Ephost::Env env = env_with(setup.observer);
+    // Held open, so that the observer's record outlives the env.
+    void* observer = dlopen(setup.observer.c_str(), RTLD_NOW | RTLD_NOLOAD);
+    auto observe =
+        observer ? reinterpret_cast<EphostCtsObservationFn>(dlsym(observer, "ephost_cts_observation")) : nullptr;
+    if (observe == nullptr) throw std::runtime_error("the observer " + setup.observer + " is not loaded");
+    for (const auto& c : sample(facts.claimed)) check_case(out, env, facts.name, c);
+    check_acyclic_groups(out, env, facts.name);
+    EphostCtsObservation o{};
+    observe(&o);
+    check_observed(out, o);
+  }
+  check_lifecycle_rules(out, kSection, setup.observer);
 }
 
 }  // namespace

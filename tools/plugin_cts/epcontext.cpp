@@ -13,6 +13,7 @@
 
 #include "case_session.h"
 #include "isolation.h"
+#include "lifecycle_rules.h"
 #include "observer/observer.h"
 #include "sections.h"
 
@@ -92,11 +93,19 @@ void judge_damaged(void* user, const EphostHostApi* host, const EphostPlugin* pl
                            : "never crashed, never OPTIMAL (" + std::to_string(failed) + " returned an error status)"});
 }
 
+void round_trips_in(ChildChannel& out, const KitSetup& setup, const PluginFacts& facts, bool fuzz_judge);
+
 // `fuzz`: also hand context_judge the damaged blobs (off when a first attempt crashed doing that, so
 // that the round trips are still judged).
 void round_trips(ChildChannel& out, const KitSetup& setup, const PluginFacts& facts, bool fuzz_judge) {
   setenv(EPHOST_CTS_TARGET_ENV, setup.plugin.c_str(), 1);
   out.step("loading the plugin behind the observer");
+  round_trips_in(out, setup, facts, fuzz_judge);
+  check_lifecycle_rules(out, kSection, setup.observer);
+}
+
+// round_trips' checks, with an env of their own (gone when they return).
+void round_trips_in(ChildChannel& out, const KitSetup& setup, const PluginFacts& facts, bool fuzz_judge) {
   const Ephost::Env env = env_with(setup.observer);
   void* observer = dlopen(setup.observer.c_str(), RTLD_NOW | RTLD_NOLOAD);
   auto set_hook =

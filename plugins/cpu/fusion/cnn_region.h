@@ -5,6 +5,10 @@
 // per-channel affines (BatchNormalization, Mul/Add by per-channel constants) fold into its weights,
 // activations (including decomposed SiLU and HardSwish) and a residual Add become oneDNN post-ops.
 // Primitives are created once per input shape, at compile time when the shapes are static.
+//
+// In three parts: cnn_region_select.cpp chooses the regions (which nodes, kept convex),
+// cnn_region_program.{h,cpp} turns a group into steps over numbered values (fusing post-ops), and
+// cnn_region_run.cpp plans the steps per set of input shapes (primitives, arena offsets) and runs them.
 #pragma once
 
 #include <functional>

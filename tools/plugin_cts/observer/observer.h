@@ -1,13 +1,16 @@
 /*
  * The observer: a plugin library that stands in front of the plugin under test. The conformance kit
  * registers it with libephost instead of the plugin (EPHOST_CTS_TARGET names the plugin); its
- * negotiation loads the plugin and answers with a copy of the plugin's table whose members count
- * their calls, the computes in flight and the failures, and pass every call on unchanged. The plugin
- * describes itself, so the host sees it under its own name.
+ * negotiation loads the plugin and answers with the plugin observer's table
+ * (tools/plugin_observer/plugin_interposer.h, the one the tests' recording plugins use): its members
+ * record and count every call (the ABI 3 device calls included), the computes in flight and the
+ * failures, and pass every call on unchanged. The plugin describes itself, so the host sees it under
+ * its own name.
  *
- * The kit, in the same process, reads the counts (ephost_cts_observation) and can run its own calls
- * inside the host's next context_judge, with the host's node and the plugin's provider, which are
- * only valid there (ephost_cts_set_judge_hook).
+ * The kit, in the same process, reads the counts (ephost_cts_observation) and the calls
+ * (ephost_cts_calls, for the lifecycle rules of plugin_call_rules.h), and can run its own calls inside
+ * the host's next context_judge, with the host's node and the plugin's provider, which are only valid
+ * there (ephost_cts_set_judge_hook).
  */
 #ifndef EPHOST_CTS_OBSERVER_H_
 #define EPHOST_CTS_OBSERVER_H_
@@ -51,6 +54,14 @@ typedef void (*EphostCtsSetJudgeHookFn)(EphostCtsJudgeHook hook, void* user);
 
 #ifdef __cplusplus
 }
+
+#include <vector>
+
+#include "plugin_call.h"
+
+/* Every call recorded so far, in the order they returned (C++: the kit and the observer are built
+ * together). */
+typedef void (*EphostCtsCallsFn)(std::vector<ephost::observer::PluginCall>* out);
 #endif
 
 #endif /* EPHOST_CTS_OBSERVER_H_ */

@@ -370,6 +370,12 @@ struct PluginGlue {
 // Against a host older than ABI 3 the plugin has no devices and CREATE gets device 0.
 #define EPHOST_DEFINE_DEVICE_PLUGIN(DESCRIBE, CREATE, DEVICES)                                    \
   extern "C" EPHOST_EXPORT EphostStatus* ephost_plugin_negotiate(EphostPluginNegotiation* negotiation); \
-  extern "C" EphostStatus* ephost_plugin_negotiate(EphostPluginNegotiation* negotiation) {        \
+  EPHOST_DEFINE_DEVICE_PLUGIN_ENTRY(ephost_plugin_negotiate, DESCRIBE, CREATE, DEVICES)
+
+// The entry point of a plugin that drives devices, under the symbol name ENTRY (as
+// EPHOST_DEFINE_PLUGIN_ENTRY is to EPHOST_DEFINE_PLUGIN): for a library whose exported entry point
+// does more before or after it.
+#define EPHOST_DEFINE_DEVICE_PLUGIN_ENTRY(ENTRY, DESCRIBE, CREATE, DEVICES)                        \
+  extern "C" EphostStatus* ENTRY(EphostPluginNegotiation* negotiation) {                          \
     return ::ephost::sdk::detail::PluginGlue<DESCRIBE, CREATE, DEVICES>::negotiate(negotiation);  \
   }

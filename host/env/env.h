@@ -1,6 +1,6 @@
 // The env: logging level, the plugin registry (discovery runs once, when the env is created), and
 // what sessions of one env share (EPContext weight-sharing workspaces). A Session refers to its Env,
-// which must outlive it: the C API's session handles share ownership of the Env (host/capi), so an
+// which must outlive it: the C API's session handles share ownership of the Env (host/app_api), so an
 // application may release its env before its sessions.
 #pragma once
 

@@ -1,9 +1,9 @@
 // Application API version 3: devices, device tensors, copies, bound runs (IoBinding).
-#include "capi/c_api_devices.h"
+#include "app_api/c_api_devices.h"
 
 #include <cstring>
 
-#include "capi/handles.h"
+#include "app_api/handles.h"
 #include "core/device.h"
 #include "core/error.h"
 #include "core/status.h"

@@ -1,4 +1,4 @@
-#include "session/session_config.h"
+#include "options/session_config.h"
 
 #include <algorithm>
 #include <thread>
@@ -6,7 +6,7 @@
 #include "core/error.h"
 #include "ephost/ephost_session_options_keys.h"
 #include "isolation/isolation_options.h"
-#include "session/option_keys.h"
+#include "options/option_keys.h"
 
 namespace ephost {
 namespace {

@@ -1,4 +1,4 @@
-#include "session/option_keys.h"
+#include "options/option_keys.h"
 
 #include <algorithm>
 

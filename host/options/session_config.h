@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "epcontext/context_options.h"
-#include "session/session_options.h"
+#include "options/session_options.h"
 
 namespace ephost {
 

@@ -1,9 +1,9 @@
-#include "session/provider_setup.h"
+#include "provider_selection/provider_setup.h"
 
 #include <algorithm>
 #include <set>
 
-#include "abi/handles.h"
+#include "plugin_abi/handles.h"
 #include "core/device.h"
 #include "core/error.h"
 #include "core/log.h"

@@ -1,4 +1,4 @@
-#include "session/env.h"
+#include "env/env.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-// The objects behind the application API's opaque handles (ephost_c_api.h). Internal to capi/.
+// The objects behind the application API's opaque handles (ephost_c_api.h). Internal to app_api/.
 #pragma once
 
 #include <deque>
@@ -10,9 +10,9 @@
 
 #include "core/runtime_value.h"
 #include "exec/graph_executor.h"
-#include "session/env.h"
+#include "env/env.h"
 #include "session/session.h"
-#include "session/session_options.h"
+#include "options/session_options.h"
 
 struct EphostEnv {
   // Shared with every session created from it: ReleaseEnv before ReleaseSession leaves the sessions

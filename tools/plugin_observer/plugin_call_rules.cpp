@@ -5,7 +5,7 @@
 #include <memory>
 #include <sstream>
 
-namespace ephost_test {
+namespace ephost::observer {
 
 namespace {
 
@@ -57,7 +57,7 @@ class Checker {
 
   void visit(const PluginCall& c) {
     const std::string& f = c.function;
-    if (f == "provider_create") {
+    if (f == "provider_create" || f == "provider_create_for_device") {
       if (!c.failed) make("provider", {c.made, nullptr}, c, nullptr);
     } else if (f == "provider_release") {
       release({c.object, nullptr}, "provider", c);
@@ -178,4 +178,4 @@ std::string describe_calls(const std::vector<PluginCall>& calls) {
   return s;
 }
 
-}  // namespace ephost_test
+}  // namespace ephost::observer

@@ -1,5 +1,5 @@
 // How the opaque handles of the plugin ABI map onto host objects. Included where the host hands a
-// plugin a handle or takes one back: host/abi (the host table), the executor (kernel contexts),
+// plugin a handle or takes one back: host/plugin_abi (the host table), the executor (kernel contexts),
 // partitioning and the session (get_capability's graph views and capability sink), and EPContext
 // generation, loading and inspection (context sinks, EPContext nodes). The rest of the host works with
 // the IR types directly.
@@ -17,7 +17,7 @@
 #include "ephost/ephost_plugin.h"
 #include "graph/graph.h"
 
-// Every struct below begins its data with a HandleTag (core/handle_tag.h): host/abi checks it on each
+// Every struct below begins its data with a HandleTag (core/handle_tag.h): host/plugin_abi checks it on each
 // handle a plugin passes in.
 
 // EphostKernelContext: one compute call's inputs and outputs. The executor implements it.

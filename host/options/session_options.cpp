@@ -1,7 +1,7 @@
-#include "session/session_options.h"
+#include "options/session_options.h"
 
 #include "core/error.h"
-#include "session/option_keys.h"
+#include "options/option_keys.h"
 
 namespace ephost {
 

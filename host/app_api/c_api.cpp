@@ -7,17 +7,17 @@
 #include <deque>
 #include <mutex>
 
-#include "abi/versioned_table.h"
-#include "capi/c_api_devices.h"
-#include "capi/handles.h"
+#include "plugin_abi/versioned_table.h"
+#include "app_api/c_api_devices.h"
+#include "app_api/handles.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "core/status.h"
 #include "discovery/plugin_registry.h"
 #include "epcontext/context_inspect.h"
-#include "session/env.h"
+#include "env/env.h"
 #include "session/session.h"
-#include "session/session_config.h"
+#include "options/session_config.h"
 
 
 namespace ephost {

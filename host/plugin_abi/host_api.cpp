@@ -2,7 +2,7 @@
 // IR (graph/graph.h) or the executor's kernel context: nothing here may throw across the ABI.
 // Plugins of ABI 1 get the same table; they never call the ABI 2 members (sequence and optional
 // values), and the capability sink refuses them nodes that would need those.
-#include "abi/host_api.h"
+#include "plugin_abi/host_api.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -15,8 +15,8 @@
 #include <set>
 #include <type_traits>
 
-#include "abi/handles.h"
-#include "abi/versioned_table.h"
+#include "plugin_abi/handles.h"
+#include "plugin_abi/versioned_table.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "core/plugin_fault.h"

@@ -9,7 +9,7 @@
 #include "discovery/plugin_registry.h"
 #include "partition/partition.h"
 #include "provider/provider.h"
-#include "session/session_config.h"
+#include "options/session_config.h"
 
 namespace ephost {
 
