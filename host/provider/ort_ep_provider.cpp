@@ -1,6 +1,7 @@
 #include "provider/ort_ep_provider.h"
 
 #include <fmt/format.h>
+#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 
@@ -158,8 +159,7 @@ std::unique_ptr<ComputeUnit> OrtEpProvider::compile(const GraphView& group, cons
          [&] { return fmt::format("Compile of fused group '{}' ({} nodes)", fused_name, group.nodes.size()); },
          [&] { return ep_->Compile(ep_, &graph, &fused_handle, 1, &info, &context_node); });
   }
-  // An EPContext node is only asked for when contexts are generated; one made anyway is given back.
-  if (OrtEditorNode* made = ort_ep::editor_node_of(context_node)) delete made;
+  keep_context_node(fused_name, context_node);
   unit->info = info;
   if (!info || !info->Compute)
     fail(EPHOST_EP_FAIL, "provider '{}' Compile of fused group '{}' returned no OrtNodeComputeInfo with a Compute",
@@ -196,22 +196,100 @@ void OrtEpProvider::run_end() const {
          [&] { return ep_->OnRunEnd(ep_, &run_options(), /*sync_stream=*/true); });
 }
 
-bool OrtEpProvider::emits_contexts() const { return false; }
+void OrtEpProvider::keep_context_node(const std::string& fused_name, OrtNode* context_node) const {
+  std::unique_ptr<OrtEditorNode> made(ort_ep::editor_node_of(context_node));
+  if (!made) return;
+  for (const OrtEditorAttr& a : made->attributes)
+    if (a.name == "ep_cache_context" && a.type == ORT_OP_ATTR_STRING) cached_contexts_[fused_name] = a.s;
+}
 
-void OrtEpProvider::emit_context(const std::string& fused_name, EphostContextSink&) const {
-  fail(EPHOST_NOT_IMPLEMENTED, "provider '{}' cannot cache fused group '{}': EPContext generation for ONNX Runtime "
-       "plugin EPs is not implemented yet",
-       name(), fused_name);
+// A plugin that made an EPContext node in Compile (OrtModelEditorApi::CreateNode) caches what it
+// compiled: its ep_cache_context bytes become the group's context, which the host writes into the
+// EPContext model as it does a native plugin's.
+bool OrtEpProvider::emits_contexts() const { return !cached_contexts_.empty(); }
+
+void OrtEpProvider::emit_context(const std::string& fused_name, EphostContextSink& sink) const {
+  auto it = cached_contexts_.find(fused_name);
+  if (it == cached_contexts_.end())
+    fail(EPHOST_NOT_IMPLEMENTED, "provider '{}' cannot cache fused group '{}': its Compile returned no EPContext "
+         "node with an ep_cache_context string for it",
+         name(), fused_name);
+  sink.pieces.emplace_back(it->second.begin(), it->second.end());
 }
 
 std::optional<ContextJudgement> OrtEpProvider::judge_context(const Node&, const void*, size_t) const {
   return std::nullopt;
 }
 
-std::unique_ptr<ComputeUnit> OrtEpProvider::load_context(const Node& context_node, const void*, size_t) const {
-  fail(EPHOST_NOT_IMPLEMENTED, "provider '{}' cannot load EPContext node '{}': EPContext loading for ONNX Runtime "
-       "plugin EPs is not implemented yet",
-       name(), context_node.name);
+namespace {
+
+// The EPContext node the plugin is shown when a cached context is loaded: `context_node`'s inputs and
+// outputs, its context embedded (ep_cache_context = `blob`, embed_mode 1, main_context 1) and source
+// the provider's, as ONNX Runtime shows a plugin the EPContext node it generated.
+void embedded_context_node(const Node& context_node, const std::string& source, const void* blob, size_t blob_size,
+                           onnx::NodeProto& proto, Node& node) {
+  proto.set_name(context_node.name);
+  proto.set_op_type("EPContext");
+  proto.set_domain("com.microsoft");
+  auto add = [&](const char* key) {
+    auto* a = proto.add_attribute();
+    a->set_name(key);
+    return a;
+  };
+  auto* cache = add("ep_cache_context");
+  cache->set_type(onnx::AttributeProto::STRING);
+  cache->set_s(std::string(static_cast<const char*>(blob), blob_size));
+  auto* embed = add("embed_mode");
+  embed->set_type(onnx::AttributeProto::INT);
+  embed->set_i(1);
+  auto* main = add("main_context");
+  main->set_type(onnx::AttributeProto::INT);
+  main->set_i(1);
+  auto* src = add("source");
+  src->set_type(onnx::AttributeProto::STRING);
+  src->set_s(source);
+  node.index = context_node.index;
+  node.name = context_node.name;
+  node.op_type = proto.op_type();
+  node.domain = proto.domain();
+  node.inputs = context_node.inputs;
+  node.outputs = context_node.outputs;
+  node.owner = context_node.owner;
+  node.proto = &proto;
+  for (const auto& a : proto.attribute()) {
+    Node::AttributeRef ref;
+    ref.proto = &a;
+    node.attributes.push_back(ref);
+  }
+}
+
+}  // namespace
+
+// Loads a cached context as ONNX Runtime does: the plugin claims the EPContext node (GetCapability over
+// a graph of that node) and compiles it; the original graph is not compiled again.
+std::unique_ptr<ComputeUnit> OrtEpProvider::load_context(const Node& context_node, const void* blob,
+                                                         size_t blob_size) const {
+  onnx::NodeProto proto;
+  Node node;
+  embedded_context_node(context_node, record().context_source_keys.empty() ? name() : record().context_source_keys.front(),
+                        blob, blob_size, proto, node);
+  GraphView view;
+  view.name = context_node.name;
+  view.graph = context_node.owner;
+  view.nodes = {&node};
+  for (const Value* v : node.inputs)
+    if (v) view.inputs.push_back(v);
+  for (const Value* v : node.outputs)
+    if (v) view.outputs.push_back(v);
+  const std::vector<EphostCapability::Claim> claimed = claims(view, "EPContext node");
+  const bool taken = std::any_of(claimed.begin(), claimed.end(), [&](const EphostCapability::Claim& c) {
+    return c.fused && c.refused.empty() && c.nodes.size() == 1 && c.nodes[0] == &node;
+  });
+  if (!taken)
+    fail(EPHOST_INVALID_GRAPH, "provider '{}' did not claim EPContext node '{}' in GetCapability (a plugin loads "
+         "its cached context by claiming the EPContext node alone, with EpGraphSupportInfo_AddNodesToFuse)",
+         name(), context_node.name);
+  return compile(view, context_node.name);
 }
 
 }  // namespace ephost

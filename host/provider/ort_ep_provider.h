@@ -52,10 +52,16 @@ class OrtEpProvider final : public Provider {
   // Whether the OrtEp struct has the members added at API `version`.
   bool ep_has(uint32_t version) const { return ep_->ort_version_supported >= version; }
 
+  // The EPContext node Compile made for `fused_name`, given back; keeps its ep_cache_context bytes.
+  void keep_context_node(const std::string& fused_name, OrtNode* context_node) const;
+
   const ort_ep::OrtEpLibrary& library_;
   const OrtEpDevice* ep_device_ = nullptr;
   OrtSessionOptions session_options_;
   OrtEp* ep_ = nullptr;
+  // What the plugin's EPContext nodes cached, by fused group (its ep_cache_context attribute): what
+  // emit_context hands the host. Filled by compile (the host compiles before it generates contexts).
+  mutable std::map<std::string, std::string> cached_contexts_;
 };
 
 }  // namespace ephost

@@ -6,6 +6,8 @@
 // saying why, and the host survives.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -104,6 +106,45 @@ TEST_F(OrtPluginEp, ItsDeviceCanBePicked) {
     if (n["node"] == "add") EXPECT_EQ(n["device"], "ortadd:0") << n.dump(2);
   ephost_test::expect_chain_output(s, 4, 6);
 }
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// EPContext (issue 25 step 5): ortadd makes an EPContext node in Compile (OrtModelEditorApi::CreateNode)
+// when asked for one; the host writes it into the ctx model, and loading the ctx model hands the node back
+// to ortadd (claimed in GetCapability, compiled from its ep_cache_context) without compiling the original
+// group again. ortadd's option compile_log records each Compile: "graph" or "context".
+class OrtPluginEpContext : public OrtPluginEp, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(OrtPluginEpContext, CompiledGroupIsCachedAndReloadedWithoutCompilingAgain) {
+  const std::string log = models_.file("compiles.txt");
+  {
+    Ephost::SessionOptions options;
+    options.add_config("ep.context_enable", "1").add_config("ep.context_embed_mode", GetParam());
+    options.add_config("ep.ortadd.compile_log", log);
+    Ephost::Session s(*env_, model_path_, options);
+    EXPECT_EQ(assignment(s)["add"], "ortadd");
+    ephost_test::expect_chain_output(s, 4, 6);
+  }
+  EXPECT_EQ(read_text(log), "graph\n");  // one fused group: add, mul, relu
+  const std::string ctx = models_.file("model_ctx.onnx");
+  ASSERT_TRUE(fs::exists(ctx));
+  Ephost::SessionOptions options;
+  options.add_config("ep.ortadd.compile_log", log);
+  Ephost::Session loaded(*env_, ctx, options);
+  EXPECT_EQ(read_text(log), "graph\ncontext\n");  // the cached group, loaded; the graph not compiled again
+  const json report = json::parse(loaded.ep_context_report_json());
+  ASSERT_EQ(report.size(), 1u) << report.dump(2);
+  EXPECT_EQ(report[0]["source"], "ortadd") << report.dump(2);
+  EXPECT_EQ(report[0]["provider"], "ortadd") << report.dump(2);
+  EXPECT_TRUE(report[0]["loaded"].get<bool>()) << report.dump(2);
+  ephost_test::expect_chain_output(loaded, 4, 6);
+  ephost_test::expect_chain_output(loaded, 4, 6);
+}
+
+INSTANTIATE_TEST_SUITE_P(EmbedMode, OrtPluginEpContext, ::testing::Values("0", "1"));
 
 TEST(OrtPluginEpBroken, EachIsSkippedSayingWhyAndTheHostSurvives) {
   TempDir dir;

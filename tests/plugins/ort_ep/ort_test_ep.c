@@ -64,8 +64,34 @@ static char* copy_text(const char* s) {
 typedef struct TestEp {
   OrtEp base;
   char skip_op[32];
+  char compile_log[512]; /* option compile_log: a file Compile appends "graph" or "context" to, per group */
   const OrtLogger* logger;
 } TestEp;
+
+/* Whether `node` is an EPContext node this EP generated (source = its name): it loads those. */
+static OrtStatus* is_own_context(const OrtNode* node, int* out) {
+  const char* op_type = NULL;
+  const OrtOpAttr* attr = NULL;
+  char source[64];
+  size_t size = 0;
+  OrtStatus* status;
+  *out = 0;
+  RETURN_IF(api->Node_GetOperatorType(node, &op_type));
+  if (strcmp(op_type, "EPContext") != 0) return NULL;
+  status = api->Node_GetAttributeByName(node, "source", &attr);
+  if (status || !attr) {
+    if (status) api->ReleaseStatus(status);
+    return NULL;
+  }
+  status = api->ReadOpAttr(attr, ORT_OP_ATTR_STRING, source, sizeof source - 1, &size);
+  if (status) { /* longer than any name of ours: not ours */
+    api->ReleaseStatus(status);
+    return NULL;
+  }
+  source[size < sizeof source ? size : sizeof source - 1] = '\0';
+  *out = strcmp(source, ORT_TEST_EP_NAME) == 0;
+  return NULL;
+}
 
 static const char* ep_get_name(const OrtEp* ep) {
   (void)ep;
@@ -148,8 +174,13 @@ static OrtStatus* ep_get_capability(OrtEp* this_ptr, const OrtGraph* graph, OrtE
   }
   status = api->Graph_GetNodes(graph, nodes, num_nodes);
   for (i = 0; !status && i < num_nodes; ++i) {
-    int supported = 0, joins = 0;
-    status = node_supported(ep, nodes[i], &supported);
+    int supported = 0, joins = 0, context = 0;
+    status = is_own_context(nodes[i], &context);
+    if (!status && context) { /* a cached group: claimed alone, compiled from its ep_cache_context */
+      status = ep_api->EpGraphSupportInfo_AddNodesToFuse(info, &nodes[i], 1, &fusion);
+      continue;
+    }
+    if (!status) status = node_supported(ep, nodes[i], &supported);
     if (status || !supported) continue;
     if (group_size) status = fed_by_group(nodes[i], group, group_size, &joins);
     if (status) break;
@@ -168,6 +199,14 @@ static OrtStatus* ep_get_capability(OrtEp* this_ptr, const OrtGraph* graph, OrtE
 
 /* ---- a compiled group: its steps over named values ---- */
 
+typedef struct Buffer {
+  float* data;
+  size_t count;
+  int64_t dims[8];
+  size_t rank;
+  int owned;
+} Buffer;
+
 typedef struct Step {
   int op;
   int in[2];  /* value slots; -1 when absent */
@@ -181,6 +220,9 @@ typedef struct Compiled {
   int* input_slot;  /* fused node input i -> slot */
   int* output_slot; /* fused node output i -> slot */
   Step* steps;
+  /* Loaded from an EPContext node: the constant initializers it baked in (fused input i -> data, NULL for
+   * a value the kernel context passes); the EPContext node's inputs are the others, in order. */
+  struct Buffer* constants;
 } Compiled;
 
 typedef struct State {
@@ -212,13 +254,6 @@ static void release_state(OrtNodeComputeInfo* this_ptr, void* state) {
   free(state);
 }
 
-typedef struct Buffer {
-  float* data;
-  size_t count;
-  int64_t dims[8];
-  size_t rank;
-  int owned;
-} Buffer;
 
 /* Whether `small` broadcasts to `big` by repeating: its dims (leading 1s aside) are big's trailing dims. */
 static int broadcasts(const Buffer* small, const Buffer* big) {
@@ -235,19 +270,25 @@ static OrtStatus* compute(OrtNodeComputeInfo* this_ptr, void* state, OrtKernelCo
   Compiled* c = (Compiled*)this_ptr;
   Buffer* values = (Buffer*)calloc(c->num_values, sizeof *values);
   OrtStatus* status = NULL;
-  size_t i, k, n_in = 0, n_out = 0;
+  size_t i, k, n_in = 0, n_out = 0, passed = c->num_inputs, next = 0;
   if (!values) return error("out of memory");
   ((State*)state)->runs++;
+  for (i = 0; c->constants && i < c->num_inputs; ++i) passed -= c->constants[i].data != NULL;
   status = api->KernelContext_GetInputCount(context, &n_in);
   if (!status) status = api->KernelContext_GetOutputCount(context, &n_out);
-  if (!status && (n_in != c->num_inputs || n_out != c->num_outputs))
+  if (!status && (n_in != passed || n_out != c->num_outputs))
     status = error("the kernel context's input or output count differs from the fused node's");
   for (i = 0; !status && i < c->num_inputs; ++i) {
     const OrtValue* v = NULL;
     OrtTensorTypeAndShapeInfo* shape = NULL;
     Buffer* b = &values[c->input_slot[i]];
     const void* data = NULL;
-    status = api->KernelContext_GetInput(context, i, &v);
+    if (c->constants && c->constants[i].data) {
+      *b = c->constants[i];
+      b->owned = 0;
+      continue;
+    }
+    status = api->KernelContext_GetInput(context, next++, &v);
     if (!status) status = api->GetTensorTypeAndShape(v, &shape);
     if (!status) status = api->GetDimensionsCount(shape, &b->rank);
     if (!status && b->rank > 8) status = error("rank above 8");
@@ -299,6 +340,8 @@ static void free_compiled(Compiled* c) {
   size_t i;
   if (!c) return;
   for (i = 0; i < c->num_values; ++i) free(c->names[i]);
+  for (i = 0; c->constants && i < c->num_inputs; ++i) free(c->constants[i].data);
+  free(c->constants);
   free(c->names), free(c->input_slot), free(c->output_slot), free(c->steps), free(c);
 }
 
@@ -371,16 +414,220 @@ done:
   return NULL;
 }
 
+/* ---- EPContext: a compiled group as text ("ortadd-ctx 1", counts, value names, slots, steps) ---- */
+
+/* Fused input i's data when it is a constant initializer (the EPContext node does not pass those: the
+ * context bakes them in), else b->data NULL. */
+static OrtStatus* constant_input(const OrtValueInfo* input, Buffer* b) {
+  bool constant = false;
+  const OrtValue* value = NULL;
+  OrtTensorTypeAndShapeInfo* shape = NULL;
+  const void* data = NULL;
+  OrtStatus* status;
+  memset(b, 0, sizeof *b);
+  RETURN_IF(api->ValueInfo_IsConstantInitializer(input, &constant));
+  if (!constant) return NULL;
+  RETURN_IF(api->ValueInfo_GetInitializerValue(input, &value));
+  RETURN_IF(api->GetTensorTypeAndShape(value, &shape));
+  status = api->GetDimensionsCount(shape, &b->rank);
+  if (!status && b->rank > 8) status = error("rank above 8");
+  if (!status) status = api->GetDimensions(shape, b->dims, b->rank);
+  if (!status) status = api->GetTensorShapeElementCount(shape, &b->count);
+  api->ReleaseTensorTypeAndShapeInfo(shape);
+  if (!status) status = api->GetTensorData(value, &data);
+  b->data = (float*)data;
+  return status;
+}
+
+static OrtStatus* serialize(const Compiled* c, const OrtNode* fused, char** out) {
+  size_t i, j, size = 64 + 48 * (c->num_inputs + c->num_outputs + c->num_steps);
+  const OrtValueInfo** inputs = (const OrtValueInfo**)calloc(c->num_inputs + 1, sizeof *inputs);
+  Buffer* constants = (Buffer*)calloc(c->num_inputs + 1, sizeof *constants);
+  OrtStatus* status = NULL;
+  char* text = NULL;
+  char* at;
+  if (!inputs || !constants) status = error("out of memory");
+  if (!status) status = api->Node_GetInputs(fused, inputs, c->num_inputs);
+  for (i = 0; !status && i < c->num_inputs; ++i) {
+    status = constant_input(inputs[i], &constants[i]);
+    size += 40 * (constants[i].count + constants[i].rank + 2);
+  }
+  for (i = 0; i < c->num_values; ++i) size += strlen(c->names[i]) + 1;
+  if (!status) text = (char*)malloc(size);
+  if (!status && !text) status = error("out of memory");
+  if (!status) {
+    at = text;
+    at += sprintf(at, "ortadd-ctx 1\n%zu %zu %zu %zu\n", c->num_values, c->num_inputs, c->num_outputs, c->num_steps);
+    for (i = 0; i < c->num_values; ++i) at += sprintf(at, "%s\n", c->names[i]);
+    for (i = 0; i < c->num_inputs; ++i) {
+      const Buffer* k = &constants[i];
+      at += sprintf(at, "%d", c->input_slot[i]);
+      if (k->data) { /* "<slot> const <rank> <dims> <count> <values>" */
+        at += sprintf(at, " const %zu", k->rank);
+        for (j = 0; j < k->rank; ++j) at += sprintf(at, " %lld", (long long)k->dims[j]);
+        at += sprintf(at, " %zu", k->count);
+        for (j = 0; j < k->count; ++j) at += sprintf(at, " %a", (double)k->data[j]);
+      }
+      at += sprintf(at, "\n");
+    }
+    for (i = 0; i < c->num_outputs; ++i) at += sprintf(at, "%d\n", c->output_slot[i]);
+    for (i = 0; i < c->num_steps; ++i)
+      at += sprintf(at, "%d %d %d %d\n", c->steps[i].op, c->steps[i].in[0], c->steps[i].in[1], c->steps[i].out);
+  }
+  free(inputs), free(constants);
+  *out = text;
+  return status;
+}
+
+/* Reads "const <rank> <dims> <count> <values>" after an input's slot into `b`; 0 when malformed. */
+static int parse_constant(const char* text, Buffer* b) {
+  char* end = NULL;
+  size_t i;
+  long long v;
+  if (strncmp(text, " const ", 7) != 0) return 0;
+  b->rank = (size_t)strtoull(text + 7, &end, 10);
+  if (b->rank > 8) return 0;
+  for (i = 0; i < b->rank; ++i) {
+    v = strtoll(end, &end, 10);
+    b->dims[i] = v;
+  }
+  b->count = (size_t)strtoull(end, &end, 10);
+  if (b->count > 100000000) return 0;
+  b->data = (float*)malloc(b->count * sizeof(float) + 1);
+  if (!b->data) return 0;
+  for (i = 0; i < b->count; ++i) {
+    char* before = end;
+    b->data[i] = (float)strtod(end, &end);
+    if (end == before) return 0;
+  }
+  return 1;
+}
+
+static OrtStatus* deserialize(const char* text, size_t length, Compiled** out) {
+  size_t nv = 0, ni = 0, no = 0, ns = 0, i;
+  char* copy = (char*)malloc(length + 1);
+  char* line;
+  char* rest = NULL;
+  Compiled* c = NULL;
+  int ok;
+  if (!copy) return error("out of memory");
+  memcpy(copy, text, length);
+  copy[length] = '\0';
+  line = strtok_r(copy, "\n", &rest);
+  ok = line && strcmp(line, "ortadd-ctx 1") == 0;
+  line = ok ? strtok_r(NULL, "\n", &rest) : NULL;
+  ok = line && sscanf(line, "%zu %zu %zu %zu", &nv, &ni, &no, &ns) == 4 && nv < 100000 && ns < 100000;
+  if (ok) c = (Compiled*)calloc(1, sizeof *c);
+  if (c) {
+    c->names = (char**)calloc(nv + 1, sizeof(char*));
+    c->input_slot = (int*)calloc(ni + 1, sizeof(int));
+    c->output_slot = (int*)calloc(no + 1, sizeof(int));
+    c->steps = (Step*)calloc(ns + 1, sizeof(Step));
+    c->constants = (Buffer*)calloc(ni + 1, sizeof(Buffer));
+    c->num_inputs = ni;
+    ok = c->names && c->input_slot && c->output_slot && c->steps && c->constants;
+  } else {
+    ok = 0;
+  }
+  for (i = 0; ok && i < nv; ++i) {
+    line = strtok_r(NULL, "\n", &rest);
+    ok = line != NULL;
+    if (ok) c->names[c->num_values++] = copy_text(line);
+  }
+  for (i = 0; ok && i < ni + no; ++i) {
+    int slot = -1, used = 0;
+    line = strtok_r(NULL, "\n", &rest);
+    ok = line && sscanf(line, "%d%n", &slot, &used) == 1 && slot >= 0 && (size_t)slot < nv;
+    if (ok && i < ni && line[used] != '\0') ok = parse_constant(line + used, &c->constants[i]);
+    if (ok && i < ni) c->input_slot[i] = slot;
+    else if (ok) c->output_slot[i - ni] = slot;
+  }
+  for (i = 0; ok && i < ns; ++i) {
+    Step* st = &c->steps[i];
+    line = strtok_r(NULL, "\n", &rest);
+    ok = line && sscanf(line, "%d %d %d %d", &st->op, &st->in[0], &st->in[1], &st->out) == 4 && st->in[0] >= 0 &&
+         (size_t)st->in[0] < nv && st->in[1] < (int)nv && st->out >= 0 && (size_t)st->out < nv;
+  }
+  free(copy);
+  if (!ok) {
+    free_compiled(c);
+    return api->CreateStatus(ORT_INVALID_GRAPH, "ortadd: the EPContext node's ep_cache_context is not an ortadd context");
+  }
+  c->num_inputs = ni, c->num_outputs = no, c->num_steps = ns;
+  c->base.ort_version_supported = ORT_TEST_ASK_API;
+  c->base.CreateState = create_state;
+  c->base.Compute = compute;
+  c->base.ReleaseState = release_state;
+  *out = c;
+  return NULL;
+}
+
+/* The group's program from the EPContext node `node` (its ep_cache_context, embedded). */
+static OrtStatus* load_context(const OrtNode* node, Compiled** out) {
+  const OrtOpAttr* attr = NULL;
+  size_t size = 0;
+  char* text;
+  OrtStatus* status;
+  RETURN_IF(api->Node_GetAttributeByName(node, "ep_cache_context", &attr));
+  if (!attr) return api->CreateStatus(ORT_INVALID_GRAPH, "ortadd: EPContext node without ep_cache_context");
+  status = api->ReadOpAttr(attr, ORT_OP_ATTR_STRING, NULL, 0, &size);
+  if (status) api->ReleaseStatus(status); /* asked for the size */
+  text = (char*)malloc(size + 1);
+  if (!text) return error("out of memory");
+  status = api->ReadOpAttr(attr, ORT_OP_ATTR_STRING, text, size, &size);
+  if (!status) status = deserialize(text, size, out);
+  free(text);
+  return status;
+}
+
+static OrtStatus* make_context_node(const Compiled* c, const OrtNode* fused, OrtNode** out) {
+  const OrtModelEditorApi* editor = api->GetModelEditorApi();
+  OrtOpAttr* attrs[4] = {NULL, NULL, NULL, NULL};
+  const char* name = NULL;
+  int64_t one = 1;
+  char* text = NULL;
+  OrtStatus* status = serialize(c, fused, &text);
+  if (!status) status = api->Node_GetName(fused, &name);
+  if (!status) status = api->CreateOpAttr("ep_cache_context", text, (int)strlen(text), ORT_OP_ATTR_STRING, &attrs[0]);
+  if (!status) status = api->CreateOpAttr("embed_mode", &one, 1, ORT_OP_ATTR_INT, &attrs[1]);
+  if (!status) status = api->CreateOpAttr("main_context", &one, 1, ORT_OP_ATTR_INT, &attrs[2]);
+  if (!status)
+    status = api->CreateOpAttr("source", ORT_TEST_EP_NAME, (int)strlen(ORT_TEST_EP_NAME), ORT_OP_ATTR_STRING, &attrs[3]);
+  if (!status) status = editor->CreateNode("EPContext", "com.microsoft", name, NULL, 0, NULL, 0, attrs, 4, out);
+  free(text);
+  return status;
+}
+
+static void log_compile(const TestEp* ep, const char* what) {
+  FILE* f;
+  if (!ep->compile_log[0]) return;
+  f = fopen(ep->compile_log, "a");
+  if (!f) return;
+  fprintf(f, "%s\n", what);
+  fclose(f);
+}
+
 static OrtStatus* ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, const OrtNode** fused_nodes, size_t count,
                              OrtNodeComputeInfo** infos, OrtNode** ep_context_nodes) {
+  TestEp* ep = (TestEp*)this_ptr;
   size_t i;
-  (void)this_ptr;
-  (void)ep_context_nodes;
   for (i = 0; i < count; ++i) {
     Compiled* c = NULL;
-    OrtStatus* status = compile_one(graphs[i], fused_nodes[i], &c);
+    const OrtNode* only = NULL;
+    size_t num_nodes = 0;
+    int context = 0;
+    OrtStatus* status = api->Graph_GetNumNodes(graphs[i], &num_nodes);
+    if (!status && num_nodes == 1) status = api->Graph_GetNodes(graphs[i], &only, 1);
+    if (!status && only) status = is_own_context(only, &context);
+    if (!status) status = context ? load_context(only, &c) : compile_one(graphs[i], fused_nodes[i], &c);
     if (status) return status;
+    log_compile(ep, context ? "context" : "graph");
     infos[i] = &c->base;
+    /* Contexts are asked for (ep_context_nodes given) when generating: one per compiled group. */
+    if (ep_context_nodes && !context) {
+      status = make_context_node(c, fused_nodes[i], &ep_context_nodes[i]);
+      if (status) return status;
+    }
   }
   return NULL;
 }
@@ -463,6 +710,11 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
   if (has) {
     RETURN_IF(api->GetSessionConfigEntry(options, "ep." ORT_TEST_EP_NAME ".skip_op", value, &size));
     snprintf(ep->skip_op, sizeof ep->skip_op, "%s", value);
+  }
+  RETURN_IF(api->HasSessionConfigEntry(options, "ep." ORT_TEST_EP_NAME ".compile_log", &has));
+  if (has) {
+    size = sizeof ep->compile_log;
+    RETURN_IF(api->GetSessionConfigEntry(options, "ep." ORT_TEST_EP_NAME ".compile_log", ep->compile_log, &size));
   }
   RETURN_IF(api->Logger_LogMessage(logger, ORT_LOGGING_LEVEL_INFO, "ortadd EP created", __FILE__, __LINE__,
                                    __func__));
