@@ -8,6 +8,7 @@
 #include "core/device.h"
 #include "core/error.h"
 #include "discovery/plugin_registry.h"
+#include "model/model.h"
 #include "ort_ep/call_arena.h"
 #include "ort_ep/graph_handles.h"
 #include "ort_ep/kernel_context.h"
@@ -159,7 +160,7 @@ std::unique_ptr<ComputeUnit> OrtEpProvider::compile(const GraphView& group, cons
          [&] { return fmt::format("Compile of fused group '{}' ({} nodes)", fused_name, group.nodes.size()); },
          [&] { return ep_->Compile(ep_, &graph, &fused_handle, 1, &info, &context_node); });
   }
-  keep_context_node(fused_name, context_node);
+  if (keep_context_node(fused_name, context_node) && compatibility_info_.empty()) ask_compatibility_info(group);
   unit->info = info;
   if (!info || !info->Compute)
     fail(EPHOST_EP_FAIL, "provider '{}' Compile of fused group '{}' returned no OrtNodeComputeInfo with a Compute",
@@ -196,11 +197,29 @@ void OrtEpProvider::run_end() const {
          [&] { return ep_->OnRunEnd(ep_, &run_options(), /*sync_stream=*/true); });
 }
 
-void OrtEpProvider::keep_context_node(const std::string& fused_name, OrtNode* context_node) const {
+bool OrtEpProvider::keep_context_node(const std::string& fused_name, OrtNode* context_node) const {
   std::unique_ptr<OrtEditorNode> made(ort_ep::editor_node_of(context_node));
-  if (!made) return;
+  if (!made) return false;
   for (const OrtEditorAttr& a : made->attributes)
-    if (a.name == "ep_cache_context" && a.type == ORT_OP_ATTR_STRING) cached_contexts_[fused_name] = a.s;
+    if (a.name == "ep_cache_context" && a.type == ORT_OP_ATTR_STRING) {
+      cached_contexts_[fused_name] = a.s;
+      return true;
+    }
+  return false;
+}
+
+void OrtEpProvider::ask_compatibility_info(const GraphView& group) const {
+  if (!ep_has(23) || !ep_->GetCompiledModelCompatibilityInfo || !group.graph) return;
+  const Graph* main = group.graph;
+  while (main->parent_graph) main = main->parent_graph;
+  if (!main->view) return;
+  const char* info = nullptr;
+  ort_ep::CallArena arena;
+  call("GetCompiledModelCompatibilityInfo", [] { return std::string("GetCompiledModelCompatibilityInfo"); }, [&] {
+    info = ep_->GetCompiledModelCompatibilityInfo(ep_, ort_ep::to_ort(main->view.get()));
+    return static_cast<OrtStatus*>(nullptr);
+  });
+  if (info) compatibility_info_ = info;
 }
 
 // A plugin that made an EPContext node in Compile (OrtModelEditorApi::CreateNode) caches what it
@@ -217,8 +236,38 @@ void OrtEpProvider::emit_context(const std::string& fused_name, EphostContextSin
   sink.pieces.emplace_back(it->second.begin(), it->second.end());
 }
 
-std::optional<ContextJudgement> OrtEpProvider::judge_context(const Node&, const void*, size_t) const {
-  return std::nullopt;
+// The factory's ValidateCompiledModelCompatibilityInfo on the ctx model's ep_compatibility_info.<name>
+// entry, as ONNX Runtime asks it, mapped onto ephost's verdicts. Nothing when the factory has no such
+// function or the model records no entry for the plugin (every context of its source key is loaded).
+std::optional<ContextJudgement> OrtEpProvider::judge_context(const Node& context_node, const void*, size_t) const {
+  OrtEpFactory* factory = library_.factory();
+  if (factory->ort_version_supported < 23 || !factory->ValidateCompiledModelCompatibilityInfo) return std::nullopt;
+  const Graph* graph = context_node.owner;
+  while (graph && graph->parent_graph) graph = graph->parent_graph;
+  if (!graph || !graph->model || !graph->model->proto) return std::nullopt;
+  const std::string key = std::string("ep_compatibility_info.") + name();
+  const std::string* info = nullptr;
+  for (const auto& kv : graph->model->proto->metadata_props())
+    if (kv.key() == key) info = &kv.value();
+  if (!info) return std::nullopt;
+  const OrtHardwareDevice* hardware = ep_device_->device;
+  OrtCompiledModelCompatibility verdict = OrtCompiledModelCompatibility_EP_NOT_APPLICABLE;
+  call("ValidateCompiledModelCompatibilityInfo",
+       [&] { return fmt::format("ValidateCompiledModelCompatibilityInfo ('{}')", *info); },
+       [&] { return factory->ValidateCompiledModelCompatibilityInfo(factory, &hardware, 1, info->c_str(), &verdict); });
+  const std::string why = fmt::format("ValidateCompiledModelCompatibilityInfo on {} '{}'", key, *info);
+  switch (verdict) {
+    case OrtCompiledModelCompatibility_EP_SUPPORTED_PREFER_RECOMPILATION:
+      return ContextJudgement{EPHOST_CONTEXT_PREFER_RECOMPILE, why + " answered EP_SUPPORTED_PREFER_RECOMPILATION"};
+    case OrtCompiledModelCompatibility_EP_UNSUPPORTED:
+      return ContextJudgement{EPHOST_CONTEXT_UNSUPPORTED, why + " answered EP_UNSUPPORTED"};
+    case OrtCompiledModelCompatibility_EP_SUPPORTED_OPTIMAL:
+    case OrtCompiledModelCompatibility_EP_NOT_APPLICABLE:
+      return ContextJudgement{EPHOST_CONTEXT_OPTIMAL, ""};
+  }
+  return ContextJudgement{EPHOST_CONTEXT_UNSUPPORTED,
+                          fmt::format("{} answered {}, which is no OrtCompiledModelCompatibility value", why,
+                                      static_cast<int>(verdict))};
 }
 
 namespace {

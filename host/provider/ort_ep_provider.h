@@ -40,6 +40,7 @@ class OrtEpProvider final : public Provider {
                                                 size_t blob_size) const override;
   std::unique_ptr<ComputeUnit> load_context(const Node& context_node, const void* blob,
                                             size_t blob_size) const override;
+  std::string compiled_model_compatibility_info() const override { return compatibility_info_; }
 
  private:
   class Unit;
@@ -52,8 +53,11 @@ class OrtEpProvider final : public Provider {
   // Whether the OrtEp struct has the members added at API `version`.
   bool ep_has(uint32_t version) const { return ep_->ort_version_supported >= version; }
 
-  // The EPContext node Compile made for `fused_name`, given back; keeps its ep_cache_context bytes.
-  void keep_context_node(const std::string& fused_name, OrtNode* context_node) const;
+  // The EPContext node Compile made for `fused_name`, given back; keeps its ep_cache_context bytes
+  // (true when it had them).
+  bool keep_context_node(const std::string& fused_name, OrtNode* context_node) const;
+  // Asks OrtEp::GetCompiledModelCompatibilityInfo about the model `group` belongs to.
+  void ask_compatibility_info(const GraphView& group) const;
 
   const ort_ep::OrtEpLibrary& library_;
   const OrtEpDevice* ep_device_ = nullptr;
@@ -62,6 +66,9 @@ class OrtEpProvider final : public Provider {
   // What the plugin's EPContext nodes cached, by fused group (its ep_cache_context attribute): what
   // emit_context hands the host. Filled by compile (the host compiles before it generates contexts).
   mutable std::map<std::string, std::string> cached_contexts_;
+  // OrtEp::GetCompiledModelCompatibilityInfo's answer for the model compiled, asked after the first
+  // Compile that made an EPContext node ("" when the plugin has none or said nothing).
+  mutable std::string compatibility_info_;
 };
 
 }  // namespace ephost

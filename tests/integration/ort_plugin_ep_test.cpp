@@ -10,6 +10,7 @@
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <onnx/onnx_pb.h>
 
 #include "chain_check.h"
 #include "ephost/ephost_cxx_api.h"
@@ -145,6 +146,81 @@ TEST_P(OrtPluginEpContext, CompiledGroupIsCachedAndReloadedWithoutCompilingAgain
 }
 
 INSTANTIATE_TEST_SUITE_P(EmbedMode, OrtPluginEpContext, ::testing::Values("0", "1"));
+
+std::string metadata(const std::string& model_path, const std::string& key) {
+  onnx::ModelProto m;
+  std::ifstream in(model_path, std::ios::binary);
+  if (!m.ParseFromIstream(&in)) return "(unreadable)";
+  for (const auto& kv : m.metadata_props())
+    if (kv.key() == key) return kv.value();
+  return "(absent)";
+}
+
+// Compatibility: the ctx model records ortadd's GetCompiledModelCompatibilityInfo (its option target),
+// and loading asks its factory's ValidateCompiledModelCompatibilityInfo: "cpu" runs, "cpu-old" runs with a
+// warning (PREFER_RECOMPILATION), anything else is UNSUPPORTED: INVALID_GRAPH, and the source model's nodes
+// run on the next providers (the CPU plugin), or with session.disable_ep_context_fallback=1 the session fails.
+class OrtPluginEpCompatibility : public OrtPluginEp {
+ protected:
+  // Compiles the chain model into model_ctx.onnx with ortadd's option target=`target`.
+  std::string compile_for(const std::string& target) {
+    Ephost::SessionOptions options;
+    options.add_config("ep.context_enable", "1").add_config("ep.ortadd.target", target);
+    { Ephost::Session s(*env_, model_path_, options); }
+    return models_.file("model_ctx.onnx");
+  }
+};
+
+TEST_F(OrtPluginEpCompatibility, TheCtxModelRecordsThePluginsOwnCompatibilityInfo) {
+  const std::string ctx = compile_for("cpu");
+  EXPECT_EQ(metadata(ctx, "ep_compatibility_info.ortadd"), "ortadd;version=1.2.3;target=cpu");
+  Ephost::Session loaded(*env_, ctx);
+  const json report = json::parse(loaded.ep_context_report_json());
+  ASSERT_EQ(report.size(), 1u) << report.dump(2);
+  EXPECT_EQ(report[0]["verdict"], "optimal") << report.dump(2);
+  EXPECT_TRUE(report[0]["loaded"].get<bool>()) << report.dump(2);
+  ephost_test::expect_chain_output(loaded, 4, 6);
+}
+
+TEST_F(OrtPluginEpCompatibility, PreferRecompilationStillLoads) {
+  Ephost::Session loaded(*env_, compile_for("cpu-old"));
+  const json report = json::parse(loaded.ep_context_report_json());
+  ASSERT_EQ(report.size(), 1u) << report.dump(2);
+  EXPECT_EQ(report[0]["verdict"], "prefer_recompile") << report.dump(2);
+  EXPECT_TRUE(report[0]["loaded"].get<bool>()) << report.dump(2);
+  ephost_test::expect_chain_output(loaded, 4, 6);
+}
+
+TEST_F(OrtPluginEpCompatibility, UnsupportedIsInvalidGraphAndFallsBackToTheCpuPlugin) {
+  const std::string ctx = compile_for("npu");
+  const std::string log = models_.file("compiles.txt");
+  Ephost::SessionOptions options;
+  options.add_config("ep.ortadd.compile_log", log);
+  Ephost::Session loaded(*env_, ctx, options);
+  const json report = json::parse(loaded.ep_context_report_json());
+  ASSERT_EQ(report.size(), 1u) << report.dump(2);
+  EXPECT_FALSE(report[0]["loaded"].get<bool>()) << report.dump(2);
+  EXPECT_EQ(report[0]["verdict"], "unsupported") << report.dump(2);
+  EXPECT_EQ(report[0]["status"], "INVALID_GRAPH") << report.dump(2);
+  EXPECT_NE(report[0]["reason"].get<std::string>().find("EP_UNSUPPORTED"), std::string::npos) << report.dump(2);
+  EXPECT_TRUE(report[0]["fell_back"].get<bool>()) << report.dump(2);
+  auto a = assignment(loaded);
+  EXPECT_EQ(a["add"], "cpu");
+  EXPECT_EQ(a["mul"], "cpu");
+  EXPECT_EQ(a["relu"], "cpu");
+  EXPECT_EQ(read_text(log), "");  // ortadd compiled nothing: neither the context nor the source nodes
+  ephost_test::expect_chain_output(loaded, 4, 6);
+
+  Ephost::SessionOptions strict;
+  strict.add_config("session.disable_ep_context_fallback", "1");
+  try {
+    Ephost::Session failing(*env_, ctx, strict);
+    ADD_FAILURE() << "the session should fail";
+  } catch (const Ephost::Exception& e) {
+    EXPECT_EQ(e.code(), EPHOST_INVALID_GRAPH) << e.what();
+    EXPECT_NE(std::string(e.what()).find("EP_UNSUPPORTED"), std::string::npos) << e.what();
+  }
+}
 
 TEST(OrtPluginEpBroken, EachIsSkippedSayingWhyAndTheHostSurvives) {
   TempDir dir;

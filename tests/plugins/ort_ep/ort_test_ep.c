@@ -65,6 +65,8 @@ typedef struct TestEp {
   OrtEp base;
   char skip_op[32];
   char compile_log[512]; /* option compile_log: a file Compile appends "graph" or "context" to, per group */
+  char target[32];       /* option target: what it compiles for, recorded in the compatibility info */
+  char compatibility[96];
   const OrtLogger* logger;
 } TestEp;
 
@@ -632,6 +634,15 @@ static OrtStatus* ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, const Ort
   return NULL;
 }
 
+/* "ortadd;version=1.2.3;target=<target>": what ValidateCompiledModelCompatibilityInfo reads back. */
+static const char* ep_compatibility_info(OrtEp* this_ptr, const OrtGraph* graph) {
+  TestEp* ep = (TestEp*)this_ptr;
+  (void)graph;
+  snprintf(ep->compatibility, sizeof ep->compatibility, "ortadd;version=1.2.3;target=%s",
+           ep->target[0] ? ep->target : "cpu");
+  return ep->compatibility;
+}
+
 static void ep_release_infos(OrtEp* this_ptr, OrtNodeComputeInfo** infos, size_t n) {
   size_t i;
   (void)this_ptr;
@@ -705,11 +716,17 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
   ep->base.GetCapability = ep_get_capability;
   ep->base.Compile = ep_compile;
   ep->base.ReleaseNodeComputeInfos = ep_release_infos;
+  ep->base.GetCompiledModelCompatibilityInfo = ep_compatibility_info;
   ep->logger = logger;
   RETURN_IF(api->HasSessionConfigEntry(options, "ep." ORT_TEST_EP_NAME ".skip_op", &has));
   if (has) {
     RETURN_IF(api->GetSessionConfigEntry(options, "ep." ORT_TEST_EP_NAME ".skip_op", value, &size));
     snprintf(ep->skip_op, sizeof ep->skip_op, "%s", value);
+  }
+  RETURN_IF(api->HasSessionConfigEntry(options, "ep." ORT_TEST_EP_NAME ".target", &has));
+  if (has) {
+    size = sizeof ep->target;
+    RETURN_IF(api->GetSessionConfigEntry(options, "ep." ORT_TEST_EP_NAME ".target", ep->target, &size));
   }
   RETURN_IF(api->HasSessionConfigEntry(options, "ep." ORT_TEST_EP_NAME ".compile_log", &has));
   if (has) {
@@ -719,6 +736,21 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
   RETURN_IF(api->Logger_LogMessage(logger, ORT_LOGGING_LEVEL_INFO, "ortadd EP created", __FILE__, __LINE__,
                                    __func__));
   *out = &ep->base;
+  return NULL;
+}
+
+/* Contexts compiled for target "cpu" run optimally; "cpu-old" ones run but had better be compiled again;
+ * any other target, or info not ortadd's, cannot run here. */
+static OrtStatus* factory_validate(OrtEpFactory* f, const OrtHardwareDevice* const* devices, size_t n,
+                                   const char* info, OrtCompiledModelCompatibility* out) {
+  static const char prefix[] = "ortadd;version=1.2.3;target=";
+  (void)f, (void)devices, (void)n;
+  if (!info || !out) return api->CreateStatus(ORT_INVALID_ARGUMENT, "ValidateCompiledModelCompatibilityInfo: NULL");
+  if (strncmp(info, prefix, sizeof prefix - 1) != 0) *out = OrtCompiledModelCompatibility_EP_UNSUPPORTED;
+  else if (strcmp(info + sizeof prefix - 1, "cpu") == 0) *out = OrtCompiledModelCompatibility_EP_SUPPORTED_OPTIMAL;
+  else if (strcmp(info + sizeof prefix - 1, "cpu-old") == 0)
+    *out = OrtCompiledModelCompatibility_EP_SUPPORTED_PREFER_RECOMPILATION;
+  else *out = OrtCompiledModelCompatibility_EP_UNSUPPORTED;
   return NULL;
 }
 
@@ -752,6 +784,7 @@ EXPORT OrtStatus* CreateEpFactories(const char* registered_name, const OrtApiBas
   factory.ReleaseEp = factory_release_ep;
   factory.GetVendorId = factory_vendor_id;
   factory.GetVersion = factory_version;
+  factory.ValidateCompiledModelCompatibilityInfo = factory_validate;
 #ifdef ORT_TEST_NULL_FACTORY
   factories[0] = NULL;
 #else
