@@ -45,4 +45,10 @@ EphostPluginNegotiateFn PluginLibrary::entry_point() const {
   return &library_.get<EphostStatus*(EphostPluginNegotiation*)>(EPHOST_PLUGIN_ENTRY_POINT);
 }
 
+bool PluginLibrary::exports(const char* symbol) const { return library_.has(symbol); }
+
+void* PluginLibrary::symbol(const char* symbol) const {
+  return library_.has(symbol) ? reinterpret_cast<void*>(&library_.get<void()>(symbol)) : nullptr;
+}
+
 }  // namespace ephost

@@ -18,6 +18,10 @@ class PluginLibrary {
   // The exported EPHOST_PLUGIN_ENTRY_POINT. Throws PluginSkipped when the library does not export it.
   EphostPluginNegotiateFn entry_point() const;
 
+  // Whether the library exports `symbol`, and its address (nullptr when it does not).
+  bool exports(const char* symbol) const;
+  void* symbol(const char* symbol) const;
+
  private:
   boost::dll::shared_library library_;
 };

@@ -8,6 +8,7 @@
 #include "discovery/plugin_call.h"
 #include "discovery/plugin_library.h"
 #include "discovery/plugin_metadata.h"
+#include "discovery/ort_adoption.h"
 
 namespace ephost {
 namespace {
@@ -95,15 +96,19 @@ ProbeResult probe_library(const std::string& path, const std::function<void(cons
   try {
     enter(kProbeStageLoad);
     library = PluginLibrary::open(path);
-    EphostPluginNegotiateFn entry = library->entry_point();
     enter(kProbeStageNegotiate);
-    negotiate_plugin(entry, record);
-    enter(kProbeStageDescribe);
-    describe_plugin(record);
-    enter(kProbeStageDevices);
-    // Plugin ABI 3: the devices it drives (nothing for ABI 1 and 2, or without device_count). A crash or
-    // hang in device_count / device_describe is attributed to this stage like any other.
-    enumerate_devices(record);
+    // An ONNX Runtime plugin EP: its factories are created and its devices asked for here (a crash or
+    // hang in CreateEpFactories or GetSupportedDevices is attributed to this stage).
+    if (!adopt_if_ort_plugin_ep(*library, record)) {
+      EphostPluginNegotiateFn entry = library->entry_point();
+      negotiate_plugin(entry, record);
+      enter(kProbeStageDescribe);
+      describe_plugin(record);
+      enter(kProbeStageDevices);
+      // Plugin ABI 3: the devices it drives (nothing for ABI 1 and 2, or without device_count). A crash or
+      // hang in device_count / device_describe is attributed to this stage like any other.
+      enumerate_devices(record);
+    }
     for (const auto& d : record.devices)
       result.devices.push_back(ProbedDevice{device_type_name(d->type()), d->vendor(), d->name(), d->driver_version(),
                                             d->hardware_architecture(), d->memory_bytes(),
@@ -120,6 +125,8 @@ ProbeResult probe_library(const std::string& path, const std::function<void(cons
   // A refused record holds what negotiation and describe got before the failure, as in process.
   result.description = description_of(record);
   library.release();  // deliberately leaked (see above)
+  // So are an ONNX Runtime plugin EP's factories: releasing them would run plugin code after the verdict.
+  if (record.ort) new std::shared_ptr<ort_ep::OrtEpLibrary>(std::move(record.ort));
   return result;
 }
 

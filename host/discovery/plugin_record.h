@@ -25,6 +25,9 @@
 #include "ephost/ephost_plugin.h"
 
 namespace ephost {
+namespace ort_ep {
+class OrtEpLibrary;
+}  // namespace ort_ep
 
 class PluginLibrary;
 class Device;
@@ -114,6 +117,11 @@ struct PluginRecord {
 
   // The library handle (the host table lives for the whole process: see negotiation.cpp).
   std::unique_ptr<PluginLibrary> library;
+
+  // An ONNX Runtime plugin EP (ort_ep/): its factories and devices, set when it is loaded in process
+  // (with `plugin` null). Declared after `library`, so released before the library is unloaded.
+  // Its sdk_version says "ONNX Runtime plugin EP (API <asked>, built for <ort_version_supported>)".
+  std::shared_ptr<ort_ep::OrtEpLibrary> ort;
 };
 
 // "cpu" / "gpu" / "npu", or "" for a value outside EphostDeviceType.

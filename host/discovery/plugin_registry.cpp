@@ -13,6 +13,7 @@
 #include "discovery/device_enumeration.h"
 #include "discovery/elf_probe.h"
 #include "discovery/negotiation.h"
+#include "discovery/ort_adoption.h"
 #include "discovery/plugin_call.h"
 #include "discovery/plugin_library.h"
 #include "discovery/plugin_metadata.h"
@@ -93,6 +94,7 @@ PluginRecord& PluginRegistry::finish(std::unique_ptr<PluginRecord> record, const
     record->devices.clear();
     record->plugin = nullptr;
     record->host_api = nullptr;
+    record->ort.reset();  // released before its library is unloaded
     record->library.reset();
     log_warning(fmt::format("plugin {} skipped: {}", record->path, record->reason));
   }
@@ -256,9 +258,11 @@ void PluginRegistry::load_deferred(PluginRecord& record) const {
     const std::string file = std::filesystem::path(record.path).filename().string();
     PluginCallScope scope(file.c_str(), record.path.c_str(), "lazy load (load, negotiate, describe)");
     fresh.library = PluginLibrary::open(record.path);
-    negotiate_plugin(fresh.library->entry_point(), fresh);
-    describe_plugin(fresh);
-    enumerate_devices(fresh);
+    if (!adopt_if_ort_plugin_ep(*fresh.library, fresh)) {
+      negotiate_plugin(fresh.library->entry_point(), fresh);
+      describe_plugin(fresh);
+      enumerate_devices(fresh);
+    }
   }
   if (fresh.name != record.name || fresh.abi_version != record.abi_version)
     throw PluginSkipped(fmt::format("loaded, it is plugin '{}' (plugin ABI {}), but the registry cache knew it as "
@@ -268,6 +272,7 @@ void PluginRegistry::load_deferred(PluginRecord& record) const {
   record.host_api = fresh.host_api;
   record.devices = std::move(fresh.devices);
   record.library = std::move(fresh.library);
+  record.ort = std::move(fresh.ort);
 }
 
 void PluginRegistry::probe(std::vector<Candidate>& candidates) const {
@@ -332,6 +337,11 @@ void PluginRegistry::load_in_process(PluginRecord& record) const {
   const std::string file = std::filesystem::path(record.path).filename().string();
   PluginCallScope scope(file.c_str(), record.path.c_str(), "discovery (load, negotiate, describe)");
   record.library = PluginLibrary::open(record.path);
+  if (adopt_if_ort_plugin_ep(*record.library, record)) {
+    if (const PluginRecord* first = find_loaded_locked(record.name))
+      throw PluginSkipped(fmt::format("duplicate plugin name '{}': already loaded from {}", record.name, first->path));
+    return;
+  }
   admit(record.library->entry_point(), record);
 }
 

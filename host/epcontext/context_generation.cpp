@@ -121,6 +121,8 @@ class ExternalInitializerWriter {
 // device (plugin ABI 3) the hardware architecture and driver are the device's, found at run time, and
 // the device is named too: what the cached contexts were compiled for.
 std::string compatibility_info(const Provider& p) {
+  std::string own = p.compiled_model_compatibility_info();
+  if (!own.empty()) return own;
   const PluginRecord& r = p.record();
   const Device* d = p.device();
   const std::string& arch = d && !d->hardware_architecture().empty() ? d->hardware_architecture() : r.hardware_architecture;

@@ -3,6 +3,7 @@
 #include "core/device.h"
 #include "discovery/plugin_registry.h"
 #include "provider/native_provider.h"
+#include "provider/ort_ep_provider.h"
 
 namespace ephost {
 
@@ -20,7 +21,9 @@ const char* Provider::library_path() const { return record_.path.c_str(); }
 std::unique_ptr<Provider> create_provider(const PluginRecord& record,
                                           const std::vector<std::pair<std::string, std::string>>& options,
                                           const Device* device) {
-  // Every plugin the registry loads is a native ephost plugin, served in process.
+  // An ONNX Runtime plugin EP is served through the adapter; every other plugin is a native ephost
+  // plugin. Both run in process.
+  if (record.ort) return std::make_unique<OrtEpProvider>(record, options, device);
   return std::make_unique<NativeProvider>(record, options, device);
 }
 

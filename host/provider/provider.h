@@ -115,6 +115,10 @@ class Provider {
   // `context_node`; nothing when the plugin has no judge (it would load every context of its keys).
   virtual std::optional<ContextJudgement> judge_context(const Node& context_node, const void* blob,
                                                         size_t blob_size) const = 0;
+  // What the EPContext model records as its metadata entry ep_compatibility_info.<name>, when the
+  // provider says it itself (ONNX Runtime plugin EPs: OrtEp::GetCompiledModelCompatibilityInfo); ""
+  // when the host's description of the plugin and device is recorded instead.
+  virtual std::string compiled_model_compatibility_info() const { return {}; }
   // The compute unit for a cached context judged usable (named after the node). Throws when the plugin
   // cannot load contexts ("the provider has no context_load") or fails to.
   virtual std::unique_ptr<ComputeUnit> load_context(const Node& context_node, const void* blob,

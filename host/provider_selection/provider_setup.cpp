@@ -129,11 +129,17 @@ struct Candidate {
 };
 
 // The candidate's provider: in a provider host process when its isolation says so (never the built-in
-// CPU plugin, which is the host's own code), else in process.
+// CPU plugin, which is the host's own code), else in process. The provider host serves native plugins
+// only so far: an ONNX Runtime plugin EP asked to run isolated runs in process, with a warning.
 std::unique_ptr<Provider> make_provider(const Candidate& c) {
-  if (!c.record->builtin && c.isolation.mode == IsolationMode::kProcess)
-    return std::make_unique<IsolatedProvider>(*c.record, c.options, c.device, c.isolation,
-                                              isolation::default_provider_host_path());
+  if (!c.record->builtin && c.isolation.mode == IsolationMode::kProcess) {
+    if (!c.record->ort)
+      return std::make_unique<IsolatedProvider>(*c.record, c.options, c.device, c.isolation,
+                                                isolation::default_provider_host_path());
+    log_warning(fmt::format("provider '{}' is an ONNX Runtime plugin EP: the provider host cannot serve those yet, "
+                            "so it runs in process despite its isolation setting",
+                            c.record->name));
+  }
   return create_provider(*c.record, c.options, c.device);
 }
 

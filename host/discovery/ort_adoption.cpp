@@ -1,0 +1,77 @@
+#include "discovery/ort_adoption.h"
+
+#include <fmt/format.h>
+
+#include "core/device.h"
+#include "discovery/plugin_call.h"
+#include "ort_ep/library.h"
+#include "ort_ep/recognition.h"
+
+namespace ephost {
+namespace {
+
+// The table behind an ONNX Runtime plugin EP's devices: no device functions, since the adapter keeps
+// their values in host memory (the devices it lists are the ones that work on host memory).
+const EphostPlugin& no_device_functions() {
+  static const EphostPlugin table{};
+  return table;
+}
+
+int32_t ephost_device_type(OrtHardwareDeviceType type) {
+  switch (type) {
+    case OrtHardwareDeviceType_GPU: return EPHOST_DEVICE_GPU;
+    case OrtHardwareDeviceType_NPU: return EPHOST_DEVICE_NPU;
+    default: return EPHOST_DEVICE_CPU;
+  }
+}
+
+}  // namespace
+
+bool adopt_if_ort_plugin_ep(const PluginLibrary& library, PluginRecord& record) {
+  const ort_ep::LibraryKind kind = ort_ep::recognize_library([&](const char* s) { return library.exports(s); });
+  if (kind == ort_ep::LibraryKind::kOrtProviderBridge) throw PluginSkipped(ort_ep::provider_bridge_refusal());
+  if (kind != ort_ep::LibraryKind::kOrtPluginEp) return false;
+  auto create = reinterpret_cast<CreateEpApiFactoriesFn>(library.symbol(ORT_EP_CREATE_FACTORIES_SYMBOL));
+  auto release = reinterpret_cast<ReleaseEpApiFactoryFn>(library.symbol(ORT_EP_RELEASE_FACTORY_SYMBOL));
+  std::shared_ptr<ort_ep::OrtEpLibrary> ort;
+  try {
+    ort = std::make_shared<ort_ep::OrtEpLibrary>(create, release, record.path);
+  } catch (const ort_ep::LibraryRefused& e) {
+    throw PluginSkipped(e.what());
+  }
+  record.name = ort->name();
+  record.vendor = ort->vendor();
+  record.version = ort->version();
+  // The adapter serves the plugin at the host's ABI (devices, profiling and run control are the host's).
+  record.abi_version = EPHOST_PLUGIN_ABI_VERSION;
+  record.sdk_version = fmt::format("ONNX Runtime plugin EP (API {}, factory built for API {})",
+                                   ort->api_version_asked(), ort->factory_version());
+  // EPContext nodes whose source is the EP's name are its own.
+  record.context_source_keys = {ort->name()};
+  record.devices.clear();
+  for (const OrtEpDevice* served : ort->host_memory_devices()) {
+    const OrtEpDevice& d = *served;
+    const OrtHardwareDevice& hw = *d.device;
+    const std::string* description = hw.metadata.find("Description");
+    const std::string device_name = description ? *description : d.ep_name;
+    EphostDeviceInfo info{};
+    info.struct_size = sizeof info;
+    info.device_type = ephost_device_type(hw.type);
+    info.vendor = hw.vendor.c_str();
+    info.name = device_name.c_str();
+    info.driver_version = "";
+    info.hardware_architecture = "";
+    info.host_memory_usable = 1;
+    record.devices.push_back(std::make_unique<Device>(&no_device_functions(), record.name, record.path,
+                                                      static_cast<uint32_t>(record.devices.size()), info));
+  }
+  if (record.devices.size() != ort->ep_devices().size())
+    record.sdk_version += fmt::format("; {} of its devices have memory of their own, which the adapter does not map "
+                                      "yet: not listed",
+                                      ort->ep_devices().size() - record.devices.size());
+  record.device_type = record.devices.empty() ? "" : device_type_name(record.devices.front()->type());
+  record.ort = std::move(ort);
+  return true;
+}
+
+}  // namespace ephost

@@ -1,0 +1,358 @@
+// OrtApi entries for values: tensors and their type-and-shape infos, memory infos, the CPU allocator,
+// and the kernel context a Compute call reads and writes.
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "core/error.h"
+#include "ort_ep/api_impl.h"
+#include "ort_ep/kernel_context.h"
+#include "ort_ep/ort_objects.h"
+
+namespace ephost::ort_ep::api {
+namespace {
+
+OrtStatus* invalid(const char* function, const std::string& what) {
+  return make_status(ORT_INVALID_ARGUMENT, fmt::format("OrtApi::{}: {}", function, what));
+}
+
+const OrtValue* value_of(const OrtValue* v) {
+  const OrtValue* value = checked<OrtValue>(v, Magic::kValue);
+  return value && value->tensor ? value : nullptr;
+}
+
+const OrtTypeInfo* type_of(const void* info) { return checked<OrtTypeInfo>(info, Magic::kTypeInfo); }
+
+OrtTensorTypeAndShapeInfo* new_shape_info(const Tensor& t) {
+  auto* info = new OrtTensorTypeAndShapeInfo();
+  info->onnx_type = ONNX_TYPE_TENSOR;
+  info->elem_type = static_cast<ONNXTensorElementDataType>(t.elem_type());
+  info->has_shape = true;
+  info->dims = t.shape();
+  info->owned = true;
+  return info;
+}
+
+OrtKernelContext* kernel_context(const OrtKernelContext* context) {
+  if (!context || context->magic != OrtKernelContext::kMagic) return nullptr;
+  return const_cast<OrtKernelContext*>(context);
+}
+
+// Runs `fn`; an ephost::Error or other exception becomes a status (ORT_FAIL, or the error's code mapped).
+template <typename Fn>
+OrtStatus* guarded(const char* function, Fn&& fn) noexcept {
+  try {
+    return fn();
+  } catch (const std::exception& e) {
+    return make_status(ORT_FAIL, fmt::format("OrtApi::{}: {}", function, e.what()));
+  } catch (...) {
+    return make_status(ORT_FAIL, fmt::format("OrtApi::{}: unknown exception", function));
+  }
+}
+
+}  // namespace
+
+// ---- tensors ----
+
+OrtStatus* IsTensor(const OrtValue* value, int* out) noexcept {
+  if (!value_of(value) || !out) return invalid("IsTensor", "bad value or out");
+  *out = 1;  // the adapter hands out tensors only
+  return nullptr;
+}
+
+OrtStatus* GetValueType(const OrtValue* value, enum ONNXType* out) noexcept {
+  if (!value_of(value) || !out) return invalid("GetValueType", "bad value or out");
+  *out = ONNX_TYPE_TENSOR;
+  return nullptr;
+}
+
+OrtStatus* GetTensorMutableData(OrtValue* value, void** out) noexcept {
+  const OrtValue* v = value_of(value);
+  if (!v || !out) return invalid("GetTensorMutableData", "bad value or out");
+  if (v->tensor->on_device()) return invalid("GetTensorMutableData", "the tensor is in device memory");
+  *out = v->tensor->data();
+  return nullptr;
+}
+
+OrtStatus* GetTensorData(const OrtValue* value, const void** out) noexcept {
+  const OrtValue* v = value_of(value);
+  if (!v || !out) return invalid("GetTensorData", "bad value or out");
+  *out = v->tensor->data();
+  return nullptr;
+}
+
+OrtStatus* GetTensorSizeInBytes(const OrtValue* ort_value, size_t* size) noexcept {
+  const OrtValue* v = value_of(ort_value);
+  if (!v || !size) return invalid("GetTensorSizeInBytes", "bad value or size");
+  if (v->tensor->elem_type() == EPHOST_ELEMENT_STRING)
+    return invalid("GetTensorSizeInBytes", "string tensors have no size in bytes");
+  *size = v->tensor->byte_size();
+  return nullptr;
+}
+
+OrtStatus* GetTensorTypeAndShape(const OrtValue* value, OrtTensorTypeAndShapeInfo** out) noexcept {
+  const OrtValue* v = value_of(value);
+  if (!v || !out) return invalid("GetTensorTypeAndShape", "bad value or out");
+  return guarded("GetTensorTypeAndShape", [&]() -> OrtStatus* {
+    *out = new_shape_info(*v->tensor);
+    return nullptr;
+  });
+}
+
+void ReleaseValue(OrtValue* input) noexcept {
+  OrtValue* v = checked_mut<OrtValue>(input, Magic::kValue);
+  if (v && v->owned) delete v;
+}
+
+// ---- type infos ----
+
+OrtStatus* CastTypeInfoToTensorInfo(const OrtTypeInfo* type_info, const OrtTensorTypeAndShapeInfo** out) noexcept {
+  const OrtTypeInfo* t = type_of(type_info);
+  if (!t || !out) return invalid("CastTypeInfoToTensorInfo", "bad type info or out");
+  // NULL for a type that is not a tensor, as ONNX Runtime answers.
+  *out = t->onnx_type == ONNX_TYPE_TENSOR ? static_cast<const OrtTensorTypeAndShapeInfo*>(t) : nullptr;
+  return nullptr;
+}
+
+OrtStatus* GetOnnxTypeFromTypeInfo(const OrtTypeInfo* type_info, enum ONNXType* out) noexcept {
+  const OrtTypeInfo* t = type_of(type_info);
+  if (!t || !out) return invalid("GetOnnxTypeFromTypeInfo", "bad type info or out");
+  *out = t->onnx_type;
+  return nullptr;
+}
+
+OrtStatus* GetTensorElementType(const OrtTensorTypeAndShapeInfo* info, enum ONNXTensorElementDataType* out) noexcept {
+  const OrtTypeInfo* t = type_of(info);
+  if (!t || !out) return invalid("GetTensorElementType", "bad info or out");
+  *out = t->elem_type;
+  return nullptr;
+}
+
+OrtStatus* GetDimensionsCount(const OrtTensorTypeAndShapeInfo* info, size_t* out) noexcept {
+  const OrtTypeInfo* t = type_of(info);
+  if (!t || !out) return invalid("GetDimensionsCount", "bad info or out");
+  *out = t->dims.size();
+  return nullptr;
+}
+
+OrtStatus* GetDimensions(const OrtTensorTypeAndShapeInfo* info, int64_t* dim_values, size_t dim_values_length) noexcept {
+  const OrtTypeInfo* t = type_of(info);
+  if (!t || (!dim_values && dim_values_length)) return invalid("GetDimensions", "bad info or dim_values");
+  // ONNX Runtime copies min(length, rank) dims.
+  const size_t n = std::min(dim_values_length, t->dims.size());
+  for (size_t i = 0; i < n; ++i) dim_values[i] = t->dims[i];
+  return nullptr;
+}
+
+OrtStatus* GetTensorShapeElementCount(const OrtTensorTypeAndShapeInfo* info, size_t* out) noexcept {
+  const OrtTypeInfo* t = type_of(info);
+  if (!t || !out) return invalid("GetTensorShapeElementCount", "bad info or out");
+  // -1 dims (unknown) make the count unknown: ONNX Runtime answers -1 as SIZE_MAX's two's complement.
+  int64_t count = 1;
+  for (int64_t d : t->dims) {
+    if (d < 0) {
+      count = -1;
+      break;
+    }
+    count *= d;
+  }
+  *out = static_cast<size_t>(count);
+  return nullptr;
+}
+
+bool TensorTypeAndShape_HasShape(const OrtTensorTypeAndShapeInfo* info) noexcept {
+  const OrtTypeInfo* t = type_of(info);
+  return t && t->has_shape;
+}
+
+void ReleaseTypeInfo(OrtTypeInfo* input) noexcept {
+  OrtTypeInfo* t = checked_mut<OrtTypeInfo>(input, Magic::kTypeInfo);
+  if (t && t->owned) delete t;  // the host's own (a graph value's type) stay
+}
+
+void ReleaseTensorTypeAndShapeInfo(OrtTensorTypeAndShapeInfo* input) noexcept {
+  OrtTypeInfo* t = checked_mut<OrtTypeInfo>(input, Magic::kTypeInfo);
+  if (t && t->owned) delete static_cast<OrtTensorTypeAndShapeInfo*>(t);
+}
+
+// ---- memory infos ----
+
+OrtStatus* CreateMemoryInfo(const char* name, enum OrtAllocatorType type, int id, enum OrtMemType mem_type,
+                            OrtMemoryInfo** out) noexcept {
+  if (!name || !out) return invalid("CreateMemoryInfo", "name or out is NULL");
+  return guarded("CreateMemoryInfo", [&]() -> OrtStatus* {
+    auto* info = new OrtMemoryInfo();
+    info->name = name;
+    info->allocator_type = type;
+    info->id = id;
+    info->mem_type = mem_type;
+    // "Cpu" (and the CPU memory types) is host memory; any other name is a device's, of the vendor's kind.
+    const bool cpu = info->name == "Cpu" || mem_type == OrtMemTypeCPUInput || mem_type == OrtMemTypeCPUOutput;
+    info->device.device_type = cpu ? OrtMemoryInfoDeviceType_CPU : OrtMemoryInfoDeviceType_GPU;
+    info->device.device_id = static_cast<uint32_t>(id);
+    *out = info;
+    return nullptr;
+  });
+}
+
+OrtStatus* CreateCpuMemoryInfo(enum OrtAllocatorType type, enum OrtMemType mem_type, OrtMemoryInfo** out) noexcept {
+  return CreateMemoryInfo("Cpu", type, 0, mem_type, out);
+}
+
+OrtStatus* CreateMemoryInfo_V2(const char* name, enum OrtMemoryInfoDeviceType device_type, uint32_t vendor_id,
+                               int32_t device_id, enum OrtDeviceMemoryType mem_type, size_t alignment,
+                               enum OrtAllocatorType allocator_type, OrtMemoryInfo** out) noexcept {
+  if (!name || !out) return invalid("CreateMemoryInfo_V2", "name or out is NULL");
+  return guarded("CreateMemoryInfo_V2", [&]() -> OrtStatus* {
+    auto* info = new OrtMemoryInfo();
+    info->name = name;
+    info->allocator_type = allocator_type;
+    info->id = device_id;
+    info->alignment = alignment;
+    info->device = OrtMemoryDevice{device_type, mem_type, vendor_id, static_cast<uint32_t>(device_id)};
+    *out = info;
+    return nullptr;
+  });
+}
+
+OrtStatus* CompareMemoryInfo(const OrtMemoryInfo* info1, const OrtMemoryInfo* info2, int* out) noexcept {
+  const OrtMemoryInfo* a = checked<OrtMemoryInfo>(info1, Magic::kMemoryInfo);
+  const OrtMemoryInfo* b = checked<OrtMemoryInfo>(info2, Magic::kMemoryInfo);
+  if (!a || !b || !out) return invalid("CompareMemoryInfo", "bad memory info or out");
+  const bool same = a->name == b->name && a->id == b->id && a->mem_type == b->mem_type &&
+                    a->allocator_type == b->allocator_type && a->device.device_type == b->device.device_type &&
+                    a->device.memory_type == b->device.memory_type && a->device.vendor_id == b->device.vendor_id;
+  *out = same ? 0 : -1;  // ONNX Runtime: 0 when equal
+  return nullptr;
+}
+
+OrtStatus* MemoryInfoGetName(const OrtMemoryInfo* ptr, const char** out) noexcept {
+  const OrtMemoryInfo* m = checked<OrtMemoryInfo>(ptr, Magic::kMemoryInfo);
+  if (!m || !out) return invalid("MemoryInfoGetName", "bad memory info or out");
+  *out = m->name.c_str();
+  return nullptr;
+}
+OrtStatus* MemoryInfoGetId(const OrtMemoryInfo* ptr, int* out) noexcept {
+  const OrtMemoryInfo* m = checked<OrtMemoryInfo>(ptr, Magic::kMemoryInfo);
+  if (!m || !out) return invalid("MemoryInfoGetId", "bad memory info or out");
+  *out = m->id;
+  return nullptr;
+}
+OrtStatus* MemoryInfoGetMemType(const OrtMemoryInfo* ptr, OrtMemType* out) noexcept {
+  const OrtMemoryInfo* m = checked<OrtMemoryInfo>(ptr, Magic::kMemoryInfo);
+  if (!m || !out) return invalid("MemoryInfoGetMemType", "bad memory info or out");
+  *out = m->mem_type;
+  return nullptr;
+}
+OrtStatus* MemoryInfoGetType(const OrtMemoryInfo* ptr, OrtAllocatorType* out) noexcept {
+  const OrtMemoryInfo* m = checked<OrtMemoryInfo>(ptr, Magic::kMemoryInfo);
+  if (!m || !out) return invalid("MemoryInfoGetType", "bad memory info or out");
+  *out = m->allocator_type;
+  return nullptr;
+}
+void MemoryInfoGetDeviceType(const OrtMemoryInfo* ptr, OrtMemoryInfoDeviceType* out) noexcept {
+  const OrtMemoryInfo* m = checked<OrtMemoryInfo>(ptr, Magic::kMemoryInfo);
+  if (m && out) *out = m->device.device_type;
+}
+OrtDeviceMemoryType MemoryInfoGetDeviceMemType(const OrtMemoryInfo* ptr) noexcept {
+  const OrtMemoryInfo* m = checked<OrtMemoryInfo>(ptr, Magic::kMemoryInfo);
+  return m ? m->device.memory_type : OrtDeviceMemoryType_DEFAULT;
+}
+uint32_t MemoryInfoGetVendorId(const OrtMemoryInfo* ptr) noexcept {
+  const OrtMemoryInfo* m = checked<OrtMemoryInfo>(ptr, Magic::kMemoryInfo);
+  return m ? m->device.vendor_id : 0;
+}
+void ReleaseMemoryInfo(OrtMemoryInfo* input) noexcept {
+  OrtMemoryInfo* m = checked_mut<OrtMemoryInfo>(input, Magic::kMemoryInfo);
+  if (m && m != &cpu_memory_info()) delete m;
+}
+
+// ---- allocator ----
+
+OrtStatus* GetAllocatorWithDefaultOptions(OrtAllocator** out) noexcept {
+  if (!out) return invalid("GetAllocatorWithDefaultOptions", "out is NULL");
+  *out = cpu_allocator();
+  return nullptr;
+}
+OrtStatus* AllocatorAlloc(OrtAllocator* ort_allocator, size_t size, void** out) noexcept {
+  if (!ort_allocator || !ort_allocator->Alloc || !out) return invalid("AllocatorAlloc", "bad allocator or out");
+  *out = ort_allocator->Alloc(ort_allocator, size);
+  return *out ? nullptr : make_status(ORT_FAIL, fmt::format("OrtApi::AllocatorAlloc: out of memory ({} bytes)", size));
+}
+OrtStatus* AllocatorFree(OrtAllocator* ort_allocator, void* p) noexcept {
+  if (!ort_allocator || !ort_allocator->Free) return invalid("AllocatorFree", "bad allocator");
+  ort_allocator->Free(ort_allocator, p);
+  return nullptr;
+}
+OrtStatus* AllocatorGetInfo(const OrtAllocator* ort_allocator, const struct OrtMemoryInfo** out) noexcept {
+  if (!ort_allocator || !ort_allocator->Info || !out) return invalid("AllocatorGetInfo", "bad allocator or out");
+  *out = ort_allocator->Info(ort_allocator);
+  return nullptr;
+}
+
+// ---- the kernel context ----
+
+OrtStatus* KernelContext_GetInputCount(const OrtKernelContext* context, size_t* out) noexcept {
+  OrtKernelContext* k = kernel_context(context);
+  if (!k || !out) return invalid("KernelContext_GetInputCount", "bad kernel context or out");
+  *out = k->inputs.size();
+  return nullptr;
+}
+
+OrtStatus* KernelContext_GetOutputCount(const OrtKernelContext* context, size_t* out) noexcept {
+  OrtKernelContext* k = kernel_context(context);
+  if (!k || !out) return invalid("KernelContext_GetOutputCount", "bad kernel context or out");
+  *out = k->outputs.size();
+  return nullptr;
+}
+
+OrtStatus* KernelContext_GetInput(const OrtKernelContext* context, size_t index, const OrtValue** out) noexcept {
+  OrtKernelContext* k = kernel_context(context);
+  if (!k || !out) return invalid("KernelContext_GetInput", "bad kernel context or out");
+  if (index >= k->inputs.size())
+    return invalid("KernelContext_GetInput", fmt::format("input {} of {}", index, k->inputs.size()));
+  return guarded("KernelContext_GetInput", [&]() -> OrtStatus* {
+    if (!k->inputs[index]) {
+      const RuntimeValue* value = k->context->input(index);
+      if (!value || !value->is_tensor()) {
+        *out = nullptr;  // an absent optional input, as ONNX Runtime answers it
+        return nullptr;
+      }
+      OrtValue& v = k->values.emplace_back();
+      // Borrowed: the executor owns the tensor for the whole compute call.
+      v.tensor = const_cast<Tensor*>(&value->tensor());
+      k->inputs[index] = &v;
+    }
+    *out = k->inputs[index];
+    return nullptr;
+  });
+}
+
+OrtStatus* KernelContext_GetOutput(OrtKernelContext* context, size_t index, const int64_t* dim_values,
+                                   size_t dim_count, OrtValue** out) noexcept {
+  OrtKernelContext* k = kernel_context(context);
+  if (!k || !out || (!dim_values && dim_count)) return invalid("KernelContext_GetOutput", "bad kernel context or out");
+  if (index >= k->outputs.size())
+    return invalid("KernelContext_GetOutput", fmt::format("output {} of {}", index, k->outputs.size()));
+  return guarded("KernelContext_GetOutput", [&]() -> OrtStatus* {
+    std::vector<int64_t> shape(dim_values, dim_values + dim_count);
+    if (!k->outputs[index]) {
+      const int32_t elem_type = index < k->output_elem_types->size() ? (*k->output_elem_types)[index] : 0;
+      if (elem_type == 0)
+        return make_status(ORT_FAIL, fmt::format("OrtApi::KernelContext_GetOutput: the element type of output {} is "
+                                                 "not known to the graph",
+                                                 index));
+      Tensor& t = k->context->allocate_output(index, elem_type, shape);
+      OrtValue& v = k->values.emplace_back();
+      v.tensor = &t;
+      k->outputs[index] = &v;
+    } else if (k->outputs[index]->tensor->shape() != shape) {
+      return invalid("KernelContext_GetOutput",
+                     fmt::format("output {} was already made with another shape", index));
+    }
+    *out = k->outputs[index];
+    return nullptr;
+  });
+}
+
+}  // namespace ephost::ort_ep::api

@@ -1,0 +1,129 @@
+#include "ort_ep/library.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "core/log.h"
+#include "ort_ep/api_tables.h"
+#include "ort_ep/hardware_devices.h"
+#include "ort_ep/plugin_call.h"
+
+namespace ephost::ort_ep {
+namespace {
+
+// ONNX Runtime hands CreateEpFactories room for 4 factories and GetSupportedDevices room for 8 devices.
+constexpr size_t kMaxFactories = 4;
+constexpr size_t kMaxEpDevices = 8;
+
+std::string text_or(const char* text, const char* fallback) { return text && *text ? text : fallback; }
+
+}  // namespace
+
+const char* error_code_name(OrtErrorCode code) {
+  switch (code) {
+    case ORT_OK: return "ORT_OK";
+    case ORT_FAIL: return "ORT_FAIL";
+    case ORT_INVALID_ARGUMENT: return "ORT_INVALID_ARGUMENT";
+    case ORT_NO_SUCHFILE: return "ORT_NO_SUCHFILE";
+    case ORT_NO_MODEL: return "ORT_NO_MODEL";
+    case ORT_ENGINE_ERROR: return "ORT_ENGINE_ERROR";
+    case ORT_RUNTIME_EXCEPTION: return "ORT_RUNTIME_EXCEPTION";
+    case ORT_INVALID_PROTOBUF: return "ORT_INVALID_PROTOBUF";
+    case ORT_MODEL_LOADED: return "ORT_MODEL_LOADED";
+    case ORT_NOT_IMPLEMENTED: return "ORT_NOT_IMPLEMENTED";
+    case ORT_INVALID_GRAPH: return "ORT_INVALID_GRAPH";
+    case ORT_EP_FAIL: return "ORT_EP_FAIL";
+    case ORT_MODEL_LOAD_CANCELED: return "ORT_MODEL_LOAD_CANCELED";
+    case ORT_MODEL_REQUIRES_COMPILATION: return "ORT_MODEL_REQUIRES_COMPILATION";
+    case ORT_NOT_FOUND: return "ORT_NOT_FOUND";
+  }
+  return "an unknown OrtErrorCode";
+}
+
+OrtEpLibrary::OrtEpLibrary(CreateEpApiFactoriesFn create, ReleaseEpApiFactoryFn release, std::string path)
+    : path_(std::move(path)), release_(release) {
+  const std::string registered = std::filesystem::path(path_).stem().string();
+  const std::string file = std::filesystem::path(path_).filename().string();
+  OrtEpFactory* made[kMaxFactories] = {};
+  size_t count = 0;
+  reset_requested_api_version();
+  auto failure = call_plugin(file.c_str(), path_.c_str(), "CreateEpFactories", [&] {
+    return create(registered.c_str(), ort_api_base(), default_logger(), made, kMaxFactories, &count);
+  });
+  api_version_asked_ = requested_api_version();
+  const std::string asked =
+      api_version_asked_ > EPHOST_ORT_API_VERSION_MAX
+          ? fmt::format(" (it asked for ONNX Runtime API {}; ephost answers {} to {}, NULL above)", api_version_asked_,
+                        EPHOST_ORT_API_VERSION_MIN, EPHOST_ORT_API_VERSION_MAX)
+          : std::string();
+  if (failure)
+    throw LibraryRefused(fmt::format("ONNX Runtime plugin EP: CreateEpFactories failed ({}): {}{}",
+                                     error_code_name(failure->code), failure->message, asked));
+  if (count > kMaxFactories) count = kMaxFactories;
+  for (size_t i = 0; i < count; ++i)
+    if (made[i]) factories_.push_back(made[i]);
+  if (factories_.empty() || !made[0]) {
+    throw LibraryRefused(fmt::format("ONNX Runtime plugin EP: CreateEpFactories succeeded but returned {}{}",
+                                     count == 0 ? "no factory" : "a NULL factory", asked));
+  }
+  factory_ = factories_.front();
+  if (factory_->ort_version_supported < EPHOST_ORT_API_VERSION_MIN)
+    throw LibraryRefused(fmt::format("ONNX Runtime plugin EP: its factory says it was built for API {} "
+                                     "(ort_version_supported), before plugin EPs existed (API {}); is it set?",
+                                     factory_->ort_version_supported, EPHOST_ORT_API_VERSION_MIN));
+  if (!factory_->GetName || !factory_->GetVendor || !factory_->GetSupportedDevices || !factory_->CreateEp ||
+      !factory_->ReleaseEp)
+    throw LibraryRefused("ONNX Runtime plugin EP: its factory lacks GetName, GetVendor, GetSupportedDevices, "
+                         "CreateEp or ReleaseEp (all are required)");
+  call_plugin_void(file.c_str(), path_.c_str(), "OrtEpFactory::GetName", [&] {
+    name_ = text_or(factory_->GetName(factory_), "");
+    vendor_ = text_or(factory_->GetVendor(factory_), "");
+    if (factory_has(23) && factory_->GetVersion) version_ = text_or(factory_->GetVersion(factory_), "");
+  });
+  if (name_.empty()) throw LibraryRefused("ONNX Runtime plugin EP: its factory's GetName answered no name");
+  for (size_t i = 1; i < factories_.size(); ++i)
+    log_warning(fmt::format("ONNX Runtime plugin EP library {} made {} factories; ephost serves the first ('{}') and "
+                            "ignores the others",
+                            path_, factories_.size(), name_));
+
+  const auto& hardware = host_hardware_devices();
+  OrtEpDevice* devices[kMaxEpDevices] = {};
+  size_t num = 0;
+  failure = call_plugin(file.c_str(), path_.c_str(), "OrtEpFactory::GetSupportedDevices", [&] {
+    return factory_->GetSupportedDevices(factory_, hardware.data(), hardware.size(), devices, kMaxEpDevices, &num);
+  });
+  if (failure)
+    throw LibraryRefused(fmt::format("ONNX Runtime plugin EP '{}': GetSupportedDevices failed ({}): {}", name_,
+                                     error_code_name(failure->code), failure->message));
+  for (size_t i = 0; i < std::min(num, kMaxEpDevices); ++i) {
+    OrtEpDevice* d = checked_mut<OrtEpDevice>(devices[i], Magic::kEpDevice);
+    if (!d)
+      throw LibraryRefused(fmt::format("ONNX Runtime plugin EP '{}': GetSupportedDevices returned device {} that was "
+                                       "not made with OrtEpApi::CreateEpDevice",
+                                       name_, i));
+    ep_devices_.push_back(d);
+  }
+}
+
+std::vector<const OrtEpDevice*> OrtEpLibrary::host_memory_devices() const {
+  std::vector<const OrtEpDevice*> served;
+  for (const OrtEpDevice* d : ep_devices_) {
+    bool device_memory = false;
+    for (const auto& info : d->allocator_infos) device_memory |= info.device.device_type != OrtMemoryInfoDeviceType_CPU;
+    if (!device_memory) served.push_back(d);
+  }
+  return served;
+}
+
+OrtEpLibrary::~OrtEpLibrary() {
+  for (OrtEpDevice* d : ep_devices_) delete d;
+  const std::string file = std::filesystem::path(path_).filename().string();
+  for (OrtEpFactory* f : factories_) {
+    auto failure = call_plugin(file.c_str(), path_.c_str(), "ReleaseEpFactory", [&] { return release_(f); });
+    if (failure) log_warning(fmt::format("ONNX Runtime plugin EP library {}: ReleaseEpFactory failed: {}", path_,
+                                         failure->message));
+  }
+}
+
+}  // namespace ephost::ort_ep

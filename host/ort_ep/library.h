@@ -1,0 +1,62 @@
+// One ONNX Runtime plugin EP library, adopted: its factories created (CreateEpFactories, with the
+// host's OrtApiBase and logger), the supported devices of its first factory asked for (GetSupportedDevices,
+// over the host's hardware devices), and everything released in order when it goes (EP devices, then
+// ReleaseEpFactory for each factory; the library itself is unloaded by its owner afterwards).
+//
+// A library exporting only CreateEpFactories / ReleaseEpFactory is such a plugin (recognition.h). Its
+// factory is served as one ephost plugin named after the factory (GetName). A library with more than
+// one factory is served by its first; the others are named in the log.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ort_ep/ort_objects.h"
+
+namespace ephost::ort_ep {
+
+// Why a library cannot be served: the message says what the plugin did and what to do.
+class LibraryRefused : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class OrtEpLibrary {
+ public:
+  // `create` and `release` are the library's exports; `path` names it in reports and fault messages.
+  // Throws LibraryRefused when the factories cannot be created or are unusable.
+  OrtEpLibrary(CreateEpApiFactoriesFn create, ReleaseEpApiFactoryFn release, std::string path);
+  ~OrtEpLibrary();
+  OrtEpLibrary(const OrtEpLibrary&) = delete;
+  OrtEpLibrary& operator=(const OrtEpLibrary&) = delete;
+
+  OrtEpFactory* factory() const { return factory_; }
+  const std::string& path() const { return path_; }
+  const std::string& name() const { return name_; }
+  const std::string& vendor() const { return vendor_; }
+  const std::string& version() const { return version_; }  // "" before API 23 (no GetVersion)
+  // The API version the factory was built for (ort_version_supported) and the one it asked GetApi for.
+  uint32_t factory_version() const { return factory_->ort_version_supported; }
+  uint32_t api_version_asked() const { return api_version_asked_; }
+  // Whether the factory struct has the member added at `version` (ort_version_supported >= version).
+  bool factory_has(uint32_t version) const { return factory_->ort_version_supported >= version; }
+  // The factory's devices, as GetSupportedDevices answered (the host owns them).
+  const std::vector<OrtEpDevice*>& ep_devices() const { return ep_devices_; }
+  // Those whose kernels work on host memory (no allocator of device memory added with
+  // EpDevice_AddAllocatorInfo): the ones the adapter serves, in order; ephost's device index counts these.
+  std::vector<const OrtEpDevice*> host_memory_devices() const;
+
+ private:
+  std::string path_;
+  ReleaseEpApiFactoryFn release_ = nullptr;
+  std::vector<OrtEpFactory*> factories_;
+  OrtEpFactory* factory_ = nullptr;
+  std::string name_, vendor_, version_;
+  uint32_t api_version_asked_ = 0;
+  std::vector<OrtEpDevice*> ep_devices_;
+};
+
+}  // namespace ephost::ort_ep

@@ -1,0 +1,223 @@
+// The objects behind ONNX Runtime's opaque handles, as the adapter makes them: statuses, key-value
+// pairs, memory infos and memory devices, the host's CPU allocator, loggers, session options, hardware
+// and EP devices, tensor values and their type infos, attributes and nodes made through the model
+// editor, and the capability sink. Graph handles are ephost's own IR (ort_graph_handles.h).
+//
+// Every object begins with a magic word of its own kind, checked on each handle a plugin passes in
+// (ort_objects.cpp: checked()), so that a wrong or stale pointer becomes ORT_INVALID_ARGUMENT instead
+// of a crash where it can be told.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "graph/graph.h"
+#include "ort_ep/ort_abi.h"
+
+namespace ephost::ort_ep {
+
+enum class Magic : uint32_t {
+  kStatus = 0x5354a7e5,
+  kKeyValuePairs = 0x4b565031,
+  kMemoryInfo = 0x4d494e46,
+  kLogger = 0x4c4f4747,
+  kSessionOptions = 0x53455353,
+  kHardwareDevice = 0x48574456,
+  kEpDevice = 0x45504456,
+  kValue = 0x56414c55,
+  kTypeInfo = 0x54595045,
+  kEditorAttr = 0x41545452,
+  kEditorNode = 0x4e4f4445,
+  kSupportInfo = 0x53555050,
+  kComputeContext = 0x43435458,
+  kRunOptions = 0x52554e4f,
+};
+
+// What an OrtStatus* means to the host: the code and message, read and released once.
+struct StatusReading {
+  OrtErrorCode code = ORT_OK;
+  std::string message;
+};
+
+// Makes an OrtStatus (never null) for the plugin to own; the host's own failures become statuses so.
+OrtStatus* make_status(OrtErrorCode code, std::string message);
+// Reads and releases `status`, a plugin's answer (non-null). A pointer that is no live status made by
+// CreateStatus comes back as ORT_EP_FAIL saying so (it is never dereferenced past its magic word).
+StatusReading take_status(OrtStatus* status);
+// Whether `status` is a live status the host made.
+bool is_live_status(const OrtStatus* status);
+
+}  // namespace ephost::ort_ep
+
+// ---- the objects (global names: they complete ONNX Runtime's opaque C structs) ----
+
+struct OrtStatus {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kStatus;
+  OrtErrorCode code = ORT_OK;
+  std::string message;
+};
+
+struct OrtKeyValuePairs {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kKeyValuePairs;
+  std::vector<std::string> keys, values;
+  // c_str() views of keys and values (GetKeyValuePairs), rebuilt after every change.
+  std::vector<const char*> key_ptrs, value_ptrs;
+
+  OrtKeyValuePairs() = default;
+  OrtKeyValuePairs(const OrtKeyValuePairs& other) : keys(other.keys), values(other.values) { refresh_views(); }
+  OrtKeyValuePairs& operator=(const OrtKeyValuePairs& other) {
+    keys = other.keys;
+    values = other.values;
+    refresh_views();
+    return *this;
+  }
+  void set(const std::string& key, const std::string& value);
+  void remove(const std::string& key);
+  const std::string* find(const std::string& key) const;
+  void refresh_views();
+};
+
+// Where memory lives. The host serves CPU memory ("Cpu"); plugins may describe their own.
+struct OrtMemoryDevice {
+  OrtMemoryInfoDeviceType device_type = OrtMemoryInfoDeviceType_CPU;
+  OrtDeviceMemoryType memory_type = OrtDeviceMemoryType_DEFAULT;
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+};
+
+struct OrtMemoryInfo {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kMemoryInfo;
+  std::string name = "Cpu";
+  int id = 0;
+  OrtMemType mem_type = OrtMemTypeDefault;
+  OrtAllocatorType allocator_type = OrtDeviceAllocator;
+  size_t alignment = 0;
+  OrtMemoryDevice device;
+};
+
+struct OrtLogger {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kLogger;
+  std::string id;  // named in each message the plugin logs, e.g. the plugin's name
+};
+
+// Session options as a plugin sees them in CreateEp: config entries ("ep.<name>.<key>" and the
+// session's own keys), read with GetSessionConfigEntry and GetSessionOptionsConfigEntries.
+struct OrtSessionOptions {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kSessionOptions;
+  OrtKeyValuePairs config;
+};
+
+struct OrtHardwareDevice {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kHardwareDevice;
+  OrtHardwareDeviceType type = OrtHardwareDeviceType_CPU;
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+  std::string vendor;
+  OrtKeyValuePairs metadata;
+};
+
+struct OrtEpDevice {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kEpDevice;
+  OrtEpFactory* factory = nullptr;
+  const OrtHardwareDevice* device = nullptr;
+  std::string ep_name, ep_vendor;
+  OrtKeyValuePairs ep_metadata, ep_options;
+  std::vector<OrtMemoryInfo> allocator_infos;  // EpDevice_AddAllocatorInfo, in order
+};
+
+// A tensor value handed to or made by a plugin. `tensor` points at `own` for values the plugin owns
+// (ReleaseValue frees them) and at an executor's tensor for kernel inputs and outputs (borrowed).
+struct OrtValue {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kValue;
+  ephost::Tensor own;
+  ephost::Tensor* tensor = nullptr;
+  bool owned = false;  // made for the plugin: ReleaseValue deletes it
+};
+
+// A type info, and the tensor type-and-shape info it holds (one object serves both handles: the
+// tensor info of a type info is a pointer into it).
+struct OrtTypeInfo {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kTypeInfo;
+  ONNXType onnx_type = ONNX_TYPE_TENSOR;
+  ONNXTensorElementDataType elem_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  bool has_shape = false;
+  std::vector<int64_t> dims;  // -1 where unknown
+  bool owned = false;         // made for the plugin (ReleaseTypeInfo / ReleaseTensorTypeAndShapeInfo free it)
+};
+struct OrtTensorTypeAndShapeInfo : OrtTypeInfo {};
+
+// An attribute a plugin made with CreateOpAttr (for EPContext nodes). Graph attributes are ephost's
+// Node::AttributeRef handed out as OrtOpAttr (ort_graph_handles.h).
+struct OrtEditorAttr {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kEditorAttr;
+  std::string name;
+  OrtOpAttrType type = ORT_OP_ATTR_UNDEFINED;
+  int64_t i = 0;
+  float f = 0;
+  std::string s;
+  std::vector<int64_t> ints;
+  std::vector<float> floats;
+  std::vector<std::string> strings;
+};
+
+// A node a plugin made with OrtModelEditorApi::CreateNode (an EPContext node, returned from Compile).
+struct OrtEditorNode {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kEditorNode;
+  std::string op_type, domain, name;
+  std::vector<std::string> inputs, outputs;
+  std::vector<OrtEditorAttr> attributes;
+};
+
+// GetCapability's sink: the claims the plugin makes on one graph.
+struct OrtEpGraphSupportInfo {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kSupportInfo;
+  const ephost::GraphView* graph = nullptr;
+  struct Claim {
+    bool fused = false;
+    std::vector<const ephost::Node*> nodes;
+  };
+  std::vector<Claim> claims;
+};
+
+// What OnRunStart / OnRunEnd are handed: ephost's run options are not mapped (no entries), but the
+// plugin gets a valid object rather than NULL.
+struct OrtRunOptions {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kRunOptions;
+};
+
+// CreateState's view of the fused node it makes state for.
+struct OrtNodeComputeContext {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kComputeContext;
+  std::string node_name;
+};
+
+namespace ephost::ort_ep {
+
+// The object behind `handle` when it carries `magic`, else nullptr. Never reads past the magic word of
+// a handle of another kind.
+template <typename T>
+const T* checked(const void* handle, Magic magic) {
+  if (!handle || *static_cast<const Magic*>(handle) != magic) return nullptr;
+  return static_cast<const T*>(handle);
+}
+template <typename T>
+T* checked_mut(void* handle, Magic magic) {
+  if (!handle || *static_cast<const Magic*>(handle) != magic) return nullptr;
+  return static_cast<T*>(handle);
+}
+
+// The host's CPU memory info ("Cpu", device allocator, default memory) and allocator (malloc-backed,
+// 64-byte aligned), alive for the process.
+const OrtMemoryInfo& cpu_memory_info();
+OrtAllocator* cpu_allocator();
+// The logger handed to CreateEpFactories and CreateEp.
+const OrtLogger* default_logger();
+
+// A type info for an ephost static type (tensor element type and dims; non-tensors give
+// ONNX_TYPE_SEQUENCE / ONNX_TYPE_OPTIONAL / ONNX_TYPE_UNKNOWN).
+OrtTypeInfo type_info_of(const TypeInfo& type);
+
+}  // namespace ephost::ort_ep

@@ -1,0 +1,346 @@
+#include "provider/ort_ep_provider.h"
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+
+#include "core/device.h"
+#include "core/error.h"
+#include "discovery/plugin_registry.h"
+#include "model/model.h"
+#include "ort_ep/call_arena.h"
+#include "ort_ep/graph_handles.h"
+#include "ort_ep/kernel_context.h"
+#include "ort_ep/plugin_call.h"
+
+namespace ephost {
+namespace {
+
+// ONNX Runtime's error codes 0..11 are ephost's (EphostStatusCode); later ones are a provider failure.
+EphostStatusCode ephost_code(OrtErrorCode code) {
+  return code >= ORT_OK && code <= ORT_EP_FAIL ? static_cast<EphostStatusCode>(code) : EPHOST_EP_FAIL;
+}
+
+std::string lowercase(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+const OrtRunOptions& run_options() {
+  static const OrtRunOptions options;
+  return options;
+}
+
+}  // namespace
+
+// A fused group's compiled unit: the plugin's OrtNodeComputeInfo, its state, the fused node handed to
+// Compile (kept: the plugin may hold its address), and the element types of its outputs (what
+// KernelContext_GetOutput allocates). Given back to the plugin when destroyed.
+class OrtEpProvider::Unit final : public ComputeUnit {
+ public:
+  Unit(const OrtEpProvider& owner, std::string name) : ComputeUnit(true, std::move(name)), owner(owner) {}
+  ~Unit() override {
+    ort_ep::call_plugin_void(owner.name().c_str(), owner.library_path(), "ReleaseState / ReleaseNodeComputeInfos",
+                             [&] {
+                               if (info && state && info->ReleaseState) info->ReleaseState(info, state);
+                               if (info && owner.ep_->ReleaseNodeComputeInfos)
+                                 owner.ep_->ReleaseNodeComputeInfos(owner.ep_, &info, 1);
+                             });
+  }
+
+  const OrtEpProvider& owner;
+  OrtNodeComputeInfo* info = nullptr;
+  void* state = nullptr;
+  Node fused_node;
+  std::vector<int32_t> output_elem_types;
+};
+
+template <typename Describe, typename Fn>
+void OrtEpProvider::call(const char* what, Describe&& describe, Fn&& fn) const {
+  if (auto failure = ort_ep::call_plugin(name().c_str(), library_path(), what, std::forward<Fn>(fn)))
+    throw Error(ephost_code(failure->code), fmt::format("provider '{}' {}: {} ({})", name(), describe(),
+                                                        failure->message, ort_ep::error_code_name(failure->code)));
+}
+
+OrtEpProvider::OrtEpProvider(const PluginRecord& record,
+                             const std::vector<std::pair<std::string, std::string>>& options, const Device* device)
+    : Provider(record, device), library_(*record.ort) {
+  const std::vector<const OrtEpDevice*> devices = library_.host_memory_devices();
+  const size_t index = device ? device->index() : 0;
+  if (index >= devices.size())
+    fail(EPHOST_EP_FAIL, "provider '{}': its factory listed {} devices on host memory (GetSupportedDevices), none to create an EP on{}",
+         name(), devices.size(), device ? fmt::format(" (device {} asked for)", device->label()) : std::string());
+  ep_device_ = devices[index];
+  // ONNX Runtime passes a plugin's options as session config entries "ep.<lowercased name>.<key>".
+  const std::string prefix = std::string(ORT_EP_OPTION_PREFIX) + lowercase(name()) + ".";
+  for (const auto& [key, value] : options) {
+    if (key == "intra_op_num_threads") session_options_.config.set("session.intra_op_num_threads", value);
+    else session_options_.config.set(prefix + key, value);
+  }
+  const OrtHardwareDevice* hardware = ep_device_->device;
+  const OrtKeyValuePairs* metadata = &ep_device_->ep_metadata;
+  OrtEpFactory* factory = library_.factory();
+  OrtEp* ep = nullptr;
+  call("OrtEpFactory::CreateEp", [] { return std::string("CreateEp"); }, [&] {
+    return factory->CreateEp(factory, &hardware, &metadata, 1, &session_options_, ort_ep::default_logger(), &ep);
+  });
+  if (!ep) fail(EPHOST_EP_FAIL, "provider '{}': CreateEp succeeded but returned no OrtEp", name());
+  ep_ = ep;
+  if (!ep_has(23) || !ep_->GetCapability || !ep_->Compile)
+    fail(EPHOST_EP_FAIL, "provider '{}': its OrtEp (built for ONNX Runtime API {}) has no GetCapability or Compile "
+         "(API 23); ephost's adapter runs compiling plugin EPs",
+         name(), ep_->ort_version_supported);
+}
+
+OrtEpProvider::~OrtEpProvider() {
+  if (!ep_) return;
+  OrtEpFactory* factory = library_.factory();
+  ort_ep::call_plugin_void(name().c_str(), library_path(), "OrtEpFactory::ReleaseEp",
+                           [&] { factory->ReleaseEp(factory, ep_); });
+}
+
+const OrtEpProvider::Unit& OrtEpProvider::own(const ComputeUnit& unit) const {
+  const auto& mine = static_cast<const Unit&>(unit);
+  if (&mine.owner != this)
+    fail(EPHOST_FAIL, "provider '{}' was handed compute unit '{}' of another provider (internal error)", name(),
+         unit.name());
+  return mine;
+}
+
+std::vector<EphostCapability::Claim> OrtEpProvider::claims(const GraphView& graph, const char* occasion) const {
+  OrtEpGraphSupportInfo info;
+  info.graph = &graph;
+  {
+    ort_ep::CallArena arena;  // the graph's type infos and initializer values, for this call
+    call("GetCapability",
+         [&] { return occasion ? fmt::format("GetCapability ({})", occasion) : std::string("GetCapability"); },
+         [&] { return ep_->GetCapability(ep_, ort_ep::to_ort(&graph), &info); });
+  }
+  std::vector<EphostCapability::Claim> claims;
+  for (auto& c : info.claims) {
+    EphostCapability::Claim claim;
+    claim.fused = c.fused;
+    claim.nodes = std::move(c.nodes);
+    if (!c.fused)
+      claim.refused = "claimed alone (EpGraphSupportInfo_AddSingleNode), which runs through a kernel registry "
+                      "(OrtEp::GetKernelRegistry); ephost's ONNX Runtime adapter runs fused groups "
+                      "(EpGraphSupportInfo_AddNodesToFuse) only";
+    claims.push_back(std::move(claim));
+  }
+  return claims;
+}
+
+std::unique_ptr<ComputeUnit> OrtEpProvider::create_kernel(const Node& node) const {
+  fail(EPHOST_EP_FAIL, "provider '{}' has no kernel for node '{}' ({}): ONNX Runtime plugin EPs run here as fused "
+       "groups only",
+       name(), node.name, node.op_type);
+}
+
+std::unique_ptr<ComputeUnit> OrtEpProvider::compile(const GraphView& group, const std::string& fused_name) const {
+  auto unit = std::make_unique<Unit>(*this, fused_name);
+  // The fused node ONNX Runtime hands Compile: named after the group, reading its inputs and writing its
+  // outputs.
+  Node& fused = unit->fused_node;
+  fused.name = fused_name;
+  fused.op_type = fused_name;
+  fused.domain = "ephost.fused";
+  for (const Value* v : group.inputs) fused.inputs.push_back(const_cast<Value*>(v));
+  for (const Value* v : group.outputs) {
+    fused.outputs.push_back(const_cast<Value*>(v));
+    unit->output_elem_types.push_back(v->type.elem_type);
+  }
+  const OrtGraph* graph = ort_ep::to_ort(&group);
+  const OrtNode* fused_handle = ort_ep::to_ort(&fused);
+  OrtNodeComputeInfo* info = nullptr;
+  OrtNode* context_node = nullptr;
+  {
+    ort_ep::CallArena arena;
+    call("Compile",
+         [&] { return fmt::format("Compile of fused group '{}' ({} nodes)", fused_name, group.nodes.size()); },
+         [&] { return ep_->Compile(ep_, &graph, &fused_handle, 1, &info, &context_node); });
+  }
+  if (keep_context_node(fused_name, context_node) && compatibility_info_.empty()) ask_compatibility_info(group);
+  unit->info = info;
+  if (!info || !info->Compute)
+    fail(EPHOST_EP_FAIL, "provider '{}' Compile of fused group '{}' returned no OrtNodeComputeInfo with a Compute",
+         name(), fused_name);
+  return unit;
+}
+
+void OrtEpProvider::create_state(ComputeUnit& unit) const {
+  auto& mine = const_cast<Unit&>(own(unit));
+  if (!mine.info->CreateState) return;
+  OrtNodeComputeContext context;
+  context.node_name = mine.name();
+  void* state = nullptr;
+  call("CreateState", [&] { return "CreateState for " + mine.name(); },
+       [&] { return mine.info->CreateState(mine.info, &context, &state); });
+  mine.state = state;
+}
+
+void OrtEpProvider::compute(const ComputeUnit& unit, EphostKernelContext* context) const {
+  const Unit& mine = own(unit);
+  OrtKernelContext kernel_context(context, &mine.output_elem_types);
+  call("Compute", [&] { return fmt::format("Compute of fused group '{}'", mine.name()); },
+       [&] { return mine.info->Compute(mine.info, mine.state, &kernel_context); });
+}
+
+void OrtEpProvider::run_start() const {
+  if (ep_->OnRunStart)
+    call("OnRunStart", [] { return std::string("OnRunStart"); }, [&] { return ep_->OnRunStart(ep_, &run_options()); });
+}
+
+void OrtEpProvider::run_end() const {
+  if (ep_->OnRunEnd)
+    call("OnRunEnd", [] { return std::string("OnRunEnd"); },
+         [&] { return ep_->OnRunEnd(ep_, &run_options(), /*sync_stream=*/true); });
+}
+
+bool OrtEpProvider::observes_runs() const { return ep_->OnRunStart != nullptr || ep_->OnRunEnd != nullptr; }
+
+bool OrtEpProvider::keep_context_node(const std::string& fused_name, OrtNode* context_node) const {
+  std::unique_ptr<OrtEditorNode> made(ort_ep::editor_node_of(context_node));
+  if (!made) return false;
+  for (const OrtEditorAttr& a : made->attributes)
+    if (a.name == "ep_cache_context" && a.type == ORT_OP_ATTR_STRING) {
+      cached_contexts_[fused_name] = a.s;
+      return true;
+    }
+  return false;
+}
+
+void OrtEpProvider::ask_compatibility_info(const GraphView& group) const {
+  if (!ep_has(23) || !ep_->GetCompiledModelCompatibilityInfo || !group.graph) return;
+  const Graph* main = group.graph;
+  while (main->parent_graph) main = main->parent_graph;
+  if (!main->view) return;
+  const char* info = nullptr;
+  ort_ep::CallArena arena;
+  call("GetCompiledModelCompatibilityInfo", [] { return std::string("GetCompiledModelCompatibilityInfo"); }, [&] {
+    info = ep_->GetCompiledModelCompatibilityInfo(ep_, ort_ep::to_ort(main->view.get()));
+    return static_cast<OrtStatus*>(nullptr);
+  });
+  if (info) compatibility_info_ = info;
+}
+
+// A plugin that made an EPContext node in Compile (OrtModelEditorApi::CreateNode) caches what it
+// compiled: its ep_cache_context bytes become the group's context, which the host writes into the
+// EPContext model as it does a native plugin's.
+bool OrtEpProvider::emits_contexts() const { return !cached_contexts_.empty(); }
+
+void OrtEpProvider::emit_context(const std::string& fused_name, EphostContextSink& sink) const {
+  auto it = cached_contexts_.find(fused_name);
+  if (it == cached_contexts_.end())
+    fail(EPHOST_NOT_IMPLEMENTED, "provider '{}' cannot cache fused group '{}': its Compile returned no EPContext "
+         "node with an ep_cache_context string for it",
+         name(), fused_name);
+  sink.pieces.emplace_back(it->second.begin(), it->second.end());
+}
+
+// The factory's ValidateCompiledModelCompatibilityInfo on the ctx model's ep_compatibility_info.<name>
+// entry, as ONNX Runtime asks it, mapped onto ephost's verdicts. Nothing when the factory has no such
+// function or the model records no entry for the plugin (every context of its source key is loaded).
+std::optional<ContextJudgement> OrtEpProvider::judge_context(const Node& context_node, const void*, size_t) const {
+  OrtEpFactory* factory = library_.factory();
+  if (factory->ort_version_supported < 23 || !factory->ValidateCompiledModelCompatibilityInfo) return std::nullopt;
+  const Graph* graph = context_node.owner;
+  while (graph && graph->parent_graph) graph = graph->parent_graph;
+  if (!graph || !graph->model || !graph->model->proto) return std::nullopt;
+  const std::string key = std::string("ep_compatibility_info.") + name();
+  const std::string* info = nullptr;
+  for (const auto& kv : graph->model->proto->metadata_props())
+    if (kv.key() == key) info = &kv.value();
+  if (!info) return std::nullopt;
+  const OrtHardwareDevice* hardware = ep_device_->device;
+  OrtCompiledModelCompatibility verdict = OrtCompiledModelCompatibility_EP_NOT_APPLICABLE;
+  call("ValidateCompiledModelCompatibilityInfo",
+       [&] { return fmt::format("ValidateCompiledModelCompatibilityInfo ('{}')", *info); },
+       [&] { return factory->ValidateCompiledModelCompatibilityInfo(factory, &hardware, 1, info->c_str(), &verdict); });
+  const std::string why = fmt::format("ValidateCompiledModelCompatibilityInfo on {} '{}'", key, *info);
+  switch (verdict) {
+    case OrtCompiledModelCompatibility_EP_SUPPORTED_PREFER_RECOMPILATION:
+      return ContextJudgement{EPHOST_CONTEXT_PREFER_RECOMPILE, why + " answered EP_SUPPORTED_PREFER_RECOMPILATION"};
+    case OrtCompiledModelCompatibility_EP_UNSUPPORTED:
+      return ContextJudgement{EPHOST_CONTEXT_UNSUPPORTED, why + " answered EP_UNSUPPORTED"};
+    case OrtCompiledModelCompatibility_EP_SUPPORTED_OPTIMAL:
+    case OrtCompiledModelCompatibility_EP_NOT_APPLICABLE:
+      return ContextJudgement{EPHOST_CONTEXT_OPTIMAL, ""};
+  }
+  return ContextJudgement{EPHOST_CONTEXT_UNSUPPORTED,
+                          fmt::format("{} answered {}, which is no OrtCompiledModelCompatibility value", why,
+                                      static_cast<int>(verdict))};
+}
+
+namespace {
+
+// The EPContext node the plugin is shown when a cached context is loaded: `context_node`'s inputs and
+// outputs, its context embedded (ep_cache_context = `blob`, embed_mode 1, main_context 1) and source
+// the provider's, as ONNX Runtime shows a plugin the EPContext node it generated.
+void embedded_context_node(const Node& context_node, const std::string& source, const void* blob, size_t blob_size,
+                           onnx::NodeProto& proto, Node& node) {
+  proto.set_name(context_node.name);
+  proto.set_op_type("EPContext");
+  proto.set_domain("com.microsoft");
+  auto add = [&](const char* key) {
+    auto* a = proto.add_attribute();
+    a->set_name(key);
+    return a;
+  };
+  auto* cache = add("ep_cache_context");
+  cache->set_type(onnx::AttributeProto::STRING);
+  cache->set_s(std::string(static_cast<const char*>(blob), blob_size));
+  auto* embed = add("embed_mode");
+  embed->set_type(onnx::AttributeProto::INT);
+  embed->set_i(1);
+  auto* main = add("main_context");
+  main->set_type(onnx::AttributeProto::INT);
+  main->set_i(1);
+  auto* src = add("source");
+  src->set_type(onnx::AttributeProto::STRING);
+  src->set_s(source);
+  node.index = context_node.index;
+  node.name = context_node.name;
+  node.op_type = proto.op_type();
+  node.domain = proto.domain();
+  node.inputs = context_node.inputs;
+  node.outputs = context_node.outputs;
+  node.owner = context_node.owner;
+  node.proto = &proto;
+  for (const auto& a : proto.attribute()) {
+    Node::AttributeRef ref;
+    ref.proto = &a;
+    node.attributes.push_back(ref);
+  }
+}
+
+}  // namespace
+
+// Loads a cached context as ONNX Runtime does: the plugin claims the EPContext node (GetCapability over
+// a graph of that node) and compiles it; the original graph is not compiled again.
+std::unique_ptr<ComputeUnit> OrtEpProvider::load_context(const Node& context_node, const void* blob,
+                                                         size_t blob_size) const {
+  onnx::NodeProto proto;
+  Node node;
+  embedded_context_node(context_node, record().context_source_keys.empty() ? name() : record().context_source_keys.front(),
+                        blob, blob_size, proto, node);
+  GraphView view;
+  view.name = context_node.name;
+  view.graph = context_node.owner;
+  view.nodes = {&node};
+  for (const Value* v : node.inputs)
+    if (v) view.inputs.push_back(v);
+  for (const Value* v : node.outputs)
+    if (v) view.outputs.push_back(v);
+  const std::vector<EphostCapability::Claim> claimed = claims(view, "EPContext node");
+  const bool taken = std::any_of(claimed.begin(), claimed.end(), [&](const EphostCapability::Claim& c) {
+    return c.fused && c.refused.empty() && c.nodes.size() == 1 && c.nodes[0] == &node;
+  });
+  if (!taken)
+    fail(EPHOST_INVALID_GRAPH, "provider '{}' did not claim EPContext node '{}' in GetCapability (a plugin loads "
+         "its cached context by claiming the EPContext node alone, with EpGraphSupportInfo_AddNodesToFuse)",
+         name(), context_node.name);
+  return compile(view, context_node.name);
+}
+
+}  // namespace ephost

@@ -1,0 +1,75 @@
+// The ONNX Runtime kind of provider: an ONNX Runtime plugin EP (host/ort_ep/) behind the one door. It
+// creates the plugin's OrtEp with CreateEp (options as "ep.<name>.<key>" session config entries, as ONNX
+// Runtime passes them), asks GetCapability over an OrtGraph view of the graph (fused groups from
+// EpGraphSupportInfo_AddNodesToFuse; single-node claims need a kernel registry, which the adapter does
+// not host yet, and come back refused saying so), compiles each fused group with Compile, and runs its
+// OrtNodeComputeInfo (CreateState / Compute / ReleaseState) over an OrtKernelContext on the executor's
+// values. The only code of the host that calls an OrtEp or OrtEpFactory after discovery.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ort_ep/library.h"
+#include "ort_ep/ort_objects.h"
+#include "provider/provider.h"
+
+namespace ephost {
+
+class OrtEpProvider final : public Provider {
+ public:
+  // `record` must be an ONNX Runtime plugin EP loaded in process (record.ort set). `device`: one of
+  // record.devices (its index is the factory's EP device), or null for the first EP device.
+  OrtEpProvider(const PluginRecord& record, const std::vector<std::pair<std::string, std::string>>& options,
+                const Device* device);
+  ~OrtEpProvider() override;
+
+  std::vector<EphostCapability::Claim> claims(const GraphView& graph, const char* occasion) const override;
+  std::unique_ptr<ComputeUnit> create_kernel(const Node& node) const override;
+  std::unique_ptr<ComputeUnit> compile(const GraphView& group, const std::string& fused_name) const override;
+  void create_state(ComputeUnit& unit) const override;
+  void compute(const ComputeUnit& unit, EphostKernelContext* context) const override;
+  void run_start() const override;
+  void run_end() const override;
+  bool observes_runs() const override;
+  bool emits_contexts() const override;
+  void emit_context(const std::string& fused_name, EphostContextSink& sink) const override;
+  std::optional<ContextJudgement> judge_context(const Node& context_node, const void* blob,
+                                                size_t blob_size) const override;
+  std::unique_ptr<ComputeUnit> load_context(const Node& context_node, const void* blob,
+                                            size_t blob_size) const override;
+  std::string compiled_model_compatibility_info() const override { return compatibility_info_; }
+
+ private:
+  class Unit;
+  friend class Unit;
+
+  // Runs one plugin call marked `what` (static text); throws "provider '<name>' <describe()>: ..." on failure.
+  template <typename Describe, typename Fn>
+  void call(const char* what, Describe&& describe, Fn&& fn) const;
+  const Unit& own(const ComputeUnit& unit) const;
+  // Whether the OrtEp struct has the members added at API `version`.
+  bool ep_has(uint32_t version) const { return ep_->ort_version_supported >= version; }
+
+  // The EPContext node Compile made for `fused_name`, given back; keeps its ep_cache_context bytes
+  // (true when it had them).
+  bool keep_context_node(const std::string& fused_name, OrtNode* context_node) const;
+  // Asks OrtEp::GetCompiledModelCompatibilityInfo about the model `group` belongs to.
+  void ask_compatibility_info(const GraphView& group) const;
+
+  const ort_ep::OrtEpLibrary& library_;
+  const OrtEpDevice* ep_device_ = nullptr;
+  OrtSessionOptions session_options_;
+  OrtEp* ep_ = nullptr;
+  // What the plugin's EPContext nodes cached, by fused group (its ep_cache_context attribute): what
+  // emit_context hands the host. Filled by compile (the host compiles before it generates contexts).
+  mutable std::map<std::string, std::string> cached_contexts_;
+  // OrtEp::GetCompiledModelCompatibilityInfo's answer for the model compiled, asked after the first
+  // Compile that made an EPContext node ("" when the plugin has none or said nothing).
+  mutable std::string compatibility_info_;
+};
+
+}  // namespace ephost

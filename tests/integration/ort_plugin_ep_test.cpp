@@ -1,0 +1,265 @@
+// ONNX Runtime plugin EPs end to end through the C API: the test EP "ortadd" (tests/plugins/ort_ep, a C
+// library exporting CreateEpFactories / ReleaseEpFactory only) dropped into a plugin directory is
+// discovered with its devices, takes the Add/Mul/Relu nodes it claims as fused groups, and computes what
+// the CPU plugin computes; its options reach CreateEp; its devices can be picked; broken libraries
+// (a crash while probed, a NULL factory, API 31 asked for, a provider-bridge library) are skipped
+// saying why, and the host survives.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <onnx/onnx_pb.h>
+
+#include "chain_check.h"
+#include "ephost/ephost_cxx_api.h"
+#include "test_support.h"
+
+using json = nlohmann::json;
+using ephost_test::TempDir;
+
+namespace {
+
+namespace fs = boost::filesystem;
+
+// The ortadd build `variant` (good, crash_in_create, ...) copied into `dir`.
+void install_ort_plugin(const TempDir& dir, const std::string& variant) {
+  const std::string file = "libephost_test_ort_" + variant + ".so";
+  fs::copy_file(fs::path(EPHOST_TEST_PLUGIN_DIR) / "ort_ep" / variant / file, fs::path(dir.path()) / file,
+                fs::copy_option::overwrite_if_exists);
+}
+
+json report_entry(const Ephost::Env& env, const std::string& file) {
+  for (const auto& r : json::parse(env.plugin_report_json())) {
+    const std::string path = r["path"];
+    if (path.size() >= file.size() && path.compare(path.size() - file.size(), file.size(), file) == 0) return r;
+  }
+  return json();
+}
+
+std::map<std::string, std::string> assignment(const Ephost::Session& s) {
+  json report = json::parse(s.partition_report_json());
+  std::map<std::string, std::string> out;
+  for (const auto& n : report["graphs"][0]["nodes"]) out[n["node"]] = n["provider"];
+  return out;
+}
+
+class OrtPluginEp : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    install_ort_plugin(plugins_, "good");
+    env_ = std::make_unique<Ephost::Env>(EPHOST_LOG_ERROR, std::vector<std::string>{plugins_.path()});
+    model_path_ = ephost_test::chain_model(4, 6).save(models_);
+  }
+  TempDir plugins_, models_;
+  std::unique_ptr<Ephost::Env> env_;
+  std::string model_path_;
+};
+
+TEST_F(OrtPluginEp, IsDiscoveredWithItsDevices) {
+  const json r = report_entry(*env_, "libephost_test_ort_good.so");
+  ASSERT_FALSE(r.is_null()) << env_->plugin_report_json();
+  EXPECT_TRUE(r["loaded"].get<bool>()) << r.dump(2);
+  EXPECT_EQ(r["name"], "ortadd");
+  EXPECT_EQ(r["vendor"], "ephost tests");
+  EXPECT_EQ(r["version"], "1.2.3");
+  EXPECT_EQ(r["probe_outcome"], "usable");
+  EXPECT_NE(r["sdk_version"].get<std::string>().find("ONNX Runtime plugin EP (API 30"), std::string::npos)
+      << r.dump(2);
+  ASSERT_TRUE(r.contains("devices")) << r.dump(2);
+  ASSERT_EQ(r["devices"].size(), 1u);  // it supports the CPU hardware device only
+  EXPECT_EQ(r["devices"][0]["type"], "cpu");
+  EXPECT_EQ(r["devices"][0]["label"], "ortadd:0");
+  EXPECT_TRUE(r["devices"][0]["host_memory_usable"].get<bool>());
+}
+
+TEST_F(OrtPluginEp, TakesTheNodesItClaimsAndComputesWhatTheCpuPluginComputes) {
+  Ephost::Session s(*env_, model_path_);
+  auto a = assignment(s);
+  EXPECT_EQ(a["add"], "ortadd");
+  EXPECT_EQ(a["mul"], "ortadd");
+  EXPECT_EQ(a["relu"], "ortadd");
+  EXPECT_EQ(a["sub"], "cpu");
+  EXPECT_EQ(a["sigmoid"], "cpu");
+  ephost_test::expect_chain_output(s, 4, 6);
+  // A second run reuses the compiled group and its state.
+  ephost_test::expect_chain_output(s, 4, 6);
+}
+
+TEST_F(OrtPluginEp, OptionsReachCreateEpAsOnnxRuntimePassesThem) {
+  Ephost::SessionOptions options;
+  options.add_config("ep.ortadd.skip_op", "Mul");
+  Ephost::Session s(*env_, model_path_, options);
+  auto a = assignment(s);
+  EXPECT_EQ(a["add"], "ortadd");
+  EXPECT_EQ(a["mul"], "cpu");
+  EXPECT_EQ(a["relu"], "ortadd");
+  ephost_test::expect_chain_output(s, 4, 6);
+}
+
+TEST_F(OrtPluginEp, ItsDeviceCanBePicked) {
+  Ephost::SessionOptions options;
+  options.append_provider_for_device("ortadd", 0);
+  Ephost::Session s(*env_, model_path_, options);
+  EXPECT_EQ(assignment(s)["add"], "ortadd");
+  for (const auto& n : json::parse(s.partition_report_json())["graphs"][0]["nodes"])
+    if (n["node"] == "add") EXPECT_EQ(n["device"], "ortadd:0") << n.dump(2);
+  ephost_test::expect_chain_output(s, 4, 6);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// EPContext (issue 25 step 5): ortadd makes an EPContext node in Compile (OrtModelEditorApi::CreateNode)
+// when asked for one; the host writes it into the ctx model, and loading the ctx model hands the node back
+// to ortadd (claimed in GetCapability, compiled from its ep_cache_context) without compiling the original
+// group again. ortadd's option compile_log records each Compile: "graph" or "context".
+class OrtPluginEpContext : public OrtPluginEp, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(OrtPluginEpContext, CompiledGroupIsCachedAndReloadedWithoutCompilingAgain) {
+  const std::string log = models_.file("compiles.txt");
+  {
+    Ephost::SessionOptions options;
+    options.add_config("ep.context_enable", "1").add_config("ep.context_embed_mode", GetParam());
+    options.add_config("ep.ortadd.compile_log", log);
+    Ephost::Session s(*env_, model_path_, options);
+    EXPECT_EQ(assignment(s)["add"], "ortadd");
+    ephost_test::expect_chain_output(s, 4, 6);
+  }
+  EXPECT_EQ(read_text(log), "graph\n");  // one fused group: add, mul, relu
+  const std::string ctx = models_.file("model_ctx.onnx");
+  ASSERT_TRUE(fs::exists(ctx));
+  Ephost::SessionOptions options;
+  options.add_config("ep.ortadd.compile_log", log);
+  Ephost::Session loaded(*env_, ctx, options);
+  EXPECT_EQ(read_text(log), "graph\ncontext\n");  // the cached group, loaded; the graph not compiled again
+  const json report = json::parse(loaded.ep_context_report_json());
+  ASSERT_EQ(report.size(), 1u) << report.dump(2);
+  EXPECT_EQ(report[0]["source"], "ortadd") << report.dump(2);
+  EXPECT_EQ(report[0]["provider"], "ortadd") << report.dump(2);
+  EXPECT_TRUE(report[0]["loaded"].get<bool>()) << report.dump(2);
+  ephost_test::expect_chain_output(loaded, 4, 6);
+  ephost_test::expect_chain_output(loaded, 4, 6);
+}
+
+INSTANTIATE_TEST_SUITE_P(EmbedMode, OrtPluginEpContext, ::testing::Values("0", "1"));
+
+std::string metadata(const std::string& model_path, const std::string& key) {
+  onnx::ModelProto m;
+  std::ifstream in(model_path, std::ios::binary);
+  if (!m.ParseFromIstream(&in)) return "(unreadable)";
+  for (const auto& kv : m.metadata_props())
+    if (kv.key() == key) return kv.value();
+  return "(absent)";
+}
+
+// Compatibility: the ctx model records ortadd's GetCompiledModelCompatibilityInfo (its option target),
+// and loading asks its factory's ValidateCompiledModelCompatibilityInfo: "cpu" runs, "cpu-old" runs with a
+// warning (PREFER_RECOMPILATION), anything else is UNSUPPORTED: INVALID_GRAPH, and the source model's nodes
+// run on the next providers (the CPU plugin), or with session.disable_ep_context_fallback=1 the session fails.
+class OrtPluginEpCompatibility : public OrtPluginEp {
+ protected:
+  // Compiles the chain model into model_ctx.onnx with ortadd's option target=`target`.
+  std::string compile_for(const std::string& target) {
+    Ephost::SessionOptions options;
+    options.add_config("ep.context_enable", "1").add_config("ep.ortadd.target", target);
+    { Ephost::Session s(*env_, model_path_, options); }
+    return models_.file("model_ctx.onnx");
+  }
+};
+
+TEST_F(OrtPluginEpCompatibility, TheCtxModelRecordsThePluginsOwnCompatibilityInfo) {
+  const std::string ctx = compile_for("cpu");
+  EXPECT_EQ(metadata(ctx, "ep_compatibility_info.ortadd"), "ortadd;version=1.2.3;target=cpu");
+  Ephost::Session loaded(*env_, ctx);
+  const json report = json::parse(loaded.ep_context_report_json());
+  ASSERT_EQ(report.size(), 1u) << report.dump(2);
+  EXPECT_EQ(report[0]["verdict"], "optimal") << report.dump(2);
+  EXPECT_TRUE(report[0]["loaded"].get<bool>()) << report.dump(2);
+  ephost_test::expect_chain_output(loaded, 4, 6);
+}
+
+TEST_F(OrtPluginEpCompatibility, PreferRecompilationStillLoads) {
+  Ephost::Session loaded(*env_, compile_for("cpu-old"));
+  const json report = json::parse(loaded.ep_context_report_json());
+  ASSERT_EQ(report.size(), 1u) << report.dump(2);
+  EXPECT_EQ(report[0]["verdict"], "prefer_recompile") << report.dump(2);
+  EXPECT_TRUE(report[0]["loaded"].get<bool>()) << report.dump(2);
+  ephost_test::expect_chain_output(loaded, 4, 6);
+}
+
+TEST_F(OrtPluginEpCompatibility, UnsupportedIsInvalidGraphAndFallsBackToTheCpuPlugin) {
+  const std::string ctx = compile_for("npu");
+  const std::string log = models_.file("compiles.txt");
+  Ephost::SessionOptions options;
+  options.add_config("ep.ortadd.compile_log", log);
+  Ephost::Session loaded(*env_, ctx, options);
+  const json report = json::parse(loaded.ep_context_report_json());
+  ASSERT_EQ(report.size(), 1u) << report.dump(2);
+  EXPECT_FALSE(report[0]["loaded"].get<bool>()) << report.dump(2);
+  EXPECT_EQ(report[0]["verdict"], "unsupported") << report.dump(2);
+  EXPECT_EQ(report[0]["status"], "INVALID_GRAPH") << report.dump(2);
+  EXPECT_NE(report[0]["reason"].get<std::string>().find("EP_UNSUPPORTED"), std::string::npos) << report.dump(2);
+  EXPECT_TRUE(report[0]["fell_back"].get<bool>()) << report.dump(2);
+  auto a = assignment(loaded);
+  EXPECT_EQ(a["add"], "cpu");
+  EXPECT_EQ(a["mul"], "cpu");
+  EXPECT_EQ(a["relu"], "cpu");
+  EXPECT_EQ(read_text(log), "");  // ortadd compiled nothing: neither the context nor the source nodes
+  ephost_test::expect_chain_output(loaded, 4, 6);
+
+  Ephost::SessionOptions strict;
+  strict.add_config("session.disable_ep_context_fallback", "1");
+  try {
+    Ephost::Session failing(*env_, ctx, strict);
+    ADD_FAILURE() << "the session should fail";
+  } catch (const Ephost::Exception& e) {
+    EXPECT_EQ(e.code(), EPHOST_INVALID_GRAPH) << e.what();
+    EXPECT_NE(std::string(e.what()).find("EP_UNSUPPORTED"), std::string::npos) << e.what();
+  }
+}
+
+TEST(OrtPluginEpBroken, EachIsSkippedSayingWhyAndTheHostSurvives) {
+  TempDir dir;
+  for (const char* variant : {"good", "crash_in_create", "null_factory", "asks_api31", "provider_bridge"})
+    install_ort_plugin(dir, variant);
+  Ephost::Env env(EPHOST_LOG_FATAL, std::vector<std::string>{dir.path()});
+  const json crash = report_entry(env, "libephost_test_ort_crash_in_create.so");
+  EXPECT_FALSE(crash["loaded"].get<bool>());
+  EXPECT_EQ(crash["probe_outcome"], "crashed") << crash.dump(2);
+  const json null_factory = report_entry(env, "libephost_test_ort_null_factory.so");
+  EXPECT_FALSE(null_factory["loaded"].get<bool>());
+  EXPECT_NE(null_factory["reason"].get<std::string>().find("returned a NULL factory"), std::string::npos)
+      << null_factory.dump(2);
+  const json api31 = report_entry(env, "libephost_test_ort_asks_api31.so");
+  EXPECT_FALSE(api31["loaded"].get<bool>());
+  EXPECT_NE(api31["reason"].get<std::string>().find("it asked for ONNX Runtime API 31"), std::string::npos)
+      << api31.dump(2);
+  const json bridge = report_entry(env, "libephost_test_ort_provider_bridge.so");
+  EXPECT_FALSE(bridge["loaded"].get<bool>());
+  EXPECT_NE(bridge["reason"].get<std::string>().find("provider-bridge EP (it exports 'GetProvider')"),
+            std::string::npos)
+      << bridge.dump(2);
+  // The good one beside them works.
+  EXPECT_TRUE(report_entry(env, "libephost_test_ort_good.so")["loaded"].get<bool>());
+  TempDir models;
+  Ephost::Session s(env, ephost_test::chain_model(2, 3).save(models));
+  EXPECT_EQ(assignment(s)["add"], "ortadd");
+  ephost_test::expect_chain_output(s, 2, 3);
+}
+
+TEST(OrtPluginEpRegistration, RegisterPluginLibraryTakesAnOrtPluginEp) {
+  TempDir dir;
+  install_ort_plugin(dir, "good");
+  Ephost::Env env(EPHOST_LOG_FATAL, std::vector<std::string>{});
+  env.register_plugin(dir.file("libephost_test_ort_good.so"));
+  TempDir models;
+  Ephost::Session s(env, ephost_test::chain_model(2, 3).save(models));
+  EXPECT_EQ(assignment(s)["relu"], "ortadd");
+  ephost_test::expect_chain_output(s, 2, 3);
+}
+
+}  // namespace

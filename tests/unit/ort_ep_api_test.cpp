@@ -1,0 +1,676 @@
+// The OrtApi / OrtEpApi / OrtModelEditorApi entries the host implements (host/ort_ep/), each called
+// through the table a plugin gets from GetApi, with its result checked: statuses, key-value pairs,
+// loggers, session options, devices, memory infos, the allocator, tensors and type infos, the kernel
+// context, the graph views (a graph with an If whose branches read an outer value), attributes, the
+// claims sink, and EPContext nodes made with CreateNode. Also: GetApi's versions and the stubs.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "plugin_abi/handles.h"
+#include "graph/graph.h"
+#include "model/model.h"
+#include "model_builders.h"
+#include "ort_ep/api_tables.h"
+#include "ort_ep/call_arena.h"
+#include "ort_ep/graph_handles.h"
+#include "ort_ep/kernel_context.h"
+#include "ort_ep/ort_objects.h"
+
+using namespace ephost;
+using namespace ephost_test;
+
+namespace {
+
+const OrtApi* api() { return ort_ep::ort_api_base()->GetApi(30); }
+const OrtEpApi* ep_api() { return api()->GetEpApi(); }
+
+// Expects `status` to be OK (NULL); otherwise reports its message and releases it.
+#define EXPECT_OK(expr)                                                                   \
+  do {                                                                                    \
+    OrtStatus* s_ = (expr);                                                               \
+    EXPECT_EQ(s_, nullptr) << #expr << ": " << (s_ ? api()->GetErrorMessage(s_) : ""); \
+    if (s_) api()->ReleaseStatus(s_);                                                     \
+  } while (0)
+
+// Expects `status` to fail with `code`, its message containing `part`; releases it.
+void expect_fails(OrtStatus* s, OrtErrorCode code, const std::string& part) {
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(api()->GetErrorCode(s), code) << api()->GetErrorMessage(s);
+  EXPECT_NE(std::string(api()->GetErrorMessage(s)).find(part), std::string::npos) << api()->GetErrorMessage(s);
+  api()->ReleaseStatus(s);
+}
+
+TEST(OrtEpApiTables, GetApiAnswersVersions22To30AndNullOutside) {
+  const OrtApiBase* base = ort_ep::ort_api_base();
+  for (uint32_t v = 22; v <= 30; ++v) EXPECT_EQ(base->GetApi(v), api()) << v;
+  EXPECT_EQ(base->GetApi(31), nullptr);
+  EXPECT_EQ(base->GetApi(21), nullptr);
+  EXPECT_STREQ(base->GetVersionString(), "1.30.0");
+  EXPECT_EQ(ort_ep::requested_api_version(), 21u);  // the last one asked on this thread
+  EXPECT_NE(api()->GetModelEditorApi(), nullptr);
+  EXPECT_NE(std::string(api()->GetBuildInfoString()).find("ephost"), std::string::npos);
+  EXPECT_EQ(api()->GetExperimentalFunction("NoSuchFunction"), nullptr);
+  EXPECT_EQ(api()->GetExperimentalFunction(nullptr), nullptr);
+}
+
+TEST(OrtEpApiTables, EverySlotIsFilledAndStubsNameTheirFunction) {
+  const auto* slots = reinterpret_cast<void* const*>(api());
+  for (size_t i = 0; i < sizeof(OrtApi) / sizeof(void*); ++i) EXPECT_NE(slots[i], nullptr) << "OrtApi slot " << i;
+  const auto* ep_slots = reinterpret_cast<void* const*>(ep_api());
+  for (size_t i = 0; i < sizeof(OrtEpApi) / sizeof(void*); ++i) EXPECT_NE(ep_slots[i], nullptr) << "OrtEpApi slot " << i;
+  const auto* ed_slots = reinterpret_cast<void* const*>(api()->GetModelEditorApi());
+  for (size_t i = 0; i < sizeof(OrtModelEditorApi) / sizeof(void*); ++i) EXPECT_NE(ed_slots[i], nullptr) << i;
+  // A status stub (CreateSession), a value stub (GetTrainingApi: NULL) and a void stub (ClearBoundInputs).
+  using CreateSessionFn = OrtStatus* (*)(const OrtEnv*, const char*, const OrtSessionOptions*, void**);
+  void* session = nullptr;
+  expect_fails(reinterpret_cast<CreateSessionFn>(api()->CreateSession)(nullptr, "x.onnx", nullptr, &session),
+               ORT_NOT_IMPLEMENTED, "OrtApi::CreateSession is not implemented");
+  using GetTrainingApiFn = const void* (*)(uint32_t);
+  EXPECT_EQ(reinterpret_cast<GetTrainingApiFn>(api()->GetTrainingApi)(30), nullptr);
+  using ClearFn = void (*)(void*);
+  reinterpret_cast<ClearFn>(api()->ClearBoundInputs)(nullptr);
+  using KernelRegistryFn = OrtStatus* (*)(OrtKernelRegistry**);
+  OrtKernelRegistry* registry = nullptr;
+  expect_fails(reinterpret_cast<KernelRegistryFn>(ep_api()->CreateKernelRegistry)(&registry), ORT_NOT_IMPLEMENTED,
+               "OrtEpApi::CreateKernelRegistry");
+}
+
+TEST(OrtEpApiObjects, Statuses) {
+  OrtStatus* s = api()->CreateStatus(ORT_INVALID_GRAPH, "bad graph");
+  EXPECT_EQ(api()->GetErrorCode(s), ORT_INVALID_GRAPH);
+  EXPECT_STREQ(api()->GetErrorMessage(s), "bad graph");
+  EXPECT_TRUE(ort_ep::is_live_status(s));
+  api()->ReleaseStatus(s);
+  EXPECT_FALSE(ort_ep::is_live_status(s));
+  // A pointer that is no status is told apart, never read.
+  int not_a_status = 0;
+  const ort_ep::StatusReading r = ort_ep::take_status(reinterpret_cast<OrtStatus*>(&not_a_status));
+  EXPECT_EQ(r.code, ORT_EP_FAIL);
+  EXPECT_NE(r.message.find("not a status made by OrtApi::CreateStatus"), std::string::npos);
+}
+
+TEST(OrtEpApiObjects, KeyValuePairs) {
+  OrtKeyValuePairs* kv = nullptr;
+  api()->CreateKeyValuePairs(&kv);
+  ASSERT_NE(kv, nullptr);
+  api()->AddKeyValuePair(kv, "a", "1");
+  api()->AddKeyValuePair(kv, "b", "2");
+  api()->AddKeyValuePair(kv, "a", "3");  // replaces
+  api()->AddKeyValuePair(kv, "", "ignored");
+  EXPECT_STREQ(api()->GetKeyValue(kv, "a"), "3");
+  EXPECT_EQ(api()->GetKeyValue(kv, "missing"), nullptr);
+  const char* const* keys = nullptr;
+  const char* const* values = nullptr;
+  size_t n = 0;
+  api()->GetKeyValuePairs(kv, &keys, &values, &n);
+  ASSERT_EQ(n, 2u);
+  EXPECT_STREQ(keys[1], "b");
+  EXPECT_STREQ(values[1], "2");
+  api()->RemoveKeyValuePair(kv, "a");
+  api()->GetKeyValuePairs(kv, &keys, &values, &n);
+  ASSERT_EQ(n, 1u);
+  EXPECT_STREQ(keys[0], "b");
+  api()->ReleaseKeyValuePairs(kv);
+}
+
+TEST(OrtEpApiObjects, LoggerAndSessionOptions) {
+  const OrtLogger* logger = ort_ep::default_logger();
+  EXPECT_OK(api()->Logger_LogMessage(logger, ORT_LOGGING_LEVEL_VERBOSE, "hello", __FILE__, __LINE__, "test"));
+  OrtLoggingLevel level = ORT_LOGGING_LEVEL_FATAL;
+  EXPECT_OK(api()->Logger_GetLoggingSeverityLevel(logger, &level));
+  EXPECT_EQ(level, ORT_LOGGING_LEVEL_WARNING);
+  expect_fails(api()->Logger_LogMessage(reinterpret_cast<const OrtLogger*>("junk"), ORT_LOGGING_LEVEL_INFO, "x",
+                                        nullptr, 0, nullptr),
+               ORT_INVALID_ARGUMENT, "logger");
+
+  OrtSessionOptions options;
+  options.config.set("ep.ortadd.mode", "fast");
+  int has = 0;
+  EXPECT_OK(api()->HasSessionConfigEntry(&options, "ep.ortadd.mode", &has));
+  EXPECT_EQ(has, 1);
+  EXPECT_OK(api()->HasSessionConfigEntry(&options, "ep.ortadd.other", &has));
+  EXPECT_EQ(has, 0);
+  size_t size = 0;
+  EXPECT_OK(api()->GetSessionConfigEntry(&options, "ep.ortadd.mode", nullptr, &size));
+  EXPECT_EQ(size, 5u);
+  char small[2];
+  size = sizeof small;
+  expect_fails(api()->GetSessionConfigEntry(&options, "ep.ortadd.mode", small, &size), ORT_INVALID_ARGUMENT, "needed");
+  char value[16];
+  size = sizeof value;
+  EXPECT_OK(api()->GetSessionConfigEntry(&options, "ep.ortadd.mode", value, &size));
+  EXPECT_STREQ(value, "fast");
+  OrtKeyValuePairs* all = nullptr;
+  EXPECT_OK(api()->GetSessionOptionsConfigEntries(&options, &all));
+  EXPECT_STREQ(api()->GetKeyValue(all, "ep.ortadd.mode"), "fast");
+  api()->ReleaseKeyValuePairs(all);
+  OrtKeyValuePairs* env = nullptr;
+  EXPECT_OK(ep_api()->GetEnvConfigEntries(&env));
+  size_t n = 9;
+  const char* const* k = nullptr;
+  const char* const* v = nullptr;
+  api()->GetKeyValuePairs(env, &k, &v, &n);
+  EXPECT_EQ(n, 0u);
+  api()->ReleaseKeyValuePairs(env);
+}
+
+TEST(OrtEpApiObjects, HardwareAndEpDevices) {
+  OrtHardwareDevice hw;
+  hw.type = OrtHardwareDeviceType_GPU;
+  hw.vendor_id = 0x10de;
+  hw.device_id = 7;
+  hw.vendor = "NVIDIA";
+  hw.metadata.set("Description", "a GPU");
+  EXPECT_EQ(api()->HardwareDevice_Type(&hw), OrtHardwareDeviceType_GPU);
+  EXPECT_EQ(api()->HardwareDevice_VendorId(&hw), 0x10deu);
+  EXPECT_EQ(api()->HardwareDevice_DeviceId(&hw), 7u);
+  EXPECT_STREQ(api()->HardwareDevice_Vendor(&hw), "NVIDIA");
+  EXPECT_STREQ(api()->GetKeyValue(api()->HardwareDevice_Metadata(&hw), "Description"), "a GPU");
+
+  OrtEpFactory factory{};
+  factory.ort_version_supported = 30;
+  factory.GetName = [](const OrtEpFactory*) { return "myep"; };
+  factory.GetVendor = [](const OrtEpFactory*) { return "me"; };
+  OrtKeyValuePairs metadata, options;
+  metadata.set("version", "2");
+  options.set("opt", "on");
+  OrtEpDevice* d = nullptr;
+  EXPECT_OK(ep_api()->CreateEpDevice(&factory, &hw, &metadata, &options, &d));
+  ASSERT_NE(d, nullptr);
+  EXPECT_STREQ(api()->EpDevice_EpName(d), "myep");
+  EXPECT_STREQ(api()->EpDevice_EpVendor(d), "me");
+  EXPECT_STREQ(api()->GetKeyValue(api()->EpDevice_EpMetadata(d), "version"), "2");
+  EXPECT_STREQ(api()->GetKeyValue(api()->EpDevice_EpOptions(d), "opt"), "on");
+  EXPECT_EQ(api()->EpDevice_Device(d), &hw);
+  OrtMemoryInfo* gpu_memory = nullptr;
+  EXPECT_OK(api()->CreateMemoryInfo_V2("Gpu", OrtMemoryInfoDeviceType_GPU, 0x10de, 0, OrtDeviceMemoryType_DEFAULT, 256,
+                                       OrtDeviceAllocator, &gpu_memory));
+  EXPECT_OK(ep_api()->EpDevice_AddAllocatorInfo(d, gpu_memory));
+  ASSERT_EQ(d->allocator_infos.size(), 1u);
+  EXPECT_EQ(d->allocator_infos[0].device.vendor_id, 0x10deu);
+  api()->ReleaseMemoryInfo(gpu_memory);
+  ep_api()->ReleaseEpDevice(d);
+  expect_fails(ep_api()->CreateEpDevice(&factory, reinterpret_cast<const OrtHardwareDevice*>("junk"), nullptr, nullptr,
+                                        &d),
+               ORT_INVALID_ARGUMENT, "hardware device");
+}
+
+TEST(OrtEpApiObjects, MemoryInfosAndMemoryDevices) {
+  OrtMemoryInfo* cpu = nullptr;
+  EXPECT_OK(api()->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &cpu));
+  const char* name = nullptr;
+  EXPECT_OK(api()->MemoryInfoGetName(cpu, &name));
+  EXPECT_STREQ(name, "Cpu");
+  int id = -1;
+  EXPECT_OK(api()->MemoryInfoGetId(cpu, &id));
+  EXPECT_EQ(id, 0);
+  OrtMemType mem_type = OrtMemTypeCPUInput;
+  EXPECT_OK(api()->MemoryInfoGetMemType(cpu, &mem_type));
+  EXPECT_EQ(mem_type, OrtMemTypeDefault);
+  OrtAllocatorType type = OrtInvalidAllocator;
+  EXPECT_OK(api()->MemoryInfoGetType(cpu, &type));
+  EXPECT_EQ(type, OrtArenaAllocator);
+  OrtMemoryInfoDeviceType device_type = OrtMemoryInfoDeviceType_NPU;
+  api()->MemoryInfoGetDeviceType(cpu, &device_type);
+  EXPECT_EQ(device_type, OrtMemoryInfoDeviceType_CPU);
+  EXPECT_EQ(api()->MemoryInfoGetDeviceMemType(cpu), OrtDeviceMemoryType_DEFAULT);
+  EXPECT_EQ(api()->MemoryInfoGetVendorId(cpu), 0u);
+
+  OrtMemoryInfo* named = nullptr;
+  EXPECT_OK(api()->CreateMemoryInfo("Cpu", OrtArenaAllocator, 0, OrtMemTypeDefault, &named));
+  int cmp = 1;
+  EXPECT_OK(api()->CompareMemoryInfo(cpu, named, &cmp));
+  EXPECT_EQ(cmp, 0);
+  OrtMemoryInfo* npu = nullptr;
+  EXPECT_OK(api()->CreateMemoryInfo_V2("Npu", OrtMemoryInfoDeviceType_NPU, 0x1234, 1, OrtDeviceMemoryType_HOST_ACCESSIBLE,
+                                       0, OrtDeviceAllocator, &npu));
+  EXPECT_OK(api()->CompareMemoryInfo(cpu, npu, &cmp));
+  EXPECT_NE(cmp, 0);
+  EXPECT_EQ(api()->MemoryInfoGetVendorId(npu), 0x1234u);
+  EXPECT_EQ(api()->MemoryInfoGetDeviceMemType(npu), OrtDeviceMemoryType_HOST_ACCESSIBLE);
+
+  const OrtMemoryDevice* a = ep_api()->MemoryInfo_GetMemoryDevice(cpu);
+  const OrtMemoryDevice* b = ep_api()->MemoryInfo_GetMemoryDevice(named);
+  const OrtMemoryDevice* c = ep_api()->MemoryInfo_GetMemoryDevice(npu);
+  EXPECT_TRUE(ep_api()->MemoryDevice_AreEqual(a, b));
+  EXPECT_FALSE(ep_api()->MemoryDevice_AreEqual(a, c));
+  EXPECT_EQ(ep_api()->MemoryDevice_GetDeviceType(c), OrtMemoryInfoDeviceType_NPU);
+  EXPECT_EQ(ep_api()->MemoryDevice_GetMemoryType(c), OrtDeviceMemoryType_HOST_ACCESSIBLE);
+  EXPECT_EQ(ep_api()->MemoryDevice_GetVendorId(c), 0x1234u);
+  EXPECT_EQ(ep_api()->MemoryDevice_GetDeviceId(c), 1u);
+  api()->ReleaseMemoryInfo(cpu);
+  api()->ReleaseMemoryInfo(named);
+  api()->ReleaseMemoryInfo(npu);
+}
+
+TEST(OrtEpApiObjects, Allocator) {
+  OrtAllocator* allocator = nullptr;
+  EXPECT_OK(api()->GetAllocatorWithDefaultOptions(&allocator));
+  ASSERT_NE(allocator, nullptr);
+  void* p = nullptr;
+  EXPECT_OK(api()->AllocatorAlloc(allocator, 100, &p));
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+  std::memset(p, 1, 100);
+  EXPECT_OK(api()->AllocatorFree(allocator, p));
+  const OrtMemoryInfo* info = nullptr;
+  EXPECT_OK(api()->AllocatorGetInfo(allocator, &info));
+  const char* name = nullptr;
+  EXPECT_OK(api()->MemoryInfoGetName(info, &name));
+  EXPECT_STREQ(name, "Cpu");
+}
+
+// A kernel context over two host tensors, as the executor gives one.
+class FakeContext final : public EphostKernelContext {
+ public:
+  std::vector<RuntimeValue> ins;
+  std::vector<Tensor> outs;
+  size_t num_inputs() const override { return ins.size(); }
+  const RuntimeValue* input(size_t i) const override { return &ins.at(i); }
+  size_t num_outputs() const override { return outs.size(); }
+  Tensor& allocate_output(size_t i, int32_t elem_type, std::vector<int64_t> shape) override {
+    return outs.at(i) = Tensor::allocate(elem_type, std::move(shape));
+  }
+  Tensor* allocated_output(size_t i) override { return outs.at(i).empty() ? nullptr : &outs[i]; }
+  void set_output(size_t, RuntimeValue) override {}
+  void begin_sequence_output(size_t, int32_t, size_t) override {}
+  TensorSequence& sequence_output(size_t) override { throw std::runtime_error("no sequences"); }
+  int32_t num_threads() const override { return 1; }
+  std::vector<RuntimeValue> run_subgraph(const std::string&, std::vector<RuntimeValue>) override { return {}; }
+  const Device* memory_device() const override { return nullptr; }
+  EphostStream* stream() override { return nullptr; }
+  const RunLimits* run_limits() const override { return nullptr; }
+};
+
+TEST(OrtEpApiValues, KernelContextTensorsAndTypeInfos) {
+  FakeContext fake;
+  Tensor x = Tensor::allocate(EPHOST_ELEMENT_FLOAT, {2, 3});
+  for (int i = 0; i < 6; ++i) x.data_as<float>()[i] = static_cast<float>(i);
+  fake.ins.emplace_back(x);
+  fake.outs.resize(1);
+  const std::vector<int32_t> out_types = {EPHOST_ELEMENT_FLOAT};
+  OrtKernelContext context(&fake, &out_types);
+
+  size_t n = 0;
+  EXPECT_OK(api()->KernelContext_GetInputCount(&context, &n));
+  EXPECT_EQ(n, 1u);
+  EXPECT_OK(api()->KernelContext_GetOutputCount(&context, &n));
+  EXPECT_EQ(n, 1u);
+  const OrtValue* in = nullptr;
+  EXPECT_OK(api()->KernelContext_GetInput(&context, 0, &in));
+  expect_fails(api()->KernelContext_GetInput(&context, 1, &in), ORT_INVALID_ARGUMENT, "input 1 of 1");
+  int is_tensor = 0;
+  EXPECT_OK(api()->IsTensor(in, &is_tensor));
+  EXPECT_EQ(is_tensor, 1);
+  enum ONNXType onnx_type = ONNX_TYPE_UNKNOWN;
+  EXPECT_OK(api()->GetValueType(in, &onnx_type));
+  EXPECT_EQ(onnx_type, ONNX_TYPE_TENSOR);
+  size_t bytes = 0;
+  EXPECT_OK(api()->GetTensorSizeInBytes(in, &bytes));
+  EXPECT_EQ(bytes, 24u);
+  const void* data = nullptr;
+  EXPECT_OK(api()->GetTensorData(in, &data));
+  EXPECT_EQ(static_cast<const float*>(data)[5], 5.0f);
+  EXPECT_EQ(ep_api()->MemoryDevice_GetDeviceType(ep_api()->Value_GetMemoryDevice(in)), OrtMemoryInfoDeviceType_CPU);
+
+  OrtTensorTypeAndShapeInfo* shape = nullptr;
+  EXPECT_OK(api()->GetTensorTypeAndShape(in, &shape));
+  enum ONNXTensorElementDataType elem = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  EXPECT_OK(api()->GetTensorElementType(shape, &elem));
+  EXPECT_EQ(elem, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT);
+  EXPECT_OK(api()->GetDimensionsCount(shape, &n));
+  EXPECT_EQ(n, 2u);
+  int64_t dims[2] = {0, 0};
+  EXPECT_OK(api()->GetDimensions(shape, dims, 2));
+  EXPECT_EQ(dims[1], 3);
+  EXPECT_OK(api()->GetTensorShapeElementCount(shape, &n));
+  EXPECT_EQ(n, 6u);
+  EXPECT_TRUE(api()->TensorTypeAndShape_HasShape(shape));
+  api()->ReleaseTensorTypeAndShapeInfo(shape);
+
+  OrtValue* out = nullptr;
+  const int64_t out_dims[] = {3, 2};
+  EXPECT_OK(api()->KernelContext_GetOutput(&context, 0, out_dims, 2, &out));
+  void* out_data = nullptr;
+  EXPECT_OK(api()->GetTensorMutableData(out, &out_data));
+  static_cast<float*>(out_data)[0] = 42.0f;
+  EXPECT_EQ(fake.outs[0].shape(), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(fake.outs[0].data_as<float>()[0], 42.0f);
+  OrtValue* again = nullptr;
+  EXPECT_OK(api()->KernelContext_GetOutput(&context, 0, out_dims, 2, &again));
+  EXPECT_EQ(again, out);
+  const int64_t other_dims[] = {6};
+  expect_fails(api()->KernelContext_GetOutput(&context, 0, other_dims, 1, &again), ORT_INVALID_ARGUMENT,
+               "another shape");
+  api()->ReleaseValue(out);  // borrowed: stays the context's
+
+  // A type info of a graph value type.
+  TypeInfo t;
+  t.kind = EPHOST_VALUE_TENSOR;
+  t.elem_type = EPHOST_ELEMENT_INT64;
+  t.has_shape = true;
+  t.dims = {-1, 4};
+  OrtTypeInfo info = ort_ep::type_info_of(t);
+  EXPECT_OK(api()->GetOnnxTypeFromTypeInfo(&info, &onnx_type));
+  EXPECT_EQ(onnx_type, ONNX_TYPE_TENSOR);
+  const OrtTensorTypeAndShapeInfo* tensor = nullptr;
+  EXPECT_OK(api()->CastTypeInfoToTensorInfo(&info, &tensor));
+  ASSERT_NE(tensor, nullptr);
+  EXPECT_OK(api()->GetTensorShapeElementCount(tensor, &n));
+  EXPECT_EQ(n, static_cast<size_t>(-1));  // an unknown dim
+  api()->ReleaseTypeInfo(&info);  // the host's own: not freed
+  EXPECT_EQ(info.magic, ort_ep::Magic::kTypeInfo);
+}
+
+// X, C (initializer) -> Add -> A; If(cond) then Relu(A) else Neg(A) -> Y; Transpose(A, perm) -> T with
+// attributes of every kind a plugin reads.
+onnx::ModelProto graph_model() {
+  auto m = make_model(13);
+  auto* g = m.mutable_graph();
+  g->set_name("main");
+  add_input(g, "X");
+  add_input(g, "cond", kBool, {});
+  add_initializer(g, float_tensor("C", {3}, {1, 2, 3}));
+  add_node(g, "Add", {"X", "C"}, {"A"}, "add");
+  onnx::GraphProto then_branch, else_branch;
+  then_branch.set_name("then");
+  add_node(&then_branch, "Relu", {"A"}, {"t"}, "relu");
+  add_output(&then_branch, "t");
+  else_branch.set_name("else");
+  add_node(&else_branch, "Neg", {"A"}, {"e"}, "neg");
+  add_output(&else_branch, "e");
+  auto* if_node = add_node(g, "If", {"cond"}, {"Y"}, "if");
+  attr_graph(if_node, "then_branch", then_branch);
+  attr_graph(if_node, "else_branch", else_branch);
+  auto* t = add_node(g, "Transpose", {"A"}, {"T"}, "transpose");
+  attr_ints(t, "perm", {1, 0});
+  auto* lr = add_node(g, "LeakyRelu", {"T"}, {"L"}, "leaky");
+  attr_float(lr, "alpha", 0.25f);
+  auto* cast = add_node(g, "Cast", {"L"}, {"K"}, "cast");
+  attr_int(cast, "to", kFloat);
+  auto* s = cast->add_attribute();
+  s->set_name("note");
+  s->set_type(onnx::AttributeProto::STRING);
+  s->set_s("hello");
+  auto* ss = cast->add_attribute();
+  ss->set_name("notes");
+  ss->set_type(onnx::AttributeProto::STRINGS);
+  ss->add_strings("a");
+  ss->add_strings("bc");
+  add_output(g, "Y");
+  add_output(g, "K", kFloat, {3, 2});
+  return m;
+}
+
+struct BuiltGraph {
+  std::unique_ptr<Model> model;
+  std::unique_ptr<Graph> main;
+  const Node* node(const std::string& name) const {
+    for (const auto& n : main->nodes)
+      if (n->name == name) return n.get();
+    return nullptr;
+  }
+};
+
+BuiltGraph build_graph() {
+  BuiltGraph b;
+  b.model = std::make_unique<Model>();
+  *b.model->proto = graph_model();
+  b.model->path = "/models/graph.onnx";
+  b.model->read_header();
+  b.main = build_graph_ir(*b.model);
+  return b;
+}
+
+TEST(OrtEpApiGraph, GraphsNodesAndValueInfos) {
+  BuiltGraph b = build_graph();
+  ort_ep::CallArena arena;
+  const OrtGraph* g = ort_ep::to_ort(b.main->view.get());
+  const char* text = nullptr;
+  EXPECT_OK(api()->Graph_GetName(g, &text));
+  EXPECT_STREQ(text, "main");
+  EXPECT_OK(api()->Graph_GetModelPath(g, &text));
+  EXPECT_STREQ(text, "/models/graph.onnx");
+  int64_t ir = 0;
+  EXPECT_OK(api()->Graph_GetOnnxIRVersion(g, &ir));
+  EXPECT_EQ(ir, 8);
+  size_t n = 0;
+  EXPECT_OK(api()->Graph_GetNumOperatorSets(g, &n));
+  ASSERT_EQ(n, 1u);
+  const char* domains[1];
+  int64_t versions[1];
+  EXPECT_OK(api()->Graph_GetOperatorSets(g, domains, versions, 1));
+  EXPECT_STREQ(domains[0], "");
+  EXPECT_EQ(versions[0], 13);
+  EXPECT_OK(api()->Graph_GetNumInputs(g, &n));
+  ASSERT_EQ(n, 2u);
+  const OrtValueInfo* inputs[2];
+  EXPECT_OK(api()->Graph_GetInputs(g, inputs, 2));
+  EXPECT_OK(api()->GetValueInfoName(inputs[0], &text));
+  EXPECT_STREQ(text, "X");
+  expect_fails(api()->Graph_GetInputs(g, inputs, 1), ORT_INVALID_ARGUMENT, "2 are needed");
+  EXPECT_OK(api()->Graph_GetNumOutputs(g, &n));
+  ASSERT_EQ(n, 2u);
+  const OrtValueInfo* outputs[2];
+  EXPECT_OK(api()->Graph_GetOutputs(g, outputs, 2));
+  bool flag = false;
+  EXPECT_OK(api()->ValueInfo_IsGraphOutput(outputs[1], &flag));
+  EXPECT_TRUE(flag);
+  EXPECT_OK(api()->Graph_GetNumInitializers(g, &n));
+  ASSERT_EQ(n, 1u);
+  const OrtValueInfo* init[1];
+  EXPECT_OK(api()->Graph_GetInitializers(g, init, 1));
+  EXPECT_OK(api()->ValueInfo_IsConstantInitializer(init[0], &flag));
+  EXPECT_TRUE(flag);
+  EXPECT_OK(api()->ValueInfo_IsRequiredGraphInput(inputs[0], &flag));
+  EXPECT_TRUE(flag);
+  EXPECT_OK(api()->ValueInfo_IsOptionalGraphInput(inputs[0], &flag));
+  EXPECT_FALSE(flag);
+  const OrtValue* c_value = nullptr;
+  EXPECT_OK(api()->ValueInfo_GetInitializerValue(init[0], &c_value));
+  const void* c_data = nullptr;
+  EXPECT_OK(api()->GetTensorData(c_value, &c_data));
+  EXPECT_EQ(static_cast<const float*>(c_data)[2], 3.0f);
+  const OrtValue* none = nullptr;
+  expect_fails(api()->ValueInfo_GetInitializerValue(inputs[0], &none), ORT_INVALID_ARGUMENT, "not an initializer");
+  const OrtTypeInfo* type = nullptr;
+  EXPECT_OK(api()->GetValueInfoTypeInfo(inputs[0], &type));
+  const OrtTensorTypeAndShapeInfo* tensor = nullptr;
+  EXPECT_OK(api()->CastTypeInfoToTensorInfo(type, &tensor));
+  enum ONNXTensorElementDataType elem;
+  EXPECT_OK(api()->GetTensorElementType(tensor, &elem));
+  EXPECT_EQ(elem, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT);
+
+  EXPECT_OK(api()->Graph_GetNumNodes(g, &n));
+  ASSERT_EQ(n, 5u);
+  std::vector<const OrtNode*> nodes(n);
+  EXPECT_OK(api()->Graph_GetNodes(g, nodes.data(), n));
+  const OrtNode* add = ort_ep::to_ort(b.node("add"));
+  EXPECT_EQ(nodes[0], add);  // topological order
+  size_t id = 99;
+  EXPECT_OK(api()->Node_GetId(add, &id));
+  EXPECT_EQ(id, b.node("add")->index);
+  EXPECT_OK(api()->Node_GetName(add, &text));
+  EXPECT_STREQ(text, "add");
+  EXPECT_OK(api()->Node_GetOperatorType(add, &text));
+  EXPECT_STREQ(text, "Add");
+  EXPECT_OK(api()->Node_GetDomain(add, &text));
+  EXPECT_STREQ(text, "");
+  EXPECT_OK(api()->Node_GetNumInputs(add, &n));
+  ASSERT_EQ(n, 2u);
+  const OrtValueInfo* add_in[2];
+  EXPECT_OK(api()->Node_GetInputs(add, add_in, 2));
+  EXPECT_EQ(add_in[1], init[0]);
+  EXPECT_OK(api()->Node_GetNumOutputs(add, &n));
+  ASSERT_EQ(n, 1u);
+  const OrtValueInfo* a_value = nullptr;
+  EXPECT_OK(api()->Node_GetOutputs(add, &a_value, 1));
+  const OrtNode* producer = nullptr;
+  size_t producer_output = 9;
+  EXPECT_OK(api()->ValueInfo_GetValueProducer(a_value, &producer, &producer_output));
+  EXPECT_EQ(producer, add);
+  EXPECT_EQ(producer_output, 0u);
+  EXPECT_OK(api()->ValueInfo_GetValueNumConsumers(a_value, &n));
+  EXPECT_EQ(n, 1u);  // Transpose reads it; If reads it implicitly, not as an input
+  const OrtNode* consumer = nullptr;
+  int64_t consumer_input = -1;
+  EXPECT_OK(api()->ValueInfo_GetValueConsumers(a_value, &consumer, &consumer_input, 1));
+  EXPECT_EQ(consumer, ort_ep::to_ort(b.node("transpose")));
+  EXPECT_EQ(consumer_input, 0);
+  const OrtGraph* owner = nullptr;
+  EXPECT_OK(api()->Node_GetGraph(add, &owner));
+  EXPECT_EQ(owner, g);
+  EXPECT_OK(api()->Node_GetEpName(add, &text));
+  EXPECT_EQ(text, nullptr);
+
+  // The If: implicit inputs and subgraphs, whose parent is the If and whose A comes from the outer scope.
+  const OrtNode* if_node = ort_ep::to_ort(b.node("if"));
+  EXPECT_OK(api()->Node_GetNumImplicitInputs(if_node, &n));
+  ASSERT_EQ(n, 1u);
+  const OrtValueInfo* implicit = nullptr;
+  EXPECT_OK(api()->Node_GetImplicitInputs(if_node, &implicit, 1));
+  EXPECT_EQ(implicit, a_value);
+  EXPECT_OK(api()->Node_GetNumSubgraphs(if_node, &n));
+  ASSERT_EQ(n, 2u);
+  const OrtGraph* subgraphs[2];
+  const char* attr_names[2];
+  EXPECT_OK(api()->Node_GetSubgraphs(if_node, subgraphs, 2, attr_names));
+  EXPECT_STREQ(attr_names[0], "then_branch");
+  const OrtNode* parent = nullptr;
+  EXPECT_OK(api()->Graph_GetParentNode(subgraphs[0], &parent));
+  EXPECT_EQ(parent, if_node);
+  EXPECT_OK(api()->Graph_GetParentNode(g, &parent));
+  EXPECT_EQ(parent, nullptr);
+  const OrtNode* relu = nullptr;
+  EXPECT_OK(api()->Graph_GetNodes(subgraphs[0], &relu, 1));
+  const OrtValueInfo* outer = nullptr;
+  EXPECT_OK(api()->Node_GetInputs(relu, &outer, 1));
+  EXPECT_OK(api()->ValueInfo_IsFromOuterScope(outer, &flag));
+  EXPECT_TRUE(flag);
+  EXPECT_OK(api()->ValueInfo_IsFromOuterScope(a_value, &flag));
+  EXPECT_FALSE(flag);
+
+  // Node handles of another kind are refused, not read.
+  expect_fails(api()->Node_GetName(reinterpret_cast<const OrtNode*>(&b), &text), ORT_INVALID_ARGUMENT, "bad node");
+}
+
+TEST(OrtEpApiGraph, Attributes) {
+  BuiltGraph b = build_graph();
+  const OrtNode* cast = ort_ep::to_ort(b.node("cast"));
+  size_t n = 0;
+  EXPECT_OK(api()->Node_GetNumAttributes(cast, &n));
+  ASSERT_EQ(n, 3u);
+  std::vector<const OrtOpAttr*> attrs(n);
+  EXPECT_OK(api()->Node_GetAttributes(cast, attrs.data(), n));
+  const char* name = nullptr;
+  EXPECT_OK(api()->OpAttr_GetName(attrs[0], &name));
+  EXPECT_STREQ(name, "to");
+  OrtOpAttrType type = ORT_OP_ATTR_UNDEFINED;
+  EXPECT_OK(api()->OpAttr_GetType(attrs[0], &type));
+  EXPECT_EQ(type, ORT_OP_ATTR_INT);
+  int64_t to = 0;
+  size_t size = 0;
+  EXPECT_OK(api()->ReadOpAttr(attrs[0], ORT_OP_ATTR_INT, &to, sizeof to, &size));
+  EXPECT_EQ(to, kFloat);
+  expect_fails(api()->ReadOpAttr(attrs[0], ORT_OP_ATTR_FLOAT, &to, sizeof to, &size), ORT_INVALID_ARGUMENT,
+               "not of the type");
+  const OrtOpAttr* note = nullptr;
+  EXPECT_OK(api()->Node_GetAttributeByName(cast, "note", &note));
+  EXPECT_OK(api()->ReadOpAttr(note, ORT_OP_ATTR_STRING, nullptr, 0, &size));
+  EXPECT_EQ(size, 5u);
+  char text[8] = {};
+  EXPECT_OK(api()->ReadOpAttr(note, ORT_OP_ATTR_STRING, text, sizeof text, &size));
+  EXPECT_STREQ(text, "hello");
+  const OrtOpAttr* notes = nullptr;
+  EXPECT_OK(api()->Node_GetAttributeByName(cast, "notes", &notes));
+  char joined[8] = {};
+  EXPECT_OK(api()->ReadOpAttr(notes, ORT_OP_ATTR_STRINGS, joined, sizeof joined, &size));
+  EXPECT_EQ(size, 5u);
+  EXPECT_STREQ(joined + 2, "bc");
+  const OrtOpAttr* missing = nullptr;
+  expect_fails(api()->Node_GetAttributeByName(cast, "nope", &missing), ORT_NOT_FOUND, "no attribute 'nope'");
+  EXPECT_EQ(missing, nullptr);
+
+  const OrtOpAttr* perm = nullptr;
+  EXPECT_OK(api()->Node_GetAttributeByName(ort_ep::to_ort(b.node("transpose")), "perm", &perm));
+  int64_t values[2] = {};
+  EXPECT_OK(api()->ReadOpAttr(perm, ORT_OP_ATTR_INTS, values, sizeof values, &size));
+  EXPECT_EQ(values[0], 1);
+  expect_fails(api()->ReadOpAttr(perm, ORT_OP_ATTR_INTS, values, 8, &size), ORT_INVALID_ARGUMENT, "needs 16");
+  const OrtOpAttr* alpha = nullptr;
+  EXPECT_OK(api()->Node_GetAttributeByName(ort_ep::to_ort(b.node("leaky")), "alpha", &alpha));
+  float a = 0;
+  EXPECT_OK(api()->ReadOpAttr(alpha, ORT_OP_ATTR_FLOAT, &a, sizeof a, &size));
+  EXPECT_EQ(a, 0.25f);
+}
+
+TEST(OrtEpApiGraph, ClaimsAreCheckedAgainstTheGraph) {
+  BuiltGraph b = build_graph();
+  OrtEpGraphSupportInfo info;
+  info.graph = b.main->view.get();
+  const OrtNode* fused[] = {ort_ep::to_ort(b.node("add")), ort_ep::to_ort(b.node("transpose"))};
+  EXPECT_OK(ep_api()->EpGraphSupportInfo_AddNodesToFuse(&info, fused, 2, nullptr));
+  EXPECT_OK(ep_api()->EpGraphSupportInfo_AddSingleNode(&info, ort_ep::to_ort(b.node("leaky"))));
+  ASSERT_EQ(info.claims.size(), 2u);
+  EXPECT_TRUE(info.claims[0].fused);
+  EXPECT_EQ(info.claims[0].nodes.size(), 2u);
+  EXPECT_FALSE(info.claims[1].fused);
+  // A node of a subgraph is no node of the main graph.
+  const Node* relu = b.node("if")->subgraphs[0].second->nodes[0].get();
+  expect_fails(ep_api()->EpGraphSupportInfo_AddSingleNode(&info, ort_ep::to_ort(relu)), ORT_INVALID_ARGUMENT,
+               "is not a node of graph 'main'");
+  expect_fails(ep_api()->EpGraphSupportInfo_AddNodesToFuse(&info, fused, 0, nullptr), ORT_INVALID_ARGUMENT,
+               "no nodes");
+  EXPECT_EQ(info.claims.size(), 2u);
+
+  OrtNodeComputeContext context;
+  context.node_name = "fused_0";
+  EXPECT_STREQ(ep_api()->NodeComputeContext_NodeName(&context), "fused_0");
+}
+
+TEST(OrtEpApiEditor, EpContextNodeFromCreateNode) {
+  OrtOpAttr* attrs[4] = {};
+  const int64_t embed = 1;
+  const std::string blob = "binary";
+  EXPECT_OK(api()->CreateOpAttr("embed_mode", &embed, 1, ORT_OP_ATTR_INT, &attrs[0]));
+  EXPECT_OK(api()->CreateOpAttr("ep_cache_context", blob.data(), static_cast<int>(blob.size()), ORT_OP_ATTR_STRING,
+                                &attrs[1]));
+  const float scale = 0.5f;
+  EXPECT_OK(api()->CreateOpAttr("scale", &scale, 1, ORT_OP_ATTR_FLOAT, &attrs[2]));
+  const int64_t ints[] = {1, 2};
+  EXPECT_OK(api()->CreateOpAttr("ints", ints, 2, ORT_OP_ATTR_INTS, &attrs[3]));
+  const char* name = nullptr;
+  EXPECT_OK(api()->OpAttr_GetName(attrs[1], &name));
+  EXPECT_STREQ(name, "ep_cache_context");
+  OrtOpAttrType type = ORT_OP_ATTR_UNDEFINED;
+  EXPECT_OK(api()->OpAttr_GetType(attrs[2], &type));
+  EXPECT_EQ(type, ORT_OP_ATTR_FLOAT);
+  OrtOpAttr* graph_attr = nullptr;
+  expect_fails(api()->CreateOpAttr("g", nullptr, 0, ORT_OP_ATTR_GRAPH, &graph_attr), ORT_NOT_IMPLEMENTED,
+               "not supported");
+
+  const char* inputs[] = {"X"};
+  const char* outputs[] = {"Y"};
+  OrtNode* node = nullptr;
+  EXPECT_OK(api()->GetModelEditorApi()->CreateNode("EPContext", "com.microsoft", "ctx_0", inputs, 1, outputs, 1, attrs,
+                                                   4, &node));
+  const OrtEditorNode* made = ort_ep::editor_node_of(node);
+  ASSERT_NE(made, nullptr);
+  EXPECT_EQ(made->op_type, "EPContext");
+  EXPECT_EQ(made->domain, "com.microsoft");
+  ASSERT_EQ(made->attributes.size(), 4u);
+  EXPECT_EQ(made->attributes[0].i, 1);
+  EXPECT_EQ(made->attributes[1].s, "binary");
+  EXPECT_EQ(made->attributes[3].ints, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(attrs[0], nullptr);  // taken over by the node
+  api()->ReleaseNode(node);
+  OrtOpAttr* loose = nullptr;
+  EXPECT_OK(api()->CreateOpAttr("x", &embed, 1, ORT_OP_ATTR_INT, &loose));
+  api()->ReleaseOpAttr(loose);
+}
+
+}  // namespace
