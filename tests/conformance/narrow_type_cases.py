@@ -257,6 +257,7 @@ def add_all(case):
         initializer_cases(case, t, name, opset)
     quantize_cases(case)
     packed_shape_cases(case)
+    bit_cast_cases(case)
 
 
 def cast_cases(case, t, name, opset):
@@ -275,6 +276,10 @@ def cast_cases(case, t, name, opset):
         cast(f"int32_to_{name}_clamps", ints, NarrowTensor(t, encode_all(t, ints)))
         halves = np.array([lo - 0.5, lo + 0.5, -0.5, 0.5, 1.5, 2.5, hi - 0.5, hi + 0.49, hi + 3.7, -1e9], np.float32)
         cast(f"float_to_{name}_rounds_half_even", halves, NarrowTensor(t, encode_all(t, halves)))
+        text = np.array(["3", "-9", "+1", "2.5", "1e3"], dtype=object)
+        cast(f"string_to_{name}", text, NarrowTensor(t, encode_all(t, [float(v) for v in text])))
+        cast(f"{name}_to_string", NarrowTensor(t, codes), np.array([str(int(v)) for v in decode_all(t, codes)],
+                                                                    dtype=object), to=TensorProto.STRING)
         case("CastLike", opset, f"float_to_{name}",
              helper.make_node("CastLike", ["x", "like"], ["y"]),
              [("x", halves), ("like", NarrowTensor(t, np.zeros((1,), np.uint8)))],
@@ -381,3 +386,15 @@ def packed_shape_cases(case):
         case("Identity", opset, name, helper.make_node("Identity", ["x"], ["y"]), [("x", x)], [("y", x)])
         case("Unsqueeze", opset, name, helper.make_node("Unsqueeze", ["x", "a"], ["y"]),
              [("x", x), ("a", np.array([0], np.int64))], [("y", NarrowTensor(t, codes.reshape(1, 3, 5)))])
+
+
+def bit_cast_cases(case):
+    """BitCast-26 between types of one width: the bits stay, the meaning changes."""
+    codes = np.arange(0, 256, 7, dtype=np.uint8)
+    case("BitCast", 26, "uint8_to_float8e4m3fn", helper.make_node("BitCast", ["x"], ["y"], to=FLOAT8E4M3FN),
+         [("x", codes)], [("y", NarrowTensor(FLOAT8E4M3FN, codes))])
+    nibbles = np.array([0, 1, 7, 8, 9, 15, 3], np.uint8)
+    case("BitCast", 26, "int4_to_uint4", helper.make_node("BitCast", ["x"], ["y"], to=UINT4),
+         [("x", NarrowTensor(INT4, nibbles))], [("y", NarrowTensor(UINT4, nibbles))])
+    case("BitCast", 26, "float4e2m1_to_int4", helper.make_node("BitCast", ["x"], ["y"], to=INT4),
+         [("x", NarrowTensor(FLOAT4E2M1, nibbles))], [("y", NarrowTensor(INT4, nibbles))])

@@ -59,8 +59,9 @@ TEST(NarrowTypes, EveryCodeDecodesAndEncodesBackToItself) {
         EXPECT_TRUE(std::isnan(m::narrow_decode_one(t, enc(t, v)))) << c;
         continue;
       }
-      EXPECT_EQ(enc(t, v, true), c) << "code " << c << " value " << v;
-      if (!std::isinf(v)) EXPECT_EQ(enc(t, v, false), c) << "code " << c << " value " << v;
+      // An infinity (float8e5m2's) stays one without saturate; saturate makes it the largest value.
+      if (!std::isinf(v)) EXPECT_EQ(enc(t, v, true), c) << "code " << c << " value " << v;
+      EXPECT_EQ(enc(t, v, false), c) << "code " << c << " value " << v;
     }
   }
 }

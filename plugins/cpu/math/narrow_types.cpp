@@ -19,19 +19,19 @@ struct Minifloat {
     kUnsignedZero,  // the fnuz types: 0x80 (negative zero's code) is the only NaN; no Inf, no -0
     kFinite,      // float4e2m1: no Inf, no NaN
   };
-  int32_t type;
   int exp_bits, mant_bits, bias;
   Specials specials;
-  uint8_t max_code;  // the largest finite value
+  uint8_t max_code;  // the largest finite value ...
+  double max_value;  // ... and what it stands for
   int bits() const { return 1 + exp_bits + mant_bits; }
   uint8_t sign_bit() const { return static_cast<uint8_t>(1u << (exp_bits + mant_bits)); }
 };
 
-constexpr Minifloat kE4m3fn{EPHOST_ELEMENT_FLOAT8E4M3FN, 4, 3, 7, Minifloat::kNanAllOnes, 0x7E};
-constexpr Minifloat kE4m3fnuz{EPHOST_ELEMENT_FLOAT8E4M3FNUZ, 4, 3, 8, Minifloat::kUnsignedZero, 0x7F};
-constexpr Minifloat kE5m2{EPHOST_ELEMENT_FLOAT8E5M2, 5, 2, 15, Minifloat::kIeee, 0x7B};
-constexpr Minifloat kE5m2fnuz{EPHOST_ELEMENT_FLOAT8E5M2FNUZ, 5, 2, 16, Minifloat::kUnsignedZero, 0x7F};
-constexpr Minifloat kE2m1{EPHOST_ELEMENT_FLOAT4E2M1, 2, 1, 1, Minifloat::kFinite, 0x7};
+constexpr Minifloat kE4m3fn{4, 3, 7, Minifloat::kNanAllOnes, 0x7E, 448.0};
+constexpr Minifloat kE4m3fnuz{4, 3, 8, Minifloat::kUnsignedZero, 0x7F, 240.0};
+constexpr Minifloat kE5m2{5, 2, 15, Minifloat::kIeee, 0x7B, 57344.0};
+constexpr Minifloat kE5m2fnuz{5, 2, 16, Minifloat::kUnsignedZero, 0x7F, 57344.0};
+constexpr Minifloat kE2m1{2, 1, 1, Minifloat::kFinite, 0x7, 6.0};
 
 const Minifloat* minifloat_of(int32_t t) {
   switch (t) {
@@ -73,7 +73,7 @@ uint8_t encode_minifloat(const Minifloat& f, double x, bool saturate) {
   const double quantum = a < min_normal ? std::ldexp(1.0, 1 - f.bias - f.mant_bits) : std::ldexp(1.0, e - 1 - f.mant_bits);
   const double steps = std::nearbyint(a / quantum);  // round half to even (the default rounding mode)
   const double r = steps * quantum;
-  if (r > EphostNarrowCodeToDouble(f.type, f.max_code)) return overflow_code(f, negative, saturate);
+  if (r > f.max_value) return overflow_code(f, negative, saturate);
   const uint8_t sign = negative ? f.sign_bit() : 0;
   if (r == 0) return f.specials == Minifloat::kUnsignedZero ? 0 : sign;  // fnuz: no negative zero (0x80 is NaN)
   if (r < min_normal) return static_cast<uint8_t>(static_cast<int>(steps) | sign);  // subnormal: mantissa only
