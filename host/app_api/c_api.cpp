@@ -423,7 +423,7 @@ EphostStatus* CreateTensorWithData(EphostElementType et, const int64_t* shape, s
                                    EphostTensor** out) {
   return guard([&] {
     require(out, "out_tensor");
-    if (element_size(et) == 0) fail(EPHOST_INVALID_ARGUMENT, "unsupported element type {}", static_cast<int>(et));
+    if (!element_type_known(et)) fail(EPHOST_INVALID_ARGUMENT, "unsupported element type {}", static_cast<int>(et));
     std::vector<int64_t> dims = shape_of(shape, rank);
     size_t expected = byte_count(et, dims);
     if (size != expected)
@@ -436,7 +436,7 @@ EphostStatus* CreateTensorWithData(EphostElementType et, const int64_t* shape, s
 EphostStatus* CreateTensor(EphostElementType et, const int64_t* shape, size_t rank, EphostTensor** out) {
   return guard([&] {
     require(out, "out_tensor");
-    if (element_size(et) == 0) fail(EPHOST_INVALID_ARGUMENT, "unsupported element type {}", static_cast<int>(et));
+    if (!element_type_known(et)) fail(EPHOST_INVALID_ARGUMENT, "unsupported element type {}", static_cast<int>(et));
     Tensor t = Tensor::allocate(et, shape_of(shape, rank));
     if (et != EPHOST_ELEMENT_STRING && t.byte_size()) std::memset(t.data(), 0, t.byte_size());
     *out = new EphostTensor{std::move(t)};

@@ -70,7 +70,7 @@ std::string RuntimeValue::describe() const {
 }
 
 RuntimeValue make_sequence(int32_t elem_type, std::vector<Tensor> elements) {
-  if (element_size(elem_type) == 0)
+  if (!element_type_known(elem_type))
     fail(EPHOST_INVALID_ARGUMENT, "a sequence cannot hold tensors of element type {}", elem_type);
   for (size_t i = 0; i < elements.size(); ++i) {
     if (elements[i].elem_type() != elem_type)

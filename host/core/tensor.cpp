@@ -12,6 +12,10 @@ namespace ephost {
 
 size_t element_size(int32_t t) { return EphostElementSize(t); }
 
+bool element_type_known(int32_t t) { return EphostElementBits(t) != 0; }
+
+size_t data_bytes(int32_t t, int64_t count) { return EphostTensorDataSize(t, static_cast<size_t>(count)); }
+
 const char* element_type_name(int32_t t) { return EphostElementTypeName(t); }
 
 int64_t element_count(const std::vector<int64_t>& shape) {
@@ -27,13 +31,13 @@ int64_t element_count(const std::vector<int64_t>& shape) {
 
 size_t byte_count(int32_t elem_type, const std::vector<int64_t>& shape) {
   const int64_t count = element_count(shape);
-  const size_t esize = element_size(elem_type);
   // Room left for rounding up to the 64-byte alignment of allocate_aligned.
   constexpr uint64_t kMaxBytes = static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) - 64;
-  if (esize != 0 && static_cast<uint64_t>(count) > kMaxBytes / esize)
+  const size_t bytes = data_bytes(elem_type, count);
+  if (bytes > kMaxBytes)
     fail(EPHOST_INVALID_ARGUMENT, "a tensor of type {} and shape {} would take more bytes than can be counted",
          element_type_name(elem_type), shape_to_string(shape));
-  return static_cast<size_t>(count) * esize;
+  return bytes;
 }
 
 std::string shape_to_string(const std::vector<int64_t>& shape) {
@@ -76,8 +80,8 @@ std::shared_ptr<void> allocate_aligned(size_t bytes) {
 }
 
 Tensor Tensor::allocate(int32_t elem_type, std::vector<int64_t> shape) {
-  size_t esize = element_size(elem_type);
-  if (esize == 0) fail(EPHOST_INVALID_ARGUMENT, "cannot allocate a tensor of element type {}", elem_type);
+  if (!element_type_known(elem_type))
+    fail(EPHOST_INVALID_ARGUMENT, "cannot allocate a tensor of element type {}", elem_type);
   Tensor t;
   t.elem_type_ = elem_type;
   const size_t bytes = byte_count(elem_type, shape);
@@ -115,7 +119,7 @@ void Tensor::set_string(size_t i, const std::string& s) {
 
 Tensor Tensor::on_device(const Device& device, int32_t elem_type, std::vector<int64_t> shape,
                          EphostDeviceBuffer buffer, std::shared_ptr<void> keep_alive) {
-  if (element_size(elem_type) == 0 || elem_type == EPHOST_ELEMENT_STRING)
+  if (!element_type_known(elem_type) || elem_type == EPHOST_ELEMENT_STRING)
     fail(EPHOST_INVALID_ARGUMENT, "a {} tensor cannot live in device memory ({})", element_type_name(elem_type),
          device.label());
   Tensor t;
@@ -130,7 +134,7 @@ Tensor Tensor::on_device(const Device& device, int32_t elem_type, std::vector<in
 
 Tensor Tensor::allocate_on_device(const Device& device, int32_t elem_type, std::vector<int64_t> shape,
                                   const std::string& what) {
-  if (element_size(elem_type) == 0 || elem_type == EPHOST_ELEMENT_STRING)
+  if (!element_type_known(elem_type) || elem_type == EPHOST_ELEMENT_STRING)
     fail(EPHOST_INVALID_ARGUMENT, "a {} tensor cannot live in device memory ({})", element_type_name(elem_type),
          device.label());
   const uint64_t bytes = byte_count(elem_type, shape);  // checked: a hostile shape is an error, not a wrap

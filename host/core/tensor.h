@@ -15,13 +15,18 @@ namespace ephost {
 
 class Device;
 
-// Bytes per element; sizeof(const char*) for strings; 0 for unknown types (EphostElementSize).
+// Bytes per element; sizeof(const char*) for strings; 0 for unknown types and for the packed sub-byte
+// types (int4, uint4, float4e2m1, int2, uint2), which byte_count and Tensor::byte_size size instead.
 size_t element_size(int32_t elem_type);
+// True for every element type the host can hold (EphostElementBits is not 0), packed ones included.
+bool element_type_known(int32_t elem_type);
+// Bytes that `count` elements take, packed as ONNX packs sub-byte types (EphostTensorDataSize).
+size_t data_bytes(int32_t elem_type, int64_t count);
 // "float", "int64", ... for messages (EphostElementTypeName).
 const char* element_type_name(int32_t elem_type);
 // Product of dims; 1 for a scalar. Throws INVALID_ARGUMENT on a negative dim or overflow.
 int64_t element_count(const std::vector<int64_t>& shape);
-// Bytes of a tensor of `elem_type` and `shape`: element_count times element_size. Throws
+// Bytes of a tensor of `elem_type` and `shape`: data_bytes of its element count. Throws
 // INVALID_ARGUMENT on a negative dim, or when the product overflows (a hostile shape such as
 // [9223372036854775807] must never wrap into a small buffer). Every shape that becomes a byte count
 // goes through here.
@@ -60,7 +65,7 @@ class Tensor {
   int32_t elem_type() const { return elem_type_; }
   const std::vector<int64_t>& shape() const { return shape_; }
   int64_t element_count() const { return count_; }
-  size_t byte_size() const { return static_cast<size_t>(count_) * element_size(elem_type_); }
+  size_t byte_size() const { return data_bytes(elem_type_, count_); }
   void* data() { return data_; }
   const void* data() const { return data_; }
   template <typename T>

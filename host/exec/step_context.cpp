@@ -117,7 +117,7 @@ Tensor* StepContext::allocated_output(size_t index) {
 
 Tensor& StepContext::allocate_output(size_t index, int32_t elem_type, std::vector<int64_t> shape) {
   check_output_index(index);
-  if (element_size(elem_type) == 0)
+  if (!element_type_known(elem_type))
     fail(EPHOST_INVALID_ARGUMENT, "step '{}': output {} has unknown element type {}", step_.name, index, elem_type);
   RuntimeValue& slot = output_slot(index);
   if (slot.is_set()) fail(EPHOST_INVALID_ARGUMENT, "step '{}': output {} allocated twice", step_.name, index);
@@ -144,7 +144,7 @@ void StepContext::set_output(size_t index, RuntimeValue value) {
 
 void StepContext::begin_sequence_output(size_t index, int32_t elem_type, size_t length) {
   check_output_index(index);
-  if (element_size(elem_type) == 0)
+  if (!element_type_known(elem_type))
     fail(EPHOST_INVALID_ARGUMENT, "step '{}': sequence output {} has unknown element type {}", step_.name, index,
          elem_type);
   auto seq = std::make_shared<TensorSequence>();

@@ -302,7 +302,7 @@ class Builder {
 
 namespace {
 
-int32_t known_elem_type(int32_t et) { return (et >= EPHOST_ELEMENT_FLOAT && et <= EPHOST_ELEMENT_BFLOAT16) ? et : 0; }
+int32_t known_elem_type(int32_t et) { return et != EPHOST_ELEMENT_UNDEFINED && EphostElementBits(et) != 0 ? et : 0; }
 
 // The element type of a sequence's tensors, or -1 when the sequence holds something else.
 int32_t sequence_tensor_type(const onnx::TypeProto_Sequence& seq) {

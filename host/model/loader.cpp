@@ -209,8 +209,7 @@ class ExternalDataResolver {
     const fs::path file = confine(name, location);
 
     // Bytes the shape needs.
-    const size_t esize = element_size(t.data_type());
-    if (esize == 0)
+    if (!element_type_known(t.data_type()))
       fail(EPHOST_INVALID_GRAPH, "tensor '{}' has unsupported element type {}", name, t.data_type());
     std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
     int64_t count = 0;
@@ -219,9 +218,10 @@ class ExternalDataResolver {
     } catch (const Error& e) {
       fail(EPHOST_INVALID_GRAPH, "tensor '{}': {}", name, e.what());
     }
-    if (static_cast<uint64_t>(count) > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / esize)
+    const size_t need_bytes = data_bytes(t.data_type(), count);
+    if (need_bytes > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
       fail(EPHOST_INVALID_GRAPH, "tensor '{}' shape {} is too large", name, shape_to_string(dims));
-    const int64_t need = count * static_cast<int64_t>(esize);
+    const int64_t need = static_cast<int64_t>(need_bytes);
     if (length < 0) length = need;
     if (length != need)
       fail(EPHOST_INVALID_GRAPH,
@@ -298,6 +298,9 @@ void densify_sparse_initializers(onnx::GraphProto& g) {
       fail(EPHOST_INVALID_GRAPH, "sparse initializer '{}': {}", name, e.what());
     }
     const size_t esize = element_size(values.elem_type());
+    if (esize == 0)  // the packed sub-byte types: elements are not addressable bytes
+      fail(EPHOST_NOT_IMPLEMENTED, "sparse initializer '{}' of {} is not supported; store it dense", name,
+           element_type_name(values.elem_type()));
     if (static_cast<uint64_t>(count) > kMaxDenseBytes / esize)
       fail(EPHOST_INVALID_GRAPH, "sparse initializer '{}' of shape {} is too large to densify", name,
            shape_to_string(dims));
@@ -454,7 +457,10 @@ std::unique_ptr<Model> finish_loading(std::unique_ptr<onnx::ModelProto> proto, s
   for_each_graph(*model->proto->mutable_graph(), densify_sparse_initializers);
   // Data sizes must match types and shapes before onnx's checker or shape inference read them (onnx
   // 1.12 copies raw_data into vectors sized from it without checking).
-  for_each_tensor(*model->proto, [](onnx::TensorProto& t) { validate_tensor_proto(t); });
+  for_each_tensor(*model->proto, [](onnx::TensorProto& t) {
+    validate_tensor_proto(t);
+    move_new_type_fields_to_raw_data(t);
+  });
 
   check_graph_structure(*model->proto->mutable_graph(), model->proto->graph().name().empty()
                                                           ? std::string("main graph")

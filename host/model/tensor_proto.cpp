@@ -21,6 +21,12 @@ void copy_field(const Field& src, void* dst) {
   for (int i = 0; i < n; ++i) out[i] = static_cast<T>(src.Get(i));
 }
 
+// Entries of int32_data that `count` elements of `type` take: one per element, except for the packed
+// sub-byte types, whose int32_data holds one packed byte (two 4-bit or four 2-bit elements) per entry.
+int64_t packed_int32_entries(int32_t type, int64_t count) {
+  return EphostElementBits(type) < 8 ? static_cast<int64_t>(data_bytes(type, count)) : count;
+}
+
 bool uses_raw_data(const onnx::TensorProto& p) {
   return p.has_raw_data() && (!p.raw_data().empty() || p.data_type() != EPHOST_ELEMENT_STRING);
 }
@@ -41,8 +47,7 @@ int64_t check_tensor_proto(const onnx::TensorProto& p) {
   if (p.has_segment())
     fail(EPHOST_INVALID_GRAPH, "tensor '{}' is segmented (TensorProto.segment), which is not supported", label);
   const int32_t type = p.data_type();
-  const size_t esize = element_size(type);
-  if (type == EPHOST_ELEMENT_UNDEFINED || esize == 0)
+  if (type == EPHOST_ELEMENT_UNDEFINED || !element_type_known(type))
     fail(EPHOST_INVALID_GRAPH, "tensor '{}' has unsupported element type {}", label, type);
 
   std::vector<int64_t> dims(p.dims().begin(), p.dims().end());
@@ -52,9 +57,9 @@ int64_t check_tensor_proto(const onnx::TensorProto& p) {
   } catch (const Error& e) {
     fail(EPHOST_INVALID_GRAPH, "tensor '{}': {}", label, e.what());
   }
-  if (static_cast<uint64_t>(count) > std::numeric_limits<uint64_t>::max() / 16 / esize)
+  if (static_cast<uint64_t>(count) > std::numeric_limits<uint64_t>::max() / 16 / 16)
     fail(EPHOST_INVALID_GRAPH, "tensor '{}' shape {} is too large", label, shape_to_string(dims));
-  const uint64_t bytes = static_cast<uint64_t>(count) * esize;
+  const uint64_t bytes = data_bytes(type, count);
 
   if (uses_raw_data(p)) {
     if (type == EPHOST_ELEMENT_STRING)
@@ -73,7 +78,8 @@ int64_t check_tensor_proto(const onnx::TensorProto& p) {
     case EPHOST_ELEMENT_UINT32:
     case EPHOST_ELEMENT_UINT64: check_count(p, p.uint64_data_size(), count, "uint64_data"); break;
     case EPHOST_ELEMENT_STRING: check_count(p, p.string_data_size(), count, "string_data"); break;
-    default: check_count(p, p.int32_data_size(), count, "int32_data"); break;
+    // ONNX packs the sub-byte types in int32_data too: one packed byte per entry.
+    default: check_count(p, p.int32_data_size(), packed_int32_entries(type, count), "int32_data"); break;
   }
   return count;
 }
@@ -109,7 +115,18 @@ Tensor tensor_from_proto(const onnx::TensorProto& p) {
         case EPHOST_ELEMENT_INT32: copy_field<int32_t>(p.int32_data(), t.data()); break;
         case EPHOST_ELEMENT_INT16: copy_field<int16_t>(p.int32_data(), t.data()); break;
         case EPHOST_ELEMENT_INT8: copy_field<int8_t>(p.int32_data(), t.data()); break;
-        case EPHOST_ELEMENT_UINT8: copy_field<uint8_t>(p.int32_data(), t.data()); break;
+        case EPHOST_ELEMENT_UINT8:
+        // float8 bit patterns, and the packed bytes of the 4-bit and 2-bit types (as ONNX writes them)
+        case EPHOST_ELEMENT_FLOAT8E4M3FN:
+        case EPHOST_ELEMENT_FLOAT8E4M3FNUZ:
+        case EPHOST_ELEMENT_FLOAT8E5M2:
+        case EPHOST_ELEMENT_FLOAT8E5M2FNUZ:
+        case EPHOST_ELEMENT_FLOAT8E8M0:
+        case EPHOST_ELEMENT_UINT4:
+        case EPHOST_ELEMENT_INT4:
+        case EPHOST_ELEMENT_FLOAT4E2M1:
+        case EPHOST_ELEMENT_UINT2:
+        case EPHOST_ELEMENT_INT2: copy_field<uint8_t>(p.int32_data(), t.data()); break;
         case EPHOST_ELEMENT_BOOL: {
           auto* out = t.data_as<uint8_t>();
           for (int i = 0; i < p.int32_data_size(); ++i) out[i] = p.int32_data(i) != 0 ? 1 : 0;
@@ -122,6 +139,14 @@ Tensor tensor_from_proto(const onnx::TensorProto& p) {
       break;
   }
   return t;
+}
+
+void move_new_type_fields_to_raw_data(onnx::TensorProto& p) {
+  if (p.data_type() < EPHOST_ELEMENT_FLOAT8E4M3FN || uses_raw_data(p)) return;
+  std::string raw(static_cast<size_t>(p.int32_data_size()), '\0');
+  for (int i = 0; i < p.int32_data_size(); ++i) raw[static_cast<size_t>(i)] = static_cast<char>(p.int32_data(i));
+  p.clear_int32_data();
+  p.set_raw_data(std::move(raw));
 }
 
 void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto* out) {

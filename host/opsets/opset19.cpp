@@ -12,6 +12,7 @@
 #include <onnx/defs/function.h>
 
 #include "opsets/opsets.h"
+#include "opsets/new_type_names.h"
 #include "opsets/schema_util.h"
 #include "opsets/shared_schemas.h"
 
@@ -67,8 +68,8 @@ OpSchema cast() {
       .Attr("to", "the target element type (a TensorProto.DataType value)", AttributeProto::INT, true)
       .Input(0, "input", "tensor to convert", "T1")
       .Output(0, "output", "the converted tensor, of input's shape", "T2")
-      .TypeConstraint("T1", onnx_types("Cast", 13, "T1"), "source types")
-      .TypeConstraint("T2", onnx_types("Cast", 13, "T2"), "target types")
+      .TypeConstraint("T1", onnx_types("Cast", 13, "T1", new_types_of_opset(kOpset)), "source types")
+      .TypeConstraint("T2", onnx_types("Cast", 13, "T2", new_types_of_opset(kOpset)), "target types")
       .TypeAndShapeInferenceFunction(onnx_inference("Cast", 13))
       .PartialDataPropagationFunction(onnx_data_propagation("Cast", 13));
 }
@@ -93,8 +94,8 @@ OpSchema cast_like() {
       .Input(0, "input", "tensor to convert", "T1")
       .Input(1, "target_type", "a tensor of the target element type", "T2")
       .Output(0, "output", "the converted tensor, of input's shape", "T2")
-      .TypeConstraint("T1", onnx_types("CastLike", 15, "T1"), "source types")
-      .TypeConstraint("T2", onnx_types("CastLike", 15, "T2"), "target types")
+      .TypeConstraint("T1", onnx_types("CastLike", 15, "T1", new_types_of_opset(kOpset)), "source types")
+      .TypeConstraint("T2", onnx_types("CastLike", 15, "T2", new_types_of_opset(kOpset)), "target types")
       .SetContextDependentFunctionBodyBuilder(cast_like_body)
       .TypeAndShapeInferenceFunction(onnx_inference("CastLike", 15));
 }
@@ -114,7 +115,7 @@ OpSchema constant() {
       .Attr("value_string", "a string scalar", AttributeProto::STRING, false)
       .Attr("value_strings", "a 1-D string tensor", AttributeProto::STRINGS, false)
       .Output(0, "output", "the constant", "T")
-      .TypeConstraint("T", onnx_types("Constant", 13, "T"), "any tensor type")
+      .TypeConstraint("T", onnx_types("Constant", 13, "T", new_types_of_opset(kOpset)), "any tensor type")
       .TypeAndShapeInferenceFunction(onnx_inference("Constant", 13))
       .PartialDataPropagationFunction(onnx_data_propagation("Constant", 13));
 }
@@ -248,7 +249,7 @@ OpSchema identity() {
       .SetDoc("The input, unchanged (a tensor, a sequence or an optional). Opset 19 adds the float8 types.")
       .Input(0, "input", "any value", "V")
       .Output(0, "output", "the same value", "V")
-      .TypeConstraint("V", onnx_types("Identity", 16, "V"), "tensors, sequences and optionals")
+      .TypeConstraint("V", onnx_types("Identity", 16, "V", new_types_of_opset(kOpset)), "tensors, sequences and optionals")
       .TypeAndShapeInferenceFunction(onnx_inference("Identity", 16))
       .PartialDataPropagationFunction(onnx_data_propagation("Identity", 16));
 }
@@ -262,7 +263,7 @@ OpSchema reshape() {
       .Input(0, "data", "input tensor", "T")
       .Input(1, "shape", "the new shape", "tensor(int64)")
       .Output(0, "reshaped", "reshaped data", "T")
-      .TypeConstraint("T", onnx_types("Reshape", 14, "T"), "any tensor type")
+      .TypeConstraint("T", onnx_types("Reshape", 14, "T", new_types_of_opset(kOpset)), "any tensor type")
       .TypeAndShapeInferenceFunction(onnx_inference("Reshape", 14))
       .PartialDataPropagationFunction(onnx_data_propagation("Reshape", 14));
 }
@@ -275,7 +276,7 @@ OpSchema shape() {
       .Attr("start", "start of the slice", AttributeProto::INT, static_cast<int64_t>(0))
       .Input(0, "data", "input tensor", "T")
       .Output(0, "shape", "its shape", "T1")
-      .TypeConstraint("T", onnx_types("Shape", 15, "T"), "any tensor type")
+      .TypeConstraint("T", onnx_types("Shape", 15, "T", new_types_of_opset(kOpset)), "any tensor type")
       .TypeConstraint("T1", {"tensor(int64)"}, "int64")
       .TypeAndShapeInferenceFunction(onnx_inference("Shape", 15))
       .PartialDataPropagationFunction(onnx_data_propagation("Shape", 15));
@@ -286,7 +287,7 @@ OpSchema size() {
       .SetDoc("The input's element count as an int64 scalar. Opset 19 adds float8 inputs.")
       .Input(0, "data", "input tensor", "T")
       .Output(0, "size", "its element count", "T1")
-      .TypeConstraint("T", onnx_types("Size", 13, "T"), "any tensor type")
+      .TypeConstraint("T", onnx_types("Size", 13, "T", new_types_of_opset(kOpset)), "any tensor type")
       .TypeConstraint("T1", {"tensor(int64)"}, "int64")
       .TypeAndShapeInferenceFunction(onnx_inference("Size", 13))
       .PartialDataPropagationFunction(onnx_data_propagation("Size", 13));
@@ -302,7 +303,7 @@ OpSchema if_op() {
       .Attr("then_branch", "graph run when cond is true", AttributeProto::GRAPH, true)
       .Input(0, "cond", "a one-element bool tensor", "B")
       .Output(0, "outputs", "the outputs of the branch run", "V", OpSchema::Variadic, false)
-      .TypeConstraint("V", onnx_types("If", 16, "V"), "tensors, sequences and optionals")
+      .TypeConstraint("V", onnx_types("If", 16, "V", new_types_of_opset(kOpset)), "tensors, sequences and optionals")
       .TypeConstraint("B", {"tensor(bool)"}, "bool")
       .TypeAndShapeInferenceFunction(onnx_inference("If", 16));
 }
@@ -318,7 +319,7 @@ OpSchema loop() {
       .Input(2, "v_initial", "initial loop-carried values", "V", OpSchema::Variadic, false, 0)
       .Output(0, "v_final_and_scan_outputs", "final loop-carried values, then scan outputs", "V",
               OpSchema::Variadic, false)
-      .TypeConstraint("V", onnx_types("Loop", 16, "V"), "tensors, sequences and optionals")
+      .TypeConstraint("V", onnx_types("Loop", 16, "V", new_types_of_opset(kOpset)), "tensors, sequences and optionals")
       .TypeConstraint("I", {"tensor(int64)"}, "int64")
       .TypeConstraint("B", {"tensor(bool)"}, "bool")
       .TypeAndShapeInferenceFunction(onnx_inference("Loop", 16));
@@ -337,7 +338,7 @@ OpSchema scan() {
       .Attr("scan_output_directions", "0: appended, 1: prepended, per scan output", AttributeProto::INTS, false)
       .Input(0, "initial_state_and_scan_inputs", "initial states, then scan inputs", "V", OpSchema::Variadic, false)
       .Output(0, "final_state_and_scan_outputs", "final states, then scan outputs", "V", OpSchema::Variadic, false)
-      .TypeConstraint("V", onnx_types("Scan", 16, "V"), "any tensor type")
+      .TypeConstraint("V", onnx_types("Scan", 16, "V", new_types_of_opset(kOpset)), "any tensor type")
       .TypeAndShapeInferenceFunction(onnx_inference("Scan", 16));
 }
 

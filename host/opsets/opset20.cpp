@@ -6,6 +6,7 @@
 #include <onnx/defs/function.h>
 
 #include "opsets/opsets.h"
+#include "opsets/new_type_names.h"
 #include "opsets/schema_util.h"
 #include "opsets/shared_schemas.h"
 
@@ -184,7 +185,7 @@ OpSchema constant_of_shape() {
       .Input(0, "input", "1-D shape of the output", "T1")
       .Output(0, "output", "the filled tensor", "T2")
       .TypeConstraint("T1", {"tensor(int64)"}, "int64")
-      .TypeConstraint("T2", onnx_types("ConstantOfShape", 9, "T2", tensor_types({"bfloat16"})), "fill types")
+      .TypeConstraint("T2", onnx_types("ConstantOfShape", 9, "T2", concat(tensor_types({"bfloat16"}), new_types_of_opset(19))), "fill types")
       .TypeAndShapeInferenceFunction(onnx_inference("ConstantOfShape", 9))
       .PartialDataPropagationFunction(onnx_data_propagation("ConstantOfShape", 9));
 }

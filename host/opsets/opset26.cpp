@@ -1,5 +1,7 @@
 // ai.onnx opset 26: BitCast and CumProd, both new, written from the ONNX operator specification.
 #include "opsets/opsets.h"
+#include "ephost/ephost_types.h"
+#include "opsets/new_type_names.h"
 #include "opsets/schema_util.h"
 
 namespace ephost::opsets {
@@ -12,32 +14,10 @@ using onnx::OpSchema;
 
 constexpr int kOpset = 26;
 
-// Fixed-width element types onnx 1.12 can name, with their widths in bits (BitCast needs equal widths).
+// Bits per element of a fixed-width element type (BitCast needs equal widths): the float8 and packed
+// sub-byte types of opsets 19 to 25 included; 0 for strings and unknown types.
 int bit_width(int32_t elem_type) {
-  switch (elem_type) {
-    case onnx::TensorProto::BOOL:
-    case onnx::TensorProto::UINT8:
-    case onnx::TensorProto::INT8:
-      return 8;
-    case onnx::TensorProto::UINT16:
-    case onnx::TensorProto::INT16:
-    case onnx::TensorProto::FLOAT16:
-    case onnx::TensorProto::BFLOAT16:
-      return 16;
-    case onnx::TensorProto::UINT32:
-    case onnx::TensorProto::INT32:
-    case onnx::TensorProto::FLOAT:
-      return 32;
-    case onnx::TensorProto::UINT64:
-    case onnx::TensorProto::INT64:
-    case onnx::TensorProto::DOUBLE:
-    case onnx::TensorProto::COMPLEX64:
-      return 64;
-    case onnx::TensorProto::COMPLEX128:
-      return 128;
-    default:
-      return 0;
-  }
+  return elem_type == onnx::TensorProto::STRING ? 0 : static_cast<int>(EphostElementBits(elem_type));
 }
 
 void bit_cast_inference(InferenceContext& ctx) {
@@ -57,14 +37,15 @@ void bit_cast_inference(InferenceContext& ctx) {
 OpSchema bit_cast() {
   const TypeList types = tensor_types({"uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
                                        "bfloat16", "float16", "float", "double", "bool", "complex64", "complex128"});
+  const TypeList with_narrow = concat(types, new_types_through(kOpset));
   return EPHOST_OPSET_SCHEMA("BitCast", kOpset)
       .SetDoc("Reinterprets the bits of each element as the element type `to`, which must have the input type's "
               "width; the shape is unchanged. Strings cannot be cast this way.")
       .Attr("to", "the target element type (a TensorProto.DataType value)", AttributeProto::INT, true)
       .Input(0, "input", "tensor to reinterpret", "T1")
       .Output(0, "output", "the same bits, of input's shape", "T2")
-      .TypeConstraint("T1", types, "fixed-width source types")
-      .TypeConstraint("T2", types, "fixed-width target types")
+      .TypeConstraint("T1", with_narrow, "fixed-width source types")
+      .TypeConstraint("T2", with_narrow, "fixed-width target types")
       .TypeAndShapeInferenceFunction(bit_cast_inference);
 }
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/log.h"
+#include "opsets/new_type_names.h"
 
 namespace ephost::opsets {
 
@@ -65,6 +66,8 @@ void register_all() {
     // onnx registers its own schemas on first use of the registry: before ours, so that ours never
     // race with (or are mistaken for) onnx's.
     (void)onnx::OpSchemaRegistry::Schema("Add", onnx::ONNX_DOMAIN);
+    // Before any schema of ours lists "tensor(int4)" and the like.
+    register_new_type_names();
     raise_default_domain_range();
     for (const OpsetEntry& entry : kOpsetTable) {
       std::vector<onnx::OpSchema> schemas;

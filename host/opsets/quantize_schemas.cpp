@@ -1,5 +1,8 @@
 #include "opsets/quantize_schemas.h"
 
+#include <algorithm>
+
+#include "opsets/new_type_names.h"
 #include "opsets/schema_util.h"
 
 namespace ephost::opsets {
@@ -17,9 +20,14 @@ constexpr const char* kBlockSizeDoc =
     "0: per-tensor or per-axis quantization; B > 0: blocked quantization, each scale covering B consecutive "
     "elements along axis (the scale's shape is x's with that dimension ceil(D / B))";
 
-// The element types onnx 1.12 can name of each version's quantized side (int4, uint4, the float8 family
-// and float4e2m1 cannot be named yet).
-TypeList quantized_types() { return tensor_types({"int8", "uint8", "int16", "uint16"}); }
+// The element types of each version's quantized side: int8, uint8, int16 and uint16, and those later
+// opsets added (float8 at 19, int4 and uint4 at 21, float4e2m1 at 23, float8e8m0 at 24 for
+// QuantizeLinear only, int2 and uint2 at 25), whose names new_type_names.cpp teaches onnx.
+TypeList quantized_types(int since) {
+  TypeList out = concat(tensor_types({"int8", "uint8", "int16", "uint16"}), new_types_through(since));
+  out.erase(std::remove(out.begin(), out.end(), "tensor(float8e8m0)"), out.end());
+  return out;
+}
 
 void quantize_inference(InferenceContext& ctx) {
   const int64_t output_dtype = onnx::getAttribute(ctx, "output_dtype", static_cast<int64_t>(0));
@@ -74,9 +82,9 @@ OpSchema quantize_linear_schema(int since) {
       .TypeConstraint("T1", high, "x's type" + std::string(separate_scale_type ? "" : " and y_scale's"));
   if (separate_scale_type) {
     s.TypeConstraint("T2", high, "y_scale's type");
-    s.TypeConstraint("T3", quantized_types(), "y_zero_point's and y's type");
+    s.TypeConstraint("T3", quantized_types(since), "y_zero_point's and y's type");
   } else {
-    s.TypeConstraint("T2", quantized_types(), "y_zero_point's and y's type");
+    s.TypeConstraint("T2", quantized_types(since), "y_zero_point's and y's type");
   }
   s.TypeAndShapeInferenceFunction(quantize_inference);
   return s;
@@ -96,7 +104,7 @@ OpSchema dequantize_linear_schema(int since) {
       .Input(1, "x_scale", "scale: a scalar, 1-D along axis, or blocked", "T2")
       .Input(2, "x_zero_point", "zero point, of x_scale's shape (default 0)", "T1", OpSchema::Optional)
       .Output(0, "y", "full-precision output, of x's shape", has_output_dtype ? "T3" : "T2")
-      .TypeConstraint("T1", concat(quantized_types(), tensor_types({"int32"})), "x's and x_zero_point's type")
+      .TypeConstraint("T1", concat(quantized_types(since), tensor_types({"int32"})), "x's and x_zero_point's type")
       .TypeConstraint("T2", tensor_types({"float", "float16", "bfloat16"}), "x_scale's type");
   if (has_output_dtype) s.TypeConstraint("T3", tensor_types({"float", "float16", "bfloat16"}), "y's type");
   s.TypeAndShapeInferenceFunction(dequantize_inference);

@@ -1,5 +1,7 @@
 #include "opsets/schema_util.h"
 
+#include "opsets/new_type_names.h"
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -142,11 +144,18 @@ onnx::OpSchema types_only_version(const char* op, int since, const TypeWidener& 
              p.GetMinArity(), p.GetDifferentiationCategory());
   for (const auto& [name, attr] : previous->attributes()) s.Attr(attr);
   for (const auto& attr : extra_attrs) s.Attr(attr);
+  // Without a widener, a version of an opset that added element types onnx 1.12 cannot name takes them
+  // (and those of earlier opsets) into every constraint of general tensors, those allowing int8.
+  const TypeList added = new_types_of_opset(since).empty() ? TypeList{} : new_types_through(since);
   for (const auto& c : previous->typeConstraintParams()) {
     TypeList allowed = c.allowed_type_strs;
+    TypeList extra;
     if (widen)
-      for (const std::string& t : widen(c.type_param_str, c.allowed_type_strs))
-        if (std::find(allowed.begin(), allowed.end(), t) == allowed.end()) allowed.push_back(t);
+      extra = widen(c.type_param_str, c.allowed_type_strs);
+    else if (std::find(allowed.begin(), allowed.end(), "tensor(int8)") != allowed.end())
+      extra = added;
+    for (const std::string& t : extra)
+      if (std::find(allowed.begin(), allowed.end(), t) == allowed.end()) allowed.push_back(t);
     s.TypeConstraint(c.type_param_str, allowed, c.description);
   }
   s.TypeAndShapeInferenceFunction(previous->GetTypeAndShapeInferenceFunction());

@@ -11,7 +11,7 @@ namespace {
 
 // Byte size known before running, or -1.
 int64_t static_bytes(const Value& v) {
-  if (!v.type.has_shape || element_size(v.type.elem_type) == 0 || v.type.elem_type == EPHOST_ELEMENT_STRING) return -1;
+  if (!v.type.has_shape || !element_type_known(v.type.elem_type) || v.type.elem_type == EPHOST_ELEMENT_STRING) return -1;
   for (int64_t d : v.type.dims)
     if (d < 0) return -1;
   try {

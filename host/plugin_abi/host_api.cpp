@@ -705,7 +705,7 @@ EphostStatus* value_sequence_element_value(const EphostValue* v, size_t position
 EphostStatus* value_create_tensor(const EphostTensorView* source, EphostValue** out) {
   return guard([&] {
     if (!source || !out) fail(EPHOST_INVALID_ARGUMENT, "value_create_tensor: NULL source or out");
-    if (element_size(source->elem_type) == 0)
+    if (!element_type_known(source->elem_type))
       fail(EPHOST_INVALID_ARGUMENT, "value_create_tensor: unknown element type {}", source->elem_type);
     if (source->rank > 0 && !source->shape) fail(EPHOST_INVALID_ARGUMENT, "value_create_tensor: NULL shape");
     std::vector<int64_t> shape(source->shape, source->shape + source->rank);

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "ephost/ephost_narrow.h"
+
 namespace py = pybind11;
 
 namespace ephost_python {
@@ -21,6 +23,47 @@ std::vector<int64_t> shape_of(const py::array& array) {
 }
 
 py::object numpy() { return py::module_::import("numpy"); }
+
+bool is_packed(int32_t elem_type) {
+  const size_t bits = EphostElementBits(elem_type);
+  return bits != 0 && bits < 8;
+}
+
+bool is_signed_packed(int32_t elem_type) { return elem_type == EPHOST_ELEMENT_INT4 || elem_type == EPHOST_ELEMENT_INT2; }
+
+// Packs an array of one element per byte (int8 values for int4/int2, uint8 values or codes for the
+// others) into a new uint8 array of the tensor's packed bytes; InvalidArgument naming the input for a
+// value the type cannot hold.
+py::array pack(const std::string& name, int32_t elem_type, const py::array& array) {
+  const size_t n = static_cast<size_t>(array.size());
+  const size_t per_byte = EphostElementsPerByte(elem_type), bits = 8 / per_byte;
+  py::array_t<uint8_t> packed(static_cast<py::ssize_t>(EphostTensorDataSize(elem_type, n)));
+  uint8_t* out = packed.mutable_data();
+  std::memset(out, 0, static_cast<size_t>(packed.size()));
+  const bool is_signed = is_signed_packed(elem_type);
+  const int lo = is_signed ? -(1 << (bits - 1)) : 0, hi = is_signed ? (1 << (bits - 1)) - 1 : (1 << bits) - 1;
+  for (size_t i = 0; i < n; ++i) {
+    const int v = is_signed ? static_cast<const int8_t*>(array.data())[i] : static_cast<const uint8_t*>(array.data())[i];
+    if (v < lo || v > hi)
+      invalid_argument("input '" + name + "': element " + std::to_string(i) + " is " + std::to_string(v) + ", outside " +
+                       EphostElementTypeName(elem_type) + "'s " + std::to_string(lo) + " to " + std::to_string(hi));
+    out[i / per_byte] = static_cast<uint8_t>(out[i / per_byte] | ((v & ((1 << bits) - 1)) << (bits * (i % per_byte))));
+  }
+  return std::move(packed);
+}
+
+// The packed elements of a tensor, one per byte, in a new array of its shape (see dtype_of).
+py::array unpack(int32_t elem_type, const void* data, size_t n, const std::vector<py::ssize_t>& dims) {
+  py::array out(dtype_of(elem_type, "output"), dims);
+  auto* bytes = static_cast<uint8_t*>(out.mutable_data());
+  const bool is_signed = is_signed_packed(elem_type);
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t code = EphostNarrowCode(elem_type, data, i);
+    bytes[i] = is_signed ? static_cast<uint8_t>(static_cast<int8_t>(EphostNarrowCodeToDouble(elem_type, code)))
+                         : static_cast<uint8_t>(code);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -53,6 +96,16 @@ py::dtype dtype_of(int32_t elem_type, const std::string& what) {
     case EPHOST_ELEMENT_COMPLEX64: return py::dtype("complex64");
     case EPHOST_ELEMENT_COMPLEX128: return py::dtype("complex128");
     case EPHOST_ELEMENT_BFLOAT16: return py::dtype("uint16");
+    case EPHOST_ELEMENT_FLOAT8E4M3FN:
+    case EPHOST_ELEMENT_FLOAT8E4M3FNUZ:
+    case EPHOST_ELEMENT_FLOAT8E5M2:
+    case EPHOST_ELEMENT_FLOAT8E5M2FNUZ:
+    case EPHOST_ELEMENT_FLOAT8E8M0:
+    case EPHOST_ELEMENT_FLOAT4E2M1:
+    case EPHOST_ELEMENT_UINT4:
+    case EPHOST_ELEMENT_UINT2: return py::dtype("uint8");
+    case EPHOST_ELEMENT_INT4:
+    case EPHOST_ELEMENT_INT2: return py::dtype("int8");
     default:
       throw Ephost::Exception(EPHOST_NOT_IMPLEMENTED, what + ": element type " + std::to_string(elem_type) +
                                                           " has no numpy equivalent");
@@ -94,7 +147,10 @@ py::array lendable_array(const std::string& name, int32_t elem_type, py::handle 
   const int32_t found = elem_type_of(array.dtype());
   // ONNX's test data and numpy hold bfloat16 as uint16.
   const bool bfloat16_bits = elem_type == EPHOST_ELEMENT_BFLOAT16 && found == EPHOST_ELEMENT_UINT16;
-  if (elem_type != EPHOST_ELEMENT_UNDEFINED && found != elem_type && !bfloat16_bits)
+  // The narrow types arrive as one element per byte (dtype_of).
+  const bool narrow_bytes = elem_type >= EPHOST_ELEMENT_FLOAT8E4M3FN && EphostElementBits(elem_type) != 0 &&
+                            found == elem_type_of(dtype_of(elem_type, "input"));
+  if (elem_type != EPHOST_ELEMENT_UNDEFINED && found != elem_type && !bfloat16_bits && !narrow_bytes)
     invalid_argument("input '" + name + "': the model declares tensor(" + EphostElementTypeName(elem_type) +
                      "), got a numpy array of dtype " + py::str(array.dtype()).cast<std::string>());
   if (found == EPHOST_ELEMENT_UNDEFINED)
@@ -135,8 +191,10 @@ Ephost::Tensor InputBuffers::tensor_for(const std::string& name, int32_t elem_ty
     return string_tensor_for(name, numpy().attr("asarray")(object));
   py::array array = lendable_array(name, elem_type, object);
   const int32_t type = elem_type != EPHOST_ELEMENT_UNDEFINED ? elem_type : elem_type_of(array.dtype());
+  const std::vector<int64_t> element_shape = shape_of(array);
+  if (is_packed(type)) array = pack(name, type, array);
   arrays_.push_back(array);
-  const std::vector<int64_t> shape = shape_of(array);
+  const std::vector<int64_t>& shape = element_shape;
   EphostTensor* t = nullptr;
   // The C API reads inputs only; the const_cast lends it read-only arrays too.
   Ephost::check(Ephost::api().CreateTensorWithData(static_cast<EphostElementType>(type), shape.data(), shape.size(),
@@ -188,6 +246,7 @@ py::object to_python(const Ephost::Tensor& value) {
   }
   const py::dtype dtype = dtype_of(type, "output");
   if (value.size() == 0 || value.data<void>() == nullptr) return py::array(dtype, dims);
+  if (is_packed(type)) return unpack(type, value.data<void>(), value.size(), dims);
   // The array views the library's buffer; the capsule keeps the library's tensor alive with it.
   auto* owner = new Ephost::Tensor(value);
   py::capsule keep(owner, [](void* p) { delete static_cast<Ephost::Tensor*>(p); });

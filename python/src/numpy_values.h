@@ -53,7 +53,13 @@ class InputBuffers {
 };
 
 // The numpy dtype of an element type (bfloat16 as uint16: numpy has no bfloat16, and ONNX's own test
-// data stores bfloat16 so). NotImplemented for an element type numpy cannot hold.
+// data stores bfloat16 so). The narrow types of opsets 19 to 25, which numpy has no dtype for, are
+// held one element per byte, in an array of the tensor's shape: the float8 types (float8e4m3fn,
+// float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float8e8m0) and float4e2m1 as uint8 codes (their bit
+// patterns: numpy's view(...) of ml_dtypes, where installed, reads them); int4 and int2 as int8
+// values; uint4 and uint2 as uint8 values. The packed types (int4, uint4, float4e2m1, int2, uint2) are
+// unpacked into such arrays on the way out and packed from them on the way in (a copy; a value out
+// of the type's range is refused). NotImplemented for an element type numpy cannot hold.
 pybind11::dtype dtype_of(int32_t elem_type, const std::string& what);
 // The element type of a numpy dtype, UNDEFINED for one ONNX has none for.
 int32_t elem_type_of(const pybind11::dtype& dtype);

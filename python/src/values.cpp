@@ -76,7 +76,9 @@ py::object PyValue::numpy() const {
     return to_python(host);
   }
   const int32_t type = tensor_.type();
-  if (type == EPHOST_ELEMENT_STRING || !buffers_ || tensor_.size() == 0) return to_python(tensor_);
+  // Strings and the packed types (unpacked into a new array) are copies, not views.
+  if (type == EPHOST_ELEMENT_STRING || !buffers_ || tensor_.size() == 0 || EphostElementSize(type) == 0)
+    return to_python(tensor_);
   // A view of a buffer that belongs to a numpy array: the array keeps this value (and so that buffer)
   // alive.
   const std::vector<int64_t> shape = tensor_.shape();
@@ -99,7 +101,7 @@ void PyValue::update_inplace(py::handle object) {
   EphostTensor* reshaped = nullptr;
   const std::vector<int64_t> shape = tensor_.shape();
   Ephost::check(Ephost::api().CreateTensorWithData(source.type(), shape.data(), shape.size(), source.data<void>(),
-                                                   source.size() * Ephost::api().GetElementSize(source.type()),
+                                                   EphostTensorDataSize(source.type(), source.size()),
                                                    &reshaped));
   Ephost::Tensor view(reshaped);
   py::gil_scoped_release unlocked;

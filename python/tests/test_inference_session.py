@@ -174,3 +174,30 @@ def test_bad_arguments_are_clear_errors():
         session.run(None, {"x": np.ones((1, 3), np.float32)})
     with pytest.raises(ephost.InvalidArgument, match="input_feed must be a dict"):
         session.run(None, [np.ones((1, 3), np.float32)])
+
+
+def test_narrow_types_travel_one_element_per_byte():
+    """int4 in and out (int8 values, packed on the way in and unpacked on the way out), float8 codes as
+    uint8, and the type names of opsets 19 to 25."""
+    INT4, FLOAT8E4M3FN = 22, 17  # onnx 1.12's TensorProto cannot name them
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["q"], ["q_out"]),
+         helper.make_node("Cast", ["q"], ["as_float"], to=TensorProto.FLOAT),
+         helper.make_node("Cast", ["x"], ["f8"], to=FLOAT8E4M3FN)],
+        "narrow", [helper.make_tensor_value_info("q", INT4, [2, 3]), helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("q_out", INT4, [2, 3]), helper.make_tensor_value_info("as_float", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("f8", FLOAT8E4M3FN, [3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 8
+    session = ephost.InferenceSession(model.SerializeToString())
+    assert session.get_inputs()[0].type == "tensor(int4)"
+    assert session.get_outputs()[2].type == "tensor(float8e4m3fn)"
+    q = np.array([[-8, -1, 0], [1, 6, 7]], np.int8)
+    q_out, as_float, f8 = session.run(None, {"q": q, "x": np.array([1.0, -448.0, 1000.0], np.float32)})
+    assert q_out.dtype == np.int8 and q_out.shape == (2, 3)
+    np.testing.assert_array_equal(q_out, q)
+    np.testing.assert_array_equal(as_float, q.astype(np.float32))
+    assert f8.dtype == np.uint8
+    assert f8.tolist() == [0x38, 0xFE, 0x7E]  # 1.0, -448 and 1000 saturated to 448
+    with pytest.raises(ephost.InvalidArgument, match="outside int4"):
+        session.run(None, {"q": np.full((2, 3), 8, np.int8), "x": np.zeros(3, np.float32)})

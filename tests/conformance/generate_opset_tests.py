@@ -23,9 +23,13 @@ import shutil
 import sys
 import tempfile
 
-# The cases' folder is named by a digest of this script, so a changed generator never meets stale cases.
-with open(__file__, "rb") as _self:
-    GENERATION = hashlib.sha256(_self.read()).hexdigest()[:12]
+# The cases' folder is named by a digest of this script and its case modules, so a changed generator never
+# meets stale cases.
+_digest = hashlib.sha256()
+for _part in (__file__, os.path.join(os.path.dirname(os.path.abspath(__file__)), "narrow_type_cases.py")):
+    with open(_part, "rb") as _source:
+        _digest.update(_source.read())
+GENERATION = _digest.hexdigest()[:12]
 STAMP = ".complete"
 
 
@@ -45,6 +49,8 @@ restore_numpy_aliases()
 import numpy as np  # noqa: E402
 import onnx  # noqa: E402
 from onnx import helper, numpy_helper, TensorProto  # noqa: E402
+import narrow_type_cases  # noqa: E402  (the float8, float4, int4 and int2 cases)
+from narrow_type_cases import NarrowTensor  # noqa: E402
 
 IR_FOR_OPSET = {18: 8, 19: 9, 20: 9, 21: 10, 22: 10, 23: 11, 24: 11, 25: 11, 26: 12, 27: 12}
 RNG = np.random.default_rng(20240518)
@@ -65,9 +71,17 @@ def case(op, opset, variant, node, inputs, outputs, initializers=()):
 
 
 def value_info(name, array):
+    if isinstance(array, NarrowTensor):
+        return array.value_info(name)
     return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(array.dtype)
                                          if hasattr(helper, "np_dtype_to_tensor_dtype")
                                          else onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[array.dtype], array.shape)
+
+
+def tensor_proto(array, name):
+    if isinstance(array, NarrowTensor):
+        return array.to_proto(name)
+    return numpy_helper.from_array(np.asarray(array), name)
 
 
 def write_case(root, c):
@@ -77,7 +91,7 @@ def write_case(root, c):
         [c.node], c.name,
         [value_info(n, a) for n, a in c.inputs],
         [value_info(n, a) for n, a in c.outputs],
-        [numpy_helper.from_array(a, n) for n, a in c.initializers])
+        [tensor_proto(a, n) for n, a in c.initializers])
     model = helper.make_model(graph, producer_name="ephost-opset-tests",
                               opset_imports=[helper.make_opsetid("", c.opset)])
     model.ir_version = IR_FOR_OPSET.get(c.opset, 8)
@@ -86,7 +100,7 @@ def write_case(root, c):
     for kind, values in (("input", c.inputs), ("output", c.outputs)):
         for i, (n, a) in enumerate(values):
             with open(os.path.join(folder, "test_data_set_0", f"{kind}_{i}.pb"), "wb") as f:
-                f.write(numpy_helper.from_array(np.asarray(a), n).SerializeToString())
+                f.write(tensor_proto(a, n).SerializeToString())
 
 
 def rand(shape, dtype=np.float32, low=-3.0, high=3.0):
@@ -1603,6 +1617,7 @@ def generate(root):
     opset26()
     legacy()
     resolution()
+    narrow_type_cases.add_cases(case)
     names = set()
     for c in CASES:
         if c.name in names:

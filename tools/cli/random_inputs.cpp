@@ -80,6 +80,29 @@ HostTensor random_tensor(const std::string& name, int32_t elem_type, const std::
     case EPHOST_ELEMENT_STRING:
       for (size_t i = 0; i < n; ++i) t.strings()[i] = "s" + std::to_string(rng.small());
       break;
+    case EPHOST_ELEMENT_FLOAT8E4M3FN:
+    case EPHOST_ELEMENT_FLOAT8E4M3FNUZ:
+    case EPHOST_ELEMENT_FLOAT8E5M2:
+    case EPHOST_ELEMENT_FLOAT8E5M2FNUZ:
+    case EPHOST_ELEMENT_FLOAT8E8M0: {
+      // Codes of finite values of moderate size in every float8 format (0x7A to 0x83 for e8m0: 2^-5 to 2^4).
+      const uint8_t base = elem_type == EPHOST_ELEMENT_FLOAT8E8M0 ? 0x7A : 0x30;
+      uint8_t* p = t.as<uint8_t>();
+      for (size_t i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(base + rng.small());
+      break;
+    }
+    case EPHOST_ELEMENT_UINT4:
+    case EPHOST_ELEMENT_INT4:
+    case EPHOST_ELEMENT_FLOAT4E2M1:
+    case EPHOST_ELEMENT_UINT2:
+    case EPHOST_ELEMENT_INT2: {
+      // Every code of these is a finite value: random packed bytes, the unused bits of the last one zero.
+      uint8_t* p = t.as<uint8_t>();
+      for (size_t i = 0; i < t.byte_size(); ++i) p[i] = static_cast<uint8_t>(rng.next() >> 56);
+      const size_t used_bits = (n * EphostElementBits(elem_type)) % 8;
+      if (used_bits) p[t.byte_size() - 1] &= static_cast<uint8_t>((1u << used_bits) - 1);
+      break;
+    }
     default:
       throw Ephost::Exception(EPHOST_NOT_IMPLEMENTED, "cannot make random values for input '" + name + "' of type " +
                                                           element_type_name(elem_type));

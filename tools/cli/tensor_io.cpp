@@ -26,15 +26,15 @@ HostTensor::HostTensor(std::string name, int32_t elem_type, std::vector<int64_t>
     strings_.resize(count_);
     return;
   }
-  size_t esize = EphostElementSize(elem_type_);
-  if (esize == 0)
+  if (EphostElementBits(elem_type_) == 0)
     throw Ephost::Exception(EPHOST_NOT_IMPLEMENTED, "unsupported element type " + element_type_name(elem_type_));
   // The byte count must not wrap: a shape such as [9223372036854775807] is refused, not allocated small.
-  if (count_ > (std::numeric_limits<size_t>::max() - 127) / esize)
+  const size_t data_bytes = EphostTensorDataSize(elem_type_, count_);  // packed for int4 and the like
+  if (data_bytes > std::numeric_limits<size_t>::max() - 127)
     throw Ephost::Exception(EPHOST_INVALID_ARGUMENT, "tensor '" + name_ + "' of shape " + shape_string(shape_) +
                                                          " would take more bytes than can be counted");
   // At least one aligned block even for empty tensors, so that data() is never NULL.
-  size_t bytes = std::max<size_t>(64, (count_ * esize + 63) / 64 * 64);
+  size_t bytes = std::max<size_t>(64, (data_bytes + 63) / 64 * 64);
   void* p = std::aligned_alloc(64, bytes);
   if (!p) throw Ephost::Exception(EPHOST_FAIL, "out of memory allocating " + std::to_string(bytes) + " bytes");
   std::memset(p, 0, bytes);
@@ -43,7 +43,7 @@ HostTensor::HostTensor(std::string name, int32_t elem_type, std::vector<int64_t>
 
 void HostTensor::reinterpret_as(int32_t elem_type) {
   if (elem_type_ == EPHOST_ELEMENT_STRING || elem_type == EPHOST_ELEMENT_STRING ||
-      EphostElementSize(elem_type) != EphostElementSize(elem_type_))
+      EphostElementBits(elem_type) != EphostElementBits(elem_type_))
     throw Ephost::Exception(EPHOST_INVALID_ARGUMENT, "cannot reinterpret " + element_type_name(elem_type_) +
                                                          " tensor '" + name_ + "' as " + element_type_name(elem_type));
   elem_type_ = elem_type;
@@ -156,7 +156,7 @@ std::pair<size_t, size_t> typed_field_size(const onnx::TensorProto& p, int32_t t
     case EPHOST_ELEMENT_UINT32:
     case EPHOST_ELEMENT_UINT64: return {p.uint64_data_size(), 1};
     case EPHOST_ELEMENT_STRING: return {p.string_data_size(), 1};
-    default: return {p.int32_data_size(), 1};  // int32 and narrower, bool, float16/bfloat16 bit patterns
+    default: return {p.int32_data_size(), 1};  // int32 and narrower, bool, float16/bfloat16/float8 bit patterns
   }
 }
 
@@ -167,7 +167,7 @@ HostTensor from_proto(const onnx::TensorProto& proto, const std::string& base_di
   for (int64_t d : shape)
     if (d < 0) bad_proto(proto.name(), "negative dimension in " + shape_string(shape));
   int32_t type = proto.data_type();
-  if (type <= EPHOST_ELEMENT_UNDEFINED || type > EPHOST_ELEMENT_BFLOAT16)
+  if (type <= EPHOST_ELEMENT_UNDEFINED || EphostElementBits(type) == 0)
     throw Ephost::Exception(EPHOST_NOT_IMPLEMENTED, "TensorProto '" + proto.name() + "': unsupported element type " +
                                                         std::to_string(type));
   size_t n = 0;
@@ -183,14 +183,15 @@ HostTensor from_proto(const onnx::TensorProto& proto, const std::string& base_di
   if (external) ext = read_external(proto, base_dir);
   const bool raw = type != EPHOST_ELEMENT_STRING && (external || proto.has_raw_data());
   const std::string& raw_bytes = external ? ext : proto.raw_data();
-  const size_t esize = EphostElementSize(type);
+  const size_t packed_bytes = EphostTensorDataSize(type, n);  // int32_data holds these bytes for packed types
+  const bool packed = EphostElementBits(type) < 8;
   if (raw) {
-    if (raw_bytes.size() / esize != n || raw_bytes.size() % esize != 0)
+    if (raw_bytes.size() != packed_bytes)
       bad_proto(proto.name(), std::to_string(raw_bytes.size()) + " bytes of raw data for " + std::to_string(n) + " " +
                                   element_type_name(type) + " elements of shape " + shape_string(shape));
   } else {
     auto [values, per_element] = typed_field_size(proto, type);
-    if (values / per_element != n || values % per_element != 0)
+    if (packed ? values != packed_bytes : values / per_element != n || values % per_element != 0)
       bad_proto(proto.name(), std::to_string(values) + " values for " + std::to_string(n) + " " +
                                   element_type_name(type) + " elements of shape " + shape_string(shape));
   }
@@ -218,6 +219,19 @@ HostTensor from_proto(const onnx::TensorProto& proto, const std::string& base_di
     case EPHOST_ELEMENT_INT8: copy_field<int8_t>(proto.int32_data(), t); break;
     case EPHOST_ELEMENT_UINT8: copy_field<uint8_t>(proto.int32_data(), t); break;
     case EPHOST_ELEMENT_BOOL: copy_field<uint8_t>(proto.int32_data(), t); break;
+    // One code per entry for float8; one packed byte per entry for the 4-bit and 2-bit types.
+    case EPHOST_ELEMENT_FLOAT8E4M3FN:
+    case EPHOST_ELEMENT_FLOAT8E4M3FNUZ:
+    case EPHOST_ELEMENT_FLOAT8E5M2:
+    case EPHOST_ELEMENT_FLOAT8E5M2FNUZ:
+    case EPHOST_ELEMENT_FLOAT8E8M0: copy_field<uint8_t>(proto.int32_data(), t); break;
+    case EPHOST_ELEMENT_UINT4:
+    case EPHOST_ELEMENT_INT4:
+    case EPHOST_ELEMENT_FLOAT4E2M1:
+    case EPHOST_ELEMENT_UINT2:
+    case EPHOST_ELEMENT_INT2:  // sizes checked above: one packed byte per entry
+      for (int i = 0; i < proto.int32_data_size(); ++i) t.as<uint8_t>()[i] = static_cast<uint8_t>(proto.int32_data(i));
+      break;
     // int32_data holds the 16-bit patterns.
     case EPHOST_ELEMENT_FLOAT16:
     case EPHOST_ELEMENT_BFLOAT16: copy_field<uint16_t>(proto.int32_data(), t); break;

@@ -36,7 +36,7 @@ class HostTensor {
   int32_t elem_type() const { return elem_type_; }
   const std::vector<int64_t>& shape() const { return shape_; }
   size_t element_count() const { return count_; }
-  size_t byte_size() const { return count_ * EphostElementSize(elem_type_); }
+  size_t byte_size() const { return EphostTensorDataSize(elem_type_, count_); }  // packed types too
 
   // Non-string data (byte_size() bytes, 64-byte aligned).
   void* data() { return data_.get(); }

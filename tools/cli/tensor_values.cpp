@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ephost/ephost_half.h"
+#include "ephost/ephost_narrow.h"
 
 namespace ephost_cli {
 
@@ -35,7 +36,8 @@ double scalar_as_double(const HostTensor& t, size_t i) {
     case EPHOST_ELEMENT_UINT32: return t.as<uint32_t>()[i];
     case EPHOST_ELEMENT_INT64: return static_cast<double>(t.as<int64_t>()[i]);
     case EPHOST_ELEMENT_UINT64: return static_cast<double>(t.as<uint64_t>()[i]);
-    default: return std::numeric_limits<double>::quiet_NaN();
+    default:  // the float8 family, float4e2m1 and the packed integers (NaN for other types)
+      return EphostNarrowElementToDouble(t.elem_type(), t.data(), i);
   }
 }
 
@@ -151,6 +153,12 @@ std::optional<std::string> compare_exact(const HostTensor& e, const HostTensor& 
       same = e.strings()[i] == g.strings()[i];
     } else if (e.elem_type() == EPHOST_ELEMENT_BOOL) {
       same = (e.as<uint8_t>()[i] != 0) == (g.as<uint8_t>()[i] != 0);
+    } else if (e.elem_type() >= EPHOST_ELEMENT_FLOAT8E4M3FN) {
+      // The narrow types (float8, float4, packed integers) compare exactly, code by code: a cast to them
+      // is exact by definition. Packed bytes hold several codes; any two NaN codes are the same NaN.
+      const uint32_t a = EphostNarrowCode(e.elem_type(), e.data(), i), b = EphostNarrowCode(g.elem_type(), g.data(), i);
+      same = a == b || (std::isnan(EphostNarrowCodeToDouble(e.elem_type(), a)) &&
+                        std::isnan(EphostNarrowCodeToDouble(g.elem_type(), b)));
     } else {
       const size_t es = EphostElementSize(e.elem_type());
       const unsigned char* a = static_cast<const unsigned char*>(e.data()) + i * es;

@@ -61,13 +61,13 @@ std::string tensor_difference(const Ephost::Tensor& a, const Ephost::Tensor& b) 
         return "string " + std::to_string(i) + " differs";
     return "";
   }
-  const size_t bytes = a.size() * EphostElementSize(a.type());
+  const size_t bytes = EphostTensorDataSize(a.type(), a.size());  // packed sub-byte types too
   if (bytes && std::memcmp(a.data<void>(), b.data<void>(), bytes) != 0) {
     const auto* pa = a.data<unsigned char>();
     const auto* pb = b.data<unsigned char>();
     size_t i = 0;
     while (pa[i] == pb[i]) ++i;
-    return "bytes differ from element " + std::to_string(i / EphostElementSize(a.type()));
+    return "bytes differ from element " + std::to_string(i * 8 / EphostElementBits(a.type()));
   }
   return "";
 }

@@ -193,7 +193,8 @@ typedef struct EphostApi {
   void (*TensorGetShape)(const EphostTensor* tensor, const int64_t** out_shape, size_t* out_rank);
   void* (*TensorGetData)(EphostTensor* tensor);
   size_t (*TensorGetElementCount)(const EphostTensor* tensor);
-  /* Size in bytes of one element (sizeof(char*) for strings), 0 for unknown types. */
+  /* Size in bytes of one element (sizeof(char*) for strings), 0 for unknown types and (since API 4) for the
+   * packed sub-byte types int4, uint4, float4e2m1, int2 and uint2: size those with EphostTensorDataSize. */
   size_t (*GetElementSize)(EphostElementType elem_type);
 
   /* ---- since API 2: sequence and optional values ----

@@ -92,7 +92,23 @@ typedef enum EphostElementType EPHOST_ENUM_BASE {
   EPHOST_ELEMENT_UINT64 = 13,
   EPHOST_ELEMENT_COMPLEX64 = 14,
   EPHOST_ELEMENT_COMPLEX128 = 15,
-  EPHOST_ELEMENT_BFLOAT16 = 16
+  EPHOST_ELEMENT_BFLOAT16 = 16,
+  /* --- since ABI 4 and API 4: the element types of ONNX opsets 19 to 25 ---
+   * Same numbers as ONNX's TensorProto.DataType. The float8 types take one byte per element. The
+   * 4-bit and 2-bit types are PACKED: two (4-bit) or four (2-bit) elements per byte, the first element
+   * in the least significant bits, as ONNX stores them; a tensor of n elements takes
+   * EphostTensorDataSize(type, n) bytes, and EphostElementSize answers 0 for them (not a whole number
+   * of bytes). A plugin that does not know a type never claims a node that uses it. */
+  EPHOST_ELEMENT_FLOAT8E4M3FN = 17,   /* 1 sign, 4 exponent, 3 mantissa bits; NaN only (no Inf), -0 */
+  EPHOST_ELEMENT_FLOAT8E4M3FNUZ = 18, /* as E4M3FN with bias 8; one NaN (0x80), no Inf, no -0 */
+  EPHOST_ELEMENT_FLOAT8E5M2 = 19,     /* 1 sign, 5 exponent, 2 mantissa bits; IEEE-like, with Inf and NaN */
+  EPHOST_ELEMENT_FLOAT8E5M2FNUZ = 20, /* as E5M2 with bias 16; one NaN (0x80), no Inf, no -0 */
+  EPHOST_ELEMENT_UINT4 = 21,          /* 0..15, two per byte */
+  EPHOST_ELEMENT_INT4 = 22,           /* -8..7 (two's complement), two per byte */
+  EPHOST_ELEMENT_FLOAT4E2M1 = 23,     /* 1 sign, 2 exponent, 1 mantissa bits; no Inf, no NaN; two per byte */
+  EPHOST_ELEMENT_FLOAT8E8M0 = 24,     /* an exponent only: 2^(bits-127); 0xFF is NaN (MX scales) */
+  EPHOST_ELEMENT_UINT2 = 25,          /* 0..3, four per byte */
+  EPHOST_ELEMENT_INT2 = 26            /* -2..1 (two's complement), four per byte */
 } EphostElementType;
 
 /* ONNX's lowercase name of an element type ("float", "int64", "bfloat16"...), "undefined" when unknown.
@@ -115,19 +131,35 @@ static inline const char* EphostElementTypeName(int32_t elem_type) {
     case EPHOST_ELEMENT_COMPLEX64: return "complex64";
     case EPHOST_ELEMENT_COMPLEX128: return "complex128";
     case EPHOST_ELEMENT_BFLOAT16: return "bfloat16";
+    case EPHOST_ELEMENT_FLOAT8E4M3FN: return "float8e4m3fn";
+    case EPHOST_ELEMENT_FLOAT8E4M3FNUZ: return "float8e4m3fnuz";
+    case EPHOST_ELEMENT_FLOAT8E5M2: return "float8e5m2";
+    case EPHOST_ELEMENT_FLOAT8E5M2FNUZ: return "float8e5m2fnuz";
+    case EPHOST_ELEMENT_UINT4: return "uint4";
+    case EPHOST_ELEMENT_INT4: return "int4";
+    case EPHOST_ELEMENT_FLOAT4E2M1: return "float4e2m1";
+    case EPHOST_ELEMENT_FLOAT8E8M0: return "float8e8m0";
+    case EPHOST_ELEMENT_UINT2: return "uint2";
+    case EPHOST_ELEMENT_INT2: return "int2";
     default: return "undefined";
   }
 }
 
 /* Bytes per element of an element type: sizeof(const char*) for strings (their data is an array of
- * pointers), 0 for EPHOST_ELEMENT_UNDEFINED and unknown values. Header-only, like
+ * pointers), 0 for EPHOST_ELEMENT_UNDEFINED and unknown values, and (since ABI 4 and API 4) 0 for the
+ * packed sub-byte types (int4, uint4, float4e2m1, int2, uint2): size those with EphostTensorDataSize. Header-only, like
  * EphostElementTypeName, so that it works before (and without) a library is loaded; the application
  * API's GetElementSize answers the same. Added with application API 2 and plugin ABI 2. */
 static inline size_t EphostElementSize(int32_t elem_type) {
   switch (elem_type) {
     case EPHOST_ELEMENT_UINT8:
     case EPHOST_ELEMENT_INT8:
-    case EPHOST_ELEMENT_BOOL: return 1;
+    case EPHOST_ELEMENT_BOOL:
+    case EPHOST_ELEMENT_FLOAT8E4M3FN:
+    case EPHOST_ELEMENT_FLOAT8E4M3FNUZ:
+    case EPHOST_ELEMENT_FLOAT8E5M2:
+    case EPHOST_ELEMENT_FLOAT8E5M2FNUZ:
+    case EPHOST_ELEMENT_FLOAT8E8M0: return 1;
     case EPHOST_ELEMENT_UINT16:
     case EPHOST_ELEMENT_INT16:
     case EPHOST_ELEMENT_FLOAT16:
@@ -143,6 +175,32 @@ static inline size_t EphostElementSize(int32_t elem_type) {
     case EPHOST_ELEMENT_STRING: return sizeof(const char*);
     default: return 0;
   }
+}
+
+/* Bits per element: 8 times EphostElementSize for whole-byte types, 4 for int4, uint4 and
+ * float4e2m1, 2 for int2 and uint2, 0 for EPHOST_ELEMENT_UNDEFINED and unknown values. A type is known
+ * exactly when this is not 0. Header-only. Added in ABI 4 and API 4. */
+static inline size_t EphostElementBits(int32_t elem_type) {
+  switch (elem_type) {
+    case EPHOST_ELEMENT_UINT4:
+    case EPHOST_ELEMENT_INT4:
+    case EPHOST_ELEMENT_FLOAT4E2M1: return 4;
+    case EPHOST_ELEMENT_UINT2:
+    case EPHOST_ELEMENT_INT2: return 2;
+    default: return 8 * EphostElementSize(elem_type);
+  }
+}
+
+/* Bytes that `count` elements of `elem_type` take, packed as ONNX packs them: count times
+ * EphostElementSize for whole-byte types; count/2 (4-bit) or count/4 (2-bit) rounded up for the packed
+ * types (the unused high bits of the last byte are zero). 0 for unknown types; SIZE_MAX when the
+ * byte count does not fit in size_t. Header-only. Added in ABI 4 and API 4. */
+static inline size_t EphostTensorDataSize(int32_t elem_type, size_t count) {
+  const size_t bits = EphostElementBits(elem_type);
+  if (bits == 0) return 0;
+  if (bits < 8) return count / (8 / bits) + (count % (8 / bits) != 0 ? 1 : 0);
+  if (count > (size_t)-1 / (bits / 8)) return (size_t)-1;
+  return count * (bits / 8);
 }
 
 /* Severity of a log message. Added in ABI 1. */

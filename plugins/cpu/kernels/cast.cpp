@@ -1,4 +1,8 @@
-// Cast and CastLike between float, double, float16, bfloat16, bool, the integer types and string.
+// Cast and CastLike between float, double, float16, bfloat16, bool, the integer types, string, and the
+// types of opsets 19 to 25 (the float8 family, float4e2m1, int4, uint4, int2, uint2), whose casts go
+// through double (math/narrow_types.h: exact for their every value) with Cast's saturate and
+// round_mode.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -8,10 +12,12 @@
 #include <string_view>
 #include <system_error>
 #include <type_traits>
+#include <vector>
 
 #include "ephost/ephost_half.h"
 #include "kernel_registry.h"
 #include "math/half.h"
+#include "math/narrow_types.h"
 #include "math/numeric_cast.h"
 #include "math/parallel.h"
 
@@ -181,10 +187,32 @@ bool from_text(std::string_view s, D* out) {
 }
 
 bool castable(int32_t t) {
-  return t == EPHOST_ELEMENT_FLOAT || t == EPHOST_ELEMENT_DOUBLE || t == EPHOST_ELEMENT_FLOAT16 || t == EPHOST_ELEMENT_BFLOAT16 ||
+  return math::is_narrow_type(t) || t == EPHOST_ELEMENT_FLOAT || t == EPHOST_ELEMENT_DOUBLE || t == EPHOST_ELEMENT_FLOAT16 || t == EPHOST_ELEMENT_BFLOAT16 ||
          t == EPHOST_ELEMENT_BOOL || t == EPHOST_ELEMENT_INT8 || t == EPHOST_ELEMENT_UINT8 || t == EPHOST_ELEMENT_INT16 ||
          t == EPHOST_ELEMENT_UINT16 || t == EPHOST_ELEMENT_INT32 || t == EPHOST_ELEMENT_UINT32 || t == EPHOST_ELEMENT_INT64 ||
          t == EPHOST_ELEMENT_UINT64;
+}
+
+// Elements [begin, begin + n) of x, any castable type but string, as doubles (exact but for 64-bit
+// integers beyond 2^53).
+void read_doubles(const sdk::Tensor& x, int64_t begin, int64_t n, double* out) {
+  if (math::is_narrow_type(x.elem_type())) return math::narrow_decode(x.elem_type(), x.raw(), begin, n, out);
+  dispatch_any(x.elem_type(), [&](auto tag) {
+    using S = decltype(tag);
+    const S* px = static_cast<const S*>(x.raw()) + begin;
+    for (int64_t i = 0; i < n; ++i) out[i] = convert<double>(px[i]);
+  });
+}
+
+// Writes n doubles as elements [begin, begin + n) of y, of type `to` (any castable type but string).
+void write_doubles(int32_t to, const double* values, int64_t n, void* y, int64_t begin,
+                   const math::NarrowEncoding& how) {
+  if (math::is_narrow_type(to)) return math::narrow_encode(to, values, n, y, begin, how);
+  dispatch_any(to, [&](auto tag) {
+    using D = decltype(tag);
+    D* py = static_cast<D*>(y) + begin;
+    for (int64_t i = 0; i < n; ++i) py[i] = convert<D>(values[i]);
+  });
 }
 
 class CastKernel : public CpuKernel {
@@ -193,6 +221,10 @@ class CastKernel : public CpuKernel {
       : CpuKernel(node, c), like_(like), to_(static_cast<int32_t>(node.attr_int("to", 0))) {
     if (!like && !castable(to_) && to_ != EPHOST_ELEMENT_STRING)
       fail_node(node, std::string("unsupported target type ") + type_name(to_));
+    narrow_.saturate = node.attr_int("saturate", 1) != 0;
+    const std::string round_mode = node.attr_string("round_mode", "up");
+    if (!math::parse_e8m0_rounding(round_mode.c_str(), &narrow_.e8m0_rounding))
+      fail_node(node, "round_mode must be up, down or nearest, found '" + round_mode + "'");
   }
 
  protected:
@@ -200,6 +232,9 @@ class CastKernel : public CpuKernel {
     const sdk::Tensor x = required(ctx, 0, "input");
     const int32_t to = like_ ? required(ctx, 1, "target_type").elem_type() : to_;
     if (x.elem_type() == EPHOST_ELEMENT_STRING || to == EPHOST_ELEMENT_STRING) return cast_text(ctx, x, to);
+    if (!castable(x.elem_type()) || !castable(to))
+      fail(std::string("unsupported cast from ") + type_name(x.elem_type()) + " to " + type_name(to));
+    if (math::is_narrow_type(x.elem_type()) || math::is_narrow_type(to)) return cast_through_double(ctx, x, to, threads);
     void* y = ctx.output_raw(0, to, x.shape());
     const int64_t n = x.size();
     bool ok = false;
@@ -218,10 +253,47 @@ class CastKernel : public CpuKernel {
   }
 
  private:
+  // A cast from or to a narrow type: blocks of elements decoded to doubles, then encoded. A block's
+  // length is a multiple of every packed type's elements per byte, so no two threads write one byte.
+  void cast_through_double(sdk::KernelContext& ctx, const sdk::Tensor& x, int32_t to, int threads) {
+    void* y = ctx.output_raw(0, to, x.shape());
+    const int64_t n = x.size();
+    constexpr int64_t kBlock = 512;
+    const int64_t blocks = (n + kBlock - 1) / kBlock;
+    math::parallel_for(blocks, threads, std::max<int64_t>(1, math::kElementwiseGrain / kBlock), [&](int64_t b0, int64_t b1) {
+      double values[kBlock];
+      for (int64_t b = b0; b < b1; ++b) {
+        const int64_t begin = b * kBlock, len = std::min(kBlock, n - begin);
+        read_doubles(x, begin, len, values);
+        write_doubles(to, values, len, y, begin, narrow_);
+      }
+    });
+  }
+
   // Casts from or to string, element by element (each output string is a host allocation).
   void cast_text(sdk::KernelContext& ctx, const sdk::Tensor& x, int32_t to) {
     const int64_t n = x.size();
     bool ok = false;
+    if (x.elem_type() == EPHOST_ELEMENT_STRING && math::is_narrow_type(to)) {
+      const char* const* in = x.data<const char*>();
+      std::vector<double> values(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i)
+        if (!from_text(std::string_view(in[i]), &values[static_cast<size_t>(i)]))
+          fail("cannot read '" + std::string(in[i]) + "' (element " + std::to_string(i) + ") as " + type_name(to));
+      write_doubles(to, values.data(), n, ctx.output_raw(0, to, x.shape()), 0, narrow_);
+      return;
+    }
+    if (math::is_narrow_type(x.elem_type()) && to == EPHOST_ELEMENT_STRING) {
+      std::vector<double> values(static_cast<size_t>(n));
+      read_doubles(x, 0, n, values.data());
+      const char** y = ctx.output<const char*>(0, x.shape());
+      const bool integer = math::is_narrow_integer(x.elem_type());
+      for (int64_t i = 0; i < n; ++i) {
+        const double v = values[static_cast<size_t>(i)];
+        y[i] = ctx.output_string(0, integer ? std::to_string(static_cast<int64_t>(v)) : to_text(static_cast<float>(v)));
+      }
+      return;
+    }
     if (x.elem_type() == EPHOST_ELEMENT_STRING) {
       const char* const* in = x.data<const char*>();
       if (to == EPHOST_ELEMENT_STRING) {
@@ -250,6 +322,7 @@ class CastKernel : public CpuKernel {
 
   bool like_;
   int32_t to_;
+  math::NarrowEncoding narrow_;  // saturate and round_mode, for casts to the narrow types
 };
 
 bool cast_supported(const sdk::Node& n) {
@@ -266,7 +339,8 @@ bool cast_supported(const sdk::Node& n) {
 }  // namespace
 
 void register_cast_kernels(KernelRegistry& r) {
-  // Versions 19 to 25 add saturate (float8 only) and new element types, which cast_supported refuses.
+  // Versions 19 to 25 add saturate and round_mode (for the float8 targets) and the narrow types, which
+  // later types-only versions extend this kernel with.
   r.add("Cast", 6, 19, cast_supported, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
     return std::make_unique<CastKernel>(n, c, false);
   });

@@ -99,32 +99,10 @@ class TensorScatterKernel : public CpuKernel {
 
 // ---- BitCast --------------------------------------------------------------------------------------
 
-int element_bits(int32_t t) {
-  switch (t) {
-    case EPHOST_ELEMENT_BOOL:
-    case EPHOST_ELEMENT_UINT8:
-    case EPHOST_ELEMENT_INT8:
-      return 8;
-    case EPHOST_ELEMENT_UINT16:
-    case EPHOST_ELEMENT_INT16:
-    case EPHOST_ELEMENT_FLOAT16:
-    case EPHOST_ELEMENT_BFLOAT16:
-      return 16;
-    case EPHOST_ELEMENT_UINT32:
-    case EPHOST_ELEMENT_INT32:
-    case EPHOST_ELEMENT_FLOAT:
-      return 32;
-    case EPHOST_ELEMENT_UINT64:
-    case EPHOST_ELEMENT_INT64:
-    case EPHOST_ELEMENT_DOUBLE:
-    case EPHOST_ELEMENT_COMPLEX64:
-      return 64;
-    case EPHOST_ELEMENT_COMPLEX128:
-      return 128;
-    default:
-      return 0;
-  }
-}
+// Bits per element of the types BitCast takes: every fixed-width type, the float8 and packed sub-byte
+// types of opsets 19 to 25 included (a bit cast between two 4-bit types moves the packed bytes); 0 for
+// strings and unknown types.
+int element_bits(int32_t t) { return t == EPHOST_ELEMENT_STRING ? 0 : static_cast<int>(EphostElementBits(t)); }
 
 class BitCastKernel : public CpuKernel {
  public:
@@ -140,7 +118,7 @@ class BitCastKernel : public CpuKernel {
       fail(std::string("input (") + type_name(x.elem_type()) + ") and to (" + type_name(to_) +
            ") must have the same bit width");
     void* y = ctx.output_raw(0, to_, x.shape());
-    std::memcpy(y, x.raw(), sdk::element_size(to_) * static_cast<size_t>(x.size()));
+    std::memcpy(y, x.raw(), EphostTensorDataSize(to_, static_cast<size_t>(x.size())));
   }
 
  private:
@@ -153,7 +131,13 @@ void register_opset24_26_kernels(KernelRegistry& r) {
   r.add("Swish", 24, 24, inputs_of({EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE}), make_factory<SwishKernel>());
   r.add("TensorScatter", 24, 24, any_types(), make_factory<TensorScatterKernel>());
   r.add("BitCast", 26, 26,
-        [](const sdk::Node& n) { return all_movable(n) && element_bits(static_cast<int32_t>(n.attr_int("to", 0))) != 0; },
+        [](const sdk::Node& n) {
+          // all_movable, but with the packed sub-byte types too: the kernel copies whole bytes.
+          for (size_t i = 0; i < n.num_inputs(); ++i)
+            if (n.has_input(i) && n.input(i).elem_type() != EPHOST_ELEMENT_UNDEFINED && element_bits(n.input(i).elem_type()) == 0)
+              return false;
+          return element_bits(static_cast<int32_t>(n.attr_int("to", 0))) != 0;
+        },
         make_factory<BitCastKernel>());
 }
 

@@ -19,7 +19,7 @@ namespace {
 // Copies x into output `i` with a new shape (the host gives every output its own buffer).
 void copy_to_output(sdk::KernelContext& ctx, size_t i, const sdk::Tensor& x, const Shape& shape, int threads) {
   void* y = ctx.output_raw(i, x.elem_type(), shape);
-  const size_t bytes = static_cast<size_t>(x.size()) * sdk::element_size(x.elem_type());
+  const size_t bytes = EphostTensorDataSize(x.elem_type(), static_cast<size_t>(x.size()));  // packed types too
   if (bytes == 0) return;
   const char* src = static_cast<const char*>(x.raw());
   char* dst = static_cast<char*>(y);
@@ -361,17 +361,30 @@ class ExpandKernel : public CpuKernel {
 
 }  // namespace
 
+// The kernels that copy a whole tensor unchanged (copy_to_output) take the packed types (int4, uint4,
+// float4e2m1, int2, uint2) too: their bytes move as they are.
+static bool whole_copy_types(const sdk::Node& node) {
+  auto ok = [](int32_t t) {
+    return t == EPHOST_ELEMENT_UNDEFINED || is_movable_type(t) || (EphostElementBits(t) != 0 && t != EPHOST_ELEMENT_STRING);
+  };
+  for (size_t i = 0; i < node.num_inputs(); ++i)
+    if (node.has_input(i) && !ok(node.input(i).elem_type())) return false;
+  for (size_t i = 0; i < node.num_outputs(); ++i)
+    if (node.has_output(i) && !ok(node.output(i).elem_type())) return false;
+  return true;
+}
+
 void register_shape_kernels(KernelRegistry& r) {
   const SupportCheck any = any_types();
-  r.add("Reshape", 1, 17, any, make_factory<ReshapeKernel>());
-  r.add("Flatten", 1, 17, any, make_factory<FlattenKernel>());
-  r.add("Squeeze", 1, 17, any, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
+  r.add("Reshape", 1, 17, whole_copy_types, make_factory<ReshapeKernel>());
+  r.add("Flatten", 1, 17, whole_copy_types, make_factory<FlattenKernel>());
+  r.add("Squeeze", 1, 17, whole_copy_types, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
     return std::make_unique<SqueezeKernel>(n, c, false);
   });
-  r.add("Unsqueeze", 1, 17, any, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
+  r.add("Unsqueeze", 1, 17, whole_copy_types, [](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
     return std::make_unique<SqueezeKernel>(n, c, true);
   });
-  r.add("Identity", 1, 17, any, make_factory<IdentityKernel>());
+  r.add("Identity", 1, 17, whole_copy_types, make_factory<IdentityKernel>());
   // Shape and Size only read the shape, so any input type (strings included) works.
   r.add("Shape", 1, 17, nullptr, make_factory<ShapeKernel>());
   r.add("Size", 1, 17, nullptr, make_factory<SizeKernel>());
