@@ -620,6 +620,8 @@ std::unique_ptr<Model> finish_loading(std::unique_ptr<onnx::ModelProto> proto, s
                                : fmt::format("graph '{}'", model->proto->graph().name()),
                            0, &outer_reads);
 
+  model->overridden_dimensions =
+      apply_free_dimension_overrides(*model->proto->mutable_graph(), options.free_dimension_overrides);
   if (options.run_checker) run_checker(*model);
   if (options.infer_shapes) infer_model_shapes(*model);
   return model;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "epcontext/context_options.h"
+#include "model/free_dimensions.h"
 #include "session/session_options.h"
 
 namespace ephost {
@@ -28,6 +29,8 @@ struct SessionConfig {
   std::string profile_prefix = "ephost_profile";    // session.profile_file_prefix
   int64_t compile_timeout_ms = 0;                   // session.compile_timeout_ms; 0: no deadline
   EpContextOptions ep_context;
+  // session.free_dimension_override.<name> and session.free_dimension_override_denotation.<denotation>.
+  std::vector<FreeDimensionOverride> free_dimension_overrides;
   // Providers in registration priority (AppendProvider order; empty: by the plugins' priorities).
   std::vector<ProviderRequest> providers;
   // ep.<provider>.<key> entries that are not host keys: (provider as written, key, value).

@@ -42,6 +42,8 @@ py::dict documented_config_keys() {
   keys["EnableProfiling"] = kEphostSessionOptionsEnableProfiling;
   keys["ProfileFilePrefix"] = kEphostSessionOptionsProfileFilePrefix;
   keys["CompileTimeoutMs"] = kEphostSessionOptionsCompileTimeoutMs;
+  keys["FreeDimensionOverridePrefix"] = kEphostSessionOptionsFreeDimensionOverridePrefix;
+  keys["FreeDimensionOverrideDenotationPrefix"] = kEphostSessionOptionsFreeDimensionOverrideDenotationPrefix;
   keys["DisableEpContextFallback"] = kEphostSessionOptionsDisableEpContextFallback;
   keys["FailOnSuboptimalCompiledModel"] = kEphostSessionOptionsFailOnSuboptimalCompiledModel;
   keys["EpContextSourceModelPath"] = kEphostSessionOptionsEpContextSourceModelPath;
