@@ -5,7 +5,7 @@ model families.
     /usr/bin/python3 benchmarks/model_bench.py [--cases det,rec,...] [--precisions f32,u8s7,s8s8]
         [--int8-cases bert,vit,...] [--modes 1t,2t,pair] [--rounds N] [--isa avx2|avx512|scalar]
         [--runner PATH] [--baseline-runner PATH] [--ort DIR] [--models DIR] [--no-accuracy]
-        [--ghz F] [--fma-per-cycle N] [--json-out FILE]
+        [--ghz F] [--fma-per-cycle N] [--json-out FILE] [--free-dim NAME=VALUE ...]
 
 For every case, precision and mode, ephost (benchmarks/model_runner.cpp, built as ephost_model_runner)
 and ONNX Runtime (benchmarks/ort_runner.js over the npm package onnxruntime-node, CPU EP, graph
@@ -160,6 +160,8 @@ class Runner:
                   '--min-runs', str(self.args.min_runs), '--min-seconds', str(self.args.min_seconds)]
         if background:
             common.append('--background')
+        for kv in self.args.free_dim:
+            common += ['--free-dim', kv]
         if runtime in ('ephost', 'base'):
             extra = []
             for kv in self.args.provider_option:
@@ -319,6 +321,9 @@ def main():
     ap.add_argument('--rounds', type=int, default=1)
     ap.add_argument('--timeout', type=float, default=900)
     ap.add_argument('--provider-option', action='append', default=[], help='KEY=VALUE for ephost\'s cpu provider')
+    ap.add_argument('--free-dim', action='append', default=[],
+                    help='NAME=VALUE: fix symbolic input dimension NAME in both runtimes (ephost\'s '
+                         'session.free_dimension_override.NAME, onnxruntime-node\'s freeDimensionOverrides)')
     ap.add_argument('--runtimes', default='ephost,ort')
     ap.add_argument('--isa', default='', help='EPHOST_CPU_ISA for ephost (scalar, avx2, avx512); ORT has no cap')
     ap.add_argument('--baseline-runner', default='',

@@ -15,6 +15,7 @@
 // "machine/ISA tier". --background: after the warm-up prints
 // {"ready": true} and keeps running until stdin closes (the second worker of a side-by-side pair).
 #include <ephost/ephost_c_api.h>
+#include <ephost/ephost_session_options_keys.h>
 
 #include <nlohmann/json.hpp>
 
@@ -123,6 +124,7 @@ int main(int argc, char** argv) {
   EphostLogLevel log_level = EPHOST_LOG_WARNING;
   std::string partition_out, dump_out;
   std::vector<std::pair<std::string, std::string>> provider_options;
+  std::vector<std::pair<std::string, std::string>> free_dims;  // --free-dim NAME=VALUE
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -145,6 +147,11 @@ int main(int argc, char** argv) {
       size_t eq = kv.find('=');
       if (eq == std::string::npos) die("--provider-option wants KEY=VALUE");
       provider_options.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+    } else if (a == "--free-dim") {
+      std::string kv = next();
+      size_t eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) die("--free-dim wants NAME=VALUE");
+      free_dims.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
     } else die("unknown argument " + a);
   }
   if (model.empty() || inputs_path.empty()) die("--model and --inputs are required");
@@ -179,6 +186,10 @@ int main(int argc, char** argv) {
   EphostSessionOptions* options = nullptr;
   check(api->CreateSessionOptions(&options), "CreateSessionOptions");
   check(api->SetIntraOpNumThreads(options, threads), "SetIntraOpNumThreads");
+  for (auto& [name, value] : free_dims)
+    check(api->AddSessionConfigEntry(options, (kEphostSessionOptionsFreeDimensionOverridePrefix + name).c_str(),
+                                     value.c_str()),
+          "--free-dim");
   if (!provider_options.empty()) {
     std::vector<const char*> keys, values;
     for (auto& kv : provider_options) {

@@ -6,6 +6,7 @@
 //
 //   node ort_runner.js --ort DIR --model M.onnx --inputs INPUTS.json [--threads N] [--warmup W]
 //                      [--min-runs R] [--max-runs R] [--min-seconds S] [--background]
+//                      [--free-dim NAME=VALUE]...   (freeDimensionOverrides, as ephost_model_runner's)
 'use strict';
 
 const fs = require('fs');
@@ -16,7 +17,7 @@ function die(msg) {
   process.exit(1);
 }
 
-const opt = { threads: 1, warmup: 3, minRuns: 10, maxRuns: 100000, minSeconds: 2.0, background: false };
+const opt = { threads: 1, warmup: 3, minRuns: 10, maxRuns: 100000, minSeconds: 2.0, background: false, freeDims: {} };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; ++i) {
   const a = argv[i];
@@ -30,6 +31,11 @@ for (let i = 0; i < argv.length; ++i) {
   else if (a === '--max-runs') opt.maxRuns = parseInt(next(), 10);
   else if (a === '--min-seconds') opt.minSeconds = parseFloat(next());
   else if (a === '--background') opt.background = true;
+  else if (a === '--free-dim') {
+    const m = next().match(/^([^=]+)=(\d+)$/);
+    if (!m) die('--free-dim wants NAME=VALUE');
+    opt.freeDims[m[1]] = parseInt(m[2], 10);
+  }
   else die(`unknown argument ${a}`);
 }
 if (!opt.model || !opt.inputs) die('--model and --inputs are required');
@@ -71,6 +77,7 @@ async function main() {
     interOpNumThreads: 1,
     executionMode: 'sequential',
   };
+  if (Object.keys(opt.freeDims).length) so.freeDimensionOverrides = opt.freeDims;
   const rssBase = statusKb('VmRSS');
   const createCpu0 = process.cpuUsage();
   const createFaults0 = process.resourceUsage().minorPageFault;

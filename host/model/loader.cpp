@@ -466,6 +466,8 @@ std::unique_ptr<Model> finish_loading(std::unique_ptr<onnx::ModelProto> proto, s
                                                           ? std::string("main graph")
                                                           : fmt::format("graph '{}'", model->proto->graph().name()));
 
+  model->overridden_dimensions =
+      apply_free_dimension_overrides(*model->proto->mutable_graph(), options.free_dimension_overrides);
   if (options.run_checker) run_checker(*model);
   if (options.infer_shapes) infer_model_shapes(*model);
   return model;

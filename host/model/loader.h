@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "model/free_dimensions.h"
 #include "model/model.h"
 #include "opsets/opsets.h"
 #include "model/tensor_proto.h"
@@ -29,6 +31,9 @@ struct LoadOptions {
   std::string external_data_folder;
   bool run_checker = true;
   bool infer_shapes = true;
+  // session.free_dimension_override*: applied to the graph inputs before the checker and shape
+  // inference; the dimensions fixed are recorded in Model::overridden_dimensions.
+  std::vector<FreeDimensionOverride> free_dimension_overrides;
 };
 
 // Reads, parses, checks the ai.onnx opset, resolves external data (relative to the model's folder, or

@@ -7,6 +7,9 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
+
+#include "model/free_dimensions.h"
 
 namespace onnx {
 class ModelProto;
@@ -26,6 +29,8 @@ class Model {
   std::string base_dir;  // where external data is resolved from
   int64_t ir_version = 0;
   std::map<std::string, int64_t> opsets;  // domain ("" for ai.onnx) -> version
+  // Graph input dimensions session.free_dimension_override* fixed at load (messages name the key).
+  std::vector<OverriddenDimension> overridden_dimensions;
 
   // The opset of `domain` ("" or "ai.onnx" for the default domain), -1 when not imported.
   int64_t opset(const std::string& domain) const;

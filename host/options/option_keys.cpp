@@ -74,6 +74,14 @@ std::string closest_option_key(const std::string& key) {
 
 void check_option_key(const std::string& key) {
   if (!is_host_option_namespace(key)) return;
+  for (const char* prefix : {kEphostSessionOptionsFreeDimensionOverridePrefix,
+                             kEphostSessionOptionsFreeDimensionOverrideDenotationPrefix}) {
+    const std::string p = prefix;
+    if (key.rfind(p, 0) != 0) continue;
+    if (key.size() == p.size())
+      fail(EPHOST_INVALID_ARGUMENT, "session option '{}' names no dimension: write '{}<name>'", key, p);
+    return;
+  }
   for (const OptionKey& k : known_option_keys())
     if (key == k.key) return;
   const std::string closest = closest_option_key(key);

@@ -96,6 +96,35 @@ EpContextOptions parse_ep_context(const Reader& r) {
   return o;
 }
 
+std::vector<FreeDimensionOverride> parse_free_dimension_overrides(const std::map<std::string, std::string>& config) {
+  std::vector<FreeDimensionOverride> overrides;
+  for (const auto& [key, value] : config) {
+    FreeDimensionOverride o;
+    const std::string by_name = kEphostSessionOptionsFreeDimensionOverridePrefix;
+    const std::string by_denotation = kEphostSessionOptionsFreeDimensionOverrideDenotationPrefix;
+    if (key.rfind(by_name, 0) == 0)
+      o.name = key.substr(by_name.size());
+    else if (key.rfind(by_denotation, 0) == 0)
+      o.name = key.substr(by_denotation.size()), o.by_denotation = true;
+    else
+      continue;
+    o.key = key;
+    bool ok = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+    if (ok) {
+      try {
+        o.value = std::stoll(value);
+      } catch (...) {
+        ok = false;
+      }
+    }
+    if (!ok || o.value <= 0)
+      fail(EPHOST_INVALID_ARGUMENT, "session config '{}' must be a positive integer (the dimension's size), found \"{}\"",
+           key, value);
+    overrides.push_back(std::move(o));
+  }
+  return overrides;
+}
+
 }  // namespace
 
 const char* selection_policy_name(SelectionPolicy policy) {
@@ -128,6 +157,7 @@ SessionConfig parse_session_config(const SessionOptions& options) {
   if (!c.provider_isolation.empty())
     parse_isolation_mode(c.provider_isolation, "session option 'session.provider_isolation'");
   c.ep_context = parse_ep_context(r);
+  c.free_dimension_overrides = parse_free_dimension_overrides(options.config);
   c.providers = options.providers;
   const std::string prefix = kEphostSessionOptionsProviderOptionPrefix;
   for (const auto& [key, value] : options.config) {

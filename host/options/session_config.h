@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "epcontext/context_options.h"
+#include "model/free_dimensions.h"
 #include "options/session_options.h"
 
 namespace ephost {
@@ -29,6 +30,8 @@ struct SessionConfig {
   int64_t compile_timeout_ms = 0;                   // session.compile_timeout_ms; 0: no deadline
   std::string provider_isolation;                   // session.provider_isolation ("": not set)
   EpContextOptions ep_context;
+  // session.free_dimension_override.<name> and session.free_dimension_override_denotation.<denotation>.
+  std::vector<FreeDimensionOverride> free_dimension_overrides;
   // Providers in registration priority (AppendProvider order; empty: by the plugins' priorities).
   std::vector<ProviderRequest> providers;
   // ep.<provider>.<key> entries that are not host keys: (provider as written, key, value).

@@ -35,8 +35,17 @@ std::string list_values(const std::vector<Value*>& values) {
   return s.empty() ? "none" : s;
 }
 
+std::string override_note(const std::vector<OverriddenDimension>& overridden, const std::string& input, size_t axis) {
+  for (const OverriddenDimension& o : overridden)
+    if (o.input == input && o.axis == axis)
+      return fmt::format(" (fixed by the session option {}={}: feed that size, or create the session with "
+                         "another value or without the override)",
+                         o.key, o.value);
+  return {};
+}
+
 // Throws unless `value` fits `v`'s declared type: kind, element type, and for tensors the shape.
-void check_input(const Value& v, const RuntimeValue& value) {
+void check_input(const Value& v, const RuntimeValue& value, const std::vector<OverriddenDimension>& overridden) {
   const TypeInfo& type = v.type;
   const int32_t kind = type.kind;
   if (!value.is_set()) fail(EPHOST_INVALID_ARGUMENT, "input {} is given no value", describe_value(v));
@@ -75,15 +84,16 @@ void check_input(const Value& v, const RuntimeValue& value) {
            shape_to_string(t.shape()));
     for (size_t d = 0; d < t.shape().size(); ++d)
       if (type.dims[d] >= 0 && type.dims[d] != t.shape()[d])
-        fail(EPHOST_INVALID_ARGUMENT, "input {}: dimension {} must be {}, got shape {}", describe_value(v), d,
-             type.dims[d], shape_to_string(t.shape()));
+        fail(EPHOST_INVALID_ARGUMENT, "input {}: dimension {} must be {}, got shape {}{}", describe_value(v), d,
+             type.dims[d], shape_to_string(t.shape()), override_note(overridden, v.name, d));
   }
 }
 
 }  // namespace
 
 std::vector<std::pair<const Value*, RuntimeValue>> bind_run_inputs(const Graph& g, const std::vector<std::string>& names,
-                                                                   const std::vector<RuntimeValue>& values) {
+                                                                   const std::vector<RuntimeValue>& values,
+                                                                   const std::vector<OverriddenDimension>& overridden) {
   if (names.size() != values.size())
     fail(EPHOST_INVALID_ARGUMENT, "{} input names but {} input values", names.size(), values.size());
   std::vector<const RuntimeValue*> bound(g.values.size(), nullptr);
@@ -92,7 +102,7 @@ std::vector<std::pair<const Value*, RuntimeValue>> bind_run_inputs(const Graph& 
     if (!v || !v->is_graph_input)
       fail(EPHOST_INVALID_ARGUMENT, "unknown input '{}'; the model's inputs are: {}", names[i], list_values(g.required_inputs()));
     if (bound[v->index]) fail(EPHOST_INVALID_ARGUMENT, "input '{}' is given twice", names[i]);
-    check_input(*v, values[i]);
+    check_input(*v, values[i], overridden);
     bound[v->index] = &values[i];
   }
   std::vector<std::pair<const Value*, RuntimeValue>> feeds;

@@ -215,7 +215,7 @@ std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_nam
                                        const std::vector<std::string>& output_names, const OutputRequests* requests,
                                        RunCopyStats* stats, const RunLimits* limits) const {
   if (limits) limits->check();
-  const auto feeds = bind_run_inputs(*graph_, input_names, inputs);
+  const auto feeds = bind_run_inputs(*graph_, input_names, inputs, model_->overridden_dimensions);
   const std::vector<size_t> picks = pick_run_outputs(*graph_, output_names);
   OutputRequests by_output;
   if (requests) {

@@ -19,6 +19,7 @@ LoadOptions model_load_options(const SessionConfig& config, bool trusted_model) 
   lo.external_data_folder = config.external_data_folder;
   lo.run_checker = !trusted_model;
   lo.infer_shapes = !trusted_model;
+  lo.free_dimension_overrides = config.free_dimension_overrides;
   return lo;
 }
 

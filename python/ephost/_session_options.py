@@ -74,6 +74,23 @@ class SessionOptions(StrictAttributes):
         _ephost.check_config_entry(key, value)
         self._entries[key] = value
 
+    def add_free_dimension_override_by_name(self, dim_name, dim_value):
+        """Fixes every graph input dimension named `dim_name` to `dim_value` (an int > 0) when the model
+        loads, so the session's shapes are static and providers plan at creation (as onnxruntime's).
+        Sets "session.free_dimension_override.<dim_name>"."""
+        self._add_free_dimension_override("FreeDimensionOverridePrefix", "add_free_dimension_override_by_name",
+                                          dim_name, dim_value)
+
+    def add_free_dimension_override_by_denotation(self, dim_denotation, dim_value):
+        """The same for dimensions whose denotation is `dim_denotation` (e.g. "DATA_BATCH")."""
+        self._add_free_dimension_override("FreeDimensionOverrideDenotationPrefix",
+                                          "add_free_dimension_override_by_denotation", dim_denotation, dim_value)
+
+    def _add_free_dimension_override(self, prefix_key, method, name, value):
+        if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise _ephost.InvalidArgument(f"{method} takes a str name and an int > 0, got {name!r} and {value!r}")
+        self.add_session_config_entry(_KEYS[prefix_key] + name, str(value))
+
     def get_session_config_entry(self, key):
         """The value set for `key`; InvalidArgument when it was never set."""
         try:

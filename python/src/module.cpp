@@ -43,6 +43,8 @@ py::dict documented_config_keys() {
   keys["ProfileFilePrefix"] = kEphostSessionOptionsProfileFilePrefix;
   keys["CompileTimeoutMs"] = kEphostSessionOptionsCompileTimeoutMs;
   keys["ProviderIsolation"] = kEphostSessionOptionsProviderIsolation;
+  keys["FreeDimensionOverridePrefix"] = kEphostSessionOptionsFreeDimensionOverridePrefix;
+  keys["FreeDimensionOverrideDenotationPrefix"] = kEphostSessionOptionsFreeDimensionOverrideDenotationPrefix;
   keys["DisableEpContextFallback"] = kEphostSessionOptionsDisableEpContextFallback;
   keys["FailOnSuboptimalCompiledModel"] = kEphostSessionOptionsFailOnSuboptimalCompiledModel;
   keys["EpContextSourceModelPath"] = kEphostSessionOptionsEpContextSourceModelPath;

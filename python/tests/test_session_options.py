@@ -24,6 +24,11 @@ def test_the_package_knows_every_documented_key(source_dir):
 def test_every_documented_key_is_accepted(source_dir):
     options = ephost.SessionOptions()
     for key in documented_keys(source_dir).values():
+        if key.endswith("."):
+            key += "N"  # a prefix (session.free_dimension_override.<name>)
+            options.add_session_config_entry(key, "1")
+            assert options.get_session_config_entry(key) == "1"
+            continue
         options.add_session_config_entry(key, "0")
         assert options.get_session_config_entry(key) == "0"
 
@@ -85,3 +90,23 @@ def test_profiling_writes_a_chrome_trace_as_onnxruntime(tmp_path):
     assert any(e["cat"] == "node" and e["args"]["provider"] for e in events)  # alpha may hold Add
     with pytest.raises(ephost.InvalidArgument, match="session.enable_profiling"):
         ephost.InferenceSession(binary_model("Add")).end_profiling()
+
+
+def test_free_dimension_override_by_name_makes_inputs_static():
+    options = ephost.SessionOptions()
+    options.add_free_dimension_override_by_name("N", 2)
+    assert options.get_session_config_entry("session.free_dimension_override.N") == "2"
+    session = ephost.InferenceSession(binary_model("Add"), options)
+    assert [i.shape for i in session.get_inputs()] == [[2, 3], [2, 3]]
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    [z] = session.run(None, {"x": x, "y": x})
+    np.testing.assert_array_equal(z, x + x)
+    big = np.ones((4, 3), np.float32)
+    with pytest.raises(ephost.InvalidArgument, match=r"session\.free_dimension_override\.N=2"):
+        session.run(None, {"x": big, "y": big})
+    with pytest.raises(ephost.InvalidArgument, match="int > 0"):
+        options.add_free_dimension_override_by_name("N", 0)
+    with pytest.raises(ephost.InvalidArgument, match="positive integer"):
+        bad = ephost.SessionOptions()
+        bad.add_session_config_entry("session.free_dimension_override.N", "x")
+        ephost.InferenceSession(binary_model("Add"), bad)

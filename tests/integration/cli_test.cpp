@@ -175,6 +175,20 @@ TEST(Cli, BenchJsonHasTheTimings) {
   EXPECT_GT(j["run_ms_median"].get<double>(), 0.0);
 }
 
+TEST(Cli, BenchTakesAFreeDimensionOverrideInPlaceOfShapes) {
+  TempDir models;
+  ModelBuilder m;
+  m.input("x", onnx::TensorProto::FLOAT, {-1, 4}).output("y", onnx::TensorProto::FLOAT, {-1, 4});
+  m.node("Relu", {"x"}, {"y"}, "relu");
+  const std::string model = m.save(models);
+  Result symbolic = ephost("bench '" + model + "' --repeat 1 --warmup 0 --threads 1 --json");
+  EXPECT_NE(symbolic.exit_code, 0) << "a symbolic dim needs --shape or an override: " << symbolic.output;
+  Result r = ephost("bench '" + model + "' --repeat 1 --warmup 0 --threads 1 --json --option "
+                    "session.free_dimension_override.N=3", "", false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_GT(json::parse(r.output)["run_ms_median"].get<double>(), 0.0);
+}
+
 // ---- where plugin verdicts come from (the registry cache: discovery/verdict_freshness.h) --------------
 
 // Reads and writes a registry file as JSON.

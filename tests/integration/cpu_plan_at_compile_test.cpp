@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -54,13 +55,15 @@ struct Spans {
 };
 
 // Runs the model once per entry of `sizes` (the input's height and width) in one profiled session at
-// one thread, and counts the region's spans.
-Spans run_profiled(const std::string& model, const std::vector<int64_t>& sizes) {
+// one thread (with `config`'s further entries), and counts the region's spans.
+Spans run_profiled(const std::string& model, const std::vector<int64_t>& sizes,
+                   const std::map<std::string, std::string>& config = {}) {
   TempDir dir;
   Ephost::SessionOptions options;
   options.set_threads(1);
   options.add_config(kEphostSessionOptionsEnableProfiling, "1")
       .add_config(kEphostSessionOptionsProfileFilePrefix, dir.file("trace"));
+  for (const auto& [key, value] : config) options.add_config(key, value);
   Ephost::Session session(cpu_env(), model.data(), model.size(), options);
   for (int64_t s : sizes) {
     std::vector<float> x(static_cast<size_t>(16 * s * s));
@@ -92,6 +95,14 @@ TEST(CpuPlanAtCompile, DynamicShapesPlanOnTheFirstRunOfEachShapeOnly) {
   const Spans s = run_profiled(region_model(-1), {16, 16, 12, 16, 12});
   EXPECT_GE(s.region_ops, 5 * 3);
   EXPECT_EQ(s.plans, 2) << "one plan for 16x16 and one for 12x12, each on its first run";
+}
+
+TEST(CpuPlanAtCompile, SymbolicShapesFixedByAFreeDimensionOverridePlanAtCreation) {
+  const std::map<std::string, std::string> fixed = {
+      {std::string(kEphostSessionOptionsFreeDimensionOverridePrefix) + "N", "16"}};
+  const Spans s = run_profiled(region_model(-1), {16, 16, 16}, fixed);
+  EXPECT_GE(s.region_ops, 3 * 3);
+  EXPECT_EQ(s.plans, 0) << "with N fixed at 16 the shapes are static: no run should create primitives";
 }
 
 }  // namespace

@@ -65,9 +65,13 @@ TEST(SessionConfig, HeaderKnownKeysAndReadmeAgree) {
   for (const OptionKey& k : known_option_keys()) known.insert(k.key);
   std::set<std::string> header = header_keys();
   ASSERT_TRUE(header.erase(kEphostSessionOptionsProviderOptionPrefix)) << "the provider option prefix";
+  ASSERT_TRUE(header.erase(kEphostSessionOptionsFreeDimensionOverridePrefix)) << "a prefix of keys";
+  ASSERT_TRUE(header.erase(kEphostSessionOptionsFreeDimensionOverrideDenotationPrefix)) << "a prefix of keys";
   EXPECT_EQ(header, known) << "every key of ephost_session_options_keys.h is one the host knows, and back";
   std::set<std::string> readme = readme_keys();
   ASSERT_TRUE(readme.erase("ep.<provider>.<key>")) << "README documents provider options";
+  ASSERT_TRUE(readme.erase(std::string(kEphostSessionOptionsFreeDimensionOverridePrefix) + "<name>"));
+  ASSERT_TRUE(readme.erase(std::string(kEphostSessionOptionsFreeDimensionOverrideDenotationPrefix) + "<denotation>"));
   EXPECT_EQ(readme, known) << "README.md's option table lists exactly the known keys";
 }
 

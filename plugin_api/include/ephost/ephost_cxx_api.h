@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ephost/ephost_c_api.h"
+#include "ephost/ephost_session_options_keys.h"
 
 namespace Ephost {
 
@@ -260,6 +261,17 @@ class SessionOptions {
   SessionOptions& add_config(const std::string& key, const std::string& value) {
     check(api().AddSessionConfigEntry(o_.get(), key.c_str(), value.c_str()));
     return *this;
+  }
+  // Fixes every graph input dimension named `dim_name` to `value` (> 0) when the model loads, so the
+  // session's shapes are static (ONNX Runtime's AddFreeDimensionOverrideByName). Sets the entry
+  // session.free_dimension_override.<dim_name> (API version 4); the session's creation checks it.
+  SessionOptions& add_free_dimension_override_by_name(const std::string& dim_name, int64_t value) {
+    return add_config(std::string(kEphostSessionOptionsFreeDimensionOverridePrefix) + dim_name, std::to_string(value));
+  }
+  // The same for dimensions whose denotation is `denotation` (ONNX Runtime's AddFreeDimensionOverride).
+  SessionOptions& add_free_dimension_override(const std::string& denotation, int64_t value) {
+    return add_config(std::string(kEphostSessionOptionsFreeDimensionOverrideDenotationPrefix) + denotation,
+                      std::to_string(value));
   }
   // A value for initializer (or graph input) `name` (AddInitializer, API version 4); copied.
   SessionOptions& add_initializer(const std::string& name, const Tensor& value) {

@@ -92,6 +92,20 @@ static const char* const kEphostSessionOptionsCompileTimeoutMs = "session.compil
  * plugin always runs in process. ephost addition. Since API 4. */
 static const char* const kEphostSessionOptionsProviderIsolation = "session.provider_isolation";
 
+/* Prefix: "session.free_dimension_override.<dim_name>" = a positive integer (e.g. "1"). Every graph
+ * input dimension whose symbolic name (dim_param) is <dim_name> becomes that fixed size when the model
+ * is loaded, before shape inference, so the graph's shapes are static and providers plan at session
+ * creation (ONNX Runtime's AddFreeDimensionOverrideByName). A run feeding another size for such a
+ * dimension is refused, naming the input, the dimension and this key. A name no input dimension
+ * carries is logged as a warning. Since API 4. */
+static const char* const kEphostSessionOptionsFreeDimensionOverridePrefix = "session.free_dimension_override.";
+
+/* Prefix: "session.free_dimension_override_denotation.<denotation>" = a positive integer. As above,
+ * for graph input dimensions whose denotation is <denotation> (e.g. "DATA_BATCH"; ONNX Runtime's
+ * AddFreeDimensionOverride). Since API 4. */
+static const char* const kEphostSessionOptionsFreeDimensionOverrideDenotationPrefix =
+    "session.free_dimension_override_denotation.";
+
 /* ---- EPContext: loading a ctx model ------------------------------------------------------------- */
 
 /* flag, default "0". "1": a cached context that does not fit its plugin fails the session with
