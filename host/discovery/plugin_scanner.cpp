@@ -383,13 +383,7 @@ void send(int fd, const json& message) {
 
 }  // namespace
 
-std::string default_scanner_path() {
-  const char* env = std::getenv(kScannerEnv);
-  if (env && *env) return env;
-  const std::string dir = host_library_directory();
-  if (dir.empty()) return {};
-  return (std::filesystem::path(dir) / "ephost" / kScannerFileName).string();
-}
+std::string default_scanner_path() { return installed_helper_path(kScannerEnv, kScannerFileName); }
 
 std::vector<ProbeResult> probe_in_scanner(const std::vector<std::string>& paths, const ScannerOptions& options) {
   std::vector<std::optional<ProbeResult>> results(paths.size());

@@ -64,6 +64,14 @@ std::string host_library_directory() {
   }
 }
 
+std::string installed_helper_path(const char* env, const char* file_name) {
+  const char* value = std::getenv(env);
+  if (value && *value) return value;
+  const std::string dir = host_library_directory();
+  if (dir.empty()) return {};
+  return (fs::path(dir) / "ephost" / file_name).string();
+}
+
 std::string default_plugin_directory() {
   const std::string dir = host_library_directory();
   if (dir.empty()) return {};

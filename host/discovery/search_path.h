@@ -25,6 +25,11 @@ std::string default_plugin_directory();
 // found. Installed helpers live below it (ephost/plugins, ephost/ephost-plugin-scanner).
 std::string host_library_directory();
 
+// An installed helper executable (the plugin scanner, the provider host): the path in environment
+// variable `env` when it is set and not empty (tests point it at the build tree), else
+// <host_library_directory()>/ephost/<file_name>; "" when neither is known.
+std::string installed_helper_path(const char* env, const char* file_name);
+
 // EPHOST_PLUGIN_PATH's directories, then default_plugin_directory().
 std::vector<std::string> default_plugin_search_path();
 

@@ -43,13 +43,7 @@ std::string describe_status(int status) {
 
 }  // namespace
 
-std::string default_provider_host_path() {
-  const char* env = std::getenv(kProviderHostEnv);
-  if (env && *env) return env;
-  const std::string dir = host_library_directory();
-  if (dir.empty()) return {};
-  return (std::filesystem::path(dir) / "ephost" / kProviderHostFileName).string();
-}
+std::string default_provider_host_path() { return installed_helper_path(kProviderHostEnv, kProviderHostFileName); }
 
 ProviderProcess::ProviderProcess(const std::string& executable) : arena_(SharedArena::create(kInitialArenaBytes)) {
   if (executable.empty() || ::access(executable.c_str(), X_OK) != 0)
