@@ -1,9 +1,10 @@
 // What a plugin's probe verdict may depend on besides the library file: the environment the host passes
 // to plugins (the scanner's child gets the whole environ), the host's version and the accelerator device
-// nodes present. The registry cache (registry_cache.h) records this context with every refusal and
-// timeout, so that such a verdict is probed again once its cause may have gone: a plugin that refused
-// because a variable was unset (the conformance kit's observer without EPHOST_CTS_TARGET), or a GPU
-// plugin probed before its driver created its device nodes.
+// nodes present. The registry cache (registry_cache.h) records this context with every usable
+// verdict, refusal and timeout, so that such a verdict is probed again once its cause may have gone: a
+// plugin that refused because a variable was unset (the conformance kit's observer without
+// EPHOST_CTS_TARGET), a GPU plugin probed before its driver created its device nodes, or an OpenCL
+// plugin that listed no device under another OCL_ICD_VENDORS.
 //
 // No secret ever reaches the cache: each variable is kept as its name and a hash of its value (FNV-1a
 // 64, 16 lowercase hex digits), enough to tell that it changed and to name it, never the value. (A

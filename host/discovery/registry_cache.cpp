@@ -32,7 +32,9 @@ constexpr const char* kFormat = "ephost-plugin-registry";
 // 3: every entry says when it was probed (probed_at); refusals and timeouts record their context
 // (probe_context.h) and how often the same verdict came again (repeats), so that they are probed again
 // when their cause may have gone (verdict_freshness.h). An older file is foreign: ignored and rewritten.
-constexpr int kFormatVersion = 3;
+// 4: usable verdicts record their context too: the devices a usable plugin lists depend on the
+// environment (an OpenCL plugin probed under an empty OCL_ICD_VENDORS folder lists none).
+constexpr int kFormatVersion = 4;
 constexpr size_t kMaxFileBytes = 64u << 20;
 constexpr size_t kMaxEntries = 100000;
 constexpr int kMaxNesting = 16;
@@ -179,14 +181,17 @@ RegistryEntry entry_from_json(const json& e) {
   // Exactly the members serialize writes: a context where none belongs, or none where one does, is
   // not something this host wrote.
   const bool contextual = verdict_depends_on_context(entry.result.outcome);
-  const size_t members = contextual ? 9 : 7;
+  const bool ages = verdict_ages_out(entry.result.outcome);
+  const size_t members = 7 + (contextual ? 1 : 0) + (ages ? 1 : 0);
   if (e.size() != members)
     corrupt(fmt::format("library entry '{}' ({} verdict) has {} members, not {}", id.path,
                         probe_outcome_name(entry.result.outcome), e.size(), members));
-  if (contextual) {
+  if (ages) {
     entry.repeats = integer_member<uint32_t>(e, "repeats");
     if (entry.repeats > kMaxRepeats)
       corrupt(fmt::format("library entry '{}': more than {} repeats", id.path, kMaxRepeats));
+  }
+  if (contextual) {
     auto context = e.find("context");
     if (context == e.end()) corrupt(fmt::format("library entry '{}' without a context", id.path));
     entry.context = context_from_json(*context, id.path);
@@ -273,10 +278,8 @@ std::string RegistryCache::serialize(const Entries& entries) {
               {"device", id.device},
               {"probed_at", entry.probed_at},
               {"probe", probe_result_to_json(entry.result)}};
-    if (verdict_depends_on_context(entry.result.outcome)) {
-      e["repeats"] = entry.repeats;
-      e["context"] = context_to_json(entry.context);
-    }
+    if (verdict_ages_out(entry.result.outcome)) e["repeats"] = entry.repeats;
+    if (verdict_depends_on_context(entry.result.outcome)) e["context"] = context_to_json(entry.context);
     libraries.push_back(std::move(e));
   }
   json j = {{"format", kFormat}, {"format_version", kFormatVersion}, {"host", host_key()}, {"libraries", libraries}};
@@ -304,6 +307,10 @@ void RegistryCache::load() {
 }
 
 bool verdict_depends_on_context(ProbeOutcome outcome) {
+  return outcome == ProbeOutcome::kUsable || verdict_ages_out(outcome);
+}
+
+bool verdict_ages_out(ProbeOutcome outcome) {
   return outcome == ProbeOutcome::kRefused || outcome == ProbeOutcome::kTimedOut;
 }
 
@@ -320,8 +327,8 @@ void RegistryCache::store(const LibraryIdentity& id, const ProbeResult& result, 
   entry.identity = id;
   entry.result = result;
   entry.probed_at = probed_at;
-  if (verdict_depends_on_context(result.outcome)) {
-    entry.context = context;
+  if (verdict_depends_on_context(result.outcome)) entry.context = context;
+  if (verdict_ages_out(result.outcome)) {
     auto previous = entries_.find(id.path);
     if (previous != entries_.end() && previous->second.identity == id &&
         previous->second.result.outcome == result.outcome && previous->second.result.stage == result.stage &&

@@ -5,14 +5,15 @@
 // scanner protocol and the ephost version. A corrupt or foreign file is never trusted: it is ignored
 // (logged) and rewritten.
 //
-// How long a verdict holds (verdict_freshness.h): a usable library, or one that crashed or exited
-// while probed, keeps its verdict until the file changes. A refusal or a timeout may have a cause
-// outside the file (an environment variable, a driver not ready yet), so it records its context
-// (probe_context.h: a hash per environment variable, the host version, the accelerator device nodes)
-// and is probed again when that context changed, and anyway once it is older than its backoff (15 min,
-// doubling with each probe that gave the same verdict again, at most 24 h).
+// How long a verdict holds (verdict_freshness.h): a library that crashed or exited while probed keeps
+// its verdict until the file changes. A usable library, a refusal or a timeout may owe its verdict to
+// something outside the file (an environment variable, a driver not ready yet, the ICD loader's vendor
+// folder that decides which devices a usable plugin lists), so it records its context (probe_context.h:
+// a hash per environment variable, the host version, the accelerator device nodes) and is probed again
+// when that context changed. A refusal or a timeout is also probed again once it is older than its
+// backoff (15 min, doubling with each probe that gave the same verdict again, at most 24 h).
 //
-// Layout (format_version 3; older files are foreign: ignored and rewritten):
+// Layout (format_version 4; older files are foreign: ignored and rewritten):
 //   {"format": "ephost-plugin-registry", "format_version": 3,
 //    "host": {"ephost_version": "0.1.0", "plugin_abi": [1, 3], "scanner_protocol": 2, "machine": "x86_64"},
 //    "libraries": [{"path": "/abs/libx.so", "size": 1234, "mtime_ns": ..., "inode": ..., "device": ...,
@@ -20,6 +21,7 @@
 //                   "probe": <probe result (plugin_probe_json.h), devices included>,
 //                   // refused and timed_out only:
 //                   "repeats": <earlier consecutive probes that gave the same verdict>,
+//                   // usable, refused and timed_out:
 //                   "context": {"host_version": "0.1.0", "devices": "<fnv1a64 hex>",
 //                               "environment": {"NAME": "<fnv1a64 hex of the value>", ...}}}]}
 #pragma once
@@ -62,14 +64,18 @@ struct RegistryEntry {
   LibraryIdentity identity;
   ProbeResult result;
   int64_t probed_at = 0;  // unix seconds
-  // Refused and timed out only (verdict_depends_on_context): the earlier consecutive probes of this
-  // file that gave the same verdict (the backoff's exponent), and what the verdict depended on.
+  // Refused and timed out only (verdict_ages_out): the earlier consecutive probes of this file that gave
+  // the same verdict (the backoff's exponent).
   uint32_t repeats = 0;
+  // Usable, refused and timed out only (verdict_depends_on_context): what the verdict depended on.
   ProbeContext context;
 };
 
-// True for the verdicts that record their context and age out: kRefused, kTimedOut.
+// True for the verdicts that record their context and are probed again when it changed: kUsable (its
+// device list depends on the environment), kRefused, kTimedOut.
 bool verdict_depends_on_context(ProbeOutcome outcome);
+// True for the verdicts that also age out with a backoff: kRefused, kTimedOut.
+bool verdict_ages_out(ProbeOutcome outcome);
 
 class RegistryCache {
  public:
@@ -86,8 +92,8 @@ class RegistryCache {
   // that), or nullopt.
   std::optional<RegistryEntry> find(const LibraryIdentity& id) const;
 
-  // Remembers a result probed at `probed_at` (unix seconds) under `context` (kept for refusals and
-  // timeouts only). `repeats` counts on from the entry it replaces when that was the same file with the
+  // Remembers a result probed at `probed_at` (unix seconds) under `context` (kept for usable
+  // verdicts, refusals and timeouts). `repeats` counts on from the entry it replaces when that was the same file with the
   // same verdict (outcome, stage and reason), and starts at 0 otherwise. kScannerFailed results are not
   // remembered: they say nothing about the library.
   void store(const LibraryIdentity& id, const ProbeResult& result, const ProbeContext& context, int64_t probed_at);

@@ -16,6 +16,7 @@ std::string reprobe_reason(const RegistryEntry& entry, const ProbeContext& now, 
   if (!verdict_depends_on_context(entry.result.outcome)) return {};
   std::string why = describe_context_change(entry.context, now);
   if (!why.empty()) return why;
+  if (!verdict_ages_out(entry.result.outcome)) return {};
   if (entry.probed_at > now_s) return "the verdict was recorded in the future (the clock was set back)";
   const int64_t age = now_s - entry.probed_at;
   if (age >= reprobe_interval_s(entry.repeats))

@@ -1,9 +1,13 @@
 // When a verdict the registry cache remembers (registry_cache.h) still holds for a library whose file
 // has not changed, and why it is probed again when it does not.
 //
-//   usable, crashed, exited   hold until the file changes (a crash is not retried on every start: a
+//   crashed, exited           hold until the file changes (a crash is not retried on every start: a
 //                             library that crashes the scanner would otherwise cost a child and a
 //                             timeout each time)
+//   usable                    holds while the context it was probed under (probe_context.h) is the
+//                             same: the devices a usable plugin lists, which lazy loading serves from
+//                             the cache, depend on the environment (OCL_ICD_VENDORS,
+//                             CUDA_VISIBLE_DEVICES) and on the device nodes
 //   refused, timed out        may have a cause outside the file, so they hold only while
 //                             - the context they were probed under (probe_context.h) is the same:
 //                               the environment's variables, the host version, the accelerator device

@@ -112,6 +112,9 @@ ClRuntime::ClRuntime() {
       id.driver_version = device_string(d, CL_DRIVER_VERSION);
       id.opencl_c_version = device_string(d, CL_DEVICE_OPENCL_C_VERSION);
       clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof(id.type), &id.type, nullptr);
+      cl_device_fp_config fp = 0;
+      if (clGetDeviceInfo(d, CL_DEVICE_SINGLE_FP_CONFIG, sizeof(fp), &fp, nullptr) == CL_SUCCESS)
+        id.correctly_rounded_divide = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
       cl_ulong memory = 0;
       clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(memory), &memory, nullptr);
       auto device = std::make_unique<ClDevice>(p, d, id, memory);

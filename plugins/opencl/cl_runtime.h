@@ -23,6 +23,9 @@ struct DeviceIdentity {
   std::string driver_version;    // CL_DRIVER_VERSION, e.g. "3.1+debian"
   std::string opencl_c_version;  // CL_DEVICE_OPENCL_C_VERSION, e.g. "OpenCL C 1.2 PoCL"
   cl_device_type type = 0;
+  // CL_DEVICE_SINGLE_FP_CONFIG has CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT: programs are then built with
+  // -cl-fp32-correctly-rounded-divide-sqrt (codegen.h, build_options).
+  bool correctly_rounded_divide = false;
 
   // The hardware string after "HSTR: " in the device version (PoCL, some vendor drivers), else the
   // device name: what EPContext nodes record as hardware_architecture.

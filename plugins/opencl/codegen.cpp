@@ -220,8 +220,9 @@ std::string generate_source(const Program& program) {
 
 uint64_t source_hash(const std::string& source) { return XXH64(source.data(), source.size(), 0); }
 
-const std::string& build_options() {
-  static const std::string options = "-cl-std=CL1.2";
+std::string build_options(const DeviceIdentity& device) {
+  std::string options = "-cl-std=CL1.2";
+  if (device.correctly_rounded_divide) options += " -cl-fp32-correctly-rounded-divide-sqrt";
   return options;
 }
 

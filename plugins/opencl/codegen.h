@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cl_runtime.h"
 #include "program.h"
 
 namespace ephost_opencl {
@@ -42,7 +43,10 @@ std::string generate_source(const Program& program);
 // XXH64 of the source: recorded in contexts, compared when one is judged.
 uint64_t source_hash(const std::string& source);
 
-// The options every program is built with.
-const std::string& build_options();
+// The options programs are built with on `device`. Where the device can, division is correctly rounded:
+// OpenCL C allows 2.5 ulp for a float division otherwise, and Resize's source coordinate
+// ((x + 0.5) / scale - 0.5) must land exactly on .5 where IEEE division does, or round_prefer_floor picks
+// the other pixel (NVIDIA's driver gave 3.5 / 3.5 > 1 before this).
+std::string build_options(const DeviceIdentity& device);
 
 }  // namespace ephost_opencl

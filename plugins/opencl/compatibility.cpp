@@ -45,7 +45,7 @@ BuildIdentity identity_of(const DeviceIdentity& device, const std::string& plugi
   id.device_version = device.device_version;
   id.driver_version = device.driver_version;
   id.opencl_c_version = device.opencl_c_version;
-  id.build_options = build_options();
+  id.build_options = build_options(device);
   id.source_hash = source_hash;
   return id;
 }

@@ -50,7 +50,7 @@ std::string build_log(cl_program program, cl_device_id device) {
 
 void build(cl_program program, const ClDevice& device, const std::string& what) {
   cl_device_id id = device.id();
-  const cl_int err = clBuildProgram(program, 1, &id, build_options().c_str(), nullptr, nullptr);
+  const cl_int err = clBuildProgram(program, 1, &id, build_options(device.identity()).c_str(), nullptr, nullptr);
   if (err == CL_SUCCESS) return;
   const std::string log = build_log(program, id);
   fail(EPHOST_EP_FAIL, "opencl: clBuildProgram failed (" + what + " on " + device.label() + "): " + cl_error_name(err) +

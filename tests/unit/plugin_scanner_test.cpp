@@ -20,6 +20,7 @@
 #include "discovery/plugin_probe.h"
 #include "discovery/plugin_registry.h"
 #include "discovery/plugin_scanner.h"
+#include "discovery/probe_context.h"
 #include "discovery/registry_cache.h"
 #include "discovery/scan_settings.h"
 #include "plugin_dir.h"
@@ -327,10 +328,12 @@ TEST(PluginRegistryCache, ParsingIsStrict) {
   broken([](nlohmann::json& j) { j["libraries"][0]["probe"]["devices"] = nlohmann::json::object(); });
   broken([](nlohmann::json& j) { j["format_version"] = 1; });  // before device memory facts: rewritten
   broken([](nlohmann::json& j) { j["format_version"] = 2; });  // before verdicts knew their context and age
+  broken([](nlohmann::json& j) { j["format_version"] = 3; });  // before usable verdicts knew their context
   broken([](nlohmann::json& j) { j["libraries"][0].erase("probed_at"); });
   broken([](nlohmann::json& j) { j["libraries"][0]["probed_at"] = "yesterday"; });
-  // A usable verdict carries no context (it does not depend on one) and no repeats.
+  // A usable verdict carries its context (its devices may depend on it) and no repeats (it never ages).
   broken([](nlohmann::json& j) { j["libraries"][0]["repeats"] = 0; });
+  broken([](nlohmann::json& j) { j["libraries"][0].erase("context"); });
   broken([](nlohmann::json& j) { j["libraries"][0]["context"] = nlohmann::json::object(); });
   broken([](nlohmann::json& j) { j.erase("host"); });
 }
@@ -383,12 +386,14 @@ TEST(PluginRegistryCache, ProbeResultsRoundTripWithTheirDevices) {
   LibraryIdentity id{"/opt/lib/libnpu.so", 1234, 5678, 9, 10};
   RegistryEntry entry{id, r};
   entry.probed_at = 1700000000;
+  entry.context = capture_probe_context();  // a usable verdict's devices depend on it (format 4)
   auto entries = RegistryCache::parse(RegistryCache::serialize({{id.path, entry}}));
   ASSERT_EQ(entries.size(), 1u);
   const LibraryIdentity& back_id = entries.begin()->second.identity;
   const ProbeResult& back = entries.begin()->second.result;
   EXPECT_TRUE(back_id == id);
   EXPECT_EQ(entries.begin()->second.probed_at, 1700000000);
+  EXPECT_TRUE(entries.begin()->second.context == entry.context);
   EXPECT_EQ(back.description.context_source_keys, r.description.context_source_keys);
   ASSERT_EQ(back.devices.size(), 1u);
   EXPECT_EQ(back.devices[0].name, "NPU 9000");

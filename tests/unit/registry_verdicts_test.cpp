@@ -153,9 +153,12 @@ TEST(VerdictFreshness, OnlyRefusalsAndTimeoutsAgeOrDependOnTheirContext) {
     e.result.outcome = outcome;
     EXPECT_EQ(reprobe_reason(e, now, t), "") << probe_outcome_name(outcome) << " holds until the file changes";
   }
+  // A usable verdict holds however old while its context is the same (its devices may depend on it).
   e.result.outcome = ProbeOutcome::kUsable;
   e.result.reason.clear();
-  EXPECT_EQ(reprobe_reason(e, now, t), "");
+  EXPECT_EQ(reprobe_reason(e, now, t), "the environment changed (EPHOST_CTS_TARGET)");
+  e.context = now;
+  EXPECT_EQ(reprobe_reason(e, now, t), "") << "a month old, same context";
   for (ProbeOutcome outcome : {ProbeOutcome::kRefused, ProbeOutcome::kTimedOut}) {
     SCOPED_TRACE(probe_outcome_name(outcome));
     e.result.outcome = outcome;
@@ -207,11 +210,16 @@ TEST(RegistryVerdicts, ARefusalIsProbedAgainWhenTheEnvironmentChanges) {
   const std::string text = read_text(settings.registry_file);
   EXPECT_EQ(text.find("s3cret-token-value"), std::string::npos) << "the cache holds no value:\n" << text;
 
-  // A usable verdict does not depend on the environment: it holds until the file changes, as before.
-  unsetenv(kReady);
+  // A usable verdict holds while its context does: unchanged, it is served from the cache; once the
+  // variable is gone again the plugin is probed again (and refuses, as it would when loaded).
   Seen fourth = discover(settings, dir, library);
   EXPECT_EQ(fourth.probed_by, "registry");
   EXPECT_TRUE(fourth.loaded);
+  unsetenv(kReady);
+  Seen fifth = discover(settings, dir, library);
+  EXPECT_EQ(fifth.probed_by, "scanner");
+  EXPECT_EQ(fifth.reprobe_reason, "the environment changed (EPHOST_TEST_PLUGIN_READY)");
+  EXPECT_FALSE(fifth.loaded);
 }
 
 TEST(RegistryVerdicts, TheRecordedContextNamesVariablesNeverValues) {
@@ -362,22 +370,34 @@ TEST(RegistryVerdicts, TheReportSaysWhereEachVerdictCameFromAndHowOld) {
   }
   const int64_t three_hours_ago = unix_now_s() - 3 * 3600;
   edit_entry(settings, alpha, [&](json& e) { e["probed_at"] = three_hours_ago; });
-  setenv(kReady, "1", 1);
-  PluginRegistry warm(settings);
-  warm.scan_directories({dir.path()});
-  for (const json& r : json::parse(warm.report_json())) {
-    if (r["path"] == alpha) {
-      EXPECT_EQ(r["cached"], true) << r.dump();
-      EXPECT_EQ(r["probed_by"], "registry") << r.dump();
-      EXPECT_EQ(r["probed_at"], three_hours_ago) << r.dump();
-      EXPECT_GE(r["age_s"].get<int64_t>(), 3 * 3600) << r.dump();
-      EXPECT_LT(r["age_s"].get<int64_t>(), 3 * 3600 + 60) << r.dump();
-      EXPECT_EQ(r["probed_again"], "") << r.dump();
-    } else if (r["path"] == refuser) {
-      EXPECT_EQ(r["cached"], false) << r.dump();
-      EXPECT_EQ(r["loaded"], true) << r.dump();
-      EXPECT_EQ(r["probed_again"], "the environment changed (EPHOST_TEST_PLUGIN_READY)") << r.dump();
+  {
+    // Same context: both verdicts come from the cache, alpha's however old.
+    PluginRegistry warm(settings);
+    warm.scan_directories({dir.path()});
+    for (const json& r : json::parse(warm.report_json())) {
+      if (r["path"] == alpha) {
+        EXPECT_EQ(r["cached"], true) << r.dump();
+        EXPECT_EQ(r["probed_by"], "registry") << r.dump();
+        EXPECT_EQ(r["probed_at"], three_hours_ago) << r.dump();
+        EXPECT_GE(r["age_s"].get<int64_t>(), 3 * 3600) << r.dump();
+        EXPECT_LT(r["age_s"].get<int64_t>(), 3 * 3600 + 60) << r.dump();
+        EXPECT_EQ(r["probed_again"], "") << r.dump();
+      } else if (r["path"] == refuser) {
+        EXPECT_EQ(r["cached"], true) << r.dump();
+        EXPECT_EQ(r["loaded"], false) << r.dump();
+      }
     }
+  }
+  // Another context: both are probed again, and the report says why.
+  setenv(kReady, "1", 1);
+  PluginRegistry changed(settings);
+  changed.scan_directories({dir.path()});
+  for (const json& r : json::parse(changed.report_json())) {
+    if (r["path"] != alpha && r["path"] != refuser) continue;
+    EXPECT_EQ(r["cached"], false) << r.dump();
+    EXPECT_EQ(r["loaded"], true) << r.dump();
+    EXPECT_LE(r["age_s"].get<int64_t>(), 60) << r.dump();
+    EXPECT_EQ(r["probed_again"], "the environment changed (EPHOST_TEST_PLUGIN_READY)") << r.dump();
   }
 }
 
