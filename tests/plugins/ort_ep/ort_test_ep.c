@@ -13,6 +13,8 @@
  *   ORT_TEST_NULL_FACTORY      answers one factory, NULL
  *   ORT_TEST_ASK_API 31        asks GetApi for API 31 (ephost answers NULL) and then makes no factory
  *   ORT_TEST_PROVIDER_BRIDGE   also exports GetProvider, as ONNX Runtime's provider-bridge libraries do
+ *   ORT_TEST_WRONG_ADD         adds one too many to every Add (the conformance kit's numerical section must
+ *                              catch it)
  */
 #include <signal.h>
 #include <stdio.h>
@@ -68,6 +70,10 @@ typedef struct TestEp {
   char target[32];       /* option target: what it compiles for, recorded in the compatibility info */
   char compatibility[96];
   const OrtLogger* logger;
+  /* The EPContext configuration (experimental functions, API 28), extracted in CreateEp as ONNX Runtime
+   * asks, released in ReleaseEp. */
+  OrtEpContextConfig* context_config;
+  OrtReleaseEpContextConfigFn release_context_config;
 } TestEp;
 
 /* Whether `node` is an EPContext node this EP generated (source = its name): it loads those. */
@@ -322,6 +328,9 @@ static OrtStatus* compute(OrtNodeComputeInfo* this_ptr, void* state, OrtKernelCo
       float x = a->data[j % a->count];
       float y = b ? b->data[j % b->count] : 0.0f;
       out->data[j] = s->op == OP_ADD ? x + y : s->op == OP_MUL ? x * y : (x > 0 ? x : 0);
+#ifdef ORT_TEST_WRONG_ADD
+      if (s->op == OP_ADD) out->data[j] += 1.0f;
+#endif
     }
   }
   for (i = 0; !status && i < c->num_outputs; ++i) {
@@ -698,6 +707,30 @@ static OrtStatus* factory_supported_devices(OrtEpFactory* f, const OrtHardwareDe
   return NULL;
 }
 
+/* As real plugins do in CreateEp: the EPContext configuration and its data callbacks, looked up by name.
+ * ephost registers no callbacks, so both must come back NULL (the EP writes its contexts itself). */
+static OrtStatus* extract_context_config(TestEp* ep, const OrtSessionOptions* options) {
+  OrtGetEpContextConfigFn get_config =
+      (OrtGetEpContextConfigFn)api->GetExperimentalFunction(ORT_EXPERIMENTAL_GET_EP_CONTEXT_CONFIG);
+  OrtGetEpContextReadFuncFn get_read =
+      (OrtGetEpContextReadFuncFn)api->GetExperimentalFunction(ORT_EXPERIMENTAL_GET_EP_CONTEXT_READ_FUNC);
+  OrtGetEpContextWriteFuncFn get_write =
+      (OrtGetEpContextWriteFuncFn)api->GetExperimentalFunction(ORT_EXPERIMENTAL_GET_EP_CONTEXT_WRITE_FUNC);
+  OrtReadNamedBufferFunc read = NULL;
+  OrtWriteNamedBufferFunc write = NULL;
+  void* read_state = NULL;
+  void* write_state = NULL;
+  ep->release_context_config =
+      (OrtReleaseEpContextConfigFn)api->GetExperimentalFunction(ORT_EXPERIMENTAL_RELEASE_EP_CONTEXT_CONFIG);
+  if (!get_config || !get_read || !get_write || !ep->release_context_config)
+    return error("GetExperimentalFunction answers none of the EPContext configuration functions");
+  RETURN_IF(get_config(options, &ep->context_config));
+  RETURN_IF(get_read(ep->context_config, &read, &read_state));
+  RETURN_IF(get_write(ep->context_config, &write, &write_state));
+  if (read || write || read_state || write_state) return error("EPContext data callbacks the host never registered");
+  return NULL;
+}
+
 static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* const* devices,
                                     const OrtKeyValuePairs* const* metadata, size_t n,
                                     const OrtSessionOptions* options, const OrtLogger* logger, OrtEp** out) {
@@ -733,6 +766,7 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
     size = sizeof ep->compile_log;
     RETURN_IF(api->GetSessionConfigEntry(options, "ep." ORT_TEST_EP_NAME ".compile_log", ep->compile_log, &size));
   }
+  RETURN_IF(extract_context_config(ep, options));
   RETURN_IF(api->Logger_LogMessage(logger, ORT_LOGGING_LEVEL_INFO, "ortadd EP created", __FILE__, __LINE__,
                                    __func__));
   *out = &ep->base;
@@ -755,7 +789,9 @@ static OrtStatus* factory_validate(OrtEpFactory* f, const OrtHardwareDevice* con
 }
 
 static void factory_release_ep(OrtEpFactory* f, OrtEp* ep) {
+  TestEp* own = (TestEp*)ep;
   (void)f;
+  if (own && own->context_config) own->release_context_config(own->context_config);
   free(ep);
 }
 
