@@ -46,14 +46,18 @@ bool adopt_if_ort_plugin_ep(const PluginLibrary& library, PluginRecord& record) 
   record.abi_version = EPHOST_PLUGIN_ABI_VERSION;
   record.sdk_version = fmt::format("ONNX Runtime plugin EP (API {}, factory built for API {})",
                                    ort->api_version_asked(), ort->factory_version());
-  // EPContext nodes whose source is the EP's name are its own.
-  record.context_source_keys = {ort->name()};
+  // EPContext nodes whose source is an EP's name are its own (one name per factory served).
+  record.context_source_keys.clear();
+  for (const std::string& factory : ort->factory_names())
+    if (!factory.empty()) record.context_source_keys.push_back(factory);
   record.devices.clear();
   for (const OrtEpDevice* served : ort->host_memory_devices()) {
     const OrtEpDevice& d = *served;
     const OrtHardwareDevice& hw = *d.device;
     const std::string* description = hw.metadata.find("Description");
-    const std::string device_name = description ? *description : d.ep_name;
+    std::string device_name = description ? *description : d.ep_name;
+    // Devices of a later factory say whose they are: picking one picks that factory's EP.
+    if (ort->factory_name_of(served) != ort->name()) device_name = ort->factory_name_of(served) + ": " + device_name;
     EphostDeviceInfo info{};
     info.struct_size = sizeof info;
     info.device_type = ephost_device_type(hw.type);

@@ -1,5 +1,6 @@
 #include "epcontext/context_generation.h"
 
+#include <algorithm>
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 
@@ -414,7 +415,13 @@ class ContextModelGeneration {
                             device && !device->hardware_architecture().empty() ? device->hardware_architecture()
                                                                                : rec.hardware_architecture));
     set_string(node, epctx::kPartitionName, step.name);
-    set_string(node, epctx::kSource, rec.context_source_keys.empty() ? rec.name : rec.context_source_keys.front());
+    // The provider's first source key, or another of its keys the provider named (the adapter does for the
+    // EPs of an ONNX Runtime library's later factories; plugins cannot set it through context_set_attribute).
+    const std::string own_key = rec.context_source_keys.empty() ? rec.name : rec.context_source_keys.front();
+    const std::string named = attribute_or(sink, epctx::kSource, own_key);
+    const bool is_key = std::find(rec.context_source_keys.begin(), rec.context_source_keys.end(), named) !=
+                        rec.context_source_keys.end();
+    set_string(node, epctx::kSource, is_key ? named : own_key);
     const std::string notes = attribute_or(sink, "notes", "");
     if (!notes.empty()) set_string(node, epctx::kNotes, notes);
     const std::string max_size = attribute_or(sink, "max_size", "");

@@ -24,4 +24,15 @@ namespace editor {
 #undef ORT_STUB_VOID
 #undef ORT_STUB_ZERO
 
+// The experimental functions GetExperimentalFunction answers (api_experimental.cpp), with the types
+// ort_abi.h gives them.
+namespace experimental {
+OrtStatus* GetEpContextConfig(const OrtSessionOptions* session_options, OrtEpContextConfig** config) noexcept;
+void ReleaseEpContextConfig(OrtEpContextConfig* config) noexcept;
+OrtStatus* EpContextConfig_GetReadFunc(const OrtEpContextConfig* config, OrtReadNamedBufferFunc* read_func,
+                                       void** state) noexcept;
+OrtStatus* EpContextConfig_GetWriteFunc(const OrtEpContextConfig* config, OrtWriteNamedBufferFunc* write_func,
+                                        void** state) noexcept;
+}  // namespace experimental
+
 }  // namespace ephost::ort_ep::api

@@ -201,8 +201,22 @@ void reset_requested_api_version() { last_requested_version = 0; }
 uint32_t requested_api_version() { return last_requested_version; }
 
 OrtExperimentalFnPtr experimental_function(const char* name) {
-  // No experimental function is served yet: an unknown name answers NULL, as ONNX Runtime does.
-  (void)name;
+  // An unknown name answers NULL, as ONNX Runtime does.
+  struct Named {
+    const char* name;
+    OrtExperimentalFnPtr fn;
+  };
+  static const Named kServed[] = {
+      {ORT_EXPERIMENTAL_GET_EP_CONTEXT_CONFIG, reinterpret_cast<OrtExperimentalFnPtr>(&api::experimental::GetEpContextConfig)},
+      {ORT_EXPERIMENTAL_RELEASE_EP_CONTEXT_CONFIG,
+       reinterpret_cast<OrtExperimentalFnPtr>(&api::experimental::ReleaseEpContextConfig)},
+      {ORT_EXPERIMENTAL_GET_EP_CONTEXT_READ_FUNC,
+       reinterpret_cast<OrtExperimentalFnPtr>(&api::experimental::EpContextConfig_GetReadFunc)},
+      {ORT_EXPERIMENTAL_GET_EP_CONTEXT_WRITE_FUNC,
+       reinterpret_cast<OrtExperimentalFnPtr>(&api::experimental::EpContextConfig_GetWriteFunc)},
+  };
+  for (const Named& n : kServed)
+    if (std::strcmp(n.name, name) == 0) return n.fn;
   return nullptr;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/log.h"
@@ -82,28 +83,67 @@ OrtEpLibrary::OrtEpLibrary(CreateEpApiFactoriesFn create, ReleaseEpApiFactoryFn 
     if (factory_has(23) && factory_->GetVersion) version_ = text_or(factory_->GetVersion(factory_), "");
   });
   if (name_.empty()) throw LibraryRefused("ONNX Runtime plugin EP: its factory's GetName answered no name");
-  for (size_t i = 1; i < factories_.size(); ++i)
-    log_warning(fmt::format("ONNX Runtime plugin EP library {} made {} factories; ephost serves the first ('{}') and "
-                            "ignores the others",
-                            path_, factories_.size(), name_));
+  factory_names_.push_back(name_);
+  // The other factories: each served with its devices when usable; an unusable one is named and left out
+  // (it is still released with ReleaseEpFactory).
+  for (size_t i = 1; i < factories_.size(); ++i) {
+    std::string why, other;
+    if (usable(factories_[i], why))
+      call_plugin_void(file.c_str(), path_.c_str(), "OrtEpFactory::GetName",
+                       [&] { other = text_or(factories_[i]->GetName(factories_[i]), ""); });
+    if (why.empty() && other.empty()) why = "GetName answered no name";
+    if (why.empty() && std::find(factory_names_.begin(), factory_names_.end(), other) != factory_names_.end())
+      why = fmt::format("its name '{}' is another factory's", other);
+    factory_names_.push_back(why.empty() ? other : std::string());
+    if (!why.empty())
+      log_warning(fmt::format("ONNX Runtime plugin EP library {}: factory {} of {} is left out: {}", path_, i + 1,
+                              factories_.size(), why));
+  }
+  for (size_t i = 0; i < factories_.size(); ++i)
+    if (!factory_names_[i].empty()) add_devices_of(i, file);
+}
 
+bool OrtEpLibrary::usable(OrtEpFactory* f, std::string& why) {
+  if (f->ort_version_supported < EPHOST_ORT_API_VERSION_MIN)
+    why = fmt::format("built for API {} (ort_version_supported), before plugin EPs existed", f->ort_version_supported);
+  else if (!f->GetName || !f->GetVendor || !f->GetSupportedDevices || !f->CreateEp || !f->ReleaseEp)
+    why = "it lacks GetName, GetVendor, GetSupportedDevices, CreateEp or ReleaseEp (all are required)";
+  return why.empty();
+}
+
+void OrtEpLibrary::add_devices_of(size_t index, const std::string& file) {
+  OrtEpFactory* factory = factories_[index];
+  const std::string& factory_name = factory_names_[index];
   const auto& hardware = host_hardware_devices();
   OrtEpDevice* devices[kMaxEpDevices] = {};
   size_t num = 0;
-  failure = call_plugin(file.c_str(), path_.c_str(), "OrtEpFactory::GetSupportedDevices", [&] {
-    return factory_->GetSupportedDevices(factory_, hardware.data(), hardware.size(), devices, kMaxEpDevices, &num);
+  auto failure = call_plugin(file.c_str(), path_.c_str(), "OrtEpFactory::GetSupportedDevices", [&] {
+    return factory->GetSupportedDevices(factory, hardware.data(), hardware.size(), devices, kMaxEpDevices, &num);
   });
   if (failure)
-    throw LibraryRefused(fmt::format("ONNX Runtime plugin EP '{}': GetSupportedDevices failed ({}): {}", name_,
+    throw LibraryRefused(fmt::format("ONNX Runtime plugin EP '{}': GetSupportedDevices failed ({}): {}", factory_name,
                                      error_code_name(failure->code), failure->message));
   for (size_t i = 0; i < std::min(num, kMaxEpDevices); ++i) {
     OrtEpDevice* d = checked_mut<OrtEpDevice>(devices[i], Magic::kEpDevice);
     if (!d)
       throw LibraryRefused(fmt::format("ONNX Runtime plugin EP '{}': GetSupportedDevices returned device {} that was "
                                        "not made with OrtEpApi::CreateEpDevice",
-                                       name_, i));
+                                       factory_name, i));
     ep_devices_.push_back(d);
+    device_factory_.push_back(index);
   }
+}
+
+OrtEpFactory* OrtEpLibrary::factory_of(const OrtEpDevice* device) const {
+  for (size_t i = 0; i < ep_devices_.size(); ++i)
+    if (ep_devices_[i] == device) return factories_[device_factory_[i]];
+  return factory_;
+}
+
+const std::string& OrtEpLibrary::factory_name_of(const OrtEpDevice* device) const {
+  for (size_t i = 0; i < ep_devices_.size(); ++i)
+    if (ep_devices_[i] == device) return factory_names_[device_factory_[i]];
+  return name_;
 }
 
 std::vector<const OrtEpDevice*> OrtEpLibrary::host_memory_devices() const {

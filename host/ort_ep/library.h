@@ -1,11 +1,14 @@
 // One ONNX Runtime plugin EP library, adopted: its factories created (CreateEpFactories, with the
-// host's OrtApiBase and logger), the supported devices of its first factory asked for (GetSupportedDevices,
+// host's OrtApiBase and logger), the supported devices of each factory asked for (GetSupportedDevices,
 // over the host's hardware devices), and everything released in order when it goes (EP devices, then
 // ReleaseEpFactory for each factory; the library itself is unloaded by its owner afterwards).
 //
-// A library exporting only CreateEpFactories / ReleaseEpFactory is such a plugin (recognition.h). Its
-// factory is served as one ephost plugin named after the factory (GetName). A library with more than
-// one factory is served by its first; the others are named in the log.
+// A library exporting only CreateEpFactories / ReleaseEpFactory is such a plugin (recognition.h). It is
+// served as one ephost plugin named after its first factory (GetName). A library with several factories
+// (CreateEpFactories answering more than one) offers the devices of all of them, in factory order: each
+// device remembers the factory that listed it, and an EP on that device is created by that factory (so
+// `--providers <name>:<index>` picks a factory and a device). A factory that is unusable (no GetName,
+// CreateEp, ...) is left out, named in the log, unless it is the first.
 #pragma once
 
 #include <cstdint>
@@ -33,9 +36,16 @@ class OrtEpLibrary {
   OrtEpLibrary(const OrtEpLibrary&) = delete;
   OrtEpLibrary& operator=(const OrtEpLibrary&) = delete;
 
+  // The first factory (the plugin's name, vendor and version are its).
   OrtEpFactory* factory() const { return factory_; }
   const std::string& path() const { return path_; }
   const std::string& name() const { return name_; }
+  // Every factory served, the first first, and their names (GetName), in the same order.
+  const std::vector<OrtEpFactory*>& factories() const { return factories_; }
+  const std::vector<std::string>& factory_names() const { return factory_names_; }
+  // The factory whose GetSupportedDevices listed `device` (one of ep_devices()), and its name.
+  OrtEpFactory* factory_of(const OrtEpDevice* device) const;
+  const std::string& factory_name_of(const OrtEpDevice* device) const;
   const std::string& vendor() const { return vendor_; }
   const std::string& version() const { return version_; }  // "" before API 23 (no GetVersion)
   // The API version the factory was built for (ort_version_supported) and the one it asked GetApi for.
@@ -43,7 +53,7 @@ class OrtEpLibrary {
   uint32_t api_version_asked() const { return api_version_asked_; }
   // Whether the factory struct has the member added at `version` (ort_version_supported >= version).
   bool factory_has(uint32_t version) const { return factory_->ort_version_supported >= version; }
-  // The factory's devices, as GetSupportedDevices answered (the host owns them).
+  // The factories' devices, as GetSupportedDevices answered, factory by factory (the host owns them).
   const std::vector<OrtEpDevice*>& ep_devices() const { return ep_devices_; }
   // Those whose kernels work on host memory (no allocator of device memory added with
   // EpDevice_AddAllocatorInfo): the ones the adapter serves, in order; ephost's device index counts these.
@@ -57,6 +67,13 @@ class OrtEpLibrary {
   std::string name_, vendor_, version_;
   uint32_t api_version_asked_ = 0;
   std::vector<OrtEpDevice*> ep_devices_;
+  std::vector<size_t> device_factory_;  // parallel to ep_devices_: the index in factories_ that listed it
+  std::vector<std::string> factory_names_;
+
+  // Whether factory `f` can be served (its required members present, a name); `why` says what is missing.
+  static bool usable(OrtEpFactory* f, std::string& why);
+  // Asks factory `index` for its devices and appends them.
+  void add_devices_of(size_t index, const std::string& file);
 };
 
 }  // namespace ephost::ort_ep

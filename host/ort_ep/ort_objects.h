@@ -34,6 +34,7 @@ enum class Magic : uint32_t {
   kSupportInfo = 0x53555050,
   kComputeContext = 0x43435458,
   kRunOptions = 0x52554e4f,
+  kEpContextConfig = 0x45504343,
 };
 
 // What an OrtStatus* means to the host: the code and message, read and released once.
@@ -184,6 +185,17 @@ struct OrtEpGraphSupportInfo {
 
 // What OnRunStart / OnRunEnd are handed: ephost's run options are not mapped (no entries), but the
 // plugin gets a valid object rather than NULL.
+// What OrtEpApi_SessionOptions_GetEpContextConfig extracts: the application's EPContext data callbacks.
+// ephost's applications register none (its EPContext files are written and read by the host), so both
+// are NULL and the EP uses its own file path, as ONNX Runtime tells EPs to when none is registered.
+struct OrtEpContextConfig {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kEpContextConfig;
+  OrtReadNamedBufferFunc read = nullptr;
+  void* read_state = nullptr;
+  OrtWriteNamedBufferFunc write = nullptr;
+  void* write_state = nullptr;
+};
+
 struct OrtRunOptions {
   ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kRunOptions;
 };

@@ -72,15 +72,17 @@ OrtEpProvider::OrtEpProvider(const PluginRecord& record,
     fail(EPHOST_EP_FAIL, "provider '{}': its factory listed {} devices on host memory (GetSupportedDevices), none to create an EP on{}",
          name(), devices.size(), device ? fmt::format(" (device {} asked for)", device->label()) : std::string());
   ep_device_ = devices[index];
-  // ONNX Runtime passes a plugin's options as session config entries "ep.<lowercased name>.<key>".
-  const std::string prefix = std::string(ORT_EP_OPTION_PREFIX) + lowercase(name()) + ".";
+  factory_ = library_.factory_of(ep_device_);
+  ep_name_ = library_.factory_name_of(ep_device_);
+  // ONNX Runtime passes a plugin's options as session config entries "ep.<lowercased EP name>.<key>".
+  const std::string prefix = std::string(ORT_EP_OPTION_PREFIX) + lowercase(ep_name_) + ".";
   for (const auto& [key, value] : options) {
     if (key == "intra_op_num_threads") session_options_.config.set("session.intra_op_num_threads", value);
     else session_options_.config.set(prefix + key, value);
   }
   const OrtHardwareDevice* hardware = ep_device_->device;
   const OrtKeyValuePairs* metadata = &ep_device_->ep_metadata;
-  OrtEpFactory* factory = library_.factory();
+  OrtEpFactory* factory = factory_;
   OrtEp* ep = nullptr;
   call("OrtEpFactory::CreateEp", [] { return std::string("CreateEp"); }, [&] {
     return factory->CreateEp(factory, &hardware, &metadata, 1, &session_options_, ort_ep::default_logger(), &ep);
@@ -95,7 +97,7 @@ OrtEpProvider::OrtEpProvider(const PluginRecord& record,
 
 OrtEpProvider::~OrtEpProvider() {
   if (!ep_) return;
-  OrtEpFactory* factory = library_.factory();
+  OrtEpFactory* factory = factory_;
   ort_ep::call_plugin_void(name().c_str(), library_path(), "OrtEpFactory::ReleaseEp",
                            [&] { factory->ReleaseEp(factory, ep_); });
 }
@@ -236,21 +238,30 @@ void OrtEpProvider::emit_context(const std::string& fused_name, EphostContextSin
          "node with an ep_cache_context string for it",
          name(), fused_name);
   sink.pieces.emplace_back(it->second.begin(), it->second.end());
+  // The node's source is this EP's name, which differs from the provider's for a later factory's EP.
+  sink.attributes.emplace_back("source", ep_name_);
 }
 
 // The factory's ValidateCompiledModelCompatibilityInfo on the ctx model's ep_compatibility_info.<name>
 // entry, as ONNX Runtime asks it, mapped onto ephost's verdicts. Nothing when the factory has no such
 // function or the model records no entry for the plugin (every context of its source key is loaded).
 std::optional<ContextJudgement> OrtEpProvider::judge_context(const Node& context_node, const void*, size_t) const {
-  OrtEpFactory* factory = library_.factory();
+  OrtEpFactory* factory = factory_;
   if (factory->ort_version_supported < 23 || !factory->ValidateCompiledModelCompatibilityInfo) return std::nullopt;
   const Graph* graph = context_node.owner;
   while (graph && graph->parent_graph) graph = graph->parent_graph;
   if (!graph || !graph->model || !graph->model->proto) return std::nullopt;
-  const std::string key = std::string("ep_compatibility_info.") + name();
+  // ONNX Runtime keys the entry by the EP's name; ephost's generation by the provider's (the same, but for
+  // the EPs of a library's later factories).
+  std::string key = std::string("ep_compatibility_info.") + ep_name_;
   const std::string* info = nullptr;
   for (const auto& kv : graph->model->proto->metadata_props())
     if (kv.key() == key) info = &kv.value();
+  if (!info && ep_name_ != name()) {
+    key = std::string("ep_compatibility_info.") + name();
+    for (const auto& kv : graph->model->proto->metadata_props())
+      if (kv.key() == key) info = &kv.value();
+  }
   if (!info) return std::nullopt;
   const OrtHardwareDevice* hardware = ep_device_->device;
   OrtCompiledModelCompatibility verdict = OrtCompiledModelCompatibility_EP_NOT_APPLICABLE;
@@ -275,8 +286,8 @@ std::optional<ContextJudgement> OrtEpProvider::judge_context(const Node& context
 namespace {
 
 // The EPContext node the plugin is shown when a cached context is loaded: `context_node`'s inputs and
-// outputs, its context embedded (ep_cache_context = `blob`, embed_mode 1, main_context 1) and source
-// the provider's, as ONNX Runtime shows a plugin the EPContext node it generated.
+// outputs, its context embedded (ep_cache_context = `blob`, embed_mode 1, main_context 1) and `source`,
+// as ONNX Runtime shows a plugin the EPContext node it generated.
 void embedded_context_node(const Node& context_node, const std::string& source, const void* blob, size_t blob_size,
                            onnx::NodeProto& proto, Node& node) {
   proto.set_name(context_node.name);
@@ -322,8 +333,10 @@ std::unique_ptr<ComputeUnit> OrtEpProvider::load_context(const Node& context_nod
                                                          size_t blob_size) const {
   onnx::NodeProto proto;
   Node node;
-  embedded_context_node(context_node, record().context_source_keys.empty() ? name() : record().context_source_keys.front(),
-                        blob, blob_size, proto, node);
+  // The source the node was generated with (a library's factories each name their own), else this EP's.
+  const onnx::AttributeProto* source = context_node.attribute("source");
+  embedded_context_node(context_node, source && !source->s().empty() ? source->s() : ep_name_, blob, blob_size, proto,
+                        node);
   GraphView view;
   view.name = context_node.name;
   view.graph = context_node.owner;

@@ -4,7 +4,8 @@
 // EpGraphSupportInfo_AddNodesToFuse; single-node claims need a kernel registry, which the adapter does
 // not host yet, and come back refused saying so), compiles each fused group with Compile, and runs its
 // OrtNodeComputeInfo (CreateState / Compute / ReleaseState) over an OrtKernelContext on the executor's
-// values. The only code of the host that calls an OrtEp or OrtEpFactory after discovery.
+// values. The EP is created by the factory that listed the provider's device (a library may have several,
+// library.h). The only code of the host that calls an OrtEp or OrtEpFactory after discovery.
 #pragma once
 
 #include <map>
@@ -62,6 +63,10 @@ class OrtEpProvider final : public Provider {
 
   const ort_ep::OrtEpLibrary& library_;
   const OrtEpDevice* ep_device_ = nullptr;
+  // The factory that listed ep_device_ (of a library with several factories, not always the first), and
+  // its name: the EP's name as ONNX Runtime knows it (option prefix, EPContext source, compatibility key).
+  OrtEpFactory* factory_ = nullptr;
+  std::string ep_name_;
   OrtSessionOptions session_options_;
   OrtEp* ep_ = nullptr;
   // What the plugin's EPContext nodes cached, by fused group (its ep_cache_context attribute): what

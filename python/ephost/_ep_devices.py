@@ -131,7 +131,11 @@ def register_execution_provider_library(registration_name, path):
             raise _ephost.InvalidArgument(
                 f"an execution provider library is already registered as '{registration_name}' "
                 f"({_registered[registration_name]}): unregister it first or pick another name")
-        register_plugin_library(path)
+        # A library unregistered earlier is still loaded (module docstring): registering it again only
+        # gives it the name back.
+        loaded = {os.path.realpath(p["path"]) for p in get_plugin_report() if p.get("loaded") and p.get("path")}
+        if os.path.realpath(os.fspath(path)) not in loaded:
+            register_plugin_library(path)
         _registered[registration_name] = os.fspath(path)
 
 

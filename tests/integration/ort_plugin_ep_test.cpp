@@ -251,6 +251,61 @@ TEST(OrtPluginEpBroken, EachIsSkippedSayingWhyAndTheHostSurvives) {
   ephost_test::expect_chain_output(s, 2, 3);
 }
 
+// A library whose CreateEpFactories answers two factories ("ortadd", "ortadd2"): one provider named after
+// the first, offering both factories' devices; picking a device picks the factory that listed it, whose
+// EP then takes its own options, writes EPContext nodes under its own name and loads them again.
+TEST(OrtPluginEpFactories, EachFactorysDevicesAndEpAreSelectable) {
+  TempDir dir, models;
+  install_ort_plugin(dir, "two_factories");
+  Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{dir.path()});
+  const json r = report_entry(env, "libephost_test_ort_two_factories.so");
+  ASSERT_TRUE(r["loaded"].get<bool>()) << r.dump(2);
+  EXPECT_EQ(r["name"], "ortadd");
+  EXPECT_EQ(r["context_source_keys"], json::array({"ortadd", "ortadd2"})) << r.dump(2);
+  ASSERT_EQ(r["devices"].size(), 2u) << r.dump(2);  // each factory supports the CPU
+  EXPECT_EQ(r["devices"][1]["label"], "ortadd:1");
+  EXPECT_EQ(r["devices"][1]["name"].get<std::string>().rfind("ortadd2: ", 0), 0u) << r.dump(2);
+
+  const std::string model = ephost_test::chain_model(4, 6).save(models);
+  const std::string log = models.file("compiles.txt");
+  {
+    // Device 1 is ortadd2's: its EP reads "ep.ortadd2.<key>" (not ortadd's) and names its contexts so.
+    Ephost::SessionOptions options;
+    options.append_provider_for_device("ortadd", 1, {{"skip_op", "Mul"}, {"compile_log", log}});
+    options.add_config("ep.context_enable", "1");
+    Ephost::Session s(env, model, options);
+    auto a = assignment(s);
+    EXPECT_EQ(a["add"], "ortadd");
+    EXPECT_EQ(a["mul"], "cpu");
+    ephost_test::expect_chain_output(s, 4, 6);
+  }
+  EXPECT_EQ(read_text(log), "graph\ngraph\n");  // add and relu, two groups around the CPU's Mul
+  const std::string ctx = models.file("model_ctx.onnx");
+  {
+    onnx::ModelProto m;
+    std::ifstream in(ctx, std::ios::binary);
+    ASSERT_TRUE(m.ParseFromIstream(&in));
+    size_t ours = 0;
+    for (const auto& n : m.graph().node())
+      for (const auto& attr : n.attribute())
+        if (attr.name() == "source") ours += attr.s() == "ortadd2";
+    EXPECT_EQ(ours, 2u) << "EPContext nodes with source ortadd2";
+  }
+  Ephost::SessionOptions options;
+  options.append_provider_for_device("ortadd", 1, {{"skip_op", "Mul"}, {"compile_log", log}});
+  Ephost::Session loaded(env, ctx, options);
+  EXPECT_EQ(read_text(log), "graph\ngraph\ncontext\ncontext\n");
+  for (const auto& c : json::parse(loaded.ep_context_report_json())) EXPECT_TRUE(c["loaded"].get<bool>()) << c.dump(2);
+  ephost_test::expect_chain_output(loaded, 4, 6);
+
+  // Device 0 is the first factory's, as with a one-factory library.
+  Ephost::SessionOptions first;
+  first.append_provider_for_device("ortadd", 0, {{"skip_op", "Relu"}});
+  Ephost::Session s(env, model, first);
+  EXPECT_EQ(assignment(s)["relu"], "cpu");
+  EXPECT_EQ(assignment(s)["mul"], "ortadd");
+}
+
 TEST(OrtPluginEpRegistration, RegisterPluginLibraryTakesAnOrtPluginEp) {
   TempDir dir;
   install_ort_plugin(dir, "good");

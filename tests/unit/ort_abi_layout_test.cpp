@@ -207,6 +207,19 @@ TEST(OrtAbiLayout, PluginStructs) {
   EXPECT_EQ(slot(offsetof(OrtAllocator, Info)), 3u);
 }
 
+// The experimental functions have no slot: GetExperimentalFunction (slot 422) finds them by these names,
+// ONNX Runtime's "<name>_SinceV<version>"; each must keep answering under its name.
+TEST(OrtAbiLayout, ExperimentalFunctionNames) {
+  EXPECT_STREQ(ORT_EXPERIMENTAL_GET_EP_CONTEXT_CONFIG, "OrtEpApi_SessionOptions_GetEpContextConfig_SinceV28");
+  EXPECT_STREQ(ORT_EXPERIMENTAL_RELEASE_EP_CONTEXT_CONFIG, "OrtEpApi_ReleaseEpContextConfig_SinceV28");
+  EXPECT_STREQ(ORT_EXPERIMENTAL_GET_EP_CONTEXT_READ_FUNC, "OrtEpApi_EpContextConfig_GetEpContextDataReadFunc_SinceV28");
+  EXPECT_STREQ(ORT_EXPERIMENTAL_GET_EP_CONTEXT_WRITE_FUNC,
+               "OrtEpApi_EpContextConfig_GetEpContextDataWriteFunc_SinceV28");
+  for (const char* name : {ORT_EXPERIMENTAL_GET_EP_CONTEXT_CONFIG, ORT_EXPERIMENTAL_RELEASE_EP_CONTEXT_CONFIG,
+                           ORT_EXPERIMENTAL_GET_EP_CONTEXT_READ_FUNC, ORT_EXPERIMENTAL_GET_EP_CONTEXT_WRITE_FUNC})
+    EXPECT_NE(ephost::ort_ep::experimental_function(name), nullptr) << name;
+}
+
 TEST(OrtAbiLayout, CountsOfImplementedEntries) {
   const auto c = ephost::ort_ep::implemented_counts();
   EXPECT_EQ(c.api_total, 426u);

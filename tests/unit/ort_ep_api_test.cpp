@@ -57,6 +57,47 @@ TEST(OrtEpApiTables, GetApiAnswersVersions22To30AndNullOutside) {
   EXPECT_EQ(api()->GetExperimentalFunction(nullptr), nullptr);
 }
 
+// The EPContext configuration real plugins look up by name (ONNX Runtime 1.28's experimental functions):
+// made from the session options CreateEp gets, carrying no data callbacks (ephost registers none).
+TEST(OrtEpApiTables, ExperimentalEpContextConfigFunctionsAnswerByName) {
+  auto get_config =
+      reinterpret_cast<OrtGetEpContextConfigFn>(api()->GetExperimentalFunction(ORT_EXPERIMENTAL_GET_EP_CONTEXT_CONFIG));
+  auto release = reinterpret_cast<OrtReleaseEpContextConfigFn>(
+      api()->GetExperimentalFunction(ORT_EXPERIMENTAL_RELEASE_EP_CONTEXT_CONFIG));
+  auto get_read = reinterpret_cast<OrtGetEpContextReadFuncFn>(
+      api()->GetExperimentalFunction("OrtEpApi_EpContextConfig_GetEpContextDataReadFunc_SinceV28"));
+  auto get_write = reinterpret_cast<OrtGetEpContextWriteFuncFn>(
+      api()->GetExperimentalFunction("OrtEpApi_EpContextConfig_GetEpContextDataWriteFunc_SinceV28"));
+  ASSERT_TRUE(get_config && release && get_read && get_write);
+  EXPECT_EQ(api()->GetExperimentalFunction("OrtEpApi_SessionOptions_GetEpContextConfig"), nullptr);  // no version
+
+  OrtSessionOptions options;
+  OrtEpContextConfig* config = nullptr;
+  EXPECT_OK(get_config(&options, &config));
+  ASSERT_NE(config, nullptr);
+  OrtReadNamedBufferFunc read = reinterpret_cast<OrtReadNamedBufferFunc>(1);
+  OrtWriteNamedBufferFunc write = reinterpret_cast<OrtWriteNamedBufferFunc>(1);
+  void* read_state = &options;
+  void* write_state = &options;
+  EXPECT_OK(get_read(config, &read, &read_state));
+  EXPECT_OK(get_write(config, &write, &write_state));
+  EXPECT_EQ(read, nullptr);
+  EXPECT_EQ(read_state, nullptr);
+  EXPECT_EQ(write, nullptr);
+  EXPECT_EQ(write_state, nullptr);
+
+  int not_options = 0;
+  OrtEpContextConfig* other = nullptr;
+  expect_fails(get_config(reinterpret_cast<const OrtSessionOptions*>(&not_options), &other), ORT_INVALID_ARGUMENT,
+               "session_options");
+  EXPECT_EQ(other, nullptr);
+  expect_fails(get_read(reinterpret_cast<const OrtEpContextConfig*>(&options), &read, &read_state),
+               ORT_INVALID_ARGUMENT, "GetEpContextDataReadFunc_SinceV28: config is not one");
+  expect_fails(get_write(config, nullptr, &write_state), ORT_INVALID_ARGUMENT, "write_func or state is NULL");
+  release(config);
+  release(nullptr);  // may be NULL, as ONNX Runtime's
+}
+
 TEST(OrtEpApiTables, EverySlotIsFilledAndStubsNameTheirFunction) {
   const auto* slots = reinterpret_cast<void* const*>(api());
   for (size_t i = 0; i < sizeof(OrtApi) / sizeof(void*); ++i) EXPECT_NE(slots[i], nullptr) << "OrtApi slot " << i;

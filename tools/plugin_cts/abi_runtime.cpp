@@ -143,11 +143,18 @@ void check_acyclic_groups(ChildChannel& out, const Ephost::Env& env, const std::
              "between them"});
 }
 
-void check_observed(ChildChannel& out, const EphostCtsObservation& o) {
-  static const char* const kNames[] = {"describe", "provider_create", "provider_release", "get_capability",
+void check_observed(ChildChannel& out, const EphostCtsObservation& o, bool ort) {
+  // ONNX Runtime's names of what the ONNX Runtime observer counts in each slot (ort_observer.h).
+  static const char* const kOrtNames[] = {"GetSupportedDevices", "CreateEp", "ReleaseEp", "GetCapability", "", "", "",
+                                          "Compile", "CreateState", "Compute", "ReleaseState",
+                                          "ReleaseNodeComputeInfos", "OnRunStart", "OnRunEnd",
+                                          "GetCompiledModelCompatibilityInfo",
+                                          "ValidateCompiledModelCompatibilityInfo", ""};
+  static const char* const kEphostNames[] = {"describe", "provider_create", "provider_release", "get_capability",
                                        "kernel_create", "kernel_compute", "kernel_release", "compile",
                                        "create_state", "compute", "release_state", "release", "on_run_start",
                                        "on_run_end", "context_emit", "context_judge", "context_load"};
+  const char* const* kNames = ort ? kOrtNames : kEphostNames;
   std::string called, failing;
   for (int i = 0; i < EPHOST_CTS_MEMBER_COUNT; ++i) {
     if (o.calls[i]) called += (called.empty() ? "" : ", ") + std::string(kNames[i]) + " " + std::to_string(o.calls[i]);
@@ -160,7 +167,8 @@ void check_observed(ChildChannel& out, const EphostCtsObservation& o) {
                  " computes in flight at once"});
   const uint64_t starts = o.calls[EPHOST_CTS_ON_RUN_START], ends = o.calls[EPHOST_CTS_ON_RUN_END];
   if (starts == 0 && ends == 0) {
-    out.check({kSection, "on_run_start/on_run_end pairing", Outcome::kSkip, "the plugin has neither"});
+    out.check({kSection, "on_run_start/on_run_end pairing", Outcome::kSkip,
+               ort ? "the plugin has neither OnRunStart nor OnRunEnd" : "the plugin has neither"});
   } else {
     const bool paired = starts == ends && o.run_ends_without_start == 0 && !o.failures[EPHOST_CTS_ON_RUN_START] &&
                         !o.failures[EPHOST_CTS_ON_RUN_END];
@@ -185,7 +193,7 @@ void runtime(ChildChannel& out, const KitSetup& setup, const PluginFacts& facts)
     check_acyclic_groups(out, env, facts.name);
     EphostCtsObservation o{};
     observe(&o);
-    check_observed(out, o);
+    check_observed(out, o, setup.ort);
   }
   check_lifecycle_rules(out, kSection, setup.observer);
 }

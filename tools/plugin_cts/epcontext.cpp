@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <random>
 
@@ -15,6 +16,7 @@
 #include "isolation.h"
 #include "lifecycle_rules.h"
 #include "observer/observer.h"
+#include "ort_observer/ort_observer.h"
 #include "sections.h"
 
 namespace fs = std::filesystem;
@@ -93,6 +95,49 @@ void judge_damaged(void* user, const EphostHostApi* host, const EphostPlugin* pl
                            : "never crashed, never OPTIMAL (" + std::to_string(failed) + " returned an error status)"});
 }
 
+// The ONNX Runtime kind of judge: ValidateCompiledModelCompatibilityInfo on damaged versions of the
+// compatibility string the host hands it (each a C string in a buffer of exactly its size).
+void validate_damaged(void* user, const OrtApiBase* host, OrtEpFactory* factory, const OrtHardwareDevice* const* devices,
+                      size_t num_devices, const char* info) {
+  Fuzz& fuzz = *static_cast<Fuzz*>(user);
+  fuzz.ran = true;
+  const OrtApi* api = host->GetApi(EPHOST_ORT_API_VERSION_MIN);
+  std::mt19937_64 rng(20240611);
+  const std::string own = info ? info : "";
+  const auto* bytes = reinterpret_cast<const unsigned char*>(own.data());
+  size_t optimal = 0, failed = 0;
+  std::string first_optimal;
+  for (size_t i = 0; i < kDamagedBlobs; ++i) {
+    std::string what;
+    std::vector<unsigned char> b = damaged(bytes, own.size(), i, rng, what);
+    const std::string text(reinterpret_cast<const char*>(b.data()), strnlen(reinterpret_cast<const char*>(b.data()), b.size()));
+    if (text == own) continue;  // not damaged after all
+    if (i % 500 == 0 || i % 3 != 0) fuzz.out->step("judging damaged blob " + std::to_string(i) + ": " + what);
+    std::unique_ptr<char[]> exact(new char[text.size() + 1]);
+    std::copy(text.begin(), text.end(), exact.get());
+    exact[text.size()] = '\0';
+    OrtCompiledModelCompatibility verdict = OrtCompiledModelCompatibility_EP_NOT_APPLICABLE;
+    OrtStatus* status = factory->ValidateCompiledModelCompatibilityInfo(factory, devices, num_devices, exact.get(), &verdict);
+    if (status) {
+      ++failed;
+      api->ReleaseStatus(status);
+    } else if (verdict == OrtCompiledModelCompatibility_EP_SUPPORTED_OPTIMAL && optimal++ == 0) {
+      first_optimal = what;
+    }
+  }
+  fuzz.out->check({kSection, "ValidateCompiledModelCompatibilityInfo on 10,000 damaged strings",
+                   optimal ? Outcome::kFail : Outcome::kPass,
+                   optimal ? "EP_SUPPORTED_OPTIMAL for " + std::to_string(optimal) + " damaged strings, first: " + first_optimal
+                           : "never crashed, never EP_SUPPORTED_OPTIMAL (" + std::to_string(failed) +
+                                 " returned an error status)"});
+}
+
+// The fuzz check's name for this kind of plugin.
+std::string judge_check(const KitSetup& setup) {
+  return setup.ort ? "ValidateCompiledModelCompatibilityInfo on 10,000 damaged strings"
+                   : "context_judge on 10,000 damaged blobs";
+}
+
 void round_trips_in(ChildChannel& out, const KitSetup& setup, const PluginFacts& facts, bool fuzz_judge);
 
 // `fuzz`: also hand context_judge the damaged blobs (off when a first attempt crashed doing that, so
@@ -108,13 +153,16 @@ void round_trips(ChildChannel& out, const KitSetup& setup, const PluginFacts& fa
 void round_trips_in(ChildChannel& out, const KitSetup& setup, const PluginFacts& facts, bool fuzz_judge) {
   const Ephost::Env env = env_with(setup.observer);
   void* observer = dlopen(setup.observer.c_str(), RTLD_NOW | RTLD_NOLOAD);
-  auto set_hook =
-      observer ? reinterpret_cast<EphostCtsSetJudgeHookFn>(dlsym(observer, "ephost_cts_set_judge_hook")) : nullptr;
+  void* set_hook = observer ? dlsym(observer, setup.ort ? EPHOST_CTS_ORT_HOOK_SYMBOL : "ephost_cts_set_judge_hook")
+                            : nullptr;
   if (set_hook == nullptr) throw std::runtime_error("the observer " + setup.observer + " is not loaded");
   Fuzz fuzz{&out};
-  if (facts.has_context_judge && fuzz_judge) set_hook(&judge_damaged, &fuzz);
+  if (facts.has_context_judge && fuzz_judge && setup.ort)
+    reinterpret_cast<EphostCtsSetOrtValidateHookFn>(set_hook)(&validate_damaged, &fuzz);
+  else if (facts.has_context_judge && fuzz_judge)
+    reinterpret_cast<EphostCtsSetJudgeHookFn>(set_hook)(&judge_damaged, &fuzz);
   const fs::path work = fs::temp_directory_path() / ("ephost-plugin-cts-" + std::to_string(getpid()));
-  size_t trips = 0;
+  size_t trips = 0, without_context = 0;
   for (size_t i = 0; i < facts.claimed.size() && trips < kMaxRoundTrips; ++i) {
     if (!facts.claimed_fused[i]) continue;
     const ephost_cli::TestCase& c = facts.claimed[i];
@@ -136,6 +184,11 @@ void round_trips_in(ChildChannel& out, const KitSetup& setup, const PluginFacts&
       for (const auto& n : contexts)
         if (!n.value("loaded", false) || n.value("verdict", "") != "optimal")
           problem = "context " + n.value("node", "") + ": " + n.value("verdict", "") + " (" + n.value("reason", "") + ")";
+      if (contexts.empty() && setup.ort) {
+        // An ONNX Runtime plugin EP that makes no EPContext node when asked caches no context: not judged.
+        ++without_context;
+        continue;
+      }
       if (contexts.empty()) problem = "the EPContext model holds no EPContext node";
       if (problem.empty()) problem = bitwise_difference(loaded.run(), expected);
     } catch (const Ephost::Exception& e) {
@@ -147,9 +200,14 @@ void round_trips_in(ChildChannel& out, const KitSetup& setup, const PluginFacts&
   fs::remove_all(work, ignored);
   if (trips == 0)
     out.check({kSection, "emit -> load round trip", Outcome::kSkip, "the plugin compiles no fused group of the node cases"});
+  else if (without_context == trips)
+    out.check({kSection, "emit -> load round trip", Outcome::kSkip,
+               "Compile made no EPContext node (ep_context_nodes) for any fused group: the plugin caches no context"});
   if (!fuzz.ran && fuzz_judge)
-    out.check({kSection, "context_judge on 10,000 damaged blobs", Outcome::kSkip,
-               facts.has_context_judge ? "no context reached context_judge" : "the plugin has no context_judge"});
+    out.check({kSection, judge_check(setup), Outcome::kSkip,
+               setup.ort ? "no compiled model reached ValidateCompiledModelCompatibilityInfo (no "
+                           "ep_compatibility_info.<ep> entry, or no such member)"
+                         : facts.has_context_judge ? "no context reached context_judge" : "the plugin has no context_judge"});
 }
 
 }  // namespace
@@ -172,8 +230,7 @@ void check_epcontext(const KitSetup& setup, const PluginFacts& facts, Report& re
   for (const Check& c : r.checks) report.add(c);
   if (r.completed) return;
   const bool judging = r.last_step.rfind("judging damaged blob", 0) == 0;
-  report.add(child_failure(kSection, judging ? "context_judge on 10,000 damaged blobs" : "contexts", r.failure,
-                           r.last_step));
+  report.add(child_failure(kSection, judging ? judge_check(setup) : "contexts", r.failure, r.last_step));
   if (!judging) return;
   const ChildResult again =
       run_in_child([&](ChildChannel& out) { round_trips(out, setup, facts, false); }, setup.timeout_s);

@@ -60,7 +60,11 @@ int main(int argc, char** argv) {
   if (sections.empty()) sections = {"abi", "numerical", "epcontext"};
   setup.plugin = fs::absolute(setup.plugin).string();
   const fs::path prefix = executable_dir().parent_path();
-  setup.observer = locate("EPHOST_CTS_OBSERVER", prefix / EPHOST_CTS_INSTALLED_OBSERVER, EPHOST_CTS_BUILT_OBSERVER);
+  setup.ort = is_ort_plugin_ep(setup.plugin, setup.timeout_s);
+  setup.observer = setup.ort ? locate("EPHOST_CTS_ORT_OBSERVER", prefix / EPHOST_CTS_INSTALLED_ORT_OBSERVER,
+                                      EPHOST_CTS_BUILT_ORT_OBSERVER)
+                             : locate("EPHOST_CTS_OBSERVER", prefix / EPHOST_CTS_INSTALLED_OBSERVER,
+                                      EPHOST_CTS_BUILT_OBSERVER);
   if (setup.cases_dir.empty())
     setup.cases_dir = locate("EPHOST_CTS_CASES", prefix / EPHOST_CTS_INSTALLED_CASES, EPHOST_CTS_BUILT_CASES);
 
@@ -69,7 +73,7 @@ int main(int argc, char** argv) {
     // Before any child is forked or env created: every one of them uses the kit's own registry cache.
     const PrivateRegistry registry;
     const auto wants = [&](const char* s) { return std::find(sections.begin(), sections.end(), s) != sections.end(); };
-    if (wants("abi")) check_abi_contract(setup, report);
+    if (wants("abi")) setup.ort ? check_ort_contract(setup, report) : check_abi_contract(setup, report);
     const PluginFacts facts = learn_plugin(setup, report);
     if (wants("abi")) check_abi_runtime(setup, facts, report);
     if (wants("numerical")) check_numerical(setup, facts, report);

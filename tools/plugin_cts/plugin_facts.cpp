@@ -65,7 +65,11 @@ void learn_claims(ChildChannel& out, const std::string& path, const std::vector<
 PluginFacts learn_plugin(const KitSetup& setup, Report& report) {
   PluginFacts facts;
   facts.cases = ephost_cli::find_cases(setup.cases_dir);
-  const ChildResult members = run_in_child([&](ChildChannel& out) { learn_members(out, setup.plugin); }, setup.timeout_s);
+  // An ONNX Runtime plugin EP says whether it makes EPContext nodes only when asked to compile with
+  // contexts: the epcontext section finds out, and skips when it makes none.
+  facts.has_context_emit = facts.has_context_judge = facts.has_context_load = setup.ort;
+  const ChildResult members = run_in_child([&](ChildChannel& out) { if (!setup.ort) learn_members(out, setup.plugin); },
+                                           setup.timeout_s);
   for (const auto& d : members.data) {
     facts.has_context_emit = d.value("context_emit", false);
     facts.has_context_judge = d.value("context_judge", false);

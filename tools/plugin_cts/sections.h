@@ -15,7 +15,13 @@ struct KitSetup {
   std::string observer;   // libephost_cts_observer.so (observer/observer.h)
   std::string cases_dir;  // the ONNX backend node cases shipped with the kit
   int timeout_s = 120;    // a child that reports nothing for this long is killed (FAIL)
+  // An ONNX Runtime plugin EP library (CreateEpFactories / ReleaseEpFactory): checked through libephost's
+  // adapter, with the ONNX Runtime observer (ort_observer/ort_observer.h) as `observer`.
+  bool ort = false;
 };
+
+// Whether the library at `path` is an ONNX Runtime plugin EP library (opened in a child).
+bool is_ort_plugin_ep(const std::string& path, int timeout_s);
 
 // What the plugin is, learned once: from its own negotiation and describe (raw_plugin.h) and from a
 // session per node case through libephost (which cases it claims nodes of).
@@ -34,6 +40,9 @@ PluginFacts learn_plugin(const KitSetup& setup, Report& report);
 // (abi_contract.cpp); lifetimes, 8 threads at once, on_run_start/on_run_end pairing, valid claims
 // (abi_runtime.cpp).
 void check_abi_contract(const KitSetup& setup, Report& report);
+// The same for an ONNX Runtime plugin EP library: its exports, its factories as libephost's adapter
+// creates them, the API version it asked for, its name, vendor, version and devices (ort_contract.cpp).
+void check_ort_contract(const KitSetup& setup, Report& report);
 void check_abi_runtime(const KitSetup& setup, const PluginFacts& facts, Report& report);
 // Every claimed node case against its expected outputs, the plugin first in the providers.
 void check_numerical(const KitSetup& setup, const PluginFacts& facts, Report& report);

@@ -13,6 +13,10 @@
  *   ORT_TEST_NULL_FACTORY      answers one factory, NULL
  *   ORT_TEST_ASK_API 31        asks GetApi for API 31 (ephost answers NULL) and then makes no factory
  *   ORT_TEST_PROVIDER_BRIDGE   also exports GetProvider, as ONNX Runtime's provider-bridge libraries do
+ *   ORT_TEST_TWO_FACTORIES     CreateEpFactories answers two factories, "ortadd" and "ortadd2", the same EP under
+ *                              two names (its option keys, EPContext source and name follow the factory's)
+ *   ORT_TEST_WRONG_ADD         adds one too many to every Add (the conformance kit's numerical section must
+ *                              catch it)
  */
 #include <signal.h>
 #include <stdio.h>
@@ -63,15 +67,20 @@ static char* copy_text(const char* s) {
 
 typedef struct TestEp {
   OrtEp base;
+  const char* name; /* the name of the factory that created it */
   char skip_op[32];
   char compile_log[512]; /* option compile_log: a file Compile appends "graph" or "context" to, per group */
   char target[32];       /* option target: what it compiles for, recorded in the compatibility info */
   char compatibility[96];
   const OrtLogger* logger;
+  /* The EPContext configuration (experimental functions, API 28), extracted in CreateEp as ONNX Runtime
+   * asks, released in ReleaseEp. */
+  OrtEpContextConfig* context_config;
+  OrtReleaseEpContextConfigFn release_context_config;
 } TestEp;
 
 /* Whether `node` is an EPContext node this EP generated (source = its name): it loads those. */
-static OrtStatus* is_own_context(const OrtNode* node, int* out) {
+static OrtStatus* is_own_context(const OrtNode* node, const char* name, int* out) {
   const char* op_type = NULL;
   const OrtOpAttr* attr = NULL;
   char source[64];
@@ -91,13 +100,12 @@ static OrtStatus* is_own_context(const OrtNode* node, int* out) {
     return NULL;
   }
   source[size < sizeof source ? size : sizeof source - 1] = '\0';
-  *out = strcmp(source, ORT_TEST_EP_NAME) == 0;
+  *out = strcmp(source, name) == 0;
   return NULL;
 }
 
 static const char* ep_get_name(const OrtEp* ep) {
-  (void)ep;
-  return ORT_TEST_EP_NAME;
+  return ((const TestEp*)ep)->name;
 }
 
 /* Whether `value` is a float tensor (by its type info). */
@@ -177,7 +185,7 @@ static OrtStatus* ep_get_capability(OrtEp* this_ptr, const OrtGraph* graph, OrtE
   status = api->Graph_GetNodes(graph, nodes, num_nodes);
   for (i = 0; !status && i < num_nodes; ++i) {
     int supported = 0, joins = 0, context = 0;
-    status = is_own_context(nodes[i], &context);
+    status = is_own_context(nodes[i], ep->name, &context);
     if (!status && context) { /* a cached group: claimed alone, compiled from its ep_cache_context */
       status = ep_api->EpGraphSupportInfo_AddNodesToFuse(info, &nodes[i], 1, &fusion);
       continue;
@@ -322,6 +330,9 @@ static OrtStatus* compute(OrtNodeComputeInfo* this_ptr, void* state, OrtKernelCo
       float x = a->data[j % a->count];
       float y = b ? b->data[j % b->count] : 0.0f;
       out->data[j] = s->op == OP_ADD ? x + y : s->op == OP_MUL ? x * y : (x > 0 ? x : 0);
+#ifdef ORT_TEST_WRONG_ADD
+      if (s->op == OP_ADD) out->data[j] += 1.0f;
+#endif
     }
   }
   for (i = 0; !status && i < c->num_outputs; ++i) {
@@ -582,7 +593,7 @@ static OrtStatus* load_context(const OrtNode* node, Compiled** out) {
   return status;
 }
 
-static OrtStatus* make_context_node(const Compiled* c, const OrtNode* fused, OrtNode** out) {
+static OrtStatus* make_context_node(const Compiled* c, const OrtNode* fused, const char* source, OrtNode** out) {
   const OrtModelEditorApi* editor = api->GetModelEditorApi();
   OrtOpAttr* attrs[4] = {NULL, NULL, NULL, NULL};
   const char* name = NULL;
@@ -594,7 +605,7 @@ static OrtStatus* make_context_node(const Compiled* c, const OrtNode* fused, Ort
   if (!status) status = api->CreateOpAttr("embed_mode", &one, 1, ORT_OP_ATTR_INT, &attrs[1]);
   if (!status) status = api->CreateOpAttr("main_context", &one, 1, ORT_OP_ATTR_INT, &attrs[2]);
   if (!status)
-    status = api->CreateOpAttr("source", ORT_TEST_EP_NAME, (int)strlen(ORT_TEST_EP_NAME), ORT_OP_ATTR_STRING, &attrs[3]);
+    status = api->CreateOpAttr("source", source, (int)strlen(source), ORT_OP_ATTR_STRING, &attrs[3]);
   if (!status) status = editor->CreateNode("EPContext", "com.microsoft", name, NULL, 0, NULL, 0, attrs, 4, out);
   free(text);
   return status;
@@ -620,14 +631,14 @@ static OrtStatus* ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, const Ort
     int context = 0;
     OrtStatus* status = api->Graph_GetNumNodes(graphs[i], &num_nodes);
     if (!status && num_nodes == 1) status = api->Graph_GetNodes(graphs[i], &only, 1);
-    if (!status && only) status = is_own_context(only, &context);
+    if (!status && only) status = is_own_context(only, ep->name, &context);
     if (!status) status = context ? load_context(only, &c) : compile_one(graphs[i], fused_nodes[i], &c);
     if (status) return status;
     log_compile(ep, context ? "context" : "graph");
     infos[i] = &c->base;
     /* Contexts are asked for (ep_context_nodes given) when generating: one per compiled group. */
     if (ep_context_nodes && !context) {
-      status = make_context_node(c, fused_nodes[i], &ep_context_nodes[i]);
+      status = make_context_node(c, fused_nodes[i], ep->name, &ep_context_nodes[i]);
       if (status) return status;
     }
   }
@@ -651,9 +662,14 @@ static void ep_release_infos(OrtEp* this_ptr, OrtNodeComputeInfo** infos, size_t
 
 /* ---- the factory ---- */
 
+/* A factory: ONNX Runtime's struct first, then its name. */
+typedef struct TestFactory {
+  OrtEpFactory base;
+  const char* name;
+} TestFactory;
+
 static const char* factory_name(const OrtEpFactory* f) {
-  (void)f;
-  return ORT_TEST_EP_NAME;
+  return ((const TestFactory*)f)->name;
 }
 static const char* factory_vendor(const OrtEpFactory* f) {
   (void)f;
@@ -698,14 +714,38 @@ static OrtStatus* factory_supported_devices(OrtEpFactory* f, const OrtHardwareDe
   return NULL;
 }
 
+/* As real plugins do in CreateEp: the EPContext configuration and its data callbacks, looked up by name.
+ * ephost registers no callbacks, so both must come back NULL (the EP writes its contexts itself). */
+static OrtStatus* extract_context_config(TestEp* ep, const OrtSessionOptions* options) {
+  OrtGetEpContextConfigFn get_config =
+      (OrtGetEpContextConfigFn)api->GetExperimentalFunction(ORT_EXPERIMENTAL_GET_EP_CONTEXT_CONFIG);
+  OrtGetEpContextReadFuncFn get_read =
+      (OrtGetEpContextReadFuncFn)api->GetExperimentalFunction(ORT_EXPERIMENTAL_GET_EP_CONTEXT_READ_FUNC);
+  OrtGetEpContextWriteFuncFn get_write =
+      (OrtGetEpContextWriteFuncFn)api->GetExperimentalFunction(ORT_EXPERIMENTAL_GET_EP_CONTEXT_WRITE_FUNC);
+  OrtReadNamedBufferFunc read = NULL;
+  OrtWriteNamedBufferFunc write = NULL;
+  void* read_state = NULL;
+  void* write_state = NULL;
+  ep->release_context_config =
+      (OrtReleaseEpContextConfigFn)api->GetExperimentalFunction(ORT_EXPERIMENTAL_RELEASE_EP_CONTEXT_CONFIG);
+  if (!get_config || !get_read || !get_write || !ep->release_context_config)
+    return error("GetExperimentalFunction answers none of the EPContext configuration functions");
+  RETURN_IF(get_config(options, &ep->context_config));
+  RETURN_IF(get_read(ep->context_config, &read, &read_state));
+  RETURN_IF(get_write(ep->context_config, &write, &write_state));
+  if (read || write || read_state || write_state) return error("EPContext data callbacks the host never registered");
+  return NULL;
+}
+
 static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* const* devices,
                                     const OrtKeyValuePairs* const* metadata, size_t n,
                                     const OrtSessionOptions* options, const OrtLogger* logger, OrtEp** out) {
   TestEp* ep;
   char value[32];
+  char key[96];
   size_t size = sizeof value;
   int has = 0;
-  (void)f;
   (void)metadata;
   if (n != 1 || api->HardwareDevice_Type(devices[0]) != OrtHardwareDeviceType_CPU)
     return api->CreateStatus(ORT_INVALID_ARGUMENT, "CreateEp: one CPU device expected");
@@ -718,21 +758,27 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
   ep->base.ReleaseNodeComputeInfos = ep_release_infos;
   ep->base.GetCompiledModelCompatibilityInfo = ep_compatibility_info;
   ep->logger = logger;
-  RETURN_IF(api->HasSessionConfigEntry(options, "ep." ORT_TEST_EP_NAME ".skip_op", &has));
+  ep->name = factory_name(f);
+  /* Options reach CreateEp as "ep.<EP name>.<key>" session config entries. */
+  snprintf(key, sizeof key, "ep.%s.skip_op", ep->name);
+  RETURN_IF(api->HasSessionConfigEntry(options, key, &has));
   if (has) {
-    RETURN_IF(api->GetSessionConfigEntry(options, "ep." ORT_TEST_EP_NAME ".skip_op", value, &size));
+    RETURN_IF(api->GetSessionConfigEntry(options, key, value, &size));
     snprintf(ep->skip_op, sizeof ep->skip_op, "%s", value);
   }
-  RETURN_IF(api->HasSessionConfigEntry(options, "ep." ORT_TEST_EP_NAME ".target", &has));
+  snprintf(key, sizeof key, "ep.%s.target", ep->name);
+  RETURN_IF(api->HasSessionConfigEntry(options, key, &has));
   if (has) {
     size = sizeof ep->target;
-    RETURN_IF(api->GetSessionConfigEntry(options, "ep." ORT_TEST_EP_NAME ".target", ep->target, &size));
+    RETURN_IF(api->GetSessionConfigEntry(options, key, ep->target, &size));
   }
-  RETURN_IF(api->HasSessionConfigEntry(options, "ep." ORT_TEST_EP_NAME ".compile_log", &has));
+  snprintf(key, sizeof key, "ep.%s.compile_log", ep->name);
+  RETURN_IF(api->HasSessionConfigEntry(options, key, &has));
   if (has) {
     size = sizeof ep->compile_log;
-    RETURN_IF(api->GetSessionConfigEntry(options, "ep." ORT_TEST_EP_NAME ".compile_log", ep->compile_log, &size));
+    RETURN_IF(api->GetSessionConfigEntry(options, key, ep->compile_log, &size));
   }
+  RETURN_IF(extract_context_config(ep, options));
   RETURN_IF(api->Logger_LogMessage(logger, ORT_LOGGING_LEVEL_INFO, "ortadd EP created", __FILE__, __LINE__,
                                    __func__));
   *out = &ep->base;
@@ -755,17 +801,39 @@ static OrtStatus* factory_validate(OrtEpFactory* f, const OrtHardwareDevice* con
 }
 
 static void factory_release_ep(OrtEpFactory* f, OrtEp* ep) {
+  TestEp* own = (TestEp*)ep;
   (void)f;
+  if (own && own->context_config) own->release_context_config(own->context_config);
   free(ep);
 }
 
-static OrtEpFactory factory;
+#ifdef ORT_TEST_TWO_FACTORIES
+#define ORT_TEST_FACTORY_COUNT 2
+#else
+#define ORT_TEST_FACTORY_COUNT 1
+#endif
+static TestFactory factories_made[2];
+static const char* const factory_names[2] = {ORT_TEST_EP_NAME, ORT_TEST_EP_NAME "2"};
+
+static void fill_factory(TestFactory* t, const char* name) {
+  OrtEpFactory* factory = &t->base;
+  t->name = name;
+  factory->ort_version_supported = ORT_TEST_ASK_API;
+  factory->GetName = factory_name;
+  factory->GetVendor = factory_vendor;
+  factory->GetSupportedDevices = factory_supported_devices;
+  factory->CreateEp = factory_create_ep;
+  factory->ReleaseEp = factory_release_ep;
+  factory->GetVendorId = factory_vendor_id;
+  factory->GetVersion = factory_version;
+  factory->ValidateCompiledModelCompatibilityInfo = factory_validate;
+}
 
 EXPORT OrtStatus* CreateEpFactories(const char* registered_name, const OrtApiBase* base, const OrtLogger* logger,
                                     OrtEpFactory** factories, size_t max_factories, size_t* num_factories) {
+  size_t i;
   (void)registered_name;
   (void)logger;
-  (void)max_factories;
 #ifdef ORT_TEST_CRASH_IN_CREATE
   raise(SIGSEGV);
 #endif
@@ -776,21 +844,15 @@ EXPORT OrtStatus* CreateEpFactories(const char* registered_name, const OrtApiBas
     return NULL;
   }
   ep_api = api->GetEpApi();
-  factory.ort_version_supported = ORT_TEST_ASK_API;
-  factory.GetName = factory_name;
-  factory.GetVendor = factory_vendor;
-  factory.GetSupportedDevices = factory_supported_devices;
-  factory.CreateEp = factory_create_ep;
-  factory.ReleaseEp = factory_release_ep;
-  factory.GetVendorId = factory_vendor_id;
-  factory.GetVersion = factory_version;
-  factory.ValidateCompiledModelCompatibilityInfo = factory_validate;
+  if (max_factories < ORT_TEST_FACTORY_COUNT) return api->CreateStatus(ORT_INVALID_ARGUMENT, "room for too few factories");
+  for (i = 0; i < ORT_TEST_FACTORY_COUNT; ++i) {
+    fill_factory(&factories_made[i], factory_names[i]);
+    factories[i] = &factories_made[i].base;
+  }
 #ifdef ORT_TEST_NULL_FACTORY
   factories[0] = NULL;
-#else
-  factories[0] = &factory;
 #endif
-  *num_factories = 1;
+  *num_factories = ORT_TEST_FACTORY_COUNT;
   return NULL;
 }
 

@@ -181,6 +181,28 @@ typedef struct OrtModelEditorApi OrtModelEditorApi;
 
 /* What GetExperimentalFunction answers: cast to the function's real type. */
 typedef void (*OrtExperimentalFnPtr)(void);
+/*
+ * The experimental functions GetExperimentalFunction answers (ONNX Runtime names them "<name>_SinceV<version>"):
+ * the EPContext configuration an EP extracts from its session options in CreateEp, and the application's
+ * callbacks for reading and writing EPContext binaries (named buffers) it carries. A callback the
+ * application registered none of comes back NULL with a NULL state: the EP then reads and writes files.
+ */
+typedef struct OrtEpContextConfig OrtEpContextConfig;
+struct OrtAllocator;
+typedef OrtStatus* (*OrtWriteNamedBufferFunc)(void* state, const char* name, const void* buffer, size_t num_bytes);
+typedef OrtStatus* (*OrtReadNamedBufferFunc)(void* state, const char* name, struct OrtAllocator* allocator,
+                                             void** buffer, size_t* num_bytes);
+#define ORT_EXPERIMENTAL_GET_EP_CONTEXT_CONFIG "OrtEpApi_SessionOptions_GetEpContextConfig_SinceV28"
+#define ORT_EXPERIMENTAL_RELEASE_EP_CONTEXT_CONFIG "OrtEpApi_ReleaseEpContextConfig_SinceV28"
+#define ORT_EXPERIMENTAL_GET_EP_CONTEXT_READ_FUNC "OrtEpApi_EpContextConfig_GetEpContextDataReadFunc_SinceV28"
+#define ORT_EXPERIMENTAL_GET_EP_CONTEXT_WRITE_FUNC "OrtEpApi_EpContextConfig_GetEpContextDataWriteFunc_SinceV28"
+typedef OrtStatus* (*OrtGetEpContextConfigFn)(const OrtSessionOptions* session_options, OrtEpContextConfig** config);
+typedef void (*OrtReleaseEpContextConfigFn)(OrtEpContextConfig* config);
+typedef OrtStatus* (*OrtGetEpContextReadFuncFn)(const OrtEpContextConfig* config, OrtReadNamedBufferFunc* read_func,
+                                                void** state);
+typedef OrtStatus* (*OrtGetEpContextWriteFuncFn)(const OrtEpContextConfig* config, OrtWriteNamedBufferFunc* write_func,
+                                                 void** state);
+
 /* The type of every table slot the host does not implement (see the file comment). */
 typedef void (*OrtUnimplementedEntry)(void);
 
