@@ -37,6 +37,13 @@ using DequantFn = void (*)(const Q4BlockWeights& w, int64_t tile, int64_t k0, in
 // acc[i * kQ4Tile + j] += sum over kk < kc of x[i * ldx + kk] * buf[kk * kQ4Tile + j], for i < rows.
 using AccumulateFn = void (*)(const float* x, int64_t ldx, int64_t rows, int64_t kc, const float* buf, float* acc);
 
+// For a few rows (kDirectRows), dequantizing into a buffer costs more than the product: per block,
+// the sums of x * code (codes as floats, exact), then acc += s * (those - z * the block's sum of x).
+// xsum[i * w.blocks + b] is row i's sum of x over block b.
+using DirectFn = void (*)(const float* x, int64_t ldx, int64_t rows, const float* xsum, const Q4BlockWeights& w,
+                          int64_t tile, float* acc);
+constexpr int64_t kDirectRows = 4;
+
 // Row k's block ends at min(k1, the block's end); its scales and zero points over the tile. (Plain
 // loops rather than a callback: a lambda would not inherit the callers' target attributes.)
 EPHOST_Q4_INLINE int64_t block_end(const Q4BlockWeights& w, int64_t k, int64_t k1) {
@@ -61,6 +68,29 @@ void dequant_base(const Q4BlockWeights& w, int64_t tile, int64_t k0, int64_t k1,
         o[j] = (static_cast<float>(c[j] & 0xF) - z[j]) * s[j];
         o[j + kHalf] = (static_cast<float>(c[j] >> 4) - z[j + kHalf]) * s[j + kHalf];
       }
+    }
+  }
+}
+
+void direct_base(const float* x, int64_t ldx, int64_t rows, const float* xsum, const Q4BlockWeights& w, int64_t tile,
+                 float* acc) {
+  for (int64_t i = 0; i < rows; ++i) {
+    const float* xi = x + i * ldx;
+    float* a = acc + i * kQ4Tile;
+    for (int64_t kb = 0, ke; kb < w.k; kb = ke) {
+      ke = block_end(w, kb, w.k);
+      float t[kQ4Tile] = {};
+      for (int64_t k = kb; k < ke; ++k) {
+        const uint8_t* c = row_codes(w, tile, k);
+        const float v = xi[k];
+        for (int64_t j = 0; j < kHalf; ++j) {
+          t[j] += v * static_cast<float>(c[j] & 0xF);
+          t[j + kHalf] += v * static_cast<float>(c[j] >> 4);
+        }
+      }
+      const float *s = w.scales.data() + block_at(w, tile, kb), *z = w.zeros.data() + block_at(w, tile, kb);
+      const float xs = xsum[i * w.blocks + kb / w.block];
+      for (int64_t j = 0; j < kQ4Tile; ++j) a[j] += s[j] * (t[j] - z[j] * xs);
     }
   }
 }
@@ -102,6 +132,35 @@ __attribute__((target("avx2,fma"))) void dequant_avx2(const Q4BlockWeights& w, i
         const int jl = 8 * g, jh = 8 * g + static_cast<int>(kHalf);
         _mm256_storeu_ps(o + jl, _mm256_mul_ps(_mm256_sub_ps(lo, _mm256_loadu_ps(z + jl)), _mm256_loadu_ps(s + jl)));
         _mm256_storeu_ps(o + jh, _mm256_mul_ps(_mm256_sub_ps(hi, _mm256_loadu_ps(z + jh)), _mm256_loadu_ps(s + jh)));
+      }
+    }
+  }
+}
+
+__attribute__((target("avx2,fma"))) void direct_avx2(const float* x, int64_t ldx, int64_t rows, const float* xsum,
+                                                     const Q4BlockWeights& w, int64_t tile, float* acc) {
+  const __m256i low = _mm256_set1_epi32(0xF);
+  for (int64_t i = 0; i < rows; ++i) {
+    const float* xi = x + i * ldx;
+    float* a = acc + i * kQ4Tile;
+    for (int64_t kb = 0, ke; kb < w.k; kb = ke) {
+      ke = block_end(w, kb, w.k);
+      __m256 t[8];
+      for (int q = 0; q < 8; ++q) t[q] = _mm256_setzero_ps();
+      for (int64_t k = kb; k < ke; ++k) {
+        const uint8_t* c = row_codes(w, tile, k);
+        const __m256 v = _mm256_broadcast_ss(xi + k);
+        for (int g = 0; g < 4; ++g) {
+          const __m256i bytes = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(c + 8 * g)));
+          t[g] = _mm256_fmadd_ps(v, _mm256_cvtepi32_ps(_mm256_and_si256(bytes, low)), t[g]);
+          t[g + 4] = _mm256_fmadd_ps(v, _mm256_cvtepi32_ps(_mm256_srli_epi32(bytes, 4)), t[g + 4]);
+        }
+      }
+      const float *s = w.scales.data() + block_at(w, tile, kb), *z = w.zeros.data() + block_at(w, tile, kb);
+      const __m256 xs = _mm256_set1_ps(xsum[i * w.blocks + kb / w.block]);
+      for (int q = 0; q < 8; ++q) {
+        const __m256 d = _mm256_fnmadd_ps(_mm256_loadu_ps(z + 8 * q), xs, t[q]);
+        _mm256_storeu_ps(a + 8 * q, _mm256_fmadd_ps(_mm256_loadu_ps(s + 8 * q), d, _mm256_loadu_ps(a + 8 * q)));
       }
     }
   }
@@ -170,6 +229,53 @@ __attribute__((target("avx512f,fma"))) void dequant_avx512(const Q4BlockWeights&
   }
 }
 
+template <int MR>
+__attribute__((target("avx512f,fma"))) EPHOST_Q4_INLINE void direct_rows_avx512(const float* x, int64_t ldx,
+                                                                                 const float* xsum,
+                                                                                 const Q4BlockWeights& w, int64_t tile,
+                                                                                 float* acc) {
+  const __m512i low = _mm512_set1_epi32(0xF);
+  for (int64_t kb = 0, ke; kb < w.k; kb = ke) {
+    ke = block_end(w, kb, w.k);
+    __m512 t[MR][4];
+    for (int i = 0; i < MR; ++i)
+      for (int q = 0; q < 4; ++q) t[i][q] = _mm512_setzero_ps();
+    for (int64_t k = kb; k < ke; ++k) {
+      const uint8_t* c = row_codes(w, tile, k);
+      const __m512i b0 = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(c)));
+      const __m512i b1 = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(c + 16)));
+      const __m512 q[4] = {_mm512_cvtepi32_ps(_mm512_and_si512(b0, low)), _mm512_cvtepi32_ps(_mm512_and_si512(b1, low)),
+                           _mm512_cvtepi32_ps(_mm512_srli_epi32(b0, 4)), _mm512_cvtepi32_ps(_mm512_srli_epi32(b1, 4))};
+      for (int i = 0; i < MR; ++i) {
+        const __m512 v = _mm512_set1_ps(x[i * ldx + k]);
+        for (int j = 0; j < 4; ++j) t[i][j] = _mm512_fmadd_ps(v, q[j], t[i][j]);
+      }
+    }
+    const size_t at = block_at(w, tile, kb);
+    for (int i = 0; i < MR; ++i) {
+      const __m512 xs = _mm512_set1_ps(xsum[i * w.blocks + kb / w.block]);
+      float* a = acc + i * kQ4Tile;
+      for (int j = 0; j < 4; ++j) {
+        const __m512 d = _mm512_fnmadd_ps(_mm512_loadu_ps(w.zeros.data() + at + 16 * j), xs, t[i][j]);
+        _mm512_storeu_ps(a + 16 * j,
+                         _mm512_fmadd_ps(_mm512_loadu_ps(w.scales.data() + at + 16 * j), d, _mm512_loadu_ps(a + 16 * j)));
+      }
+    }
+  }
+}
+
+__attribute__((target("avx512f,fma"))) void direct_avx512(const float* x, int64_t ldx, int64_t rows, const float* xsum,
+                                                          const Q4BlockWeights& w, int64_t tile, float* acc) {
+  switch (rows) {
+    case 4: direct_rows_avx512<4>(x, ldx, xsum, w, tile, acc); break;
+    case 3: direct_rows_avx512<3>(x, ldx, xsum, w, tile, acc); break;
+    case 2: direct_rows_avx512<2>(x, ldx, xsum, w, tile, acc); break;
+    default:
+      for (int64_t i = 0; i < rows; ++i)
+        direct_rows_avx512<1>(x + i * ldx, ldx, xsum + i * w.blocks, w, tile, acc + i * kQ4Tile);
+  }
+}
+
 // Four rows by a whole tile (4 zmm each): 16 accumulators, 4 weight loads and 4 broadcasts per k.
 template <int MR>
 __attribute__((target("avx512f,fma"))) EPHOST_Q4_INLINE void accumulate_rows_avx512(const float* x, int64_t ldx,
@@ -215,32 +321,38 @@ __attribute__((target("avx512f,fma"))) void accumulate_avx512(const float* x, in
 struct Loops {
   DequantFn dequant;
   AccumulateFn accumulate;
+  DirectFn direct;
 };
 
 Loops pick() {
 #if defined(__x86_64__) && defined(__GNUC__)
   switch (active_isa()) {
-    case Isa::kAvx512: return {dequant_avx512, accumulate_avx512};
-    case Isa::kAvx2: return {dequant_avx2, accumulate_avx2};
+    case Isa::kAvx512: return {dequant_avx512, accumulate_avx512, direct_avx512};
+    case Isa::kAvx2: return {dequant_avx2, accumulate_avx2, direct_avx2};
     case Isa::kScalar: break;
   }
 #endif
-  return {dequant_base, accumulate_base};
+  return {dequant_base, accumulate_base, direct_base};
 }
 
 // Rows [r0, r1) of y over one column tile: the tile's weights dequantized kChunk rows of K at a time.
+// xsum: the rows' block sums of x (direct path, rows <= kDirectRows), else null.
 void tile_product(const Loops& loops, const float* x, int64_t r0, int64_t r1, const Q4BlockWeights& w, int64_t tile,
-                  const float* bias, float* y) {
+                  const float* bias, const float* xsum, float* y) {
   thread_local std::vector<float> buf, acc;
   const int64_t rows = r1 - r0, n0 = tile * kQ4Tile, valid = std::min(kQ4Tile, w.n - n0);
   buf.resize(static_cast<size_t>(kChunk * kQ4Tile));
   acc.assign(static_cast<size_t>(rows * kQ4Tile), 0.f);
   if (bias != nullptr)
     for (int64_t i = 0; i < rows; ++i) std::copy(bias + n0, bias + n0 + valid, acc.data() + i * kQ4Tile);
-  for (int64_t k0 = 0; k0 < w.k; k0 += kChunk) {
-    const int64_t k1 = std::min(w.k, k0 + kChunk);
-    loops.dequant(w, tile, k0, k1, buf.data());
-    loops.accumulate(x + r0 * w.k + k0, w.k, rows, k1 - k0, buf.data(), acc.data());
+  if (xsum != nullptr) {
+    loops.direct(x + r0 * w.k, w.k, rows, xsum + r0 * w.blocks, w, tile, acc.data());
+  } else {
+    for (int64_t k0 = 0; k0 < w.k; k0 += kChunk) {
+      const int64_t k1 = std::min(w.k, k0 + kChunk);
+      loops.dequant(w, tile, k0, k1, buf.data());
+      loops.accumulate(x + r0 * w.k + k0, w.k, rows, k1 - k0, buf.data(), acc.data());
+    }
   }
   for (int64_t i = 0; i < rows; ++i)
     std::copy(acc.data() + i * kQ4Tile, acc.data() + i * kQ4Tile + valid, y + (r0 + i) * w.n + n0);
@@ -291,6 +403,12 @@ void q4_block_gemm(const float* x, int64_t rows, const Q4BlockWeights& w, const 
     return;
   }
   const Loops loops = pick();
+  std::vector<float> xsum;
+  if (rows <= kDirectRows) {
+    xsum.assign(static_cast<size_t>(rows * w.blocks), 0.f);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t k = 0; k < w.k; ++k) xsum[static_cast<size_t>(r * w.blocks + k / w.block)] += x[r * w.k + k];
+  }
   const int team = threads_for_work(2.0 * static_cast<double>(rows) * static_cast<double>(w.n * w.k), threads);
   // Work items: column tiles, each cut into row parts when there are too few tiles for the team (each
   // part dequantizes its tile again, so parts stay tall).
@@ -302,7 +420,7 @@ void q4_block_gemm(const float* x, int64_t rows, const Q4BlockWeights& w, const 
     for (int64_t i = i0; i < i1; ++i) {
       const int64_t tile = i % w.tiles, part = i / w.tiles;
       const int64_t r0 = part * part_rows, r1 = std::min(rows, r0 + part_rows);
-      tile_product(loops, x, r0, r1, w, tile, bias, y);
+      tile_product(loops, x, r0, r1, w, tile, bias, xsum.empty() ? nullptr : xsum.data(), y);
     }
   });
   note_team_end(team);

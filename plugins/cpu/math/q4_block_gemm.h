@@ -7,9 +7,14 @@
 // The weights are repacked once (pack_q4_block_weights) into column tiles of kQ4Tile columns: per tile,
 // K rows of kQ4Tile / 2 bytes (byte j holds column j in its low nibble and column j + kQ4Tile / 2 in its
 // high nibble), and per block the tile's scales and zero points as floats. Codes are kept unsigned
-// (int4 values shifted by 8, with their zero points), so (code - zero) is exact, and each dequantized
-// weight equals DequantizeLinear's float((q - z)) * s bit for bit; only the order of the sum over k
-// differs from MatMul's.
+// (int4 values shifted by 8, with their zero points), so (code - zero) is exact. Two paths:
+//  - many rows: each kChunk rows of K of a tile are dequantized into the buffer, every weight equal to
+//    DequantizeLinear's float(q - z) * s bit for bit, then multiplied by every row (the dequantization
+//    costs 1 / rows of the product);
+//  - up to 4 rows (decoding one token): no buffer; per block, the sums of x * code are taken over the
+//    codes themselves and scaled once, s * (sum x * q - z * sum x): the same value with the rounding of
+//    a reassociated sum, as ONNX Runtime's MatMulNBits computes it.
+// Either way only the order and rounding of the sum over k differ from DequantizeLinear then MatMul.
 //
 // Instruction sets (isa.h): scalar, AVX2 and AVX-512 loops, picked at run time.
 //
