@@ -43,4 +43,11 @@ void narrow_decode(int32_t elem_type, const void* data, int64_t begin, int64_t n
 void narrow_encode(int32_t elem_type, const double* values, int64_t n, void* data, int64_t begin,
                    const NarrowEncoding& how);
 
+// For the data-movement kernels (Transpose, Pad) and constant folding, which move packed elements as
+// one code per byte: the codes of elements [0, n) of packed tensor data `data`, one per byte (for the
+// 8-bit types a copy), and the inverse, which writes ONNX's layout with the bits past the last element
+// of a final partial byte set to 0.
+void narrow_unpack_codes(int32_t elem_type, const void* data, int64_t n, uint8_t* codes);
+void narrow_pack_codes(int32_t elem_type, const uint8_t* codes, int64_t n, void* data);
+
 }  // namespace ephost::cpu::math
