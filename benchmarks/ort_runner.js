@@ -7,6 +7,8 @@
 //   node ort_runner.js --ort DIR --model M.onnx --inputs INPUTS.json [--threads N] [--warmup W]
 //                      [--min-runs R] [--max-runs R] [--min-seconds S] [--background]
 //                      [--free-dim NAME=VALUE]...   (freeDimensionOverrides, as ephost_model_runner's)
+//                      [--config KEY=VALUE]...      (a session config entry, e.g.
+//                                                    session.qdq_matmulnbits_accuracy_level=0)
 'use strict';
 
 const fs = require('fs');
@@ -17,7 +19,8 @@ function die(msg) {
   process.exit(1);
 }
 
-const opt = { threads: 1, warmup: 3, minRuns: 10, maxRuns: 100000, minSeconds: 2.0, background: false, freeDims: {} };
+const opt = { threads: 1, warmup: 3, minRuns: 10, maxRuns: 100000, minSeconds: 2.0, background: false, freeDims: {},
+  config: {} };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; ++i) {
   const a = argv[i];
@@ -35,6 +38,14 @@ for (let i = 0; i < argv.length; ++i) {
     const m = next().match(/^([^=]+)=(\d+)$/);
     if (!m) die('--free-dim wants NAME=VALUE');
     opt.freeDims[m[1]] = parseInt(m[2], 10);
+  } else if (a === '--config') {
+    // onnxruntime-node takes config entries as SessionOptions.extra, nested at the dots.
+    const m = next().match(/^([^=]+)=(.*)$/);
+    if (!m) die('--config wants KEY=VALUE');
+    let node = opt.config;
+    const keys = m[1].split('.');
+    for (const k of keys.slice(0, -1)) node = node[k] = node[k] || {};
+    node[keys[keys.length - 1]] = m[2];
   }
   else die(`unknown argument ${a}`);
 }
@@ -78,6 +89,7 @@ async function main() {
     executionMode: 'sequential',
   };
   if (Object.keys(opt.freeDims).length) so.freeDimensionOverrides = opt.freeDims;
+  if (Object.keys(opt.config).length) so.extra = opt.config;
   const rssBase = statusKb('VmRSS');
   const createCpu0 = process.cpuUsage();
   const createFaults0 = process.resourceUsage().minorPageFault;

@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "math/narrow_types.h"
 #include "math/numeric_cast.h"
 #include "math/quantize.h"
 #include "math/slice.h"
@@ -404,6 +405,40 @@ std::shared_ptr<OwnedTensor> evaluate(const sdk::Node& n, const Inputs& in) {
   throw std::invalid_argument("not folded");
 }
 
+// The packed types (int4, uint4, int2, uint2, float4e2m1), which have no element size: the data-movement
+// ops whose ONNX versions take them evaluate their codes as uint8, one per byte, and the result is packed
+// again. (Cast of a packed constant is left to its kernel.)
+std::shared_ptr<OwnedTensor> evaluate_packed(const sdk::Node& n, const Inputs& in) {
+  static const std::set<std::string> moving = {"Identity", "Unsqueeze", "Squeeze", "Reshape", "Flatten", "Transpose"};
+  if (!moving.count(n.op_type())) throw std::invalid_argument("unsupported type");
+  const int32_t type = in[0].elem_type();
+  std::vector<std::shared_ptr<OwnedTensor>> unpacked;
+  Inputs codes = in;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (!in[i].present() || in[i].elem_type() != type) continue;
+    auto t = make(EPHOST_ELEMENT_UINT8, in[i].shape());
+    math::narrow_unpack_codes(type, in[i].raw(), in[i].size(), t->data.data());
+    codes[i] = t->view();
+    unpacked.push_back(std::move(t));
+  }
+  const std::shared_ptr<OwnedTensor> moved = evaluate(n, codes);
+  auto y = std::make_shared<OwnedTensor>();
+  y->elem_type = type;
+  y->shape = moved->shape;
+  const int64_t count = sdk::element_count(y->shape);
+  y->data.resize(EphostTensorDataSize(type, static_cast<size_t>(count)));
+  math::narrow_pack_codes(type, moved->data.data(), count, y->data.data());
+  return y;
+}
+
+// evaluate(), with the packed types through evaluate_packed.
+std::shared_ptr<OwnedTensor> evaluate_any(const sdk::Node& n, const Inputs& in) {
+  if (!in.empty() && in[0].present() && sdk::element_size(in[0].elem_type()) == 0 &&
+      math::is_narrow_type(in[0].elem_type()))
+    return evaluate_packed(n, in);
+  return evaluate(n, in);
+}
+
 const std::set<std::string>& foldable_ops() {
   static const std::set<std::string> ops = {"Constant", "Identity", "Unsqueeze", "Squeeze", "Reshape", "Flatten",
                                             "Concat",   "Slice",    "Transpose", "Gather",  "Cast",    "Shape",
@@ -459,7 +494,7 @@ FoldedNodes fold_constants(const sdk::Graph& graph) {
     // plugin does not fold, unless that node is a subgraph's constant use; fold them all (one group).
     std::shared_ptr<OwnedTensor> y;
     try {
-      y = evaluate(n, in);
+      y = evaluate_any(n, in);
     } catch (const std::exception&) {
       continue;
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "math/narrow_types.h"
 #include "op_versions.h"
 
 namespace ephost::cpu {
@@ -125,6 +126,17 @@ bool all_movable(const sdk::Node& node) {
       if (t != EPHOST_ELEMENT_UNDEFINED && !is_movable_type(t)) return false;
     }
   return true;
+}
+
+SupportCheck movable_or_narrow() {
+  return [](const sdk::Node& node) {
+    auto ok = [](int32_t t) { return t == EPHOST_ELEMENT_UNDEFINED || is_movable_type(t) || math::is_narrow_type(t); };
+    for (size_t i = 0; i < node.num_inputs(); ++i)
+      if (node.has_input(i) && !ok(node.input(i).elem_type())) return false;
+    for (size_t i = 0; i < node.num_outputs(); ++i)
+      if (node.has_output(i) && !ok(node.output(i).elem_type())) return false;
+    return true;
+  };
 }
 
 }  // namespace ephost::cpu

@@ -89,6 +89,9 @@ inline SupportCheck inputs_of(std::initializer_list<int32_t> types, std::vector<
 inline SupportCheck any_types() {
   return [](const sdk::Node& node) { return all_movable(node); };
 }
+// any_types() and the packed narrow types (int4, uint4, int2, uint2, float4e2m1), for kernels that move
+// those as codes (math/narrow_types.h).
+SupportCheck movable_or_narrow();
 
 // Registration, one function per kernels/*.cpp.
 void register_elementwise_kernels(KernelRegistry& r);

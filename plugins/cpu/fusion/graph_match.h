@@ -75,8 +75,9 @@ class Fusion {
 
 // Every pattern, in the order get_capability tries them.
 const std::vector<const Fusion*>& fusions();
-// The int8 QDQ patterns, tried before the convolutional regions and the float patterns (which would
-// take their Conv / MatMul: the quantized weights fold to float constants).
+// The quantized-weight patterns (int8 QDQ, and block-quantized int4 weights), tried before the
+// convolutional regions and the float patterns (which would take their Conv / MatMul: the quantized
+// weights fold to float constants).
 const std::vector<const Fusion*>& int8_fusions();
 
 // The patterns (defined in their own files).
@@ -88,5 +89,6 @@ const Fusion& qdq_matmul_fusion();  // qdq_matmul.cpp: DQ -> MatMul/Gemm -> Q in
 const Fusion& qdq_conv_fusion();    // qdq_conv.cpp: DQ -> Conv -> Q in int8
 const Fusion& qdq_unary_fusion();   // qdq_unary.cpp: DQ -> activation -> Q as a table
 const Fusion& qdq_binary_fusion();  // qdq_binary.cpp: DQ, DQ -> Add/Mul -> Q in one pass
+const Fusion& q4_matmul_fusion();   // q4_matmul.cpp: int4/uint4 block DQ -> MatMul/Gemm [-> Add]
 
 }  // namespace ephost::cpu::fusion

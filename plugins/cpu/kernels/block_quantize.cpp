@@ -157,6 +157,25 @@ class BlockQuantizeKernel : public CpuKernel {
     const bool integer = math::is_narrow_integer(out_type);
     const float* px = x.data<float>();
     const int64_t n = x.size();
+    if (integer) {
+      // In float, then the vector encoder: nearbyint(x / s) + z is exact below 2^24 and clamps the same
+      // above, so the codes are those of the double computation below.
+      std::vector<float> rounded(static_cast<size_t>(n));
+      for_each(l, threads, [&](int64_t at, int64_t k) {
+        rounded[static_cast<size_t>(at)] = std::nearbyint(px[at] / s[k]) + static_cast<float>(z[static_cast<size_t>(k)]);
+      });
+      void* y = ctx.output_raw(0, out_type, x.shape());
+      constexpr int64_t kBlock = 4096;
+      math::parallel_for((n + kBlock - 1) / kBlock, threads, std::max<int64_t>(1, math::kElementwiseGrain / kBlock),
+                         [&](int64_t b0, int64_t b1) {
+                           for (int64_t b = b0; b < b1; ++b) {
+                             const int64_t begin = b * kBlock;
+                             math::narrow_encode_integer_f32(out_type, rounded.data() + begin,
+                                                             std::min(kBlock, n - begin), y, begin);
+                           }
+                         });
+      return;
+    }
     std::vector<double> values(static_cast<size_t>(n));
     for_each(l, threads, [&](int64_t at, int64_t k) {
       const float q = px[at] / s[k];  // in float, as ONNX's reference divides

@@ -260,10 +260,15 @@ class CastKernel : public CpuKernel {
     const int64_t n = x.size();
     constexpr int64_t kBlock = 512;
     const int64_t blocks = (n + kBlock - 1) / kBlock;
+    const bool float_to_int_codes = x.elem_type() == EPHOST_ELEMENT_FLOAT && math::is_narrow_integer(to);
     math::parallel_for(blocks, threads, std::max<int64_t>(1, math::kElementwiseGrain / kBlock), [&](int64_t b0, int64_t b1) {
       double values[kBlock];
       for (int64_t b = b0; b < b1; ++b) {
         const int64_t begin = b * kBlock, len = std::min(kBlock, n - begin);
+        if (float_to_int_codes) {  // the vector encoder, bit for bit the same codes
+          math::narrow_encode_integer_f32(to, x.data<float>() + begin, len, y, begin);
+          continue;
+        }
         read_doubles(x, begin, len, values);
         write_doubles(to, values, len, y, begin, narrow_);
       }

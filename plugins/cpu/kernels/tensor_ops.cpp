@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "kernel_registry.h"
+#include "math/narrow_types.h"
 #include "math/parallel.h"
 #include "math/slice.h"
 #include "math/transpose.h"
@@ -224,7 +225,17 @@ class TransposeKernel : public CpuKernel {
     std::vector<int64_t> perm = perm_;
     const Shape out = math::transpose_shape(in, &perm);
     void* y = ctx.output_raw(0, x.elem_type(), out);
-    math::transpose(x.raw(), in, perm, y, sdk::element_size(x.elem_type()), threads);
+    const int32_t type = x.elem_type();
+    if (sdk::element_size(type) == 0 && math::is_narrow_type(type)) {
+      // Packed (int4, uint4, int2, uint2, float4e2m1): moved as one code per byte, then packed again.
+      const int64_t n = math::numel(in);
+      std::vector<uint8_t> codes(static_cast<size_t>(n)), moved(static_cast<size_t>(n));
+      math::narrow_unpack_codes(type, x.raw(), n, codes.data());
+      math::transpose(codes.data(), in, perm, moved.data(), 1, threads);
+      math::narrow_pack_codes(type, moved.data(), n, y);
+      return;
+    }
+    math::transpose(x.raw(), in, perm, y, sdk::element_size(type), threads);
   }
 
  private:
@@ -436,6 +447,7 @@ class PadKernel : public CpuKernel {
       }
     }
     const Shape st = math::strides_of(in);
+    if (math::is_narrow_type(x.elem_type())) return pad_codes(x, value, out, maps, st, y, threads);
     bool ok = false;
     dispatch(NumericTypes{}, x.elem_type(), [&](auto tag) {
       ok = true;
@@ -452,6 +464,23 @@ class PadKernel : public CpuKernel {
   }
 
  private:
+  // The float8 family, float4e2m1 and the packed integers: padded as one code per byte, then packed
+  // again; the constant is constant_value's code, or the code of the attribute's value (opset < 11, 0).
+  void pad_codes(const sdk::Tensor& x, const sdk::Tensor& value, const Shape& out,
+                 const std::vector<std::vector<int64_t>>& maps, const Shape& st, void* y, int threads) const {
+    const int32_t type = x.elem_type();
+    const int64_t n = math::numel(x.shape()), m = math::numel(out);
+    std::vector<uint8_t> codes(static_cast<size_t>(std::max<int64_t>(n, 1))), padded(static_cast<size_t>(m));
+    math::narrow_unpack_codes(type, x.raw(), n, codes.data());
+    uint8_t v = 0;
+    if (value.present())
+      math::narrow_unpack_codes(type, value.raw(), 1, &v);
+    else
+      v = math::narrow_encode_one(type, attr_value_, math::NarrowEncoding{});
+    fill(codes.data(), out, maps, st, v, padded.data(), threads);
+    math::narrow_pack_codes(type, padded.data(), m, y);
+  }
+
   template <typename T>
   static void fill(const T* x, const Shape& out, const std::vector<std::vector<int64_t>>& maps, const Shape& st, T v,
                    T* y, int threads) {
@@ -666,7 +695,8 @@ void register_tensor_kernels(KernelRegistry& r) {
   r.add("Concat", 1, 17, any, make_factory<ConcatKernel>());
   r.add("Split", 1, 18, any, make_factory<SplitKernel>());
   r.add("Slice", 1, 17, any, make_factory<SliceKernel>());
-  r.add("Transpose", 1, 17, any, make_factory<TransposeKernel>());
+  // Transpose-21 on takes the packed types too (int4 and uint4 at 21, float4e2m1 at 23, int2 and uint2 at 25).
+  r.add("Transpose", 1, 17, movable_or_narrow(), make_factory<TransposeKernel>());
   r.add("Gather", 1, 17, any, make_factory<GatherKernel>());
   r.add("GatherElements", 11, 17, any, make_factory<GatherElementsKernel>());
   r.add("Tile", 6, 17, any, make_factory<TileKernel>());
@@ -674,9 +704,14 @@ void register_tensor_kernels(KernelRegistry& r) {
         [](const sdk::Node& n) {
           const std::string mode = n.attr_string("mode", "constant");
           if (mode != "constant" && mode != "reflect" && mode != "edge" && !(mode == "wrap" && n.opset() >= 19)) return false;
+          // The narrow types from opset 21 on (int4, uint4; float8 and float4e2m1 at 23; int2, uint2 at 25).
           return input_type_in(n, 0, {EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_INT8, EPHOST_ELEMENT_UINT8,
                                       EPHOST_ELEMENT_INT16, EPHOST_ELEMENT_UINT16, EPHOST_ELEMENT_INT32, EPHOST_ELEMENT_UINT32,
-                                      EPHOST_ELEMENT_INT64, EPHOST_ELEMENT_UINT64, EPHOST_ELEMENT_BOOL});
+                                      EPHOST_ELEMENT_INT64, EPHOST_ELEMENT_UINT64, EPHOST_ELEMENT_BOOL,
+                                      EPHOST_ELEMENT_FLOAT8E4M3FN, EPHOST_ELEMENT_FLOAT8E4M3FNUZ, EPHOST_ELEMENT_FLOAT8E5M2,
+                                      EPHOST_ELEMENT_FLOAT8E5M2FNUZ, EPHOST_ELEMENT_UINT4, EPHOST_ELEMENT_INT4,
+                                      EPHOST_ELEMENT_FLOAT4E2M1, EPHOST_ELEMENT_FLOAT8E8M0, EPHOST_ELEMENT_UINT2,
+                                      EPHOST_ELEMENT_INT2});
         },
         make_factory<PadKernel>());
   r.add("Trilu", 14, 17, any, make_factory<TriluKernel>());

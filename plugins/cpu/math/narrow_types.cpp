@@ -1,5 +1,6 @@
 #include "math/narrow_types.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -209,6 +210,35 @@ void narrow_encode(int32_t t, const double* values, int64_t n, void* data, int64
     for (int k = 0; k < per_byte && i + k < n; ++k)
       packed = static_cast<uint8_t>(packed | (narrow_encode_one(t, values[i + k], how) << (bits * k)));
     out[i / per_byte] = packed;
+  }
+}
+
+void narrow_unpack_codes(int32_t t, const void* data, int64_t n, uint8_t* codes) {
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  const int per_byte = elements_per_byte(t);
+  if (per_byte == 1) {
+    std::copy(bytes, bytes + n, codes);
+    return;
+  }
+  const int bits = 8 / per_byte;
+  const unsigned mask = (1u << bits) - 1u;
+  for (int64_t i = 0; i < n; ++i)
+    codes[i] = static_cast<uint8_t>((bytes[i / per_byte] >> (bits * (i % per_byte))) & mask);
+}
+
+void narrow_pack_codes(int32_t t, const uint8_t* codes, int64_t n, void* data) {
+  auto* bytes = static_cast<uint8_t*>(data);
+  const int per_byte = elements_per_byte(t);
+  if (per_byte == 1) {
+    std::copy(codes, codes + n, bytes);
+    return;
+  }
+  const int bits = 8 / per_byte;
+  const unsigned mask = (1u << bits) - 1u;
+  for (int64_t i = 0; i < n; i += per_byte) {
+    unsigned packed = 0;
+    for (int k = 0; k < per_byte && i + k < n; ++k) packed |= (codes[i + k] & mask) << (bits * k);
+    bytes[i / per_byte] = static_cast<uint8_t>(packed);
   }
 }
 

@@ -43,4 +43,17 @@ void narrow_decode(int32_t elem_type, const void* data, int64_t begin, int64_t n
 void narrow_encode(int32_t elem_type, const double* values, int64_t n, void* data, int64_t begin,
                    const NarrowEncoding& how);
 
+// For the data-movement kernels (Transpose, Pad) and constant folding, which move packed elements as
+// one code per byte: the codes of elements [0, n) of packed tensor data `data`, one per byte (for the
+// 8-bit types a copy), and the inverse, which writes ONNX's layout with the bits past the last element
+// of a final partial byte set to 0.
+void narrow_unpack_codes(int32_t elem_type, const void* data, int64_t n, uint8_t* codes);
+void narrow_pack_codes(int32_t elem_type, const uint8_t* codes, int64_t n, void* data);
+
+// Writes `n` floats as elements [begin, begin + n) of int4, uint4, int2 or uint2 data: bit for bit what
+// narrow_encode gives for the same values as doubles (NaN to 0, clamped to the type's range, rounded half
+// to even), in vector loops (isa.h tiers; narrow_int_encode.cpp). `begin` must be a multiple of
+// elements_per_byte; the bytes covered are overwritten whole, as narrow_encode does.
+void narrow_encode_integer_f32(int32_t elem_type, const float* values, int64_t n, void* data, int64_t begin);
+
 }  // namespace ephost::cpu::math
