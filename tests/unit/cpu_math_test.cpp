@@ -761,6 +761,23 @@ TEST(CpuTranspose, MatchesReference) {
   EXPECT_THROW(m::transpose_shape(in, &bad), std::invalid_argument);
 }
 
+// The byte transpose's register tiles and its partial edge tiles, between strided rows (the
+// NCHW <-> NHWC conversions of the int8 convolutions), against the element loop; bytes outside the
+// transposed block stay untouched.
+TEST(CpuTranspose2d, BytesMatchElementLoop) {
+  for (int64_t rows : {1, 7, 16, 17, 40, 129})
+    for (int64_t cols : {1, 3, 16, 24, 33, 72}) {
+      const int64_t ss = cols + 5, ds = rows + 3;
+      std::vector<uint8_t> src(static_cast<size_t>(rows * ss));
+      for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 131 + 7);
+      std::vector<uint8_t> got(static_cast<size_t>(cols * ds), 0xEE), want = got;
+      m::transpose_2d(src.data(), ss, got.data(), ds, rows, cols);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) want[c * ds + r] = src[r * ss + c];
+      ASSERT_EQ(got, want) << rows << "x" << cols;
+    }
+}
+
 TEST(CpuHalf, Conversions) {
   EXPECT_EQ(m::float_to_half(1.f), 0x3c00);
   EXPECT_EQ(m::float_to_half(-2.f), 0xc000);
