@@ -338,7 +338,66 @@ TEST(CpuQdqFusion, ActivationsAsTables) {
     q.out = {std::string(op) == "Tanh" ? 0.009f : 0.005f, std::string(op) == "Tanh" ? 128 : 0, false};
     q.add_quant_pair("h", q.out, "out", "y");
     SCOPED_TRACE(op);
-    check_qdq(q, {3, 5, 77}, std::string("DequantizeLinear+") + op + "+QuantizeLinear", 19);
+    check_qdq(q, {3, 5, 77}, std::string("DequantizeLinear+") + op + "+QuantizeLinear", 19, true, 0.0);
+  }
+}
+
+TEST(CpuQdqFusion, QuantizedGateTimesInputAsOneTable) {
+  // SiLU as quantizers write it: x * DQ(Q(Sigmoid(x))), and MobileNet's x * DQ(Q(HardSigmoid(x))), the
+  // Mul's operands in either order, u8 and s8 x: one table, bit for bit the op-by-op graph.
+  struct Case {
+    const char* gate;
+    Quant in, gate_q, out;
+    bool x_first;
+  };
+  const Case cases[] = {{"Sigmoid", {0.03f, 128, false}, {1.f / 255, 0, false}, {0.02f, 10, false}, true},
+                        {"Sigmoid", {0.025f, -9, true}, {1.f / 256, -128, true}, {0.018f, -20, true}, false},
+                        {"HardSigmoid", {0.04f, 100, false}, {0.0039f, 3, false}, {0.022f, 30, false}, false}};
+  for (const Case& c : cases) {
+    QdqModel q;
+    q.in = c.in;
+    q.m.input("x", onnx::TensorProto::FLOAT, {2, 7, 5, 13}).output("y", onnx::TensorProto::FLOAT, {2, 7, 5, 13});
+    q.add_quant_pair("x", q.in, "in", "a");
+    q.m.node(c.gate, {"a"}, {"g"}, "gate");
+    q.add_quant_pair("g", c.gate_q, "gq", "gd");
+    q.m.node("Mul", c.x_first ? std::vector<std::string>{"a", "gd"} : std::vector<std::string>{"gd", "a"}, {"p"}, "mul");
+    q.out = c.out;
+    q.add_quant_pair("p", q.out, "out", "y");
+    SCOPED_TRACE(c.gate);
+    check_qdq(q, {2, 7, 5, 13},
+              std::string("DequantizeLinear+") + c.gate + "+QuantizeLinear+DequantizeLinear+Mul+QuantizeLinear", 41,
+              true, 0.0);
+  }
+}
+
+TEST(CpuQdqFusion, MaxPoolOnTheBytes) {
+  // DQ -> MaxPool -> Q: the maximum of the bytes, through a table where the output's scale or type
+  // differs (bit for bit). ResNet's stem (3x3, stride 2, pads 1, same parameters), an odd-sized
+  // dilated pool into another scale, and s8 into u8.
+  struct Case {
+    std::vector<int64_t> kernel, strides, pads, dilations;
+    Quant in, out;
+    std::vector<int64_t> x, y;
+  };
+  const Case cases[] = {
+      {{3, 3}, {2, 2}, {1, 1, 1, 1}, {}, {0.02f, 128, false}, {0.02f, 128, false}, {1, 6, 17, 15}, {1, 6, 9, 8}},
+      {{2, 3}, {1, 2}, {0, 1, 1, 0}, {2, 1}, {0.02f, 100, false}, {0.013f, 90, false}, {2, 3, 11, 9}, {2, 3, 10, 4}},
+      {{3, 3}, {2, 2}, {1, 1, 1, 1}, {}, {0.03f, -5, true}, {0.015f, 0, false}, {1, 5, 9, 13}, {1, 5, 5, 7}}};
+  int index = 0;
+  for (const Case& c : cases) {
+    QdqModel q;
+    q.in = c.in;
+    q.m.input("x", onnx::TensorProto::FLOAT, c.x).output("y", onnx::TensorProto::FLOAT, c.y);
+    q.add_quant_pair("x", q.in, "in", "a");
+    auto& pool = q.m.node("MaxPool", {"a"}, {"p"}, "pool");
+    ephost_test::attr_ints(pool, "kernel_shape", c.kernel);
+    ephost_test::attr_ints(pool, "strides", c.strides);
+    ephost_test::attr_ints(pool, "pads", c.pads);
+    if (!c.dilations.empty()) ephost_test::attr_ints(pool, "dilations", c.dilations);
+    q.out = c.out;
+    q.add_quant_pair("p", q.out, "out", "y");
+    SCOPED_TRACE(index++);
+    check_qdq(q, c.x, "DequantizeLinear+MaxPool+QuantizeLinear", 43, true, 0.0);
   }
 }
 
