@@ -563,6 +563,21 @@ TEST(CpuPool, MatchesReference) {
     m::max_pool(x.data(), g, y.data(), idx.data(), false, 2);
     expect_close(y, want, 0);
     EXPECT_EQ(idx, want_idx);
+    // Bytes, values only (the int8 models' path: rows' maximum first, then along the taps): the same
+    // windows' maxima. The float values map to bytes monotonically, so the byte maxima are theirs.
+    std::vector<uint8_t> xu(x.size()), yu(want.size());
+    std::vector<int8_t> xs(x.size()), ys(want.size());
+    auto to_byte = [](float v) { return static_cast<int>(std::lround(std::clamp(v * 40.f, -128.f, 127.f))); };
+    for (size_t i = 0; i < x.size(); ++i) {
+      xs[i] = static_cast<int8_t>(to_byte(x[i]));
+      xu[i] = static_cast<uint8_t>(to_byte(x[i]) + 128);
+    }
+    m::max_pool(xu.data(), g, yu.data(), nullptr, false, 2);
+    m::max_pool(xs.data(), g, ys.data(), nullptr, false, 2);
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(ys[i], to_byte(want[i])) << i;
+      ASSERT_EQ(yu[i], to_byte(want[i]) + 128) << i;
+    }
     for (bool include_pad : {false, true}) {
       reference_pool2d(x, g, false, include_pad, &want, &want_idx);
       m::average_pool(x.data(), g, y.data(), include_pad, 2);
