@@ -181,6 +181,48 @@ TEST(CpuQdqFusion, MatMulBiasReluPerColumnWeights) {
   check_qdq(q, {3, 7, 48}, "DequantizeLinear+MatMul+Add+Relu+QuantizeLinear");
 }
 
+TEST(CpuQdqFusion, MatMulWhoseInputRankIsUnknownUntilTheRun) {
+  // A Reshape to a shape given at run time (as BERT's heads merge) leaves A's rank unknown to shape
+  // inference: the pattern is still taken, its shapes checked per run.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {6, 64}).input("shape", onnx::TensorProto::INT64, {-1});
+  q.m.output("y", onnx::TensorProto::FLOAT, {});
+  q.m.node("Reshape", {"x", "shape"}, {"r"}, "reshape");
+  q.add_quant_pair("r", q.in, "in", "a");
+  q.add_weights(32, 24, false, 63, 61);
+  q.add_bias(24, 62);
+  q.m.node("MatMul", {"a", "w"}, {"mm"}, "matmul");
+  q.m.node("Add", {"mm", "b"}, {"biased"}, "bias");
+  q.add_quant_pair("biased", q.out, "out", "y");
+  const std::string bytes = q.m.bytes();
+  Ephost::SessionOptions fused_opts, plain_opts;
+  plain_opts.append_provider("cpu", {{"fuse_patterns", "0"}});
+  Ephost::Session fused(cpu_env(), bytes.data(), bytes.size(), fused_opts);
+  Ephost::Session plain(cpu_env(), bytes.data(), bytes.size(), plain_opts);
+  EXPECT_EQ(fused_groups(fused).count("DequantizeLinear+MatMul+Add+QuantizeLinear"), 1u);
+  std::mt19937 gen(63);
+  std::uniform_real_distribution<float> d(-2.7f, 2.7f);
+  std::vector<float> x(6 * 64);
+  for (float& v : x) v = d(gen);
+  for (std::vector<int64_t> shape : {std::vector<int64_t>{2, 6, 32}, std::vector<int64_t>{12, 32}}) {
+    auto run_with = [&](const Ephost::Session& s) {
+      std::vector<Ephost::Tensor> in;
+      in.push_back(Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {6, 64}, x.data(), x.size()));
+      in.push_back(Ephost::Tensor::wrap(EPHOST_ELEMENT_INT64, {static_cast<int64_t>(shape.size())}, shape.data(),
+                                        shape.size()));
+      std::vector<Ephost::Tensor> out = s.run({"x", "shape"}, in, {"y"});
+      const std::vector<int64_t> dims = out[0].shape();
+      const float* p = static_cast<const float*>(Ephost::api().TensorGetData(out[0].get()));
+      return std::make_pair(dims, std::vector<float>(p, p + Ephost::api().TensorGetElementCount(out[0].get())));
+    };
+    const auto got = run_with(fused), want = run_with(plain);
+    EXPECT_EQ(got.first, want.first);
+    ASSERT_EQ(got.second.size(), want.second.size());
+    for (size_t i = 0; i < got.second.size(); ++i)
+      ASSERT_LE(std::abs(got.second[i] - want.second[i]), 1.001f * q.out.scale) << i;
+  }
+}
+
 TEST(CpuQdqFusion, MatMulSignedOutputNoRelu) {
   QdqModel q;
   q.m.input("x", onnx::TensorProto::FLOAT, {33, 64}).output("y", onnx::TensorProto::FLOAT, {33, 24});
