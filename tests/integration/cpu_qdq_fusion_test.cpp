@@ -181,6 +181,48 @@ TEST(CpuQdqFusion, MatMulBiasReluPerColumnWeights) {
   check_qdq(q, {3, 7, 48}, "DequantizeLinear+MatMul+Add+Relu+QuantizeLinear");
 }
 
+TEST(CpuQdqFusion, MatMulWhoseInputRankIsUnknownUntilTheRun) {
+  // A Reshape to a shape given at run time (as BERT's heads merge) leaves A's rank unknown to shape
+  // inference: the pattern is still taken, its shapes checked per run.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {6, 64}).input("shape", onnx::TensorProto::INT64, {-1});
+  q.m.output("y", onnx::TensorProto::FLOAT, {});
+  q.m.node("Reshape", {"x", "shape"}, {"r"}, "reshape");
+  q.add_quant_pair("r", q.in, "in", "a");
+  q.add_weights(32, 24, false, 63, 61);
+  q.add_bias(24, 62);
+  q.m.node("MatMul", {"a", "w"}, {"mm"}, "matmul");
+  q.m.node("Add", {"mm", "b"}, {"biased"}, "bias");
+  q.add_quant_pair("biased", q.out, "out", "y");
+  const std::string bytes = q.m.bytes();
+  Ephost::SessionOptions fused_opts, plain_opts;
+  plain_opts.append_provider("cpu", {{"fuse_patterns", "0"}});
+  Ephost::Session fused(cpu_env(), bytes.data(), bytes.size(), fused_opts);
+  Ephost::Session plain(cpu_env(), bytes.data(), bytes.size(), plain_opts);
+  EXPECT_EQ(fused_groups(fused).count("DequantizeLinear+MatMul+Add+QuantizeLinear"), 1u);
+  std::mt19937 gen(63);
+  std::uniform_real_distribution<float> d(-2.7f, 2.7f);
+  std::vector<float> x(6 * 64);
+  for (float& v : x) v = d(gen);
+  for (std::vector<int64_t> shape : {std::vector<int64_t>{2, 6, 32}, std::vector<int64_t>{12, 32}}) {
+    auto run_with = [&](const Ephost::Session& s) {
+      std::vector<Ephost::Tensor> in;
+      in.push_back(Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {6, 64}, x.data(), x.size()));
+      in.push_back(Ephost::Tensor::wrap(EPHOST_ELEMENT_INT64, {static_cast<int64_t>(shape.size())}, shape.data(),
+                                        shape.size()));
+      std::vector<Ephost::Tensor> out = s.run({"x", "shape"}, in, {"y"});
+      const std::vector<int64_t> dims = out[0].shape();
+      const float* p = static_cast<const float*>(Ephost::api().TensorGetData(out[0].get()));
+      return std::make_pair(dims, std::vector<float>(p, p + Ephost::api().TensorGetElementCount(out[0].get())));
+    };
+    const auto got = run_with(fused), want = run_with(plain);
+    EXPECT_EQ(got.first, want.first);
+    ASSERT_EQ(got.second.size(), want.second.size());
+    for (size_t i = 0; i < got.second.size(); ++i)
+      ASSERT_LE(std::abs(got.second[i] - want.second[i]), 1.001f * q.out.scale) << i;
+  }
+}
+
 TEST(CpuQdqFusion, MatMulSignedOutputNoRelu) {
   QdqModel q;
   q.m.input("x", onnx::TensorProto::FLOAT, {33, 64}).output("y", onnx::TensorProto::FLOAT, {33, 24});
@@ -236,8 +278,10 @@ TEST(CpuQdqFusion, FullRangeWeightsFuseOnlyWhereExact) {
   q.out = {0.08f, 128, false};
   q.add_quant_pair("biased", q.out, "out", "y");
   const char* cap = std::getenv("EPHOST_CPU_ISA");
-  const bool vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
-                    (cap == nullptr || std::string(cap) == "avx512");
+  // oneDNN accumulates in int32 with AVX-512 VNNI, or AVX-VNNI (a capped oneDNN uses neither).
+  const bool uncapped = cap == nullptr || *cap == '\0' || std::string(cap) == "avx512";
+  const bool vnni = uncapped && ((__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw")) ||
+                                 __builtin_cpu_supports("avxvnni"));
   check_qdq(q, {16, 256}, "DequantizeLinear+MatMul+Add+QuantizeLinear", 9, vnni);
 }
 
@@ -338,7 +382,66 @@ TEST(CpuQdqFusion, ActivationsAsTables) {
     q.out = {std::string(op) == "Tanh" ? 0.009f : 0.005f, std::string(op) == "Tanh" ? 128 : 0, false};
     q.add_quant_pair("h", q.out, "out", "y");
     SCOPED_TRACE(op);
-    check_qdq(q, {3, 5, 77}, std::string("DequantizeLinear+") + op + "+QuantizeLinear", 19);
+    check_qdq(q, {3, 5, 77}, std::string("DequantizeLinear+") + op + "+QuantizeLinear", 19, true, 0.0);
+  }
+}
+
+TEST(CpuQdqFusion, QuantizedGateTimesInputAsOneTable) {
+  // SiLU as quantizers write it: x * DQ(Q(Sigmoid(x))), and MobileNet's x * DQ(Q(HardSigmoid(x))), the
+  // Mul's operands in either order, u8 and s8 x: one table, bit for bit the op-by-op graph.
+  struct Case {
+    const char* gate;
+    Quant in, gate_q, out;
+    bool x_first;
+  };
+  const Case cases[] = {{"Sigmoid", {0.03f, 128, false}, {1.f / 255, 0, false}, {0.02f, 10, false}, true},
+                        {"Sigmoid", {0.025f, -9, true}, {1.f / 256, -128, true}, {0.018f, -20, true}, false},
+                        {"HardSigmoid", {0.04f, 100, false}, {0.0039f, 3, false}, {0.022f, 30, false}, false}};
+  for (const Case& c : cases) {
+    QdqModel q;
+    q.in = c.in;
+    q.m.input("x", onnx::TensorProto::FLOAT, {2, 7, 5, 13}).output("y", onnx::TensorProto::FLOAT, {2, 7, 5, 13});
+    q.add_quant_pair("x", q.in, "in", "a");
+    q.m.node(c.gate, {"a"}, {"g"}, "gate");
+    q.add_quant_pair("g", c.gate_q, "gq", "gd");
+    q.m.node("Mul", c.x_first ? std::vector<std::string>{"a", "gd"} : std::vector<std::string>{"gd", "a"}, {"p"}, "mul");
+    q.out = c.out;
+    q.add_quant_pair("p", q.out, "out", "y");
+    SCOPED_TRACE(c.gate);
+    check_qdq(q, {2, 7, 5, 13},
+              std::string("DequantizeLinear+") + c.gate + "+QuantizeLinear+DequantizeLinear+Mul+QuantizeLinear", 41,
+              true, 0.0);
+  }
+}
+
+TEST(CpuQdqFusion, MaxPoolOnTheBytes) {
+  // DQ -> MaxPool -> Q: the maximum of the bytes, through a table where the output's scale or type
+  // differs (bit for bit). ResNet's stem (3x3, stride 2, pads 1, same parameters), an odd-sized
+  // dilated pool into another scale, and s8 into u8.
+  struct Case {
+    std::vector<int64_t> kernel, strides, pads, dilations;
+    Quant in, out;
+    std::vector<int64_t> x, y;
+  };
+  const Case cases[] = {
+      {{3, 3}, {2, 2}, {1, 1, 1, 1}, {}, {0.02f, 128, false}, {0.02f, 128, false}, {1, 6, 17, 15}, {1, 6, 9, 8}},
+      {{2, 3}, {1, 2}, {0, 1, 1, 0}, {2, 1}, {0.02f, 100, false}, {0.013f, 90, false}, {2, 3, 11, 9}, {2, 3, 10, 4}},
+      {{3, 3}, {2, 2}, {1, 1, 1, 1}, {}, {0.03f, -5, true}, {0.015f, 0, false}, {1, 5, 9, 13}, {1, 5, 5, 7}}};
+  int index = 0;
+  for (const Case& c : cases) {
+    QdqModel q;
+    q.in = c.in;
+    q.m.input("x", onnx::TensorProto::FLOAT, c.x).output("y", onnx::TensorProto::FLOAT, c.y);
+    q.add_quant_pair("x", q.in, "in", "a");
+    auto& pool = q.m.node("MaxPool", {"a"}, {"p"}, "pool");
+    ephost_test::attr_ints(pool, "kernel_shape", c.kernel);
+    ephost_test::attr_ints(pool, "strides", c.strides);
+    ephost_test::attr_ints(pool, "pads", c.pads);
+    if (!c.dilations.empty()) ephost_test::attr_ints(pool, "dilations", c.dilations);
+    q.out = c.out;
+    q.add_quant_pair("p", q.out, "out", "y");
+    SCOPED_TRACE(index++);
+    check_qdq(q, c.x, "DequantizeLinear+MaxPool+QuantizeLinear", 43, true, 0.0);
   }
 }
 

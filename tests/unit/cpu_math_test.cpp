@@ -563,6 +563,21 @@ TEST(CpuPool, MatchesReference) {
     m::max_pool(x.data(), g, y.data(), idx.data(), false, 2);
     expect_close(y, want, 0);
     EXPECT_EQ(idx, want_idx);
+    // Bytes, values only (the int8 models' path: rows' maximum first, then along the taps): the same
+    // windows' maxima. The float values map to bytes monotonically, so the byte maxima are theirs.
+    std::vector<uint8_t> xu(x.size()), yu(want.size());
+    std::vector<int8_t> xs(x.size()), ys(want.size());
+    auto to_byte = [](float v) { return static_cast<int>(std::lround(std::clamp(v * 40.f, -128.f, 127.f))); };
+    for (size_t i = 0; i < x.size(); ++i) {
+      xs[i] = static_cast<int8_t>(to_byte(x[i]));
+      xu[i] = static_cast<uint8_t>(to_byte(x[i]) + 128);
+    }
+    m::max_pool(xu.data(), g, yu.data(), nullptr, false, 2);
+    m::max_pool(xs.data(), g, ys.data(), nullptr, false, 2);
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(ys[i], to_byte(want[i])) << i;
+      ASSERT_EQ(yu[i], to_byte(want[i]) + 128) << i;
+    }
     for (bool include_pad : {false, true}) {
       reference_pool2d(x, g, false, include_pad, &want, &want_idx);
       m::average_pool(x.data(), g, y.data(), include_pad, 2);
@@ -759,6 +774,23 @@ TEST(CpuTranspose, MatchesReference) {
   } while (std::next_permutation(perm.begin(), perm.end()));
   std::vector<int64_t> bad{0, 0, 1, 2};
   EXPECT_THROW(m::transpose_shape(in, &bad), std::invalid_argument);
+}
+
+// The byte transpose's register tiles and its partial edge tiles, between strided rows (the
+// NCHW <-> NHWC conversions of the int8 convolutions), against the element loop; bytes outside the
+// transposed block stay untouched.
+TEST(CpuTranspose2d, BytesMatchElementLoop) {
+  for (int64_t rows : {1, 7, 16, 17, 40, 129})
+    for (int64_t cols : {1, 3, 16, 24, 33, 72}) {
+      const int64_t ss = cols + 5, ds = rows + 3;
+      std::vector<uint8_t> src(static_cast<size_t>(rows * ss));
+      for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 131 + 7);
+      std::vector<uint8_t> got(static_cast<size_t>(cols * ds), 0xEE), want = got;
+      m::transpose_2d(src.data(), ss, got.data(), ds, rows, cols);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) want[c * ds + r] = src[r * ss + c];
+      ASSERT_EQ(got, want) << rows << "x" << cols;
+    }
 }
 
 TEST(CpuHalf, Conversions) {

@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "math/byte_table.h"
 #include "math/quantize.h"
 #include "isa_tiers.h"
 
@@ -160,3 +161,22 @@ TEST_P(CpuDequantizeLinear, Int8MatchesTheReferenceBitForBit) { check_dequantize
 TEST_P(CpuDequantizeLinear, Uint16MatchesTheReferenceBitForBit) { check_dequantize<uint16_t>(13); }
 TEST_P(CpuDequantizeLinear, Int16MatchesTheReferenceBitForBit) { check_dequantize<int16_t>(14); }
 TEST_P(CpuDequantizeLinear, Int32MatchesTheReferenceBitForBit) { check_dequantize<int32_t>(15); }
+
+// The int8 activation tables (fusion/qdq_unary.cpp): every byte value, lengths around the 64-byte
+// vector and its masked tail, against the element loop.
+class CpuLookupBytes : public IsaTierTest {};
+EPHOST_INSTANTIATE_FOR_EVERY_ISA(CpuLookupBytes);
+
+TEST_P(CpuLookupBytes, MatchesTheElementLoop) {
+  std::mt19937 gen(5);
+  uint8_t table[256];
+  for (uint8_t& t : table) t = static_cast<uint8_t>(gen());
+  for (int64_t n : {0, 1, 63, 64, 65, 127, 256, 1000}) {
+    std::vector<uint8_t> x(static_cast<size_t>(n)), y(static_cast<size_t>(n) + 3, 0xA5);
+    for (int64_t i = 0; i < n; ++i) x[i] = static_cast<uint8_t>(i < 256 ? i : gen());
+    m::lookup_bytes(table, x.data(), y.data(), n);
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(y[i], table[x[i]]) << "n " << n << " at " << i;
+    for (int k = 0; k < 3; ++k) EXPECT_EQ(y[static_cast<size_t>(n) + k], 0xA5) << "wrote past the end, n " << n;
+  }
+  if (GetParam() != ephost::cpu::math::Isa::kAvx512) EXPECT_FALSE(m::lookup_bytes_uses_vbmi());
+}

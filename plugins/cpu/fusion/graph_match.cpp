@@ -170,6 +170,43 @@ bool match_scalar_affine(const sdk::Value& v, const Available& ok, Activation* a
   return true;
 }
 
+bool unary_activation(const sdk::Node& n, Activation* a) {
+  if (n.num_outputs() != 1 || !n.has_input(0) || !is_float(n.output(0))) return false;
+  if (is_op(n, "Relu")) {
+    a->kind = Activation::kRelu;
+  } else if (is_op(n, "LeakyRelu")) {
+    a->kind = Activation::kLeakyRelu;
+    a->alpha = n.attr_float("alpha", 0.01f);
+  } else if (is_op(n, "Sigmoid")) {
+    a->kind = Activation::kSigmoid;
+  } else if (is_op(n, "Tanh")) {
+    a->kind = Activation::kTanh;
+  } else if (is_op(n, "HardSigmoid")) {
+    a->kind = Activation::kHardSigmoid;
+    a->alpha = n.attr_float("alpha", 0.2f);
+    a->beta = n.attr_float("beta", 0.5f);
+  } else if (is_op(n, "HardSwish")) {
+    a->kind = Activation::kHardSwish;
+  } else if (is_op(n, "Gelu")) {
+    a->kind = n.attr_string("approximate", "none") == "tanh" ? Activation::kGeluTanh : Activation::kGeluErf;
+  } else if (is_op(n, "Clip")) {
+    a->kind = Activation::kClip;
+    a->alpha = std::numeric_limits<float>::lowest();
+    a->beta = std::numeric_limits<float>::max();
+    if (n.opset() < 11) {
+      a->alpha = n.attr_float("min", -std::numeric_limits<float>::max());
+      a->beta = n.attr_float("max", std::numeric_limits<float>::max());
+    } else {
+      if (n.num_inputs() > 3) return false;
+      if (n.has_input(1) && !scalar_constant(n.input(1), &a->alpha)) return false;
+      if (n.has_input(2) && !scalar_constant(n.input(2), &a->beta)) return false;
+    }
+  } else {
+    return false;
+  }
+  return true;
+}
+
 bool match_activation(const sdk::Value& v, const Available& ok, Activation* act, std::vector<sdk::Node>* nodes,
                       sdk::Value* out) {
   const std::vector<sdk::Node> cons = inner_consumers(v);
@@ -178,38 +215,7 @@ bool match_activation(const sdk::Value& v, const Available& ok, Activation* act,
     const sdk::Node n = cons[0];
     if (!ok(n) || n.num_outputs() != 1 || !is_float(n.output(0))) return false;
     Activation a;
-    if (is_op(n, "Relu")) {
-      a.kind = Activation::kRelu;
-    } else if (is_op(n, "LeakyRelu")) {
-      a.kind = Activation::kLeakyRelu;
-      a.alpha = n.attr_float("alpha", 0.01f);
-    } else if (is_op(n, "Sigmoid")) {
-      a.kind = Activation::kSigmoid;
-    } else if (is_op(n, "Tanh")) {
-      a.kind = Activation::kTanh;
-    } else if (is_op(n, "HardSigmoid")) {
-      a.kind = Activation::kHardSigmoid;
-      a.alpha = n.attr_float("alpha", 0.2f);
-      a.beta = n.attr_float("beta", 0.5f);
-    } else if (is_op(n, "HardSwish")) {
-      a.kind = Activation::kHardSwish;
-    } else if (is_op(n, "Gelu")) {
-      a.kind = n.attr_string("approximate", "none") == "tanh" ? Activation::kGeluTanh : Activation::kGeluErf;
-    } else if (is_op(n, "Clip")) {
-      a.kind = Activation::kClip;
-      a.alpha = std::numeric_limits<float>::lowest();
-      a.beta = std::numeric_limits<float>::max();
-      if (n.opset() < 11) {
-        a.alpha = n.attr_float("min", -std::numeric_limits<float>::max());
-        a.beta = n.attr_float("max", std::numeric_limits<float>::max());
-      } else {
-        if (n.num_inputs() > 3) return false;
-        if (n.has_input(1) && !scalar_constant(n.input(1), &a.alpha)) return false;
-        if (n.has_input(2) && !scalar_constant(n.input(2), &a.beta)) return false;
-      }
-    } else {
-      return false;
-    }
+    if (!unary_activation(n, &a)) return false;
     if (n.input(0).name() != x) return false;
     *act = a;
     nodes->push_back(n);
@@ -308,8 +314,8 @@ const std::vector<const Fusion*>& fusions() {
 }
 
 const std::vector<const Fusion*>& int8_fusions() {
-  static const std::vector<const Fusion*> all = {&qdq_conv_fusion(),  &qdq_matmul_fusion(), &qdq_unary_fusion(),
-                                                 &qdq_binary_fusion(), &q4_matmul_fusion()};
+  static const std::vector<const Fusion*> all = {&qdq_conv_fusion(),   &qdq_matmul_fusion(),   &qdq_unary_fusion(),
+                                                 &qdq_binary_fusion(), &qdq_max_pool_fusion(), &q4_matmul_fusion()};
   return all;
 }
 

@@ -49,6 +49,8 @@ struct Activation {
   float alpha = 0.f, beta = 0.f;  // LeakyRelu slope; Clip bounds; HardSigmoid alpha/beta; Linear a*x+b
 };
 
+// The activation one node computes from its input 0 (the unary ops match_activation names), or false.
+bool unary_activation(const sdk::Node& n, Activation* a);
 // An activation that starts at v: a unary node (Relu, LeakyRelu, Sigmoid, Tanh, Clip with constant
 // bounds, HardSigmoid, HardSwish, Gelu), or a decomposed form exporters write: SiLU as
 // Mul(v, Sigmoid(v)), GELU as Div(v, sqrt 2) -> Erf -> Add 1 -> Mul v -> Mul 0.5 (in either order of the
@@ -89,6 +91,7 @@ const Fusion& qdq_matmul_fusion();  // qdq_matmul.cpp: DQ -> MatMul/Gemm -> Q in
 const Fusion& qdq_conv_fusion();    // qdq_conv.cpp: DQ -> Conv -> Q in int8
 const Fusion& qdq_unary_fusion();   // qdq_unary.cpp: DQ -> activation -> Q as a table
 const Fusion& qdq_binary_fusion();  // qdq_binary.cpp: DQ, DQ -> Add/Mul -> Q in one pass
+const Fusion& qdq_max_pool_fusion();  // qdq_pool.cpp: DQ -> MaxPool -> Q on the bytes
 const Fusion& q4_matmul_fusion();   // q4_matmul.cpp: int4/uint4 block DQ -> MatMul/Gemm [-> Add]
 
 }  // namespace ephost::cpu::fusion

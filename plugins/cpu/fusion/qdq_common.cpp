@@ -3,19 +3,35 @@
 #include <cmath>
 
 #include "const_eval.h"
-#include "math/isa.h"
 
 namespace ephost::cpu::fusion {
 
 namespace {
 
-// Whether oneDNN may use AVX-512 VNNI in this process: the hardware has it and EPHOST_CPU_ISA, which
-// also caps oneDNN (math/dnnl_util.cpp), does not hold it below AVX-512.
+// Whether oneDNN's int8 kernels accumulate u8 x s8 products in int32 (VNNI's vpdpbusd, AVX-512 or
+// AVX2 VNNI) in this process. oneDNN is asked which ISA it actually uses, after the engine (which
+// passes EPHOST_CPU_ISA's cap on, math/dnnl_util.cpp) exists: that also covers a cap oneDNN took from
+// its own ONEDNN_MAX_CPU_ISA, or a cap that came too late, where reading EPHOST_CPU_ISA alone would
+// take weights oneDNN then multiplies with saturation.
 bool dnnl_has_vnni() {
-#if defined(__x86_64__) && defined(__GNUC__)
-  const auto cap = math::isa_cap_from_environment();
-  return math::hardware_isa() == math::Isa::kAvx512 && (!cap || *cap == math::Isa::kAvx512) &&
-         __builtin_cpu_supports("avx512vnni");
+#if defined(EPHOST_WITH_DNNL)
+  static const bool vnni = [] {
+    try {
+      (void)math::cpu_engine();
+      switch (dnnl::get_effective_cpu_isa()) {
+        case dnnl::cpu_isa::avx2_vnni:
+        case dnnl::cpu_isa::avx512_core_vnni:
+        case dnnl::cpu_isa::avx512_core_bf16:
+        case dnnl::cpu_isa::avx512_core_amx:
+          return true;
+        default:
+          return false;
+      }
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return vnni;
 #else
   return false;
 #endif

@@ -150,7 +150,7 @@ class QdqConvGroup : public sdk::CompiledGroup {
     const int64_t N = g.batch, C = g.in_channels, H = g.in_spatial[0], W = g.in_spatial[1];
     const int64_t Hp = H + g.pad_begin[0] + g.pad_end[0], Wp = W + g.pad_begin[1] + g.pad_end[1];
     uint8_t* src = static_cast<uint8_t*>(math::thread_buffer(0, static_cast<size_t>(std::max<int64_t>(N * Hp * Wp * C, 1))));
-    to_padded_nhwc(x, g, Hp, Wp, src, threads);
+    to_padded_nhwc(quantized_input(x, threads), g, Hp, Wp, src, threads);
     const int64_t OH = g.out_spatial[0], OW = g.out_spatial[1], M = m_.M;
     int32_t* acc = static_cast<int32_t*>(math::thread_buffer(1, static_cast<size_t>(N * OH * OW * M) * sizeof(int32_t)));
     const int team = math::threads_for_work(
@@ -192,10 +192,27 @@ class QdqConvGroup : public sdk::CompiledGroup {
     sdk::fail(EPHOST_INVALID_ARGUMENT, "fused int8 conv " + name_ + " (" + m_.conv.name() + "): " + what);
   }
 
-  // X (NCHW: X_q, or the float DequantizeLinear output quantized back) into NHWC with the padding
-  // around it holding the zero point. Each input row h is a [C][W] block (rows H*W apart), transposed
-  // into the [W][C] pixels of the padded row.
-  void to_padded_nhwc(const sdk::Tensor& x, const math::ConvGeometry& g, int64_t Hp, int64_t Wp, uint8_t* dst,
+  // X_q: the group's input, or (when X's DequantizeLinear stays outside the group) its float output
+  // quantized back with (sx, zx), exactly, in one pass over the whole tensor (per-row calls on a deep
+  // layer's 7-pixel rows cost more than the quantization). Thread buffer 4 holds it until
+  // to_padded_nhwc has copied it.
+  const uint8_t* quantized_input(const sdk::Tensor& x, int threads) const {
+    if (m_.x_quantized_input) return static_cast<const uint8_t*>(x.raw());
+    const int64_t n = x.size();
+    uint8_t* q = static_cast<uint8_t*>(math::thread_buffer(4, static_cast<size_t>(std::max<int64_t>(n, 1))));
+    const float* px = x.data<float>();
+    math::parallel_for(n, threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
+      if (m_.x.type == EPHOST_ELEMENT_UINT8)
+        quantize_row(px + i0, m_.x, q + i0, i1 - i0);
+      else
+        quantize_row(px + i0, m_.x, reinterpret_cast<int8_t*>(q + i0), i1 - i0);
+    });
+    return q;
+  }
+
+  // X_q (NCHW) into NHWC with the padding around it holding the zero point. Each input row h is a
+  // [C][W] block (rows H*W apart), transposed into the [W][C] pixels of the padded row.
+  void to_padded_nhwc(const uint8_t* xq, const math::ConvGeometry& g, int64_t Hp, int64_t Wp, uint8_t* dst,
                       int threads) const {
     const int64_t N = g.batch, C = g.in_channels, H = g.in_spatial[0], W = g.in_spatial[1];
     const int64_t top = g.pad_begin[0], left = g.pad_begin[1];
@@ -214,20 +231,7 @@ class QdqConvGroup : public sdk::CompiledGroup {
           std::memset(out, zero, static_cast<size_t>(left * C));
           std::memset(out + (left + W) * C, zero, static_cast<size_t>((Wp - left - W) * C));
         }
-        const int64_t at = (n * C * H + h) * W;  // x[n, 0, h, 0]
-        if (m_.x_quantized_input) {
-          math::transpose_2d(static_cast<const uint8_t*>(x.raw()) + at, H * W, out + left * C, C, C, W);
-          continue;
-        }
-        uint8_t* rows = static_cast<uint8_t*>(math::thread_buffer(5, static_cast<size_t>(std::max<int64_t>(C * W, 1))));
-        for (int64_t c = 0; c < C; ++c) {
-          const float* xr = x.data<float>() + at + c * H * W;
-          if (m_.x.type == EPHOST_ELEMENT_UINT8)
-            quantize_row(xr, m_.x, rows + c * W, W);
-          else
-            quantize_row(xr, m_.x, reinterpret_cast<int8_t*>(rows + c * W), W);
-        }
-        math::transpose_2d(rows, W, out + left * C, C, C, W);
+        math::transpose_2d(xq + (n * C * H + h) * W, H * W, out + left * C, C, C, W);
       }
     });
   }

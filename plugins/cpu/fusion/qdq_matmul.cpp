@@ -66,8 +66,8 @@ bool match_qdq_matmul(const sdk::Node& anchor, const Available& ok, QdqMatMulMat
     if (anchor.attr_int("transA", 0) != 0 || anchor.attr_float("alpha", 1.f) != 1.f) return false;
     if (anchor.input(0).rank() != 2) return false;
     m->trans_b = anchor.attr_int("transB", 0) != 0;
-  } else if (anchor.input(0).rank() < 1) {
-    return false;  // (unknown rank: -1)
+  } else if (anchor.input(0).rank() == 0) {
+    return false;  // an unknown rank (-1: after a Reshape to a computed shape, as in BERT) is checked per run
   }
   std::vector<float> scales;
   if (!weight_quant(m->dq_w, m->trans_b, &m->K, &m->N, &scales)) return false;

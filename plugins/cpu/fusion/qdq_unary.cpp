@@ -8,10 +8,20 @@
 // graph_match.h's apply_activation, the math/vec.h loops the activation kernels run too (Sigmoid,
 // HardSigmoid, HardSwish, Relu, Tanh: the op-by-op output, element for element). The activation is any
 // graph_match.h matches (also LeakyRelu, Gelu, Clip and the decomposed SiLU / GELU / HardSwish forms).
+//
+// A quantizer also writes SiLU (x * Sigmoid(x)) and the like with the gate quantized on its own:
+//
+//   DequantizeLinear(X_q) ─┬─ gate ─ QuantizeLinear(., sg, zg) ─ DequantizeLinear(., sg', zg') ─┐
+//                          └──────────────────────────────────────────────────────────────────── Mul ─ QuantizeLinear ─ Y_q
+//
+// where the gate is one unary activation (Sigmoid, HardSigmoid, ...). That too is one function of X_q's
+// byte (ONNX Runtime runs it as QLinearSigmoid then QLinearMul): its table evaluates the gate, its
+// QuantizeLinear and DequantizeLinear, the float product and the last QuantizeLinear, op by op.
 #include <array>
 
 #include "const_eval.h"
 #include "graph_match.h"
+#include "math/byte_table.h"
 #include "math/parallel.h"
 #include "math/quantize.h"
 #include "qdq_common.h"
@@ -24,8 +34,38 @@ struct QdqUnaryMatch {
   sdk::Node dq, q;
   ScalarQuant x, y;
   Activation act;
+  // The gated form: y = Q(x * DQ(Q(act(x), gate_q), gate_dq)).
+  bool gated = false;
+  ScalarQuant gate_q, gate_dq;
   std::vector<sdk::Node> nodes;
 };
+
+// The gated form from X's float value v (two consumers: the gate and the Mul); appends the nodes after
+// the anchor and sets *out to the Mul's output.
+bool match_quantized_gate(const sdk::Value& v, const Available& ok, QdqUnaryMatch* m, sdk::Value* out) {
+  const std::vector<sdk::Node> cons = inner_consumers(v);
+  if (cons.size() != 2) return false;
+  for (int first = 0; first < 2; ++first) {
+    const sdk::Node gate = cons[first], mul = cons[1 - first];
+    if (!ok(gate) || !ok(mul) || !unary_activation(gate, &m->act) || gate.input(0).name() != v.name()) continue;
+    const sdk::Node q = sole_consumer(gate.output(0));
+    if (!is_quant_op(q, "QuantizeLinear") || !ok(q) || !scalar_quant(q, &m->gate_q) || q.num_outputs() != 1) continue;
+    const sdk::Node dq = sole_consumer(q.output(0));
+    if (!is_quant_op(dq, "DequantizeLinear") || !ok(dq) || !scalar_quant(dq, &m->gate_dq)) continue;
+    if (m->gate_dq.type != m->gate_q.type || !is_float(dq.output(0))) continue;
+    const sdk::Node c = sole_consumer(dq.output(0));
+    if (!c.valid() || c.id() != mul.id() || !is_op(mul, "Mul") || mul.num_inputs() != 2 || !is_float(mul.output(0)))
+      continue;
+    const std::string a = mul.input(0).name(), b = mul.input(1).name();
+    const std::string g = dq.output(0).name();
+    if (!((a == v.name() && b == g) || (a == g && b == v.name()))) continue;
+    m->gated = true;
+    m->nodes.insert(m->nodes.end(), {gate, q, dq, mul});
+    *out = mul.output(0);
+    return true;
+  }
+  return false;
+}
 
 bool match_qdq_unary(const sdk::Node& anchor, const Available& ok, QdqUnaryMatch* m) {
   if (!is_quant_op(anchor, "DequantizeLinear") || !ok(anchor) || !scalar_quant(anchor, &m->x)) return false;
@@ -33,13 +73,29 @@ bool match_qdq_unary(const sdk::Node& anchor, const Available& ok, QdqUnaryMatch
   m->dq = anchor;
   m->nodes = {anchor};
   sdk::Value out;
-  if (!match_activation(anchor.output(0), ok, &m->act, &m->nodes, &out)) return false;
+  if (!match_activation(anchor.output(0), ok, &m->act, &m->nodes, &out) &&
+      !match_quantized_gate(anchor.output(0), ok, m, &out))
+    return false;
   const sdk::Node q = sole_consumer(out);
   if (!is_quant_op(q, "QuantizeLinear") || !ok(q) || !scalar_quant(q, &m->y)) return false;
   if (q.num_outputs() != 1 || !q.has_output(0)) return false;
   m->q = q;
   m->nodes.push_back(q);
   return true;
+}
+
+// 256 values of type q (bytes) to float, and back: the op-by-op kernels' math/quantize.h loops.
+void dequantize(const uint8_t* b, const ScalarQuant& q, float* x) {
+  if (q.type == EPHOST_ELEMENT_UINT8)
+    math::dequantize_linear(b, q.scale, static_cast<uint8_t>(q.zero_point), x, 256);
+  else
+    math::dequantize_linear(reinterpret_cast<const int8_t*>(b), q.scale, static_cast<int8_t>(q.zero_point), x, 256);
+}
+void quantize(const float* x, const ScalarQuant& q, uint8_t* b) {
+  if (q.type == EPHOST_ELEMENT_UINT8)
+    math::quantize_linear(x, q.scale, static_cast<uint8_t>(q.zero_point), b, 256);
+  else
+    math::quantize_linear(x, q.scale, static_cast<int8_t>(q.zero_point), reinterpret_cast<int8_t*>(b), 256);
 }
 
 class QdqUnaryGroup : public sdk::CompiledGroup {
@@ -51,21 +107,18 @@ class QdqUnaryGroup : public sdk::CompiledGroup {
     if (in_index_ < 0 || out_index_ < 0 || group.num_outputs() != 1)
       sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile fused int8 activation " + name_ + ": unexpected group interface");
     // Every input value in byte order (u8: 0..255; s8: the byte of -128..127 at its unsigned index).
+    std::array<uint8_t, 256> bytes{};
+    for (int b = 0; b < 256; ++b) bytes[b] = static_cast<uint8_t>(b);
     std::array<float, 256> x{}, v{};
-    for (int b = 0; b < 256; ++b) {
-      if (m.x.type == EPHOST_ELEMENT_UINT8) {
-        const uint8_t q = static_cast<uint8_t>(b);
-        math::dequantize_linear(&q, m.x.scale, static_cast<uint8_t>(m.x.zero_point), &x[b], 1);
-      } else {
-        const int8_t q = static_cast<int8_t>(static_cast<uint8_t>(b));
-        math::dequantize_linear(&q, m.x.scale, static_cast<int8_t>(m.x.zero_point), &x[b], 1);
-      }
-    }
+    dequantize(bytes.data(), m.x, x.data());
     apply_activation(m.act, x.data(), v.data(), 256);
-    if (m.y.type == EPHOST_ELEMENT_UINT8)
-      math::quantize_linear(v.data(), m.y.scale, static_cast<uint8_t>(m.y.zero_point), table_.data(), 256);
-    else
-      math::quantize_linear(v.data(), m.y.scale, static_cast<int8_t>(m.y.zero_point), reinterpret_cast<int8_t*>(table_.data()), 256);
+    if (m.gated) {
+      std::array<uint8_t, 256> gate{};
+      quantize(v.data(), m.gate_q, gate.data());
+      dequantize(gate.data(), m.gate_dq, v.data());
+      for (int b = 0; b < 256; ++b) v[b] = x[b] * v[b];
+    }
+    quantize(v.data(), m.y, table_.data());
   }
 
   void compute(void*, sdk::KernelContext& ctx) override {
@@ -77,14 +130,9 @@ class QdqUnaryGroup : public sdk::CompiledGroup {
     int threads = ctx.threads();
     if (threads <= 0) threads = default_threads_;
     threads = math::effective_threads(threads, adaptive_);
-    // The table and pointers in locals: with a byte store per element, values reached through the
-    // closure would be reloaded after every store (a char store may alias them).
     const uint8_t* table = table_.data();
-    math::parallel_for(x.size(), threads, math::kElementwiseGrain, [table, px, y](int64_t i0, int64_t i1) {
-      const uint8_t* __restrict in = px;
-      uint8_t* __restrict out = y;
-      for (int64_t i = i0; i < i1; ++i) out[i] = table[in[i]];
-    });
+    math::parallel_for(x.size(), threads, math::kElementwiseGrain,
+                       [table, px, y](int64_t i0, int64_t i1) { math::lookup_bytes(table, px + i0, y + i0, i1 - i0); });
     math::note_team_end(threads);
   }
 

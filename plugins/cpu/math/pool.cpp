@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
+#include <vector>
 
 #include "parallel.h"
 #include "spatial3.h"
@@ -113,6 +115,7 @@ void max_pool(const T* x, const PoolGeometry& g, T* y, int64_t* indices, bool co
                                                         : std::numeric_limits<T>::lowest();
   parallel_for(planes * D.out[0] * D.out[1], threads, std::max<int64_t>(1, 4096 / std::max<int64_t>(D.out[2], 1)),
                [&](int64_t r0, int64_t r1) {
+    std::vector<T> colmax(std::is_integral_v<T> && !indices ? static_cast<size_t>(D.in[2]) : 0);
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t oh = r % D.out[1], od = (r / D.out[1]) % D.out[0], p = r / (D.out[1] * D.out[0]);
       const T* xp = x + p * in_plane;
@@ -120,6 +123,34 @@ void max_pool(const T* x, const PoolGeometry& g, T* y, int64_t* indices, bool co
       int64_t* ip = indices ? indices + p * out_plane + (od * D.out[1] + oh) * D.out[2] : nullptr;
       const int64_t ds = win[0].start[od], hs = win[1].start[oh];
       const int64_t kd0 = win[0].t0[od], kd1 = win[0].t1[od], kh0 = win[1].t0[oh], kh1 = win[1].t1[oh];
+      if (!ip && std::is_integral_v<T>) {
+        // Integers (int8 models' pools): the maximum over the window's rows first, a whole input row at
+        // a time (vectorised), then along each output's strided taps of that one row. Exact in any
+        // order; floats keep the order below (which of -0 and +0 a tie returns).
+        T* const cm = colmax.data();
+        const T* const first = xp + ((ds + kd0 * D.d[0]) * D.in[1] + hs + kh0 * D.d[1]) * D.in[2];
+        if (kd0 >= kd1 || kh0 >= kh1) {
+          for (int64_t ow = 0; ow < D.out[2]; ++ow) yp[ow] = lowest;
+          continue;
+        }
+        std::copy(first, first + D.in[2], cm);
+        for (int64_t a = kd0; a < kd1; ++a)
+          for (int64_t b = (a == kd0 ? kh0 + 1 : kh0); b < kh1; ++b) {
+            const T* __restrict row = xp + ((ds + a * D.d[0]) * D.in[1] + hs + b * D.d[1]) * D.in[2];
+            T* __restrict m = cm;
+            for (int64_t iw = 0; iw < D.in[2]; ++iw) m[iw] = row[iw] > m[iw] ? row[iw] : m[iw];
+          }
+        for (int64_t ow = 0; ow < D.out[2]; ++ow) {
+          const int64_t ws = win[2].start[ow];
+          T m = lowest;
+          for (int64_t c = win[2].t0[ow]; c < win[2].t1[ow]; ++c) {
+            const T v = cm[ws + c * D.d[2]];
+            m = v > m ? v : m;
+          }
+          yp[ow] = m;
+        }
+        continue;
+      }
       if (!ip) {
         // Values only: a branch-free max the compiler can keep in registers.
         for (int64_t ow = 0; ow < D.out[2]; ++ow) yp[ow] = lowest;

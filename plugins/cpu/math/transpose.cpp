@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "parallel.h"
 
 namespace ephost::cpu::math {
@@ -24,6 +28,56 @@ Shape transpose_shape(const Shape& in, std::vector<int64_t>* perm) {
     out[i] = in[p];
   }
   return out;
+}
+
+namespace {
+
+#if defined(__SSE2__)
+// r[i] is row i of a 16x16 byte block; on return r[j] is its column j. Four rounds of interleaving rows
+// i and i + 8 into rows 2i and 2i + 1: each round rotates the 8-bit (row, column) index by one bit.
+inline void transpose_16x16(__m128i r[16]) {
+  for (int round = 0; round < 4; ++round) {
+    __m128i t[16];
+    for (int i = 0; i < 8; ++i) {
+      t[2 * i] = _mm_unpacklo_epi8(r[i], r[i + 8]);
+      t[2 * i + 1] = _mm_unpackhi_epi8(r[i], r[i + 8]);
+    }
+    for (int i = 0; i < 16; ++i) r[i] = t[i];
+  }
+}
+#endif
+
+}  // namespace
+
+void transpose_2d_bytes(const uint8_t* src, int64_t src_stride, uint8_t* dst, int64_t dst_stride, int64_t rows,
+                        int64_t cols) {
+#if defined(__SSE2__)
+  const uint8_t* __restrict s = src;
+  uint8_t* __restrict d = dst;
+  const int64_t ss = src_stride, ds = dst_stride, R = rows, C = cols;
+  for (int64_t r0 = 0; r0 < R; r0 += 16) {
+    const int64_t nr = R - r0 < 16 ? R - r0 : 16;
+    for (int64_t c0 = 0; c0 < C; c0 += 16) {
+      const int64_t nc = C - c0 < 16 ? C - c0 : 16;
+      __m128i t[16];
+      if (nr == 16 && nc == 16) {
+        for (int i = 0; i < 16; ++i) t[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + (r0 + i) * ss + c0));
+        transpose_16x16(t);
+        for (int j = 0; j < 16; ++j) _mm_storeu_si128(reinterpret_cast<__m128i*>(d + (c0 + j) * ds + r0), t[j]);
+        continue;
+      }
+      alignas(16) uint8_t block[16][16] = {};
+      for (int64_t i = 0; i < nr; ++i) std::memcpy(block[i], s + (r0 + i) * ss + c0, static_cast<size_t>(nc));
+      for (int i = 0; i < 16; ++i) t[i] = _mm_load_si128(reinterpret_cast<const __m128i*>(block[i]));
+      transpose_16x16(t);
+      for (int j = 0; j < 16; ++j) _mm_store_si128(reinterpret_cast<__m128i*>(block[j]), t[j]);
+      for (int64_t j = 0; j < nc; ++j) std::memcpy(d + (c0 + j) * ds + r0, block[j], static_cast<size_t>(nr));
+    }
+  }
+#else
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) dst[c * dst_stride + r] = src[r * src_stride + c];
+#endif
 }
 
 namespace {
