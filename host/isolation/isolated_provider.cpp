@@ -27,6 +27,9 @@ namespace {
 
 // A release never waits long for a process that is busy dying.
 constexpr std::chrono::milliseconds kReleaseTimeout{2000};
+// At most this many on_run_start/on_run_end wait for a request to go ahead of (runs that never call the
+// provider); then they are sent alone.
+constexpr size_t kMaxPosted = 64;
 
 // The error of a call whose process was lost: the retry loops of compile know it from a plugin's error.
 class ProcessLostError : public Error {
@@ -81,14 +84,17 @@ class IsolatedProvider::Unit final : public ComputeUnit {
 
 IsolatedProvider::IsolatedProvider(const PluginRecord& record,
                                    const std::vector<std::pair<std::string, std::string>>& options,
-                                   const Device* device, IsolationSettings settings, std::string executable)
-    : Provider(record, device), settings_(settings), executable_(std::move(executable)) {
-  if (device) {
-    for (size_t i = 0; i < record.devices.size(); ++i)
-      if (record.devices[i].get() == device) device_index_ = static_cast<int64_t>(i);
-    if (!device->host_memory_usable())
-      fail(EPHOST_NOT_IMPLEMENTED, "provider '{}' on device {} works on device memory, which does not cross to a "
-           "provider host process yet: run it in process (ep.{}.isolation=in_process)", name(), device->label(), name());
+                                   int64_t device_index, IsolationSettings settings, std::string executable)
+    : Provider(record, nullptr), settings_(std::move(settings)), executable_(std::move(executable)),
+      device_index_(device_index) {
+  if (device_index >= 0) {
+    if (static_cast<size_t>(device_index) >= record.probed_devices.size())
+      fail(EPHOST_INVALID_ARGUMENT, "provider '{}': plugin '{}' has no device {}", name(), name(), device_index);
+    const ProbedDevice& device = record.probed_devices[static_cast<size_t>(device_index)];
+    if (!device.host_memory_usable)
+      fail(EPHOST_NOT_IMPLEMENTED, "provider '{}' on device {}:{} ({}) works on device memory, which does not cross "
+           "to a provider host process yet: run it in process (ep.{}.isolation=in_process)", name(), name(),
+           device_index, device.name, name());
   }
   create_request_ = request(Op::kCreate);
   create_request_.bytes(record.path).i64(device_index_).u64(options.size());
@@ -97,7 +103,18 @@ IsolatedProvider::IsolatedProvider(const PluginRecord& record,
   ensure_process_locked("provider_create");
 }
 
-IsolatedProvider::~IsolatedProvider() = default;
+IsolatedProvider::~IsolatedProvider() {
+  // The last run's on_run_end, still waiting for a request to go ahead of, is delivered.
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (posted_.empty() || !process_ || !process_->alive()) return;
+  std::string last = std::move(posted_.back());
+  posted_.pop_back();
+  try {
+    request_locked(last, "on_run_end", kReleaseTimeout);
+  } catch (...) {
+    // The process is killed with the provider: nothing is left to tell.
+  }
+}
 
 void IsolatedProvider::set_health_callback(HealthCallback callback) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -166,6 +183,7 @@ void IsolatedProvider::ensure_process_locked(const std::string& what) const {
 
 std::string IsolatedProvider::request_locked(const std::string& message, const std::string& what,
                                              Clock::duration timeout, const std::function<bool()>& should_stop) const {
+  if (!posted_.empty()) return batch_request_locked(message, what, timeout, should_stop);
   std::string reply;
   try {
     reply = process_->call(message, timeout, should_stop);
@@ -176,6 +194,37 @@ std::string IsolatedProvider::request_locked(const std::string& message, const s
   const uint32_t status = in.u32();
   if (status != isolation::kReplyOk) throw Error(static_cast<EphostStatusCode>(status), in.str());
   return reply;
+}
+
+std::string IsolatedProvider::batch_request_locked(const std::string& message, const std::string& what,
+                                                   Clock::duration timeout,
+                                                   const std::function<bool()>& should_stop) const {
+  MessageWriter batch = request(Op::kBatch);
+  batch.u64(posted_.size());
+  for (const std::string& ahead : posted_) batch.bytes(ahead);
+  batch.bytes(message);
+  posted_.clear();
+  // A crash or hang may have been in the calls sent ahead: the error names them too.
+  const std::string reply =
+      request_locked(batch.data(), what + " (after on_run_start/on_run_end sent ahead)", timeout, should_stop);
+  MessageReader in(reply);
+  in.u32();
+  for (uint64_t n = in.u64(); n > 0; --n)
+    log_warning(fmt::format("provider '{}' on_run_end (sent ahead of {}): {}", name(), what, in.str()));
+  const std::string inner(in.bytes());
+  MessageReader inner_in(inner);
+  const uint32_t status = inner_in.u32();
+  if (status != isolation::kReplyOk) throw Error(static_cast<EphostStatusCode>(status), inner_in.str());
+  return inner;
+}
+
+void IsolatedProvider::post_locked(Op op) const {
+  posted_.push_back(request(op).data());
+  // Runs that never call this provider post without sending: past a bound they go on their own.
+  if (posted_.size() < kMaxPosted) return;
+  std::string last = std::move(posted_.back());
+  posted_.pop_back();
+  request_locked(last, "on_run_start/on_run_end", settings_.call_timeout);
 }
 
 void IsolatedProvider::lose_process_locked(const std::string& what, const ProcessLost& lost) const {
@@ -208,6 +257,7 @@ void IsolatedProvider::lose_process_locked(const std::string& what, const Proces
   IsolatedProviderHealth snapshot = health_;
   snapshot.process_id = -1;
   process_.reset();
+  posted_.clear();  // they were for the process that is gone
   // The callback runs without the provider's lock, on the failing call's thread.
   mutex_.unlock();
   try {
@@ -275,7 +325,16 @@ void IsolatedProvider::release_unit(Unit& unit) const {
   MessageWriter m = request(Op::kReleaseUnit);
   m.u64(unit.remote);
   try {
-    process_->call(m.data(), kReleaseTimeout);
+    if (!posted_.empty()) {
+      MessageWriter batch = request(Op::kBatch);
+      batch.u64(posted_.size());
+      for (const std::string& ahead : posted_) batch.bytes(ahead);
+      batch.bytes(m.data());
+      posted_.clear();
+      process_->call(batch.data(), kReleaseTimeout);
+    } else {
+      process_->call(m.data(), kReleaseTimeout);
+    }
   } catch (...) {
     // A process that dies while releasing is started again when it is next needed.
     process_.reset();
@@ -455,18 +514,22 @@ void IsolatedProvider::compute_fallback(Unit& unit, EphostKernelContext* context
   fallback->compute(context);
 }
 
+// on_run_start and on_run_end are sent ahead of the provider's next request, in one frame with it
+// (Op::kBatch): a run costs one round trip per compute, not two more for its start and end. The plugin
+// sees them in the same order as in process. A failing on_run_start fails that next request; a failing
+// on_run_end is logged (its run had returned already).
 void IsolatedProvider::run_start() const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (health_.state == IsolatedProviderState::kFallenBack) return;
   // A process lost in the last run is started again here, before this run's first compute.
   ensure_process_locked("on_run_start");
-  if (observes_runs_) request_locked(request(Op::kRunStart).data(), "on_run_start", settings_.call_timeout);
+  if (observes_runs_) post_locked(Op::kRunStart);
 }
 
 void IsolatedProvider::run_end() const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (health_.state == IsolatedProviderState::kFallenBack || !observes_runs_ || !process_ || !process_->alive()) return;
-  request_locked(request(Op::kRunEnd).data(), "on_run_end", settings_.call_timeout);
+  post_locked(Op::kRunEnd);
 }
 
 void IsolatedProvider::emit_context(const std::string& fused_name, EphostContextSink& sink) const {

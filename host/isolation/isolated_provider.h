@@ -56,9 +56,11 @@ class IsolatedProvider final : public Provider {
   using HealthCallback = std::function<void(const std::string& provider, const IsolatedProviderHealth& health)>;
 
   // Starts the provider host `executable` and creates the plugin's provider in it with `options`, on
-  // `device` (or none). A provider_create that crashes, hangs or fails throws EP_FAIL saying so.
+  // the plugin's device `device_index` (its own order, as record.probed_devices lists them; -1: none).
+  // The plugin is never loaded in this process. A provider_create that crashes, hangs or fails throws
+  // EP_FAIL saying so.
   IsolatedProvider(const PluginRecord& record, const std::vector<std::pair<std::string, std::string>>& options,
-                   const Device* device, IsolationSettings settings, std::string executable);
+                   int64_t device_index, IsolationSettings settings, std::string executable);
   ~IsolatedProvider() override;
 
   // The provider whose units replace this one's after too many failures (the session's CPU provider);
@@ -66,6 +68,7 @@ class IsolatedProvider final : public Provider {
   void set_fallback(Provider* fallback) { fallback_ = fallback; }
   void set_health_callback(HealthCallback callback);
   IsolatedProviderHealth health() const;
+  const IsolationSettings& settings() const { return settings_; }
 
   std::vector<EphostCapability::Claim> claims(const GraphView& graph, const char* occasion) const override;
   std::unique_ptr<ComputeUnit> create_kernel(const Node& node) const override;
@@ -97,6 +100,11 @@ class IsolatedProvider final : public Provider {
   // One request and its reply (the reply's status checked: a plugin's error is thrown as it came).
   std::string request_locked(const std::string& request, const std::string& what,
                              Clock::duration timeout, const std::function<bool()>& should_stop = {}) const;
+  // request_locked with the posted requests sent ahead of `request` in one frame (Op::kBatch).
+  std::string batch_request_locked(const std::string& request, const std::string& what, Clock::duration timeout,
+                                   const std::function<bool()>& should_stop) const;
+  // Posts on_run_start or on_run_end: sent ahead of the next request (see run_start).
+  void post_locked(isolation::Op op) const;
   // Counts a lost process, decides between restarting and falling back, and throws the call's error.
   [[noreturn]] void lose_process_locked(const std::string& what, const isolation::ProcessLost& lost) const;
   // Makes a unit in the process, trying again in a new process after a loss, until it falls back.
@@ -123,6 +131,7 @@ class IsolatedProvider final : public Provider {
   mutable std::deque<Clock::time_point> recent_failures_;
   mutable IsolatedProviderHealth health_;
   mutable std::shared_ptr<HealthCallback> callback_;
+  mutable std::vector<std::string> posted_;  // on_run_start / on_run_end requests not sent yet, in order
 };
 
 }  // namespace ephost

@@ -73,6 +73,7 @@ class Server {
       case Op::kEmitContext: return emit_context(in, out);
       case Op::kJudgeContext: return judge_context(in, out);
       case Op::kLoadContext: return load_context(in, out);
+      case Op::kBatch: return batch(in, out);
     }
     fail(EPHOST_EP_FAIL, "provider host: unknown request {}", static_cast<uint32_t>(op));
   }
@@ -154,6 +155,42 @@ class Server {
       out.u32(c.fused ? 1 : 0).bytes(c.refused).u64(c.nodes.size());
       for (const Node* n : c.nodes) out.u64(n->index);
     }
+  }
+
+  // The requests sent ahead run in order; an on_run_start that fails ends the batch with its error.
+  void batch(MessageReader& in, MessageWriter& out) {
+    std::vector<std::string> failed_run_ends;
+    for (uint64_t n = in.u64(); n > 0; --n) {
+      MessageReader ahead(in.bytes());
+      MessageWriter ignored;
+      const auto op = static_cast<Op>(ahead.u32());
+      if (op != Op::kRunStart && op != Op::kRunEnd)
+        fail(EPHOST_EP_FAIL, "provider host: request {} cannot be sent ahead", static_cast<uint32_t>(op));
+      if (op == Op::kRunStart) {
+        handle(op, ahead, ignored);
+        continue;
+      }
+      try {
+        handle(op, ahead, ignored);
+      } catch (const std::exception& e) {
+        failed_run_ends.push_back(e.what());
+      }
+    }
+    out.u64(failed_run_ends.size());
+    for (const std::string& m : failed_run_ends) out.bytes(m);
+    MessageWriter reply;
+    try {
+      MessageReader request(in.bytes());
+      reply.u32(kReplyOk);
+      handle(static_cast<Op>(request.u32()), request, reply);
+    } catch (const Error& e) {
+      reply = MessageWriter();
+      reply.u32(static_cast<uint32_t>(e.code())).bytes(e.what());
+    } catch (const std::exception& e) {
+      reply = MessageWriter();
+      reply.u32(EPHOST_EP_FAIL).bytes(e.what());
+    }
+    out.bytes(reply.data());
   }
 
   void compile(MessageReader& in, MessageWriter& out) {

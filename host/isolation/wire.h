@@ -11,7 +11,7 @@
 
 namespace ephost::isolation {
 
-inline constexpr int kProtocolVersion = 1;
+inline constexpr int kProtocolVersion = 2;
 
 // Requests the host sends; the provider host answers each with one reply frame.
 enum class Op : uint32_t {
@@ -28,6 +28,10 @@ enum class Op : uint32_t {
   kEmitContext,    // fused name -> the blobs the plugin wrote
   kJudgeContext,   // graph id, graph path, node index, blob -> has judge, verdict, reason
   kLoadContext,    // graph id, graph path, node index, blob -> unit id
+  // Requests sent ahead without a reply of their own (on_run_start, on_run_end), then the request that
+  // has one: count, each request's bytes, the request -> count of failed on_run_end, (message)*, the
+  // request's reply bytes. A failing on_run_start answers for the whole batch (the request is not run).
+  kBatch,
 };
 
 // A reply starts with kReplyOk, or with an EphostStatusCode and the message.

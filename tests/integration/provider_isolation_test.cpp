@@ -123,6 +123,33 @@ TEST_F(ProviderIsolation, BadIsolationValuesAreRefusedClearly) {
   }
 }
 
+// A plugin that segfaults when loaded into this process (its library constructor: the faulty plugin
+// with EPHOST_TEST_FAULTY_CRASH_IN_PID naming this process) loads fine in the scanner's child and in the
+// provider host: isolated, it is never loaded here, so this test process lives and the runs succeed.
+// Listed by name, and chosen by the default policy.
+TEST_F(ProviderIsolation, PluginThatCrashesWhenLoadedHereRunsIsolated) {
+  ::setenv("EPHOST_TEST_FAULTY_CRASH_IN_PID", std::to_string(::getpid()).c_str(), 1);
+  struct Unset {
+    ~Unset() { ::unsetenv("EPHOST_TEST_FAULTY_CRASH_IN_PID"); }
+  } unset;
+  env_ = std::make_unique<Ephost::Env>(EPHOST_LOG_FATAL, std::vector<std::string>{dir_.path()});
+  {
+    auto s = session({});
+    EXPECT_NE(providers_of(*s).find("faulty"), std::string::npos) << s->partition_report_json();
+    for (int i = 0; i < 2; ++i) expect_correct(run(*s));
+  }
+  Ephost::SessionOptions o;
+  o.add_config("session.provider_isolation", "process");
+  Ephost::Session by_policy(*env_, bytes_.data(), bytes_.size(), o);
+  EXPECT_NE(providers_of(by_policy).find("faulty"), std::string::npos) << by_policy.partition_report_json();
+  expect_correct(run(by_policy));
+  const nlohmann::json discovery = nlohmann::json::parse(env_->plugin_report_json());
+  for (const auto& p : discovery)
+    if (p["name"] == "faulty") {
+      EXPECT_EQ(p["in_process"], false) << p.dump();
+    }
+}
+
 struct Fault {
   const char* kind;
   const char* says;  // what the error says happened
