@@ -14,6 +14,7 @@
 #include "isolation/fallback_group.h"
 #include "isolation/graph_snapshot.h"
 #include "isolation/served_context.h"
+#include "isolation/shared_provider_host.h"
 #include "partition/partition.h"
 
 namespace ephost {
@@ -37,10 +38,15 @@ class ProcessLostError : public Error {
   using Error::Error;
 };
 
-MessageWriter request(Op op) {
+MessageWriter request(Op op, uint64_t client) {
   MessageWriter w;
-  w.u32(static_cast<uint32_t>(op));
+  w.u32(static_cast<uint32_t>(op)).u64(client);
   return w;
+}
+
+uint64_t take_client_id(isolation::SharedProviderHost& host) {
+  std::lock_guard<std::mutex> lock(host.mutex);
+  return host.next_client++;
 }
 
 }  // namespace
@@ -82,11 +88,12 @@ class IsolatedProvider::Unit final : public ComputeUnit {
   std::unique_ptr<FallbackGroup> fallback;  // the fallback provider's kernels, once fallen back
 };
 
-IsolatedProvider::IsolatedProvider(const PluginRecord& record,
+IsolatedProvider::IsolatedProvider(const void* env, const PluginRecord& record,
                                    const std::vector<std::pair<std::string, std::string>>& options,
                                    int64_t device_index, IsolationSettings settings, std::string executable)
     : Provider(record, nullptr), settings_(std::move(settings)), executable_(std::move(executable)),
-      device_index_(device_index) {
+      host_(isolation::shared_provider_host(env, record.path)), client_(take_client_id(*host_)),
+      device_index_(device_index), mutex_(host_->mutex), process_(host_->process), generation_(host_->generation) {
   if (device_index >= 0) {
     if (static_cast<size_t>(device_index) >= record.probed_devices.size())
       fail(EPHOST_INVALID_ARGUMENT, "provider '{}': plugin '{}' has no device {}", name(), name(), device_index);
@@ -96,7 +103,7 @@ IsolatedProvider::IsolatedProvider(const PluginRecord& record,
            "to a provider host process yet: run it in process (ep.{}.isolation=in_process)", name(), name(),
            device_index, device.name, name());
   }
-  create_request_ = request(Op::kCreate);
+  create_request_ = request(Op::kCreate, client_);
   create_request_.bytes(record.path).i64(device_index_).u64(options.size());
   for (const auto& [key, value] : options) create_request_.bytes(key).bytes(value);
   std::lock_guard<std::mutex> lock(mutex_);
@@ -104,15 +111,14 @@ IsolatedProvider::IsolatedProvider(const PluginRecord& record,
 }
 
 IsolatedProvider::~IsolatedProvider() {
-  // The last run's on_run_end, still waiting for a request to go ahead of, is delivered.
   std::lock_guard<std::mutex> lock(mutex_);
-  if (posted_.empty() || !process_ || !process_->alive()) return;
-  std::string last = std::move(posted_.back());
-  posted_.pop_back();
+  if (!process_ || !process_->alive() || created_generation_ != generation_) return;
   try {
-    request_locked(last, "on_run_end", kReleaseTimeout);
+    // The last run's on_run_end, still waiting for a request to go ahead of, is delivered; then this
+    // provider's part of the shared process is released (the process ends with its last client).
+    request_locked(request(Op::kDestroy, client_).data(), "release", kReleaseTimeout);
   } catch (...) {
-    // The process is killed with the provider: nothing is left to tell.
+    // A process that dies now is started again by the next client that needs it.
   }
 }
 
@@ -161,18 +167,16 @@ void IsolatedProvider::ensure_process_locked(const std::string& what) const {
       if (health_.state == IsolatedProviderState::kFallenBack) throw;
     }
   }
-  if (process_ && process_->alive()) return;
-  process_ = std::make_unique<isolation::ProviderProcess>(executable_);
-  ++generation_;
-  std::string reply;
-  try {
-    reply = request_locked(create_request_.data(), what, settings_.compile_timeout);
-  } catch (const ProcessLostError&) {
-    throw;
-  } catch (...) {
-    process_.reset();  // a provider_create that failed cleanly leaves no process to reuse
-    throw;
+  if (!process_ || !process_->alive()) {
+    process_ = std::make_unique<isolation::ProviderProcess>(executable_);
+    ++generation_;
   }
+  if (created_generation_ == generation_) return;
+  posted_.clear();  // they were for a process that is gone
+  // This provider in the (new, or shared) process. A provider_create that fails cleanly leaves the
+  // process to its other clients.
+  const std::string reply = request_locked(create_request_.data(), what, settings_.compile_timeout);
+  created_generation_ = generation_;
   MessageReader in(reply);
   in.u32();
   const uint32_t flags = in.u32();
@@ -199,7 +203,7 @@ std::string IsolatedProvider::request_locked(const std::string& message, const s
 std::string IsolatedProvider::batch_request_locked(const std::string& message, const std::string& what,
                                                    Clock::duration timeout,
                                                    const std::function<bool()>& should_stop) const {
-  MessageWriter batch = request(Op::kBatch);
+  MessageWriter batch = request(Op::kBatch, client_);
   batch.u64(posted_.size());
   for (const std::string& ahead : posted_) batch.bytes(ahead);
   batch.bytes(message);
@@ -219,7 +223,7 @@ std::string IsolatedProvider::batch_request_locked(const std::string& message, c
 }
 
 void IsolatedProvider::post_locked(Op op) const {
-  posted_.push_back(request(op).data());
+  posted_.push_back(request(op, client_).data());
   // Runs that never call this provider post without sending: past a bound they go on their own.
   if (posted_.size() < kMaxPosted) return;
   std::string last = std::move(posted_.back());
@@ -281,7 +285,7 @@ IsolatedProvider::GraphRecord& IsolatedProvider::graph_record_locked(const Graph
 
 void IsolatedProvider::ensure_graph_locked(GraphRecord& graph, const std::string& what) const {
   if (graph.sent_generation == generation_) return;
-  MessageWriter m = request(Op::kGraph);
+  MessageWriter m = request(Op::kGraph, client_);
   m.u64(graph.id).bytes(isolation::snapshot_model(*graph.main));
   request_locked(m.data(), what, settings_.compile_timeout);
   graph.sent_generation = generation_;
@@ -297,7 +301,7 @@ void IsolatedProvider::ensure_unit_locked(Unit& unit) const {
     unit.generation = generation_;
   }
   if (unit.wants_state && unit.state_generation != generation_) {
-    MessageWriter m = request(Op::kCreateState);
+    MessageWriter m = request(Op::kCreateState, client_);
     m.u64(unit.remote);
     request_locked(m.data(), "create_state for " + unit.name(), settings_.compile_timeout);
     unit.state_generation = generation_;
@@ -322,11 +326,11 @@ std::unique_ptr<ComputeUnit> IsolatedProvider::make_unit(std::unique_ptr<Unit> u
 void IsolatedProvider::release_unit(Unit& unit) const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!process_ || !process_->alive() || unit.generation != generation_) return;
-  MessageWriter m = request(Op::kReleaseUnit);
+  MessageWriter m = request(Op::kReleaseUnit, client_);
   m.u64(unit.remote);
   try {
     if (!posted_.empty()) {
-      MessageWriter batch = request(Op::kBatch);
+      MessageWriter batch = request(Op::kBatch, client_);
       batch.u64(posted_.size());
       for (const std::string& ahead : posted_) batch.bytes(ahead);
       batch.bytes(m.data());
@@ -354,7 +358,7 @@ std::vector<EphostCapability::Claim> IsolatedProvider::claims(const GraphView& v
     ensure_process_locked(what);
     GraphRecord& graph = graph_record_locked(*view.graph);
     ensure_graph_locked(graph, what);
-    MessageWriter m = request(Op::kClaims);
+    MessageWriter m = request(Op::kClaims, client_);
     m.u64(graph.id);
     isolation::write_graph_path(m, *view.graph);
     m.bytes(occasion ? occasion : "");
@@ -384,7 +388,7 @@ std::unique_ptr<ComputeUnit> IsolatedProvider::create_kernel(const Node& node) c
     std::lock_guard<std::mutex> lock(mutex_);
     unit->graph = &graph_record_locked(*node.owner);
   }
-  MessageWriter m = request(Op::kCreateKernel);
+  MessageWriter m = request(Op::kCreateKernel, client_);
   m.u64(unit->graph->id);
   isolation::write_graph_path(m, *node.owner);
   m.u64(node.index);
@@ -402,7 +406,7 @@ std::unique_ptr<ComputeUnit> IsolatedProvider::compile(const GraphView& group, c
     std::lock_guard<std::mutex> lock(mutex_);
     unit->graph = &graph_record_locked(*group.graph);
   }
-  MessageWriter m = request(Op::kCompile);
+  MessageWriter m = request(Op::kCompile, client_);
   m.u64(unit->graph->id);
   isolation::write_graph_path(m, *group.graph);
   m.u64(group.nodes.size());
@@ -453,7 +457,7 @@ void IsolatedProvider::compute_remote_locked(Unit& unit, EphostKernelContext* co
     bytes = isolation::SharedArena::align(bytes + inputs[i]->byte_size());
   }
   arena.reserve(bytes + unit.output_bytes);
-  MessageWriter m = request(Op::kCompute);
+  MessageWriter m = request(Op::kCompute, client_);
   m.u64(unit.remote).u64(arena.size()).i64(context->num_threads()).u64(inputs.size());
   size_t offset = 0;
   for (const Tensor* t : inputs) {
@@ -536,7 +540,7 @@ void IsolatedProvider::emit_context(const std::string& fused_name, EphostContext
   const std::string what = fmt::format("context_emit for '{}'", fused_name);
   std::lock_guard<std::mutex> lock(mutex_);
   ensure_process_locked(what);
-  MessageWriter m = request(Op::kEmitContext);
+  MessageWriter m = request(Op::kEmitContext, client_);
   m.bytes(fused_name);
   const std::string reply = request_locked(m.data(), what, settings_.compile_timeout);
   MessageReader in(reply);
@@ -557,7 +561,7 @@ std::optional<ContextJudgement> IsolatedProvider::judge_context(const Node& cont
   ensure_process_locked("context_judge");
   GraphRecord& graph = graph_record_locked(*context_node.owner);
   ensure_graph_locked(graph, "context_judge");
-  MessageWriter m = request(Op::kJudgeContext);
+  MessageWriter m = request(Op::kJudgeContext, client_);
   m.u64(graph.id);
   isolation::write_graph_path(m, *context_node.owner);
   m.u64(context_node.index).bytes({static_cast<const char*>(blob), blob_size});
@@ -578,7 +582,7 @@ std::unique_ptr<ComputeUnit> IsolatedProvider::load_context(const Node& context_
     std::lock_guard<std::mutex> lock(mutex_);
     unit->graph = &graph_record_locked(*context_node.owner);
   }
-  MessageWriter m = request(Op::kLoadContext);
+  MessageWriter m = request(Op::kLoadContext, client_);
   m.u64(unit->graph->id);
   isolation::write_graph_path(m, *context_node.owner);
   m.u64(context_node.index).bytes({static_cast<const char*>(blob), blob_size});

@@ -167,9 +167,11 @@ int64_t choose_probed_device(const PluginRecord& rec, int64_t requested, Selecti
 }
 
 // The candidate's provider: in a provider host process (runs_isolated), else in process.
-std::unique_ptr<Provider> make_provider(const Candidate& c) {
+// An isolated provider shares the provider host process of its plugin with the env's other sessions
+// (the env known by its registry).
+std::unique_ptr<Provider> make_provider(const PluginRegistry& registry, const Candidate& c) {
   if (runs_isolated(c))
-    return std::make_unique<IsolatedProvider>(*c.record, c.options, c.device_index, c.isolation,
+    return std::make_unique<IsolatedProvider>(&registry, *c.record, c.options, c.device_index, c.isolation,
                                               isolation::default_provider_host_path());
   return create_provider(*c.record, c.options, c.device);
 }
@@ -206,10 +208,10 @@ bool make_candidate(const PluginRegistry& registry, const SessionConfig& config,
 
 // Creates a provider the policy chose, or returns null having said why it was not: a broken plugin the
 // user did not ask for costs its own nodes, never the session.
-std::unique_ptr<Provider> create_chosen_provider(const Candidate& c, const std::string& policy,
-                                                 ProviderSelection::Candidate& report) {
+std::unique_ptr<Provider> create_chosen_provider(const PluginRegistry& registry, const Candidate& c,
+                                                 const std::string& policy, ProviderSelection::Candidate& report) {
   try {
-    return make_provider(c);
+    return make_provider(registry, c);
   } catch (const std::exception& e) {
     report.skipped = true;
     report.reason = fmt::format("skipped: its provider could not be created ({})", e.what());
@@ -233,7 +235,8 @@ std::vector<std::pair<std::string, std::string>> provider_options(const SessionC
 }
 
 // Orders `candidates` (already by default priority) as the policy says and records why.
-void apply_policy(const SessionConfig& config, const Model& model, std::vector<Candidate>& candidates,
+void apply_policy(const PluginRegistry& registry, const SessionConfig& config, const Model& model,
+                  std::vector<Candidate>& candidates,
                   std::vector<std::unique_ptr<Provider>>& created, ProviderSelection& selection) {
   selection.policy = selection_policy_name(config.selection_policy);
   std::vector<ProviderSelection::Candidate> report(candidates.size());
@@ -251,7 +254,7 @@ void apply_policy(const SessionConfig& config, const Model& model, std::vector<C
     std::unique_ptr<Graph> graph = build_graph_ir(model);
     for (size_t i = 0; i < candidates.size(); ++i) {
       const Candidate& c = candidates[i];
-      created[i] = create_chosen_provider(c, selection.policy, report[i]);
+      created[i] = create_chosen_provider(registry, c, selection.policy, report[i]);
       if (!created[i]) continue;
       std::string error;
       report[i].claimed_nodes = dry_run_claims(*created[i], *graph, &error);
@@ -328,7 +331,7 @@ SessionProviders create_providers(const PluginRegistry& registry, const SessionC
         candidates.push_back(std::move(c));
     }
     created.resize(candidates.size());
-    apply_policy(config, model, candidates, created, providers.selection);
+    apply_policy(registry, config, model, candidates, created, providers.selection);
   } else {
     providers.selection.policy = "listed";
   }
@@ -347,10 +350,10 @@ SessionProviders create_providers(const PluginRegistry& registry, const SessionC
     if (i < chosen_by_policy) {
       ProviderSelection::Candidate& report = providers.selection.candidates[i];
       if (report.skipped) continue;  // its creation failed in the max_coverage dry run already
-      if (!created[i]) created[i] = create_chosen_provider(c, providers.selection.policy, report);
+      if (!created[i]) created[i] = create_chosen_provider(registry, c, providers.selection.policy, report);
       if (!created[i]) continue;
     } else if (!created[i]) {
-      created[i] = make_provider(c);
+      created[i] = make_provider(registry, c);
     }
     providers.names.push_back(c.record->name);
     providers.instances.push_back(std::move(created[i]));

@@ -150,6 +150,51 @@ TEST_F(ProviderIsolation, PluginThatCrashesWhenLoadedHereRunsIsolated) {
     }
 }
 
+long process_of(const Ephost::Session& s) {
+  return nlohmann::json::parse(s.partition_report_json())["providers"][0]["isolation"].value("process_id", -1L);
+}
+
+// One provider host per plugin and env, shared by the env's sessions, each with its own provider in it
+// (here with different options). A crash in one session's call fails that call only; the process starts
+// again once, and both sessions run on in it. A session that ends leaves the process to the others.
+TEST_F(ProviderIsolation, SessionsOfOneEnvShareOneProviderHost) {
+  const std::string trigger = dir_.file("fault-a");
+  auto a = session({{"fault", "segfault:compute"}, {"fault_while", trigger}});
+  auto b = session({});
+  expect_correct(run(*a));
+  expect_correct(run(*b));
+  EXPECT_GT(process_of(*a), 0);
+  EXPECT_EQ(process_of(*a), process_of(*b));
+  EXPECT_EQ(provider_hosts().size(), 1u);
+
+  std::ofstream(trigger).put('1');
+  Ephost::Exception e = run_error(*a);
+  EXPECT_EQ(e.code(), EPHOST_EP_FAIL);
+  EXPECT_NE(e.message().find("provider 'faulty' compute"), std::string::npos) << e.message();
+  EXPECT_NE(e.message().find("SIGSEGV"), std::string::npos) << e.message();
+  std::remove(trigger.c_str());
+  expect_correct(run(*b));
+  expect_correct(run(*a));
+  EXPECT_EQ(process_of(*a), process_of(*b));
+  EXPECT_EQ(provider_hosts().size(), 1u);
+  const nlohmann::json b_report = nlohmann::json::parse(b->partition_report_json());
+  EXPECT_EQ(b_report["providers"][0]["isolation"]["failures"], 0) << "b had no call in the crash";
+
+  // Another env has its own process.
+  Ephost::Env other(EPHOST_LOG_FATAL, std::vector<std::string>{dir_.path()});
+  Ephost::SessionOptions o;
+  o.add_config("session.provider_isolation", "process");
+  o.append_provider("faulty");
+  Ephost::Session c(other, bytes_.data(), bytes_.size(), o);
+  expect_correct(run(c));
+  EXPECT_NE(process_of(c), process_of(*b));
+
+  const long pid = process_of(*b);
+  a.reset();
+  expect_correct(run(*b));
+  EXPECT_EQ(process_of(*b), pid);
+}
+
 struct Fault {
   const char* kind;
   const char* says;  // what the error says happened
