@@ -299,9 +299,10 @@ TEST_F(ProviderIsolation, EightThreadsWhileTheProviderIsKilled) {
           bool same = y.size() == expected_.size();
           for (size_t k = 0; same && k < y.size(); ++k) same = std::abs(y[k] - expected_[k]) < 1e-5f;
           (same ? ok : wrong)++;
+          if (!same) ADD_FAILURE() << "a run returned " << y.size() << " values that differ from the expected";
         } catch (const Ephost::Exception& e) {
           (e.code() == EPHOST_EP_FAIL ? failed : wrong)++;
-          if (e.code() != EPHOST_EP_FAIL) ADD_FAILURE() << e.message();
+          if (e.code() != EPHOST_EP_FAIL) ADD_FAILURE() << "code " << e.code() << ": " << e.message();
         }
       }
     });
@@ -309,6 +310,7 @@ TEST_F(ProviderIsolation, EightThreadsWhileTheProviderIsKilled) {
     // Two kills, well apart: fewer than the three failures that would make the provider fall back.
     for (int k = 0; k < 2 && !done; ++k) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (done) break;  // a loaded machine may wake the killer after the runs ended
       for (pid_t pid : provider_hosts())
         if (::kill(pid, SIGKILL) == 0) kills++;
     }
@@ -317,11 +319,21 @@ TEST_F(ProviderIsolation, EightThreadsWhileTheProviderIsKilled) {
   for (auto& t : threads) t.join();
   done = true;
   killer.join();
+  const std::string counts = "ok " + std::to_string(ok) + ", EP_FAIL " + std::to_string(failed) + ", wrong " +
+                             std::to_string(wrong) + ", kills " + std::to_string(kills) + "; " +
+                             s->partition_report_json();
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
-  EXPECT_EQ(wrong, 0);
-  EXPECT_EQ(ok + failed, 8 * 150);
-  EXPECT_GT(kills, 0);
-  EXPECT_GT(ok, 0);
+  EXPECT_EQ(wrong, 0) << counts;
+  EXPECT_EQ(ok + failed, 8 * 150) << counts;
+  EXPECT_GT(kills, 0) << counts;
+  EXPECT_GT(ok, 0) << counts;
+  // A kill that raced the end of the runs may still be landing (the process not yet reaped): it costs
+  // at most the next run, and the runs after it are correct.
+  try {
+    expect_correct(run(*s));
+  } catch (const Ephost::Exception& e) {
+    EXPECT_EQ(e.code(), EPHOST_EP_FAIL) << e.message();
+  }
   expect_correct(run(*s));
 }
 
