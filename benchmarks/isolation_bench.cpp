@@ -10,10 +10,15 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
+#include <unistd.h>
 
 #include "ephost/ephost_cxx_api.h"
 
@@ -54,8 +59,35 @@ std::string chain_model(int64_t width) {
   return s;
 }
 
-// Median microseconds per run over `runs` runs (after 50 warm-up runs).
-double us_per_run(Ephost::Env& env, const std::string& model, int64_t width, const char* mode, int runs) {
+// CPU seconds (user + system) used so far by this process, and by the provider host `pid` (-1: none).
+double self_cpu_s() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+double process_cpu_s(long pid) {
+  if (pid <= 0) return 0;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const size_t close = line.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(line.substr(close + 2));
+  std::string skip;
+  for (int i = 0; i < 11; ++i) fields >> skip;  // state .. cmajflt: fields 3-13
+  double utime = 0, stime = 0;
+  fields >> utime >> stime;
+  return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+struct Timing {
+  double median_us = 0;  // wall, per run
+  double min_us = 0;     // wall, per run
+  double cpu_us = 0;     // CPU per run: this process, plus the provider host when isolated
+};
+
+// Per-run times over `runs` runs (after 50 warm-up runs).
+Timing time_runs(Ephost::Env& env, const std::string& model, int64_t width, const char* mode, int runs) {
   Ephost::SessionOptions o;
   o.set_threads(1);
   o.add_config("session.provider_isolation", mode);
@@ -63,14 +95,25 @@ double us_per_run(Ephost::Env& env, const std::string& model, int64_t width, con
   Ephost::Session s(env, model.data(), model.size(), o);
   std::vector<float> x(static_cast<size_t>(width), 0.25f);
   std::vector<double> times;
+  long host = -1;
+  double cpu0 = 0;
   for (int i = 0; i < runs + 50; ++i) {
+    if (i == 50) {
+      const nlohmann::json report = nlohmann::json::parse(s.partition_report_json());
+      host = report["providers"][0]["isolation"].value("process_id", -1L);
+      cpu0 = self_cpu_s() + process_cpu_s(host);
+    }
     const auto t0 = std::chrono::steady_clock::now();
     auto y = s.run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {1, width}, x.data(), x.size())}, {"y"});
     const auto t1 = std::chrono::steady_clock::now();
     if (i >= 50) times.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
   }
-  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-  return times[times.size() / 2];
+  Timing t;
+  t.cpu_us = (self_cpu_s() + process_cpu_s(host) - cpu0) * 1e6 / runs;
+  std::sort(times.begin(), times.end());
+  t.median_us = times[times.size() / 2];
+  t.min_us = times.front();
+  return t;
 }
 
 }  // namespace
@@ -79,13 +122,17 @@ int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 2000;
   Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{});
   env.register_plugin(EPHOST_FAULTY_PLUGIN);
-  std::printf("%-10s %14s %14s %14s\n", "floats", "in_process_us", "process_us", "overhead_us");
+  std::printf("per run, microseconds: wall median and min; CPU of this process plus the provider host\n");
+  std::printf("%-9s %11s %11s %11s | %11s %11s %11s | %10s %9s\n", "floats", "in_median", "in_min", "in_cpu",
+              "iso_median", "iso_min", "iso_cpu", "cpu_extra", "cpu_ratio");
   for (int64_t width : {16, 1024, 65536, 1048576}) {
     const std::string model = chain_model(width);
     const int n = width >= 1048576 ? std::max(20, runs / 20) : runs;
-    const double in = us_per_run(env, model, width, "in_process", n);
-    const double out = us_per_run(env, model, width, "process", n);
-    std::printf("%-10lld %14.2f %14.2f %14.2f\n", static_cast<long long>(width), in, out, out - in);
+    const Timing in = time_runs(env, model, width, "in_process", n);
+    const Timing out = time_runs(env, model, width, "process", n);
+    std::printf("%-9lld %11.2f %11.2f %11.2f | %11.2f %11.2f %11.2f | %10.2f %9.2f\n", static_cast<long long>(width),
+                in.median_us, in.min_us, in.cpu_us, out.median_us, out.min_us, out.cpu_us, out.cpu_us - in.cpu_us,
+                out.cpu_us / in.cpu_us);
   }
   return 0;
 }

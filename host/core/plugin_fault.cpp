@@ -1,12 +1,15 @@
 #include "core/plugin_fault.h"
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -111,6 +114,63 @@ void chain(int sig, siginfo_t* info, void* context) {
   if (info == nullptr || info->si_code <= 0) raise(sig);
 }
 
+// ---- the fault journal ----
+
+std::atomic<int> g_journal_fd{-1};
+
+// A line built in a fixed buffer without allocating (the signal handler's constraint), written with one
+// write(2) so that lines of several processes never interleave (O_APPEND).
+class JournalLine {
+ public:
+  JournalLine& text(const char* s) {
+    for (; s && *s && used_ < sizeof(buffer_) - 1; ++s) buffer_[used_++] = (*s == '\t' || *s == '\n') ? ' ' : *s;
+    return *this;
+  }
+  JournalLine& tab() { return raw('\t'); }
+  JournalLine& number(int64_t value) {
+    char digits[24];
+    size_t n = 0;
+    uint64_t v = value < 0 ? 0 : static_cast<uint64_t>(value);
+    do {
+      digits[n++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v && n < sizeof(digits));
+    while (n > 0) raw(digits[--n]);
+    return *this;
+  }
+  void write_to(int fd) {
+    buffer_[used_ < sizeof(buffer_) ? used_ : sizeof(buffer_) - 1] = '\n';
+    ssize_t ignored = ::write(fd, buffer_, used_ + 1);
+    (void)ignored;
+  }
+
+ private:
+  JournalLine& raw(char c) {
+    if (used_ < sizeof(buffer_) - 1) buffer_[used_++] = c;
+    return *this;
+  }
+  char buffer_[1024];
+  size_t used_ = 0;
+};
+
+int64_t unix_seconds() {
+  struct timespec now {};
+  clock_gettime(CLOCK_REALTIME, &now);  // async-signal-safe
+  return now.tv_sec;
+}
+
+void journal_fault(const char* kind, const char* detail, int64_t detail_ms, const char* library, const char* call) {
+  const int fd = g_journal_fd.load(std::memory_order_relaxed);
+  if (fd < 0) return;
+  JournalLine line;
+  line.text(kind).tab().number(unix_seconds()).tab();
+  if (detail)
+    line.text(detail);
+  else
+    line.number(detail_ms).text(" ms");
+  line.tab().text(library).tab().text(call).write_to(fd);
+}
+
 void on_fatal_signal(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;
   CallSlot* slot = t_slot;
@@ -125,6 +185,8 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
     write_text(") during ");
     write_text(slot->call.load(std::memory_order_relaxed));
     write_text(": a crash in a plugin's own code ends the process while providers run in it\n");
+    journal_fault("crashed", signal_description(sig), 0, slot->library.load(std::memory_order_relaxed),
+                  slot->call.load(std::memory_order_relaxed));
   }
   errno = saved_errno;
   chain(sig, info, context);
@@ -153,6 +215,8 @@ void warn_about_slow_calls(int64_t threshold_ns) {
     slot->reading.store(false);
     if (!same_call) continue;
     slot->warned_sequence = seq;
+    // Remembered as a hang: in isolation mode auto, the next process runs this plugin isolated.
+    journal_fault("hung", nullptr, elapsed / 1'000'000, library.c_str(), call.c_str());
     log_warning(fmt::format("plugin '{}' ({}) has not returned from {} for {:.1f} s; a plugin that hangs cannot be "
                             "interrupted while providers run in the host process",
                             plugin, library, call, static_cast<double>(elapsed) / 1e9));
@@ -229,6 +293,25 @@ void start_plugin_hang_watchdog(std::chrono::milliseconds threshold) {
   }
   static std::once_flag once;
   std::call_once(once, [] { std::thread(watchdog_loop).detach(); });
+}
+
+void set_plugin_fault_journal(const std::string& path) {
+  int fd = -1;
+  if (!path.empty()) {
+    std::error_code ignored;
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
+    fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+      log_info(fmt::format("the plugin fault journal {} cannot be opened ({}): crashes of plugins in this process "
+                              "will not make isolation mode auto isolate them next time",
+                              path, std::strerror(errno)));
+  }
+  const int old = g_journal_fd.exchange(fd);
+  if (old >= 0) ::close(old);
+}
+
+std::string plugin_fault_journal_path(const std::string& registry_file) {
+  return registry_file.empty() ? std::string() : registry_file + ".faults";
 }
 
 const char* signal_description(int signal) {

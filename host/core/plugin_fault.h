@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 
 namespace ephost {
 
@@ -46,6 +47,21 @@ void install_plugin_fault_reporter();
 // than `threshold` is logged at warning level, once per call, naming the plugin, its library and the
 // call. A threshold of zero or less does nothing.
 void start_plugin_hang_watchdog(std::chrono::milliseconds threshold);
+
+// The fault journal: what a process that crashes can still tell the next one. A crash inside a plugin
+// call (from the fault reporter's signal handler: one write(2) of a line prepared without allocating)
+// and a call the hang watchdog finds running past its threshold each append one line to the journal
+// file, opened here ahead of any fault. The next process reads it (isolation/fault_memory.h) and, in
+// isolation mode auto, runs that plugin in a provider host process. A line (tab-separated):
+//   crashed|hung <TAB> <unix seconds> <TAB> <signal | "N ms"> <TAB> <library path> <TAB> <call> <NL>
+// The journal lives beside the plugin registry cache (plugin_fault_journal_path). `path` "" closes it.
+// Later calls replace the file (one journal per process: the last env's). Never throws; a journal that
+// cannot be opened is logged and nothing is remembered.
+void set_plugin_fault_journal(const std::string& path);
+
+// The journal beside the registry cache file `registry_file` ("<registry_file>.faults"); "" when the
+// cache is off ("").
+std::string plugin_fault_journal_path(const std::string& registry_file);
 
 // "SIGSEGV (segmentation fault)", "SIGKILL", ...; "an unnamed signal" for the rest. Static storage
 // (the fault reporter calls it inside its signal handler).

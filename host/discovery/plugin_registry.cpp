@@ -172,9 +172,10 @@ std::vector<const PluginRecord*> PluginRegistry::load_libraries(const std::vecto
           throw PluginSkipped(
               fmt::format("duplicate plugin name '{}': already loaded from {}", record->name, first->path));
         }
-        if (defer && c.identity && record->probed_by == std::string("registry")) {
-          // Lazy loading: the cache knows everything the report and the selection need; the library
-          // is loaded by ensure_loaded when its code is first needed.
+        if (defer && c.identity && record->probed_by != std::string("in process")) {
+          // Lazy loading: the probe (the registry cache's, or the scanner's just now) knows everything
+          // the report and the selection need; the library is loaded by ensure_loaded when its code is
+          // first needed, and never when its providers run isolated (a provider host loads it).
           apply_description(c.probe->description, *record);
           record->probed_devices = c.probe->devices;
           deferred = true;

@@ -12,22 +12,23 @@
 // again. The record says where its verdict came from (probed_by), when it was probed (probed_at) and,
 // when the cache had one that no longer held, why it was probed again (reprobe_reason).
 //
-// Lazy loading (GStreamer's registry does the same): when the registry cache answers for a library
-// (same path, size, mtime, inode, device, host ABI) and says "usable", scan_directories admits it from
-// what the cache holds and does not load it: a warm start dlopens nothing but the built-in plugin. The
-// library is loaded the first time its code is needed, through ensure_loaded(): creating a provider
+// Lazy loading (GStreamer's registry does the same): when a probe outside the process answers for a
+// library (the registry cache, for the same path, size, mtime, inode, device, host ABI; or the scanner
+// on a cold start) and says "usable", scan_directories admits it from what the probe found and does
+// not load it: a start dlopens nothing but the built-in plugin. The library is loaded the first time
+// its code is needed in process, through ensure_loaded(): creating an in-process provider
 // (create_providers, the selection policies' dry run, `ephost inspect`'s context_judge), a device that
-// is used (device tensors, bound outputs). Reading the report, the device list, names, priorities and
-// source keys needs no load: the records carry what the cache knows.
+// is used (device tensors, bound outputs). A provider that runs isolated (isolation/) never loads it
+// here: its provider host does. Reading the report, the device list, names, priorities and source keys
+// needs no load: the records carry what the probe found.
 //   At that load the file's identity is checked again. A file that changed since the env was created is
 //   never dlopened on the strength of the old probe: it is probed again in the scanner's child process
 //   (and the registry cache updated). Only a clean probe that still names the same plugin with the same
 //   ABI is then loaded; anything else (gone, crashed, refused, renamed, a dlopen/negotiate/describe that
 //   now fails or disagrees with the record) drops the plugin out: its record says why (skip_reason(),
 //   logged as a warning), and sessions go on without it. It stays out for the life of the registry.
-//   Cold starts (the scanner probed the library just now), explicit load_library() and in-process
-//   probing load eagerly, as before: the first has just paid for a probe, the second asks for the load,
-//   and the third has no probe to trust.
+//   Explicit load_library() and in-process probing load eagerly: the first asks for the load, the
+//   second has no probe to trust.
 //
 // Thread-safety: every member function may be called from several threads (sessions being created);
 // mutations are serialized. Records never move once added. records() returns the live list: read it

@@ -54,7 +54,7 @@ std::string discovery_report_json(const std::vector<const PluginRecord*>& record
                       {"default_priority", r->default_priority},
                       {"abi_version", r->abi_version},
                       {"loaded", r->loaded.load(std::memory_order_acquire)},
-                      // false for a usable plugin the registry cache answered for and nothing used yet
+                      // false for a usable plugin whose code nothing in this process needed yet (lazy loading)
                       {"in_process", in_process},
                       {"reason", r->skip_reason()},
                       {"builtin", r->builtin},

@@ -76,6 +76,8 @@ Env::Env(EphostLogLevel level, const std::vector<std::string>* dirs, const EnvCo
   opsets::register_schemas();
   registry_.add_builtin(&ephost_cpu_plugin_negotiate);
   registry_.scan_directories(dirs ? *dirs : default_plugin_search_path());
+  // A plugin that crashes or hangs in this process is remembered for the next one (isolation mode auto).
+  set_plugin_fault_journal(plugin_fault_journal_path(registry_.scan_settings().registry_file));
 }
 
 Env::~Env() {

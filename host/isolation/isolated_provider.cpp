@@ -14,6 +14,7 @@
 #include "isolation/fallback_group.h"
 #include "isolation/graph_snapshot.h"
 #include "isolation/served_context.h"
+#include "isolation/shared_provider_host.h"
 #include "partition/partition.h"
 
 namespace ephost {
@@ -27,6 +28,9 @@ namespace {
 
 // A release never waits long for a process that is busy dying.
 constexpr std::chrono::milliseconds kReleaseTimeout{2000};
+// At most this many on_run_start/on_run_end wait for a request to go ahead of (runs that never call the
+// provider); then they are sent alone.
+constexpr size_t kMaxPosted = 64;
 
 // The error of a call whose process was lost: the retry loops of compile know it from a plugin's error.
 class ProcessLostError : public Error {
@@ -34,10 +38,15 @@ class ProcessLostError : public Error {
   using Error::Error;
 };
 
-MessageWriter request(Op op) {
+MessageWriter request(Op op, uint64_t client) {
   MessageWriter w;
-  w.u32(static_cast<uint32_t>(op));
+  w.u32(static_cast<uint32_t>(op)).u64(client);
   return w;
+}
+
+uint64_t take_client_id(isolation::SharedProviderHost& host) {
+  std::lock_guard<std::mutex> lock(host.mutex);
+  return host.next_client++;
 }
 
 }  // namespace
@@ -79,25 +88,39 @@ class IsolatedProvider::Unit final : public ComputeUnit {
   std::unique_ptr<FallbackGroup> fallback;  // the fallback provider's kernels, once fallen back
 };
 
-IsolatedProvider::IsolatedProvider(const PluginRecord& record,
+IsolatedProvider::IsolatedProvider(const void* env, const PluginRecord& record,
                                    const std::vector<std::pair<std::string, std::string>>& options,
-                                   const Device* device, IsolationSettings settings, std::string executable)
-    : Provider(record, device), settings_(settings), executable_(std::move(executable)) {
-  if (device) {
-    for (size_t i = 0; i < record.devices.size(); ++i)
-      if (record.devices[i].get() == device) device_index_ = static_cast<int64_t>(i);
-    if (!device->host_memory_usable())
-      fail(EPHOST_NOT_IMPLEMENTED, "provider '{}' on device {} works on device memory, which does not cross to a "
-           "provider host process yet: run it in process (ep.{}.isolation=in_process)", name(), device->label(), name());
+                                   int64_t device_index, IsolationSettings settings, std::string executable)
+    : Provider(record, nullptr), settings_(std::move(settings)), executable_(std::move(executable)),
+      host_(isolation::shared_provider_host(env, record.path)), client_(take_client_id(*host_)),
+      device_index_(device_index), mutex_(host_->mutex), process_(host_->process), generation_(host_->generation) {
+  if (device_index >= 0) {
+    if (static_cast<size_t>(device_index) >= record.probed_devices.size())
+      fail(EPHOST_INVALID_ARGUMENT, "provider '{}': plugin '{}' has no device {}", name(), name(), device_index);
+    const ProbedDevice& device = record.probed_devices[static_cast<size_t>(device_index)];
+    if (!device.host_memory_usable)
+      fail(EPHOST_NOT_IMPLEMENTED, "provider '{}' on device {}:{} ({}) works on device memory, which does not cross "
+           "to a provider host process yet: run it in process (ep.{}.isolation=in_process)", name(), name(),
+           device_index, device.name, name());
   }
-  create_request_ = request(Op::kCreate);
+  create_request_ = request(Op::kCreate, client_);
   create_request_.bytes(record.path).i64(device_index_).u64(options.size());
   for (const auto& [key, value] : options) create_request_.bytes(key).bytes(value);
   std::lock_guard<std::mutex> lock(mutex_);
   ensure_process_locked("provider_create");
 }
 
-IsolatedProvider::~IsolatedProvider() = default;
+IsolatedProvider::~IsolatedProvider() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!process_ || !process_->alive() || created_generation_ != generation_) return;
+  try {
+    // The last run's on_run_end, still waiting for a request to go ahead of, is delivered; then this
+    // provider's part of the shared process is released (the process ends with its last client).
+    request_locked(request(Op::kDestroy, client_).data(), "release", kReleaseTimeout);
+  } catch (...) {
+    // A process that dies now is started again by the next client that needs it.
+  }
+}
 
 void IsolatedProvider::set_health_callback(HealthCallback callback) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -144,18 +167,16 @@ void IsolatedProvider::ensure_process_locked(const std::string& what) const {
       if (health_.state == IsolatedProviderState::kFallenBack) throw;
     }
   }
-  if (process_ && process_->alive()) return;
-  process_ = std::make_unique<isolation::ProviderProcess>(executable_);
-  ++generation_;
-  std::string reply;
-  try {
-    reply = request_locked(create_request_.data(), what, settings_.compile_timeout);
-  } catch (const ProcessLostError&) {
-    throw;
-  } catch (...) {
-    process_.reset();  // a provider_create that failed cleanly leaves no process to reuse
-    throw;
+  if (!process_ || !process_->alive()) {
+    process_ = std::make_unique<isolation::ProviderProcess>(executable_);
+    ++generation_;
   }
+  if (created_generation_ == generation_) return;
+  posted_.clear();  // they were for a process that is gone
+  // This provider in the (new, or shared) process. A provider_create that fails cleanly leaves the
+  // process to its other clients.
+  const std::string reply = request_locked(create_request_.data(), what, settings_.compile_timeout);
+  created_generation_ = generation_;
   MessageReader in(reply);
   in.u32();
   const uint32_t flags = in.u32();
@@ -166,6 +187,7 @@ void IsolatedProvider::ensure_process_locked(const std::string& what) const {
 
 std::string IsolatedProvider::request_locked(const std::string& message, const std::string& what,
                                              Clock::duration timeout, const std::function<bool()>& should_stop) const {
+  if (!posted_.empty()) return batch_request_locked(message, what, timeout, should_stop);
   std::string reply;
   try {
     reply = process_->call(message, timeout, should_stop);
@@ -176,6 +198,37 @@ std::string IsolatedProvider::request_locked(const std::string& message, const s
   const uint32_t status = in.u32();
   if (status != isolation::kReplyOk) throw Error(static_cast<EphostStatusCode>(status), in.str());
   return reply;
+}
+
+std::string IsolatedProvider::batch_request_locked(const std::string& message, const std::string& what,
+                                                   Clock::duration timeout,
+                                                   const std::function<bool()>& should_stop) const {
+  MessageWriter batch = request(Op::kBatch, client_);
+  batch.u64(posted_.size());
+  for (const std::string& ahead : posted_) batch.bytes(ahead);
+  batch.bytes(message);
+  posted_.clear();
+  // A crash or hang may have been in the calls sent ahead: the error names them too.
+  const std::string reply =
+      request_locked(batch.data(), what + " (after on_run_start/on_run_end sent ahead)", timeout, should_stop);
+  MessageReader in(reply);
+  in.u32();
+  for (uint64_t n = in.u64(); n > 0; --n)
+    log_warning(fmt::format("provider '{}' on_run_end (sent ahead of {}): {}", name(), what, in.str()));
+  const std::string inner(in.bytes());
+  MessageReader inner_in(inner);
+  const uint32_t status = inner_in.u32();
+  if (status != isolation::kReplyOk) throw Error(static_cast<EphostStatusCode>(status), inner_in.str());
+  return inner;
+}
+
+void IsolatedProvider::post_locked(Op op) const {
+  posted_.push_back(request(op, client_).data());
+  // Runs that never call this provider post without sending: past a bound they go on their own.
+  if (posted_.size() < kMaxPosted) return;
+  std::string last = std::move(posted_.back());
+  posted_.pop_back();
+  request_locked(last, "on_run_start/on_run_end", settings_.call_timeout);
 }
 
 void IsolatedProvider::lose_process_locked(const std::string& what, const ProcessLost& lost) const {
@@ -208,6 +261,7 @@ void IsolatedProvider::lose_process_locked(const std::string& what, const Proces
   IsolatedProviderHealth snapshot = health_;
   snapshot.process_id = -1;
   process_.reset();
+  posted_.clear();  // they were for the process that is gone
   // The callback runs without the provider's lock, on the failing call's thread.
   mutex_.unlock();
   try {
@@ -231,7 +285,7 @@ IsolatedProvider::GraphRecord& IsolatedProvider::graph_record_locked(const Graph
 
 void IsolatedProvider::ensure_graph_locked(GraphRecord& graph, const std::string& what) const {
   if (graph.sent_generation == generation_) return;
-  MessageWriter m = request(Op::kGraph);
+  MessageWriter m = request(Op::kGraph, client_);
   m.u64(graph.id).bytes(isolation::snapshot_model(*graph.main));
   request_locked(m.data(), what, settings_.compile_timeout);
   graph.sent_generation = generation_;
@@ -247,7 +301,7 @@ void IsolatedProvider::ensure_unit_locked(Unit& unit) const {
     unit.generation = generation_;
   }
   if (unit.wants_state && unit.state_generation != generation_) {
-    MessageWriter m = request(Op::kCreateState);
+    MessageWriter m = request(Op::kCreateState, client_);
     m.u64(unit.remote);
     request_locked(m.data(), "create_state for " + unit.name(), settings_.compile_timeout);
     unit.state_generation = generation_;
@@ -272,10 +326,19 @@ std::unique_ptr<ComputeUnit> IsolatedProvider::make_unit(std::unique_ptr<Unit> u
 void IsolatedProvider::release_unit(Unit& unit) const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!process_ || !process_->alive() || unit.generation != generation_) return;
-  MessageWriter m = request(Op::kReleaseUnit);
+  MessageWriter m = request(Op::kReleaseUnit, client_);
   m.u64(unit.remote);
   try {
-    process_->call(m.data(), kReleaseTimeout);
+    if (!posted_.empty()) {
+      MessageWriter batch = request(Op::kBatch, client_);
+      batch.u64(posted_.size());
+      for (const std::string& ahead : posted_) batch.bytes(ahead);
+      batch.bytes(m.data());
+      posted_.clear();
+      process_->call(batch.data(), kReleaseTimeout);
+    } else {
+      process_->call(m.data(), kReleaseTimeout);
+    }
   } catch (...) {
     // A process that dies while releasing is started again when it is next needed.
     process_.reset();
@@ -295,7 +358,7 @@ std::vector<EphostCapability::Claim> IsolatedProvider::claims(const GraphView& v
     ensure_process_locked(what);
     GraphRecord& graph = graph_record_locked(*view.graph);
     ensure_graph_locked(graph, what);
-    MessageWriter m = request(Op::kClaims);
+    MessageWriter m = request(Op::kClaims, client_);
     m.u64(graph.id);
     isolation::write_graph_path(m, *view.graph);
     m.bytes(occasion ? occasion : "");
@@ -325,7 +388,7 @@ std::unique_ptr<ComputeUnit> IsolatedProvider::create_kernel(const Node& node) c
     std::lock_guard<std::mutex> lock(mutex_);
     unit->graph = &graph_record_locked(*node.owner);
   }
-  MessageWriter m = request(Op::kCreateKernel);
+  MessageWriter m = request(Op::kCreateKernel, client_);
   m.u64(unit->graph->id);
   isolation::write_graph_path(m, *node.owner);
   m.u64(node.index);
@@ -343,7 +406,7 @@ std::unique_ptr<ComputeUnit> IsolatedProvider::compile(const GraphView& group, c
     std::lock_guard<std::mutex> lock(mutex_);
     unit->graph = &graph_record_locked(*group.graph);
   }
-  MessageWriter m = request(Op::kCompile);
+  MessageWriter m = request(Op::kCompile, client_);
   m.u64(unit->graph->id);
   isolation::write_graph_path(m, *group.graph);
   m.u64(group.nodes.size());
@@ -394,7 +457,7 @@ void IsolatedProvider::compute_remote_locked(Unit& unit, EphostKernelContext* co
     bytes = isolation::SharedArena::align(bytes + inputs[i]->byte_size());
   }
   arena.reserve(bytes + unit.output_bytes);
-  MessageWriter m = request(Op::kCompute);
+  MessageWriter m = request(Op::kCompute, client_);
   m.u64(unit.remote).u64(arena.size()).i64(context->num_threads()).u64(inputs.size());
   size_t offset = 0;
   for (const Tensor* t : inputs) {
@@ -455,25 +518,29 @@ void IsolatedProvider::compute_fallback(Unit& unit, EphostKernelContext* context
   fallback->compute(context);
 }
 
+// on_run_start and on_run_end are sent ahead of the provider's next request, in one frame with it
+// (Op::kBatch): a run costs one round trip per compute, not two more for its start and end. The plugin
+// sees them in the same order as in process. A failing on_run_start fails that next request; a failing
+// on_run_end is logged (its run had returned already).
 void IsolatedProvider::run_start() const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (health_.state == IsolatedProviderState::kFallenBack) return;
   // A process lost in the last run is started again here, before this run's first compute.
   ensure_process_locked("on_run_start");
-  if (observes_runs_) request_locked(request(Op::kRunStart).data(), "on_run_start", settings_.call_timeout);
+  if (observes_runs_) post_locked(Op::kRunStart);
 }
 
 void IsolatedProvider::run_end() const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (health_.state == IsolatedProviderState::kFallenBack || !observes_runs_ || !process_ || !process_->alive()) return;
-  request_locked(request(Op::kRunEnd).data(), "on_run_end", settings_.call_timeout);
+  post_locked(Op::kRunEnd);
 }
 
 void IsolatedProvider::emit_context(const std::string& fused_name, EphostContextSink& sink) const {
   const std::string what = fmt::format("context_emit for '{}'", fused_name);
   std::lock_guard<std::mutex> lock(mutex_);
   ensure_process_locked(what);
-  MessageWriter m = request(Op::kEmitContext);
+  MessageWriter m = request(Op::kEmitContext, client_);
   m.bytes(fused_name);
   const std::string reply = request_locked(m.data(), what, settings_.compile_timeout);
   MessageReader in(reply);
@@ -494,7 +561,7 @@ std::optional<ContextJudgement> IsolatedProvider::judge_context(const Node& cont
   ensure_process_locked("context_judge");
   GraphRecord& graph = graph_record_locked(*context_node.owner);
   ensure_graph_locked(graph, "context_judge");
-  MessageWriter m = request(Op::kJudgeContext);
+  MessageWriter m = request(Op::kJudgeContext, client_);
   m.u64(graph.id);
   isolation::write_graph_path(m, *context_node.owner);
   m.u64(context_node.index).bytes({static_cast<const char*>(blob), blob_size});
@@ -515,7 +582,7 @@ std::unique_ptr<ComputeUnit> IsolatedProvider::load_context(const Node& context_
     std::lock_guard<std::mutex> lock(mutex_);
     unit->graph = &graph_record_locked(*context_node.owner);
   }
-  MessageWriter m = request(Op::kLoadContext);
+  MessageWriter m = request(Op::kLoadContext, client_);
   m.u64(unit->graph->id);
   isolation::write_graph_path(m, *context_node.owner);
   m.u64(context_node.index).bytes({static_cast<const char*>(blob), blob_size});

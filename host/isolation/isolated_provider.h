@@ -16,8 +16,14 @@
 // process again. Its state (running, restarting, fallen back) and failures can be read at any time,
 // and a callback hears every change.
 //
-// Thread-safety: calls into the process are serialized (one socket); compute may be called from
-// several threads, and a fallen-back provider computes through the fallback concurrently.
+// One process per plugin and env (shared_provider_host.h): the env's sessions' providers of the plugin
+// are clients of it, each with its own provider, graphs and units there, and its own failures and
+// fallback. A process lost in one client's call fails that call only; the others make their provider
+// and units again in the new process on their next call.
+//
+// Thread-safety: calls into the process are serialized (one socket, the shared host's lock); compute
+// may be called from several threads, and a fallen-back provider computes through the fallback
+// concurrently.
 #pragma once
 
 #include <sys/types.h>
@@ -35,6 +41,7 @@
 
 #include "isolation/isolation_options.h"
 #include "isolation/provider_process.h"
+#include "isolation/shared_provider_host.h"
 #include "isolation/wire.h"
 #include "provider/provider.h"
 
@@ -56,9 +63,14 @@ class IsolatedProvider final : public Provider {
   using HealthCallback = std::function<void(const std::string& provider, const IsolatedProviderHealth& health)>;
 
   // Starts the provider host `executable` and creates the plugin's provider in it with `options`, on
-  // `device` (or none). A provider_create that crashes, hangs or fails throws EP_FAIL saying so.
-  IsolatedProvider(const PluginRecord& record, const std::vector<std::pair<std::string, std::string>>& options,
-                   const Device* device, IsolationSettings settings, std::string executable);
+  // the plugin's device `device_index` (its own order, as record.probed_devices lists them; -1: none).
+  // The plugin is never loaded in this process. A provider_create that crashes, hangs or fails throws
+  // EP_FAIL saying so.
+  // The process is the one of this plugin for `env` (shared_provider_host.h: any pointer naming the
+  // env), shared with the env's other sessions.
+  IsolatedProvider(const void* env, const PluginRecord& record,
+                   const std::vector<std::pair<std::string, std::string>>& options, int64_t device_index,
+                   IsolationSettings settings, std::string executable);
   ~IsolatedProvider() override;
 
   // The provider whose units replace this one's after too many failures (the session's CPU provider);
@@ -66,6 +78,7 @@ class IsolatedProvider final : public Provider {
   void set_fallback(Provider* fallback) { fallback_ = fallback; }
   void set_health_callback(HealthCallback callback);
   IsolatedProviderHealth health() const;
+  const IsolationSettings& settings() const { return settings_; }
 
   std::vector<EphostCapability::Claim> claims(const GraphView& graph, const char* occasion) const override;
   std::unique_ptr<ComputeUnit> create_kernel(const Node& node) const override;
@@ -97,6 +110,11 @@ class IsolatedProvider final : public Provider {
   // One request and its reply (the reply's status checked: a plugin's error is thrown as it came).
   std::string request_locked(const std::string& request, const std::string& what,
                              Clock::duration timeout, const std::function<bool()>& should_stop = {}) const;
+  // request_locked with the posted requests sent ahead of `request` in one frame (Op::kBatch).
+  std::string batch_request_locked(const std::string& request, const std::string& what, Clock::duration timeout,
+                                   const std::function<bool()>& should_stop) const;
+  // Posts on_run_start or on_run_end: sent ahead of the next request (see run_start).
+  void post_locked(isolation::Op op) const;
   // Counts a lost process, decides between restarting and falling back, and throws the call's error.
   [[noreturn]] void lose_process_locked(const std::string& what, const isolation::ProcessLost& lost) const;
   // Makes a unit in the process, trying again in a new process after a loss, until it falls back.
@@ -109,20 +127,25 @@ class IsolatedProvider final : public Provider {
 
   const IsolationSettings settings_;
   const std::string executable_;
+  const std::shared_ptr<isolation::SharedProviderHost> host_;
+  const uint64_t client_;  // this provider's id in the shared process
   isolation::MessageWriter create_request_;
   int64_t device_index_ = -1;
   mutable std::atomic<bool> emits_contexts_{false};  // set at each process start
   mutable std::atomic<bool> observes_runs_{false};
   Provider* fallback_ = nullptr;
 
-  mutable std::mutex mutex_;
-  mutable std::unique_ptr<isolation::ProviderProcess> process_;
-  mutable uint64_t generation_ = 0;  // bumped at each process start
+  // The shared host's: its lock guards this provider's state below too.
+  std::mutex& mutex_;
+  std::unique_ptr<isolation::ProviderProcess>& process_;
+  uint64_t& generation_;  // bumped at each process start
+  mutable uint64_t created_generation_ = 0;  // the process generation this provider was created in
   mutable std::map<std::tuple<const Graph*, size_t, size_t>, std::unique_ptr<GraphRecord>> graphs_;
   mutable uint64_t next_graph_id_ = 1;
   mutable std::deque<Clock::time_point> recent_failures_;
   mutable IsolatedProviderHealth health_;
   mutable std::shared_ptr<HealthCallback> callback_;
+  mutable std::vector<std::string> posted_;  // on_run_start / on_run_end requests not sent yet, in order
 };
 
 }  // namespace ephost

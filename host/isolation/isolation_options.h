@@ -29,6 +29,8 @@ struct IsolationSettings {
   // The provider's work goes to the next providers after this many failures within the window.
   int max_failures = 3;
   std::chrono::milliseconds failure_window{60000};
+  // Why auto chose process ("isolated: crashed in process at ... in compute"); "" when the settings did.
+  std::string reason;
 };
 
 // The settings of provider `provider`: its ep.<name>.isolation* entries, taken out of `options` (the

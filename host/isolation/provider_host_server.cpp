@@ -45,7 +45,8 @@ class Server {
       try {
         MessageReader in(request);
         reply.u32(kReplyOk);
-        handle(static_cast<Op>(in.u32()), in, reply);
+        const auto op = static_cast<Op>(in.u32());
+        handle(op, in.u64(), in, reply);
       } catch (const Error& e) {
         reply = MessageWriter();
         reply.u32(static_cast<uint32_t>(e.code())).bytes(e.what());
@@ -58,7 +59,10 @@ class Server {
   }
 
  private:
-  void handle(Op op, MessageReader& in, MessageWriter& out) {
+  // `client`: the host's provider this request is for (several sessions' providers of one plugin share
+  // this process); its provider, graphs and units are its own.
+  void handle(Op op, uint64_t client, MessageReader& in, MessageWriter& out) {
+    client_ = client;
     switch (op) {
       case Op::kCreate: return create(in, out);
       case Op::kGraph: return add_graph(in);
@@ -73,13 +77,25 @@ class Server {
       case Op::kEmitContext: return emit_context(in, out);
       case Op::kJudgeContext: return judge_context(in, out);
       case Op::kLoadContext: return load_context(in, out);
+      case Op::kBatch: return batch(in, out);
+      case Op::kDestroy: return destroy();
     }
     fail(EPHOST_EP_FAIL, "provider host: unknown request {}", static_cast<uint32_t>(op));
   }
 
   Provider& provider() {
-    if (!provider_) fail(EPHOST_EP_FAIL, "provider host: no provider was created");
-    return *provider_;
+    auto it = providers_.find(client_);
+    if (it == providers_.end() || !it->second) fail(EPHOST_EP_FAIL, "provider host: no provider was created for client {}", client_);
+    return *it->second;
+  }
+
+  // The client's units, graphs and provider go (its session ended).
+  void destroy() {
+    for (auto it = units_.begin(); it != units_.end();)
+      it = it->second.client == client_ ? units_.erase(it) : std::next(it);
+    for (auto it = graphs_.begin(); it != graphs_.end();)
+      it = it->first.first == client_ ? graphs_.erase(it) : std::next(it);
+    providers_.erase(client_);
   }
 
   void create(MessageReader& in, MessageWriter& out) {
@@ -90,11 +106,17 @@ class Server {
       std::string key = in.str();
       options.emplace_back(std::move(key), in.str());
     }
-    // The host probed this library already; here it is loaded in this process, and only here.
-    ScanSettings settings;
-    settings.in_process = true;
-    registry_ = std::make_unique<PluginRegistry>(settings);
-    const PluginRecord& record = registry_->load_library(path);
+    // The host probed this library already; here it is loaded in this process, and only here: once, for
+    // every client.
+    if (!registry_) {
+      ScanSettings settings;
+      settings.in_process = true;
+      registry_ = std::make_unique<PluginRegistry>(settings);
+      record_ = &registry_->load_library(path);
+    }
+    const PluginRecord& record = *record_;
+    if (record.path != path)
+      fail(EPHOST_EP_FAIL, "provider host: this process serves {}, not {} (internal error)", record.path, path);
     if (!record.loaded || !registry_->ensure_loaded(record))
       fail(EPHOST_EP_FAIL, "the provider host could not load {}: {}", path, record.skip_reason());
     const Device* device = nullptr;
@@ -103,8 +125,9 @@ class Server {
         fail(EPHOST_EP_FAIL, "plugin '{}' has no device {} in the provider host", record.name, device_index);
       device = record.devices[static_cast<size_t>(device_index)].get();
     }
-    provider_ = create_provider(record, options, device);
-    out.u32((provider_->emits_contexts() ? 1u : 0u) | (provider_->observes_runs() ? 2u : 0u));
+    std::unique_ptr<Provider> provider = create_provider(record, options, device);
+    out.u32((provider->emits_contexts() ? 1u : 0u) | (provider->observes_runs() ? 2u : 0u));
+    providers_[client_] = std::move(provider);
   }
 
   void add_graph(MessageReader& in) {
@@ -116,12 +139,12 @@ class Server {
     ServedGraph g;
     g.model = load_model_from_buffer(bytes.data(), bytes.size(), options);
     g.main = build_graph_ir(*g.model);
-    graphs_[id] = std::move(g);
+    graphs_[{client_, id}] = std::move(g);
   }
 
   const Graph& graph(MessageReader& in) {
     const uint64_t id = in.u64();
-    auto it = graphs_.find(id);
+    auto it = graphs_.find({client_, id});
     if (it == graphs_.end()) fail(EPHOST_EP_FAIL, "provider host: graph {} was never sent", id);
     return read_graph_path(in, *it->second.main);
   }
@@ -135,13 +158,14 @@ class Server {
 
   ComputeUnit& unit(uint64_t id) {
     auto it = units_.find(id);
-    if (it == units_.end()) fail(EPHOST_EP_FAIL, "provider host: unit {} does not exist", id);
-    return *it->second;
+    if (it == units_.end() || it->second.client != client_)
+      fail(EPHOST_EP_FAIL, "provider host: unit {} does not exist", id);
+    return *it->second.unit;
   }
 
   void add_unit(std::unique_ptr<ComputeUnit> unit, MessageWriter& out) {
     const uint64_t id = next_unit_++;
-    units_[id] = std::move(unit);
+    units_[id] = ServedUnit{client_, std::move(unit)};
     out.u64(id);
   }
 
@@ -154,6 +178,44 @@ class Server {
       out.u32(c.fused ? 1 : 0).bytes(c.refused).u64(c.nodes.size());
       for (const Node* n : c.nodes) out.u64(n->index);
     }
+  }
+
+  // The requests sent ahead run in order; an on_run_start that fails ends the batch with its error.
+  void batch(MessageReader& in, MessageWriter& out) {
+    std::vector<std::string> failed_run_ends;
+    for (uint64_t n = in.u64(); n > 0; --n) {
+      MessageReader ahead(in.bytes());
+      MessageWriter ignored;
+      const auto op = static_cast<Op>(ahead.u32());
+      const uint64_t client = ahead.u64();
+      if (op != Op::kRunStart && op != Op::kRunEnd)
+        fail(EPHOST_EP_FAIL, "provider host: request {} cannot be sent ahead", static_cast<uint32_t>(op));
+      if (op == Op::kRunStart) {
+        handle(op, client, ahead, ignored);
+        continue;
+      }
+      try {
+        handle(op, client, ahead, ignored);
+      } catch (const std::exception& e) {
+        failed_run_ends.push_back(e.what());
+      }
+    }
+    out.u64(failed_run_ends.size());
+    for (const std::string& m : failed_run_ends) out.bytes(m);
+    MessageWriter reply;
+    try {
+      MessageReader request(in.bytes());
+      reply.u32(kReplyOk);
+      const auto op = static_cast<Op>(request.u32());
+      handle(op, request.u64(), request, reply);
+    } catch (const Error& e) {
+      reply = MessageWriter();
+      reply.u32(static_cast<uint32_t>(e.code())).bytes(e.what());
+    } catch (const std::exception& e) {
+      reply = MessageWriter();
+      reply.u32(EPHOST_EP_FAIL).bytes(e.what());
+    }
+    out.bytes(reply.data());
   }
 
   void compile(MessageReader& in, MessageWriter& out) {
@@ -201,13 +263,21 @@ class Server {
     add_unit(provider().load_context(n, blob.data(), blob.size()), out);
   }
 
+  struct ServedUnit {
+    uint64_t client = 0;
+    std::unique_ptr<ComputeUnit> unit;
+  };
+
   int socket_;
   SharedArena arena_;
   std::unique_ptr<PluginRegistry> registry_;
-  std::unique_ptr<Provider> provider_;  // declared after the registry: released before it
-  std::map<uint64_t, ServedGraph> graphs_;
-  std::map<uint64_t, std::unique_ptr<ComputeUnit>> units_;  // released before the provider
+  const PluginRecord* record_ = nullptr;  // the one plugin this process serves
+  // Declared after the registry: released before it.
+  std::map<uint64_t, std::unique_ptr<Provider>> providers_;  // by client
+  std::map<std::pair<uint64_t, uint64_t>, ServedGraph> graphs_;  // by client and graph id
+  std::map<uint64_t, ServedUnit> units_;  // released before the providers
   uint64_t next_unit_ = 1;
+  uint64_t client_ = 0;  // the client of the request being handled
 };
 
 }  // namespace

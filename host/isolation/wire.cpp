@@ -3,8 +3,10 @@
 #include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/error.h"
@@ -15,27 +17,37 @@ namespace {
 constexpr uint64_t kMaxFrameBytes = uint64_t{1} << 34;  // 16 GiB: a model with large weights, never more
 constexpr int kPollSliceMs = 5;
 
-// Reads exactly `n` bytes unless the peer closes, the deadline passes or the caller stops waiting.
-ReadResult read_exactly(int fd, char* out, size_t n, std::chrono::steady_clock::time_point deadline,
-                        bool (*should_stop)(const void*), const void* stop_arg) {
-  size_t got = 0;
-  while (got < n) {
-    const ssize_t r = ::recv(fd, out + got, n - got, MSG_DONTWAIT);
-    if (r > 0) {
-      got += static_cast<size_t>(r);
-      continue;
-    }
-    if (r == 0) return ReadResult::kClosed;
-    if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK) return ReadResult::kClosed;
+// Waits until `fd` is readable (or closed), the deadline passes or the caller stops waiting.
+ReadResult wait_readable(int fd, std::chrono::steady_clock::time_point deadline, bool (*should_stop)(const void*),
+                         const void* stop_arg) {
+  for (;;) {
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) return ReadResult::kTimedOut;
     if (should_stop && should_stop(stop_arg)) return ReadResult::kStopped;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
     pollfd p{fd, POLLIN, 0};
-    ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left + 1, should_stop ? kPollSliceMs : 1000)));
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left + 1, should_stop ? kPollSliceMs : 1000)));
+    if (ready > 0) return ReadResult::kFrame;
+    if (ready < 0 && errno != EINTR) return ReadResult::kClosed;
   }
-  return ReadResult::kFrame;
+}
+
+// Reads up to `n` bytes (at least one) unless the peer closes, the deadline passes or the caller stops
+// waiting; says how many in `got`. It waits first: an answer is rarely there already, and a recv that
+// only says EAGAIN is a system call spent on every frame.
+ReadResult read_some(int fd, char* out, size_t n, std::chrono::steady_clock::time_point deadline,
+                     bool (*should_stop)(const void*), const void* stop_arg, size_t& got) {
+  for (;;) {
+    const ReadResult w = wait_readable(fd, deadline, should_stop, stop_arg);
+    if (w != ReadResult::kFrame) return w;
+    const ssize_t r = ::recv(fd, out, n, MSG_DONTWAIT);
+    if (r > 0) {
+      got = static_cast<size_t>(r);
+      return ReadResult::kFrame;
+    }
+    if (r == 0) return ReadResult::kClosed;
+    if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) return ReadResult::kClosed;
+  }
 }
 
 }  // namespace
@@ -56,12 +68,24 @@ void MessageReader::take(void* out, size_t n) {
 
 bool write_frame(int fd, const std::string& payload) {
   const uint64_t size = payload.size();
-  std::string frame(reinterpret_cast<const char*>(&size), sizeof size);
-  frame += payload;
+  // The length and the payload go in one sendmsg, without copying the payload into a frame first.
+  iovec parts[2] = {{const_cast<uint64_t*>(&size), sizeof size}, {const_cast<char*>(payload.data()), payload.size()}};
   size_t sent = 0;
-  while (sent < frame.size()) {
+  const size_t total = sizeof size + payload.size();
+  while (sent < total) {
+    iovec left[2];
+    msghdr message{};
+    if (sent < sizeof size) {
+      left[0] = {reinterpret_cast<char*>(parts[0].iov_base) + sent, sizeof size - sent};
+      left[1] = parts[1];
+      message.msg_iovlen = 2;
+    } else {
+      left[0] = {const_cast<char*>(payload.data()) + (sent - sizeof size), total - sent};
+      message.msg_iovlen = 1;
+    }
+    message.msg_iov = left;
     // MSG_NOSIGNAL: a dead peer is an EPIPE answer, never a SIGPIPE that ends the application.
-    const ssize_t w = ::send(fd, frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL);
+    const ssize_t w = ::sendmsg(fd, &message, MSG_NOSIGNAL);
     if (w < 0 && errno == EINTR) continue;
     if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       pollfd p{fd, POLLOUT, 0};
@@ -76,12 +100,29 @@ bool write_frame(int fd, const std::string& payload) {
 
 ReadResult read_frame_until(int fd, std::chrono::steady_clock::time_point deadline, std::string& payload,
                             bool (*should_stop)(const void*), const void* stop_arg) {
+  // One request or reply is in flight at a time, so whatever arrives belongs to this frame: the length
+  // and the start of the payload are read together, into a buffer big enough for most frames.
+  char head[4096];
+  size_t have = 0;
+  while (have < sizeof(uint64_t)) {
+    size_t got = 0;
+    const ReadResult r = read_some(fd, head + have, sizeof head - have, deadline, should_stop, stop_arg, got);
+    if (r != ReadResult::kFrame) return r;
+    have += got;
+  }
   uint64_t size = 0;
-  ReadResult r = read_exactly(fd, reinterpret_cast<char*>(&size), sizeof size, deadline, should_stop, stop_arg);
-  if (r != ReadResult::kFrame) return r;
-  if (size > kMaxFrameBytes) return ReadResult::kClosed;
+  std::memcpy(&size, head, sizeof size);
+  if (size > kMaxFrameBytes || have - sizeof size > size) return ReadResult::kClosed;
   payload.resize(size);
-  return read_exactly(fd, payload.data(), size, deadline, should_stop, stop_arg);
+  std::memcpy(payload.data(), head + sizeof size, have - sizeof size);
+  size_t filled = have - sizeof size;
+  while (filled < size) {
+    size_t got = 0;
+    const ReadResult r = read_some(fd, payload.data() + filled, size - filled, deadline, should_stop, stop_arg, got);
+    if (r != ReadResult::kFrame) return r;
+    filled += got;
+  }
+  return ReadResult::kFrame;
 }
 
 }  // namespace ephost::isolation

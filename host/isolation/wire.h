@@ -11,9 +11,11 @@
 
 namespace ephost::isolation {
 
-inline constexpr int kProtocolVersion = 1;
+inline constexpr int kProtocolVersion = 2;
 
-// Requests the host sends; the provider host answers each with one reply frame.
+// Requests the host sends; the provider host answers each with one reply frame. Every request starts
+// with its op (u32) and its client (u64): the host's provider it is for, as several sessions' providers
+// of one plugin share one provider host process (shared_provider_host.h).
 enum class Op : uint32_t {
   kCreate = 1,     // plugin path, device index, options -> emits_contexts flag
   kGraph,          // graph id, serialized ModelProto: the graph the plugin may claim, once per graph
@@ -28,6 +30,11 @@ enum class Op : uint32_t {
   kEmitContext,    // fused name -> the blobs the plugin wrote
   kJudgeContext,   // graph id, graph path, node index, blob -> has judge, verdict, reason
   kLoadContext,    // graph id, graph path, node index, blob -> unit id
+  // Requests sent ahead without a reply of their own (on_run_start, on_run_end), then the request that
+  // has one: count, each request's bytes, the request -> count of failed on_run_end, (message)*, the
+  // request's reply bytes. A failing on_run_start answers for the whole batch (the request is not run).
+  kBatch,
+  kDestroy,        // the client's provider, graphs and units are released (its session ended)
 };
 
 // A reply starts with kReplyOk, or with an EphostStatusCode and the message.

@@ -8,6 +8,8 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "graph/graph.h"
+#include "core/plugin_fault.h"
+#include "isolation/fault_memory.h"
 #include "isolation/isolated_provider.h"
 #include "isolation/isolation_options.h"
 
@@ -126,37 +128,90 @@ struct Candidate {
   const Device* device = nullptr;
   std::vector<std::pair<std::string, std::string>> options;
   IsolationSettings isolation;
+  // Out of process: the device's index in the plugin's own order (what its probe saw), -1 for none.
+  int64_t device_index = -1;
 };
 
-// The candidate's provider: in a provider host process when its isolation says so (never the built-in
-// CPU plugin, which is the host's own code), else in process. The provider host serves native plugins
-// only so far: an ONNX Runtime plugin EP asked to run isolated runs in process, with a warning.
-std::unique_ptr<Provider> make_provider(const Candidate& c) {
-  if (!c.record->builtin && c.isolation.mode == IsolationMode::kProcess) {
-    if (!c.record->ort)
-      return std::make_unique<IsolatedProvider>(*c.record, c.options, c.device, c.isolation,
-                                                isolation::default_provider_host_path());
-    log_warning(fmt::format("provider '{}' is an ONNX Runtime plugin EP: the provider host cannot serve those yet, "
-                            "so it runs in process despite its isolation setting",
-                            c.record->name));
+// An ONNX Runtime plugin EP, known from its record even while it is not loaded (ort_adoption.cpp
+// describes it so).
+bool is_ort_plugin_ep(const PluginRecord& rec) {
+  return rec.ort || rec.sdk_version.rfind("ONNX Runtime plugin EP", 0) == 0;
+}
+
+// Whether the candidate's provider runs in a provider host process: its isolation says so, and it is
+// neither the built-in CPU plugin (the host's own code) nor an ONNX Runtime plugin EP (the provider
+// host serves native plugins only so far: such one runs in process, with a warning).
+bool runs_isolated(const Candidate& c) {
+  if (c.record->builtin || c.isolation.mode != IsolationMode::kProcess) return false;
+  if (!is_ort_plugin_ep(*c.record)) return true;
+  log_warning(fmt::format("provider '{}' is an ONNX Runtime plugin EP: the provider host cannot serve those yet, "
+                          "so it runs in process despite its isolation setting",
+                          c.record->name));
+  return false;
+}
+
+// The device of an isolated provider, chosen as choose_device does but from the devices the plugin's
+// probe saw: the plugin is not loaded in this process. -1: none.
+int64_t choose_probed_device(const PluginRecord& rec, int64_t requested, SelectionPolicy policy) {
+  if (requested >= 0) {
+    if (static_cast<size_t>(requested) >= rec.probed_devices.size())
+      fail(EPHOST_INVALID_ARGUMENT, "provider '{}:{}': plugin '{}' has {} device(s) ('ephost plugins' lists them)",
+           rec.name, requested, rec.name, rec.probed_devices.size());
+    return requested;
   }
+  if (rec.probed_devices.empty()) return -1;
+  const char* preferred = device_type_name(preferred_device_type(policy));
+  for (size_t i = 0; i < rec.probed_devices.size(); ++i)
+    if (rec.probed_devices[i].type == preferred) return static_cast<int64_t>(i);
+  return 0;
+}
+
+// The candidate's provider: in a provider host process (runs_isolated), else in process.
+// An isolated provider shares the provider host process of its plugin with the env's other sessions
+// (the env known by its registry).
+std::unique_ptr<Provider> make_provider(const PluginRegistry& registry, const Candidate& c) {
+  if (runs_isolated(c))
+    return std::make_unique<IsolatedProvider>(&registry, *c.record, c.options, c.device_index, c.isolation,
+                                              isolation::default_provider_host_path());
   return create_provider(*c.record, c.options, c.device);
 }
 
-// A candidate for `rec` with its provider options, the isolation entries taken out of them.
-Candidate make_candidate(const SessionConfig& config, const PluginRecord* rec, const Device* device,
-                         std::vector<std::pair<std::string, std::string>> options) {
-  Candidate c{rec, device, std::move(options), {}};
+// auto: a plugin that crashed or hung in process before (isolation/fault_memory.h) runs isolated, and
+// its report says why.
+void remember_faults(const PluginRegistry& registry, const PluginRecord& rec, IsolationSettings& settings) {
+  const std::optional<RememberedFault> fault =
+      remembered_fault(plugin_fault_journal_path(registry.scan_settings().registry_file), rec.canonical_path);
+  if (!fault) return;
+  settings.mode = IsolationMode::kProcess;
+  settings.reason = "isolated: " + describe_remembered_fault(*fault);
+  log_info(fmt::format("provider '{}' runs in a provider host process (isolation auto): it {}", rec.name,
+                       describe_remembered_fault(*fault)));
+}
+
+// A candidate for `rec` with its provider options, the isolation entries taken out of them, and its
+// device (`requested`: the index the user named, -1 for the policy's choice). Only a candidate that
+// runs in process has its plugin loaded here (lazy loading); false when that load failed (the record
+// says why).
+bool make_candidate(const PluginRegistry& registry, const SessionConfig& config, const PluginRecord* rec,
+                    int64_t requested, std::vector<std::pair<std::string, std::string>> options, Candidate& c) {
+  c = Candidate{rec, nullptr, std::move(options), {}, -1};
   c.isolation = take_isolation_settings(c.options, config.provider_isolation, rec->name);
-  return c;
+  if (!rec->builtin && c.isolation.mode == IsolationMode::kAuto) remember_faults(registry, *rec, c.isolation);
+  if (!rec->builtin && c.isolation.mode == IsolationMode::kProcess && !is_ort_plugin_ep(*rec)) {
+    c.device_index = choose_probed_device(*rec, requested, config.selection_policy);
+    return true;
+  }
+  if (!registry.ensure_loaded(*rec)) return false;
+  c.device = choose_device(*rec, requested, config.selection_policy);
+  return true;
 }
 
 // Creates a provider the policy chose, or returns null having said why it was not: a broken plugin the
 // user did not ask for costs its own nodes, never the session.
-std::unique_ptr<Provider> create_chosen_provider(const Candidate& c, const std::string& policy,
-                                                 ProviderSelection::Candidate& report) {
+std::unique_ptr<Provider> create_chosen_provider(const PluginRegistry& registry, const Candidate& c,
+                                                 const std::string& policy, ProviderSelection::Candidate& report) {
   try {
-    return make_provider(c);
+    return make_provider(registry, c);
   } catch (const std::exception& e) {
     report.skipped = true;
     report.reason = fmt::format("skipped: its provider could not be created ({})", e.what());
@@ -180,7 +235,8 @@ std::vector<std::pair<std::string, std::string>> provider_options(const SessionC
 }
 
 // Orders `candidates` (already by default priority) as the policy says and records why.
-void apply_policy(const SessionConfig& config, const Model& model, std::vector<Candidate>& candidates,
+void apply_policy(const PluginRegistry& registry, const SessionConfig& config, const Model& model,
+                  std::vector<Candidate>& candidates,
                   std::vector<std::unique_ptr<Provider>>& created, ProviderSelection& selection) {
   selection.policy = selection_policy_name(config.selection_policy);
   std::vector<ProviderSelection::Candidate> report(candidates.size());
@@ -198,7 +254,7 @@ void apply_policy(const SessionConfig& config, const Model& model, std::vector<C
     std::unique_ptr<Graph> graph = build_graph_ir(model);
     for (size_t i = 0; i < candidates.size(); ++i) {
       const Candidate& c = candidates[i];
-      created[i] = create_chosen_provider(c, selection.policy, report[i]);
+      created[i] = create_chosen_provider(registry, c, selection.policy, report[i]);
       if (!created[i]) continue;
       std::string error;
       report[i].claimed_nodes = dry_run_claims(*created[i], *graph, &error);
@@ -255,31 +311,36 @@ SessionProviders create_providers(const PluginRegistry& registry, const SessionC
   std::set<std::string> listed;
   for (const ProviderRequest& request : config.providers) {
     const PluginRecord* rec = registry.find_loaded(request.name);
-    // Lazy loading: a listed plugin is loaded now. One that drops out at that load (changed on disk and
-    // probed badly, dlopen failing now...) is unavailable, as one skipped at discovery is: the user
-    // asked for it by name.
-    if (!rec || !registry.ensure_loaded(*rec)) fail_unavailable(registry, request.name);
+    // Lazy loading: a listed plugin that runs in process is loaded now. One that drops out at that load
+    // (changed on disk and probed badly, dlopen failing now...) is unavailable, as one skipped at
+    // discovery is: the user asked for it by name.
+    Candidate c;
+    if (!rec || !make_candidate(registry, config, rec, request.device, provider_options(config, rec->name,
+                                                                                        request.options), c))
+      fail_unavailable(registry, request.name);
     listed.insert(rec->name);
-    candidates.push_back(make_candidate(config, rec, choose_device(*rec, request.device, config.selection_policy),
-                                        provider_options(config, rec->name, request.options)));
+    candidates.push_back(std::move(c));
   }
   std::vector<std::unique_ptr<Provider>> created(candidates.size());
   if (config.providers.empty()) {
-    for (const PluginRecord* rec : registry.loaded_by_priority())
+    for (const PluginRecord* rec : registry.loaded_by_priority()) {
       // Lazy loading: a plugin that drops out when loaded now is left out (logged, and named in the
       // discovery report); its nodes go to the plugins after it and the CPU plugin.
-      if (rec->name != kCpuProvider && registry.ensure_loaded(*rec))
-        candidates.push_back(make_candidate(config, rec, choose_device(*rec, -1, config.selection_policy),
-                                            provider_options(config, rec->name, {})));
+      Candidate c;
+      if (rec->name != kCpuProvider && make_candidate(registry, config, rec, -1, provider_options(config, rec->name, {}), c))
+        candidates.push_back(std::move(c));
+    }
     created.resize(candidates.size());
-    apply_policy(config, model, candidates, created, providers.selection);
+    apply_policy(registry, config, model, candidates, created, providers.selection);
   } else {
     providers.selection.policy = "listed";
   }
   if (config.cpu_fallback && !listed.count(kCpuProvider)) {
     const PluginRecord* cpu = registry.find_loaded(kCpuProvider);
-    if (!cpu || !registry.ensure_loaded(*cpu)) fail_unavailable(registry, kCpuProvider);
-    candidates.push_back(make_candidate(config, cpu, nullptr, provider_options(config, kCpuProvider, {})));
+    Candidate c;
+    if (!cpu || !make_candidate(registry, config, cpu, -1, provider_options(config, kCpuProvider, {}), c))
+      fail_unavailable(registry, kCpuProvider);
+    candidates.push_back(std::move(c));
     created.emplace_back();
   }
   // The policy's candidates come first, in the order of selection.candidates; then the CPU plugin.
@@ -289,10 +350,10 @@ SessionProviders create_providers(const PluginRegistry& registry, const SessionC
     if (i < chosen_by_policy) {
       ProviderSelection::Candidate& report = providers.selection.candidates[i];
       if (report.skipped) continue;  // its creation failed in the max_coverage dry run already
-      if (!created[i]) created[i] = create_chosen_provider(c, providers.selection.policy, report);
+      if (!created[i]) created[i] = create_chosen_provider(registry, c, providers.selection.policy, report);
       if (!created[i]) continue;
     } else if (!created[i]) {
-      created[i] = make_provider(c);
+      created[i] = make_provider(registry, c);
     }
     providers.names.push_back(c.record->name);
     providers.instances.push_back(std::move(created[i]));

@@ -76,6 +76,8 @@ std::string Session::partition_report_json() const {
       const IsolatedProviderHealth h = isolated->health();
       jp["isolation"] = {{"mode", "process"}, {"state", isolated_provider_state_name(h.state)},
                          {"failures", h.failures}, {"last_failure", h.last_failure}, {"process_id", h.process_id}};
+      // Isolation auto: why this plugin was isolated ("isolated: crashed in process at ... in compute").
+      if (!isolated->settings().reason.empty()) jp["isolation"]["reason"] = isolated->settings().reason;
     } else {
       jp["isolation"] = {{"mode", "in_process"}};
     }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ephost/ephost_cxx_api.h"
+#include "ephost/ephost_env_options_keys.h"
 #include "test_support.h"
 
 namespace ephost_test {
@@ -63,7 +64,12 @@ class FakeDevEnv {
     std::vector<std::string> names{"ephost_test_fakedev"};
     names.insert(names.end(), others.begin(), others.end());
     install_plugins(plugins_, names);
-    env_ = std::make_unique<Ephost::Env>(EPHOST_LOG_FATAL, std::vector<std::string>{plugins_.path()});
+    // Probed in process, so loaded at once: the hooks are looked up in the loaded library (a probe in
+    // the scanner would leave it unloaded until first needed).
+    const std::vector<std::string> dirs{plugins_.path()};
+    env_ = std::make_unique<Ephost::Env>(EPHOST_LOG_FATAL, &dirs,
+                                         std::vector<std::pair<std::string, std::string>>{
+                                             {kEphostEnvOptionsPluginScan, "inprocess"}});
     hooks_ = std::make_unique<FakeDevHooks>(plugins_.file("libephost_test_fakedev.so"));
     if (hooks_->ok()) hooks_->reset();
   }

@@ -62,7 +62,7 @@ class LazyLoading : public ::testing::Test {
   // and returns a second env: a warm start. since_ is the clock before the warm env was made.
   std::unique_ptr<Ephost::Env> warm_env(const std::vector<std::string>& plugins) {
     ephost_test::install_plugins(plugin_dir_, plugins);
-    make_env().reset();  // cold: probed by the scanner, loaded, unloaded again
+    make_env().reset();  // cold: probed by the scanner, not loaded
     since_ = ephost_test::plugin_call_clock_tick();
     return make_env();
   }
@@ -117,15 +117,17 @@ TEST_F(LazyLoading, WarmEnvCreationLoadsNoUsableLibrary) {
   EXPECT_EQ(loads("alpha"), 0u) << "reading the report loads nothing";
 }
 
-// Cold starts (the scanner has just probed the library) and in-process probing (no probe to trust) load
-// usable libraries at env creation, as before lazy loading.
-TEST_F(LazyLoading, ColdStartAndInProcessProbingLoadEagerly) {
+// Cold starts (the scanner has just probed the library) defer the load as warm ones do: an isolated
+// provider must never have its plugin in the host process. In-process probing (no probe to trust)
+// loads usable libraries at env creation.
+TEST_F(LazyLoading, ColdStartsDeferAndInProcessProbingLoadsEagerly) {
   ephost_test::install_plugins(plugin_dir_, {"ephost_test_alpha"});
   since_ = ephost_test::plugin_call_clock_tick();
   auto cold = make_env();
-  EXPECT_EQ(loads("alpha"), 1u);
+  EXPECT_EQ(loads("alpha"), 0u) << "the scanner's probe is trusted as the registry cache's is";
   EXPECT_EQ(report_entry(*cold, library("ephost_test_alpha"))["probed_by"], "scanner");
-  EXPECT_EQ(report_entry(*cold, library("ephost_test_alpha"))["in_process"], true);
+  EXPECT_EQ(report_entry(*cold, library("ephost_test_alpha"))["loaded"], true);
+  EXPECT_EQ(report_entry(*cold, library("ephost_test_alpha"))["in_process"], false);
   cold.reset();
 
   since_ = ephost_test::plugin_call_clock_tick();
@@ -323,9 +325,11 @@ TEST_F(LazyLoading, PluginsCommandOnAWarmStartSaysNotYetLoaded) {
   ephost_test::install_plugins(plugin_dir_, {"ephost_test_alpha"});
   const std::string command = "EPHOST_PLUGIN_PATH='" + plugin_dir_.path() + "' EPHOST_PLUGIN_REGISTRY='" +
                               registry_dir_.file("registry.json") + "' '" + EPHOST_CLI_PATH + "' plugins 2>&1";
+  // Cold or warm, `ephost plugins` loads nothing: the scanner's probe or the cache's answers.
   const ephost_test::CommandResult cold = ephost_test::run_command(command);
   ASSERT_EQ(cold.exit_code, 0) << cold.output;
-  EXPECT_EQ(cold.output.find("not yet loaded"), std::string::npos) << cold.output;
+  EXPECT_NE(cold.output.find("not yet loaded"), std::string::npos) << cold.output;
+  EXPECT_NE(cold.output.find("probed now"), std::string::npos) << cold.output;
   const ephost_test::CommandResult warm = ephost_test::run_command(command);
   ASSERT_EQ(warm.exit_code, 0) << warm.output;
   EXPECT_NE(warm.output.find("not yet loaded"), std::string::npos) << warm.output;

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "ephost/ephost_cxx_api.h"
+#include "ephost/ephost_env_options_keys.h"
 #include "ephost/ephost_plugin.h"
 #include "plugin_call_record.h"
 #include "plugin_call_rules.h"
@@ -85,7 +86,13 @@ class PluginLifecycle : public ::testing::Test {
 // host after negotiation succeeds"; describe is "called once after negotiation" with `info->struct_size`
 // set by the host; members after ABI 1 are "present when struct_size covers them".
 TEST_F(PluginLifecycle, NegotiationThenDescribeWithTheNegotiatedVersion) {
-  auto env = make_env({"ephost_test_alpha", "ephost_test_alpha_abi1"});
+  // Probed in process, so loaded at env creation (a probe in the scanner defers the load until the
+  // plugin is first needed: lazy_loading_test.cpp).
+  ephost_test::install_plugins(plugin_dir_, {"ephost_test_alpha", "ephost_test_alpha_abi1"});
+  const std::vector<std::string> dirs{plugin_dir_.path()};
+  auto env = std::make_unique<Ephost::Env>(EPHOST_LOG_ERROR, &dirs,
+                                           std::vector<std::pair<std::string, std::string>>{
+                                               {kEphostEnvOptionsPluginScan, "inprocess"}});
   const struct {
     const char* plugin;
     uint32_t version;

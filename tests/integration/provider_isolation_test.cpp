@@ -123,6 +123,78 @@ TEST_F(ProviderIsolation, BadIsolationValuesAreRefusedClearly) {
   }
 }
 
+// A plugin that segfaults when loaded into this process (its library constructor: the faulty plugin
+// with EPHOST_TEST_FAULTY_CRASH_IN_PID naming this process) loads fine in the scanner's child and in the
+// provider host: isolated, it is never loaded here, so this test process lives and the runs succeed.
+// Listed by name, and chosen by the default policy.
+TEST_F(ProviderIsolation, PluginThatCrashesWhenLoadedHereRunsIsolated) {
+  ::setenv("EPHOST_TEST_FAULTY_CRASH_IN_PID", std::to_string(::getpid()).c_str(), 1);
+  struct Unset {
+    ~Unset() { ::unsetenv("EPHOST_TEST_FAULTY_CRASH_IN_PID"); }
+  } unset;
+  env_ = std::make_unique<Ephost::Env>(EPHOST_LOG_FATAL, std::vector<std::string>{dir_.path()});
+  {
+    auto s = session({});
+    EXPECT_NE(providers_of(*s).find("faulty"), std::string::npos) << s->partition_report_json();
+    for (int i = 0; i < 2; ++i) expect_correct(run(*s));
+  }
+  Ephost::SessionOptions o;
+  o.add_config("session.provider_isolation", "process");
+  Ephost::Session by_policy(*env_, bytes_.data(), bytes_.size(), o);
+  EXPECT_NE(providers_of(by_policy).find("faulty"), std::string::npos) << by_policy.partition_report_json();
+  expect_correct(run(by_policy));
+  const nlohmann::json discovery = nlohmann::json::parse(env_->plugin_report_json());
+  for (const auto& p : discovery)
+    if (p["name"] == "faulty") {
+      EXPECT_EQ(p["in_process"], false) << p.dump();
+    }
+}
+
+long process_of(const Ephost::Session& s) {
+  return nlohmann::json::parse(s.partition_report_json())["providers"][0]["isolation"].value("process_id", -1L);
+}
+
+// One provider host per plugin and env, shared by the env's sessions, each with its own provider in it
+// (here with different options). A crash in one session's call fails that call only; the process starts
+// again once, and both sessions run on in it. A session that ends leaves the process to the others.
+TEST_F(ProviderIsolation, SessionsOfOneEnvShareOneProviderHost) {
+  const std::string trigger = dir_.file("fault-a");
+  auto a = session({{"fault", "segfault:compute"}, {"fault_while", trigger}});
+  auto b = session({});
+  expect_correct(run(*a));
+  expect_correct(run(*b));
+  EXPECT_GT(process_of(*a), 0);
+  EXPECT_EQ(process_of(*a), process_of(*b));
+  EXPECT_EQ(provider_hosts().size(), 1u);
+
+  std::ofstream(trigger).put('1');
+  Ephost::Exception e = run_error(*a);
+  EXPECT_EQ(e.code(), EPHOST_EP_FAIL);
+  EXPECT_NE(e.message().find("provider 'faulty' compute"), std::string::npos) << e.message();
+  EXPECT_NE(e.message().find("SIGSEGV"), std::string::npos) << e.message();
+  std::remove(trigger.c_str());
+  expect_correct(run(*b));
+  expect_correct(run(*a));
+  EXPECT_EQ(process_of(*a), process_of(*b));
+  EXPECT_EQ(provider_hosts().size(), 1u);
+  const nlohmann::json b_report = nlohmann::json::parse(b->partition_report_json());
+  EXPECT_EQ(b_report["providers"][0]["isolation"]["failures"], 0) << "b had no call in the crash";
+
+  // Another env has its own process.
+  Ephost::Env other(EPHOST_LOG_FATAL, std::vector<std::string>{dir_.path()});
+  Ephost::SessionOptions o;
+  o.add_config("session.provider_isolation", "process");
+  o.append_provider("faulty");
+  Ephost::Session c(other, bytes_.data(), bytes_.size(), o);
+  expect_correct(run(c));
+  EXPECT_NE(process_of(c), process_of(*b));
+
+  const long pid = process_of(*b);
+  a.reset();
+  expect_correct(run(*b));
+  EXPECT_EQ(process_of(*b), pid);
+}
+
 struct Fault {
   const char* kind;
   const char* says;  // what the error says happened
@@ -227,9 +299,10 @@ TEST_F(ProviderIsolation, EightThreadsWhileTheProviderIsKilled) {
           bool same = y.size() == expected_.size();
           for (size_t k = 0; same && k < y.size(); ++k) same = std::abs(y[k] - expected_[k]) < 1e-5f;
           (same ? ok : wrong)++;
+          if (!same) ADD_FAILURE() << "a run returned " << y.size() << " values that differ from the expected";
         } catch (const Ephost::Exception& e) {
           (e.code() == EPHOST_EP_FAIL ? failed : wrong)++;
-          if (e.code() != EPHOST_EP_FAIL) ADD_FAILURE() << e.message();
+          if (e.code() != EPHOST_EP_FAIL) ADD_FAILURE() << "code " << e.code() << ": " << e.message();
         }
       }
     });
@@ -237,6 +310,7 @@ TEST_F(ProviderIsolation, EightThreadsWhileTheProviderIsKilled) {
     // Two kills, well apart: fewer than the three failures that would make the provider fall back.
     for (int k = 0; k < 2 && !done; ++k) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (done) break;  // a loaded machine may wake the killer after the runs ended
       for (pid_t pid : provider_hosts())
         if (::kill(pid, SIGKILL) == 0) kills++;
     }
@@ -245,11 +319,21 @@ TEST_F(ProviderIsolation, EightThreadsWhileTheProviderIsKilled) {
   for (auto& t : threads) t.join();
   done = true;
   killer.join();
+  const std::string counts = "ok " + std::to_string(ok) + ", EP_FAIL " + std::to_string(failed) + ", wrong " +
+                             std::to_string(wrong) + ", kills " + std::to_string(kills) + "; " +
+                             s->partition_report_json();
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
-  EXPECT_EQ(wrong, 0);
-  EXPECT_EQ(ok + failed, 8 * 150);
-  EXPECT_GT(kills, 0);
-  EXPECT_GT(ok, 0);
+  EXPECT_EQ(wrong, 0) << counts;
+  EXPECT_EQ(ok + failed, 8 * 150) << counts;
+  EXPECT_GT(kills, 0) << counts;
+  EXPECT_GT(ok, 0) << counts;
+  // A kill that raced the end of the runs may still be landing (the process not yet reaped): it costs
+  // at most the next run, and the runs after it are correct.
+  try {
+    expect_correct(run(*s));
+  } catch (const Ephost::Exception& e) {
+    EXPECT_EQ(e.code(), EPHOST_EP_FAIL) << e.message();
+  }
   expect_correct(run(*s));
 }
 

@@ -263,6 +263,10 @@ struct BetaDescribe {
 #define EPHOST_TEST_BETA_CHECK_CYCLES_DEFAULT "1"
 #endif
 
+#if defined(EPHOST_TEST_BETA_FAULTS)
+__attribute__((constructor)) void crash_at_load() { ephost_test::crash_at_load_in_named_process(); }
+#endif
+
 struct BetaCreate {
   std::unique_ptr<BetaProvider> operator()(const Options& options) const {
     std::string check = option(options, "check_cycles", EPHOST_TEST_BETA_CHECK_CYCLES_DEFAULT);

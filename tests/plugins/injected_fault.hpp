@@ -3,6 +3,11 @@
 // segfault, abort, hang; call one of provider_create, get_capability, compile, compute. Option
 // `fault_while`: a file path; the fault happens only while that file exists (a test makes it, sees the
 // run fail, removes it and sees the next runs succeed). Without `fault`, nothing happens.
+//
+// A crash at load, before any option is known: when the environment variable
+// EPHOST_TEST_FAULTY_CRASH_IN_PID names the process that loads the library (a test names itself), the
+// library's constructor segfaults. The plugin scanner's child and a provider host are other processes,
+// so there it loads fine: a plugin that only the application cannot load (crash_at_load_in_named_process).
 #pragma once
 
 #include <signal.h>
@@ -47,5 +52,13 @@ class InjectedFault {
  private:
   std::string kind_, call_, while_file_;
 };
+
+// The load-time crash above; the faulty plugin calls it from its library constructor.
+inline void crash_at_load_in_named_process() {
+  const char* pid = std::getenv("EPHOST_TEST_FAULTY_CRASH_IN_PID");
+  if (!pid || std::atol(pid) != static_cast<long>(::getpid())) return;
+  volatile int* nowhere = nullptr;
+  *nowhere = 1;
+}
 
 }  // namespace ephost_test

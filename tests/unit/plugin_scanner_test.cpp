@@ -124,6 +124,9 @@ TEST(PluginScanner, DevicesOfAnAbi3PluginAreEnumeratedInTheScanner) {
   ASSERT_NE(r, nullptr);
   ASSERT_TRUE(r->loaded) << r->reason;
   EXPECT_EQ(r->probed_by, "scanner");
+  ASSERT_EQ(r->probed_devices.size(), 2u) << "what the scanner saw, before the library is loaded here";
+  EXPECT_EQ(r->probed_devices[1].name, results[0].devices[1].name);
+  ASSERT_TRUE(registry.ensure_loaded(*r)) << r->skip_reason();
   ASSERT_EQ(r->devices.size(), 2u);
   EXPECT_EQ(r->devices[1]->name(), results[0].devices[1].name);
 }

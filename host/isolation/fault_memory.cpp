@@ -1,0 +1,61 @@
+#include "isolation/fault_memory.h"
+
+#include <sys/stat.h>
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace ephost {
+namespace {
+
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> fields;
+  size_t start = 0;
+  for (size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1)
+    fields.push_back(line.substr(start, tab - start));
+  fields.push_back(line.substr(start));
+  return fields;
+}
+
+std::string canonical_or_empty(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path canonical = std::filesystem::canonical(path, ec);
+  return ec ? std::string() : canonical.string();
+}
+
+}  // namespace
+
+std::optional<RememberedFault> remembered_fault(const std::string& journal, const std::string& canonical_library) {
+  if (journal.empty() || canonical_library.empty()) return std::nullopt;
+  std::ifstream in(journal);
+  if (!in) return std::nullopt;
+  std::optional<RememberedFault> last;
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::vector<std::string> f = split_tabs(line);
+    if (f.size() != 5 || (f[0] != "crashed" && f[0] != "hung")) continue;
+    if (f[3] != canonical_library && canonical_or_empty(f[3]) != canonical_library) continue;
+    RememberedFault fault{f[0], std::strtoll(f[1].c_str(), nullptr, 10), f[2], f[4]};
+    if (!last || fault.at >= last->at) last = std::move(fault);
+  }
+  struct stat st {};
+  if (last && ::stat(canonical_library.c_str(), &st) == 0 && st.st_mtime > last->at) return std::nullopt;
+  return last;
+}
+
+std::string describe_remembered_fault(const RememberedFault& fault) {
+  const std::time_t at = static_cast<std::time_t>(fault.at);
+  std::tm utc{};
+  gmtime_r(&at, &utc);
+  char when[32];
+  std::strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &utc);
+  if (fault.kind == "hung")
+    return fmt::format("hung in process at {} in {} (no return after {})", when, fault.call, fault.detail);
+  return fmt::format("crashed in process at {} in {} ({})", when, fault.call, fault.detail);
+}
+
+}  // namespace ephost

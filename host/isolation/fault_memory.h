@@ -1,0 +1,28 @@
+// What isolation mode auto knows about a plugin's past: whether it crashed or hung in process in an
+// earlier process. The process it happened in could not say so afterwards, so it said so while it
+// happened: the fault reporter and the hang watchdog append a line to the fault journal beside the
+// plugin registry cache (core/plugin_fault.h). This reads it back.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace ephost {
+
+struct RememberedFault {
+  std::string kind;    // "crashed" or "hung"
+  int64_t at = 0;      // when (unix seconds)
+  std::string detail;  // the signal ("SIGSEGV (segmentation fault)"), or how long the call had run ("10000 ms")
+  std::string call;    // the plugin call it happened in ("compute", "compile", ...)
+};
+
+// The last fault the journal `journal` remembers for the library at `canonical_library`, or nullopt:
+// none, no journal, or the library file changed after the fault (a new build is given a new chance).
+// Lines that cannot be read are skipped.
+std::optional<RememberedFault> remembered_fault(const std::string& journal, const std::string& canonical_library);
+
+// "crashed in process at 2026-11-27 02:10:11 UTC in compute (SIGSEGV (segmentation fault))".
+std::string describe_remembered_fault(const RememberedFault& fault);
+
+}  // namespace ephost
