@@ -19,6 +19,7 @@
 
 #include "core/error.h"
 #include "graph/graph.h"
+#include "model/creation_counts.h"
 #include "model/tensor_proto.h"
 
 namespace ephost {
@@ -386,6 +387,7 @@ void index_node_attributes(Graph& graph) {
 
 std::unique_ptr<Graph> build_graph_ir(const Model& model) {
   if (!model.proto) fail(EPHOST_INVALID_ARGUMENT, "build_graph_ir: the model has no ModelProto");
+  count_ir_build();
   auto main = std::make_unique<Graph>();
   Builder(model).build(*main, model.proto->graph(), 0);
   index_node_attributes(*main);

@@ -24,6 +24,7 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "core/regular_file.h"
+#include "model/creation_counts.h"
 #include "model/function_calls.h"
 #include "model/graph_structure.h"
 #include "model/inference_guards.h"
@@ -520,6 +521,7 @@ void infer_model_shapes(Model& model) {
   }
   // ... and that attributes it uses as indices are in range (model/inference_guards.h).
   install_inference_guards();
+  count_shape_inference();
   GuardFindings findings;
   try {
     onnx::ShapeInferenceOptions opts(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/false);
