@@ -7,7 +7,6 @@
 #include "plugin_abi/handles.h"
 #include "core/error.h"
 #include "core/log.h"
-#include "model/loader.h"
 #include "transform/function_expansion.h"
 
 namespace ephost {
@@ -60,8 +59,7 @@ size_t expand_unclaimed_functions(Model& model, std::unique_ptr<Graph>& graph, c
            "function's body use the function itself?)",
            kMaxRounds, unclaimed.size());
     graph.reset();  // points into the proto about to be rewritten
-    total += expand_function_nodes(model, unclaimed);
-    infer_model_shapes(model);
+    total += expand_function_nodes(model, unclaimed);  // types what it splices in
     graph = build_graph_ir(model);
   }
 }
