@@ -71,8 +71,12 @@ class ContextResolver {
     for (auto& [n, by] : rejected_)
       replacements.push_back({n->name, context_attribute(*n, epctx::kModelFilename), by});
     ir.reset();  // the proto is rewritten below
-    for (const Replacement& r : replacements) fall_back(r);
-    if (!replacements.empty()) infer_model_shapes(model_);
+    std::vector<std::string> inserted;
+    for (const Replacement& r : replacements) {
+      std::vector<std::string> nodes = fall_back(r);
+      inserted.insert(inserted.end(), nodes.begin(), nodes.end());
+    }
+    type_source_nodes(model_, inserted);
     return std::move(result_);
   }
 
@@ -199,7 +203,8 @@ class ContextResolver {
   }
 
   // Replaces a rejected node by its original partition, taken from its source model (loaded once).
-  void fall_back(const Replacement& r) {
+  // Returns the names of the nodes put in its place.
+  std::vector<std::string> fall_back(const Replacement& r) {
     const auto [path, how] = source_model_of(r);
     auto it = sources_.find(path);
     if (it == sources_.end()) {
@@ -220,6 +225,7 @@ class ContextResolver {
         d.source_model = path;
       }
     log_info(fmt::format("EPContext: node '{}' replaced by {} node(s) of '{}'", r.node, inserted.size(), path));
+    return inserted;
   }
 
   Model& model_;

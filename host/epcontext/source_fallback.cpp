@@ -2,10 +2,12 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "core/error.h"
+#include "model/node_types.h"
 #include "transform/proto_util.h"
 
 namespace ephost {
@@ -96,6 +98,24 @@ std::vector<std::string> replace_with_source_nodes(onnx::ModelProto& ctx, const 
     if (!have) *ctx.add_opset_import() = op;
   }
   return inserted;
+}
+
+void type_source_nodes(Model& ctx, const std::vector<std::string>& inserted) {
+  if (inserted.empty()) return;
+  onnx::GraphProto& g = *ctx.proto->mutable_graph();
+  const std::unordered_set<std::string> names(inserted.begin(), inserted.end());
+  std::vector<onnx::NodeProto*> nodes;
+  for (auto& n : *g.mutable_node())
+    if (names.count(n.name())) nodes.push_back(&n);
+  std::vector<onnx::ValueInfoProto> typed;
+  {
+    const GraphTypes types(g, nullptr);
+    typed = infer_node_types(ctx, nodes, [&types](const std::string& name) { return types.find(name); });
+    typed.erase(std::remove_if(typed.begin(), typed.end(),
+                               [&types](const onnx::ValueInfoProto& vi) { return types.find(vi.name()) != nullptr; }),
+                typed.end());
+  }
+  for (onnx::ValueInfoProto& vi : typed) *g.add_value_info() = std::move(vi);
 }
 
 }  // namespace ephost

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "model/model.h"
+
 namespace onnx {
 class ModelProto;
 class GraphProto;
@@ -18,5 +20,10 @@ namespace ephost {
 // value when the source model does not contain that partition (e.g. a different model).
 std::vector<std::string> replace_with_source_nodes(onnx::ModelProto& ctx, const std::string& node_name,
                                                    const onnx::ModelProto& source, const std::string& source_path);
+
+// Types what the inserted nodes (named `inserted`, in ctx.proto's main graph) define and their source
+// did not type, from the types around them (model/node_types.h): the rest of the ctx model keeps its
+// types, so it is not inferred again.
+void type_source_nodes(Model& ctx, const std::vector<std::string>& inserted);
 
 }  // namespace ephost

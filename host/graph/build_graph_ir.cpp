@@ -19,6 +19,7 @@
 
 #include "core/error.h"
 #include "graph/graph.h"
+#include "model/creation_counts.h"
 #include "model/tensor_proto.h"
 
 namespace ephost {
@@ -27,7 +28,7 @@ namespace {
 
 class Builder {
  public:
-  explicit Builder(const Model& model) : model_(model) {}
+  Builder(const Model& model, const InitializerTensors& reuse) : model_(model), reuse_(reuse) {}
 
   void build(Graph& g, const onnx::GraphProto& gp, int depth) {
     if (depth > kMaxDepth) fail(EPHOST_INVALID_GRAPH, "subgraphs nested deeper than {} levels", kMaxDepth);
@@ -62,7 +63,8 @@ class Builder {
       if (v && v->initializer)
         fail(EPHOST_INVALID_GRAPH, "{} defines initializer '{}' more than once", where, init.name());
       if (!v) v = new_value(g, init.name());
-      v->initializer = std::make_shared<Tensor>(tensor_from_proto(init));
+      v->initializer = depth == 0 ? reusable(init) : nullptr;
+      if (!v->initializer) v->initializer = std::make_shared<Tensor>(tensor_from_proto(init));
       if (!v->is_graph_input || v->type.elem_type == 0) {
         v->type = TypeInfo{};
         v->type.kind = EPHOST_VALUE_TENSOR;
@@ -294,7 +296,17 @@ class Builder {
     fail(EPHOST_INVALID_GRAPH, "{} has a cycle: {} node(s) left unsorted: {}{}", where, count, left, edge);
   }
 
+  // The tensor of a main-graph initializer an earlier IR of the same model materialized, when it
+  // still has the proto's type and shape; else null.
+  std::shared_ptr<Tensor> reusable(const onnx::TensorProto& init) const {
+    auto it = reuse_.find(init.name());
+    if (it == reuse_.end() || !it->second || it->second->elem_type() != init.data_type()) return nullptr;
+    const std::vector<int64_t> dims(init.dims().begin(), init.dims().end());
+    return it->second->shape() == dims ? it->second : nullptr;
+  }
+
   const Model& model_;
+  const InitializerTensors& reuse_;
   std::vector<std::string> attr_name_stack_;
 };
 
@@ -384,10 +396,17 @@ void index_node_attributes(Graph& graph) {
 
 }  // namespace
 
-std::unique_ptr<Graph> build_graph_ir(const Model& model) {
+InitializerTensors main_initializer_tensors(const Graph& main) {
+  InitializerTensors tensors;
+  for (const Value* v : main.initializers) tensors[v->name] = v->initializer;
+  return tensors;
+}
+
+std::unique_ptr<Graph> build_graph_ir(const Model& model, const InitializerTensors& reuse) {
   if (!model.proto) fail(EPHOST_INVALID_ARGUMENT, "build_graph_ir: the model has no ModelProto");
+  count_ir_build();
   auto main = std::make_unique<Graph>();
-  Builder(model).build(*main, model.proto->graph(), 0);
+  Builder(model, reuse).build(*main, model.proto->graph(), 0);
   index_node_attributes(*main);
   return main;
 }

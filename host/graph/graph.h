@@ -147,11 +147,20 @@ struct GraphView {
   const Node* parent_node = nullptr;
 };
 
+// Main-graph initializer tensors by name: what a rebuilt IR of the same model may share.
+using InitializerTensors = std::unordered_map<std::string, std::shared_ptr<Tensor>>;
+
 // Builds the IR for `model.proto` (already checked): values, producers/consumers, outer-scope links,
 // implicit inputs, initializer data, node attributes, topological order, views; recursively for
 // subgraphs. Returns the main graph; it points into `model`, which must outlive it.
+// A main-graph initializer found in `reuse` with the proto's type and shape shares that tensor instead
+// of being materialized again (a rebuild after an edit that left the initializers alone: pass
+// main_initializer_tensors of the IR it replaces).
 // Throws INVALID_GRAPH (cycle, value defined twice, input never defined) with the node and value named.
-std::unique_ptr<Graph> build_graph_ir(const Model& model);
+std::unique_ptr<Graph> build_graph_ir(const Model& model, const InitializerTensors& reuse = {});
+
+// The initializer tensors of `main` (a main graph), for build_graph_ir's `reuse`.
+InitializerTensors main_initializer_tensors(const Graph& main);
 
 // Builds the view of a whole graph (also used by build_graph_ir).
 std::unique_ptr<GraphView> make_full_view(const Graph& graph);

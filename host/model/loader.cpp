@@ -24,6 +24,7 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "core/regular_file.h"
+#include "model/creation_counts.h"
 #include "model/function_calls.h"
 #include "model/graph_structure.h"
 #include "model/inference_guards.h"
@@ -400,12 +401,12 @@ void run_checker(Model& model) {
 }
 
 // "" when every node with a known schema matches it (inputs, outputs, attributes), else what does not.
-std::string schema_mismatch(Model& model) {
+std::string schema_mismatch(onnx::ModelProto& proto) {
   std::unordered_map<std::string, int> opsets;
-  for (const auto& op : model.proto->opset_import())
+  for (const auto& op : proto.opset_import())
     opsets[is_default_domain(op.domain()) ? std::string() : op.domain()] = static_cast<int>(op.version());
   std::string problem;
-  for_each_graph(*model.proto->mutable_graph(), [&](onnx::GraphProto& g) {
+  for_each_graph(*proto.mutable_graph(), [&](onnx::GraphProto& g) {
     if (!problem.empty()) return;
     for (const auto& node : g.node()) {
       auto it = opsets.find(is_default_domain(node.domain()) ? std::string() : node.domain());
@@ -509,28 +510,33 @@ std::unique_ptr<Model> load_model_from_buffer(const void* data, size_t size, con
   return finish_loading(std::move(proto), std::string(), options.external_data_folder, true, options);
 }
 
-void infer_model_shapes(Model& model) {
-  if (!model.proto) return;
+bool infer_shapes_guarded(onnx::ModelProto& proto) {
   // onnx's shape inference trusts that nodes match their schemas (the checker's job) and can crash on
   // ones that do not (a model loaded without the checker, or changed since): verify that much first.
-  std::string problem = schema_mismatch(model);
+  std::string problem = schema_mismatch(proto);
   if (!problem.empty()) {
     log_warning(fmt::format("shape inference skipped: {}", problem));
-    return;
+    return false;
   }
   // ... and that attributes it uses as indices are in range (model/inference_guards.h).
   install_inference_guards();
   GuardFindings findings;
   try {
     onnx::ShapeInferenceOptions opts(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/false);
-    onnx::shape_inference::InferShapes(*model.proto, onnx::OpSchemaRegistry::Instance(), opts);
+    onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), opts);
   } catch (const std::exception& e) {
     log_warning(fmt::format("shape inference failed, continuing without the shapes it would add: {}", e.what()));
   }
   if (!findings.problems().empty()) {
     const GuardFindings::Problem& first = findings.problems().front();
-    fail(EPHOST_INVALID_GRAPH, "{}: {}", describe_nodes_of_type(*model.proto, first.op_type), first.what);
+    fail(EPHOST_INVALID_GRAPH, "{}: {}", describe_nodes_of_type(proto, first.op_type), first.what);
   }
+  return true;
+}
+
+void infer_model_shapes(Model& model) {
+  if (!model.proto) return;
+  if (infer_shapes_guarded(*model.proto)) count_shape_inference();
 }
 
 }  // namespace ephost

@@ -45,8 +45,15 @@ struct LoadOptions {
 std::unique_ptr<Model> load_model_from_file(const std::string& path, const LoadOptions& options);
 std::unique_ptr<Model> load_model_from_buffer(const void* data, size_t size, const LoadOptions& options);
 
-// Re-runs shape inference on model.proto (after graph transforms changed it).
+// Re-runs shape inference on model.proto (after graph transforms changed it). Counted as one
+// whole-model shape inference (model/creation_counts.h).
 void infer_model_shapes(Model& model);
+
+// onnx shape inference on `proto`, guarded: skipped (false, with a warning) when a node does not match
+// its schema; INVALID_GRAPH when an attribute it would use as an index is out of range
+// (model/inference_guards.h); its own failures only log a warning. What infer_model_shapes and the
+// node-local typing (model/node_types.h) run.
+bool infer_shapes_guarded(onnx::ModelProto& proto);
 
 // Drops the data of every initializer in `model` (main graph and subgraphs), keeping names, types and
 // dims. Called once the IR has copied them into Tensors, so weights are not held twice; from then on

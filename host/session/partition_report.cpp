@@ -197,6 +197,8 @@ std::string Session::partition_report_json() const {
   report["ep_contexts"] = contexts;
   report["nodes_per_provider"] = counts;
   report["copies_planned"] = copies_total;
+  report["creation"] = {{"ir_builds", creation_counts_.ir_builds},
+                        {"shape_inferences", creation_counts_.shape_inferences}};
   return report.dump(2);
 }
 

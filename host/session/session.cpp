@@ -101,6 +101,7 @@ std::string Session::end_profiling() {
 
 std::unique_ptr<Session> Session::create_from_file(Env& env, const std::string& path, const SessionOptions& options) {
   std::unique_ptr<Session> s(new Session(env, options, false));
+  CountCreationWork count(s->creation_counts_);
   s->initialize(load_model_from_file(path, model_load_options(s->config_, false)));
   return s;
 }
@@ -108,6 +109,7 @@ std::unique_ptr<Session> Session::create_from_file(Env& env, const std::string& 
 std::unique_ptr<Session> Session::create_from_buffer(Env& env, const void* data, size_t size,
                                                      const SessionOptions& options) {
   std::unique_ptr<Session> s(new Session(env, options, false));
+  CountCreationWork count(s->creation_counts_);
   s->initialize(load_model_from_buffer(data, size, model_load_options(s->config_, false)));
   return s;
 }
@@ -115,6 +117,7 @@ std::unique_ptr<Session> Session::create_from_buffer(Env& env, const void* data,
 std::unique_ptr<Session> Session::create_trusted_from_buffer(Env& env, const void* data, size_t size,
                                                              const SessionOptions& options) {
   std::unique_ptr<Session> s(new Session(env, options, true));
+  CountCreationWork count(s->creation_counts_);
   s->initialize(load_model_from_buffer(data, size, model_load_options(s->config_, true)));
   return s;
 }
@@ -183,6 +186,8 @@ void Session::initialize(std::unique_ptr<Model> model) {
     generate_context_model(generation, *model_, main_executor(), providers_.instances, env_.context_share());
   }
   if (config_.ep_context.rebuild) start_context_rebuild();
+  log_verbose(fmt::format("session creation: {} IR build(s), {} whole-model shape inference(s)",
+                        creation_counts_.ir_builds, creation_counts_.shape_inferences));
 }
 
 void Session::start_context_rebuild() {

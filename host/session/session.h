@@ -12,6 +12,7 @@
 #include "epcontext/context_loading.h"
 #include "exec/graph_executor.h"
 #include "graph/graph.h"
+#include "model/creation_counts.h"
 #include "session/context_rebuild.h"
 #include "env/env.h"
 #include "provider_selection/provider_setup.h"
@@ -53,6 +54,8 @@ class Session {
   std::string model_metadata_json() const;
 
   std::string partition_report_json() const;
+  // The whole-model work this session's creation did, its load included (model/creation_counts.h).
+  const CreationCounts& creation_counts() const { return creation_counts_; }
   // What happened to each EPContext node of the model (empty for an ordinary model).
   const std::vector<ContextDiagnostic>& context_diagnostics() const { return context_diagnostics_; }
   // session.enable_profiling=1: writes the trace recorded so far and returns its path (later events
@@ -81,6 +84,7 @@ class Session {
   ExecutorMap executors_;         // release kernels and compiled groups: destroyed before providers_
   std::vector<Value*> inputs_;
   std::vector<ContextDiagnostic> context_diagnostics_;
+  CreationCounts creation_counts_;
   std::string metadata_json_;  // model_metadata_json(), read at load
   std::unique_ptr<Profiler> profiler_;  // session.enable_profiling
   std::unique_ptr<ContextRebuild> rebuild_;  // destroyed first: it may still use the env

@@ -7,7 +7,6 @@
 #include "plugin_abi/handles.h"
 #include "core/error.h"
 #include "core/log.h"
-#include "model/loader.h"
 #include "transform/function_expansion.h"
 
 namespace ephost {
@@ -59,10 +58,11 @@ size_t expand_unclaimed_functions(Model& model, std::unique_ptr<Graph>& graph, c
            "function expansion did not finish after {} rounds: {} node(s) still need their function bodies (does a "
            "function's body use the function itself?)",
            kMaxRounds, unclaimed.size());
+    // Expansion leaves the initializers alone: the rebuilt IR shares their tensors.
+    const InitializerTensors initializers = main_initializer_tensors(*graph);
     graph.reset();  // points into the proto about to be rewritten
-    total += expand_function_nodes(model, unclaimed);
-    infer_model_shapes(model);
-    graph = build_graph_ir(model);
+    total += expand_function_nodes(model, unclaimed);  // types what it splices in
+    graph = build_graph_ir(model, initializers);
   }
 }
 

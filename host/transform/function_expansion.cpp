@@ -1,6 +1,7 @@
 // Function expansion: instantiates a function body (schema-defined, context-dependent, or model-local)
 // for a node and splices its nodes into the node's graph. Per graph, subgraphs first (their NodeProtos
-// must still be the ones the caller named), then the graph's own node list is rebuilt.
+// must still be the ones the caller named), then the graph's own node list is rebuilt and the spliced
+// nodes typed (model/node_types.h).
 #include "transform/function_expansion.h"
 
 #include <onnx/defs/schema.h>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "model/node_types.h"
 #include "transform/proto_util.h"
 
 namespace ephost {
@@ -168,43 +170,6 @@ struct NameScope {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Types, for context-dependent function bodies (CastLike's body depends on its target's type)
-
-class TypeScope {
- public:
-  TypeScope(const onnx::GraphProto& g, const TypeScope* parent) : parent_(parent) {
-    for (const auto& t : g.initializer()) {
-      auto type = std::make_unique<onnx::TypeProto>();
-      auto* tt = type->mutable_tensor_type();
-      tt->set_elem_type(t.data_type());
-      for (int64_t d : t.dims()) tt->mutable_shape()->add_dim()->set_dim_value(d);
-      types_[t.name()] = type.get();
-      owned_.push_back(std::move(type));
-    }
-    // Declared types win over initializers' own (an input with a default) and inferred ones.
-    for (const auto& v : g.value_info())
-      if (v.has_type()) types_[v.name()] = &v.type();
-    for (const auto& v : g.output())
-      if (v.has_type()) types_[v.name()] = &v.type();
-    for (const auto& v : g.input())
-      if (v.has_type()) types_[v.name()] = &v.type();
-  }
-
-  const onnx::TypeProto* find(const std::string& name) const {
-    for (const TypeScope* s = this; s; s = s->parent_) {
-      auto it = s->types_.find(name);
-      if (it != s->types_.end()) return it->second;
-    }
-    return nullptr;
-  }
-
- private:
-  const TypeScope* parent_;
-  std::unordered_map<std::string, const onnx::TypeProto*> types_;
-  std::vector<std::unique_ptr<onnx::TypeProto>> owned_;
-};
-
-// ---------------------------------------------------------------------------------------------
 // One node -> the nodes of its body
 
 class BodyInstance {
@@ -355,8 +320,8 @@ class Expander {
   }
 
  private:
-  void expand_graph(onnx::GraphProto& g, const TypeScope* parent) {
-    TypeScope types(g, parent);
+  void expand_graph(onnx::GraphProto& g, const GraphTypes* parent) {
+    GraphTypes types(g, parent);
     bool any = false;
     for (auto& n : *g.mutable_node()) {
       any |= targets_.count(&n) > 0;
@@ -368,19 +333,34 @@ class Expander {
     if (!any) return;
 
     google::protobuf::RepeatedPtrField<onnx::NodeProto> rebuilt;
+    std::vector<int> spliced;  // positions in `rebuilt` of body nodes
     for (int i = 0; i < g.node_size(); ++i) {
       onnx::NodeProto& n = *g.mutable_node(i);
       if (!targets_.count(&n)) {
         *rebuilt.Add() = std::move(n);
         continue;
       }
-      for (auto& body_node : expand(n, i, types)) *rebuilt.Add() = std::move(body_node);
+      for (auto& body_node : expand(n, i, types)) {
+        spliced.push_back(rebuilt.size());
+        *rebuilt.Add() = std::move(body_node);
+      }
       ++expanded_;
     }
     g.mutable_node()->Swap(&rebuilt);
+    type_spliced_nodes(g, spliced, types);
   }
 
-  std::vector<onnx::NodeProto> expand(const onnx::NodeProto& node, int index, const TypeScope& types) {
+  // Types the values the body nodes define (the calls' outputs were typed already), from the types of
+  // what they read: the rest of the model keeps its types, so it is not inferred again.
+  void type_spliced_nodes(onnx::GraphProto& g, const std::vector<int>& spliced, const GraphTypes& types) {
+    std::vector<onnx::NodeProto*> nodes;
+    for (int i : spliced) nodes.push_back(g.mutable_node(i));
+    auto type_of = [&types](const std::string& name) { return types.find(name); };
+    for (onnx::ValueInfoProto& vi : infer_node_types(model_, nodes, type_of))
+      if (!types.find(vi.name())) *g.add_value_info() = std::move(vi);
+  }
+
+  std::vector<onnx::NodeProto> expand(const onnx::NodeProto& node, int index, const GraphTypes& types) {
     const std::string name = node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
     const std::string label = fmt::format("node '{}' ({})", name, node.op_type());
     const onnx::OpSchema* schema = nullptr;

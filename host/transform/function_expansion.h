@@ -29,8 +29,9 @@ bool has_function_body(const Model& model, const onnx::NodeProto& node);
 // the same signature (inputs, outputs, attributes and their defaults) at both versions.
 // A body that cannot be used (no body can be built from the node's types, incompatible opsets, a
 // body reading names it does not define) is INVALID_GRAPH naming the node and why.
-// Node pointers into model.proto are invalid afterwards; the IR must be rebuilt. Returns how many
-// nodes were expanded.
+// The values the body nodes define are typed in the graph's value_info from the types of what they
+// read (model/node_types.h: the model is not inferred again). Node pointers into model.proto are
+// invalid afterwards; the IR must be rebuilt. Returns how many nodes were expanded.
 size_t expand_function_nodes(Model& model, const std::unordered_set<const onnx::NodeProto*>& nodes);
 
 }  // namespace ephost

@@ -487,3 +487,25 @@ TEST(GraphIR, LargeGraphBuildsInLinearTime) {
   EXPECT_EQ(model.main->topological_order.front()->name, "Add_" + std::to_string(kNodes - 1));
   EXPECT_LT(seconds, 10.0);
 }
+
+// A rebuild after an edit that left the initializers alone shares their tensors (no second copy of the
+// weights); one whose type or shape no longer matches is materialized again.
+TEST(GraphIr, RebuildSharesUnchangedInitializerTensors) {
+  auto m = make_model(13);
+  auto* g = m.mutable_graph();
+  add_input(g, "X", kFloat, {2});
+  add_initializer(g, float_tensor("W", {2}, {1, 2}));
+  add_initializer(g, float_tensor("B", {2}, {3, 4}));
+  add_node(g, "Add", {"X", "W"}, {"S"}, "add");
+  add_node(g, "Mul", {"S", "B"}, {"Y"}, "mul");
+  add_output(g, "Y", kFloat, {2});
+  ModelAndIr first = load_and_build(m);
+  InitializerTensors tensors = main_initializer_tensors(*first.main);
+  ASSERT_EQ(tensors.size(), 2u);
+  tensors["B"] = std::make_shared<Tensor>(Tensor::allocate(EPHOST_ELEMENT_FLOAT, {3}));  // no longer its shape
+  std::unique_ptr<Graph> rebuilt = build_graph_ir(*first.model, tensors);
+  EXPECT_EQ(rebuilt->find("W")->initializer.get(), first.main->find("W")->initializer.get());
+  EXPECT_NE(rebuilt->find("B")->initializer.get(), tensors["B"].get());
+  EXPECT_EQ(rebuilt->find("B")->initializer->shape(), (std::vector<int64_t>{2}));
+  EXPECT_EQ(rebuilt->find("B")->initializer->data_as<float>()[1], 4.0f);
+}
