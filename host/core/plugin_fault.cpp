@@ -35,7 +35,9 @@ struct CallSlot {
   std::atomic<int64_t> start_ns{0};
   std::atomic<uint64_t> sequence{0};  // changes whenever a scope begins or ends
   std::atomic<bool> reading{false};
-  uint64_t warned_sequence = ~uint64_t(0);  // the watchdog's own
+  // The call the watchdog journaled as hung (written by the watchdog, read by the scope's end, which
+  // journals that it returned after all).
+  std::atomic<uint64_t> warned_sequence{~uint64_t(0)};
 };
 
 // Every thread's slot, for the watchdog. Leaked: threads may end during static destruction.
@@ -259,6 +261,11 @@ PluginCallScope::PluginCallScope(const char* plugin, const char* library, const 
 PluginCallScope::~PluginCallScope() {
   CallSlot* slot = t_slot;
   if (!slot || saved_start_ns_ < 0) return;
+  // A call journaled as hung that returns was only slow (a long compile on a loaded machine): the
+  // journal says so, and isolation mode auto forgets the hang (isolation/fault_memory.h).
+  if (slot->warned_sequence.load(std::memory_order_relaxed) == slot->sequence.load())
+    journal_fault("returned", nullptr, (now_ns() - slot->start_ns.load(std::memory_order_relaxed)) / 1'000'000,
+                  slot->library.load(std::memory_order_relaxed), slot->call.load(std::memory_order_relaxed));
   slot->sequence.fetch_add(1);
   while (slot->reading.load()) std::this_thread::yield();
   slot->plugin.store(saved_plugin_, std::memory_order_relaxed);

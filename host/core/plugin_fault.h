@@ -52,8 +52,9 @@ void start_plugin_hang_watchdog(std::chrono::milliseconds threshold);
 // call (from the fault reporter's signal handler: one write(2) of a line prepared without allocating)
 // and a call the hang watchdog finds running past its threshold each append one line to the journal
 // file, opened here ahead of any fault. The next process reads it (isolation/fault_memory.h) and, in
-// isolation mode auto, runs that plugin in a provider host process. A line (tab-separated):
-//   crashed|hung <TAB> <unix seconds> <TAB> <signal | "N ms"> <TAB> <library path> <TAB> <call> <NL>
+// isolation mode auto, runs that plugin in a provider host process. A call journaled as hung that
+// returns after all appends "returned", which cancels that hang. A line (tab-separated):
+//   crashed|hung|returned <TAB> <unix seconds> <TAB> <signal | "N ms"> <TAB> <library path> <TAB> <call> <NL>
 // The journal lives beside the plugin registry cache (plugin_fault_journal_path). `path` "" closes it.
 // Later calls replace the file (one journal per process: the last env's). Never throws; a journal that
 // cannot be opened is logged and nothing is remembered.

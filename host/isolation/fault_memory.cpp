@@ -37,8 +37,12 @@ std::optional<RememberedFault> remembered_fault(const std::string& journal, cons
   std::string line;
   while (std::getline(in, line)) {
     const std::vector<std::string> f = split_tabs(line);
-    if (f.size() != 5 || (f[0] != "crashed" && f[0] != "hung")) continue;
+    if (f.size() != 5 || (f[0] != "crashed" && f[0] != "hung" && f[0] != "returned")) continue;
     if (f[3] != canonical_library && canonical_or_empty(f[3]) != canonical_library) continue;
+    if (f[0] == "returned") {  // the hang journaled before it was a slow call that came back
+      if (last && last->kind == "hung" && last->call == f[4]) last.reset();
+      continue;
+    }
     RememberedFault fault{f[0], std::strtoll(f[1].c_str(), nullptr, 10), f[2], f[4]};
     if (!last || fault.at >= last->at) last = std::move(fault);
   }

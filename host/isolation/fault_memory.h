@@ -11,7 +11,7 @@
 namespace ephost {
 
 struct RememberedFault {
-  std::string kind;    // "crashed" or "hung"
+  std::string kind;    // "crashed" or "hung" (a hang followed by "returned" for the same call is forgotten)
   int64_t at = 0;      // when (unix seconds)
   std::string detail;  // the signal ("SIGSEGV (segmentation fault)"), or how long the call had run ("10000 ms")
   std::string call;    // the plugin call it happened in ("compute", "compile", ...)

@@ -178,14 +178,22 @@ std::unique_ptr<Provider> make_provider(const PluginRegistry& registry, const Ca
 
 // auto: a plugin that crashed or hung in process before (isolation/fault_memory.h) runs isolated, and
 // its report says why.
-void remember_faults(const PluginRegistry& registry, const PluginRecord& rec, IsolationSettings& settings) {
+bool remember_faults(const PluginRegistry& registry, const PluginRecord& rec, IsolationSettings& settings) {
   const std::optional<RememberedFault> fault =
       remembered_fault(plugin_fault_journal_path(registry.scan_settings().registry_file), rec.canonical_path);
-  if (!fault) return;
+  if (!fault) return false;
   settings.mode = IsolationMode::kProcess;
   settings.reason = "isolated: " + describe_remembered_fault(*fault);
   log_info(fmt::format("provider '{}' runs in a provider host process (isolation auto): it {}", rec.name,
                        describe_remembered_fault(*fault)));
+  return true;
+}
+
+// Whether the probed device `index` of `rec` can be served from a provider host process: device memory
+// does not cross yet (isolation/isolated_provider.h).
+bool device_crosses(const PluginRecord& rec, int64_t index) {
+  return index < 0 || (static_cast<size_t>(index) < rec.probed_devices.size() &&
+                       rec.probed_devices[static_cast<size_t>(index)].host_memory_usable);
 }
 
 // A candidate for `rec` with its provider options, the isolation entries taken out of them, and its
@@ -196,10 +204,18 @@ bool make_candidate(const PluginRegistry& registry, const SessionConfig& config,
                     int64_t requested, std::vector<std::pair<std::string, std::string>> options, Candidate& c) {
   c = Candidate{rec, nullptr, std::move(options), {}, -1};
   c.isolation = take_isolation_settings(c.options, config.provider_isolation, rec->name);
-  if (!rec->builtin && c.isolation.mode == IsolationMode::kAuto) remember_faults(registry, *rec, c.isolation);
+  const bool remembered =
+      !rec->builtin && c.isolation.mode == IsolationMode::kAuto && remember_faults(registry, *rec, c.isolation);
   if (!rec->builtin && c.isolation.mode == IsolationMode::kProcess && !is_ort_plugin_ep(*rec)) {
     c.device_index = choose_probed_device(*rec, requested, config.selection_policy);
-    return true;
+    if (!remembered || device_crosses(*rec, c.device_index)) return true;
+    // auto chose isolation, which this device cannot have: it stays in process, as auto's default, and
+    // says why (asked for explicitly, `process` fails instead).
+    log_warning(fmt::format("provider '{}' stays in process although it {}: its device {} works on device memory, "
+                            "which does not cross to a provider host process yet",
+                            rec->name, c.isolation.reason.substr(10), c.device_index));
+    c.isolation.mode = IsolationMode::kInProcess;
+    c.isolation.reason = "in process: " + c.isolation.reason.substr(10) + ", but its device memory cannot be isolated";
   }
   if (!registry.ensure_loaded(*rec)) return false;
   c.device = choose_device(*rec, requested, config.selection_policy);

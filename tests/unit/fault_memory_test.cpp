@@ -1,0 +1,63 @@
+// What isolation mode auto remembers from the fault journal (isolation/fault_memory.h): a crash, a hang,
+// and not a hang whose call returned after all (a slow compile on a loaded machine is no hang).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "isolation/fault_memory.h"
+
+namespace ephost {
+namespace {
+
+namespace fs = std::filesystem;
+
+class FaultMemory : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ephost-fault-memory-" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+    library_ = (dir_ / "libplugin.so").string();
+    std::ofstream(library_) << "not really a library";
+    library_ = fs::canonical(library_).string();
+    journal_ = (dir_ / "registry.json.faults").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  // Journal lines after the library's modification time (a fault older than the file is forgotten).
+  void journal(std::initializer_list<std::pair<const char*, const char*>> lines) {
+    std::ofstream out(journal_);
+    const long long at = static_cast<long long>(time(nullptr)) + 10;
+    for (const auto& [kind, call] : lines)
+      out << kind << '\t' << at << '\t' << "1234 ms" << '\t' << library_ << '\t' << call << '\n';
+  }
+  fs::path dir_;
+  std::string library_, journal_;
+};
+
+TEST_F(FaultMemory, ACrashAndAHangAreRemembered) {
+  journal({{"crashed", "compute"}});
+  ASSERT_TRUE(remembered_fault(journal_, library_).has_value());
+  EXPECT_EQ(remembered_fault(journal_, library_)->kind, "crashed");
+  journal({{"hung", "compile"}});
+  ASSERT_TRUE(remembered_fault(journal_, library_).has_value());
+  EXPECT_EQ(remembered_fault(journal_, library_)->call, "compile");
+  EXPECT_FALSE(remembered_fault(journal_, library_ + ".other").has_value());
+}
+
+TEST_F(FaultMemory, AHangWhoseCallReturnedIsForgotten) {
+  journal({{"hung", "compile"}, {"returned", "compile"}});
+  EXPECT_FALSE(remembered_fault(journal_, library_).has_value());
+  // Another call's return does not cancel it, nor does a return cancel a crash.
+  journal({{"hung", "compile"}, {"returned", "compute"}});
+  EXPECT_TRUE(remembered_fault(journal_, library_).has_value());
+  journal({{"crashed", "compile"}, {"returned", "compile"}});
+  EXPECT_TRUE(remembered_fault(journal_, library_).has_value());
+  // A later hang is remembered again.
+  journal({{"hung", "compile"}, {"returned", "compile"}, {"hung", "compile"}});
+  EXPECT_TRUE(remembered_fault(journal_, library_).has_value());
+}
+
+}  // namespace
+}  // namespace ephost
