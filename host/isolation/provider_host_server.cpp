@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -41,20 +42,7 @@ class Server {
       const ReadResult r =
           read_frame_until(socket_, std::chrono::steady_clock::time_point::max(), request, nullptr, nullptr);
       if (r != ReadResult::kFrame) return 0;  // the host closed the socket: it is done with this process
-      MessageWriter reply;
-      try {
-        MessageReader in(request);
-        reply.u32(kReplyOk);
-        const auto op = static_cast<Op>(in.u32());
-        handle(op, in.u64(), in, reply);
-      } catch (const Error& e) {
-        reply = MessageWriter();
-        reply.u32(static_cast<uint32_t>(e.code())).bytes(e.what());
-      } catch (const std::exception& e) {
-        reply = MessageWriter();
-        reply.u32(EPHOST_EP_FAIL).bytes(e.what());
-      }
-      if (!write_frame(socket_, reply.data())) return 0;
+      if (!write_frame(socket_, answer(request).data())) return 0;
     }
   }
 
@@ -180,6 +168,25 @@ class Server {
     }
   }
 
+  // The reply to one request (op, client, its fields): kReplyOk and what the op writes, or the error's
+  // status and message.
+  MessageWriter answer(std::string_view bytes) {
+    MessageWriter reply;
+    try {
+      MessageReader request(bytes);
+      reply.u32(kReplyOk);
+      const auto op = static_cast<Op>(request.u32());
+      handle(op, request.u64(), request, reply);
+    } catch (const Error& e) {
+      reply = MessageWriter();
+      reply.u32(static_cast<uint32_t>(e.code())).bytes(e.what());
+    } catch (const std::exception& e) {
+      reply = MessageWriter();
+      reply.u32(EPHOST_EP_FAIL).bytes(e.what());
+    }
+    return reply;
+  }
+
   // The requests sent ahead run in order; an on_run_start that fails ends the batch with its error.
   void batch(MessageReader& in, MessageWriter& out) {
     std::vector<std::string> failed_run_ends;
@@ -202,20 +209,7 @@ class Server {
     }
     out.u64(failed_run_ends.size());
     for (const std::string& m : failed_run_ends) out.bytes(m);
-    MessageWriter reply;
-    try {
-      MessageReader request(in.bytes());
-      reply.u32(kReplyOk);
-      const auto op = static_cast<Op>(request.u32());
-      handle(op, request.u64(), request, reply);
-    } catch (const Error& e) {
-      reply = MessageWriter();
-      reply.u32(static_cast<uint32_t>(e.code())).bytes(e.what());
-    } catch (const std::exception& e) {
-      reply = MessageWriter();
-      reply.u32(EPHOST_EP_FAIL).bytes(e.what());
-    }
-    out.bytes(reply.data());
+    out.bytes(answer(in.bytes()).data());
   }
 
   void compile(MessageReader& in, MessageWriter& out) {
