@@ -356,8 +356,24 @@ TEST(CpuQdqFusion, DepthwiseStridedConvSignedOutput) {
   check_qdq(q, {1, 12, 15, 14}, "DequantizeLinear+Conv+QuantizeLinear", 13);
 }
 
+TEST(CpuQdqFusion, PointwiseConvOverManyPixelsTwoImages) {
+  // No padding: X_q goes straight into NHWC, each image's plane in blocks of whole 16-pixel tiles
+  // (8192 pixels for 4 channels): 91 x 93 pixels make a second block, partly filled and ending in a
+  // partial tile, in each of two images.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {2, 4, 91, 93}).output("y", onnx::TensorProto::FLOAT, {2, 8, 91, 93});
+  q.add_quant_pair("x", q.in, "in", "a");
+  q.add_conv_weights(8, 4, 1, 64, 91);
+  q.add_bias(8, 92);
+  q.m.node("Conv", {"a", "w", "b"}, {"c"}, "conv");
+  q.out = {0.03f, 110, false};
+  q.add_quant_pair("c", q.out, "out", "y");
+  check_qdq(q, {2, 4, 91, 93}, "DequantizeLinear+Conv+QuantizeLinear", 19);
+}
+
 TEST(CpuQdqFusion, SharedInputConvSamePadding) {
-  // X's DequantizeLinear also feeds the residual: the group re-quantizes the float tensor.
+  // X's DequantizeLinear also feeds the residual: the group takes it, reads X_q and hands the
+  // float tensor out to the Add as its second output.
   QdqModel q;
   q.m.input("x", onnx::TensorProto::FLOAT, {1, 16, 10, 10}).output("y", onnx::TensorProto::FLOAT, {1, 16, 10, 10});
   q.add_quant_pair("x", q.in, "in", "a");
@@ -368,7 +384,28 @@ TEST(CpuQdqFusion, SharedInputConvSamePadding) {
   q.out = {0.05f, 128, false};
   q.add_quant_pair("c", q.out, "mid", "m");
   q.m.node("Add", {"m", "a"}, {"y"}, "residual");
-  check_qdq(q, {1, 16, 10, 10}, "Conv+QuantizeLinear", 17);
+  check_qdq(q, {1, 16, 10, 10}, "DequantizeLinear+Conv+QuantizeLinear", 17);
+}
+
+TEST(CpuQdqFusion, TwoConvsShareOneDequantize) {
+  // One DequantizeLinear feeds two convolutions (a bottleneck's first conv and its projection): the
+  // first takes it and hands its float output to the second, which re-quantizes it.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {2, 8, 6, 7}).output("y", onnx::TensorProto::FLOAT, {2, 8, 6, 7});
+  q.add_quant_pair("x", q.in, "in", "a");
+  q.add_conv_weights(8, 8, 3, 64, 101);
+  auto& c1 = q.m.node("Conv", {"a", "w"}, {"c1"}, "conv1");
+  ephost_test::attr_ints(c1, "pads", {1, 1, 1, 1});
+  q.m.node("Relu", {"c1"}, {"r1"}, "relu1");
+  q.add_quant_pair("r1", {0.04f, 0, false}, "m1", "d1");
+  auto& c2 = q.m.node("Conv", {"a", "w"}, {"c2"}, "conv2");
+  ephost_test::attr_ints(c2, "pads", {1, 1, 1, 1});
+  q.add_quant_pair("c2", {0.05f, 128, false}, "m2", "d2");
+  q.m.node("Add", {"d1", "d2"}, {"s"}, "sum");
+  q.out = {0.06f, 100, false};
+  q.add_quant_pair("s", q.out, "out", "y");
+  check_qdq(q, {2, 8, 6, 7}, "DequantizeLinear+Conv+Relu+QuantizeLinear", 23);
+  check_qdq(q, {2, 8, 6, 7}, "Conv+QuantizeLinear", 29);
 }
 
 TEST(CpuQdqFusion, ActivationsAsTables) {
