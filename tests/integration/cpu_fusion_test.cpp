@@ -13,20 +13,18 @@
 #include <set>
 
 #include "ephost/ephost_cxx_api.h"
+#include "cpu_fused_groups.h"
 #include "test_support.h"
 
 using ephost_test::ModelBuilder;
+using ephost_test::cpu_env;
+using ephost_test::fused_groups;
 
 namespace {
 
 using ephost_test::attr_float;
 using ephost_test::attr_int;
 using ephost_test::attr_ints;
-
-Ephost::Env& cpu_env() {
-  static Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{});
-  return env;
-}
 
 std::vector<float> random_values(size_t n, uint32_t seed, float lo = -2.f, float hi = 2.f) {
   std::mt19937 gen(seed);
@@ -47,21 +45,6 @@ struct Feed {
   std::vector<int64_t> shape;
   std::vector<float> values = {};  // empty: random
 };
-
-// Op types of every fused group of the session ("MatMul+Add+..."), in node order.
-std::multiset<std::string> fused_groups(const Ephost::Session& s) {
-  const nlohmann::json report = nlohmann::json::parse(s.partition_report_json());
-  std::map<std::string, std::string> groups;
-  for (const auto& g : report.at("graphs"))
-    for (const auto& n : g.at("nodes")) {
-      if (n.at("fused_group").is_null()) continue;
-      std::string& ops = groups[n.at("fused_group").get<std::string>()];
-      ops += (ops.empty() ? "" : "+") + n.at("op_type").get<std::string>();
-    }
-  std::multiset<std::string> out;
-  for (const auto& [name, ops] : groups) out.insert(ops);
-  return out;
-}
 
 std::vector<std::vector<float>> run(const Ephost::Session& s, const std::vector<Feed>& feeds,
                                     std::vector<std::vector<float>>& data, const std::vector<std::string>& outputs) {

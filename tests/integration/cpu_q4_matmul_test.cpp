@@ -14,16 +14,14 @@
 #include <set>
 
 #include "ephost/ephost_cxx_api.h"
+#include "cpu_fused_groups.h"
 #include "test_support.h"
 
 using ephost_test::ModelBuilder;
+using ephost_test::cpu_env;
+using ephost_test::fused_groups;
 
 namespace {
-
-Ephost::Env& cpu_env() {
-  static Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{});
-  return env;
-}
 
 // A packed 4-bit initializer of random codes (two per byte, the first in the low nibble).
 void packed_initializer(ModelBuilder& m, const std::string& name, int32_t type, const std::vector<int64_t>& dims,
@@ -66,21 +64,6 @@ void add_dequantize(ModelBuilder& m, int32_t type, const std::vector<int64_t>& w
   auto& dq = m.node("DequantizeLinear", inputs, {"w"}, "w_dequantize");
   ephost_test::attr_int(dq, "axis", axis);
   if (block > 0) ephost_test::attr_int(dq, "block_size", block);
-}
-
-// Op types of every fused group of the session ("DequantizeLinear+MatMul"), in node order.
-std::multiset<std::string> fused_groups(const Ephost::Session& s) {
-  const nlohmann::json report = nlohmann::json::parse(s.partition_report_json());
-  std::map<std::string, std::string> groups;
-  for (const auto& g : report.at("graphs"))
-    for (const auto& n : g.at("nodes")) {
-      if (n.at("fused_group").is_null()) continue;
-      std::string& ops = groups[n.at("fused_group").get<std::string>()];
-      ops += (ops.empty() ? "" : "+") + n.at("op_type").get<std::string>();
-    }
-  std::multiset<std::string> out;
-  for (const auto& [name, ops] : groups) out.insert(ops);
-  return out;
 }
 
 std::vector<float> run(const Ephost::Session& s, const std::vector<int64_t>& shape, std::vector<float>& x,

@@ -17,16 +17,14 @@
 #include <set>
 
 #include "ephost/ephost_cxx_api.h"
+#include "cpu_fused_groups.h"
 #include "test_support.h"
 
 using ephost_test::ModelBuilder;
+using ephost_test::cpu_env;
+using ephost_test::fused_groups;
 
 namespace {
-
-Ephost::Env& cpu_env() {
-  static Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{});
-  return env;
-}
 
 template <typename T>
 void typed_initializer(ModelBuilder& m, const std::string& name, int32_t type, const std::vector<int64_t>& dims,
@@ -36,21 +34,6 @@ void typed_initializer(ModelBuilder& m, const std::string& name, int32_t type, c
   t->set_data_type(type);
   for (int64_t d : dims) t->add_dims(d);
   t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
-}
-
-// Op types of every fused group of the session ("DequantizeLinear+MatMul+..."), in node order.
-std::multiset<std::string> fused_groups(const Ephost::Session& s) {
-  const nlohmann::json report = nlohmann::json::parse(s.partition_report_json());
-  std::map<std::string, std::string> groups;
-  for (const auto& g : report.at("graphs"))
-    for (const auto& n : g.at("nodes")) {
-      if (n.at("fused_group").is_null()) continue;
-      std::string& ops = groups[n.at("fused_group").get<std::string>()];
-      ops += (ops.empty() ? "" : "+") + n.at("op_type").get<std::string>();
-    }
-  std::multiset<std::string> out;
-  for (const auto& [name, ops] : groups) out.insert(ops);
-  return out;
 }
 
 std::vector<float> run(const Ephost::Session& s, const std::vector<int64_t>& shape, std::vector<float>& x) {
