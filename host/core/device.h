@@ -6,6 +6,10 @@
 // host created; a failure becomes an ephost::Error (EP_FAIL) naming the provider, the device and the
 // call. The host never dereferences device
 // memory: a DeviceBuffer is a handle it only hands back to the plugin.
+//
+// The memory, copy and stream methods are virtual: a device of an ONNX Runtime plugin EP
+// (ort_ep/ort_device.h) serves them through the EP's allocator, OrtDataTransferImpl and sync streams
+// instead of a plugin table.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +26,9 @@ class Device {
   // `library` its path, for fault reports.
   Device(const EphostPlugin* plugin, std::string plugin_name, std::string library, uint32_t index,
          const EphostDeviceInfo& info);
+  virtual ~Device() = default;
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
 
   const std::string& plugin_name() const { return plugin_name_; }
   uint32_t index() const { return index_; }
@@ -36,29 +43,30 @@ class Device {
   // The device's kernels work on host memory: its values live there and are never copied.
   bool host_memory_usable() const { return host_memory_usable_; }
   uint32_t memory_kinds() const { return memory_kinds_; }
-  bool has_streams() const { return plugin_->stream_create != nullptr; }
-  bool has_device_to_device_copy() const { return plugin_->copy_between_devices != nullptr; }
+  virtual bool has_streams() const { return plugin_->stream_create != nullptr; }
+  virtual bool has_device_to_device_copy() const { return plugin_->copy_between_devices != nullptr; }
 
   // Memory. `what` names the value or purpose in errors ("value 'x'", "memory-pattern block").
-  EphostDeviceBuffer allocate(uint64_t bytes, const std::string& what,
+  virtual EphostDeviceBuffer allocate(uint64_t bytes, const std::string& what,
                               EphostMemoryKind kind = EPHOST_MEMORY_DEVICE) const;
-  void free(EphostDeviceBuffer buffer, EphostMemoryKind kind = EPHOST_MEMORY_DEVICE) const noexcept;
+  virtual void free(EphostDeviceBuffer buffer, EphostMemoryKind kind = EPHOST_MEMORY_DEVICE) const noexcept;
 
   // Copies; `stream` may be null (synchronous). `what` names the value copied.
-  void copy_to_device(EphostStream* stream, const void* src, EphostDeviceBuffer dst, uint64_t bytes,
+  virtual void copy_to_device(EphostStream* stream, const void* src, EphostDeviceBuffer dst, uint64_t bytes,
                       const std::string& what) const;
-  void copy_to_host(EphostStream* stream, EphostDeviceBuffer src, void* dst, uint64_t bytes,
+  virtual void copy_to_host(EphostStream* stream, EphostDeviceBuffer src, void* dst, uint64_t bytes,
                     const std::string& what) const;
   // From this device to `dst_device` (same plugin, copy_between_devices present).
-  void copy_to(const Device& dst_device, EphostStream* stream, EphostDeviceBuffer src, EphostDeviceBuffer dst,
+  virtual void copy_to(const Device& dst_device, EphostStream* stream, EphostDeviceBuffer src, EphostDeviceBuffer dst,
                uint64_t bytes, const std::string& what) const;
 
   // Streams (has_streams()). `what` names the work the stream is made for, in errors.
-  EphostStream* create_stream(const std::string& what) const;
-  void synchronize(EphostStream* stream, const std::string& what) const;
+  virtual EphostStream* create_stream(const std::string& what) const;
+  virtual void synchronize(EphostStream* stream, const std::string& what) const;
   // The same, naming in errors why it waits (static text) and the last work enqueued on the stream.
-  void synchronize(EphostStream* stream, const char* why, const char* after_kind, const std::string& after_name) const;
-  void release_stream(EphostStream* stream) const noexcept;
+  virtual void synchronize(EphostStream* stream, const char* why, const char* after_kind,
+                           const std::string& after_name) const;
+  virtual void release_stream(EphostStream* stream) const noexcept;
 
  private:
   template <typename Describe, typename Fn>

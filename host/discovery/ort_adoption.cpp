@@ -5,13 +5,14 @@
 #include "core/device.h"
 #include "discovery/plugin_call.h"
 #include "ort_ep/library.h"
+#include "ort_ep/ort_device.h"
 #include "ort_ep/recognition.h"
 
 namespace ephost {
 namespace {
 
-// The table behind an ONNX Runtime plugin EP's devices: no device functions, since the adapter keeps
-// their values in host memory (the devices it lists are the ones that work on host memory).
+// The table behind an ONNX Runtime plugin EP's devices on host memory: no device functions, since their
+// values stay in host memory (a device with memory of its own is an ort_ep::OrtDevice).
 const EphostPlugin& no_device_functions() {
   static const EphostPlugin table{};
   return table;
@@ -51,7 +52,7 @@ bool adopt_if_ort_plugin_ep(const PluginLibrary& library, PluginRecord& record) 
   for (const std::string& factory : ort->factory_names())
     if (!factory.empty()) record.context_source_keys.push_back(factory);
   record.devices.clear();
-  for (const OrtEpDevice* served : ort->host_memory_devices()) {
+  for (const OrtEpDevice* served : ort->served_devices()) {
     const OrtEpDevice& d = *served;
     const OrtHardwareDevice& hw = *d.device;
     const std::string* description = hw.metadata.find("Description");
@@ -65,14 +66,20 @@ bool adopt_if_ort_plugin_ep(const PluginLibrary& library, PluginRecord& record) 
     info.name = device_name.c_str();
     info.driver_version = "";
     info.hardware_architecture = "";
+    const auto index = static_cast<uint32_t>(record.devices.size());
+    // A device with memory of its own: the EP's allocator, data transfer and streams behind ABI 3.
+    if (const OrtMemoryInfo* memory = ort_ep::OrtEpLibrary::device_memory_info(served)) {
+      info.host_memory_usable = 0;
+      info.memory_kinds = EPHOST_MEMORY_KIND_BIT(EPHOST_MEMORY_DEVICE);
+      record.devices.push_back(
+          std::make_unique<ort_ep::OrtDevice>(*ort, *served, *memory, record.name, index, info));
+      continue;
+    }
     info.host_memory_usable = 1;
-    record.devices.push_back(std::make_unique<Device>(&no_device_functions(), record.name, record.path,
-                                                      static_cast<uint32_t>(record.devices.size()), info));
+    record.devices.push_back(std::make_unique<Device>(&no_device_functions(), record.name, record.path, index, info));
   }
-  if (record.devices.size() != ort->ep_devices().size())
-    record.sdk_version += fmt::format("; {} of its devices have memory of their own, which the adapter does not map "
-                                      "yet: not listed",
-                                      ort->ep_devices().size() - record.devices.size());
+  for (const OrtEpDevice* d : ort->ep_devices())
+    if (std::string why = ort->unserved_reason(d); !why.empty()) record.sdk_version += "; not listed: " + why;
   record.device_type = record.devices.empty() ? "" : device_type_name(record.devices.front()->type());
   record.ort = std::move(ort);
   return true;

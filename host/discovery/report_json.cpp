@@ -4,8 +4,28 @@
 
 #include "core/device.h"
 #include "discovery/verdict_freshness.h"
+#include "ort_ep/library.h"
 
 namespace ephost {
+namespace {
+
+nlohmann::json pairs_json(const OrtKeyValuePairs& pairs) {
+  nlohmann::json out = nlohmann::json::object();
+  for (size_t i = 0; i < pairs.keys.size() && i < pairs.values.size(); ++i) out[pairs.keys[i]] = pairs.values[i];
+  return out;
+}
+
+// The metadata and options an ONNX Runtime plugin EP's factory gave its device `index` (CreateEpDevice), as
+// onnxruntime.get_ep_devices() shows them, and the EP's name.
+void add_ort_ep_device_fields(const ort_ep::OrtEpLibrary& library, uint32_t index, nlohmann::json& device) {
+  const std::vector<const OrtEpDevice*> served = library.served_devices();
+  if (index >= served.size()) return;
+  device["ep_name"] = served[index]->ep_name;
+  device["ep_metadata"] = pairs_json(served[index]->ep_metadata);
+  device["ep_options"] = pairs_json(served[index]->ep_options);
+}
+
+}  // namespace
 
 std::string discovery_report_json(const std::vector<const PluginRecord*>& records) {
   nlohmann::json report = nlohmann::json::array();
@@ -31,7 +51,7 @@ std::string discovery_report_json(const std::vector<const PluginRecord*>& record
       }
     }
     if (in_process)
-      for (const auto& d : r->devices)
+      for (const auto& d : r->devices) {
       devices.push_back({{"index", d->index()},
                          {"label", d->label()},
                          {"type", device_type_name(d->type())},
@@ -42,6 +62,9 @@ std::string discovery_report_json(const std::vector<const PluginRecord*>& record
                          {"memory_bytes", d->memory_bytes()},
                          {"host_memory_usable", d->host_memory_usable()},
                          {"memory_kinds", d->memory_kinds()}});
+      // An ONNX Runtime plugin EP's device: the metadata and options its factory gave it (CreateEpDevice).
+      if (r->ort) add_ort_ep_device_fields(*r->ort, d->index(), devices.back());
+      }
     nlohmann::json entry = {{"path", r->path},
                       {"name", r->name},
                       {"vendor", r->vendor},

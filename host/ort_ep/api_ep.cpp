@@ -5,6 +5,7 @@
 
 #include "ort_ep/api_impl.h"
 #include "ort_ep/graph_handles.h"
+#include "ort_ep/ort_device.h"
 #include "ort_ep/ort_objects.h"
 
 namespace ephost::ort_ep::api::ep {
@@ -24,11 +25,6 @@ OrtStatus* claimed_nodes(const char* function, const OrtEpGraphSupportInfo& info
     out.push_back(n);
   }
   return nullptr;
-}
-
-const OrtMemoryDevice& host_memory_device() {
-  static const OrtMemoryDevice device;
-  return device;
 }
 
 }  // namespace
@@ -120,8 +116,8 @@ const OrtMemoryDevice* MemoryInfo_GetMemoryDevice(const OrtMemoryInfo* memory_in
 
 const OrtMemoryDevice* Value_GetMemoryDevice(const OrtValue* value) noexcept {
   const OrtValue* v = checked<OrtValue>(value, Magic::kValue);
-  // The adapter hands plugins host tensors only (device memory is not mapped yet).
-  return v && v->tensor && !v->tensor->on_device() ? &host_memory_device() : nullptr;
+  // Host memory, or the memory of the EP's own device the tensor lives on (ort_device.h).
+  return v && v->tensor ? &memory_info_of(*v->tensor).device : nullptr;
 }
 
 bool MemoryDevice_AreEqual(const OrtMemoryDevice* a, const OrtMemoryDevice* b) noexcept {
@@ -140,6 +136,11 @@ uint32_t MemoryDevice_GetVendorId(const OrtMemoryDevice* memory_device) noexcept
 }
 uint32_t MemoryDevice_GetDeviceId(const OrtMemoryDevice* memory_device) noexcept {
   return memory_device ? memory_device->device_id : 0;
+}
+
+const OrtSyncStreamImpl* SyncStream_GetImpl(const OrtSyncStream* stream) noexcept {
+  const OrtSyncStream* s = checked<OrtSyncStream>(stream, Magic::kSyncStream);
+  return s ? s->impl : nullptr;
 }
 
 OrtStatus* GetEnvConfigEntries(OrtKeyValuePairs** config_entries) noexcept {

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "ort_ep/api_impl.h"
 #include "ort_ep/kernel_context.h"
+#include "ort_ep/ort_device.h"
 #include "ort_ep/ort_objects.h"
 
 namespace ephost::ort_ep::api {
@@ -69,7 +70,11 @@ OrtStatus* GetValueType(const OrtValue* value, enum ONNXType* out) noexcept {
 OrtStatus* GetTensorMutableData(OrtValue* value, void** out) noexcept {
   const OrtValue* v = value_of(value);
   if (!v || !out) return invalid("GetTensorMutableData", "bad value or out");
-  if (v->tensor->on_device()) return invalid("GetTensorMutableData", "the tensor is in device memory");
+  // A tensor on the EP's own device: the pointer its allocator handed out (ort_device.h).
+  if (v->tensor->on_device()) {
+    *out = device_pointer(*v->tensor);
+    return *out ? nullptr : invalid("GetTensorMutableData", "the tensor is in the memory of another plugin's device");
+  }
   *out = v->tensor->data();
   return nullptr;
 }
@@ -77,6 +82,10 @@ OrtStatus* GetTensorMutableData(OrtValue* value, void** out) noexcept {
 OrtStatus* GetTensorData(const OrtValue* value, const void** out) noexcept {
   const OrtValue* v = value_of(value);
   if (!v || !out) return invalid("GetTensorData", "bad value or out");
+  if (v->tensor->on_device()) {
+    *out = device_pointer(*v->tensor);
+    return *out ? nullptr : invalid("GetTensorData", "the tensor is in the memory of another plugin's device");
+  }
   *out = v->tensor->data();
   return nullptr;
 }
@@ -97,6 +106,13 @@ OrtStatus* GetTensorTypeAndShape(const OrtValue* value, OrtTensorTypeAndShapeInf
     *out = new_shape_info(*v->tensor);
     return nullptr;
   });
+}
+
+OrtStatus* GetTensorMemoryInfo(const OrtValue* value, const OrtMemoryInfo** mem_info) noexcept {
+  const OrtValue* v = value_of(value);
+  if (!v || !mem_info) return invalid("GetTensorMemoryInfo", "bad value or mem_info");
+  *mem_info = &memory_info_of(*v->tensor);
+  return nullptr;
 }
 
 void ReleaseValue(OrtValue* input) noexcept {
@@ -326,6 +342,34 @@ OrtStatus* KernelContext_GetInput(const OrtKernelContext* context, size_t index,
     *out = k->inputs[index];
     return nullptr;
   });
+}
+
+// The run's stream on the EP's device (ort_device.h), or NULL on host memory or for an EP without streams.
+OrtStatus* KernelContext_GetSyncStream(const OrtKernelContext* context, OrtSyncStream** out) noexcept {
+  OrtKernelContext* k = kernel_context(context);
+  if (!k || !out) return invalid("KernelContext_GetSyncStream", "bad kernel context or out");
+  return guarded("KernelContext_GetSyncStream", [&]() -> OrtStatus* {
+    *out = k->context->memory_device() ? reinterpret_cast<OrtSyncStream*>(k->context->stream()) : nullptr;
+    return nullptr;
+  });
+}
+
+OrtStatus* KernelContext_GetGPUComputeStream(const OrtKernelContext* context, void** out) noexcept {
+  if (!out) return invalid("KernelContext_GetGPUComputeStream", "out is NULL");
+  OrtSyncStream* stream = nullptr;
+  if (OrtStatus* failed = KernelContext_GetSyncStream(context, &stream)) return failed;
+  *out = stream ? SyncStream_GetHandle(stream) : nullptr;
+  return nullptr;
+}
+
+void* SyncStream_GetHandle(OrtSyncStream* stream) noexcept {
+  OrtSyncStream* s = checked_mut<OrtSyncStream>(stream, Magic::kSyncStream);
+  if (!s || !s->impl->GetHandle) return nullptr;
+  try {
+    return s->impl->GetHandle(s->impl);
+  } catch (...) {
+    return nullptr;
+  }
 }
 
 OrtStatus* KernelContext_GetOutput(OrtKernelContext* context, size_t index, const int64_t* dim_values,

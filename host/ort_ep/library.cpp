@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/error.h"
 #include "core/log.h"
 #include "ort_ep/api_tables.h"
 #include "ort_ep/hardware_devices.h"
@@ -146,19 +147,81 @@ const std::string& OrtEpLibrary::factory_name_of(const OrtEpDevice* device) cons
   return name_;
 }
 
-std::vector<const OrtEpDevice*> OrtEpLibrary::host_memory_devices() const {
+const OrtMemoryInfo* OrtEpLibrary::device_memory_info(const OrtEpDevice* device) {
+  for (const auto& info : device->allocator_infos)
+    if (info.device.device_type != OrtMemoryInfoDeviceType_CPU && info.device.memory_type == OrtDeviceMemoryType_DEFAULT)
+      return &info;
+  return nullptr;
+}
+
+std::string OrtEpLibrary::unserved_reason(const OrtEpDevice* device) const {
+  if (!device_memory_info(device)) return "";
+  OrtEpFactory* f = factory_of(device);
+  if (f->ort_version_supported < 23 || !f->CreateAllocator || !f->CreateDataTransfer)
+    return fmt::format("device '{}' of '{}' has memory of its own but its factory has no CreateAllocator or "
+                       "CreateDataTransfer (API 23), so nothing can be copied to it",
+                       device->ep_name, factory_name_of(device));
+  return "";
+}
+
+std::vector<const OrtEpDevice*> OrtEpLibrary::served_devices() const {
   std::vector<const OrtEpDevice*> served;
-  for (const OrtEpDevice* d : ep_devices_) {
-    bool device_memory = false;
-    for (const auto& info : d->allocator_infos) device_memory |= info.device.device_type != OrtMemoryInfoDeviceType_CPU;
-    if (!device_memory) served.push_back(d);
-  }
+  for (const OrtEpDevice* d : ep_devices_)
+    if (unserved_reason(d).empty()) served.push_back(d);
   return served;
 }
 
-OrtEpLibrary::~OrtEpLibrary() {
-  for (OrtEpDevice* d : ep_devices_) delete d;
+OrtAllocator* OrtEpLibrary::allocator_of(const OrtEpDevice* device, const OrtMemoryInfo& info) const {
+  std::lock_guard<std::mutex> lock(memory_mutex_);
+  auto it = allocators_.find(device);
+  if (it != allocators_.end()) return it->second;
+  OrtEpFactory* f = factory_of(device);
   const std::string file = std::filesystem::path(path_).filename().string();
+  OrtAllocator* allocator = nullptr;
+  auto failure = call_plugin(file.c_str(), path_.c_str(), "OrtEpFactory::CreateAllocator",
+                             [&] { return f->CreateAllocator(f, &info, nullptr, &allocator); });
+  if (failure)
+    fail(EPHOST_EP_FAIL, "ONNX Runtime plugin EP '{}': CreateAllocator for memory '{}' failed ({}): {}",
+         factory_name_of(device), info.name, error_code_name(failure->code), failure->message);
+  if (!allocator || !allocator->Alloc || !allocator->Free)
+    fail(EPHOST_EP_FAIL, "ONNX Runtime plugin EP '{}': CreateAllocator for memory '{}' returned no allocator with "
+         "Alloc and Free", factory_name_of(device), info.name);
+  allocators_[device] = allocator;
+  return allocator;
+}
+
+OrtDataTransferImpl* OrtEpLibrary::data_transfer_of(const OrtEpDevice* device) const {
+  OrtEpFactory* f = factory_of(device);
+  std::lock_guard<std::mutex> lock(memory_mutex_);
+  auto it = transfers_.find(f);
+  if (it != transfers_.end()) return it->second;
+  const std::string file = std::filesystem::path(path_).filename().string();
+  OrtDataTransferImpl* transfer = nullptr;
+  auto failure = call_plugin(file.c_str(), path_.c_str(), "OrtEpFactory::CreateDataTransfer",
+                             [&] { return f->CreateDataTransfer(f, &transfer); });
+  if (failure)
+    fail(EPHOST_EP_FAIL, "ONNX Runtime plugin EP '{}': CreateDataTransfer failed ({}): {}", factory_name_of(device),
+         error_code_name(failure->code), failure->message);
+  if (!transfer || !transfer->CopyTensors)
+    fail(EPHOST_EP_FAIL, "ONNX Runtime plugin EP '{}' has memory of its own but CreateDataTransfer returned no "
+         "OrtDataTransferImpl with CopyTensors: nothing can be copied to or from it", factory_name_of(device));
+  transfers_[f] = transfer;
+  return transfer;
+}
+
+OrtEpLibrary::~OrtEpLibrary() {
+  const std::string file = std::filesystem::path(path_).filename().string();
+  // Device memory functions first: they belong to the factories.
+  for (auto& [device, allocator] : allocators_) {
+    OrtEpFactory* f = factory_of(device);
+    if (f->ReleaseAllocator)
+      call_plugin_void(file.c_str(), path_.c_str(), "OrtEpFactory::ReleaseAllocator",
+                       [&] { f->ReleaseAllocator(f, allocator); });
+  }
+  for (auto& [factory, transfer] : transfers_)
+    if (transfer->Release)
+      call_plugin_void(file.c_str(), path_.c_str(), "OrtDataTransferImpl::Release", [&] { transfer->Release(transfer); });
+  for (OrtEpDevice* d : ep_devices_) delete d;
   for (OrtEpFactory* f : factories_) {
     auto failure = call_plugin(file.c_str(), path_.c_str(), "ReleaseEpFactory", [&] { return release_(f); });
     if (failure) log_warning(fmt::format("ONNX Runtime plugin EP library {}: ReleaseEpFactory failed: {}", path_,

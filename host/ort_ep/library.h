@@ -12,7 +12,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -55,9 +57,21 @@ class OrtEpLibrary {
   bool factory_has(uint32_t version) const { return factory_->ort_version_supported >= version; }
   // The factories' devices, as GetSupportedDevices answered, factory by factory (the host owns them).
   const std::vector<OrtEpDevice*>& ep_devices() const { return ep_devices_; }
-  // Those whose kernels work on host memory (no allocator of device memory added with
-  // EpDevice_AddAllocatorInfo): the ones the adapter serves, in order; ephost's device index counts these.
-  std::vector<const OrtEpDevice*> host_memory_devices() const;
+  // The devices ephost serves, in order (ephost's device index counts these): those whose kernels work on
+  // host memory, and those with memory of their own (device_memory_info) whose factory can allocate it
+  // (CreateAllocator) and copy it (CreateDataTransfer), both API 23.
+  std::vector<const OrtEpDevice*> served_devices() const;
+  // The memory info of `device`'s own memory: its first allocator info not on the CPU (default memory
+  // type); null when its kernels use host memory.
+  static const OrtMemoryInfo* device_memory_info(const OrtEpDevice* device);
+  // Why `device` (with memory of its own) is not served, "" when it is.
+  std::string unserved_reason(const OrtEpDevice* device) const;
+
+  // The factory's allocator for `device`'s memory `info` (OrtEpFactory::CreateAllocator, made on first use)
+  // and its data transfer (CreateDataTransfer, one per factory). Both are released with the library, before
+  // its factories. Throw ephost::Error (EP_FAIL) naming the call when the factory fails or answers NULL.
+  OrtAllocator* allocator_of(const OrtEpDevice* device, const OrtMemoryInfo& info) const;
+  OrtDataTransferImpl* data_transfer_of(const OrtEpDevice* device) const;
 
  private:
   std::string path_;
@@ -69,6 +83,10 @@ class OrtEpLibrary {
   std::vector<OrtEpDevice*> ep_devices_;
   std::vector<size_t> device_factory_;  // parallel to ep_devices_: the index in factories_ that listed it
   std::vector<std::string> factory_names_;
+  // Device memory functions, made on first use (allocator_of, data_transfer_of).
+  mutable std::mutex memory_mutex_;
+  mutable std::map<const OrtEpDevice*, OrtAllocator*> allocators_;
+  mutable std::map<OrtEpFactory*, OrtDataTransferImpl*> transfers_;
 
   // Whether factory `f` can be served (its required members present, a name); `why` says what is missing.
   static bool usable(OrtEpFactory* f, std::string& why);

@@ -35,6 +35,7 @@ enum class Magic : uint32_t {
   kComputeContext = 0x43435458,
   kRunOptions = 0x52554e4f,
   kEpContextConfig = 0x45504343,
+  kSyncStream = 0x5354524d,
 };
 
 // What an OrtStatus* means to the host: the code and message, read and released once.
@@ -196,6 +197,14 @@ struct OrtEpContextConfig {
   void* write_state = nullptr;
 };
 
+// A stream of an EP with memory of its own, as the host holds it: the EP's OrtSyncStreamImpl
+// (CreateSyncStreamForDevice) for the device whose memory `memory_info` describes. Handed to the EP's
+// CopyTensors and to its Compute (KernelContext_GetSyncStream); ephost's EphostStream* for that device.
+struct OrtSyncStream {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kSyncStream;
+  OrtSyncStreamImpl* impl = nullptr;
+  const OrtMemoryInfo* memory_info = nullptr;
+};
 struct OrtRunOptions {
   ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kRunOptions;
 };

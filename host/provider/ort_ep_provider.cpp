@@ -66,10 +66,10 @@ void OrtEpProvider::call(const char* what, Describe&& describe, Fn&& fn) const {
 OrtEpProvider::OrtEpProvider(const PluginRecord& record,
                              const std::vector<std::pair<std::string, std::string>>& options, const Device* device)
     : Provider(record, device), library_(*record.ort) {
-  const std::vector<const OrtEpDevice*> devices = library_.host_memory_devices();
+  const std::vector<const OrtEpDevice*> devices = library_.served_devices();
   const size_t index = device ? device->index() : 0;
   if (index >= devices.size())
-    fail(EPHOST_EP_FAIL, "provider '{}': its factory listed {} devices on host memory (GetSupportedDevices), none to create an EP on{}",
+    fail(EPHOST_EP_FAIL, "provider '{}': its factory listed {} devices it can serve (GetSupportedDevices), none to create an EP on{}",
          name(), devices.size(), device ? fmt::format(" (device {} asked for)", device->label()) : std::string());
   ep_device_ = devices[index];
   factory_ = library_.factory_of(ep_device_);

@@ -84,8 +84,9 @@ class OrtHardwareDevice:
 
 class OrtEpDevice:
     """A provider on one device, as onnxruntime.OrtEpDevice: ep_name (the provider's name, ONNX
-    Runtime's where it has one), ep_vendor, ep_metadata (the plugin's version and library), ep_options
-    (empty: ephost plugins take their options per session) and device."""
+    Runtime's where it has one), ep_vendor, ep_metadata (the plugin's version and library, and for an ONNX
+    Runtime plugin EP the metadata its factory gave the device), ep_options (an ONNX Runtime plugin EP's
+    device options; empty for ephost plugins, which take their options per session) and device."""
 
     def __init__(self, plugin, device_report):
         self._plugin = plugin["name"]
@@ -94,6 +95,12 @@ class OrtEpDevice:
         self.ep_metadata = {"version": plugin.get("version", ""), "library_path": plugin.get("path", ""),
                             "ephost_name": plugin["name"]}
         self.ep_options = {}
+        # An ONNX Runtime plugin EP's device carries what its factory gave it (CreateEpDevice): its
+        # metadata joins the plugin's, its options are its defaults.
+        for d in plugin.get("devices", []):
+            if d.get("index") == device_report["index"]:
+                self.ep_metadata.update(d.get("ep_metadata", {}))
+                self.ep_options = dict(d.get("ep_options", {}))
         self.device = OrtHardwareDevice(device_report)
 
     def _provider_request(self):

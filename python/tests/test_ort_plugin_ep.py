@@ -43,6 +43,8 @@ def test_register_lists_the_plugins_devices(ortadd):
     assert devices[0].ep_vendor == "ephost tests"
     assert devices[0].ep_metadata["version"] == "1.2.3"
     assert devices[0].ep_metadata["library_path"] == ortadd
+    # What the factory gave the device (CreateEpDevice): its options as ONNX Runtime shows them.
+    assert devices[0].ep_options == {"skip_op": ""}
     report = {p["name"]: p for p in ort.get_plugin_report()}["ortadd"]
     assert report["loaded"] and "ONNX Runtime plugin EP (API 30" in report["sdk_version"]
 

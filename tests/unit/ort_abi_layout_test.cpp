@@ -159,6 +159,11 @@ TEST(OrtAbiLayout, ImplementedOrtApiEntries) {
   EXPECT_EQ(slot(offsetof(OrtApi, GetSessionOptionsConfigEntries)), 379u);
   EXPECT_EQ(slot(offsetof(OrtApi, TensorTypeAndShape_HasShape)), 390u);
   EXPECT_EQ(slot(offsetof(OrtApi, GetExperimentalFunction)), 422u);
+  // Device memory: the run's stream and where a tensor lives.
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelContext_GetGPUComputeStream)), 193u);
+  EXPECT_EQ(slot(offsetof(OrtApi, GetTensorMemoryInfo)), 194u);
+  EXPECT_EQ(slot(offsetof(OrtApi, SyncStream_GetHandle)), 384u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelContext_GetSyncStream)), 423u);
 }
 
 TEST(OrtAbiLayout, ImplementedOrtEpApiEntries) {
@@ -175,6 +180,7 @@ TEST(OrtAbiLayout, ImplementedOrtEpApiEntries) {
   EXPECT_EQ(slot(offsetof(OrtEpApi, MemoryDevice_GetMemoryType)), 10u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, MemoryDevice_GetVendorId)), 11u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, MemoryDevice_GetDeviceId)), 12u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, SyncStream_GetImpl)), 13u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, GetEnvConfigEntries)), 49u);
 }
 
@@ -198,7 +204,23 @@ TEST(OrtAbiLayout, PluginStructs) {
   EXPECT_EQ(slot(offsetof(OrtEpFactory, ReleaseEp)), 5u);
   EXPECT_EQ(slot(offsetof(OrtEpFactory, GetVersion)), 7u);
   EXPECT_EQ(slot(offsetof(OrtEpFactory, ValidateCompiledModelCompatibilityInfo)), 8u);
+  EXPECT_EQ(slot(offsetof(OrtEpFactory, CreateAllocator)), 9u);
+  EXPECT_EQ(slot(offsetof(OrtEpFactory, ReleaseAllocator)), 10u);
+  EXPECT_EQ(slot(offsetof(OrtEpFactory, CreateDataTransfer)), 11u);
+  EXPECT_EQ(slot(offsetof(OrtEpFactory, IsStreamAware)), 12u);
   EXPECT_EQ(slot(offsetof(OrtEpFactory, CreateSyncStreamForDevice)), 13u);
+  // What a factory with memory of its own implements (API 23).
+  EXPECT_EQ(slot(offsetof(OrtDataTransferImpl, Release)), 1u);
+  EXPECT_EQ(slot(offsetof(OrtDataTransferImpl, CanCopy)), 2u);
+  EXPECT_EQ(slot(offsetof(OrtDataTransferImpl, CopyTensors)), 3u);
+  EXPECT_EQ(sizeof(OrtDataTransferImpl), 4 * sizeof(void*));
+  EXPECT_EQ(slot(offsetof(OrtSyncStreamImpl, Release)), 1u);
+  EXPECT_EQ(slot(offsetof(OrtSyncStreamImpl, GetHandle)), 2u);
+  EXPECT_EQ(slot(offsetof(OrtSyncStreamImpl, CreateNotification)), 3u);
+  EXPECT_EQ(slot(offsetof(OrtSyncStreamImpl, Flush)), 4u);
+  EXPECT_EQ(slot(offsetof(OrtSyncStreamImpl, OnSessionRunEnd)), 5u);
+  EXPECT_EQ(sizeof(OrtSyncStreamImpl), 6 * sizeof(void*));
+  EXPECT_EQ(slot(offsetof(OrtSyncNotificationImpl, WaitOnHost)), 4u);
   EXPECT_EQ(slot(offsetof(OrtNodeComputeInfo, CreateState)), 1u);
   EXPECT_EQ(slot(offsetof(OrtNodeComputeInfo, Compute)), 2u);
   EXPECT_EQ(slot(offsetof(OrtNodeComputeInfo, ReleaseState)), 3u);
@@ -225,8 +247,8 @@ TEST(OrtAbiLayout, CountsOfImplementedEntries) {
   EXPECT_EQ(c.api_total, 426u);
   EXPECT_EQ(c.ep_api_total, 74u);
   EXPECT_EQ(c.editor_total, 20u);
-  EXPECT_EQ(c.api, 113u);
-  EXPECT_EQ(c.ep_api, 14u);
+  EXPECT_EQ(c.api, 117u);
+  EXPECT_EQ(c.ep_api, 15u);
   EXPECT_EQ(c.editor, 1u);
 }
 

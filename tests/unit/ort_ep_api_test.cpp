@@ -407,6 +407,44 @@ TEST(OrtEpApiValues, KernelContextTensorsAndTypeInfos) {
   EXPECT_EQ(info.magic, ort_ep::Magic::kTypeInfo);
 }
 
+// Where a value lives and the run's stream, on host memory: the CPU memory info, no stream. (On an EP's
+// own device: tests/integration/ort_plugin_ep_device_test.cpp, whose plugin checks them in Compute.)
+TEST(OrtEpApiValues, MemoryInfoAndStreamsOfHostValues) {
+  FakeContext fake;
+  fake.ins.emplace_back(Tensor::allocate(EPHOST_ELEMENT_FLOAT, {2}));
+  const std::vector<int32_t> out_types;
+  OrtKernelContext context(&fake, &out_types);
+  const OrtValue* in = nullptr;
+  EXPECT_OK(api()->KernelContext_GetInput(&context, 0, &in));
+  const OrtMemoryInfo* info = nullptr;
+  EXPECT_OK(api()->GetTensorMemoryInfo(in, &info));
+  const char* name = nullptr;
+  EXPECT_OK(api()->MemoryInfoGetName(info, &name));
+  EXPECT_STREQ(name, "Cpu");
+  EXPECT_TRUE(ep_api()->MemoryDevice_AreEqual(ep_api()->MemoryInfo_GetMemoryDevice(info),
+                                              ep_api()->Value_GetMemoryDevice(in)));
+  expect_fails(api()->GetTensorMemoryInfo(nullptr, &info), ORT_INVALID_ARGUMENT, "GetTensorMemoryInfo");
+  OrtSyncStream* stream = reinterpret_cast<OrtSyncStream*>(1);
+  EXPECT_OK(api()->KernelContext_GetSyncStream(&context, &stream));
+  EXPECT_EQ(stream, nullptr);
+  void* handle = reinterpret_cast<void*>(1);
+  EXPECT_OK(api()->KernelContext_GetGPUComputeStream(&context, &handle));
+  EXPECT_EQ(handle, nullptr);
+  expect_fails(api()->KernelContext_GetSyncStream(nullptr, &stream), ORT_INVALID_ARGUMENT, "KernelContext_GetSyncStream");
+
+  // A stream the host made for an EP (ort_device.h): its implementation and native handle.
+  static int native = 0;
+  OrtSyncStreamImpl impl{};
+  impl.ort_version_supported = 30;
+  impl.GetHandle = [](OrtSyncStreamImpl*) -> void* { return &native; };
+  OrtSyncStream wrapped;
+  wrapped.impl = &impl;
+  EXPECT_EQ(ep_api()->SyncStream_GetImpl(&wrapped), &impl);
+  EXPECT_EQ(api()->SyncStream_GetHandle(&wrapped), &native);
+  EXPECT_EQ(api()->SyncStream_GetHandle(nullptr), nullptr);
+  EXPECT_EQ(ep_api()->SyncStream_GetImpl(reinterpret_cast<const OrtSyncStream*>(&impl)), nullptr);  // not a stream
+}
+
 // X, C (initializer) -> Add -> A; If(cond) then Relu(A) else Neg(A) -> Y; Transpose(A, perm) -> T with
 // attributes of every kind a plugin reads.
 onnx::ModelProto graph_model() {

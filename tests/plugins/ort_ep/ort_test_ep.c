@@ -17,6 +17,9 @@
  *                              two names (its option keys, EPContext source and name follow the factory's)
  *   ORT_TEST_WRONG_ADD         adds one too many to every Add (the conformance kit's numerical section must
  *                              catch it)
+ *   ORT_TEST_OWN_DEVICE        "ortdev": a device with memory of its own (ort_test_device.h): the factory's
+ *                              allocator, data transfer and sync streams; Compute checks that every input and
+ *                              output is in that memory, and that the run's stream is one of its streams
  */
 #include <signal.h>
 #include <stdio.h>
@@ -32,10 +35,15 @@
 #define ORT_TEST_EP_NAME "ortadd"
 #endif
 
-#define EXPORT __attribute__((visibility("default")))
+static const struct OrtApi* api;
+static const struct OrtEpApi* ep_api;
 
-static const OrtApi* api;
-static const OrtEpApi* ep_api;
+#ifdef ORT_TEST_OWN_DEVICE
+#include "ort_test_device.h"
+#endif
+
+
+#define EXPORT __attribute__((visibility("default")))
 
 /* ---- helpers ---- */
 
@@ -306,8 +314,14 @@ static OrtStatus* compute(OrtNodeComputeInfo* this_ptr, void* state, OrtKernelCo
     if (!status) status = api->GetTensorShapeElementCount(shape, &b->count);
     if (shape) api->ReleaseTensorTypeAndShapeInfo(shape);
     if (!status) status = api->GetTensorData(v, &data);
+#ifdef ORT_TEST_OWN_DEVICE
+    if (!status) status = device_check_value(v, "input");
+#endif
     b->data = (float*)data;
   }
+#ifdef ORT_TEST_OWN_DEVICE
+  if (!status) status = device_check_stream(context);
+#endif
   for (k = 0; !status && k < c->num_steps; ++k) {
     const Step* s = &c->steps[k];
     const Buffer* a = &values[s->in[0]];
@@ -341,6 +355,9 @@ static OrtStatus* compute(OrtNodeComputeInfo* this_ptr, void* state, OrtKernelCo
     void* data = NULL;
     status = api->KernelContext_GetOutput(context, i, b->dims, b->rank, &out);
     if (!status) status = api->GetTensorMutableData(out, &data);
+#ifdef ORT_TEST_OWN_DEVICE
+    if (!status) status = device_check_value(out, "output");
+#endif
     if (!status && b->count) memcpy(data, b->data, b->count * sizeof(float));
   }
   for (i = 0; i < c->num_values; ++i)
@@ -703,11 +720,17 @@ static OrtStatus* factory_supported_devices(OrtEpFactory* f, const OrtHardwareDe
     api->ReleaseKeyValuePairs(metadata);
     api->ReleaseKeyValuePairs(options);
     if (status) return status;
+#ifdef ORT_TEST_OWN_DEVICE
+    /* Its kernels use memory of its own: that allocator info (ort_test_device.h). */
+    (void)memory;
+    status = ep_api->EpDevice_AddAllocatorInfo(d, device_memory_info());
+#else
     /* Its kernels use host memory: the CPU allocator info, as ONNX Runtime's CPU-side plugins add it. */
     status = api->CreateMemoryInfo_V2("Cpu", OrtMemoryInfoDeviceType_CPU, 0, 0, OrtDeviceMemoryType_DEFAULT, 0,
                                       OrtDeviceAllocator, &memory);
     if (!status) status = ep_api->EpDevice_AddAllocatorInfo(d, memory);
     if (memory) api->ReleaseMemoryInfo(memory);
+#endif
     if (status) return status;
     ep_devices[(*num)++] = d;
   }
@@ -827,6 +850,13 @@ static void fill_factory(TestFactory* t, const char* name) {
   factory->GetVendorId = factory_vendor_id;
   factory->GetVersion = factory_version;
   factory->ValidateCompiledModelCompatibilityInfo = factory_validate;
+#ifdef ORT_TEST_OWN_DEVICE
+  factory->CreateAllocator = device_create_allocator;
+  factory->ReleaseAllocator = device_release_allocator;
+  factory->CreateDataTransfer = device_create_data_transfer;
+  factory->IsStreamAware = device_is_stream_aware;
+  factory->CreateSyncStreamForDevice = device_create_stream;
+#endif
 }
 
 EXPORT OrtStatus* CreateEpFactories(const char* registered_name, const OrtApiBase* base, const OrtLogger* logger,
@@ -844,6 +874,9 @@ EXPORT OrtStatus* CreateEpFactories(const char* registered_name, const OrtApiBas
     return NULL;
   }
   ep_api = api->GetEpApi();
+#ifdef ORT_TEST_OWN_DEVICE
+  if (!device_memory_info()) return api->CreateStatus(ORT_EP_FAIL, "ortdev: CreateMemoryInfo_V2 failed");
+#endif
   if (max_factories < ORT_TEST_FACTORY_COUNT) return api->CreateStatus(ORT_INVALID_ARGUMENT, "room for too few factories");
   for (i = 0; i < ORT_TEST_FACTORY_COUNT; ++i) {
     fill_factory(&factories_made[i], factory_names[i]);

@@ -262,6 +262,39 @@ typedef struct OrtNodeComputeInfo {
   void (*ReleaseState)(struct OrtNodeComputeInfo* this_ptr, void* compute_state);
 } OrtNodeComputeInfo;
 
+/* Device memory (API 23). A factory whose EP devices have memory of their own (EpDevice_AddAllocatorInfo with
+ * a memory info not on the CPU) allocates it (OrtEpFactory::CreateAllocator), copies between it and host
+ * memory (OrtDataTransferImpl) and may queue work on streams of its own (OrtSyncStreamImpl). */
+typedef struct OrtSyncNotificationImpl OrtSyncNotificationImpl;
+struct OrtSyncNotificationImpl {
+  uint32_t ort_version_supported;
+  void (*Release)(OrtSyncNotificationImpl* this_ptr);
+  OrtStatus* (*Activate)(OrtSyncNotificationImpl* this_ptr);
+  OrtStatus* (*WaitOnDevice)(OrtSyncNotificationImpl* this_ptr, OrtSyncStream* consumer_stream);
+  OrtStatus* (*WaitOnHost)(OrtSyncNotificationImpl* this_ptr);
+};
+
+/* A stream of the EP's: GetHandle is its native queue (a cudaStream_t); Flush waits for the work queued. */
+struct OrtSyncStreamImpl {
+  uint32_t ort_version_supported;
+  void (*Release)(OrtSyncStreamImpl* this_ptr);
+  void* (*GetHandle)(OrtSyncStreamImpl* this_ptr);
+  OrtStatus* (*CreateNotification)(OrtSyncStreamImpl* this_ptr, OrtSyncNotificationImpl** notification);
+  OrtStatus* (*Flush)(OrtSyncStreamImpl* this_ptr);
+  OrtStatus* (*OnSessionRunEnd)(OrtSyncStreamImpl* this_ptr);
+};
+
+/* Copies between the EP's memory and host memory: CanCopy says which directions it serves; CopyTensors
+ * copies num_tensors tensors, streams[i] (NULL array for an EP not stream aware) queuing copy i. */
+struct OrtDataTransferImpl {
+  uint32_t ort_version_supported;
+  void (*Release)(OrtDataTransferImpl* this_ptr);
+  bool (*CanCopy)(const OrtDataTransferImpl* this_ptr, const OrtMemoryDevice* src_memory_device,
+                  const OrtMemoryDevice* dst_memory_device);
+  OrtStatus* (*CopyTensors)(OrtDataTransferImpl* this_ptr, const OrtValue** src_tensors, OrtValue** dst_tensors,
+                            OrtSyncStream** streams, size_t num_tensors);
+};
+
 /* An EP instance (one session). Members by the API version that added them. */
 typedef struct OrtEp {
   uint32_t ort_version_supported;
