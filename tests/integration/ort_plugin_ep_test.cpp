@@ -103,7 +103,9 @@ TEST_F(OrtPluginEp, ItsDeviceCanBePicked) {
   options.append_provider_for_device("ortadd", 0);
   Ephost::Session s(*env_, model_path_, options);
   EXPECT_EQ(assignment(s)["add"], "ortadd");
-  for (const auto& n : json::parse(s.partition_report_json())["graphs"][0]["nodes"])
+  // The report outlives the loop: a range over a member of a temporary would read freed memory.
+  const json report = json::parse(s.partition_report_json());
+  for (const auto& n : report["graphs"][0]["nodes"])
     if (n["node"] == "add") EXPECT_EQ(n["device"], "ortadd:0") << n.dump(2);
   ephost_test::expect_chain_output(s, 4, 6);
 }

@@ -292,7 +292,8 @@ TEST(RegistryVerdicts, ACrashStaysCachedWhateverTheEnvironmentAndAge) {
   Seen first = discover(settings, dir, crasher);
   EXPECT_EQ(first.probe_outcome, "crashed");
   const json entry = [&] {
-    for (const json& e : json::parse(read_text(settings.registry_file))["libraries"]) return e;
+    const json registry = json::parse(read_text(settings.registry_file));  // outlives the loop over its member
+    for (const json& e : registry["libraries"]) return e;
     return json();
   }();
   EXPECT_FALSE(entry.contains("context")) << "a crash does not depend on a context: " << entry.dump();
