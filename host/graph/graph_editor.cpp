@@ -117,25 +117,12 @@ std::vector<Node*> GraphEditor::add(Graph& graph, std::vector<onnx::NodeProto> n
     }
   }
 
-  // Types of what the new nodes define, from the types of what they read.
   std::vector<std::shared_ptr<onnx::NodeProto>> owned;
-  std::vector<onnx::NodeProto*> protos;
+  std::vector<const onnx::NodeProto*> protos;
   for (onnx::NodeProto& n : nodes) {
     owned.push_back(std::make_shared<onnx::NodeProto>(std::move(n)));
     protos.push_back(owned.back().get());
   }
-  std::vector<std::unique_ptr<onnx::TypeProto>> read_types;
-  auto type_of = [&](const std::string& name) -> const onnx::TypeProto* {
-    const Value* v = visible(graph, name);
-    if (!v || defined.count(name)) return nullptr;
-    auto type = std::make_unique<onnx::TypeProto>();
-    if (!type_proto_from_info(v->type, type.get())) return nullptr;
-    read_types.push_back(std::move(type));
-    return read_types.back().get();
-  };
-  std::unordered_map<std::string, TypeInfo> inferred;
-  for (const onnx::ValueInfoProto& vi : infer_node_types(*graph.model, protos, type_of))
-    inferred[vi.name()] = type_info_from_proto(vi.type());
 
   if (replaced) {
     Node& old = *const_cast<Node*>(replaced);
@@ -144,16 +131,9 @@ std::vector<Node*> GraphEditor::add(Graph& graph, std::vector<onnx::NodeProto> n
       if (out) out->producer = nullptr;
     removed_.insert(replaced);
   }
-  std::vector<const onnx::NodeProto*> const_protos(protos.begin(), protos.end());
-  std::vector<Node*> added = graph_detail::add_nodes(graph, const_protos, adoptable);
+  std::vector<Node*> added = graph_detail::add_nodes(graph, protos, adoptable);
+  for (size_t i = 0; i < added.size(); ++i) untyped_[added[i]] = owned[i].get();
   for (auto& p : owned) main_.edited_protos.push_back(std::move(p));
-  for (Node* n : added)
-    for (Value* out : n->outputs) {
-      if (!out) continue;
-      auto it = inferred.find(out->name);
-      if (it == inferred.end()) continue;
-      if (!adoptable.count(out) || out->type.kind == 0) out->type = it->second;
-    }
   if (replaced) {
     placed_[replaced] = added;
     placed_nodes_.insert(added.begin(), added.end());
@@ -246,7 +226,13 @@ void GraphEditor::commit() {
     if (g->parent_node) graph_detail::link_implicit_inputs(*g->parent_node);
   }
   for (Graph* g : graphs) commit_graph(*g);
+  // Outermost first: a new node of a subgraph may read what a new node of the graph around it defines.
+  for (auto it = graphs.rbegin(); it != graphs.rend(); ++it) {
+    type_added_nodes(**it);
+    (*it)->view = make_full_view(**it);
+  }
   removed_.clear();
+  untyped_.clear();
   dropped_.clear();
   placed_.clear();
   placed_nodes_.clear();
@@ -286,7 +272,61 @@ void GraphEditor::commit_graph(Graph& graph) {
   for (size_t i = 0; i < graph.values.size(); ++i) graph.values[i]->index = i;
 
   graph_detail::sort_topologically(graph);
-  graph.view = make_full_view(graph);
+}
+
+namespace {
+
+// The types inference found for the values of `graph`'s own proto's value_info (a subgraph of a new
+// node: infer_node_types fills it), onto the subgraph's values that have none, in nested subgraphs too.
+void take_subgraph_types(Graph& graph) {
+  if (graph.proto)
+    for (const auto& vi : graph.proto->value_info()) {
+      Value* v = graph.find(vi.name());
+      if (v && v->producer && v->type.kind == 0 && vi.has_type()) v->type = type_info_from_proto(vi.type());
+    }
+  for (auto& node : graph.nodes)
+    for (auto& sub : node->subgraphs) take_subgraph_types(*sub.second);
+}
+
+}  // namespace
+
+void GraphEditor::type_added_nodes(Graph& graph) {
+  // One inference over every node added to the graph (in topological order), typed from what they
+  // read: one call per graph and commit, not one per edit.
+  std::vector<Node*> added;
+  std::vector<onnx::NodeProto*> protos;
+  std::unordered_set<std::string> defined;
+  for (Node* n : graph.topological_order) {
+    auto it = untyped_.find(n);
+    if (it == untyped_.end()) continue;
+    added.push_back(n);
+    protos.push_back(it->second);
+    for (const Value* out : n->outputs)
+      if (out) defined.insert(out->name);
+  }
+  if (added.empty()) return;
+  std::vector<std::unique_ptr<onnx::TypeProto>> read_types;
+  auto type_of = [&](const std::string& name) -> const onnx::TypeProto* {
+    if (defined.count(name)) return nullptr;
+    const Value* v = visible(graph, name);
+    if (!v) return nullptr;
+    auto type = std::make_unique<onnx::TypeProto>();
+    if (!type_proto_from_info(v->type, type.get())) return nullptr;
+    read_types.push_back(std::move(type));
+    return read_types.back().get();
+  };
+  std::unordered_map<std::string, TypeInfo> inferred;
+  for (const onnx::ValueInfoProto& vi : infer_node_types(*graph.model, protos, type_of))
+    inferred[vi.name()] = type_info_from_proto(vi.type());
+  for (Node* n : added) {
+    for (Value* out : n->outputs) {
+      if (!out) continue;
+      auto it = inferred.find(out->name);
+      // A replaced node's output keeps the type it had (the model's inference saw the whole model).
+      if (it != inferred.end() && out->type.kind == 0) out->type = it->second;
+    }
+    for (auto& sub : n->subgraphs) take_subgraph_types(*sub.second);
+  }
 }
 
 void freeze(Graph& main) {

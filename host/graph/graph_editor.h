@@ -5,8 +5,9 @@
 // concurrent Runs can read it without locks.
 //
 // An editor batches edits: each keeps names, producers and consumers exact at once (a later edit may
-// read what an earlier one added), while node and value indices, topological orders and views are
-// brought up to date by commit(), which must run before anything else reads the IR. An edit that fails
+// read what an earlier one added), while node and value indices, topological orders, the types of
+// added values (one local inference per edited graph) and views are brought up to date by commit(),
+// which must run before anything else reads the IR. An edit that fails
 // its checks throws before changing anything; a failure inside commit() (a cycle the edits made) leaves
 // the IR unusable, and the caller discards it (session creation fails).
 //
@@ -56,7 +57,8 @@ class GraphEditor {
 
   // Brings every edited graph up to date: nodes and values renumbered in their graph's order (a spliced
   // node last, a replacing node where the node it replaced was), implicit inputs of the nodes holding
-  // edited subgraphs, topological orders, views. Throws INVALID_GRAPH on a cycle the edits made.
+  // edited subgraphs, topological orders, the added values' types, views. Throws INVALID_GRAPH on a
+  // cycle the edits made.
   void commit();
 
  private:
@@ -67,9 +69,12 @@ class GraphEditor {
   void drop_value(Value& value);
   void touch(Graph& graph);
   void commit_graph(Graph& graph);
+  void type_added_nodes(Graph& graph);
 
   Graph& main_;
   std::unordered_set<const Node*> removed_;
+  // Nodes added since the last commit, which types what they define, and their (owned) protos.
+  std::unordered_map<const Node*, onnx::NodeProto*> untyped_;
   std::unordered_set<const Value*> dropped_;
   // A replaced node -> the nodes that took its place.
   std::unordered_map<const Node*, std::vector<Node*>> placed_;
