@@ -19,12 +19,17 @@
 
 #include "core/error.h"
 #include "graph/graph.h"
+#include "graph/graph_building.h"
 #include "model/creation_counts.h"
 #include "model/tensor_proto.h"
 
 namespace ephost {
 
 namespace {
+
+using graph_detail::graph_label;
+using graph_detail::link_implicit_inputs;
+using graph_detail::sort_topologically;
 
 class Builder {
  public:
@@ -79,34 +84,7 @@ class Builder {
 
     // 2. Nodes and their outputs.
     g.nodes.reserve(static_cast<size_t>(gp.node_size()));
-    for (int i = 0; i < gp.node_size(); ++i) {
-      const onnx::NodeProto& np = gp.node(i);
-      auto node = std::make_unique<Node>();
-      Node* n = node.get();
-      n->index = static_cast<size_t>(i);
-      n->op_type = np.op_type();
-      n->name = np.name().empty() ? np.op_type() + "_" + std::to_string(i) : np.name();
-      n->domain = np.domain() == "ai.onnx" ? std::string() : np.domain();
-      n->proto = &np;
-      n->owner = &g;
-      g.nodes.push_back(std::move(node));
-      n->outputs.reserve(static_cast<size_t>(np.output_size()));
-      for (int o = 0; o < np.output_size(); ++o) {
-        const std::string& out = np.output(o);
-        if (out.empty()) {
-          n->outputs.push_back(nullptr);
-          continue;
-        }
-        if (Value* existing = g.find(out)) {
-          fail(EPHOST_INVALID_GRAPH, "{}: node '{}' ({}) output '{}' is already defined by {}", where, n->name,
-               n->op_type, out, describe_definition(*existing));
-        }
-        Value* v = new_value(g, out);
-        v->producer = n;
-        v->producer_output = static_cast<size_t>(o);
-        n->outputs.push_back(v);
-      }
-    }
+    for (int i = 0; i < gp.node_size(); ++i) add_node(g, gp.node(i), where, nullptr);
 
     // 3. Types of node outputs: value_info, then declared graph outputs (shape inference refines them in
     // place). Graph inputs keep their declared type, initializers their own.
@@ -123,67 +101,7 @@ class Builder {
     }
 
     // 4. Inputs, attributes and subgraphs.
-    for (int i = 0; i < gp.node_size(); ++i) {
-      const onnx::NodeProto& np = gp.node(i);
-      Node* n = g.nodes[static_cast<size_t>(i)].get();
-      n->inputs.reserve(static_cast<size_t>(np.input_size()));
-      for (const std::string& in : np.input()) {
-        if (in.empty()) {
-          n->inputs.push_back(nullptr);
-          continue;
-        }
-        Value* v = resolve(g, in);
-        if (!v) {
-          fail(EPHOST_INVALID_GRAPH,
-               "{}: node '{}' ({}) input '{}' is not a graph input, an initializer, or the output of any node{}",
-               where, n->name, n->op_type, in, g.parent_graph ? " (in this graph or an enclosing one)" : "");
-        }
-        n->inputs.push_back(v);
-        add_consumer(v, n);
-      }
-      for (const auto& attr : np.attribute()) {
-        switch (attr.type()) {
-          case onnx::AttributeProto::TENSOR:
-            try {
-              n->tensor_attributes[attr.name()] = std::make_shared<Tensor>(tensor_from_proto(attr.t()));
-            } catch (const Error& e) {
-              fail(EPHOST_INVALID_GRAPH, "{}: node '{}' ({}) attribute '{}': {}", where, n->name, n->op_type,
-                   attr.name(), e.what());
-            }
-            break;
-          case onnx::AttributeProto::GRAPH: {
-            auto sub = std::make_unique<Graph>();
-            Graph* s = sub.get();
-            s->parent_graph = &g;
-            s->parent_node = n;
-            n->subgraphs.emplace_back(attr.name(), std::move(sub));
-            attr_name_stack_.push_back(attr.name());
-            build(*s, attr.g(), depth + 1);
-            attr_name_stack_.pop_back();
-            break;
-          }
-          case onnx::AttributeProto::GRAPHS:
-            fail(EPHOST_INVALID_GRAPH, "{}: node '{}' ({}) has GRAPHS attribute '{}', which no operator supports",
-                 where, n->name, n->op_type, attr.name());
-          default:
-            break;
-        }
-      }
-      // Every outer-scope entry of a subgraph refers to a value of this graph (possibly an outer-scope
-      // entry of this graph, created while resolving): an implicit input of n. Entries of one subgraph
-      // are distinct; only several subgraphs (If's branches) can repeat a value.
-      if (!n->subgraphs.empty()) {
-        std::unordered_set<const Value*> seen;
-        for (const auto& entry : n->subgraphs) {
-          for (Value* o : entry.second->outer_scope) {
-            Value* mine = o->outer;
-            if (n->subgraphs.size() > 1 && !seen.insert(mine).second) continue;
-            n->implicit_inputs.push_back(mine);
-            add_consumer(mine, n);
-          }
-        }
-      }
-    }
+    for (int i = 0; i < gp.node_size(); ++i) link_node(g, *g.nodes[static_cast<size_t>(i)], depth, where);
 
     // 5. Outputs.
     for (const auto& out : gp.output()) {
@@ -195,8 +113,91 @@ class Builder {
       g.outputs.push_back(v);
     }
 
-    topological_sort(g, where);
+    sort_topologically(g);
     g.view = make_full_view(g);
+  }
+
+  // A node of `g` from `np` (which must outlive the IR) and its output values, appended to g.nodes. An
+  // output name `g` already defines is an error, unless its value is in `adoptable` (a value left
+  // without its producer by an edit): the node then produces that value.
+  Node* add_node(Graph& g, const onnx::NodeProto& np, const std::string& where,
+                 const std::unordered_set<const Value*>* adoptable) {
+    auto node = std::make_unique<Node>();
+    Node* n = node.get();
+    n->index = g.nodes.size();
+    n->op_type = np.op_type();
+    n->name = np.name().empty() ? np.op_type() + "_" + std::to_string(n->index) : np.name();
+    n->domain = np.domain() == "ai.onnx" ? std::string() : np.domain();
+    n->proto = &np;
+    n->owner = &g;
+    g.nodes.push_back(std::move(node));
+    n->outputs.reserve(static_cast<size_t>(np.output_size()));
+    for (int o = 0; o < np.output_size(); ++o) {
+      const std::string& out = np.output(o);
+      if (out.empty()) {
+        n->outputs.push_back(nullptr);
+        continue;
+      }
+      Value* v = g.find(out);
+      if (v && !(adoptable && adoptable->count(v) && !v->producer)) {
+        fail(EPHOST_INVALID_GRAPH, "{}: node '{}' ({}) output '{}' is already defined by {}", where, n->name,
+             n->op_type, out, describe_definition(*v));
+      }
+      if (!v) v = new_value(g, out);
+      v->producer = n;
+      v->producer_output = static_cast<size_t>(o);
+      n->outputs.push_back(v);
+    }
+    return n;
+  }
+
+  // Resolves n's inputs (in its graph, else enclosing ones), materializes its TENSOR attributes, builds
+  // its subgraphs (`depth`: its graph's) and their outer-scope reads as implicit inputs of n.
+  void link_node(Graph& g, Node& node, int depth, const std::string& where) {
+    Node* n = &node;
+    const onnx::NodeProto& np = *n->proto;
+    n->inputs.reserve(static_cast<size_t>(np.input_size()));
+    for (const std::string& in : np.input()) {
+      if (in.empty()) {
+        n->inputs.push_back(nullptr);
+        continue;
+      }
+      Value* v = resolve(g, in);
+      if (!v) {
+        fail(EPHOST_INVALID_GRAPH,
+             "{}: node '{}' ({}) input '{}' is not a graph input, an initializer, or the output of any node{}",
+             where, n->name, n->op_type, in, g.parent_graph ? " (in this graph or an enclosing one)" : "");
+      }
+      n->inputs.push_back(v);
+      add_consumer(v, n);
+    }
+    for (const auto& attr : np.attribute()) {
+      switch (attr.type()) {
+        case onnx::AttributeProto::TENSOR:
+          try {
+            n->tensor_attributes[attr.name()] = std::make_shared<Tensor>(tensor_from_proto(attr.t()));
+          } catch (const Error& e) {
+            fail(EPHOST_INVALID_GRAPH, "{}: node '{}' ({}) attribute '{}': {}", where, n->name, n->op_type,
+                 attr.name(), e.what());
+          }
+          break;
+        case onnx::AttributeProto::GRAPH: {
+          auto sub = std::make_unique<Graph>();
+          Graph* s = sub.get();
+          s->parent_graph = &g;
+          s->parent_node = n;
+          n->subgraphs.emplace_back(attr.name(), std::move(sub));
+          build(*s, attr.g(), depth + 1);
+          break;
+        }
+        case onnx::AttributeProto::GRAPHS:
+          fail(EPHOST_INVALID_GRAPH, "{}: node '{}' ({}) has GRAPHS attribute '{}', which no operator supports",
+               where, n->name, n->op_type, attr.name());
+        default:
+          break;
+      }
+    }
+    link_implicit_inputs(*n);
   }
 
  private:
@@ -239,13 +240,50 @@ class Builder {
     return "an outer-scope value";
   }
 
-  std::string graph_label(const Graph& g) const {
-    if (!g.parent_node) return g.name.empty() ? std::string("main graph") : fmt::format("graph '{}'", g.name);
-    return fmt::format("subgraph '{}' (attribute '{}' of node '{}')", g.name,
-                       attr_name_stack_.empty() ? std::string() : attr_name_stack_.back(), g.parent_node->name);
+  // The tensor of a main-graph initializer an earlier IR of the same model materialized, when it
+  // still has the proto's type and shape; else null.
+  std::shared_ptr<Tensor> reusable(const onnx::TensorProto& init) const {
+    auto it = reuse_.find(init.name());
+    if (it == reuse_.end() || !it->second || it->second->elem_type() != init.data_type()) return nullptr;
+    const std::vector<int64_t> dims(init.dims().begin(), init.dims().end());
+    return it->second->shape() == dims ? it->second : nullptr;
   }
 
-  static void topological_sort(Graph& g, const std::string& where) {
+  const Model& model_;
+  const InitializerTensors& reuse_;
+};
+
+}  // namespace
+
+namespace graph_detail {
+
+std::string graph_label(const Graph& g) {
+  if (!g.parent_node) return g.name.empty() ? std::string("main graph") : fmt::format("graph '{}'", g.name);
+  std::string attribute;
+  for (const auto& entry : g.parent_node->subgraphs)
+    if (entry.second.get() == &g) attribute = entry.first;
+  return fmt::format("subgraph '{}' (attribute '{}' of node '{}')", g.name, attribute, g.parent_node->name);
+}
+
+void link_implicit_inputs(Node& node) {
+  // Every outer-scope entry of a subgraph refers to a value of this graph (possibly an outer-scope
+  // entry of this graph, created while resolving): an implicit input of n. Entries of one subgraph
+  // are distinct; only several subgraphs (If's branches) can repeat a value.
+  Node* n = &node;
+  std::unordered_set<const Value*> seen(n->implicit_inputs.begin(), n->implicit_inputs.end());
+  for (const auto& entry : n->subgraphs) {
+    for (Value* o : entry.second->outer_scope) {
+      Value* mine = o->outer;
+      if (!seen.insert(mine).second) continue;
+      n->implicit_inputs.push_back(mine);
+      if (std::find(mine->consumers.begin(), mine->consumers.end(), n) == mine->consumers.end())
+        mine->consumers.push_back(n);
+    }
+  }
+}
+
+void sort_topologically(Graph& g) {
+    const std::string where = graph_label(g);
     const size_t n = g.nodes.size();
     std::vector<size_t> indegree(n, 0);
     for (const auto& v : g.values)
@@ -294,23 +332,10 @@ class Builder {
     };
     if (first && !reads(first, first->inputs)) reads(first, first->implicit_inputs);
     fail(EPHOST_INVALID_GRAPH, "{} has a cycle: {} node(s) left unsorted: {}{}", where, count, left, edge);
-  }
+}
 
-  // The tensor of a main-graph initializer an earlier IR of the same model materialized, when it
-  // still has the proto's type and shape; else null.
-  std::shared_ptr<Tensor> reusable(const onnx::TensorProto& init) const {
-    auto it = reuse_.find(init.name());
-    if (it == reuse_.end() || !it->second || it->second->elem_type() != init.data_type()) return nullptr;
-    const std::vector<int64_t> dims(init.dims().begin(), init.dims().end());
-    return it->second->shape() == dims ? it->second : nullptr;
-  }
+}  // namespace graph_detail
 
-  const Model& model_;
-  const InitializerTensors& reuse_;
-  std::vector<std::string> attr_name_stack_;
-};
-
-}  // namespace
 
 namespace {
 
@@ -377,21 +402,27 @@ TypeInfo type_info_from_proto(const onnx::TypeProto& type) {
 
 namespace {
 
-// Node::attributes: every attribute in NodeProto order, TENSOR ones with their materialized tensor.
-void index_node_attributes(Graph& graph) {
-  for (auto& node : graph.nodes) {
-    node->attributes.clear();
-    if (node->proto) {
-      for (const auto& a : node->proto->attribute()) {
-        Node::AttributeRef ref;
-        ref.proto = &a;
-        auto it = node->tensor_attributes.find(a.name());
-        if (it != node->tensor_attributes.end()) ref.tensor = it->second.get();
-        node->attributes.push_back(ref);
-      }
+// Node::attributes: every attribute in NodeProto order, TENSOR ones with their materialized tensor; in
+// the node's subgraphs too.
+void index_node_attributes(Node& node) {
+  node.attributes.clear();
+  if (node.proto) {
+    for (const auto& a : node.proto->attribute()) {
+      Node::AttributeRef ref;
+      ref.proto = &a;
+      auto it = node.tensor_attributes.find(a.name());
+      if (it != node.tensor_attributes.end()) ref.tensor = it->second.get();
+      node.attributes.push_back(ref);
     }
-    for (auto& sub : node->subgraphs) index_node_attributes(*sub.second);
   }
+  for (auto& sub : node.subgraphs)
+    for (auto& inner : sub.second->nodes) index_node_attributes(*inner);
+}
+
+int depth_of(const Graph& graph) {
+  int depth = 0;
+  for (const Graph* g = graph.parent_graph; g; g = g->parent_graph) ++depth;
+  return depth;
 }
 
 }  // namespace
@@ -407,8 +438,29 @@ std::unique_ptr<Graph> build_graph_ir(const Model& model, const InitializerTenso
   count_ir_build();
   auto main = std::make_unique<Graph>();
   Builder(model, reuse).build(*main, model.proto->graph(), 0);
-  index_node_attributes(*main);
+  for (auto& node : main->nodes) index_node_attributes(*node);
   return main;
 }
+
+namespace graph_detail {
+
+std::vector<Node*> add_nodes(Graph& graph, const std::vector<const onnx::NodeProto*>& protos,
+                             const std::unordered_set<const Value*>& adoptable) {
+  if (!graph.model) fail(EPHOST_INVALID_ARGUMENT, "add_nodes: {} was not built from a model", graph_label(graph));
+  const InitializerTensors none;
+  Builder builder(*graph.model, none);
+  const std::string where = graph_label(graph);
+  std::vector<Node*> added;
+  added.reserve(protos.size());
+  for (const onnx::NodeProto* np : protos) added.push_back(builder.add_node(graph, *np, where, &adoptable));
+  const int depth = depth_of(graph);
+  for (Node* n : added) {
+    builder.link_node(graph, *n, depth, where);
+    index_node_attributes(*n);
+  }
+  return added;
+}
+
+}  // namespace graph_detail
 
 }  // namespace ephost

@@ -3,8 +3,10 @@
 //
 // Ownership: the main Graph owns its Nodes and Values; nested subgraphs (If/Loop/Scan graph
 // attributes) are Graphs owned by their Node. Raw pointers between them are valid for the main
-// graph's lifetime. The IR points into the Model's ModelProto (model/model.h), which must outlive it.
-// The IR is read-only once built: graph transforms rewrite the ModelProto and the IR is rebuilt.
+// graph's lifetime. The IR points into the Model's ModelProto (model/model.h), which must outlive it,
+// and into the NodeProtos of the nodes an edit added (owned by the main graph).
+// Before partitioning the IR may be edited (graph/graph_editor.h); freeze() then makes it read-only for
+// the session's lifetime, which is what lets concurrent Runs read it without locks.
 #pragma once
 
 #include <cstdint>
@@ -123,6 +125,12 @@ class Graph {
 
   // The read-only view handed to plugins for this whole graph.
   std::unique_ptr<GraphView> view;
+
+  // Main graph only: set by freeze(); a GraphEditor refuses a frozen IR.
+  bool frozen = false;
+  // Main graph only: the NodeProtos of the nodes edits added (in any graph of the IR), which their
+  // Node::proto, attribute handles and subgraphs point into.
+  std::vector<std::shared_ptr<const onnx::NodeProto>> edited_protos;
 
   Value* find(const std::string& value_name) const {
     auto it = by_name.find(value_name);

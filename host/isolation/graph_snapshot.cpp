@@ -3,26 +3,10 @@
 #include <onnx/onnx_pb.h>
 
 #include "core/error.h"
+#include "graph/graph_writer.h"
 #include "model/model.h"
-#include "model/tensor_proto.h"
 
 namespace ephost::isolation {
-namespace {
-
-void restore_initializers(onnx::GraphProto& proto, const Graph& ir) {
-  for (auto& init : *proto.mutable_initializer()) {
-    const Value* v = ir.find(init.name());
-    // The name is copied first: tensor_to_proto clears the proto it writes.
-    const std::string name = init.name();
-    if (v && v->initializer && !init.has_raw_data()) tensor_to_proto(*v->initializer, name, &init);
-  }
-  for (int i = 0; i < proto.node_size() && static_cast<size_t>(i) < ir.nodes.size(); ++i)
-    for (auto& a : *proto.mutable_node(i)->mutable_attribute())
-      if (a.has_g())
-        if (const Graph* sub = ir.nodes[static_cast<size_t>(i)]->subgraph(a.name())) restore_initializers(*a.mutable_g(), *sub);
-}
-
-}  // namespace
 
 const Graph& main_graph_of(const Graph& graph) {
   const Graph* g = &graph;
@@ -32,8 +16,10 @@ const Graph& main_graph_of(const Graph& graph) {
 
 std::string snapshot_model(const Graph& main) {
   if (!main.model || !main.model->proto) fail(EPHOST_EP_FAIL, "isolated provider: graph '{}' has no model", main.name);
-  onnx::ModelProto copy = *main.model->proto;
-  restore_initializers(*copy.mutable_graph(), main);
+  // Written from the IR: edits before partitioning (function bodies spliced in) live only there, and the
+  // provider host finds nodes by their index in it.
+  onnx::ModelProto copy;
+  write_model_proto(main, &copy);
   std::string bytes;
   if (!copy.SerializeToString(&bytes))
     fail(EPHOST_EP_FAIL, "isolated provider: the model of graph '{}' cannot be serialized (over 2 GiB?)", main.name);

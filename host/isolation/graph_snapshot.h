@@ -15,8 +15,9 @@ namespace ephost::isolation {
 // The main graph `graph` belongs to (itself when it is one).
 const Graph& main_graph_of(const Graph& graph);
 
-// The serialized ModelProto `main` was built from, with the initializers' bytes the IR took put back
-// (release_initializer_data dropped them from the proto), for the provider host to rebuild the graph.
+// The serialized model of `main`, written from the IR (graph/graph_writer.h: edits included, the
+// initializers' bytes the IR took from the proto put back), for the provider host to rebuild the graph
+// with the same node indices.
 std::string snapshot_model(const Graph& main);
 
 // Writes the way from the main graph down to `graph`: (node index, attribute name) per level.

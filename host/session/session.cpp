@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "ephost/ephost_session_options_keys.h"
+#include "graph/graph_editor.h"
 #include "model/loader.h"
 #include "model/tensor_proto.h"
 #include "session/run_inputs.h"
@@ -161,6 +162,7 @@ void Session::initialize(std::unique_ptr<Model> model) {
     auto span = profile(p, "session", "partition");
     partitions = partition_graphs(*graph_, providers_, contexts, generation);
   }
+  freeze(*graph_);  // from here concurrent Runs read the IR: no edit may change it
   deadline.check("partition");
   std::vector<std::unique_ptr<CompiledGraph>> compiled;
   {

@@ -4,8 +4,9 @@
 //   create_providers      registry + options      -> the session's providers, in priority order
 //   resolve_ep_contexts   EPContext model         -> loaded contexts; rejected ones replaced by source nodes
 //   transform_model       ModelProto              -> ModelProto rewritten by the graph transforms
-//   build_graph           ModelProto              -> the IR; function nodes nobody claims expanded
-//   partition_graphs      IR + providers          -> one GraphPartition per graph (main graph first)
+//   build_graph           ModelProto              -> the IR; function nodes nobody claims expanded in it
+//   partition_graphs      IR + providers          -> one GraphPartition per graph (main graph first); the IR
+//                                                    is frozen from here (graph/graph_editor.h)
 //   compile_graphs        partitions              -> kernels and compiled fused groups, per graph
 //   plan_graphs           compiled graphs         -> execution order and allocation plan, per graph
 //   create_executors      compiled graphs + plans -> one executor per graph
@@ -43,7 +44,8 @@ ContextResolution resolve_ep_contexts(Model& model, const SessionProviders& prov
 void transform_model(Model& model, const SessionConfig& config, Env& env, const CreationDeadline& deadline = {});
 
 // Builds the IR of `model`; nodes no provider claims are replaced by their function bodies where their
-// operators have one (the IR is rebuilt). Initializer bytes then leave the proto (the IR holds them).
+// operators have one (edited in the IR, not rebuilt). Initializer bytes then leave the proto (the IR
+// holds them).
 std::unique_ptr<Graph> build_graph(Model& model, const SessionProviders& providers);
 
 // Partitions the main graph (EPContext nodes preassigned to the providers that loaded them, original

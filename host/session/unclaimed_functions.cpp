@@ -2,6 +2,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <memory>
 #include <unordered_set>
 
 #include "plugin_abi/handles.h"
@@ -17,11 +18,11 @@ namespace {
 // this means a function that reaches itself.
 constexpr int kMaxRounds = 16;
 
-// Adds to `out` the NodeProtos of `graph` (and its subgraphs) that have a function body and that no
-// provider claims.
+// Adds to `out` the nodes of `graph` (and its subgraphs) that have a function body and that no provider
+// claims.
 void collect_unclaimed(const Model& model, const Graph& graph, const CapabilityQuery& query, size_t provider_count,
-                       std::unordered_set<const onnx::NodeProto*>* out) {
-  std::vector<const Node*> candidates;
+                       std::vector<Node*>* out) {
+  std::vector<Node*> candidates;
   for (const auto& node : graph.nodes)
     if (node->proto && has_function_body(model, *node->proto)) candidates.push_back(node.get());
   if (!candidates.empty()) {
@@ -33,11 +34,11 @@ void collect_unclaimed(const Model& model, const Graph& graph, const CapabilityQ
         // The partitioner asks again, and reports the failure there.
       }
     }
-    for (const Node* node : candidates)
+    for (Node* node : candidates)
       if (!claimed.count(node)) {
         log_info(fmt::format("no provider claimed node '{}' ({}) of graph '{}': running its function body instead",
                              node->name, node->op_type, graph.name));
-        out->insert(node->proto);
+        out->push_back(node);
       }
   }
   for (const auto& node : graph.nodes)
@@ -49,8 +50,9 @@ void collect_unclaimed(const Model& model, const Graph& graph, const CapabilityQ
 size_t expand_unclaimed_functions(Model& model, std::unique_ptr<Graph>& graph, const CapabilityQuery& query,
                                   size_t provider_count) {
   size_t total = 0;
+  std::unique_ptr<FunctionBodies> bodies;  // made on the first round that expands: most models have none
   for (int round = 0;; ++round) {
-    std::unordered_set<const onnx::NodeProto*> unclaimed;
+    std::vector<Node*> unclaimed;
     collect_unclaimed(model, *graph, query, provider_count, &unclaimed);
     if (unclaimed.empty()) return total;
     if (round == kMaxRounds)
@@ -58,11 +60,8 @@ size_t expand_unclaimed_functions(Model& model, std::unique_ptr<Graph>& graph, c
            "function expansion did not finish after {} rounds: {} node(s) still need their function bodies (does a "
            "function's body use the function itself?)",
            kMaxRounds, unclaimed.size());
-    // Expansion leaves the initializers alone: the rebuilt IR shares their tensors.
-    const InitializerTensors initializers = main_initializer_tensors(*graph);
-    graph.reset();  // points into the proto about to be rewritten
-    total += expand_function_nodes(model, unclaimed);  // types what it splices in
-    graph = build_graph_ir(model, initializers);
+    if (!bodies) bodies = std::make_unique<FunctionBodies>(model);
+    total += expand_function_nodes(*bodies, *graph, unclaimed);  // in the IR, typed where spliced in
   }
 }
 

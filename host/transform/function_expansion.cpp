@@ -1,7 +1,5 @@
 // Function expansion: instantiates a function body (schema-defined, context-dependent, or model-local)
-// for a node and splices its nodes into the node's graph. Per graph, subgraphs first (their NodeProtos
-// must still be the ones the caller named), then the graph's own node list is rebuilt and the spliced
-// nodes typed (model/node_types.h).
+// for an IR node; the graph editor puts the body's nodes in the node's place and types them.
 #include "transform/function_expansion.h"
 
 #include <onnx/defs/schema.h>
@@ -15,13 +13,48 @@
 #include <vector>
 
 #include "core/error.h"
-#include "model/node_types.h"
+#include "graph/graph_editor.h"
 #include "transform/proto_util.h"
 
 namespace ephost {
 
+namespace expansion_detail {
+
+// Every value name of the model, to give the names a body defines new, unique ones.
+class NameAllocator {
+ public:
+  explicit NameAllocator(const onnx::ModelProto& model) { add_graph(model.graph()); }
+
+  std::string fresh(const std::string& base) {
+    std::string name = base;
+    for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
+    used_.insert(name);
+    return name;
+  }
+
+ private:
+  void add_graph(const onnx::GraphProto& g) {
+    for (const auto& v : g.input()) used_.insert(v.name());
+    for (const auto& v : g.output()) used_.insert(v.name());
+    for (const auto& v : g.value_info()) used_.insert(v.name());
+    for (const auto& t : g.initializer()) used_.insert(t.name());
+    for (const auto& n : g.node()) {
+      for (const auto& o : n.output()) used_.insert(o);
+      for (const auto& a : n.attribute()) {
+        if (a.has_g()) add_graph(a.g());
+        for (const auto& sub : a.graphs()) add_graph(sub);
+      }
+    }
+  }
+
+  std::unordered_set<std::string> used_;
+};
+
+}  // namespace expansion_detail
+
 namespace {
 
+using expansion_detail::NameAllocator;
 using transform_detail::is_default_domain;
 
 std::string canonical_domain(const std::string& d) { return is_default_domain(d) ? std::string() : d; }
@@ -124,36 +157,6 @@ std::vector<std::pair<std::string, int64_t>> check_body_opsets(const Model& mode
 
 // ---------------------------------------------------------------------------------------------
 // Names
-
-// Every value name of the model, to give the names a body defines new, unique ones.
-class NameAllocator {
- public:
-  explicit NameAllocator(const onnx::ModelProto& model) { add_graph(model.graph()); }
-
-  std::string fresh(const std::string& base) {
-    std::string name = base;
-    for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
-    used_.insert(name);
-    return name;
-  }
-
- private:
-  void add_graph(const onnx::GraphProto& g) {
-    for (const auto& v : g.input()) used_.insert(v.name());
-    for (const auto& v : g.output()) used_.insert(v.name());
-    for (const auto& v : g.value_info()) used_.insert(v.name());
-    for (const auto& t : g.initializer()) used_.insert(t.name());
-    for (const auto& n : g.node()) {
-      for (const auto& o : n.output()) used_.insert(o);
-      for (const auto& a : n.attribute()) {
-        if (a.has_g()) add_graph(a.g());
-        for (const auto& sub : a.graphs()) add_graph(sub);
-      }
-    }
-  }
-
-  std::unordered_set<std::string> used_;
-};
 
 // Renames within a body: formal names and the names the body defines, nearest scope first.
 struct NameScope {
@@ -307,118 +310,74 @@ class BodyInstance {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Walking the model
+// One IR node -> its body, instantiated
 
-class Expander {
- public:
-  Expander(Model& model, const std::unordered_set<const onnx::NodeProto*>& targets)
-      : model_(model), targets_(targets), names_(*model.proto) {}
-
-  size_t run() {
-    expand_graph(*model_.proto->mutable_graph(), nullptr);
-    return expanded_;
+// The function body of `node`: a model-local function, a schema's, or one onnx builds for the node from
+// its input types (context-dependent). `built` holds a body built for the node; `schema` is set for
+// schema functions.
+const onnx::FunctionProto& find_body(const Model& model, const Node& node, const std::string& label,
+                                     const onnx::OpSchema** schema, onnx::FunctionProto* built) {
+  const onnx::NodeProto& call = *node.proto;
+  if (const onnx::FunctionProto* local = find_local_function(*model.proto, call)) return *local;
+  *schema = find_schema(model, call);
+  if (!schema_has_body(*schema))
+    fail(EPHOST_INVALID_GRAPH, "{}: no function body is defined for it at {} opset {}", label,
+         shown_domain(canonical_domain(call.domain())), model.opset(canonical_domain(call.domain())));
+  if ((*schema)->HasFunction()) return *(*schema)->GetFunction();
+  std::vector<onnx::TypeProto> input_types;
+  for (const Value* in : node.inputs) {
+    onnx::TypeProto type;
+    if (in) type_proto_from_info(in->type, &type);
+    input_types.push_back(std::move(type));
   }
-
- private:
-  void expand_graph(onnx::GraphProto& g, const GraphTypes* parent) {
-    GraphTypes types(g, parent);
-    bool any = false;
-    for (auto& n : *g.mutable_node()) {
-      any |= targets_.count(&n) > 0;
-      for (auto& a : *n.mutable_attribute()) {
-        if (a.has_g()) expand_graph(*a.mutable_g(), &types);
-        for (auto& sub : *a.mutable_graphs()) expand_graph(sub, &types);
-      }
-    }
-    if (!any) return;
-
-    google::protobuf::RepeatedPtrField<onnx::NodeProto> rebuilt;
-    std::vector<int> spliced;  // positions in `rebuilt` of body nodes
-    for (int i = 0; i < g.node_size(); ++i) {
-      onnx::NodeProto& n = *g.mutable_node(i);
-      if (!targets_.count(&n)) {
-        *rebuilt.Add() = std::move(n);
-        continue;
-      }
-      for (auto& body_node : expand(n, i, types)) {
-        spliced.push_back(rebuilt.size());
-        *rebuilt.Add() = std::move(body_node);
-      }
-      ++expanded_;
-    }
-    g.mutable_node()->Swap(&rebuilt);
-    type_spliced_nodes(g, spliced, types);
+  bool ok = false;
+  std::string why;
+  try {
+    onnx::FunctionBodyBuildContextImpl context(call, input_types);
+    ok = (*schema)->BuildContextDependentFunction(context, *built);
+  } catch (const std::exception& e) {
+    why = std::string(": ") + e.what();
   }
-
-  // Types the values the body nodes define (the calls' outputs were typed already), from the types of
-  // what they read: the rest of the model keeps its types, so it is not inferred again.
-  void type_spliced_nodes(onnx::GraphProto& g, const std::vector<int>& spliced, const GraphTypes& types) {
-    std::vector<onnx::NodeProto*> nodes;
-    for (int i : spliced) nodes.push_back(g.mutable_node(i));
-    auto type_of = [&types](const std::string& name) { return types.find(name); };
-    for (onnx::ValueInfoProto& vi : infer_node_types(model_, nodes, type_of))
-      if (!types.find(vi.name())) *g.add_value_info() = std::move(vi);
-  }
-
-  std::vector<onnx::NodeProto> expand(const onnx::NodeProto& node, int index, const GraphTypes& types) {
-    const std::string name = node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
-    const std::string label = fmt::format("node '{}' ({})", name, node.op_type());
-    const onnx::OpSchema* schema = nullptr;
-    onnx::FunctionProto built;
-    const onnx::FunctionProto* body = find_local_function(*model_.proto, node);
-    if (!body) {
-      schema = find_schema(model_, node);
-      if (!schema_has_body(schema))
-        fail(EPHOST_INVALID_GRAPH, "{}: no function body is defined for it at {} opset {}", label,
-             shown_domain(canonical_domain(node.domain())), model_.opset(canonical_domain(node.domain())));
-      if (schema->HasFunction()) {
-        body = schema->GetFunction();
-      } else {
-        std::vector<onnx::TypeProto> input_types;
-        for (const auto& in : node.input()) {
-          const onnx::TypeProto* t = in.empty() ? nullptr : types.find(in);
-          input_types.push_back(t ? *t : onnx::TypeProto());
-        }
-        bool ok = false;
-        std::string why;
-        try {
-          onnx::FunctionBodyBuildContextImpl context(node, input_types);
-          ok = schema->BuildContextDependentFunction(context, built);
-        } catch (const std::exception& e) {
-          why = std::string(": ") + e.what();
-        }
-        if (!ok)
-          fail(EPHOST_INVALID_GRAPH,
-               "{}: onnx could not build its function body for this node (it depends on the input types, which "
-               "must be known){}",
-               label, why);
-        body = &built;
-      }
-    }
-    for (const auto& [domain, version] : check_body_opsets(model_, *body, label)) {
-      model_.opsets[domain] = version;
-      auto* import = model_.proto->add_opset_import();
-      import->set_domain(domain);
-      import->set_version(version);
-    }
-    return BodyInstance(node, schema, name, names_).instantiate(*body, label);
-  }
-
-  Model& model_;
-  const std::unordered_set<const onnx::NodeProto*>& targets_;
-  NameAllocator names_;
-  size_t expanded_ = 0;
-};
+  if (!ok)
+    fail(EPHOST_INVALID_GRAPH,
+         "{}: onnx could not build its function body for this node (it depends on the input types, which must be "
+         "known){}",
+         label, why);
+  return *built;
+}
 
 }  // namespace
 
-bool has_function_body(const Model& model, const onnx::NodeProto& node) {
-  return find_local_function(*model.proto, node) != nullptr || schema_has_body(find_schema(model, node));
+FunctionBodies::FunctionBodies(Model& model)
+    : model_(model), names_(std::make_unique<expansion_detail::NameAllocator>(*model.proto)) {}
+
+FunctionBodies::~FunctionBodies() = default;
+
+std::vector<onnx::NodeProto> FunctionBodies::instantiate(const Node& node) {
+  const std::string label = fmt::format("node '{}' ({})", node.name, node.op_type);
+  if (!node.proto) fail(EPHOST_INVALID_GRAPH, "{}: the node has no NodeProto to expand", label);
+  const onnx::OpSchema* schema = nullptr;
+  onnx::FunctionProto built;
+  const onnx::FunctionProto& body = find_body(model_, node, label, &schema, &built);
+  for (const auto& [domain, version] : check_body_opsets(model_, body, label)) {
+    model_.opsets[domain] = version;
+    auto* import = model_.proto->add_opset_import();
+    import->set_domain(domain);
+    import->set_version(version);
+  }
+  return BodyInstance(*node.proto, schema, node.name, *names_).instantiate(body, label);
 }
 
-size_t expand_function_nodes(Model& model, const std::unordered_set<const onnx::NodeProto*>& nodes) {
+size_t expand_function_nodes(FunctionBodies& bodies, Graph& main, const std::vector<Node*>& nodes) {
   if (nodes.empty()) return 0;
-  return Expander(model, nodes).run();
+  GraphEditor editor(main);
+  for (Node* node : nodes) editor.replace(*node, bodies.instantiate(*node));  // typed where spliced in
+  editor.commit();
+  return nodes.size();
+}
+
+bool has_function_body(const Model& model, const onnx::NodeProto& node) {
+  return find_local_function(*model.proto, node) != nullptr || schema_has_body(find_schema(model, node));
 }
 
 }  // namespace ephost

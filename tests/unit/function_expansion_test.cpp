@@ -15,10 +15,12 @@
 
 #include "plugin_abi/handles.h"
 #include "core/error.h"
+#include "graph/graph_writer.h"
 #include "model/loader.h"
 #include "model_builders.h"
 #include "session/session.h"
 #include "session/unclaimed_functions.h"
+#include "session_helpers.h"
 #include "transform/function_expansion.h"
 
 using namespace ephost;
@@ -26,18 +28,12 @@ using namespace ephost_test;
 
 namespace {
 
-Env& env() {
-  static std::vector<std::string> none;
-  static Env e(EPHOST_LOG_ERROR, &none);
-  return e;
-}
-
-ModelAndIr load_with_ir(const onnx::ModelProto& m, LoadOptions options = {}) {
-  std::string bytes = serialize(m);
-  ModelAndIr loaded;
-  loaded.model = load_model_from_buffer(bytes.data(), bytes.size(), options);
-  loaded.main = build_graph_ir(*loaded.model);
-  return loaded;
+// The model as expanded: written from the IR, where the bodies were spliced in (the ModelProto keeps the
+// graph as loaded).
+onnx::ModelProto expanded(const ModelAndIr& model) {
+  onnx::ModelProto m;
+  write_model_proto(*model.main, &m);
+  return m;
 }
 
 // One provider that claims every node except those of `refused` ops.
@@ -71,7 +67,7 @@ Tensor float_input(const std::vector<int64_t>& shape) {
 std::vector<Tensor> run(const onnx::ModelProto& model, const std::vector<std::string>& names,
                         const std::vector<Tensor>& inputs) {
   std::string bytes = serialize(model);
-  auto session = Session::create_from_buffer(env(), bytes.data(), bytes.size(), SessionOptions{});
+  auto session = Session::create_from_buffer(quiet_env(), bytes.data(), bytes.size(), SessionOptions{});
   std::vector<Tensor> outputs;
   for (const RuntimeValue& v : session->run(names, std::vector<RuntimeValue>(inputs.begin(), inputs.end()), {}))
     outputs.push_back(v.tensor());
@@ -131,7 +127,8 @@ onnx::ModelProto mvn_model(const std::vector<int64_t>* axes) {
 TEST(FunctionExpansion, SchemaFunctionTakesTheSchemaDefaultOfAnOmittedAttribute) {
   auto model = load_with_ir(mvn_model(nullptr));
   EXPECT_EQ(expand_unclaimed_functions(*model, model.main, claims_all_but({"MeanVarianceNormalization"}), 1), 1u);
-  const auto& g = model->proto->graph();
+  const onnx::ModelProto written = expanded(model);
+  const auto& g = written.graph();
   EXPECT_FALSE(contains(op_types(g), "MeanVarianceNormalization"));
   int reduce_means = 0;
   for (const auto& n : g.node()) {
@@ -145,11 +142,11 @@ TEST(FunctionExpansion, SchemaFunctionTakesTheSchemaDefaultOfAnOmittedAttribute)
               (std::vector<int64_t>{0, 2, 3}));
   }
   EXPECT_EQ(reduce_means, 2);
-  // The IR was rebuilt from the expanded proto.
+  // The body replaced the node in the IR.
   for (const auto& n : model.main->nodes) EXPECT_NE(n->op_type, "MeanVarianceNormalization");
 
   Tensor x = float_input({2, 3, 2, 2});
-  expect_near(run(*model->proto, {"X"}, {x})[0], mvn_reference(x, {0, 2, 3}));
+  expect_near(run(expanded(model), {"X"}, {x})[0], mvn_reference(x, {0, 2, 3}));
 }
 
 TEST(FunctionExpansion, SchemaFunctionTakesTheNodesAttribute) {
@@ -157,13 +154,13 @@ TEST(FunctionExpansion, SchemaFunctionTakesTheNodesAttribute) {
   auto model = load_with_ir(mvn_model(&axes));
   EXPECT_EQ(expand_unclaimed_functions(*model, model.main, claims_all_but({"MeanVarianceNormalization"}), 1), 1u);
   Tensor x = float_input({2, 3, 2, 2});
-  expect_near(run(*model->proto, {"X"}, {x})[0], mvn_reference(x, {1}));
+  expect_near(run(expanded(model), {"X"}, {x})[0], mvn_reference(x, {1}));
 }
 
 TEST(FunctionExpansion, ClaimedNodesStayAsTheyAre) {
   auto model = load_with_ir(mvn_model(nullptr));
   EXPECT_EQ(expand_unclaimed_functions(*model, model.main, claims_all_but({}), 1), 0u);
-  EXPECT_EQ(op_types(model->proto->graph()), std::vector<std::string>{"MeanVarianceNormalization"});
+  EXPECT_EQ(op_types(expanded(model).graph()), std::vector<std::string>{"MeanVarianceNormalization"});
 }
 
 // Celu's body is built from the node (context-dependent): alpha becomes a constant of the body.
@@ -175,14 +172,14 @@ TEST(FunctionExpansion, ContextDependentFunction) {
   add_output(g, "Y", kFloat, {2, 3});
   auto model = load_with_ir(m);
   EXPECT_EQ(expand_unclaimed_functions(*model, model.main, claims_all_but({"Celu"}), 1), 1u);
-  EXPECT_FALSE(contains(op_types(model->proto->graph()), "Celu"));
+  EXPECT_FALSE(contains(op_types(expanded(model).graph()), "Celu"));
   Tensor x = float_input({2, 3});
   std::vector<float> want;
   for (int64_t i = 0; i < 6; ++i) {
     const float v = x.data_as<float>()[i];
     want.push_back(std::max(0.0f, v) + std::min(0.0f, 2.0f * (std::exp(v / 2.0f) - 1.0f)));
   }
-  expect_near(run(*model->proto, {"X"}, {x})[0], want);
+  expect_near(run(expanded(model), {"X"}, {x})[0], want);
 }
 
 // Two expansions of one op, named alike, next to a value that already has a generated name.
@@ -198,18 +195,19 @@ TEST(FunctionExpansion, NamesStayUniqueInTheModel) {
   auto model = load_with_ir(m);
   EXPECT_EQ(expand_unclaimed_functions(*model, model.main, claims_all_but({"MeanVarianceNormalization"}), 1), 2u);
   std::set<std::string> defined;
-  for (const auto& n : model->proto->graph().node())
+  const onnx::ModelProto written = expanded(model);
+  for (const auto& n : written.graph().node())
     for (const auto& o : n.output()) EXPECT_TRUE(defined.insert(o).second) << o << " defined twice";
   EXPECT_FALSE(defined.count("mvn/X_RM"));
   // The loader's structure check and the checker accept the expanded model.
-  EXPECT_NO_THROW(load_with_ir(*model->proto));
+  EXPECT_NO_THROW(load_with_ir(written));
 
   Tensor x = float_input({2, 3, 2, 2}), zero = Tensor::allocate(EPHOST_ELEMENT_FLOAT, {2, 3, 2, 2});
   std::fill(zero.data_as<float>(), zero.data_as<float>() + zero.element_count(), 0.0f);
   Tensor once = Tensor::allocate(EPHOST_ELEMENT_FLOAT, {2, 3, 2, 2});
   std::vector<float> a = mvn_reference(x, {0, 2, 3});
   std::copy(a.begin(), a.end(), once.data_as<float>());
-  expect_near(run(*model->proto, {"X", "mvn/X_RM"}, {x, zero})[0], mvn_reference(once, {0, 2, 3}), 1e-3f);
+  expect_near(run(expanded(model), {"X", "mvn/X_RM"}, {x, zero})[0], mvn_reference(once, {0, 2, 3}), 1e-3f);
 }
 
 // A function node in an If branch, reading a value of the enclosing graph.
@@ -231,14 +229,15 @@ TEST(FunctionExpansion, ExpandsInSubgraphs) {
   add_output(g, "Y", kFloat, {2, 3, 2, 2});
   auto model = load_with_ir(m);
   EXPECT_EQ(expand_unclaimed_functions(*model, model.main, claims_all_but({"MeanVarianceNormalization"}), 1), 1u);
-  const auto& expanded_branch = model->proto->graph().node(0).attribute(0).g();
+  const onnx::ModelProto written = expanded(model);
+  const auto& expanded_branch = written.graph().node(0).attribute(0).g();
   EXPECT_FALSE(contains(op_types(expanded_branch), "MeanVarianceNormalization"));
   EXPECT_TRUE(contains(op_types(expanded_branch), "ReduceMean"));
 
   Tensor cond = Tensor::allocate(EPHOST_ELEMENT_BOOL, {});
   cond.data_as<uint8_t>()[0] = 1;
   Tensor x = float_input({2, 3, 2, 2});
-  expect_near(run(*model->proto, {"cond", "X"}, {cond, x})[0], mvn_reference(x, {0, 2, 3}));
+  expect_near(run(expanded(model), {"cond", "X"}, {cond, x})[0], mvn_reference(x, {0, 2, 3}));
 }
 
 namespace {
@@ -302,7 +301,7 @@ onnx::ModelProto local_function_model() {
 // the function it calls) and the CPU plugin runs the bodies.
 TEST(FunctionExpansion, SessionRunsModelLocalFunctions) {
   std::string bytes = serialize(local_function_model());
-  auto session = Session::create_from_buffer(env(), bytes.data(), bytes.size(), SessionOptions{});
+  auto session = Session::create_from_buffer(quiet_env(), bytes.data(), bytes.size(), SessionOptions{});
   for (const auto& n : session->graph().nodes) EXPECT_EQ(n->domain, "") << n->name << " " << n->op_type;
   Tensor x = float_input({2, 3});
   std::vector<float> want;
@@ -342,8 +341,8 @@ TEST(FunctionExpansion, RefusesABodyWhoseOpsChangedSinceItsOpset) {
   unchecked.run_checker = false;
   unchecked.infer_shapes = false;
   auto model = load_with_ir(m, unchecked);
-  std::unordered_set<const onnx::NodeProto*> nodes = {&model->proto->graph().node(0)};
-  expect_error([&] { expand_function_nodes(*model, nodes); }, EPHOST_INVALID_GRAPH,
+  FunctionBodies bodies(*model);
+  expect_error([&] { expand_function_nodes(bodies, *model.main, {model.main->nodes[0].get()}); }, EPHOST_INVALID_GRAPH,
                {"node 'rowsum' (RowSum)", "ReduceSum", "opset 12", "opset 13"});
 }
 
@@ -358,6 +357,6 @@ TEST(FunctionExpansion, NodesWithoutBodiesAreLeftToThePartitioner) {
   add_node(g, "NoSuchOp", {"X"}, {"Y"}, "mystery", "com.example");
   add_output(g, "Y", kFloat, {2, 3});
   std::string bytes = serialize(m);
-  expect_error([&] { Session::create_from_buffer(env(), bytes.data(), bytes.size(), SessionOptions{}); },
+  expect_error([&] { Session::create_from_buffer(quiet_env(), bytes.data(), bytes.size(), SessionOptions{}); },
                EPHOST_INVALID_GRAPH, {"no provider claimed", "mystery", "NoSuchOp"});
 }

@@ -107,8 +107,8 @@ TEST(NodeTypes, GraphTypesPreferDeclaredTypesAndLookOutward) {
   EXPECT_EQ(inner_types.find("missing"), nullptr);
 }
 
-// MeanVarianceNormalization's body, spliced in: every value it defines is typed in value_info, and the
-// model was not inferred again.
+// MeanVarianceNormalization's body, spliced into the IR: every value it defines is typed, and the model
+// was neither inferred again nor its IR rebuilt.
 TEST(NodeTypes, FunctionExpansionTypesTheBody) {
   auto m = make_model(13);
   auto* g = m.mutable_graph();
@@ -116,19 +116,20 @@ TEST(NodeTypes, FunctionExpansionTypesTheBody) {
   add_node(g, "MeanVarianceNormalization", {"X"}, {"Y"}, "mvn");
   add_output(g, "Y", kFloat, {2, 3, 2, 2});
   auto model = load(m);
-  std::unordered_set<const onnx::NodeProto*> targets{&model->proto->graph().node(0)};
+  auto main = build_graph_ir(*model);
   CreationCounts counts;
   {
     CountCreationWork count(counts);
-    EXPECT_EQ(expand_function_nodes(*model, targets), 1u);
+    FunctionBodies bodies(*model);
+    EXPECT_EQ(expand_function_nodes(bodies, *main, {main->nodes[0].get()}), 1u);
   }
   EXPECT_EQ(counts.shape_inferences, 0u);
-  const onnx::GraphProto& expanded = model->proto->graph();
-  ASSERT_GT(expanded.node_size(), 1);
-  std::unordered_set<std::string> typed;
-  for (const auto& vi : expanded.value_info())
-    if (vi.type().tensor_type().elem_type() != 0) typed.insert(vi.name());
-  for (const auto& n : expanded.node())
-    for (const auto& o : n.output())
-      if (o != "Y") EXPECT_TRUE(typed.count(o)) << o << " (" << n.op_type() << ")";
+  EXPECT_EQ(counts.ir_builds, 0u);
+  ASSERT_GT(main->nodes.size(), 1u);
+  for (const auto& n : main->nodes)
+    for (const Value* o : n->outputs) {
+      ASSERT_NE(o, nullptr);
+      EXPECT_EQ(o->type.elem_type, kFloat) << o->name << " (" << n->op_type << ")";
+      EXPECT_TRUE(o->type.has_shape) << o->name << " (" << n->op_type << ")";
+    }
 }

@@ -1,0 +1,92 @@
+// Edits of a built IR before partitioning: splice nodes in, replace a node by nodes that compute its
+// outputs (its function body), fold a node into constants, remove a node. The values an edit adds are
+// typed from the types of what the new nodes read (model/node_types.h), not by inferring the model
+// again. After partitioning the session freezes the IR (freeze()); a frozen IR refuses every edit, so
+// concurrent Runs can read it without locks.
+//
+// An editor batches edits: each keeps names, producers and consumers exact at once (a later edit may
+// read what an earlier one added), while node and value indices, topological orders, the types of
+// added values (one local inference per edited graph) and views are brought up to date by commit(),
+// which must run before anything else reads the IR. An edit that fails
+// its checks throws before changing anything; a failure inside commit() (a cycle the edits made) leaves
+// the IR unusable, and the caller discards it (session creation fails).
+//
+// Ownership: the NodeProtos an edit adds are kept by the main graph (Graph::edited_protos). The
+// ModelProto is not rewritten: it no longer describes an edited IR.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace onnx {
+class NodeProto;
+}  // namespace onnx
+
+namespace ephost {
+
+class GraphEditor {
+ public:
+  // `main` is a main graph (no parent); INVALID_ARGUMENT when it is frozen or is a subgraph.
+  explicit GraphEditor(Graph& main);
+  GraphEditor(const GraphEditor&) = delete;
+  GraphEditor& operator=(const GraphEditor&) = delete;
+
+  // Adds `nodes` (in topological order) to `graph`, the main graph or one of its subgraphs. Each input
+  // is a value of `graph` or of a graph around it, or an output of an earlier node of `nodes`; each
+  // output is a name `graph` does not define yet. Returns the new nodes, in order.
+  std::vector<Node*> splice(Graph& graph, std::vector<onnx::NodeProto> nodes);
+
+  // Replaces `node` by `nodes` (in topological order), placed where `node` was: every output `node`
+  // defines must be an output of one of `nodes`, under the same name, so its consumers and graph outputs
+  // read it unchanged (the value keeps its type); any other output is a name not defined yet. Inputs as
+  // for splice, minus `node`'s outputs. Returns the new nodes, in order.
+  std::vector<Node*> replace(Node& node, std::vector<onnx::NodeProto> nodes);
+
+  // Replaces `node` by constants: its output k becomes a constant initializer holding values[k] (one
+  // entry per output; null for an omitted output, or for one nobody reads, which is dropped). A value
+  // whose element type is known must keep it. `node` is removed.
+  void fold(Node& node, const std::vector<std::shared_ptr<Tensor>>& values);
+
+  // Removes `node`, whose outputs nobody reads and which are not graph outputs; its outputs go too.
+  void remove(Node& node);
+
+  // Brings every edited graph up to date: nodes and values renumbered in their graph's order (a spliced
+  // node last, a replacing node where the node it replaced was), implicit inputs of the nodes holding
+  // edited subgraphs, topological orders, the added values' types, views. Throws INVALID_GRAPH on a
+  // cycle the edits made.
+  void commit();
+
+ private:
+  Graph& checked_graph(Graph& graph, const char* edit) const;
+  Node& checked_node(Node& node, const char* edit) const;
+  std::vector<Node*> add(Graph& graph, std::vector<onnx::NodeProto> nodes, const Node* replaced);
+  void detach_inputs(Node& node);
+  void drop_value(Value& value);
+  void touch(Graph& graph);
+  void commit_graph(Graph& graph);
+  void type_added_nodes(Graph& graph);
+
+  Graph& main_;
+  std::unordered_set<const Node*> removed_;
+  // Nodes added since the last commit, which types what they define, and their (owned) protos.
+  std::unordered_map<const Node*, onnx::NodeProto*> untyped_;
+  std::unordered_set<const Value*> dropped_;
+  // A replaced node -> the nodes that took its place.
+  std::unordered_map<const Node*, std::vector<Node*>> placed_;
+  std::unordered_set<const Node*> placed_nodes_;
+  std::unordered_set<Graph*> touched_;
+};
+
+// Makes `main` (a main graph) read-only for good: every GraphEditor refuses it from now on. The session
+// freezes its IR once it is partitioned.
+void freeze(Graph& main);
+
+// The ONNX type of `info` (what type_info_from_proto reads back), or false when the kind is unknown.
+bool type_proto_from_info(const TypeInfo& info, onnx::TypeProto* type);
+
+}  // namespace ephost
