@@ -166,6 +166,8 @@ class Runner:
             extra = []
             for kv in self.args.provider_option:
                 extra += ['--provider-option', kv]
+            if runtime == 'ephost' and self.args.ephost_precision != 'f32':
+                extra += ['--provider-option', f'precision={self.args.ephost_precision}']
             return [self.args.runner if runtime == 'ephost' else self.args.baseline_runner] + common + extra
         return ['node', os.path.join(ROOT, 'benchmarks', 'ort_runner.js'), '--ort', self.args.ort] + common
 
@@ -329,6 +331,9 @@ def main():
     ap.add_argument('--baseline-runner', default='',
                     help='a second ephost_model_runner (an older build) measured in the same rounds: adds "before" '
                          'columns and the after/before ratio')
+    ap.add_argument('--ephost-precision', default='f32', choices=['f32', 'bf16'],
+                    help='ephost\'s cpu option precision for the measured runs (ORT stays f32); with bf16 the '
+                         'same runner at f32 is the "before" baseline unless --baseline-runner names another')
     ap.add_argument('--requantize', action='store_true', help='make the int8 models again')
     ap.add_argument('--no-accuracy', action='store_true', help='skip the int8 accuracy table')
     ap.add_argument('--ghz', type=float, help='core frequency for the peak (default: cpu_peak.py\'s reading)')
@@ -340,6 +345,8 @@ def main():
     int8_cases = {c for c in args.int8_cases.split(',') if c}
     modes = [m for m in args.modes.split(',') if m]
     runtimes = [r for r in args.runtimes.split(',') if r]
+    if args.ephost_precision != 'f32' and not args.baseline_runner:
+        args.baseline_runner = args.runner
     if args.baseline_runner and 'base' not in runtimes:
         runtimes.append('base')
     for c in cases + sorted(int8_cases):
@@ -428,7 +435,7 @@ def main():
                  'first CPU ephost/ORT (x steady CPU)', 'create ephost/ORT ms',
                  'create CPU ephost/ORT ms', 'create page faults ephost/ORT', 'RSS ephost MB', 'RSS ORT MB', 'RSS ratio']
         if base:
-            head += ['first before (x steady)', 'create CPU before ms', 'RSS before MB']
+            head += ['first before (x steady)', 'create CPU before ms', 'RSS before MB', '1t CPU-time after/before']
     rows = []
     for case, precision in rows_order:
         key = label(case, precision)
@@ -458,7 +465,8 @@ def main():
                 f, st = get(key, '1t', 'base', 'first_run_ms'), get(key, '1t', 'base', 'median_ms')
                 b = get(key, '1t', 'base', 'peak_rss_mb')
                 row += [f'{fmt_ms(f)} ({ratio(f, st)})' if f is not None else '-',
-                        fmt_ms(get(key, '1t', 'base', 'create_cpu_ms')), f'{b:.0f}' if b is not None else '-']
+                        fmt_ms(get(key, '1t', 'base', 'create_cpu_ms')), f'{b:.0f}' if b is not None else '-',
+                        ratio(get(key, '1t', 'ephost', 'cpu_ms'), get(key, '1t', 'base', 'cpu_ms'))]
         rows.append(row)
     print_table('Speed', head, rows)
 

@@ -12,9 +12,28 @@
 #include "fusion/cnn_region.h"
 #include "fusion/op_span_label.h"
 #include "kernel_registry.h"
+#include "math/isa.h"
 #include "math/parallel.h"
 
 namespace ephost::cpu {
+
+namespace {
+
+// precision=f32 | bf16 (true for bf16). bf16 is refused where the CPU (or the EPHOST_CPU_ISA cap)
+// has no bfloat16 products: emulating them would be slower than f32 and still lose precision.
+bool parse_precision(const std::string& precision) {
+  if (precision != "f32" && precision != "bf16")
+    sdk::fail(EPHOST_INVALID_ARGUMENT, "cpu provider: option precision must be f32 or bf16, found '" + precision + "'");
+  if (precision == "bf16" && !math::bf16_available())
+    sdk::fail(EPHOST_NOT_IMPLEMENTED,
+              std::string("cpu provider: precision=bf16 needs a CPU with AVX512_BF16 or AMX-BF16 and the avx512 tier; "
+                          "this one has bf16 instructions: ") +
+                  math::bf16_hardware_name() + ", tier " + math::isa_name(math::active_isa()) + " (" +
+                  math::kCpuIsaEnv + " caps it). Use precision=f32 (the default) here");
+  return precision == "bf16";
+}
+
+}  // namespace
 
 CpuProvider::CpuProvider(const sdk::Options& options) {
   const std::string threads = sdk::option(options, "intra_op_num_threads", "1");
@@ -56,6 +75,7 @@ CpuProvider::CpuProvider(const sdk::Options& options) {
     sdk::fail(EPHOST_INVALID_ARGUMENT,
               "cpu provider: option int8_exact_requantize must be 0 or 1, found '" + exact + "'");
   config_.int8_exact_requantize = exact == "1";
+  config_.bf16 = parse_precision(sdk::option(options, "precision", "f32"));
   config_.conv_layout = sdk::option(options, "conv_layout", config_.conv_layout);
   if (config_.conv_layout != "plain" && config_.conv_layout != "blocked" && config_.conv_layout != "auto")
     sdk::fail(EPHOST_INVALID_ARGUMENT,

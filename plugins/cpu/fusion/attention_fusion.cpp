@@ -350,7 +350,8 @@ struct Runtime {
 class AttentionGroup : public sdk::CompiledGroup {
  public:
   AttentionGroup(const AttentionMatch& m, const sdk::Graph& group, const KernelConfig& config)
-      : m_(m), name_(group.name()), default_threads_(config.default_threads), adaptive_(config.adaptive_threads) {
+      : m_(m), name_(group.name()), default_threads_(config.default_threads), adaptive_(config.adaptive_threads),
+        bf16_(config.bf16) {
     for (size_t i = 0; i < group.num_inputs(); ++i) index_[group.input(i).name()] = static_cast<int>(i);
     out_index_ = group_output(group, m.out_value);
     if (out_index_ < 0 || group.num_outputs() != 1)
@@ -550,6 +551,8 @@ class AttentionGroup : public sdk::CompiledGroup {
     dnnl::matmul prim;
     memory::desc a, b, c;
     size_t scratch = 0;
+    bool bf16 = false;  // precision=bf16: both operands converted first
+    math::Bf16Operand a_bf16, b_bf16;
   };
 
   // c (view) = a (view) x b (view), batched over the leading dims.
@@ -578,7 +581,19 @@ class AttentionGroup : public sdk::CompiledGroup {
         dnnl::primitive_attr attr;
         attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
         math::set_num_threads(threads);
-        auto pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(plan->a, plan->b, plan->c), attr, math::cpu_engine());
+        dnnl::matmul::primitive_desc pd;
+        if (bf16_) {
+          try {
+            plan->a_bf16.prepare(plan->a);
+            plan->b_bf16.prepare(plan->b);
+            pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(plan->a_bf16.bf16, plan->b_bf16.bf16, plan->c), attr,
+                                              math::cpu_engine());
+            plan->bf16 = !math::is_reference_impl(pd);
+          } catch (const dnnl::error&) {
+          }
+        }
+        if (!plan->bf16)
+          pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(plan->a, plan->b, plan->c), attr, math::cpu_engine());
         plan->prim = dnnl::matmul(pd);
         plan->scratch = pd.scratchpad_desc().get_size();
         if (plans_.size() >= 32) plans_.erase(plans_.begin());
@@ -587,8 +602,13 @@ class AttentionGroup : public sdk::CompiledGroup {
     }
     dnnl::engine& eng = math::cpu_engine();
     dnnl::stream& s = math::thread_stream();
-    plan->prim.execute(s, {{DNNL_ARG_SRC, memory(plan->a, eng, const_cast<float*>(ab + a.offset))},
-                           {DNNL_ARG_WEIGHTS, memory(plan->b, eng, const_cast<float*>(bb + b.offset))},
+    // Slots 0 and 4: the scores live in slot 5 and the scratchpad in slot 2.
+    const memory am = plan->bf16 ? plan->a_bf16.convert(ab + a.offset, 0, s)
+                                 : memory(plan->a, eng, const_cast<float*>(ab + a.offset));
+    const memory bm = plan->bf16 ? plan->b_bf16.convert(bb + b.offset, 4, s)
+                                 : memory(plan->b, eng, const_cast<float*>(bb + b.offset));
+    plan->prim.execute(s, {{DNNL_ARG_SRC, am},
+                           {DNNL_ARG_WEIGHTS, bm},
                            {DNNL_ARG_DST, memory(plan->c, eng, cb + c.offset)},
                            {DNNL_ARG_SCRATCHPAD, math::scratchpad(plan->scratch)}});
     s.wait();
@@ -598,6 +618,7 @@ class AttentionGroup : public sdk::CompiledGroup {
   std::string name_;
   int default_threads_;
   bool adaptive_ = true;
+  bool bf16_ = false;
   std::map<std::string, int> index_;
   int out_index_ = -1;
   std::mutex mu_;

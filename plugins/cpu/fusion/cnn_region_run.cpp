@@ -29,6 +29,20 @@ namespace ephost::cpu::fusion {
 namespace region {
 namespace {
 
+// The team for a step of `flops`. A region runs its steps back to back, so the team's threads are
+// likely still spinning from the step before (libgomp spins briefly before it sleeps, see
+// math::limit_openmp_spinning): a step needs far less work per thread than a lone kernel, which pays a
+// wake-up (math::threads_for_work: 2 MFLOP, ~20 us at the FMA peak). With 2 MFLOP, 44 of
+// MobileNetV3-small's 52 convolutions (54% of its FLOPs) ran on one thread at any thread count, and the
+// idle team could fall asleep between them. 0.5 MFLOP (~5 us per thread) puts 97% of its FLOPs on a
+// 2-thread team and 85% on a 4-thread one; a busy machine still gets fewer threads from
+// math::effective_threads, and one thread is unchanged.
+int step_team(double flops, int threads) {
+  constexpr double kFlopsPerThread = 0.5e6;
+  const int want = static_cast<int>(flops / kFlopsPerThread);
+  return std::max(1, std::min(want, threads));
+}
+
 // ---- plans: what one set of input shapes needs -----------------------------------------------------------
 
 struct StepPlan {
@@ -387,8 +401,7 @@ void RegionGroup::plan_step(const Step& st, size_t index, RunPlan& plan, int thr
         }
       sp.src = nhwc_desc(x);
       sp.dst = nhwc_desc(out);
-      sp.threads = math::threads_for_work(2.0 * static_cast<double>(math::numel(out)) * static_cast<double>(ICg * K),
-                                          threads);
+      sp.threads = step_team(2.0 * static_cast<double>(math::numel(out)) * static_cast<double>(ICg * K), threads);
       math::set_num_threads(sp.threads);
       const memory::desc w_any(mdims(wdims), memory::data_type::f32, memory::format_tag::any);
       sp.bias = st.bias.empty() ? memory::desc() : memory::desc({g.out_channels}, memory::data_type::f32,
@@ -502,8 +515,7 @@ void RegionGroup::plan_step(const Step& st, size_t index, RunPlan& plan, int thr
                                                     g.in_spatial[k] - g.pad_begin[k]);
       sp.src = nhwc_desc(x);
       sp.dst = nhwc_desc(out);
-      sp.threads = math::threads_for_work(static_cast<double>(math::numel(out)) * static_cast<double>(math::numel(g.kernel)),
-                                          threads);
+      sp.threads = step_team(static_cast<double>(math::numel(out)) * static_cast<double>(math::numel(g.kernel)), threads);
       math::set_num_threads(sp.threads);
       const dnnl::algorithm alg = st.op == Op::kMaxPool ? dnnl::algorithm::pooling_max
                                   : st.count_include_pad ? dnnl::algorithm::pooling_avg_include_padding
@@ -579,7 +591,7 @@ void RegionGroup::plan_deconv_gemm(const Step& st, StepPlan& sp, const math::Con
   const int64_t C = g.in_channels, M = g.out_channels, KH = g.kernel[0], KW = g.kernel[1];
   const int64_t P = g.batch * g.in_spatial[0] * g.in_spatial[1], cols = KH * KW * M;
   sp.deconv_gemm = true;
-  sp.threads = math::threads_for_work(2.0 * static_cast<double>(P * cols * C), plan.threads);
+  sp.threads = step_team(2.0 * static_cast<double>(P * cols * C), plan.threads);
   math::set_num_threads(sp.threads);
   sp.kh = KH;
   sp.kw = KW;

@@ -119,12 +119,15 @@ struct Plan {
   memory::desc a, y, r;
   memory w;            // weights in the primitive's layout
   size_t scratch = 0;
+  bool bf16 = false;   // A is converted by a_bf16 (precision=bf16)
+  math::Bf16Operand a_bf16;
 };
 
 class MatMulGroup : public sdk::CompiledGroup {
  public:
   MatMulGroup(const MatMulMatch& m, const sdk::Graph& group, const KernelConfig& config)
-      : name_(group.name()), m_(m), default_threads_(config.default_threads), adaptive_(config.adaptive_threads) {
+      : name_(group.name()), m_(m), default_threads_(config.default_threads), adaptive_(config.adaptive_threads),
+        bf16_(config.bf16) {
     a_index_ = group_input(group, m.mm.input(0).name());
     if (!m.residual.empty()) r_index_ = group_input(group, m.residual);
     out_index_ = group_output(group, m.out.name());
@@ -239,7 +242,9 @@ class MatMulGroup : public sdk::CompiledGroup {
       math::set_num_threads(team);
       std::shared_ptr<Plan> plan = plan_for(rows, team, fused_residual);
       dnnl::engine& eng = math::cpu_engine();
-      memory am(plan->a, eng, const_cast<float*>(a.data<float>()));
+      dnnl::stream& s = math::thread_stream();
+      memory am = plan->bf16 ? plan->a_bf16.convert(a.data<float>(), 0, s)
+                             : memory(plan->a, eng, const_cast<float*>(a.data<float>()));
       memory ym(plan->y, eng, dst);
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, plan->w}, {DNNL_ARG_DST, ym},
                                            {DNNL_ARG_SCRATCHPAD, math::scratchpad(plan->scratch)}};
@@ -247,7 +252,6 @@ class MatMulGroup : public sdk::CompiledGroup {
       if (fused_residual)
         args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(residual_post_op_) | DNNL_ARG_SRC_1,
                      memory(plan->r, eng, const_cast<float*>(r.data<float>())));
-      dnnl::stream& s = math::thread_stream();
       plan->prim.execute(s, args);
       s.wait();
     }
@@ -282,7 +286,6 @@ class MatMulGroup : public sdk::CompiledGroup {
     plan->y = math::plain_desc({rows, N});
     plan->r = plan->y;
     const memory::desc w_user = math::strided_desc({K, N}, trans_b_ ? Shape{1, K} : Shape{N, 1});
-    const memory::desc w_any({K, N}, memory::data_type::f32, memory::format_tag::any);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     dnnl::post_ops ops;
@@ -293,10 +296,26 @@ class MatMulGroup : public sdk::CompiledGroup {
     }
     attr.set_post_ops(ops);
     const memory::desc bias_md = bias_.empty() ? memory::desc() : math::plain_desc({1, N});
-    auto desc = bias_.empty() ? dnnl::matmul::desc(plan->a, w_any, plan->y)
-                              : dnnl::matmul::desc(plan->a, w_any, bias_md, plan->y);
     math::set_num_threads(threads);
-    auto pd = dnnl::matmul::primitive_desc(desc, attr, math::cpu_engine());
+    // precision=bf16: A and W in bf16 where oneDNN has a bf16 kernel for them, else f32.
+    auto describe = [&](memory::data_type dt) {
+      const memory::desc a = dt == memory::data_type::f32 ? plan->a : math::plain_desc({rows, K}, dt);
+      const memory::desc w_any({K, N}, dt, memory::format_tag::any);
+      auto desc = bias_.empty() ? dnnl::matmul::desc(a, w_any, plan->y) : dnnl::matmul::desc(a, w_any, bias_md, plan->y);
+      return dnnl::matmul::primitive_desc(desc, attr, math::cpu_engine());
+    };
+    dnnl::matmul::primitive_desc pd;
+    if (bf16_) {
+      try {
+        pd = describe(memory::data_type::bf16);
+        plan->bf16 = !math::is_reference_impl(pd);
+      } catch (const dnnl::error&) {
+      }
+    }
+    if (plan->bf16)
+      plan->a_bf16.prepare(plan->a);
+    else
+      pd = describe(memory::data_type::f32);
     plan->prim = dnnl::matmul(pd);
     plan->scratch = pd.scratchpad_desc().get_size();
     // Weights, reordered once per layout.
@@ -322,6 +341,7 @@ class MatMulGroup : public sdk::CompiledGroup {
   MatMulMatch m_;
   int default_threads_;
   bool adaptive_ = true;
+  bool bf16_ = false;
   int a_index_ = -1, r_index_ = -1, out_index_ = -1;
   const float* w_ = nullptr;
   bool trans_b_ = false;

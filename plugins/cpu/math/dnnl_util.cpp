@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <optional>
@@ -53,6 +54,25 @@ dnnl::memory::desc plain_desc(const Shape& dims, dnnl::memory::data_type dt) {
 dnnl::memory::desc strided_desc(const Shape& dims, const Shape& strides, dnnl::memory::data_type dt) {
   return dnnl::memory::desc(dnnl::memory::dims(dims.begin(), dims.end()), dt,
                             dnnl::memory::dims(strides.begin(), strides.end()));
+}
+
+bool is_reference_impl(const dnnl::primitive_desc_base& pd) {
+  const char* impl = pd.impl_info_str();
+  return impl == nullptr || std::strncmp(impl, "ref", 3) == 0;
+}
+
+void Bf16Operand::prepare(const dnnl::memory::desc& f32_desc) {
+  f32 = f32_desc;
+  const dnnl::memory::dims dims = f32_desc.dims();
+  bf16 = plain_desc(Shape(dims.begin(), dims.end()), dnnl::memory::data_type::bf16);
+  reorder = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), f32, cpu_engine(), bf16));
+}
+
+dnnl::memory Bf16Operand::convert(const float* data, int slot, dnnl::stream& s) const {
+  dnnl::memory from(f32, cpu_engine(), const_cast<float*>(data));
+  dnnl::memory to(bf16, cpu_engine(), thread_buffer(slot, bf16.get_size()));
+  reorder.execute(s, from, to);
+  return to;
 }
 
 namespace {

@@ -22,6 +22,21 @@ dnnl::memory::desc plain_desc(const Shape& dims, dnnl::memory::data_type dt = dn
 dnnl::memory::desc strided_desc(const Shape& dims, const Shape& strides,
                                 dnnl::memory::data_type dt = dnnl::memory::data_type::f32);
 
+// precision=bf16 (provider option): products take bf16 operands and accumulate in f32 (oneDNN's
+// avx512_core_bf16 / AMX kernels); the result stays f32. A primitive oneDNN can only offer as its
+// reference code (a capped oneDNN) is no gain, so callers fall back to f32 where this says so.
+bool is_reference_impl(const dnnl::primitive_desc_base& pd);
+
+// An f32 operand converted to bf16 for one product: `reorder` goes from `f32` to `bf16` (a dense
+// descriptor of the same dims); the result lives in thread_buffer(slot) until the caller's next use
+// of that slot.
+struct Bf16Operand {
+  dnnl::memory::desc f32, bf16;
+  dnnl::reorder reorder;
+  void prepare(const dnnl::memory::desc& f32_desc);  // bf16 = the plain bf16 layout of f32_desc's dims
+  dnnl::memory convert(const float* data, int slot, dnnl::stream& s) const;
+};
+
 // A per-thread growable buffer for reorder targets and scratchpads, one per slot (0: src, 1: dst,
 // 2: scratchpad, 3: weights, 4-5: other). The calling thread owns it and uses it within one call
 // only, so no locking is needed, and steady-state runs allocate nothing.

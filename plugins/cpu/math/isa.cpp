@@ -21,6 +21,26 @@ Isa detect() {
   return Isa::kScalar;
 }
 
+struct Bf16Hardware {
+  bool avx512_bf16 = false;
+  bool amx_bf16 = false;
+};
+
+Bf16Hardware detect_bf16() {
+  Bf16Hardware hw;
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  hw.avx512_bf16 = __builtin_cpu_supports("avx512bf16");
+  hw.amx_bf16 = __builtin_cpu_supports("amx-bf16");
+#endif
+  return hw;
+}
+
+const Bf16Hardware& bf16_hardware() {
+  static const Bf16Hardware hw = detect_bf16();
+  return hw;
+}
+
 std::atomic<int>& cap_slot() {
   static std::atomic<int> cap{static_cast<int>(isa_cap_from_environment().value_or(Isa::kAvx512))};
   return cap;
@@ -50,6 +70,19 @@ Isa hardware_isa() {
 
 Isa active_isa() {
   return std::min(hardware_isa(), static_cast<Isa>(cap_slot().load(std::memory_order_relaxed)));
+}
+
+bool bf16_available() {
+  const Bf16Hardware& hw = bf16_hardware();
+  return (hw.avx512_bf16 || hw.amx_bf16) && active_isa() == Isa::kAvx512;
+}
+
+const char* bf16_hardware_name() {
+  const Bf16Hardware& hw = bf16_hardware();
+  if (hw.avx512_bf16 && hw.amx_bf16) return "avx512_bf16 amx_bf16";
+  if (hw.avx512_bf16) return "avx512_bf16";
+  if (hw.amx_bf16) return "amx_bf16";
+  return "none";
 }
 
 std::optional<Isa> isa_cap_from_environment() {

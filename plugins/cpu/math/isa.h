@@ -36,6 +36,12 @@ Isa hardware_isa();
 // The tier the loops run: min(hardware_isa(), the cap).
 Isa active_isa();
 
+// Whether bfloat16 products (AVX512_BF16 or AMX-BF16) may run: the processor has one of them and the
+// active tier is avx512 (a cap below it, from EPHOST_CPU_ISA or set_isa_cap, turns them off too).
+bool bf16_available();
+// The processor's bfloat16 instructions as text ("avx512_bf16", "avx512_bf16 amx_bf16", or "none").
+const char* bf16_hardware_name();
+
 // The cap from EPHOST_CPU_ISA, or nullopt when it is unset. An unknown value is reported once on
 // stderr and ignored (no cap): the plugin must load whatever the environment says.
 std::optional<Isa> isa_cap_from_environment();
