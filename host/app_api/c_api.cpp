@@ -2,6 +2,7 @@
 // Every entry catches everything (ephost::guard): no exception and no abort leaves libephost.
 #include "ephost/ephost_c_api.h"
 
+#include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <deque>
@@ -281,6 +282,67 @@ EphostStatus* SetSessionProgressCallback(EphostSessionOptions* o, EphostProgress
     require(o, "options");
     o->options.progress = callback;
     o->options.progress_user = user;
+  });
+}
+int32_t provider_state_kind(bool isolated, ephost::IsolatedProviderState state) {
+  if (!isolated) return EPHOST_PROVIDER_IN_PROCESS;
+  switch (state) {
+    case ephost::IsolatedProviderState::kRunning: return EPHOST_PROVIDER_RUNNING;
+    case ephost::IsolatedProviderState::kRestarting: return EPHOST_PROVIDER_RESTARTING;
+    case ephost::IsolatedProviderState::kFallenBack: return EPHOST_PROVIDER_FALLEN_BACK;
+  }
+  return EPHOST_PROVIDER_RUNNING;
+}
+EphostStatus* SessionGetProviderCount(const EphostSession* s, size_t* out) {
+  return guard([&] {
+    require(s, "session");
+    require(out, "out_count");
+    *out = s->session->providers().size();
+  });
+}
+EphostStatus* SessionGetProviderState(const EphostSession* s, size_t index, EphostProviderState* out) {
+  return guard([&] {
+    require(s, "session");
+    require(out, "out_state");
+    if (out->struct_size < EPHOST_STRUCT_SIZE_THROUGH(EphostProviderState, provider))
+      fail(EPHOST_INVALID_ARGUMENT, "EphostProviderState.struct_size is {}: set it to sizeof(EphostProviderState)",
+           out->struct_size);
+    const std::vector<ephost::Session::ProviderState> states = s->session->provider_states();
+    if (index >= states.size())
+      fail(EPHOST_INVALID_ARGUMENT, "provider index {} is out of range: the session has {} providers", index,
+           states.size());
+    const ephost::Session::ProviderState& state = states[index];
+    EphostProviderState filled{};
+    filled.struct_size = out->struct_size;
+    filled.provider = s->session->providers()[index]->name().c_str();  // the session's own string
+    filled.state = provider_state_kind(state.isolated, state.health.state);
+    filled.failures = state.health.failures;
+    filled.process_id = state.health.process_id;
+    {
+      auto& session = const_cast<EphostSession&>(*s);
+      std::lock_guard<std::mutex> lock(session.strings_mutex);
+      filled.last_failure = session.failure_messages.insert(state.health.last_failure).first->c_str();
+    }
+    std::memcpy(out, &filled, std::min<size_t>(out->struct_size, sizeof filled));
+  });
+}
+EphostStatus* SetProviderStateCallback(EphostSessionOptions* o, EphostProviderStateCallback callback, void* user) {
+  return guard([&] {
+    require(o, "options");
+    if (!callback) {
+      o->options.provider_state = nullptr;
+      return;
+    }
+    o->options.provider_state = [callback, user](const std::string& provider, const ephost::IsolatedProviderHealth& h) {
+      EphostProviderState state{};
+      state.struct_size = sizeof state;
+      state.provider = provider.c_str();
+      state.state = provider_state_kind(true, h.state);
+      state.failures = h.failures;
+      state.process_id = h.process_id;
+      state.last_failure = h.last_failure.c_str();
+      callback(&state, user);
+    };
   });
 }
 EphostStatus* SessionEndProfiling(EphostSession* s, char** out) {
@@ -592,6 +654,9 @@ EphostApi make_api(uint32_t version) {
   a.SetDefaultLogLevel = &SetDefaultLogLevel;
   a.AddInitializer = &AddInitializer;
   a.RunOptionsSetTimeout = &RunOptionsSetTimeout;
+  a.SessionGetProviderCount = &SessionGetProviderCount;
+  a.SessionGetProviderState = &SessionGetProviderState;
+  a.SetProviderStateCallback = &SetProviderStateCallback;
   return cut_to_version_size(a, EphostApiSize(version), "application API table");
 }
 
@@ -601,7 +666,7 @@ EphostApi make_api(uint32_t version) {
 extern "C" EPHOST_EXPORT const EphostApi* EphostGetApi(uint32_t version) {
   // One table per version, each ending with the last member its version added.
   static const EphostApi tables[] = {ephost::make_api(1), ephost::make_api(2), ephost::make_api(3),
-                                     ephost::make_api(4)};
+                                     ephost::make_api(4), ephost::make_api(5)};
   static_assert(sizeof(tables) / sizeof(tables[0]) == EPHOST_API_VERSION, "one table per API version");
   if (version >= 1 && version <= EPHOST_API_VERSION) return &tables[version - 1];
   return nullptr;

@@ -4,6 +4,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,10 @@ struct EphostSessionOptions {
 struct EphostSession {
   std::shared_ptr<ephost::Env> env;  // declared first: destroyed after the session
   std::unique_ptr<ephost::Session> session;
+  // Storage for EphostProviderState::last_failure: each message handed out once, kept as long as the
+  // session (failures are few; the same failure gives the same message).
+  std::mutex strings_mutex;
+  std::set<std::string> failure_messages;
 };
 // Any run-time value: a tensor (in host or device memory), a sequence, or none (versions 2 and 3).
 struct EphostTensor {

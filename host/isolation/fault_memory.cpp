@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "core/atomic_file.h"
+
 namespace ephost {
 namespace {
 
@@ -31,6 +33,7 @@ std::string canonical_or_empty(const std::string& path) {
 
 std::optional<RememberedFault> remembered_fault(const std::string& journal, const std::string& canonical_library) {
   if (journal.empty() || canonical_library.empty()) return std::nullopt;
+  trim_fault_journal(journal);
   std::ifstream in(journal);
   if (!in) return std::nullopt;
   std::optional<RememberedFault> last;
@@ -49,6 +52,24 @@ std::optional<RememberedFault> remembered_fault(const std::string& journal, cons
   struct stat st {};
   if (last && ::stat(canonical_library.c_str(), &st) == 0 && st.st_mtime > last->at) return std::nullopt;
   return last;
+}
+
+void trim_fault_journal(const std::string& journal, size_t max_bytes) {
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(journal, ec);
+  if (ec || size <= max_bytes) return;
+  try {
+    const std::string text = read_whole_file(journal, "the fault journal");
+    // The newest lines, from the first whole line of the last half.
+    size_t from = text.size() > max_bytes / 2 ? text.size() - max_bytes / 2 : 0;
+    if (from > 0) {
+      const size_t newline = text.find('\n', from - 1);
+      from = newline == std::string::npos ? text.size() : newline + 1;
+    }
+    write_file_atomically(journal, text.data() + from, text.size() - from, true);
+  } catch (const std::exception&) {
+    // Left as it is: the next reader tries again.
+  }
 }
 
 std::string describe_remembered_fault(const RememberedFault& fault) {

@@ -4,6 +4,7 @@
 // plugin registry cache (core/plugin_fault.h). This reads it back.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,8 +20,14 @@ struct RememberedFault {
 
 // The last fault the journal `journal` remembers for the library at `canonical_library`, or nullopt:
 // none, no journal, or the library file changed after the fault (a new build is given a new chance).
-// Lines that cannot be read are skipped.
+// Lines that cannot be read are skipped. A journal past its bound is trimmed first (trim_fault_journal).
 std::optional<RememberedFault> remembered_fault(const std::string& journal, const std::string& canonical_library);
+
+// The journal only grows (a signal handler appends, and can do nothing else): once it is over
+// `max_bytes`, it is rewritten (atomically) with its most recent lines, about `max_bytes / 2`. A line a
+// crashing process appends while it is rewritten may be lost. Errors are ignored: the journal is a hint.
+inline constexpr size_t kFaultJournalMaxBytes = 64 * 1024;
+void trim_fault_journal(const std::string& journal, size_t max_bytes = kFaultJournalMaxBytes);
 
 // "crashed in process at 2026-11-27 02:10:11 UTC in compute (SIGSEGV (segmentation fault))".
 std::string describe_remembered_fault(const RememberedFault& fault);

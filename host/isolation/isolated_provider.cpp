@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include <onnx/onnx_pb.h>
+
 #include <fmt/format.h>
 
 #include "core/device.h"
@@ -13,6 +15,8 @@
 #include "discovery/plugin_record.h"
 #include "isolation/fallback_group.h"
 #include "isolation/graph_snapshot.h"
+#include "isolation/restart_context.h"
+#include "model/model.h"
 #include "isolation/served_context.h"
 #include "isolation/shared_provider_host.h"
 #include "partition/partition.h"
@@ -63,6 +67,7 @@ const char* isolated_provider_state_name(IsolatedProviderState state) {
 struct IsolatedProvider::GraphRecord {
   uint64_t id = 0;
   const Graph* main = nullptr;
+  std::string model;  // sent instead of main's model when set: a compiled group's context (restart_context.h)
   uint64_t sent_generation = 0;  // the process generation that has it; 0: none yet
 };
 
@@ -86,6 +91,12 @@ class IsolatedProvider::Unit final : public ComputeUnit {
   uint64_t state_generation = 0;
   size_t output_bytes = 0;         // the last compute's output bytes: reserved ahead in the arena
   std::unique_ptr<FallbackGroup> fallback;  // the fallback provider's kernels, once fallen back
+  // A compiled group: its EPContext node's inputs and outputs; once the plugin emitted its context, what
+  // a new process loads instead of compiling (the context's graph and the kLoadContext request).
+  std::optional<isolation::ContextSignature> signature;
+  std::unique_ptr<GraphRecord> context_graph;
+  std::string load_request;
+  bool loaded_from_context = false;  // made from its context in the current process: reads the node's inputs
 };
 
 IsolatedProvider::IsolatedProvider(const void* env, const PluginRecord& record,
@@ -94,20 +105,27 @@ IsolatedProvider::IsolatedProvider(const void* env, const PluginRecord& record,
     : Provider(record, nullptr), settings_(std::move(settings)), executable_(std::move(executable)),
       host_(isolation::shared_provider_host(env, record.path)), client_(take_client_id(*host_)),
       device_index_(device_index), mutex_(host_->mutex), process_(host_->process), generation_(host_->generation) {
-  if (device_index >= 0) {
-    if (static_cast<size_t>(device_index) >= record.probed_devices.size())
-      fail(EPHOST_INVALID_ARGUMENT, "provider '{}': plugin '{}' has no device {}", name(), name(), device_index);
-    const ProbedDevice& device = record.probed_devices[static_cast<size_t>(device_index)];
-    if (!device.host_memory_usable)
-      fail(EPHOST_NOT_IMPLEMENTED, "provider '{}' on device {}:{} ({}) works on device memory, which does not cross "
-           "to a provider host process yet: run it in process (ep.{}.isolation=in_process)", name(), name(),
-           device_index, device.name, name());
-  }
+  if (device_index >= 0 && static_cast<size_t>(device_index) >= record.probed_devices.size())
+    fail(EPHOST_INVALID_ARGUMENT, "provider '{}': plugin '{}' has no device {}", name(), name(), device_index);
+  const std::string why_not = cannot_serve(record, device_index);
+  if (!why_not.empty())
+    fail(EPHOST_NOT_IMPLEMENTED, "provider '{}' {}: run it in process (ep.{}.isolation=in_process)", name(), why_not,
+         name());
   create_request_ = request(Op::kCreate, client_);
   create_request_.bytes(record.path).i64(device_index_).u64(options.size());
   for (const auto& [key, value] : options) create_request_.bytes(key).bytes(value);
   std::lock_guard<std::mutex> lock(mutex_);
   ensure_process_locked("provider_create");
+}
+
+std::string IsolatedProvider::cannot_serve(const PluginRecord& record, int64_t device_index) {
+  if (device_index < 0) return "";
+  if (static_cast<size_t>(device_index) >= record.probed_devices.size())
+    return fmt::format("has no device {}", device_index);
+  const ProbedDevice& device = record.probed_devices[static_cast<size_t>(device_index)];
+  if (device.host_memory_usable) return "";
+  return fmt::format("on device {}:{} ({}) works on device memory, which does not cross to a provider host process "
+                     "yet", record.name, device_index, device.name);
 }
 
 IsolatedProvider::~IsolatedProvider() {
@@ -141,6 +159,16 @@ void IsolatedProvider::notify(const IsolatedProviderHealth& health) const {
     callback = callback_;
   }
   if (callback) (*callback)(name(), health);
+}
+
+void IsolatedProvider::notify_outside_lock(const IsolatedProviderHealth& health) const {
+  // The callback runs without the provider's lock, on the thread of the call that saw the change.
+  mutex_.unlock();
+  try {
+    notify(health);
+  } catch (...) {
+  }
+  mutex_.lock();
 }
 
 IsolatedProvider::Unit& IsolatedProvider::own(const ComputeUnit& unit) const {
@@ -182,7 +210,13 @@ void IsolatedProvider::ensure_process_locked(const std::string& what) const {
   const uint32_t flags = in.u32();
   emits_contexts_ = flags & 1;
   observes_runs_ = flags & 2;
-  if (health_.state == IsolatedProviderState::kRestarting) health_.state = IsolatedProviderState::kRunning;
+  if (health_.state != IsolatedProviderState::kRestarting) return;
+  health_.state = IsolatedProviderState::kRunning;
+  IsolatedProviderHealth snapshot = health_;
+  snapshot.process_id = process_->pid();
+  notify_outside_lock(snapshot);
+  // Other calls may have run while the callback did: the process is made sure of again.
+  ensure_process_locked(what);
 }
 
 std::string IsolatedProvider::request_locked(const std::string& message, const std::string& what,
@@ -262,13 +296,7 @@ void IsolatedProvider::lose_process_locked(const std::string& what, const Proces
   snapshot.process_id = -1;
   process_.reset();
   posted_.clear();  // they were for the process that is gone
-  // The callback runs without the provider's lock, on the failing call's thread.
-  mutex_.unlock();
-  try {
-    notify(snapshot);
-  } catch (...) {
-  }
-  mutex_.lock();
+  notify_outside_lock(snapshot);
   throw ProcessLostError(EPHOST_EP_FAIL, message);
 }
 
@@ -286,13 +314,17 @@ IsolatedProvider::GraphRecord& IsolatedProvider::graph_record_locked(const Graph
 void IsolatedProvider::ensure_graph_locked(GraphRecord& graph, const std::string& what) const {
   if (graph.sent_generation == generation_) return;
   MessageWriter m = request(Op::kGraph, client_);
-  m.u64(graph.id).bytes(isolation::snapshot_model(*graph.main));
+  m.u64(graph.id).bytes(graph.model.empty() ? isolation::snapshot_model(*graph.main) : graph.model);
   request_locked(m.data(), what, settings_.compile_timeout);
   graph.sent_generation = generation_;
 }
 
 void IsolatedProvider::ensure_unit_locked(Unit& unit) const {
+  // A group whose context the plugin emitted is loaded from it in a new process, not compiled again.
+  if (unit.generation != generation_ && unit.generation != 0 && unit.context_graph && load_unit_context_locked(unit))
+    unit.generation = generation_;
   if (unit.generation != generation_) {
+    unit.loaded_from_context = false;
     if (unit.graph) ensure_graph_locked(*unit.graph, unit.what);
     const std::string reply = request_locked(unit.make_request, unit.what, settings_.compile_timeout);
     MessageReader in(reply);
@@ -306,6 +338,30 @@ void IsolatedProvider::ensure_unit_locked(Unit& unit) const {
     request_locked(m.data(), "create_state for " + unit.name(), settings_.compile_timeout);
     unit.state_generation = generation_;
   }
+}
+
+bool IsolatedProvider::load_unit_context_locked(Unit& unit) const {
+  const std::string what = fmt::format("context_load for '{}' (restart)", unit.name());
+  std::string reply;
+  try {
+    ensure_graph_locked(*unit.context_graph, what);
+    reply = request_locked(unit.load_request, what, settings_.compile_timeout);
+  } catch (const ProcessLostError&) {
+    throw;
+  } catch (const Error& e) {
+    // The plugin refused its own context: compiled again, as without one.
+    log_warning(fmt::format("provider '{}' {} failed, so the group is compiled again: {}", name(), what, e.what()));
+    unit.context_graph.reset();
+    unit.load_request.clear();
+    return false;
+  }
+  MessageReader in(reply);
+  in.u32();
+  unit.remote = in.u64();
+  unit.loaded_from_context = true;
+  log_info(fmt::format("provider '{}': group '{}' loaded from its context in the new provider host process", name(),
+                       unit.name()));
+  return true;
 }
 
 std::unique_ptr<ComputeUnit> IsolatedProvider::make_unit(std::unique_ptr<Unit> unit) const {
@@ -325,6 +381,8 @@ std::unique_ptr<ComputeUnit> IsolatedProvider::make_unit(std::unique_ptr<Unit> u
 
 void IsolatedProvider::release_unit(Unit& unit) const {
   std::lock_guard<std::mutex> lock(mutex_);
+  auto named = compiled_.find(unit.name());
+  if (named != compiled_.end() && named->second == &unit) compiled_.erase(named);
   if (!process_ || !process_->alive() || unit.generation != generation_) return;
   MessageWriter m = request(Op::kReleaseUnit, client_);
   m.u64(unit.remote);
@@ -415,7 +473,11 @@ std::unique_ptr<ComputeUnit> IsolatedProvider::compile(const GraphView& group, c
   unit->make_request = m.data();
   unit->ir_graph = group.graph;
   unit->nodes = group.nodes;
-  return make_unit(std::move(unit));
+  unit->signature = isolation::context_signature(group);
+  std::unique_ptr<ComputeUnit> made = make_unit(std::move(unit));
+  std::lock_guard<std::mutex> lock(mutex_);
+  compiled_[fused_name] = static_cast<Unit*>(made.get());
+  return made;
 }
 
 void IsolatedProvider::create_state(ComputeUnit& computeUnit) const {
@@ -444,10 +506,14 @@ void IsolatedProvider::compute_remote_locked(Unit& unit, EphostKernelContext* co
   ensure_unit_locked(unit);
   isolation::SharedArena& arena = process_->arena();
   // The inputs go to the arena, and room for the outputs is kept after them (as much as last time).
-  std::vector<const Tensor*> inputs(context->num_inputs(), nullptr);
+  // A group loaded from its context reads its node's inputs: the group's, less the constant initializers.
+  std::vector<size_t> read(context->num_inputs());
+  for (size_t i = 0; i < read.size(); ++i) read[i] = i;
+  if (unit.loaded_from_context && unit.signature) read = unit.signature->input_indices;
+  std::vector<const Tensor*> inputs(read.size(), nullptr);
   size_t bytes = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const RuntimeValue* v = context->input(i);
+    const RuntimeValue* v = read[i] < context->num_inputs() ? context->input(read[i]) : nullptr;
     if (!v) continue;
     if (!v->is_tensor() || v->tensor().elem_type() == EPHOST_ELEMENT_STRING || v->tensor().device())
       fail(EPHOST_NOT_IMPLEMENTED, "provider '{}' {}: input {} is {}, which does not cross to a provider host process "
@@ -553,6 +619,23 @@ void IsolatedProvider::emit_context(const std::string& fused_name, EphostContext
     std::string key = in.str();
     sink.attributes.emplace_back(std::move(key), in.str());
   }
+  keep_context_locked(fused_name, sink);
+}
+
+void IsolatedProvider::keep_context_locked(const std::string& fused_name, const EphostContextSink& sink) const {
+  auto it = compiled_.find(fused_name);
+  if (it == compiled_.end() || !it->second->signature || !it->second->graph || !it->second->graph->main) return;
+  Unit& unit = *it->second;
+  std::vector<std::pair<std::string, int64_t>> opsets;
+  if (const Model* model = unit.graph->main->model; model && model->proto)
+    for (const auto& op : model->proto->opset_import()) opsets.emplace_back(op.domain(), op.version());
+  isolation::RestartContext context = isolation::restart_context(*unit.signature, fused_name, sink, record(), opsets);
+  unit.context_graph = std::make_unique<GraphRecord>();
+  unit.context_graph->id = next_graph_id_++;
+  unit.context_graph->model = std::move(context.model);
+  MessageWriter m = request(Op::kLoadContext, client_);
+  m.u64(unit.context_graph->id).u64(0).u64(0).bytes(context.blob);
+  unit.load_request = m.data();
 }
 
 std::optional<ContextJudgement> IsolatedProvider::judge_context(const Node& context_node, const void* blob,

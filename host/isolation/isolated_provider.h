@@ -10,11 +10,13 @@
 // When the process dies (a crash, an abort, a kill) or a call passes its deadline (the process is then
 // killed): that call fails with EP_FAIL naming the plugin, the call and the signal or deadline, and
 // nothing else is touched. The next call starts a new process, which rebuilds the graphs and the
-// compute units it needs on first use. A compile that dies is tried again in a new process. After
+// compute units it needs on first use: a unit made from an EPContext node is loaded again, and so is a
+// compiled group whose context the plugin emitted (the session generated an EPContext cache:
+// restart_context.h), instead of compiling it again. A compile that dies is tried again in a new process. After
 // `max_failures` failures within `failure_window`, the provider falls back: its compute units are
 // compiled by the fallback provider (the session's CPU plugin) on first use, and it never starts a
 // process again. Its state (running, restarting, fallen back) and failures can be read at any time,
-// and a callback hears every change.
+// and a callback hears every change (a failure, and the new process that takes over).
 //
 // One process per plugin and env (shared_provider_host.h): the env's sessions' providers of the plugin
 // are clients of it, each with its own provider, graphs and units there, and its own failures and
@@ -34,29 +36,20 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "isolation/isolation_options.h"
+#include "isolation/provider_health.h"
 #include "isolation/provider_process.h"
 #include "isolation/shared_provider_host.h"
 #include "isolation/wire.h"
 #include "provider/provider.h"
 
 namespace ephost {
-
-enum class IsolatedProviderState { kRunning, kRestarting, kFallenBack };
-const char* isolated_provider_state_name(IsolatedProviderState state);
-
-// What an application can read about an isolated provider.
-struct IsolatedProviderHealth {
-  IsolatedProviderState state = IsolatedProviderState::kRunning;
-  int failures = 0;           // failures since the session began
-  std::string last_failure;   // the last failure's message ("" when none)
-  pid_t process_id = -1;      // the provider host process now, -1 when none runs
-};
 
 class IsolatedProvider final : public Provider {
  public:
@@ -72,6 +65,11 @@ class IsolatedProvider final : public Provider {
                    const std::vector<std::pair<std::string, std::string>>& options, int64_t device_index,
                    IsolationSettings settings, std::string executable);
   ~IsolatedProvider() override;
+
+  // Whether a provider host process can serve `record` on its probed device `device_index` (-1: none):
+  // device memory does not cross to a provider host process yet, so a device that works on device
+  // memory cannot. "" when it can, else why not (for the error or the warning).
+  static std::string cannot_serve(const PluginRecord& record, int64_t device_index);
 
   // The provider whose units replace this one's after too many failures (the session's CPU provider);
   // null: none (then a fallen-back provider's computes fail). Set before the first compile.
@@ -117,12 +115,19 @@ class IsolatedProvider final : public Provider {
   void post_locked(isolation::Op op) const;
   // Counts a lost process, decides between restarting and falling back, and throws the call's error.
   [[noreturn]] void lose_process_locked(const std::string& what, const isolation::ProcessLost& lost) const;
+  // Makes `unit` in the current process from the context its plugin emitted; false (and forgets the
+  // context) when the plugin refuses it.
+  bool load_unit_context_locked(Unit& unit) const;
+  // Keeps the context emitted for compiled group `fused_name`, for a new process to load (restart_context.h).
+  void keep_context_locked(const std::string& fused_name, const EphostContextSink& sink) const;
   // Makes a unit in the process, trying again in a new process after a loss, until it falls back.
   std::unique_ptr<ComputeUnit> make_unit(std::unique_ptr<Unit> unit) const;
   void compute_remote_locked(Unit& unit, EphostKernelContext* context) const;
   void compute_fallback(Unit& unit, EphostKernelContext* context) const;
   void release_unit(Unit& unit) const;
   void notify(const IsolatedProviderHealth& health) const;
+  // notify() with the shared host's lock (held) let go meanwhile.
+  void notify_outside_lock(const IsolatedProviderHealth& health) const;
   Unit& own(const ComputeUnit& unit) const;
 
   const IsolationSettings settings_;
@@ -145,6 +150,7 @@ class IsolatedProvider final : public Provider {
   mutable std::deque<Clock::time_point> recent_failures_;
   mutable IsolatedProviderHealth health_;
   mutable std::shared_ptr<HealthCallback> callback_;
+  mutable std::map<std::string, Unit*> compiled_;  // compiled groups by fused name (their contexts are kept)
   mutable std::vector<std::string> posted_;  // on_run_start / on_run_end requests not sent yet, in order
 };
 

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/tensor.h"
+#include "isolation/provider_health.h"
 
 namespace ephost {
 
@@ -30,6 +32,9 @@ struct SessionOptions {
   // Progress of session creation (SetSessionProgressCallback): stage, done, total, user.
   void (*progress)(const char* stage, size_t done, size_t total, void* user) = nullptr;
   void* progress_user = nullptr;
+  // Changes of the state of an isolated provider (SetProviderStateCallback, API 5): its name and its
+  // state after the change.
+  std::function<void(const std::string& provider, const IsolatedProviderHealth& health)> provider_state;
   // Initializers the application supplies (AddInitializer, API 4): each replaces the model's
   // initializer of that name (same element type and shape) or gives a graph input a constant value.
   std::vector<std::pair<std::string, Tensor>> initializers;

@@ -189,13 +189,6 @@ bool remember_faults(const PluginRegistry& registry, const PluginRecord& rec, Is
   return true;
 }
 
-// Whether the probed device `index` of `rec` can be served from a provider host process: device memory
-// does not cross yet (isolation/isolated_provider.h).
-bool device_crosses(const PluginRecord& rec, int64_t index) {
-  return index < 0 || (static_cast<size_t>(index) < rec.probed_devices.size() &&
-                       rec.probed_devices[static_cast<size_t>(index)].host_memory_usable);
-}
-
 // A candidate for `rec` with its provider options, the isolation entries taken out of them, and its
 // device (`requested`: the index the user named, -1 for the policy's choice). Only a candidate that
 // runs in process has its plugin loaded here (lazy loading); false when that load failed (the record
@@ -208,12 +201,12 @@ bool make_candidate(const PluginRegistry& registry, const SessionConfig& config,
       !rec->builtin && c.isolation.mode == IsolationMode::kAuto && remember_faults(registry, *rec, c.isolation);
   if (!rec->builtin && c.isolation.mode == IsolationMode::kProcess && !is_ort_plugin_ep(*rec)) {
     c.device_index = choose_probed_device(*rec, requested, config.selection_policy);
-    if (!remembered || device_crosses(*rec, c.device_index)) return true;
+    const std::string why_not = IsolatedProvider::cannot_serve(*rec, c.device_index);
+    if (!remembered || why_not.empty()) return true;
     // auto chose isolation, which this device cannot have: it stays in process, as auto's default, and
     // says why (asked for explicitly, `process` fails instead).
-    log_warning(fmt::format("provider '{}' stays in process although it {}: its device {} works on device memory, "
-                            "which does not cross to a provider host process yet",
-                            rec->name, c.isolation.reason.substr(10), c.device_index));
+    log_warning(fmt::format("provider '{}' stays in process although it {}: provider '{}' {}", rec->name,
+                            c.isolation.reason.substr(10), rec->name, why_not));
     c.isolation.mode = IsolationMode::kInProcess;
     c.isolation.reason = "in process: " + c.isolation.reason.substr(10) + ", but its device memory cannot be isolated";
   }

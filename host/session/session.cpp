@@ -8,6 +8,7 @@
 #include "core/log.h"
 #include "ephost/ephost_session_options_keys.h"
 #include "graph/graph_editor.h"
+#include "isolation/isolated_provider.h"
 #include "model/loader.h"
 #include "model/tensor_proto.h"
 #include "session/run_inputs.h"
@@ -139,6 +140,9 @@ void Session::initialize(std::unique_ptr<Model> model) {
     auto span = profile(p, "session", "create providers");
     providers_ = create_providers(env_.registry(), config_, *model_);
   }
+  if (options_.provider_state)
+    for (const auto& p : providers_.instances)
+      if (auto* isolated = dynamic_cast<IsolatedProvider*>(p.get())) isolated->set_health_callback(options_.provider_state);
   deadline.check("create providers");
   ContextResolution contexts;
   {
@@ -211,11 +215,26 @@ void Session::start_context_rebuild() {
   // now): the background compile reports nothing.
   options.progress = nullptr;
   options.progress_user = nullptr;
+  options.provider_state = nullptr;
   rebuild_ = std::make_unique<ContextRebuild>(env_, std::move(options), model_->path, rejected->source_model,
                                               rejected->embed_mode == 1);
 }
 
 std::string Session::model_metadata_json() const { return metadata_json_; }
+
+std::vector<Session::ProviderState> Session::provider_states() const {
+  std::vector<ProviderState> out;
+  for (const auto& p : providers_.instances) {
+    ProviderState state;
+    state.provider = p->name();
+    if (const auto* isolated = dynamic_cast<const IsolatedProvider*>(p.get())) {
+      state.isolated = true;
+      state.health = isolated->health();
+    }
+    out.push_back(std::move(state));
+  }
+  return out;
+}
 
 std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_names,
                                        const std::vector<RuntimeValue>& inputs,

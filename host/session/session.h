@@ -54,6 +54,13 @@ class Session {
   std::string model_metadata_json() const;
 
   std::string partition_report_json() const;
+  // Where each provider runs and, in a provider host process, how it is doing now (in providers()'s order).
+  struct ProviderState {
+    std::string provider;
+    bool isolated = false;
+    IsolatedProviderHealth health;  // for an isolated provider
+  };
+  std::vector<ProviderState> provider_states() const;
   // The whole-model work this session's creation did, its load included (model/creation_counts.h).
   const CreationCounts& creation_counts() const { return creation_counts_; }
   // What happened to each EPContext node of the model (empty for an ordinary model).

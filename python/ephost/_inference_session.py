@@ -151,6 +151,13 @@ class InferenceSession:
         initializer that is also a graph input, and lists none here."""
         return []
 
+    def get_provider_states(self):
+        """Where each provider runs and how it is doing now, in get_providers' order: a list of dicts
+        with "provider", "state" ("in_process"; or, in a provider host process, "running",
+        "restarting" after its process crashed or missed a deadline, "fallen_back" after too many
+        failures), "failures", "process_id" (-1 when none runs) and "last_failure"."""
+        return self._session.provider_states()
+
     def get_partition_report(self):
         """Which provider runs each node, fused groups, refused claims and why (a dict)."""
         return json.loads(self._session.partition_report_json())

@@ -167,6 +167,21 @@ PYBIND11_MODULE(_ephost, m) {
       .def("inputs", &PySession::inputs)
       .def("outputs", &PySession::outputs)
       .def("partition_report_json", &PySession::partition_report_json)
+      .def("provider_states",
+           [](const PySession& s) {
+             py::list out;
+             for (const auto& p : s.native().provider_states()) {
+               static const char* const kNames[] = {"in_process", "running", "restarting", "fallen_back"};
+               py::dict d;
+               d["provider"] = p.provider;
+               d["state"] = p.state >= 0 && p.state < 4 ? kNames[p.state] : "unknown";
+               d["failures"] = p.failures;
+               d["process_id"] = p.process_id;
+               d["last_failure"] = p.last_failure;
+               out.append(d);
+             }
+             return out;
+           })
       .def("ep_context_report_json", &PySession::ep_context_report_json)
       .def("end_profiling", &PySession::end_profiling)
       .def("model_metadata_json", &PySession::model_metadata_json)

@@ -25,3 +25,21 @@ def test_plugin_report_describes_each_library(test_plugins, test_plugin_dir):
 def test_registering_a_missing_library_fails():
     with pytest.raises(ephost.EphostError, match="/nonexistent/libmissing.so"):
         ephost.register_plugin_library("/nonexistent/libmissing.so")
+
+
+def test_provider_states_say_where_each_provider_runs(test_plugins):
+    from onnx import TensorProto, helper
+    from conftest import make_model
+    import numpy as np
+    model = make_model([helper.make_node("Add", ["x", "x"], ["a"]), helper.make_node("Relu", ["a"], ["y"])],
+                       [("x", TensorProto.FLOAT, [2, 3])], [("y", TensorProto.FLOAT, [2, 3])])
+    options = ephost.SessionOptions()
+    options.add_session_config_entry("session.provider_isolation", "process")
+    session = ephost.InferenceSession(model, options, providers=["BetaExecutionProvider"])
+    x = np.array([[-1, 2, -3], [4, -5, 6]], dtype=np.float32)
+    np.testing.assert_allclose(session.run(None, {"x": x})[0], np.maximum(2 * x, 0))
+    states = session.get_provider_states()
+    assert [s["provider"] for s in states] == ["beta", "cpu"]
+    assert states[0]["state"] == "running" and states[0]["process_id"] > 0 and states[0]["failures"] == 0
+    assert states[1] == {"provider": "cpu", "state": "in_process", "failures": 0, "process_id": -1,
+                         "last_failure": ""}

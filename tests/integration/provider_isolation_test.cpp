@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <mutex>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -235,6 +236,72 @@ TEST_F(ProviderIsolation, ProviderThatKeepsFailingFallsBackToTheCpuPlugin) {
   EXPECT_EQ(isolation["state"], "fallen_back") << isolation.dump();
   EXPECT_EQ(isolation["failures"], 3) << isolation.dump();
   EXPECT_NE(isolation["last_failure"].get<std::string>().find("SIGSEGV"), std::string::npos) << isolation.dump();
+}
+
+// What the state callback (API 5) was told, in order.
+struct StateChanges {
+  std::mutex mutex;
+  std::vector<Ephost::Session::ProviderState> seen;
+  static void record(const EphostProviderState* state, void* user) {
+    auto* self = static_cast<StateChanges*>(user);
+    std::lock_guard<std::mutex> lock(self->mutex);
+    self->seen.push_back({state->provider, static_cast<EphostProviderStateKind>(state->state), state->failures,
+                          state->process_id, state->last_failure});
+  }
+};
+
+// The application reads each provider's state through the C API, and a callback hears every change:
+// a crash (restarting), the new process that takes over (running), and the fallback after three.
+TEST_F(ProviderIsolation, ApplicationReadsTheStateAndHearsEveryChange) {
+  StateChanges changes;
+  Ephost::SessionOptions o;
+  o.add_config("session.provider_isolation", "process");
+  o.append_provider("faulty", {{"fault", "segfault:compute"}, {"isolation_timeout_ms", "2000"}});
+  o.set_provider_state_callback(&StateChanges::record, &changes);
+  Ephost::Session s(*env_, bytes_.data(), bytes_.size(), o);
+  std::vector<Ephost::Session::ProviderState> states = s.provider_states();
+  ASSERT_EQ(states.size(), 2u);
+  EXPECT_EQ(states[0].provider, "faulty");
+  EXPECT_EQ(states[0].state, EPHOST_PROVIDER_RUNNING);
+  EXPECT_EQ(states[0].failures, 0);
+  EXPECT_GT(states[0].process_id, 0);
+  EXPECT_EQ(states[0].last_failure, "");
+  EXPECT_EQ(states[1].provider, "cpu");
+  EXPECT_EQ(states[1].state, EPHOST_PROVIDER_IN_PROCESS);
+  EXPECT_EQ(states[1].process_id, -1);
+  EXPECT_TRUE(changes.seen.empty());
+
+  const long first = states[0].process_id;
+  EXPECT_EQ(run_error(s).code(), EPHOST_EP_FAIL);
+  states = s.provider_states();
+  EXPECT_EQ(states[0].state, EPHOST_PROVIDER_RESTARTING);
+  EXPECT_EQ(states[0].failures, 1);
+  EXPECT_EQ(states[0].process_id, -1);
+  EXPECT_NE(states[0].last_failure.find("SIGSEGV"), std::string::npos) << states[0].last_failure;
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(run_error(s).code(), EPHOST_EP_FAIL);
+  expect_correct(run(s));  // on the CPU plugin now
+  states = s.provider_states();
+  EXPECT_EQ(states[0].state, EPHOST_PROVIDER_FALLEN_BACK);
+  EXPECT_EQ(states[0].failures, 3);
+
+  std::lock_guard<std::mutex> lock(changes.mutex);
+  const std::vector<std::pair<EphostProviderStateKind, int>> want = {
+      {EPHOST_PROVIDER_RESTARTING, 1}, {EPHOST_PROVIDER_RUNNING, 1}, {EPHOST_PROVIDER_RESTARTING, 2},
+      {EPHOST_PROVIDER_RUNNING, 2},    {EPHOST_PROVIDER_FALLEN_BACK, 3}};
+  ASSERT_EQ(changes.seen.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(changes.seen[i].provider, "faulty");
+    EXPECT_EQ(changes.seen[i].state, want[i].first);
+    EXPECT_EQ(changes.seen[i].failures, want[i].second);
+    if (want[i].first == EPHOST_PROVIDER_RUNNING) {
+      EXPECT_GT(changes.seen[i].process_id, 0);
+      EXPECT_NE(changes.seen[i].process_id, first);
+    } else {
+      EXPECT_EQ(changes.seen[i].process_id, -1);
+      EXPECT_NE(changes.seen[i].last_failure.find("SIGSEGV"), std::string::npos) << changes.seen[i].last_failure;
+    }
+  }
 }
 
 TEST_F(ProviderIsolation, CapabilityFaultLeavesTheGraphToTheCpuPlugin) {

@@ -5,6 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <string>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace ephost_test {
 
@@ -28,7 +32,22 @@ Record& record() {
 
 uint64_t plugin_call_clock_tick() { return ++record().clock; }
 
+// With EPHOST_TEST_CALL_JOURNAL naming a file, every call is also appended to it as one line
+// "<plugin> <function>": the calls of a plugin in another process (a provider host) for a test to count.
+static void journal(const PluginCall& call) {
+  const char* path = std::getenv("EPHOST_TEST_CALL_JOURNAL");
+  if (!path || !*path) return;
+  const std::string line = call.plugin + " " + call.function + "\n";
+  const int fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  // One write per line: lines of several processes do not interleave (O_APPEND).
+  if (::write(fd, line.data(), line.size()) < 0) {
+  }
+  ::close(fd);
+}
+
 void record_plugin_call(PluginCall call) {
+  journal(call);
   Record& r = record();
   std::lock_guard<std::mutex> lock(r.mutex);
   if (r.recording) r.calls.push_back(std::move(call));

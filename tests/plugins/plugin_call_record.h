@@ -28,7 +28,9 @@ using ephost::observer::PluginCall;
 
 // The record's clock: every call takes one tick when it starts and one when it returns.
 EPHOST_TEST_RECORD_EXPORT uint64_t plugin_call_clock_tick();
-// Adds a finished call to the record (kept only while a PluginCallRecording exists).
+// Adds a finished call to the record (kept only while a PluginCallRecording exists), and to the file
+// $EPHOST_TEST_CALL_JOURNAL names, when set, as a line
+// "<plugin> <function>", in any process: how a test counts the calls of a plugin in a provider host.
 EPHOST_TEST_RECORD_EXPORT void record_plugin_call(PluginCall call);
 
 // A test's recording: from construction to destruction the plugins' calls are kept. Only one may

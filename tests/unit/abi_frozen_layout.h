@@ -358,6 +358,19 @@
   X(AddInitializer, EphostStatus* (*)(EphostSessionOptions*, const char*, const EphostTensor*))              \
   X(RunOptionsSetTimeout, EphostStatus* (*)(EphostRunOptions*, int64_t))
 
+#define EPHOST_FROZEN_APP_API_5(X)                                                                              \
+  X(SessionGetProviderCount, EphostStatus* (*)(const EphostSession*, size_t*))                                  \
+  X(SessionGetProviderState, EphostStatus* (*)(const EphostSession*, size_t, EphostProviderState*))             \
+  X(SetProviderStateCallback, EphostStatus* (*)(EphostSessionOptions*, EphostProviderStateCallback, void*))
+
+#define EPHOST_FROZEN_PROVIDER_STATE_API_5(X) \
+  X(struct_size, uint32_t)                    \
+  X(provider, const char*)                    \
+  X(state, int32_t)                           \
+  X(failures, int32_t)                        \
+  X(process_id, int64_t)                      \
+  X(last_failure, const char*)
+
 // ---- enumerations (ephost_types.h, ephost_plugin.h, ephost_c_api.h): every value is frozen --------------
 
 // since ABI 1 / API 1
@@ -472,3 +485,10 @@
   X(EPHOST_OPT_ENABLE_BASIC, 1)              \
   X(EPHOST_OPT_ENABLE_EXTENDED, 2)           \
   X(EPHOST_OPT_ENABLE_ALL, 99)
+
+// since API 5
+#define EPHOST_FROZEN_PROVIDER_STATES(X) \
+  X(EPHOST_PROVIDER_IN_PROCESS, 0)       \
+  X(EPHOST_PROVIDER_RUNNING, 1)          \
+  X(EPHOST_PROVIDER_RESTARTING, 2)       \
+  X(EPHOST_PROVIDER_FALLEN_BACK, 3)

@@ -54,6 +54,7 @@ struct FrozenDeviceInfo { EPHOST_FROZEN_DEVICE_INFO_ABI_3(EPHOST_MIRROR) };
 struct FrozenTensorMemory { EPHOST_FROZEN_TENSOR_MEMORY_ABI_3(EPHOST_MIRROR) };
 struct FrozenProfileSpan { EPHOST_FROZEN_PROFILE_SPAN_ABI_4(EPHOST_MIRROR) };
 struct FrozenDeviceReport { EPHOST_FROZEN_DEVICE_REPORT_API_3(EPHOST_MIRROR) };
+struct FrozenProviderState { EPHOST_FROZEN_PROVIDER_STATE_API_5(EPHOST_MIRROR) };
 struct FrozenNegotiation { EPHOST_FROZEN_NEGOTIATION_ABI_1(EPHOST_MIRROR) };
 struct FrozenPluginReport { EPHOST_FROZEN_PLUGIN_REPORT_API_1(EPHOST_MIRROR) };
 struct FrozenApiV1 { EPHOST_FROZEN_APP_API_1(EPHOST_MIRROR) };
@@ -64,6 +65,10 @@ struct FrozenApiV3 {
 struct FrozenApiV4 {
   EPHOST_FROZEN_APP_API_1(EPHOST_MIRROR) EPHOST_FROZEN_APP_API_2(EPHOST_MIRROR) EPHOST_FROZEN_APP_API_3(EPHOST_MIRROR)
   EPHOST_FROZEN_APP_API_4(EPHOST_MIRROR)
+};
+struct FrozenApiV5 {
+  EPHOST_FROZEN_APP_API_1(EPHOST_MIRROR) EPHOST_FROZEN_APP_API_2(EPHOST_MIRROR) EPHOST_FROZEN_APP_API_3(EPHOST_MIRROR)
+  EPHOST_FROZEN_APP_API_4(EPHOST_MIRROR) EPHOST_FROZEN_APP_API_5(EPHOST_MIRROR)
 };
 
 // ---- compile time: members, enum values, entry points -------------------------------------------------
@@ -95,7 +100,8 @@ struct FrozenApiV4 {
 #define EPHOST_CHECK_DEVICE_REPORT(name, ...) EPHOST_CHECK_FROZEN(EphostDeviceReport, FrozenDeviceReport, name)
 #define EPHOST_CHECK_NEGOTIATION(name, ...) EPHOST_CHECK_FROZEN(EphostPluginNegotiation, FrozenNegotiation, name)
 #define EPHOST_CHECK_PLUGIN_REPORT(name, ...) EPHOST_CHECK_FROZEN(EphostPluginReport, FrozenPluginReport, name)
-#define EPHOST_CHECK_APP_API(name, ...) EPHOST_CHECK_FROZEN(EphostApi, FrozenApiV4, name)
+#define EPHOST_CHECK_APP_API(name, ...) EPHOST_CHECK_FROZEN(EphostApi, FrozenApiV5, name)
+#define EPHOST_CHECK_PROVIDER_STATE(name, ...) EPHOST_CHECK_FROZEN(EphostProviderState, FrozenProviderState, name)
 
 EPHOST_FROZEN_TENSOR_VIEW_ABI_1(EPHOST_CHECK_TENSOR_VIEW)
 EPHOST_CHECK_ALL_FROZEN(EphostTensorView, FrozenTensorView)
@@ -127,7 +133,10 @@ EPHOST_FROZEN_APP_API_1(EPHOST_CHECK_APP_API)
 EPHOST_FROZEN_APP_API_2(EPHOST_CHECK_APP_API)
 EPHOST_FROZEN_APP_API_3(EPHOST_CHECK_APP_API)
 EPHOST_FROZEN_APP_API_4(EPHOST_CHECK_APP_API)
-EPHOST_CHECK_ALL_FROZEN(EphostApi, FrozenApiV4)
+EPHOST_FROZEN_APP_API_5(EPHOST_CHECK_APP_API)
+EPHOST_CHECK_ALL_FROZEN(EphostApi, FrozenApiV5)
+EPHOST_FROZEN_PROVIDER_STATE_API_5(EPHOST_CHECK_PROVIDER_STATE)
+EPHOST_CHECK_ALL_FROZEN(EphostProviderState, FrozenProviderState)
 EPHOST_FROZEN_DEVICE_REPORT_API_3(EPHOST_CHECK_DEVICE_REPORT)
 EPHOST_CHECK_ALL_FROZEN(EphostDeviceReport, FrozenDeviceReport)
 
@@ -146,6 +155,7 @@ EPHOST_FROZEN_VALUE_KINDS(EPHOST_CHECK_ENUM_VALUE)
 EPHOST_FROZEN_ATTRIBUTE_TYPES(EPHOST_CHECK_ENUM_VALUE)
 EPHOST_FROZEN_CONTEXT_VERDICTS(EPHOST_CHECK_ENUM_VALUE)
 EPHOST_FROZEN_OPTIMIZATION_LEVELS(EPHOST_CHECK_ENUM_VALUE)
+EPHOST_FROZEN_PROVIDER_STATES(EPHOST_CHECK_ENUM_VALUE)
 
 // The symbols a plugin exports and an application links, by name and type. Plugins' libraries are
 // checked for exporting exactly this entry point by tests/packaging/plugin_entry_point_test.sh.
@@ -159,7 +169,7 @@ static_assert(std::is_same_v<decltype(&EphostGetVersionString), const char* (*)(
               "EphostGetVersionString's type is frozen");
 
 // A new version must be frozen here before it ships; dropping a version breaks its plugins.
-static_assert(EPHOST_PLUGIN_ABI_VERSION == 4u && EPHOST_API_VERSION == 4u,
+static_assert(EPHOST_PLUGIN_ABI_VERSION == 4u && EPHOST_API_VERSION == 5u,
               "a new ABI version: freeze its layout in abi_frozen_layout.h (plugin_api/ABI_VERSIONING.md)");
 static_assert(EPHOST_PLUGIN_ABI_MIN_VERSION == 1u, "the host must keep accepting ABI 1 plugins");
 
@@ -252,8 +262,10 @@ const std::vector<FrozenStruct>& frozen_structs() {
        {{EPHOST_FROZEN_APP_API_1(EPHOST_NAME)},
         {EPHOST_FROZEN_APP_API_2(EPHOST_NAME)},
         {EPHOST_FROZEN_APP_API_3(EPHOST_NAME)},
-        {EPHOST_FROZEN_APP_API_4(EPHOST_NAME)}}},
+        {EPHOST_FROZEN_APP_API_4(EPHOST_NAME)},
+        {EPHOST_FROZEN_APP_API_5(EPHOST_NAME)}}},
       {"ephost_c_api.h", "EphostDeviceReport", {{}, {}, {EPHOST_FROZEN_DEVICE_REPORT_API_3(EPHOST_NAME)}}},
+      {"ephost_c_api.h", "EphostProviderState", {{}, {}, {}, {}, {EPHOST_FROZEN_PROVIDER_STATE_API_5(EPHOST_NAME)}}},
   };
   return all;
 }
@@ -354,6 +366,7 @@ TEST(AbiLayout, EachVersionsSizeEndsWithItsLastMember) {
   EXPECT_EQ(EphostApiSize(2), sizeof(FrozenApiV2));
   EXPECT_EQ(EphostApiSize(3), sizeof(FrozenApiV3));
   EXPECT_EQ(EphostApiSize(4), sizeof(FrozenApiV4));
+  EXPECT_EQ(EphostApiSize(5), sizeof(FrozenApiV5));
   for (uint32_t unknown : {0u, EPHOST_PLUGIN_ABI_VERSION + 1}) {
     EXPECT_EQ(EphostHostApiSize(unknown), 0u) << unknown;
     EXPECT_EQ(EphostPluginSize(unknown), 0u) << unknown;

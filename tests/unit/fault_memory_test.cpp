@@ -59,5 +59,31 @@ TEST_F(FaultMemory, AHangWhoseCallReturnedIsForgotten) {
   EXPECT_TRUE(remembered_fault(journal_, library_).has_value());
 }
 
+// The journal only grows; past its bound it keeps its newest lines, and what they say is still known.
+TEST_F(FaultMemory, ALongJournalKeepsItsNewestLines) {
+  {
+    std::ofstream out(journal_);
+    const long long at = static_cast<long long>(time(nullptr)) + 10;
+    for (int i = 0; i < 2000; ++i)
+      out << "hung" << '\t' << at << '\t' << i << " ms" << '\t' << library_ << '\t' << "compute" << '\n';
+    out << "crashed" << '\t' << at << '\t' << "SIGSEGV" << '\t' << library_ << '\t' << "compile" << '\n';
+  }
+  ASSERT_GT(fs::file_size(journal_), 8192u);
+  trim_fault_journal(journal_, 8192);
+  EXPECT_LE(fs::file_size(journal_), 8192u / 2 + 1);
+  std::ifstream in(journal_);
+  std::string first, line, last;
+  std::getline(in, first);
+  EXPECT_EQ(first.rfind("hung\t", 0), 0u) << "starts at a whole line: " << first;
+  for (last = first; std::getline(in, line);) last = line;
+  EXPECT_EQ(last.rfind("crashed\t", 0), 0u) << last;
+  ASSERT_TRUE(remembered_fault(journal_, library_).has_value());
+  EXPECT_EQ(remembered_fault(journal_, library_)->call, "compile");
+  // A short journal is left alone.
+  const auto size = fs::file_size(journal_);
+  trim_fault_journal(journal_, 8192);
+  EXPECT_EQ(fs::file_size(journal_), size);
+}
+
 }  // namespace
 }  // namespace ephost

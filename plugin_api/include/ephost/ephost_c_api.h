@@ -32,8 +32,9 @@ extern "C" {
  * tensors and bound runs, the names of symbolic dimensions, progress and profiling, and env options
  * (CreateEnvWithOptions); version 4 run options that terminate a run in progress, the model's
  * metadata, the default log level, initializers the application supplies (AddInitializer) and run
- * deadlines (RunOptionsSetTimeout, the table's last member). */
-#define EPHOST_API_VERSION 4u
+ * deadlines (RunOptionsSetTimeout); version 5 the state of a session's providers that run in a provider
+ * host process, and a callback on its changes (SessionGetProviderState, SetProviderStateCallback). */
+#define EPHOST_API_VERSION 5u
 
 typedef struct EphostEnv EphostEnv;
 typedef struct EphostSessionOptions EphostSessionOptions;
@@ -95,6 +96,38 @@ typedef struct EphostDeviceReport {
   int32_t host_memory_usable; /* 1: the device works on host memory (no copies) */
   uint32_t memory_kinds;     /* bitmask of EPHOST_MEMORY_KIND_BIT(EphostMemoryKind) */
 } EphostDeviceReport;
+
+/* since API 5: where a session's provider runs and how it is doing (EphostProviderState.state). A
+ * provider in a provider host process (session.provider_isolation=process, ep.<name>.isolation) is
+ * running; restarting after its process crashed, was killed or missed a call's deadline (the next call
+ * starts a new process); or fallen back after too many failures (its work runs on the next providers,
+ * ending with the CPU plugin). */
+typedef enum EphostProviderStateKind EPHOST_ENUM_BASE {
+  EPHOST_PROVIDER_IN_PROCESS = 0,   /* runs in the application's process: its state never changes */
+  EPHOST_PROVIDER_RUNNING = 1,
+  EPHOST_PROVIDER_RESTARTING = 2,
+  EPHOST_PROVIDER_FALLEN_BACK = 3
+} EphostProviderStateKind;
+
+/* since API 5: the state of one provider of a session (SessionGetProviderState, and what an
+ * EphostProviderStateCallback is told). */
+typedef struct EphostProviderState {
+  /* since API 5 */
+  uint32_t struct_size;       /* set by the caller of SessionGetProviderState; by the library for a callback */
+  const char* provider;       /* the provider's name */
+  int32_t state;              /* EphostProviderStateKind */
+  int32_t failures;           /* failures of its provider host processes since the session began */
+  int64_t process_id;         /* the provider host process now, -1 when none runs (or in process) */
+  const char* last_failure;   /* the last failure's message (names the plugin, the call and the signal or
+                               * deadline), "" when none */
+} EphostProviderState;
+
+/* since API 5: called when the state of a provider of a session changes (SetProviderStateCallback):
+ * `state` is the state after the change (a failure: restarting or fallen back; a new process that
+ * took over: running). Called on the thread of the call that saw the change (a run, or the session's
+ * creation), without the library's locks held; `state` and its strings live until the callback
+ * returns. The callback must not release the session. */
+typedef void (*EphostProviderStateCallback)(const EphostProviderState* state, void* user);
 
 /*
  * The function table. Each version's members are a block added at the end, opened by a "since API
@@ -381,6 +414,20 @@ typedef struct EphostApi {
    * reads it when it starts. The session stays usable after a run that missed its deadline. (The
    * deadline of session creation is the session option session.compile_timeout_ms.) */
   EphostStatus* (*RunOptionsSetTimeout)(EphostRunOptions* options, int64_t timeout_ms);
+
+  /* ---- since API 5: provider state ---- */
+  /* The number of providers the session uses (the partition report's "providers", in that order). */
+  EphostStatus* (*SessionGetProviderCount)(const EphostSession* session, size_t* out_count);
+  /* The state of provider `index` now. The caller sets `out_state->struct_size` (sizeof, or
+   * EPHOST_STRUCT_SIZE_THROUGH of the last member it knows); the library fills the members that fit.
+   * The strings are owned by the session and live as long as it. INVALID_ARGUMENT when `index` is
+   * out of range or struct_size is too small for `provider`. Safe to call while runs are in progress. */
+  EphostStatus* (*SessionGetProviderState)(const EphostSession* session, size_t index, EphostProviderState* out_state);
+  /* Calls `callback` with `user` whenever the state of a provider of a session created with these
+   * options changes (only providers in a provider host process change). NULL removes it. `user` must
+   * stay valid as long as such sessions live. */
+  EphostStatus* (*SetProviderStateCallback)(EphostSessionOptions* options, EphostProviderStateCallback callback,
+                                            void* user);
 } EphostApi;
 
 /* The size of the function table as each version defines it: the struct_size of the table
@@ -393,6 +440,7 @@ static inline uint32_t EphostApiSize(uint32_t version) {
     case 2: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, InspectEpContextModelJson);
     case 3: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, CreateEnvWithOptions);
     case 4: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, RunOptionsSetTimeout);
+    case 5: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, SetProviderStateCallback);
     default: return 0;
   }
 }

@@ -288,6 +288,13 @@ class SessionOptions {
     check(api().SetSessionProgressCallback(o_.get(), callback, user));
     return *this;
   }
+  // Changes of the state of the sessions' providers that run in a provider host process (API 5;
+  // SetProviderStateCallback): `callback` is called with the state after each change, on the thread
+  // of the call that saw it. `user` must outlive the sessions created; nullptr removes it.
+  SessionOptions& set_provider_state_callback(EphostProviderStateCallback callback, void* user) {
+    check(api().SetProviderStateCallback(o_.get(), callback, user));
+    return *this;
+  }
   SessionOptions& set_optimization_level(EphostGraphOptimizationLevel level) {
     check(api().SetGraphOptimizationLevel(o_.get(), level));
     return *this;
@@ -386,6 +393,27 @@ class Session {
     char* s = nullptr;
     check(api().SessionGetPartitionReportJson(s_.get(), &s));
     return take_string(s);
+  }
+  // Where each provider runs and how it is doing now (API 5; SessionGetProviderState).
+  struct ProviderState {
+    std::string provider;
+    EphostProviderStateKind state = EPHOST_PROVIDER_IN_PROCESS;
+    int32_t failures = 0;
+    int64_t process_id = -1;
+    std::string last_failure;
+  };
+  std::vector<ProviderState> provider_states() const {
+    size_t count = 0;
+    check(api().SessionGetProviderCount(s_.get(), &count));
+    std::vector<ProviderState> out;
+    for (size_t i = 0; i < count; ++i) {
+      EphostProviderState c{};
+      c.struct_size = sizeof c;
+      check(api().SessionGetProviderState(s_.get(), i, &c));
+      out.push_back({c.provider, static_cast<EphostProviderStateKind>(c.state), c.failures, c.process_id,
+                     c.last_failure});
+    }
+    return out;
   }
   // With session.enable_profiling=1 (API 3; SessionEndProfiling): writes the trace recorded so far
   // and returns its path. Later events go to a new file.

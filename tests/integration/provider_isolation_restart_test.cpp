@@ -1,0 +1,125 @@
+// A provider host process restarted after a crash loads the EPContext cache instead of compiling
+// again: the example compiling plugin (recording, samples/example_ep) runs isolated; its calls in the
+// provider host are counted through the call journal (plugin_call_record.h). Whether the session
+// generated the cache (ep.context_enable=1) or was created from a ctx model, the restarted process
+// calls context_load, never compile, and the runs give the same outputs.
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "ephost/ephost_cxx_api.h"
+#include "test_support.h"
+
+namespace {
+
+class ProviderIsolationRestart : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ephost_test::install_plugins(dir_, {"ephost_test_example_sdk1"});
+    journal_ = dir_.file("calls.txt");
+    ::setenv("EPHOST_TEST_CALL_JOURNAL", journal_.c_str(), 1);
+    env_ = std::make_unique<Ephost::Env>(EPHOST_LOG_FATAL, std::vector<std::string>{dir_.path()});
+    model_ = ephost_test::chain_model(2, 3).save(dir_);
+  }
+  void TearDown() override { ::unsetenv("EPHOST_TEST_CALL_JOURNAL"); }
+
+  Ephost::SessionOptions isolated() const {
+    Ephost::SessionOptions o;
+    o.add_config("session.provider_isolation", "process");
+    o.append_provider("example");
+    return o;
+  }
+
+  // How often the example plugin's `function` was called so far, in every process.
+  int calls(const std::string& function) const {
+    std::ifstream in(journal_);
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line)) n += line == "example " + function;
+    return n;
+  }
+
+  void expect_correct(const Ephost::Session& s) {
+    std::vector<float> y = s.run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {2, 3}, x_.data(), 6)}, {"y"})[0]
+                               .to_vector<float>();
+    const std::vector<float> want = ephost_test::chain_expected(x_, 3);
+    ASSERT_EQ(y.size(), want.size());
+    for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], want[i], 1e-5f) << i;
+  }
+
+  static long process_of(const Ephost::Session& s) {
+    return nlohmann::json::parse(s.partition_report_json())["providers"][0]["isolation"].value("process_id", -1L);
+  }
+
+  // Kills the session's provider host and waits until it can be reaped (all its threads gone), without
+  // reaping it: its parent, this process's session, notices on its next call that it ended between calls.
+  static void kill_provider_host(const Ephost::Session& s) {
+    const long pid = process_of(s);
+    ASSERT_GT(pid, 0) << s.partition_report_json();
+    ASSERT_EQ(::kill(static_cast<pid_t>(pid), SIGKILL), 0);
+    for (int i = 0; i < 2000; ++i) {
+      siginfo_t info{};
+      if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
+        return;
+      usleep(5000);
+    }
+    FAIL() << "provider host " << pid << " did not end within 10 s of SIGKILL";
+  }
+
+  ephost_test::TempDir dir_;
+  std::string journal_, model_;
+  std::unique_ptr<Ephost::Env> env_;
+  std::vector<float> x_ = {-1.0f, -0.5f, 0.0f, 0.25f, 0.5f, 1.0f};
+};
+
+TEST_F(ProviderIsolationRestart, RestartLoadsTheContextTheSessionGenerated) {
+  Ephost::SessionOptions o = isolated();
+  o.add_config("ep.context_enable", "1");
+  Ephost::Session s(*env_, model_, o);
+  ASSERT_EQ(calls("compile"), 1) << s.partition_report_json();
+  ASSERT_EQ(calls("context_emit"), 1);
+  expect_correct(s);
+  const long first = process_of(s);
+  for (int restart = 1; restart <= 2; ++restart) {
+    ASSERT_NO_FATAL_FAILURE(kill_provider_host(s));
+    expect_correct(s);
+    EXPECT_NE(process_of(s), first);
+    EXPECT_EQ(calls("compile"), 1) << "restart " << restart << " compiled again";
+    EXPECT_EQ(calls("context_load"), restart);
+  }
+  expect_correct(s);
+  EXPECT_EQ(calls("context_load"), 2);
+}
+
+TEST_F(ProviderIsolationRestart, RestartLoadsTheContextOfACtxModel) {
+  {
+    Ephost::SessionOptions o = isolated();
+    o.add_config("ep.context_enable", "1");
+    Ephost::Session compile(*env_, model_, o);
+  }
+  ASSERT_EQ(calls("compile"), 1);
+  Ephost::Session s(*env_, dir_.file("model_ctx.onnx"), isolated());
+  EXPECT_EQ(calls("context_load"), 1) << s.ep_context_report_json();
+  expect_correct(s);
+  ASSERT_NO_FATAL_FAILURE(kill_provider_host(s));
+  expect_correct(s);
+  EXPECT_EQ(calls("compile"), 1);
+  EXPECT_EQ(calls("context_load"), 2);
+}
+
+// Without a cache the restart compiles again, as before.
+TEST_F(ProviderIsolationRestart, WithoutACacheTheRestartCompiles) {
+  Ephost::Session s(*env_, model_, isolated());
+  expect_correct(s);
+  ASSERT_NO_FATAL_FAILURE(kill_provider_host(s));
+  expect_correct(s);
+  EXPECT_EQ(calls("compile"), 2);
+  EXPECT_EQ(calls("context_load"), 0);
+}
+
+}  // namespace
