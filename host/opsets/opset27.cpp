@@ -5,8 +5,14 @@
 //   linear attention of Gated DeltaNet / Mamba style models, standardised from ONNX Runtime's
 //   com.microsoft contrib operators. Written from ONNX's operator documentation and its reference
 //   implementation (onnx/reference/ops/op_causal_conv_with_state.py, op_linear_attention.py). ONNX
-//   defines both as functions; their bodies are not written here (the CPU plugin runs them as fused
-//   kernels), so a provider without a kernel for them cannot run them through expansion.
+//   defines both as functions. CausalConvWithState has its body here (Concat, grouped Conv, Slice,
+//   SiLU), so a provider without a kernel for it runs it through expansion; LinearAttention's
+//   recurrence has none yet (the CPU plugin runs both as fused kernels).
+#include <onnx/defs/function.h>
+
+#include <string>
+#include <vector>
+
 #include "opsets/opsets.h"
 #include "opsets/schema_util.h"
 
@@ -67,6 +73,54 @@ void causal_conv_inference(InferenceContext& ctx) {
   }
 }
 
+// padded = Concat(past_state or zeros [batch, channels, k - 1], input) on the time axis; output = the
+// depthwise Conv (group = channels) of padded, with bias, then SiLU when asked; present_state = the last
+// k - 1 steps of padded. Conv's group is an attribute, so the body needs the channel count statically.
+bool causal_conv_body(const onnx::FunctionBodyBuildContext& ctx, const OpSchema& schema, onnx::FunctionProto& body) {
+  const onnx::TypeProto* weight = ctx.getInputType(1);
+  if (!weight || !weight->tensor_type().has_shape() || weight->tensor_type().shape().dim_size() != 3 ||
+      !weight->tensor_type().shape().dim(0).has_dim_value())
+    return false;
+  const int64_t channels = weight->tensor_type().shape().dim(0).dim_value();
+  const AttributeProto* activation_attr = ctx.getAttribute("activation");
+  const std::string activation = activation_attr ? activation_attr->s() : "none";
+  if (activation != "none" && activation != "silu" && activation != "swish") return false;
+  onnx::FunctionBuilder b(body);
+  b.Const("one", std::vector<int64_t>{1});
+  b.Const("time_axis", std::vector<int64_t>{2});
+  b.Add(R"ONNX(
+    kernel_size = Shape <start = 2, end = 3> (weight)
+    carry = Sub (kernel_size, one)
+  )ONNX");
+  if (ctx.hasInput(3)) {
+    b.Add("past = Identity (past_state)");
+  } else {
+    b.Add(R"ONNX(
+      batch_channels = Shape <start = 0, end = 2> (input)
+      state_shape = Concat <axis = 0> (batch_channels, carry)
+      zeros = ConstantOfShape (state_shape)
+      past = CastLike (zeros, input)
+    )ONNX");
+  }
+  b.Add("padded = Concat <axis = 2> (past, input)");
+  const std::string conv_inputs = ctx.hasInput(2) ? "(padded, weight, bias)" : "(padded, weight)";
+  b.Add(("convolved = Conv <group = " + std::to_string(channels) + "> " + conv_inputs).c_str());
+  if (activation == "none")
+    b.Add("output = Identity (convolved)");
+  else
+    b.Add(R"ONNX(
+      gate = Sigmoid (convolved)
+      output = Mul (convolved, gate)
+    )ONNX");
+  b.Add(R"ONNX(
+    padded_length = Shape <start = 2, end = 3> (padded)
+    carry_start = Sub (padded_length, carry)
+    present_state = Slice (padded, carry_start, padded_length, time_axis)
+  )ONNX");
+  schema.BuildFunction(body);
+  return true;
+}
+
 OpSchema causal_conv_with_state() {
   return EPHOST_OPSET_SCHEMA("CausalConvWithState", kOpset)
       .SetDoc("Stateful causal depthwise 1-D convolution. Each channel of input [batch, channels, length] is "
@@ -82,6 +136,7 @@ OpSchema causal_conv_with_state() {
       .Output(0, "output", "output, of input's shape", "T")
       .Output(1, "present_state", "carry for the next step [batch, channels, k - 1]", "T")
       .TypeConstraint("T", float_types_with_bfloat_no_double(), "floating-point tensors")
+      .SetContextDependentFunctionBodyBuilder(causal_conv_body)
       .TypeAndShapeInferenceFunction(causal_conv_inference);
 }
 
