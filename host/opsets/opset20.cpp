@@ -1,8 +1,8 @@
 // ai.onnx opset 20 (ONNX 1.15): the operator versions it added, written from the ONNX operator
 // specification (Operators.md, Changelog.md). AffineGrid, Gelu, ImageDecoder, RegexFullMatch,
 // StringConcat and StringSplit are new; DFT (dft_length and axis as inputs) and GridSample (N-d, modes
-// renamed linear and cubic) changed; ConstantOfShape, IsInf, IsNaN (float8, see opset19.cpp: not
-// nameable with onnx 1.12), ReduceMax and ReduceMin (bool) only accept more element types.
+// renamed linear and cubic) changed; ConstantOfShape, IsInf and IsNaN (float8, named through
+// new_type_names.h), ReduceMax and ReduceMin (bool) only accept more element types.
 #include <onnx/defs/function.h>
 
 #include "opsets/opsets.h"
@@ -408,7 +408,7 @@ OpSchema is_inf() {
       .Attr("detect_positive", "1: +inf counts", AttributeProto::INT, static_cast<int64_t>(1))
       .Input(0, "X", "input tensor", "T1")
       .Output(0, "Y", "bool tensor, of X's shape", "T2")
-      .TypeConstraint("T1", float_types_with_bfloat(), "floating-point tensors")
+      .TypeConstraint("T1", concat(float_types_with_bfloat(), new_types_of_opset(19)), "floating-point tensors")
       .TypeConstraint("T2", {"tensor(bool)"}, "bool")
       .TypeAndShapeInferenceFunction(onnx_inference("IsInf", 10));
 }
@@ -418,7 +418,7 @@ OpSchema is_nan() {
       .SetDoc("True where an element is NaN. Opset 20 adds float8.")
       .Input(0, "X", "input tensor", "T1")
       .Output(0, "Y", "bool tensor, of X's shape", "T2")
-      .TypeConstraint("T1", float_types_with_bfloat(), "floating-point tensors")
+      .TypeConstraint("T1", concat(float_types_with_bfloat(), new_types_of_opset(19)), "floating-point tensors")
       .TypeConstraint("T2", {"tensor(bool)"}, "bool")
       .TypeAndShapeInferenceFunction(onnx_inference("IsNaN", 13));
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernels/recurrent_state_kernels.h"
 #include "math/narrow_types.h"
 #include "op_versions.h"
 
@@ -55,6 +56,8 @@ const KernelRegistry& KernelRegistry::instance() {
     register_attention_kernels(r);
     register_transformer_norm_kernels(r);
     register_rotary_embedding_kernels(r);
+    register_causal_conv_with_state_kernels(r);
+    register_linear_attention_kernels(r);
     register_block_quantize_kernels(r);
     register_opset24_26_kernels(r);
     return r;

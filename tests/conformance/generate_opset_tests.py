@@ -10,9 +10,14 @@ expected outputs computed by numpy (reference functions below, written from the 
 specification; onnx 1.12's resize helpers for interpolation). Case names say the opset:
 test_<op>_opset<N>_<variant>.
 
-The cases go to DIR/opset-tests-<GENERATION>/ (DIR: --cache-dir, else $EPHOST_TEST_CACHE, else
-test-cache/ beside this script's build tree: the folder named by --default-cache-dir). A stamp written
-last marks a complete generation; it is regenerated when the stamp is missing or with --force.
+ONNX Runtime is then the oracle where it runs a case (ort_oracle.py): onnxruntime-node, fetched from npm
+into the cache folder by fetch_ort.sh, runs every case it can, and its outputs become the expected ones
+where they agree with the numpy reference; oracle.tsv in the suite folder says which oracle each case
+has and why. Without npm (or with --no-ort) every case keeps its numpy reference.
+
+The cases go to DIR/opset-tests-<GENERATION>-<ort|numpy>/ (DIR: --cache-dir, else $EPHOST_TEST_CACHE,
+else the folder named by --default-cache-dir). A stamp written last marks a complete generation; it is
+regenerated when the stamp is missing or with --force.
 """
 import argparse
 import fcntl
@@ -26,7 +31,8 @@ import tempfile
 # The cases' folder is named by a digest of this script and its case modules, so a changed generator never
 # meets stale cases.
 _digest = hashlib.sha256()
-for _part in (__file__, os.path.join(os.path.dirname(os.path.abspath(__file__)), "narrow_type_cases.py")):
+for _part in [__file__] + [os.path.join(os.path.dirname(os.path.abspath(__file__)), _name)
+                           for _name in ("narrow_type_cases.py", "ort_oracle.py", "ort_oracle.js", "fetch_ort.sh")]:
     with open(_part, "rb") as _source:
         _digest.update(_source.read())
 GENERATION = _digest.hexdigest()[:12]
@@ -50,6 +56,7 @@ import numpy as np  # noqa: E402
 import onnx  # noqa: E402
 from onnx import helper, numpy_helper, TensorProto  # noqa: E402
 import narrow_type_cases  # noqa: E402  (the float8, float4, int4 and int2 cases)
+import ort_oracle  # noqa: E402
 from narrow_type_cases import NarrowTensor  # noqa: E402
 
 IR_FOR_OPSET = {18: 8, 19: 9, 20: 9, 21: 10, 22: 10, 23: 11, 24: 11, 25: 11, 26: 12, 27: 12}
@@ -97,10 +104,14 @@ def write_case(root, c):
     model.ir_version = IR_FOR_OPSET.get(c.opset, 8)
     with open(os.path.join(folder, "model.onnx"), "wb") as f:
         f.write(model.SerializeToString())
-    for kind, values in (("input", c.inputs), ("output", c.outputs)):
-        for i, (n, a) in enumerate(values):
-            with open(os.path.join(folder, "test_data_set_0", f"{kind}_{i}.pb"), "wb") as f:
-                f.write(tensor_proto(a, n).SerializeToString())
+    write_values(root, c, "input", c.inputs)
+    write_values(root, c, "output", c.outputs)
+
+
+def write_values(root, c, kind, values):
+    for i, (n, a) in enumerate(values):
+        with open(os.path.join(root, c.name, "test_data_set_0", f"{kind}_{i}.pb"), "wb") as f:
+            f.write(tensor_proto(a, n).SerializeToString())
 
 
 def rand(shape, dtype=np.float32, low=-3.0, high=3.0):
@@ -1590,6 +1601,119 @@ def opset26():
              [("y", x.view(dtype))])
 
 
+# ---- opset 27: CausalConvWithState, LinearAttention ------------------------------------------------------
+# References written from ONNX 1.22's operator documentation (onnx.ai/onnx/operators) and its reference
+# implementation (onnx/reference/ops/op_causal_conv_with_state.py, op_linear_attention.py).
+
+def ref_causal_conv(x, w, bias=None, past=None, activation="none"):
+    b, c, length = x.shape
+    k = w.shape[2]
+    pad = np.zeros((b, c, k - 1), np.float32) if past is None else past
+    padded = np.concatenate([pad, x], axis=2).astype(np.float64)
+    y = np.zeros((b, c, length))
+    for t in range(length):
+        y[:, :, t] = (padded[:, :, t:t + k] * w[None, :, 0, :]).sum(axis=2)
+    if bias is not None:
+        y += bias[None, :, None]
+    if activation in ("silu", "swish"):
+        y = y / (1.0 + np.exp(-y))
+    return y.astype(np.float32), padded[:, :, length:].astype(np.float32)
+
+
+def ref_linear_attention(q, k, v, q_heads, kv_heads, rule, past=None, decay=None, beta=None, scale=0.0):
+    b, t, _ = q.shape
+    d_k, d_v = q.shape[2] // q_heads, v.shape[2] // kv_heads
+    group = q_heads // kv_heads
+    q4 = q.reshape(b, t, q_heads, d_k).astype(np.float64)
+    k4 = k.reshape(b, t, kv_heads, d_k).astype(np.float64)
+    v4 = v.reshape(b, t, kv_heads, d_v).astype(np.float64)
+    state = np.zeros((b, kv_heads, d_k, d_v)) if past is None else past.astype(np.float64).copy()
+    scale = 1.0 / np.sqrt(d_k) if scale == 0.0 else scale
+    out = np.zeros((b, t, q_heads, d_v))
+    for i in range(t):
+        for bi in range(b):
+            for h in range(kv_heads):
+                s = state[bi, h]
+                if decay is not None:
+                    g = decay[bi, i].reshape(kv_heads, -1)[h]  # one value per head, or d_k of them
+                    s = s * np.exp(g.astype(np.float64))[:, None]
+                vt = v4[bi, i, h]
+                if beta is not None:
+                    bt = beta[bi, i, 0 if beta.shape[2] == 1 else h]
+                    vt = bt * (vt - s.T @ k4[bi, i, h])
+                s = s + np.outer(k4[bi, i, h], vt)
+                state[bi, h] = s
+                for qh in range(h * group, (h + 1) * group):
+                    out[bi, i, qh] = scale * (q4[bi, i, qh] @ s)
+    return out.reshape(b, t, q_heads * d_v).astype(np.float32), state.astype(np.float32)
+
+
+def unit_keys(shape, heads):
+    k = rand(shape).reshape(shape[0], shape[1], heads, -1)
+    return (k / np.linalg.norm(k, axis=-1, keepdims=True)).reshape(shape).astype(np.float32)
+
+
+def opset27():
+    O = 27
+    # variant, (batch, channels, length, k), bias, past, activation (None: attribute left out)
+    for variant, (b, c, length, k), with_bias, with_past, activation in (
+            ("default_no_state", (2, 3, 5, 4), False, False, None),
+            ("none_bias", (1, 4, 6, 3), True, False, "none"),
+            ("silu_bias_past", (2, 3, 5, 4), True, True, "silu"),
+            ("swish_past", (2, 2, 7, 3), False, True, "swish"),
+            ("silu_decode_step", (3, 5, 1, 4), True, True, "silu"),
+            ("length_below_carry", (1, 3, 2, 4), True, True, "none"),
+            ("kernel_2", (2, 3, 4, 2), True, True, "silu")):
+        x, w = rand((b, c, length)), rand((c, 1, k), low=-1.0, high=1.0)
+        bias = rand((c,)) if with_bias else None
+        past = rand((b, c, k - 1)) if with_past else None
+        y, present = ref_causal_conv(x, w, bias, past, activation or "none")
+        names = ["input", "weight", "bias" if with_bias else "", "past_state" if with_past else ""]
+        while names[-1] == "":
+            names.pop()
+        attrs = {} if activation is None else {"activation": activation}
+        outputs = [("output", y), ("present_state", present)]
+        feeds = [(n, a) for n, a in (("input", x), ("weight", w), ("bias", bias), ("past_state", past)) if a is not None]
+        case("CausalConvWithState", O, variant,
+             helper.make_node("CausalConvWithState", names, [n for n, _ in outputs], **attrs), feeds, outputs)
+
+    # variant, rule (None: attribute left out, gated_delta), (batch, seq, q_heads, kv_heads, d_k, d_v), past,
+    # decay width per KV head (0: none, 1: per head, d_k: per key dimension), beta heads (0, 1 or kv_heads),
+    # scale attribute
+    for variant, rule, (b, t, hq, hkv, d_k, d_v), with_past, decay_w, beta_h, scale in (
+            ("linear", "linear", (2, 3, 2, 2, 4, 3), False, 0, 0, None),
+            ("linear_gqa_past", "linear", (1, 4, 4, 2, 3, 5), True, 0, 0, None),
+            ("gated_per_head", "gated", (2, 3, 2, 2, 4, 4), False, 1, 0, None),
+            ("gated_per_key_past", "gated", (1, 5, 2, 1, 4, 3), True, 4, 0, 0.5),
+            ("delta_beta_per_head", "delta", (2, 4, 2, 2, 4, 3), False, 0, 2, None),
+            ("delta_shared_beta_scale", "delta", (1, 3, 3, 3, 2, 4), True, 0, 1, 0.25),
+            ("gated_delta_default_gqa_past", None, (2, 3, 4, 2, 4, 4), True, 1, 2, None),
+            ("gated_delta_decode_step", "gated_delta", (2, 1, 2, 2, 8, 4), True, 1, 2, None),
+            ("gated_delta_per_key_mqa", "gated_delta", (1, 4, 3, 1, 4, 2), True, 4, 1, None)):
+        q = rand((b, t, hq * d_k), low=-1.0, high=1.0)
+        kk = unit_keys((b, t, hkv * d_k), hkv)
+        v = rand((b, t, hkv * d_v), low=-1.0, high=1.0)
+        past = rand((b, hkv, d_k, d_v), low=-0.5, high=0.5) if with_past else None
+        decay = rand((b, t, hkv * decay_w), low=-1.0, high=0.0) if decay_w else None
+        beta = rand((b, t, beta_h), low=0.1, high=0.9) if beta_h else None
+        y, present = ref_linear_attention(q, kk, v, hq, hkv, rule or "gated_delta", past, decay, beta,
+                                          scale or 0.0)
+        attrs = {"q_num_heads": hq, "kv_num_heads": hkv}
+        if rule is not None:
+            attrs["update_rule"] = rule
+        if scale is not None:
+            attrs["scale"] = scale
+        names = ["query", "key", "value", "past_state" if with_past else "", "decay" if decay_w else "",
+                 "beta" if beta_h else ""]
+        while names[-1] == "":
+            names.pop()
+        feeds = [(n, a) for n, a in (("query", q), ("key", kk), ("value", v), ("past_state", past), ("decay", decay),
+                                     ("beta", beta)) if a is not None]
+        outputs = [("output", y), ("present_state", present)]
+        case("LinearAttention", O, variant,
+             helper.make_node("LinearAttention", names, [n for n, _ in outputs], **attrs), feeds, outputs)
+
+
 # ---- unchanged operators at newer opsets: resolved to their newest version -----------------------------
 
 def resolution():
@@ -1605,7 +1729,7 @@ def resolution():
              [("x", x)], [("y0", x[:, :3]), ("y1", x[:, 3:])])
 
 
-def generate(root):
+def generate(root, ort_dir):
     opset18()
     opset19()
     opset20()
@@ -1615,6 +1739,7 @@ def generate(root):
     opset24()
     opset25()
     opset26()
+    opset27()
     legacy()
     resolution()
     narrow_type_cases.add_cases(case)
@@ -1624,6 +1749,7 @@ def generate(root):
             raise SystemExit(f"two cases are named {c.name}")
         names.add(c.name)
         write_case(root, c)
+    ort_oracle.serve(CASES, root, ort_dir, lambda r, c, outputs: write_values(r, c, "output", outputs), log)
     return len(CASES)
 
 
@@ -1640,17 +1766,19 @@ def main():
     parser.add_argument("--cache-dir", help="where the cases go (default $EPHOST_TEST_CACHE)")
     parser.add_argument("--default-cache-dir", help="used when neither --cache-dir nor EPHOST_TEST_CACHE is set")
     parser.add_argument("--force", action="store_true", help="regenerate even when a complete generation exists")
+    parser.add_argument("--no-ort", action="store_true", help="numpy references only: do not fetch ONNX Runtime")
     args = parser.parse_args()
     cache = args.cache_dir or os.environ.get("EPHOST_TEST_CACHE") or args.default_cache_dir
     cache = default_cache_dir(cache)
-    suite = os.path.join(cache, f"opset-tests-{GENERATION}")
     os.makedirs(cache, exist_ok=True)
     with open(os.path.join(cache, ".opset-tests.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        ort_dir = None if args.no_ort else ort_oracle.fetch(cache, log)
+        suite = os.path.join(cache, f"opset-tests-{GENERATION}-{'ort' if ort_dir else 'numpy'}")
         if args.force or not os.path.exists(os.path.join(suite, STAMP)):
             scratch = tempfile.mkdtemp(prefix=".generating-", dir=cache)
             try:
-                count = generate(scratch)
+                count = generate(scratch, ort_dir)
                 with open(os.path.join(scratch, STAMP), "w") as f:
                     f.write(f"{count}\n")
                 shutil.rmtree(suite, ignore_errors=True)

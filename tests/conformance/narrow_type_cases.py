@@ -258,6 +258,21 @@ def add_all(case):
     quantize_cases(case)
     packed_shape_cases(case)
     bit_cast_cases(case)
+    float_class_cases(case)
+
+
+def float_class_cases(case):
+    """IsInf-20 and IsNaN-20 on every code of each float8 type (opset 20 added float8 to both)."""
+    for t in (FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ):
+        codes = all_codes(t)
+        values = decode_all(t, codes)
+        x = NarrowTensor(t, codes)
+        case("IsNaN", 20, NAMES[t], helper.make_node("IsNaN", ["x"], ["y"]), [("x", x)], [("y", np.isnan(values))])
+        for variant, pos, neg in (("", 1, 1), ("_positive_only", 1, 0), ("_negative_only", 0, 1)):
+            attrs = {} if variant == "" else {"detect_positive": pos, "detect_negative": neg}
+            expected = np.isinf(values) & (((values > 0) & bool(pos)) | ((values < 0) & bool(neg)))
+            case("IsInf", 20, NAMES[t] + variant, helper.make_node("IsInf", ["x"], ["y"], **attrs), [("x", x)],
+                 [("y", expected)])
 
 
 def cast_cases(case, t, name, opset):

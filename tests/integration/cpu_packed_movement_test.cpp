@@ -6,6 +6,7 @@
 // byte zero).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -159,5 +160,40 @@ TEST(CpuPackedMovement, ConstantFoldingOfInt4) {
     Ephost::Session s(cpu_env(), model.data(), model.size(), o);
     auto out = s.run({}, {}, {"y"});
     EXPECT_EQ(out[0].to_vector<float>(), want) << "variant " << variant;
+  }
+}
+
+// float8e4m3fn and float8e5m2 initializers [2, 3] -> Transpose -> Cast(float): folded by the host, by the
+// CPU plugin's const_eval, or run op by op; every code but NaN's, each way the same values.
+TEST(CpuPackedMovement, ConstantFoldingOfFloat8) {
+  for (int32_t type : {EPHOST_ELEMENT_FLOAT8E4M3FN, EPHOST_ELEMENT_FLOAT8E5M2}) {
+    std::vector<uint8_t> codes;
+    for (int c = 0; c < 256 && codes.size() < 6; c += 37)
+      if (!std::isnan(EphostNarrowCodeToDouble(type, static_cast<uint32_t>(c)))) codes.push_back(static_cast<uint8_t>(c));
+    ASSERT_EQ(codes.size(), 6u);
+    std::vector<float> want;
+    for (int64_t i = 0; i < 6; ++i) {
+      const int64_t col = i / 2, row = i % 2;  // transposed [3, 2]
+      want.push_back(static_cast<float>(EphostNarrowCodeToDouble(type, codes[static_cast<size_t>(row * 3 + col)])));
+    }
+    ModelBuilder m(19);
+    m.output("y", onnx::TensorProto::FLOAT, {3, 2});
+    auto* w = m.proto().mutable_graph()->add_initializer();
+    w->set_name("w");
+    w->set_data_type(type);
+    w->add_dims(2);
+    w->add_dims(3);
+    w->set_raw_data(std::string(codes.begin(), codes.end()));
+    ephost_test::attr_ints(m.node("Transpose", {"w"}, {"wt"}, "transpose"), "perm", {1, 0});
+    ephost_test::attr_int(m.node("Cast", {"wt"}, {"y"}, "cast"), "to", EPHOST_ELEMENT_FLOAT);
+    const std::string model = m.bytes();
+    for (int variant = 0; variant < 3; ++variant) {
+      Ephost::SessionOptions o;
+      if (variant > 0) o.set_optimization_level(EPHOST_OPT_DISABLE_ALL);
+      o.append_provider("cpu", {{"fuse_patterns", variant == 2 ? "0" : "1"}});
+      Ephost::Session s(cpu_env(), model.data(), model.size(), o);
+      auto out = s.run({}, {}, {"y"});
+      EXPECT_EQ(out[0].to_vector<float>(), want) << "type " << type << " variant " << variant;
+    }
   }
 }

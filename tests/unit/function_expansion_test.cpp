@@ -182,6 +182,61 @@ TEST(FunctionExpansion, ContextDependentFunction) {
   expect_near(run(expanded(model), {"X"}, {x})[0], want);
 }
 
+// CausalConvWithState-27's body (host/opsets/opset27.cpp) gives the CPU kernel's outputs: with and without
+// bias and past_state, each activation, kernel sizes 4, 3 and 1 (no carried state).
+TEST(FunctionExpansion, CausalConvWithStateBodyGivesTheKernelsOutputs) {
+  struct Variant {
+    int64_t k;
+    bool bias, past;
+    const char* activation;
+  };
+  const int64_t batch = 2, channels = 3, length = 5;
+  for (const Variant& v : {Variant{4, true, true, "silu"}, Variant{4, false, false, "none"},
+                           Variant{3, true, false, "swish"}, Variant{1, false, true, "none"},
+                           Variant{1, true, false, "silu"}}) {
+    SCOPED_TRACE(std::string("k=") + std::to_string(v.k) + " bias=" + std::to_string(v.bias) +
+                 " past=" + std::to_string(v.past) + " " + v.activation);
+    auto m = make_model(27, 12);
+    auto* g = m.mutable_graph();
+    std::vector<std::string> names{"input", "weight"};
+    std::vector<Tensor> inputs{float_input({batch, channels, length}), float_input({channels, 1, v.k})};
+    add_input(g, "input", kFloat, {batch, channels, length});
+    add_input(g, "weight", kFloat, {channels, 1, v.k});
+    if (v.bias) {
+      add_input(g, "bias", kFloat, {channels});
+      names.push_back("bias");
+      inputs.push_back(float_input({channels}));
+    }
+    if (v.past) {
+      add_input(g, "past_state", kFloat, {batch, channels, v.k - 1});
+      names.push_back("past_state");
+      inputs.push_back(float_input({batch, channels, v.k - 1}));
+    }
+    auto* node = add_node(g, "CausalConvWithState",
+                          {"input", "weight", v.bias ? "bias" : "", v.past ? "past_state" : ""},
+                          {"output", "present_state"}, "conv");
+    auto* activation = node->add_attribute();
+    activation->set_name("activation");
+    activation->set_type(onnx::AttributeProto::STRING);
+    activation->set_s(v.activation);
+    add_output(g, "output", kFloat, {batch, channels, length});
+    add_output(g, "present_state", kFloat, {batch, channels, v.k - 1});
+    const std::vector<Tensor> kernel = run(m, names, inputs);
+    auto model = load_with_ir(m);
+    EXPECT_EQ(expand_unclaimed_functions(*model, model.main, claims_all_but({"CausalConvWithState"}), 1), 1u);
+    EXPECT_FALSE(contains(op_types(model->proto->graph()), "CausalConvWithState"));
+    EXPECT_TRUE(contains(op_types(model->proto->graph()), "Conv"));
+    const std::vector<Tensor> expanded = run(*model->proto, names, inputs);
+    ASSERT_EQ(kernel.size(), 2u);
+    ASSERT_EQ(expanded.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+      EXPECT_EQ(expanded[i].shape(), kernel[i].shape()) << "output " << i;
+      const float* want = kernel[i].data_as<float>();
+      expect_near(expanded[i], std::vector<float>(want, want + kernel[i].element_count()));
+    }
+  }
+}
+
 // Two expansions of one op, named alike, next to a value that already has a generated name.
 TEST(FunctionExpansion, NamesStayUniqueInTheModel) {
   auto m = make_model(13);

@@ -326,7 +326,7 @@ TEST(OpsetRegistry, RegistersEveryOpset21To26Version) {
                                                 "Swish", "TensorScatter", "TopK"}));
   EXPECT_EQ(by_opset[25], with(shape_and_cast, {"DequantizeLinear", "QuantizeLinear"}));
   EXPECT_EQ(by_opset[26], (std::set<std::string>{"BitCast", "CumProd"}));
-  EXPECT_EQ(by_opset[27], (std::set<std::string>{"Range"}));
+  EXPECT_EQ(by_opset[27], (std::set<std::string>{"CausalConvWithState", "LinearAttention", "Range"}));
   EXPECT_TRUE(onnx::OpSchemaRegistry::Schema("Range", 27, "")->HasFunction());
   EXPECT_EQ(since("Pad", 21), 21);
   EXPECT_EQ(since("Pad", 22), 21);
@@ -370,6 +370,53 @@ TEST(OpsetRegistry, ChecksAndInfersOpset21To26Nodes) {
   EXPECT_EQ(dims_of(find_value_info(graph, "attended")), (std::vector<int64_t>{2, 3, 24}));
   ASSERT_NE(find_value_info(graph, "grouped"), nullptr);
   EXPECT_EQ(dims_of(find_value_info(graph, "grouped")), (std::vector<int64_t>{2, 6, 4}));
+}
+
+TEST(OpsetRegistry, ChecksAndInfersOpset27Nodes) {
+  // CausalConvWithState: output of the input's shape, present_state [batch, channels, k - 1].
+  // LinearAttention (GQA 4 query heads over 2 KV heads, d_k 3, d_v 5): output [batch, seq, 4 * 5],
+  // present_state [batch, 2, 3, 5].
+  auto m = make_model(27);
+  auto* g = m.mutable_graph();
+  add_input(g, "x", kFloat, {2, 6, 7});
+  add_input(g, "w", kFloat, {6, 1, 4});
+  add_node(g, "CausalConvWithState", {"x", "w"}, {"conv", "carry"}, "conv");
+  add_input(g, "q", kFloat, {2, 3, 12});
+  add_input(g, "k", kFloat, {2, 3, 6});
+  add_input(g, "v", kFloat, {2, 3, 10});
+  auto* la = add_node(g, "LinearAttention", {"q", "k", "v"}, {"attended", "state"}, "la");
+  attr_int(la, "q_num_heads", 4);
+  attr_int(la, "kv_num_heads", 2);
+  auto* rule = la->add_attribute();
+  rule->set_name("update_rule");
+  rule->set_type(onnx::AttributeProto::STRING);
+  rule->set_s("linear");
+  for (const char* o : {"conv", "carry", "attended", "state"}) add_output(g, o, kFloat, {}, false);
+  auto model = load_buffer(m);
+  const auto& graph = model->proto->graph();
+  for (const char* o : {"conv", "carry", "attended", "state"}) ASSERT_NE(find_value_info(graph, o), nullptr) << o;
+  EXPECT_EQ(dims_of(find_value_info(graph, "conv")), (std::vector<int64_t>{2, 6, 7}));
+  EXPECT_EQ(dims_of(find_value_info(graph, "carry")), (std::vector<int64_t>{2, 6, 3}));
+  EXPECT_EQ(dims_of(find_value_info(graph, "attended")), (std::vector<int64_t>{2, 3, 20}));
+  EXPECT_EQ(dims_of(find_value_info(graph, "state")), (std::vector<int64_t>{2, 2, 3, 5}));
+}
+
+TEST(OpsetRegistry, CheckerHoldsOpset27NodesToTheirSchemas) {
+  // LinearAttention's q_num_heads is required.
+  auto m = make_model(27);
+  auto* g = m.mutable_graph();
+  for (const char* i : {"q", "k", "v"}) add_input(g, i, kFloat, {1, 2, 4});
+  attr_int(add_node(g, "LinearAttention", {"q", "k", "v"}, {"y", "state"}, "la"), "kv_num_heads", 1);
+  add_output(g, "y", kFloat, {}, false);
+  add_output(g, "state", kFloat, {}, false);
+  expect_error([&] { load_buffer(m); }, EPHOST_INVALID_GRAPH, {"ONNX checker", "q_num_heads"});
+  // CausalConvWithState's present_state is not optional.
+  auto conv = make_model(27);
+  add_input(conv.mutable_graph(), "x", kFloat, {1, 2, 4});
+  add_input(conv.mutable_graph(), "w", kFloat, {2, 1, 3});
+  add_node(conv.mutable_graph(), "CausalConvWithState", {"x", "w"}, {"y"}, "conv");
+  add_output(conv.mutable_graph(), "y", kFloat, {}, false);
+  expect_error([&] { load_buffer(conv); }, EPHOST_INVALID_GRAPH, {"ONNX checker", "CausalConvWithState"});
 }
 
 TEST(OpsetRegistry, Opset21To24BodiesBuild) {

@@ -7,6 +7,7 @@
 
 #include "kernel_registry.h"
 #include "math/fast_math.h"
+#include "math/narrow_types.h"
 #include "math/parallel.h"
 #include "math/vec.h"
 #include "math/wrapping.h"
@@ -235,6 +236,7 @@ class FloatClassKernel : public CpuKernel {
  protected:
   void run(sdk::KernelContext& ctx, int threads) override {
     const sdk::Tensor x = required(ctx, 0, "X");
+    if (is_float8(x.elem_type())) return run_float8(ctx, x, threads);
     const bool ok = dispatch(FloatTypes{}, x.elem_type(), [&](auto tag) {
       using T = decltype(tag);
       const T* px = x.data<T>();
@@ -251,6 +253,26 @@ class FloatClassKernel : public CpuKernel {
   }
 
  private:
+  static bool is_float8(int32_t t) {
+    return t == EPHOST_ELEMENT_FLOAT8E4M3FN || t == EPHOST_ELEMENT_FLOAT8E4M3FNUZ || t == EPHOST_ELEMENT_FLOAT8E5M2 ||
+           t == EPHOST_ELEMENT_FLOAT8E5M2FNUZ;
+  }
+
+  // Opset 20's float8 inputs: one byte per element, so the answer for each of the 256 codes is decided
+  // once (from the code's exact value) and looked up.
+  void run_float8(sdk::KernelContext& ctx, const sdk::Tensor& x, int threads) {
+    bool answer[256];
+    for (int code = 0; code < 256; ++code) {
+      const double v = math::narrow_decode_one(x.elem_type(), static_cast<uint8_t>(code));
+      answer[code] = inf_ ? (std::isinf(v) && ((v > 0 && pos_) || (v < 0 && neg_))) : std::isnan(v);
+    }
+    const uint8_t* px = static_cast<const uint8_t*>(x.raw());
+    bool* y = ctx.output<bool>(0, x.shape());
+    math::parallel_for(x.size(), threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) y[i] = answer[px[i]];
+    });
+  }
+
   bool inf_, pos_, neg_;
 };
 
@@ -357,7 +379,9 @@ void register_activation_kernels(KernelRegistry& r) {
   add_unary<CeluOp, F>(r, "Celu", 12, 17);
   add_unary<ShrinkOp, NumericTypes>(r, "Shrink", 9, 17);
   for (bool inf : {false, true})
-    r.add(inf ? "IsInf" : "IsNaN", inf ? 10 : 9, 17, inputs_of(FloatTypes::ids()),
+    r.add(inf ? "IsInf" : "IsNaN", inf ? 10 : 9, 17,
+          inputs_of({EPHOST_ELEMENT_FLOAT, EPHOST_ELEMENT_DOUBLE, EPHOST_ELEMENT_FLOAT8E4M3FN,
+                     EPHOST_ELEMENT_FLOAT8E4M3FNUZ, EPHOST_ELEMENT_FLOAT8E5M2, EPHOST_ELEMENT_FLOAT8E5M2FNUZ}),
           [inf](const sdk::Node& n, const KernelConfig& c) -> std::unique_ptr<sdk::Kernel> {
             return std::make_unique<FloatClassKernel>(n, c, inf);
           });

@@ -16,6 +16,7 @@
 
 #include "ephost/ephost_half.h"
 #include "kernel_registry.h"
+#include "math/float8_encode.h"
 #include "math/half.h"
 #include "math/narrow_types.h"
 #include "math/numeric_cast.h"
@@ -261,12 +262,17 @@ class CastKernel : public CpuKernel {
     constexpr int64_t kBlock = 512;
     const int64_t blocks = (n + kBlock - 1) / kBlock;
     const bool float_to_int_codes = x.elem_type() == EPHOST_ELEMENT_FLOAT && math::is_narrow_integer(to);
+    const bool float_to_float8 = x.elem_type() == EPHOST_ELEMENT_FLOAT && math::is_float8_type(to);
     math::parallel_for(blocks, threads, std::max<int64_t>(1, math::kElementwiseGrain / kBlock), [&](int64_t b0, int64_t b1) {
       double values[kBlock];
       for (int64_t b = b0; b < b1; ++b) {
         const int64_t begin = b * kBlock, len = std::min(kBlock, n - begin);
         if (float_to_int_codes) {  // the vector encoder, bit for bit the same codes
           math::narrow_encode_integer_f32(to, x.data<float>() + begin, len, y, begin);
+          continue;
+        }
+        if (float_to_float8) {  // likewise
+          math::float8_encode_f32(to, x.data<float>() + begin, len, narrow_.saturate, y, begin);
           continue;
         }
         read_doubles(x, begin, len, values);

@@ -5,7 +5,7 @@
  *
  * The compiling EP ("ortadd"): claims float Add, Mul and Relu, fused into chains (a node joins the
  * current group when every input a node produces comes from the group), compiles each group to a list
- * of steps and computes them on host memory. Add and Mul take equal shapes or a one-element operand.
+ * of steps and computes them on host memory. Add and Mul broadcast as numpy does.
  * Option "ep.ortadd.skip_op" (read in CreateEp) names an op type it leaves alone.
  *
  * Several libraries are built from this file (tests/plugins/ort_ep/CMakeLists.txt):
@@ -273,15 +273,33 @@ static void release_state(OrtNodeComputeInfo* this_ptr, void* state) {
 }
 
 
-/* Whether `small` broadcasts to `big` by repeating: its dims (leading 1s aside) are big's trailing dims. */
-static int broadcasts(const Buffer* small, const Buffer* big) {
-  size_t i, lead = 0;
-  if (small->count == big->count || small->count == 1) return 1;
-  while (lead < small->rank && small->dims[lead] == 1) ++lead;
-  if (small->rank - lead > big->rank) return 0;
-  for (i = 0; i < small->rank - lead; ++i)
-    if (small->dims[small->rank - 1 - i] != big->dims[big->rank - 1 - i]) return 0;
-  return small->count > 0 && big->count % small->count == 0;
+/* The shape `a` and `b` broadcast to (numpy's multidirectional broadcasting) into `out`; 0 when they do not. */
+static int broadcast_shape(const Buffer* a, const Buffer* b, Buffer* out) {
+  size_t i;
+  out->rank = a->rank > b->rank ? a->rank : b->rank;
+  out->count = 1;
+  for (i = 0; i < out->rank; ++i) {
+    int64_t da = i < out->rank - a->rank ? 1 : a->dims[i - (out->rank - a->rank)];
+    int64_t db = i < out->rank - b->rank ? 1 : b->dims[i - (out->rank - b->rank)];
+    if (da != db && da != 1 && db != 1) return 0;
+    out->dims[i] = da == 1 ? db : da;
+    out->count *= (size_t)out->dims[i];
+  }
+  return 1;
+}
+
+/* The element of `in` (broadcast to `out`'s shape) at `out`'s flat index `j`. */
+static size_t broadcast_index(const Buffer* in, const Buffer* out, size_t j) {
+  size_t index = 0, stride = 1, i;
+  for (i = 0; i < in->rank; ++i) {
+    size_t axis = in->rank - 1 - i;
+    size_t out_dim = (size_t)out->dims[out->rank - 1 - i];
+    size_t coordinate = j % out_dim;
+    j /= out_dim;
+    if (in->dims[axis] != 1) index += coordinate * stride;
+    stride *= (size_t)in->dims[axis];
+  }
+  return index;
 }
 
 static OrtStatus* compute(OrtNodeComputeInfo* this_ptr, void* state, OrtKernelContext* context) {
@@ -327,22 +345,22 @@ static OrtStatus* compute(OrtNodeComputeInfo* this_ptr, void* state, OrtKernelCo
     const Buffer* a = &values[s->in[0]];
     const Buffer* b = s->in[1] >= 0 ? &values[s->in[1]] : NULL;
     Buffer* out = &values[s->out];
-    const Buffer* big = (b && b->count > a->count) ? b : a;
     size_t j;
-    if (b && !broadcasts(b == big ? a : b, big)) {
-      status = error("Add and Mul take equal shapes, or an operand whose dims are the other's trailing dims");
+    if (!b) {
+      *out = *a;
+    } else if (!broadcast_shape(a, b, out)) {
+      status = error("Add and Mul operands whose shapes do not broadcast");
       break;
     }
-    *out = *big;
-    out->data = (float*)malloc(big->count * sizeof(float) + 1);
+    out->data = (float*)malloc(out->count * sizeof(float) + 1);
     out->owned = 1;
     if (!out->data) {
       status = error("out of memory");
       break;
     }
-    for (j = 0; j < big->count; ++j) {
-      float x = a->data[j % a->count];
-      float y = b ? b->data[j % b->count] : 0.0f;
+    for (j = 0; j < out->count; ++j) {
+      float x = a->data[broadcast_index(a, out, j)];
+      float y = b ? b->data[broadcast_index(b, out, j)] : 0.0f;
       out->data[j] = s->op == OP_ADD ? x + y : s->op == OP_MUL ? x * y : (x > 0 ? x : 0);
 #ifdef ORT_TEST_WRONG_ADD
       if (s->op == OP_ADD) out->data[j] += 1.0f;
