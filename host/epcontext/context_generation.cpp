@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <unordered_set>
+#include <utility>
 
 #include "plugin_abi/handles.h"
 #include "core/atomic_file.h"
@@ -18,6 +19,7 @@
 #include "epcontext/binary_ownership.h"
 #include "epcontext/context_binary.h"
 #include "epcontext/context_schema.h"
+#include "graph/type_proto.h"
 #include "model/loader.h"
 
 namespace ephost {
@@ -48,20 +50,6 @@ void set_string(onnx::NodeProto& node, const char* name, const std::string& v) {
   a->set_name(name);
   a->set_type(onnx::AttributeProto::STRING);
   a->set_s(v);
-}
-
-void type_to_proto(const TypeInfo& t, onnx::TypeProto* out) {
-  auto* tensor = out->mutable_tensor_type();
-  tensor->set_elem_type(t.elem_type);
-  if (!t.has_shape) return;
-  auto* shape = tensor->mutable_shape();
-  for (size_t i = 0; i < t.dims.size(); ++i) {
-    auto* d = shape->add_dim();
-    if (t.dims[i] >= 0)
-      d->set_dim_value(t.dims[i]);
-    else if (i < t.dim_params.size() && !t.dim_params[i].empty())
-      d->set_dim_param(t.dim_params[i]);
-  }
 }
 
 // The initializers of a copied subgraph lost their bytes when the IR took them
@@ -381,10 +369,11 @@ class ContextModelGeneration {
       if (!v->is_constant_initializer()) node.add_input(v->name);
     for (const Value* v : step.view->outputs) {
       node.add_output(v->name);
-      if (typed_.insert(v->name).second) {
+      onnx::TypeProto type;
+      if (typed_.insert(v->name).second && type_proto_from_info(v->type, &type)) {
         auto* vi = g_->add_value_info();
         vi->set_name(v->name);
-        type_to_proto(v->type, vi->mutable_type());
+        *vi->mutable_type() = std::move(type);
       }
     }
     // A graph input with a default (an initializer that is also an input) stays an input.

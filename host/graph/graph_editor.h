@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/type_proto.h"
 
 namespace onnx {
 class NodeProto;
@@ -85,8 +86,5 @@ class GraphEditor {
 // Makes `main` (a main graph) read-only for good: every GraphEditor refuses it from now on. The session
 // freezes its IR once it is partitioned.
 void freeze(Graph& main);
-
-// The ONNX type of `info` (what type_info_from_proto reads back), or false when the kind is unknown.
-bool type_proto_from_info(const TypeInfo& info, onnx::TypeProto* type);
 
 }  // namespace ephost

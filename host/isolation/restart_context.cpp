@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "discovery/plugin_record.h"
 #include "epcontext/context_schema.h"
+#include "graph/type_proto.h"
 
 namespace ephost::isolation {
 namespace {
@@ -15,17 +16,7 @@ void add_value(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& list, c
                const TypeInfo& type) {
   onnx::ValueInfoProto& v = *list.Add();
   v.set_name(name);
-  auto* tensor = v.mutable_type()->mutable_tensor_type();
-  tensor->set_elem_type(type.elem_type);
-  if (!type.has_shape) return;
-  auto* shape = tensor->mutable_shape();
-  for (size_t i = 0; i < type.dims.size(); ++i) {
-    auto* d = shape->add_dim();
-    if (type.dims[i] >= 0)
-      d->set_dim_value(type.dims[i]);
-    else if (i < type.dim_params.size() && !type.dim_params[i].empty())
-      d->set_dim_param(type.dim_params[i]);
-  }
+  type_proto_from_info(type, v.mutable_type());
 }
 
 void set_attribute(onnx::NodeProto& node, const char* name, const std::string& value) {
