@@ -14,6 +14,8 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   libboost-dev libboost-filesystem-dev
   libfmt-dev libspdlog-dev nlohmann-json3-dev libcli11-dev libdnnl-dev libxxhash-dev
+  # the CPU plugin's ImageDecoder
+  libjpeg-dev libpng-dev
   ocl-icd-opencl-dev opencl-c-headers
   # the OpenCL plugin's tests and benchmark: PoCL's CPU device where there is no GPU, and clinfo
   pocl-opencl-icd clinfo

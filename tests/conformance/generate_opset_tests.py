@@ -901,17 +901,127 @@ def ref_grid_sample(x, grid, mode, padding_mode, align_corners):
     return y.astype(x.dtype)
 
 
-def png_bytes(image):
-    """A minimal PNG (8-bit RGB, no filter) of an [H, W, 3] uint8 image."""
+def png_bytes(image, color_type=2, bit_depth=8, palette=None):
+    """A minimal PNG (no filter) of image: [H, W, channels] samples of color_type (0 grey, 2 RGB, 3 palette
+    indices with palette [N, 3], 4 grey+alpha, 6 RGBA) at bit_depth 8 or 16 (big-endian samples)."""
     import struct
     import zlib
 
     def chunk(kind, data):
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-    h, w, _ = image.shape
-    raw = b"".join(b"\x00" + image[r].tobytes() for r in range(h))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) +
-            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    h, w = image.shape[:2]
+    samples = image.astype(">u2" if bit_depth == 16 else np.uint8)
+    raw = b"".join(b"\x00" + samples[r].tobytes() for r in range(h))
+    plte = chunk(b"PLTE", palette.astype(np.uint8).tobytes()) if palette is not None else b""
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, bit_depth, color_type, 0, 0, 0)) +
+            plte + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def jpeg_bytes(levels, height, width):
+    """A baseline JPEG (no subsampling) of height x width pixels whose 8x8 blocks are flat: levels is
+    [rows of blocks, columns of blocks, components] of sample levels (1 component: grey, 3: YCbCr). Every
+    block holds only its DC coefficient (quantiser 1, DC = 8 * (level - 128)), so any conforming decoder's
+    IDCT gives the level exactly; the Huffman tables are minimal (DC: 12 categories of 4-bit codes, AC:
+    EOB only)."""
+    import struct
+    by, bx, nc = levels.shape
+    assert by == (height + 7) // 8 and bx == (width + 7) // 8
+
+    def segment(marker, payload):
+        return b"\xff" + bytes([marker]) + struct.pack(">H", len(payload) + 2) + payload
+    bits = []
+
+    def put(value, n):
+        bits.extend((value >> (n - 1 - i)) & 1 for i in range(n))
+    predictions = [0] * nc
+    for r in range(by):
+        for c in range(bx):
+            for k in range(nc):
+                dc = 8 * (int(levels[r, c, k]) - 128)
+                diff, predictions[k] = dc - predictions[k], dc
+                size = abs(diff).bit_length()
+                put(size, 4)  # the DC category's 4-bit code
+                if size:
+                    put(diff if diff > 0 else diff + (1 << size) - 1, size)
+                put(0, 1)  # EOB, the AC table's only code
+    bits.extend([1] * (-len(bits) % 8))
+    data = bytearray()
+    for i in range(0, len(bits), 8):
+        byte = int("".join(map(str, bits[i:i + 8])), 2)
+        data.append(byte)
+        if byte == 0xFF:
+            data.append(0)  # byte stuffing
+    components = b"".join(bytes([k + 1, 0x11, 0]) for k in range(nc))
+    dc_table = bytes([0x00]) + bytes([0, 0, 0, 12] + [0] * 12) + bytes(range(12))
+    ac_table = bytes([0x10]) + bytes([1] + [0] * 15) + bytes([0])
+    return (b"\xff\xd8" + segment(0xE0, b"JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00") +
+            segment(0xDB, bytes([0]) + bytes([1] * 64)) +
+            segment(0xC0, struct.pack(">BHHB", 8, height, width, nc) + components) +
+            segment(0xC4, dc_table) + segment(0xC4, ac_table) +
+            segment(0xDA, bytes([nc]) + b"".join(bytes([k + 1, 0]) for k in range(nc)) + bytes([0, 63, 0])) +
+            bytes(data) + b"\xff\xd9")
+
+
+def ref_jpeg_rgb(levels, height, width):
+    """libjpeg's YCbCr -> RGB (jdcolor.c: 16-bit fixed point tables, FIX(x) = int(x * 65536 + 0.5),
+    arithmetic right shifts) of flat-block levels, cropped to the image; grey levels are replicated."""
+    px = np.repeat(np.repeat(levels.astype(np.int64), 8, axis=0), 8, axis=1)[:height, :width]
+    if px.shape[2] == 1:
+        return np.repeat(px, 3, axis=2).astype(np.uint8)
+    y, cb, cr = px[..., 0], px[..., 1] - 128, px[..., 2] - 128
+    fix = lambda x: int(x * 65536 + 0.5)  # noqa: E731
+    half = 1 << 15
+    r = y + ((fix(1.40200) * cr + half) >> 16)
+    g = y + ((-fix(0.34414) * cb + -fix(0.71414) * cr + half) >> 16)
+    b = y + ((fix(1.77200) * cb + half) >> 16)
+    return np.clip(np.stack([r, g, b], axis=2), 0, 255).astype(np.uint8)
+
+
+def ref_luma(rgb):
+    """Pillow's convert('L') (libImaging/Convert.c L24: ITU-R 601-2 weights in 16-bit fixed point, rounded)."""
+    v = rgb.astype(np.int64)
+    return ((v[..., 0] * 19595 + v[..., 1] * 38470 + v[..., 2] * 7471 + 0x8000) >> 16).astype(np.uint8)[..., None]
+
+
+def image_decoder_cases(O):
+    rng = np.random.default_rng(20)  # its own generator: the other cases' data stays as it was
+
+    def decoder(**attrs):
+        return helper.make_node("ImageDecoder", ["s"], ["y"], **attrs)
+
+    def stream(data):
+        return [("s", np.frombuffer(data, np.uint8).copy())]
+    image = rng.integers(0, 256, size=(2, 3, 3)).astype(np.uint8)
+    png = png_bytes(image)
+    case("ImageDecoder", O, "png_rgb", decoder(), stream(png), [("y", image)])
+    case("ImageDecoder", O, "png_bgr", decoder(pixel_format="BGR"), stream(png), [("y", image[..., ::-1])])
+    case("ImageDecoder", O, "png_grayscale", decoder(pixel_format="Grayscale"), stream(png), [("y", ref_luma(image))])
+    rgba = rng.integers(0, 256, size=(3, 4, 4)).astype(np.uint8)  # alpha dropped, not composited (Pillow)
+    case("ImageDecoder", O, "png_rgba", decoder(), stream(png_bytes(rgba, color_type=6)), [("y", rgba[..., :3])])
+    case("ImageDecoder", O, "png_rgba_grayscale", decoder(pixel_format="Grayscale"),
+         stream(png_bytes(rgba, color_type=6)), [("y", ref_luma(rgba[..., :3]))])
+    grey = rng.integers(0, 256, size=(3, 2, 1)).astype(np.uint8)
+    case("ImageDecoder", O, "png_grey_source_rgb", decoder(), stream(png_bytes(grey, color_type=0)),
+         [("y", np.repeat(grey, 3, axis=2))])
+    case("ImageDecoder", O, "png_grey_source_grayscale", decoder(pixel_format="Grayscale"),
+         stream(png_bytes(grey, color_type=0)), [("y", grey)])
+    palette = rng.integers(0, 256, size=(5, 3)).astype(np.uint8)
+    indices = rng.integers(0, 5, size=(2, 4, 1)).astype(np.uint8)
+    case("ImageDecoder", O, "png_palette", decoder(), stream(png_bytes(indices, color_type=3, palette=palette)),
+         [("y", palette[indices[..., 0]])])
+    # 16-bit samples v * 257: every 16-to-8-bit reduction (high byte, rounded scaling) gives v
+    case("ImageDecoder", O, "png_16bit", decoder(), stream(png_bytes(image.astype(np.uint16) * 257, bit_depth=16)),
+         [("y", image)])
+    # JPEG: flat 8x8 blocks (see jpeg_bytes), a size that is not a multiple of 8
+    h, w = 13, 21
+    ycc = rng.integers(16, 240, size=(2, 3, 3)).astype(np.uint8)
+    jpeg, rgb = jpeg_bytes(ycc, h, w), ref_jpeg_rgb(ycc, h, w)
+    case("ImageDecoder", O, "jpeg_rgb", decoder(pixel_format="RGB"), stream(jpeg), [("y", rgb)])
+    case("ImageDecoder", O, "jpeg_bgr", decoder(pixel_format="BGR"), stream(jpeg), [("y", rgb[..., ::-1])])
+    case("ImageDecoder", O, "jpeg_grayscale", decoder(pixel_format="Grayscale"), stream(jpeg), [("y", ref_luma(rgb))])
+    grey_levels = rng.integers(0, 256, size=(2, 3, 1)).astype(np.uint8)
+    case("ImageDecoder", O, "jpeg_grey_source_rgb", decoder(), stream(jpeg_bytes(grey_levels, h, w)),
+         [("y", ref_jpeg_rgb(grey_levels, h, w))])
 
 
 def opset20():
@@ -1022,11 +1132,7 @@ def opset20():
         if not np.allclose(got, outputs[0], atol=1e-4):
             raise SystemExit(f"ref_grid_sample disagrees with onnx 1.12's {name}")
 
-    # ImageDecoder: refused (no image library in the CPU plugin)
-    image = RNG.integers(0, 256, size=(2, 3, 3)).astype(np.uint8)
-    stream = np.frombuffer(png_bytes(image), np.uint8).copy()
-    case("ImageDecoder", O, "png_rgb", helper.make_node("ImageDecoder", ["s"], ["y"]), [("s", stream)],
-         [("y", image)])
+    image_decoder_cases(O)
 
     # IsInf, IsNaN
     x = np.array([[1.0, np.inf, -np.inf], [np.nan, -0.0, 3e38]], np.float32)

@@ -1,5 +1,5 @@
 // Operators new in opsets 19 and 20: DeformConv (19); AffineGrid, RegexFullMatch, StringConcat,
-// StringSplit and ImageDecoder (20, refused: no image library in the build).
+// StringSplit and ImageDecoder (20; decoding itself is in image/).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ephost/sdk/scratch.hpp"
+#include "image/image_decoding.h"
 #include "kernel_registry.h"
 #include "math/broadcast.h"
 #include "math/parallel.h"
@@ -384,18 +385,48 @@ class StringSplitKernel : public CpuKernel {
 
 // ---- ImageDecoder ---------------------------------------------------------------------------------
 
-// Claimed, then refused at kernel creation: decoding needs an image library (libjpeg, libpng), which
-// scripts/install_deps.sh does not install and the plugin does not link.
+// One JPEG or PNG stream to [H, W, 3] (RGB or BGR) or [H, W, 1] (Grayscale, Pillow's 'L' conversion), as
+// ONNX's reference (Pillow) decodes it.
 class ImageDecoderKernel : public CpuKernel {
  public:
-  ImageDecoderKernel(const sdk::Node& node, const KernelConfig& c) : CpuKernel(node, c) {
-    sdk::fail(EPHOST_NOT_IMPLEMENTED, "ImageDecoder '" + node.name() +
-                                          "': not implemented by the CPU plugin, which is built without an image "
-                                          "decoding library (libjpeg, libpng)");
+  ImageDecoderKernel(const sdk::Node& node, const KernelConfig& c)
+      : CpuKernel(node, c), format_(node.attr_string("pixel_format", "RGB")) {
+    if (format_ != "RGB" && format_ != "BGR" && format_ != "Grayscale")
+      sdk::fail(EPHOST_INVALID_ARGUMENT, "ImageDecoder '" + node.name() +
+                                             "': pixel_format must be RGB, BGR or Grayscale, got '" + format_ + "'");
   }
 
  protected:
-  void run(sdk::KernelContext&, int) override {}
+  void run(sdk::KernelContext& ctx, int) override {
+    const sdk::Tensor s = required(ctx, 0, "encoded_stream");
+    expect_type(s, {EPHOST_ELEMENT_UINT8}, "encoded_stream");
+    if (s.shape().size() != 1)
+      sdk::fail(EPHOST_INVALID_ARGUMENT, "encoded_stream must be 1-D");
+    image::RgbImage decoded;
+    std::string error;
+    if (!image::decode_rgb(s.data<uint8_t>(), static_cast<size_t>(s.size()), decoded, error))
+      sdk::fail(EPHOST_INVALID_ARGUMENT, error);
+    const int64_t pixels = decoded.height * decoded.width;
+    const uint8_t* rgb = decoded.pixels.data();
+    if (format_ == "Grayscale") {
+      uint8_t* y = ctx.output<uint8_t>(0, {decoded.height, decoded.width, 1});
+      for (int64_t i = 0; i < pixels; ++i) y[i] = image::luma_601(rgb[i * 3], rgb[i * 3 + 1], rgb[i * 3 + 2]);
+      return;
+    }
+    uint8_t* y = ctx.output<uint8_t>(0, {decoded.height, decoded.width, 3});
+    if (format_ == "RGB") {
+      std::memcpy(y, rgb, decoded.pixels.size());
+      return;
+    }
+    for (int64_t i = 0; i < pixels; ++i) {
+      y[i * 3] = rgb[i * 3 + 2];
+      y[i * 3 + 1] = rgb[i * 3 + 1];
+      y[i * 3 + 2] = rgb[i * 3];
+    }
+  }
+
+ private:
+  std::string format_;
 };
 
 }  // namespace
