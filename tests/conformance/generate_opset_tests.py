@@ -290,6 +290,67 @@ def ref_resize(x, scales, output_size, mode, roi=None, **kwargs):
     return y.astype(x.dtype)
 
 
+
+def antialias_linear_coeffs(ratio, scale):
+    """ONNX reference's linear filter for antialias: the triangle stretched by 1 / scale when downscaling,
+    over 2 - 2 * start taps from start = floor(-1 / scale) + 1, normalised to sum to 1."""
+    scale = min(scale, 1.0)
+    start = int(np.floor(-1 / scale) + 1)
+    footprint = 2 - 2 * start
+    args = (np.arange(start, start + footprint) - ratio) * scale
+    coeffs = np.clip(1 - np.abs(args), 0, 1)
+    return coeffs / coeffs.sum()
+
+
+def antialias_cubic_coeffs(ratio, scale, A=-0.75):
+    """ONNX reference's cubic filter for antialias: Keys' cubic stretched by 1 / scale when downscaling,
+    over the taps from floor(-2 / scale) + 1 to 1 - that, normalised to sum to 1."""
+    scale = min(scale, 1.0)
+
+    def coeff(x):
+        x = abs(x)
+        if x <= 1:
+            return (A + 2) * x ** 3 - (A + 3) * x ** 2 + 1
+        if x < 2:
+            return A * x ** 3 - 5 * A * x ** 2 + 8 * A * x - 4 * A
+        return 0.0
+
+    i_start = int(np.floor(-2 / scale) + 1)
+    coeffs = np.array([coeff(scale * (i - ratio)) for i in range(i_start, 2 - i_start)])
+    return coeffs / coeffs.sum()
+
+
+def ref_resize_antialias(x, scales, mode, sizes=None, roi=None, cubic_coeff_a=-0.75, **kwargs):
+    """Resize-18 with antialias=1 (linear or cubic), axis by axis as ONNX's reference does: onnx 1.12's
+    1-D interpolation (coordinate modes, edge padding, exclude_outside) with the antialias filter of
+    that axis's scale. `scales` is per axis; with `sizes` the scale of an axis is sizes / input size."""
+    from onnx.backend.test.case.node import resize as R
+    y = x.astype(np.float64)
+    r = x.ndim
+    for axis in range(r):
+        size = y.shape[axis]
+        if sizes is not None:
+            out = int(sizes[axis])
+            scale = float(np.float32(out / size))
+        else:
+            scale = float(np.float32(scales[axis]))
+            out = int(np.floor(size * scale))
+        if scale == 1.0 and out == size:
+            continue
+        if mode == "linear":
+            get = lambda ratio, s=scale: antialias_linear_coeffs(ratio, s)  # noqa: E731
+        else:
+            get = lambda ratio, s=scale: antialias_cubic_coeffs(ratio, s, cubic_coeff_a)  # noqa: E731
+        axis_roi = None if roi is None else [roi[axis], roi[r + axis]]
+        moved = np.moveaxis(y, axis, -1)
+        res = np.empty(moved.shape[:-1] + (out,))
+        for idx in np.ndindex(*moved.shape[:-1]):
+            row = moved[idx]
+            for o in range(out):
+                res[idx + (o,)] = R.interpolate_1d_with_x(row, scale, o, get, roi=axis_roi, **kwargs)
+        y = np.moveaxis(res, -1, axis)
+    return y.astype(x.dtype)
+
 # ---- opset 18 -----------------------------------------------------------------------------------------
 
 def opset18():
@@ -432,7 +493,7 @@ def opset18():
                  [("x", xi), ("axes", np.array([1], np.int64))],
                  [("y", ref_reduce(op, xi, [1], 0, 0))])
 
-    # Resize: axes, keep_aspect_ratio_policy; antialias refused
+    # Resize: axes, keep_aspect_ratio_policy, antialias
     x = rand((1, 2, 4, 6))
     case("Resize", O, "axes_scales_linear",
          helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear", axes=[2, 3]),
@@ -450,10 +511,46 @@ def opset18():
                               mode="linear"),
              [("x", x), ("sizes", np.array(sizes, np.int64))],
              [("y", ref_resize(x, [1, 1, scale, scale], out, "linear"))])
-    case("Resize", O, "antialias_linear_downscale",
-         helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear", antialias=1),
-         [("x", x), ("scales", np.array([1, 1, 0.5, 0.5], np.float32))],
-         [("y", np.zeros((1, 2, 2, 3), np.float32))])
+    # antialias: linear and cubic widen their filter on the axes that shrink; nearest ignores it.
+    x2 = rand((1, 2, 7, 9))
+    for variant, mode, scales, attrs in (
+            ("linear_downscale", "linear", [1, 1, 0.5, 0.5], {}),
+            ("cubic_downscale", "cubic", [1, 1, 0.6, 0.45], {}),
+            ("linear_align_corners", "linear", [1, 1, 0.5, 0.7], {"coordinate_transformation_mode": "align_corners"}),
+            ("linear_asymmetric", "linear", [1, 1, 0.6, 0.3], {"coordinate_transformation_mode": "asymmetric"}),
+            ("linear_pytorch_half_pixel", "linear", [1, 1, 0.45, 0.6],
+             {"coordinate_transformation_mode": "pytorch_half_pixel"}),
+            ("linear_mixed_up_down", "linear", [1, 1, 1.6, 0.45], {}),
+            ("cubic_mixed_up_down", "cubic", [1, 1, 0.5, 2.0], {}),
+            ("cubic_a_n0p5_exclude_outside", "cubic", [1, 1, 0.4, 0.7], {"cubic_coeff_a": -0.5, "exclude_outside": 1})):
+        xin = x if variant == "linear_downscale" else x2
+        case("Resize", O, f"antialias_{variant}",
+             helper.make_node("Resize", ["x", "", "scales"], ["y"], mode=mode, antialias=1, **attrs),
+             [("x", xin), ("scales", np.array(scales, np.float32))],
+             [("y", ref_resize_antialias(xin, scales, mode, **attrs))])
+    case("Resize", O, "antialias_cubic_sizes",
+         helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="cubic", antialias=1),
+         [("x", x2), ("sizes", np.array([1, 2, 3, 4], np.int64))],
+         [("y", ref_resize_antialias(x2, None, "cubic", sizes=[1, 2, 3, 4]))])
+    # Whole output sizes: where input size * scale has a fraction, ONNX's reference spreads the crop over
+    # that fractional length and ONNX Runtime (and ephost) over the output size.
+    roi = np.array([0, 0, 0.1, -0.2, 1, 1, 0.9, 1.1], np.float32)
+    x4 = rand((1, 2, 8, 8))
+    case("Resize", O, "antialias_linear_tf_crop_and_resize",
+         helper.make_node("Resize", ["x", "roi", "scales"], ["y"], mode="linear", antialias=1,
+                          coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=10.0),
+         [("x", x4), ("roi", roi), ("scales", np.array([1, 1, 0.5, 0.75], np.float32))],
+         [("y", ref_resize_antialias(x4, [1, 1, 0.5, 0.75], "linear", roi=roi,
+                                     coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=10.0))])
+    x3 = rand((5, 3, 8))
+    case("Resize", O, "antialias_linear_axes_3d",
+         helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear", antialias=1, axes=[0, 2]),
+         [("x", x3), ("scales", np.array([0.6, 0.5], np.float32))],
+         [("y", ref_resize_antialias(x3, [0.6, 1, 0.5], "linear"))])
+    case("Resize", O, "antialias_nearest_ignored",
+         helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="nearest", antialias=1),
+         [("x", x2), ("scales", np.array([1, 1, 0.6, 0.45], np.float32))],
+         [("y", ref_resize(x2, [1, 1, 0.6, 0.45], [1, 2, 4, 4], "nearest"))])
 
     # ScatterElements / ScatterND with max and min
     data = rand((3, 4))

@@ -696,6 +696,47 @@ TEST(CpuResize, LinearSeparablePathMatchesDirect) {
   expect_close(y, want, 1e-5);
 }
 
+TEST(CpuResize, AntialiasLinearHalvingByHand) {
+  // Scale 0.5 widens the triangle to 4 taps at distances 0.75, 0.25, 0.25, 0.75 input positions times the
+  // scale: weights 1/8, 3/8, 3/8, 1/8, the left one on the edge copy of x[0] (ONNX pads with edge values).
+  m::ResizeParams p = rp(m::ResizeMode::kLinear, m::CoordMode::kHalfPixel);
+  p.antialias = true;
+  expect_close(run_resize({1, 2, 3, 4}, {4}, {0.5f}, p), std::vector<float>{1.625f, 3.375f});
+  // Without antialias the same halving reads only the two middle positions of each pair.
+  p.antialias = false;
+  expect_close(run_resize({1, 2, 3, 4}, {4}, {0.5f}, p), std::vector<float>{1.5f, 3.5f});
+}
+
+TEST(CpuResize, AntialiasIgnoredWhenUpscaling) {
+  const Shape in{1, 3, 5};
+  const auto x = random_vec(m::numel(in), 5);
+  for (m::ResizeMode mode : {m::ResizeMode::kLinear, m::ResizeMode::kCubic, m::ResizeMode::kNearest}) {
+    m::ResizeParams p = rp(mode, m::CoordMode::kHalfPixel);
+    const auto plain = run_resize(x, in, {1, 2, 1.5f}, p);
+    p.antialias = true;
+    expect_close(run_resize(x, in, {1, 2, 1.5f}, p), std::vector<double>(plain.begin(), plain.end()), 1e-6);
+  }
+}
+
+TEST(CpuResize, AntialiasTinyScaleMergesEdgeTaps) {
+  // At scale 1e-3 the cubic filter spans thousands of positions; the taps that clamp onto the edges merge,
+  // so an output reads at most the input's 7 positions, with weights summing to 1.
+  for (bool exclude : {false, true}) {
+    m::ResizeParams p = rp(m::ResizeMode::kCubic, m::CoordMode::kAsymmetric);
+    p.antialias = true;
+    p.exclude_outside = exclude;
+    const auto t = m::resize_axis_taps(p, 7, 1, 1e-3f);
+    EXPECT_LE(t.taps, 7);
+    double sum = 0;
+    for (int64_t j = 0; j < t.taps; ++j) {
+      EXPECT_GE(t.index[j], 0);
+      EXPECT_LE(t.index[j], 6);
+      sum += t.weight[j];
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+  }
+}
+
 TEST(CpuResize, NearestOnBytes) {
   const std::vector<int64_t> x{10, 20, 30, 40};
   std::vector<int64_t> y(16);

@@ -1,5 +1,5 @@
-// Resize (opsets 10 to 19: opset 18's axes and keep_aspect_ratio_policy, opset 19's half_pixel_symmetric;
-// antialias=1 is refused as not implemented) and Upsample (7, 9).
+// Resize (opsets 10 to 19: opset 18's antialias, axes and keep_aspect_ratio_policy, opset 19's
+// half_pixel_symmetric) and Upsample (7, 9).
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -82,9 +82,7 @@ class ResizeKernel : public CpuKernel {
       p_.extrapolation_value = node.attr_float("extrapolation_value", 0.f);
     }
     if (!in_.upsample && node.opset() >= 18) {
-      if (node.attr_int("antialias", 0) != 0)
-        sdk::fail(EPHOST_NOT_IMPLEMENTED, "Resize '" + node.name() +
-                                              "': antialias=1 (opset 18) is not implemented by the CPU plugin");
+      p_.antialias = node.attr_int("antialias", 0) != 0;
       has_axes_ = node.has_attr("axes");
       axes_ = node.attr_ints("axes");
       policy_ = node.attr_string("keep_aspect_ratio_policy", "stretch");
@@ -209,7 +207,6 @@ bool resize_supported(const sdk::Node& n) {
   } else if (mode == math::ResizeMode::kCubic) {
     return false;
   }
-  // Opset 18's antialias=1 is claimed, to be refused as NOT_IMPLEMENTED naming the attribute.
   if (mode == math::ResizeMode::kNearest) return all_movable(n);
   return input_type_in(n, 0, {EPHOST_ELEMENT_FLOAT});
 }

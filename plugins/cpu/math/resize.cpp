@@ -68,11 +68,89 @@ void cubic_coefficients(float r, float A, float c[4]) {
   c[3] = ((A * q1 - 5.f * A) * q1 + 8.f * A) * q1 - 4.f * A;
 }
 
+// ONNX's filters as functions of the distance from the sampled position (in input positions times the
+// scale): the triangle for linear, Keys' cubic with coefficient A.
+float linear_filter(float d) { return std::max(0.f, 1.f - std::fabs(d)); }
+
+float cubic_filter(float d, float A) {
+  d = std::fabs(d);
+  if (d <= 1.f) return ((A + 2.f) * d - (A + 3.f)) * d * d + 1.f;
+  if (d < 2.f) return ((A * d - 5.f * A) * d + 8.f * A) * d - 4.f * A;
+  return 0.f;
+}
+
+// Antialiased taps of an axis that shrinks by `scale` (< 1), as ONNX's reference computes them: the
+// filter's half-width grows from 1 (linear) or 2 (cubic) to radius / scale, so output o reads the
+// n = 2 * (1 - start) input positions around its source coordinate x, start = floor(-radius / scale) + 1,
+// from x's left neighbour (x itself counts as the right end of the cell before it) onwards; positions
+// past the edges read the edge value (or, with exclude_outside, drop out), and the weights are
+// normalised to sum to 1. Taps that clamp onto the same edge position are merged, so an output reads at
+// most `in` distinct positions however small the scale.
+void antialias_taps(const ResizeParams& p, int64_t in, int64_t out, float scale, float roi_start, float roi_end,
+                    AxisTaps* t) {
+  const float radius = p.mode == ResizeMode::kLinear ? 1.f : 2.f;
+  const double start_d = std::floor(-static_cast<double>(radius) / scale) + 1.0;
+  const double n_d = 2.0 - 2.0 * start_d;
+  const int64_t last = std::max<int64_t>(in - 1, 0);
+  // n_d can exceed any integer for a tiny scale; the merged taps never exceed the input's length.
+  t->taps = n_d >= static_cast<double>(in) ? std::max<int64_t>(in, 1) : static_cast<int64_t>(n_d);
+  t->index.assign(out * t->taps, 0);
+  t->weight.assign(out * t->taps, 0.f);
+  std::vector<float> w;
+  for (int64_t o = 0; o < out; ++o) {
+    float x = resize_source_coordinate(p.coord, o, in, out, scale, roi_start, roi_end);
+    if (p.coord == CoordMode::kTfCropAndResize && (x < 0.f || x > static_cast<float>(last))) {
+      t->outside.resize(out, 0);
+      t->outside[o] = 1;
+    }
+    if (!std::isfinite(x)) x = 0.f;
+    double left = std::floor(static_cast<double>(x));
+    float ratio = x - static_cast<float>(left);
+    if (ratio == 0.f) {  // x on an input position: the cell to its left
+      ratio = 1.f;
+      left -= 1.0;
+    }
+    // ONNX pads the axis by n / 2 edge copies on each side; a window that would leave the padding slides
+    // back into it (only positions far outside the input, which tf_crop_and_resize extrapolates anyway).
+    const double half = n_d / 2.0;
+    const double first = std::clamp(left + start_d, -half, static_cast<double>(in) - half);
+    // Distinct input positions the window reads: [lo, hi] after clamping into the axis.
+    const int64_t lo = clamp_to_int64(first, 0, last);
+    const int64_t hi = clamp_to_int64(first + n_d - 1.0, 0, last);
+    w.assign(static_cast<size_t>(hi - lo + 1), 0.f);
+    float sum = 0.f;
+    // Only the window's positions within the filter's support, |k + start - ratio| * scale < radius,
+    // carry weight; the others are skipped without visiting them (there may be very many).
+    const double k_lo = std::max(0.0, std::floor((static_cast<double>(ratio) - radius / scale) - start_d));
+    const double k_hi = std::min(n_d - 1.0, std::ceil((static_cast<double>(ratio) + radius / scale) - start_d));
+    for (double k = k_lo; k <= k_hi; k += 1.0) {
+      const float d = static_cast<float>((start_d + k - ratio) * scale);
+      float wk = p.mode == ResizeMode::kLinear ? linear_filter(d) : cubic_filter(d, p.cubic_a);
+      const double pos = first + k;
+      if (p.exclude_outside && (pos < 0.0 || pos > static_cast<double>(last))) wk = 0.f;
+      w[static_cast<size_t>(clamp_to_int64(pos, 0, last) - lo)] += wk;
+      sum += wk;
+    }
+    int64_t* idx = &t->index[o * t->taps];
+    float* wt = &t->weight[o * t->taps];
+    for (int64_t j = 0; j < t->taps; ++j) {
+      const int64_t i = std::min<int64_t>(lo + j, hi);  // unused taps repeat hi with weight 0
+      idx[j] = i;
+      wt[j] = lo + j <= hi && sum != 0.f ? w[static_cast<size_t>(j)] / sum : 0.f;
+    }
+  }
+}
+
 }  // namespace
 
 AxisTaps resize_axis_taps(const ResizeParams& p, int64_t in, int64_t out, float scale, float roi_start,
                           float roi_end) {
   AxisTaps t;
+  if (p.antialias && p.mode != ResizeMode::kNearest && scale < 1.f) {
+    antialias_taps(p, in, out, scale, roi_start, roi_end, &t);
+    t.identity = false;
+    return t;
+  }
   t.taps = p.mode == ResizeMode::kNearest ? 1 : p.mode == ResizeMode::kLinear ? 2 : 4;
   t.index.resize(out * t.taps);
   t.weight.resize(out * t.taps);

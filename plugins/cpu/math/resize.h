@@ -1,5 +1,5 @@
-// Resize (ONNX opset 10/11/13 semantics): nearest, (multi)linear and cubic sampling with the ONNX
-// coordinate transformation modes. Sampling is separable, so each axis gets its own table of input
+// Resize (ONNX opset 10/11/13/18/19 semantics): nearest, (multi)linear and cubic sampling with the ONNX
+// coordinate transformation modes, and opset 18's antialiased linear and cubic downscaling. Sampling is separable, so each axis gets its own table of input
 // taps; tf_crop_and_resize marks the positions that fall outside the input, whose outputs then take
 // the extrapolation value (float data only).
 #pragma once
@@ -33,6 +33,10 @@ struct ResizeParams {
   NearestMode nearest = NearestMode::kRoundPreferFloor;
   float cubic_a = -0.75f;
   bool exclude_outside = false;
+  // Opset 18's antialias: on an axis that shrinks (scale < 1), linear and cubic stretch their filter by
+  // 1 / scale so that it covers every input position of an output one, with weights summing to 1.
+  // Nearest ignores it, as does an axis that keeps or grows its size.
+  bool antialias = false;
   // tf_crop_and_resize: the crop as [start_0, .., start_{r-1}, end_0, .., end_{r-1}] in normalised
   // input coordinates, and the value of outputs that sample outside the input.
   std::vector<float> roi;
