@@ -5,6 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
+
 namespace ephost::cpu::math {
 namespace {
 
@@ -26,12 +30,27 @@ struct Bf16Hardware {
   bool amx_bf16 = false;
 };
 
+#if defined(__x86_64__) && defined(__GNUC__)
+// AMX-BF16 from CPUID (leaf 7: EDX bit 22) and the OS saving the tile state (XCR0 bits 17 and 18).
+// Asked directly because __builtin_cpu_supports does not know "amx-bf16" on every compiler we build
+// with (clang 14, the fuzz build, refuses the string).
+bool amx_bf16_usable() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27))) return false;  // OSXSAVE: XGETBV usable
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(d & (1u << 22))) return false;
+  unsigned xcr0_lo = 0, xcr0_hi = 0;
+  __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  const unsigned tile_state = (1u << 17) | (1u << 18);
+  return (xcr0_lo & tile_state) == tile_state;
+}
+#endif
+
 Bf16Hardware detect_bf16() {
   Bf16Hardware hw;
 #if defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();
   hw.avx512_bf16 = __builtin_cpu_supports("avx512bf16");
-  hw.amx_bf16 = __builtin_cpu_supports("amx-bf16");
+  hw.amx_bf16 = amx_bf16_usable();
 #endif
   return hw;
 }
