@@ -212,15 +212,19 @@ OrtDataTransferImpl* OrtEpLibrary::data_transfer_of(const OrtEpDevice* device) c
 OrtEpLibrary::~OrtEpLibrary() {
   const std::string file = std::filesystem::path(path_).filename().string();
   // Device memory functions first: they belong to the factories.
-  for (auto& [device, allocator] : allocators_) {
-    OrtEpFactory* f = factory_of(device);
+  // (Named copies, not structured bindings: C++17 lambdas may not capture those, and clang refuses.)
+  for (auto& entry : allocators_) {
+    OrtEpFactory* f = factory_of(entry.first);
+    OrtAllocator* allocator = entry.second;
     if (f->ReleaseAllocator)
       call_plugin_void(file.c_str(), path_.c_str(), "OrtEpFactory::ReleaseAllocator",
                        [&] { f->ReleaseAllocator(f, allocator); });
   }
-  for (auto& [factory, transfer] : transfers_)
+  for (auto& entry : transfers_) {
+    OrtDataTransferImpl* transfer = entry.second;
     if (transfer->Release)
       call_plugin_void(file.c_str(), path_.c_str(), "OrtDataTransferImpl::Release", [&] { transfer->Release(transfer); });
+  }
   for (OrtEpDevice* d : ep_devices_) delete d;
   for (OrtEpFactory* f : factories_) {
     auto failure = call_plugin(file.c_str(), path_.c_str(), "ReleaseEpFactory", [&] { return release_(f); });
