@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -380,6 +381,43 @@ TEST(PluginRegistryCache, ALibrarysFurtherProvidersRoundTrip) {
   refused["outcome"] = "refused";
   refused["reason"] = "no";
   EXPECT_THROW(probe_result_from_json(refused), std::runtime_error);
+}
+
+// An ONNX Runtime plugin EP library with two factories is two records sharing one load: the first lazy
+// load (of either) fills both, with one OrtEpLibrary and one library handle; the file under another name
+// is the same plugin, skipped as already loaded (no third provider).
+TEST(PluginRegistryFactories, OneLoadServesEveryFactoryOfTheLibrary) {
+  PluginDir dir, other;
+  const std::string file = "libephost_test_ort_two_factories.so";
+  std::filesystem::copy_file(std::filesystem::path(EPHOST_TEST_PLUGIN_DIR) / "ort_ep" / "two_factories" / file,
+                             dir.file(file));
+  PluginRegistry registry(test_settings(dir));
+  registry.scan_directories({dir.path()});
+  const PluginRecord* first = registry.find_loaded("ortadd");
+  const PluginRecord* second = registry.find_loaded("ortadd2");
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  EXPECT_FALSE(first->in_process.load());
+  EXPECT_FALSE(second->in_process.load());
+  ASSERT_EQ(second->probed_devices.size(), 1u);
+  ASSERT_TRUE(registry.ensure_loaded(*second));
+  EXPECT_TRUE(first->in_process.load()) << "filled from the second's load";
+  EXPECT_NE(first->ort, nullptr);
+  EXPECT_EQ(first->ort, second->ort);
+  EXPECT_NE(first->library, nullptr);
+  EXPECT_EQ(first->library, second->library);
+  EXPECT_EQ(first->ort_factory, 0u);
+  EXPECT_EQ(second->ort_factory, 1u);
+  ASSERT_EQ(second->devices.size(), 1u);
+  EXPECT_EQ(second->devices[0]->label(), "ortadd2:0");
+  EXPECT_EQ(first->devices[0]->label(), "ortadd:0");
+  std::filesystem::create_symlink(dir.file(file), other.file(file));
+  const PluginRecord& again = registry.load_library(other.file(file));
+  EXPECT_FALSE(again.loaded.load());
+  EXPECT_NE(again.skip_reason().find("already loaded from"), std::string::npos) << again.skip_reason();
+  size_t usable = 0;
+  for (const PluginRecord* r : registry.snapshot()) usable += r->loaded.load() && !r->builtin;
+  EXPECT_EQ(usable, 2u);
 }
 
 TEST(PluginRegistryCache, WrittenAtomicallyWithNothingLeftBeside) {
