@@ -26,39 +26,23 @@ int32_t ephost_device_type(OrtHardwareDeviceType type) {
   }
 }
 
-}  // namespace
-
-bool adopt_if_ort_plugin_ep(const PluginLibrary& library, PluginRecord& record) {
-  const ort_ep::LibraryKind kind = ort_ep::recognize_library([&](const char* s) { return library.exports(s); });
-  if (kind == ort_ep::LibraryKind::kOrtProviderBridge) throw PluginSkipped(ort_ep::provider_bridge_refusal());
-  if (kind != ort_ep::LibraryKind::kOrtPluginEp) return false;
-  auto create = reinterpret_cast<CreateEpApiFactoriesFn>(library.symbol(ORT_EP_CREATE_FACTORIES_SYMBOL));
-  auto release = reinterpret_cast<ReleaseEpApiFactoryFn>(library.symbol(ORT_EP_RELEASE_FACTORY_SYMBOL));
-  std::shared_ptr<ort_ep::OrtEpLibrary> ort;
-  try {
-    ort = std::make_shared<ort_ep::OrtEpLibrary>(create, release, record.path);
-  } catch (const ort_ep::LibraryRefused& e) {
-    throw PluginSkipped(e.what());
-  }
-  record.name = ort->name();
-  record.vendor = ort->vendor();
-  record.version = ort->version();
+// Fills `record` as the provider of factory `factory` of `ort`: its metadata and the devices it serves.
+void describe_factory(const std::shared_ptr<ort_ep::OrtEpLibrary>& ort, size_t factory, PluginRecord& record) {
+  record.name = ort->factory_names()[factory];
+  record.vendor = ort->vendor_of(factory);
+  record.version = ort->version_of(factory);
   // The adapter serves the plugin at the host's ABI (devices, profiling and run control are the host's).
   record.abi_version = EPHOST_PLUGIN_ABI_VERSION;
   record.sdk_version = fmt::format("ONNX Runtime plugin EP (API {}, factory built for API {})",
-                                   ort->api_version_asked(), ort->factory_version());
-  // EPContext nodes whose source is an EP's name are its own (one name per factory served).
-  record.context_source_keys.clear();
-  for (const std::string& factory : ort->factory_names())
-    if (!factory.empty()) record.context_source_keys.push_back(factory);
+                                   ort->api_version_asked(), ort->factory_version_of(factory));
+  // EPContext nodes whose source is the EP's name are its own.
+  record.context_source_keys = {record.name};
   record.devices.clear();
-  for (const OrtEpDevice* served : ort->served_devices()) {
+  for (const OrtEpDevice* served : ort->served_devices(factory)) {
     const OrtEpDevice& d = *served;
     const OrtHardwareDevice& hw = *d.device;
     const std::string* description = hw.metadata.find("Description");
-    std::string device_name = description ? *description : d.ep_name;
-    // Devices of a later factory say whose they are: picking one picks that factory's EP.
-    if (ort->factory_name_of(served) != ort->name()) device_name = ort->factory_name_of(served) + ": " + device_name;
+    const std::string device_name = description ? *description : d.ep_name;
     EphostDeviceInfo info{};
     info.struct_size = sizeof info;
     info.device_type = ephost_device_type(hw.type);
@@ -79,9 +63,40 @@ bool adopt_if_ort_plugin_ep(const PluginLibrary& library, PluginRecord& record) 
     record.devices.push_back(std::make_unique<Device>(&no_device_functions(), record.name, record.path, index, info));
   }
   for (const OrtEpDevice* d : ort->ep_devices())
-    if (std::string why = ort->unserved_reason(d); !why.empty()) record.sdk_version += "; not listed: " + why;
+    if (ort->factory_name_of(d) == record.name)
+      if (std::string why = ort->unserved_reason(d); !why.empty()) record.sdk_version += "; not listed: " + why;
   record.device_type = record.devices.empty() ? "" : device_type_name(record.devices.front()->type());
-  record.ort = std::move(ort);
+  record.ort = ort;
+  record.ort_factory = static_cast<uint32_t>(factory);
+}
+
+}  // namespace
+
+bool adopt_if_ort_plugin_ep(const std::shared_ptr<PluginLibrary>& library, PluginRecord& record,
+                            std::vector<std::unique_ptr<PluginRecord>>& siblings) {
+  const ort_ep::LibraryKind kind = ort_ep::recognize_library([&](const char* s) { return library->exports(s); });
+  if (kind == ort_ep::LibraryKind::kOrtProviderBridge) throw PluginSkipped(ort_ep::provider_bridge_refusal());
+  if (kind != ort_ep::LibraryKind::kOrtPluginEp) return false;
+  auto create = reinterpret_cast<CreateEpApiFactoriesFn>(library->symbol(ORT_EP_CREATE_FACTORIES_SYMBOL));
+  auto release = reinterpret_cast<ReleaseEpApiFactoryFn>(library->symbol(ORT_EP_RELEASE_FACTORY_SYMBOL));
+  std::shared_ptr<ort_ep::OrtEpLibrary> ort;
+  try {
+    ort = std::make_shared<ort_ep::OrtEpLibrary>(create, release, record.path, library);
+  } catch (const ort_ep::LibraryRefused& e) {
+    throw PluginSkipped(e.what());
+  }
+  // The first factory is always served (OrtEpLibrary refuses the library otherwise).
+  for (size_t factory : ort->served_factories()) {
+    PluginRecord* target = &record;
+    if (factory != 0) {
+      siblings.push_back(std::make_unique<PluginRecord>());
+      target = siblings.back().get();
+      target->path = record.path;
+      target->canonical_path = record.canonical_path;
+      target->library = library;
+    }
+    describe_factory(ort, factory, *target);
+  }
   return true;
 }
 

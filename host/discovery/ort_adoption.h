@@ -9,11 +9,15 @@
 
 namespace ephost {
 
-// When `library` is an ONNX Runtime plugin EP: creates its factories and asks for its devices
-// (ort_ep::OrtEpLibrary), fills `record` (name, vendor, version, sdk_version naming the API it asked
-// for, devices, `ort`) and returns true. Returns false for any other library (an ephost plugin, or one
-// that is neither: negotiation then says what it lacks). Throws PluginSkipped for an ONNX Runtime
-// provider-bridge library and for a plugin EP that cannot be served, saying why.
-bool adopt_if_ort_plugin_ep(const PluginLibrary& library, PluginRecord& record);
+// When `library` is an ONNX Runtime plugin EP: creates its factories and asks for their devices
+// (ort_ep::OrtEpLibrary, made once for the whole library) and makes one provider per factory served:
+// `record` (its path and canonical_path set) becomes the first factory's, and a record for each further
+// factory is appended to `siblings` (same path, library and `ort`). Each says its factory's name, vendor,
+// version, sdk_version naming the API asked for, devices and `ort_factory`. Returns true then; false for
+// any other library (an ephost plugin, or one that is neither: negotiation then says what it lacks).
+// Throws PluginSkipped for an ONNX Runtime provider-bridge library and for a plugin EP that cannot be
+// served, saying why.
+bool adopt_if_ort_plugin_ep(const std::shared_ptr<PluginLibrary>& library, PluginRecord& record,
+                            std::vector<std::unique_ptr<PluginRecord>>& siblings);
 
 }  // namespace ephost

@@ -81,6 +81,15 @@ void apply_description(const PluginDescription& d, PluginRecord& r) {
   r.default_priority = d.default_priority;
 }
 
+std::vector<ProbedDevice> probed_devices_of(const PluginRecord& record) {
+  std::vector<ProbedDevice> devices;
+  for (const auto& d : record.devices)
+    devices.push_back(ProbedDevice{device_type_name(d->type()), d->vendor(), d->name(), d->driver_version(),
+                                   d->hardware_architecture(), d->memory_bytes(), d->host_memory_usable(),
+                                   d->memory_kinds()});
+  return devices;
+}
+
 ProbeResult probe_library(const std::string& path, const std::function<void(const char* stage)>& on_stage) {
   ProbeResult result;
   PluginRecord record;
@@ -88,7 +97,8 @@ ProbeResult probe_library(const std::string& path, const std::function<void(cons
   const char* stage = kProbeStageLoad;
   // Never unloaded, not even when refused: a probe ends with the scanner process, and unloading would
   // run more plugin code (static destructors) after the result was decided.
-  std::unique_ptr<PluginLibrary> library;
+  std::shared_ptr<PluginLibrary> library;
+  std::vector<std::unique_ptr<PluginRecord>> siblings;  // an ONNX Runtime plugin EP's further factories
   auto enter = [&](const char* next) {
     stage = next;
     if (on_stage) on_stage(next);
@@ -99,7 +109,7 @@ ProbeResult probe_library(const std::string& path, const std::function<void(cons
     enter(kProbeStageNegotiate);
     // An ONNX Runtime plugin EP: its factories are created and its devices asked for here (a crash or
     // hang in CreateEpFactories or GetSupportedDevices is attributed to this stage).
-    if (!adopt_if_ort_plugin_ep(*library, record)) {
+    if (!adopt_if_ort_plugin_ep(library, record, siblings)) {
       EphostPluginNegotiateFn entry = library->entry_point();
       negotiate_plugin(entry, record);
       enter(kProbeStageDescribe);
@@ -109,10 +119,9 @@ ProbeResult probe_library(const std::string& path, const std::function<void(cons
       // hang in device_count / device_describe is attributed to this stage like any other.
       enumerate_devices(record);
     }
-    for (const auto& d : record.devices)
-      result.devices.push_back(ProbedDevice{device_type_name(d->type()), d->vendor(), d->name(), d->driver_version(),
-                                            d->hardware_architecture(), d->memory_bytes(),
-                                            d->host_memory_usable(), d->memory_kinds()});
+    result.devices = probed_devices_of(record);
+    for (const auto& sibling : siblings)
+      result.siblings.push_back(ProbedProvider{description_of(*sibling), probed_devices_of(*sibling)});
     result.outcome = ProbeOutcome::kUsable;
   } catch (const PluginSkipped& e) {
     result.outcome = ProbeOutcome::kRefused;
@@ -124,9 +133,11 @@ ProbeResult probe_library(const std::string& path, const std::function<void(cons
   result.stage = stage;
   // A refused record holds what negotiation and describe got before the failure, as in process.
   result.description = description_of(record);
-  library.release();  // deliberately leaked (see above)
-  // So are an ONNX Runtime plugin EP's factories: releasing them would run plugin code after the verdict.
+  // Deliberately leaked (see above), and so are an ONNX Runtime plugin EP's factories (each record's
+  // reference): releasing them would run plugin code after the verdict.
+  if (library) new std::shared_ptr<PluginLibrary>(std::move(library));
   if (record.ort) new std::shared_ptr<ort_ep::OrtEpLibrary>(std::move(record.ort));
+  for (auto& sibling : siblings) new std::unique_ptr<PluginRecord>(std::move(sibling));
   return result;
 }
 

@@ -51,13 +51,26 @@ PluginDescription description_of(const PluginRecord& record);
 // Copies the description's metadata into `record` (not the handles).
 void apply_description(const PluginDescription& description, PluginRecord& record);
 
+// One more provider a usable library serves besides its first (an ONNX Runtime plugin EP library
+// answers one factory per provider): what it says of itself and its devices.
+struct ProbedProvider {
+  PluginDescription description;
+  std::vector<ProbedDevice> devices;
+};
+
 struct ProbeResult {
   ProbeOutcome outcome = ProbeOutcome::kRefused;
   std::string stage;   // the stage it ended in (kUsable: the last one reached)
   std::string reason;  // why it is not usable; "" when usable
-  PluginDescription description;
+  PluginDescription description;  // the library's first provider (its only one, for an ephost plugin)
   std::vector<ProbedDevice> devices;
+  // Usable only: the library's further providers, in order (each factory after the first of an ONNX
+  // Runtime plugin EP library); empty for an ephost plugin. Registry format 5 / scanner protocol 3.
+  std::vector<ProbedProvider> siblings;
 };
+
+// The devices a probed record shows: what the probe saw of them (the record's ProbedDevice list).
+std::vector<ProbedDevice> probed_devices_of(const PluginRecord& record);
 
 // Probes `path` in this process: loads it (and leaves it loaded: the scanner exits afterwards),
 // negotiates, describes it and enumerates its devices (plugin ABI 3). `on_stage` is called with each stage name before that stage runs, so

@@ -80,38 +80,22 @@ ProbedDevice device_from_json(const json& j) {
   return d;
 }
 
-}  // namespace
-
-json probe_result_to_json(const ProbeResult& r) {
-  const PluginDescription& d = r.description;
-  json devices = json::array();
-  for (const ProbedDevice& device : r.devices) devices.push_back(device_to_json(device));
-  return {{"outcome", probe_outcome_name(r.outcome)},
-          {"stage", r.stage},
-          {"reason", r.reason},
-          {"abi_version", d.abi_version},
-          {"name", d.name},
-          {"vendor", d.vendor},
-          {"version", d.version},
-          {"device_type", d.device_type},
-          {"sdk_version", d.sdk_version},
-          {"hardware_architecture", d.hardware_architecture},
-          {"driver_version", d.driver_version},
-          {"context_source_keys", d.context_source_keys},
-          {"default_priority", d.default_priority},
-          {"devices", std::move(devices)}};
+// The description's members, added to `out`.
+void add_description(const PluginDescription& d, json& out) {
+  out["abi_version"] = d.abi_version;
+  out["name"] = d.name;
+  out["vendor"] = d.vendor;
+  out["version"] = d.version;
+  out["device_type"] = d.device_type;
+  out["sdk_version"] = d.sdk_version;
+  out["hardware_architecture"] = d.hardware_architecture;
+  out["driver_version"] = d.driver_version;
+  out["context_source_keys"] = d.context_source_keys;
+  out["default_priority"] = d.default_priority;
 }
 
-ProbeResult probe_result_from_json(const json& j) {
-  ProbeResult r;
-  const std::string outcome = get_string(j, "outcome");
-  if (!parse_probe_outcome(outcome, &r.outcome)) bad(fmt::format("unknown outcome '{}'", outcome));
-  r.stage = get_string(j, "stage");
-  if (!is_probe_stage(r.stage)) bad(fmt::format("unknown stage '{}'", r.stage));
-  r.reason = get_string(j, "reason");
-  if (r.outcome == ProbeOutcome::kUsable ? !r.reason.empty() : r.reason.empty())
-    bad(fmt::format("outcome '{}' with {} reason", outcome, r.reason.empty() ? "no" : "a"));
-  PluginDescription& d = r.description;
+PluginDescription description_from_json(const json& j) {
+  PluginDescription d;
   d.abi_version = get_integer<uint32_t>(j, "abi_version");
   d.name = get_string(j, "name");
   d.vendor = get_string(j, "vendor");
@@ -125,7 +109,58 @@ ProbeResult probe_result_from_json(const json& j) {
     d.context_source_keys.push_back(key.get<std::string>());
   }
   d.default_priority = get_integer<int32_t>(j, "default_priority");
-  for (const json& device : get_array(j, "devices")) r.devices.push_back(device_from_json(device));
+  return d;
+}
+
+json devices_to_json(const std::vector<ProbedDevice>& devices) {
+  json out = json::array();
+  for (const ProbedDevice& device : devices) out.push_back(device_to_json(device));
+  return out;
+}
+
+std::vector<ProbedDevice> devices_from_json(const json& j) {
+  std::vector<ProbedDevice> devices;
+  for (const json& device : get_array(j, "devices")) devices.push_back(device_from_json(device));
+  return devices;
+}
+
+}  // namespace
+
+json probe_result_to_json(const ProbeResult& r) {
+  json out = {{"outcome", probe_outcome_name(r.outcome)}, {"stage", r.stage}, {"reason", r.reason}};
+  add_description(r.description, out);
+  out["devices"] = devices_to_json(r.devices);
+  // The library's further providers (an ONNX Runtime plugin EP's factories after the first), keyed by
+  // their place in the library (file, factory).
+  json siblings = json::array();
+  for (size_t i = 0; i < r.siblings.size(); ++i) {
+    json sibling = {{"factory", i + 1}};
+    add_description(r.siblings[i].description, sibling);
+    sibling["devices"] = devices_to_json(r.siblings[i].devices);
+    siblings.push_back(std::move(sibling));
+  }
+  out["siblings"] = std::move(siblings);
+  return out;
+}
+
+ProbeResult probe_result_from_json(const json& j) {
+  ProbeResult r;
+  const std::string outcome = get_string(j, "outcome");
+  if (!parse_probe_outcome(outcome, &r.outcome)) bad(fmt::format("unknown outcome '{}'", outcome));
+  r.stage = get_string(j, "stage");
+  if (!is_probe_stage(r.stage)) bad(fmt::format("unknown stage '{}'", r.stage));
+  r.reason = get_string(j, "reason");
+  if (r.outcome == ProbeOutcome::kUsable ? !r.reason.empty() : r.reason.empty())
+    bad(fmt::format("outcome '{}' with {} reason", outcome, r.reason.empty() ? "no" : "a"));
+  r.description = description_from_json(j);
+  r.devices = devices_from_json(j);
+  const json& siblings = get_array(j, "siblings");
+  if (!siblings.empty() && r.outcome != ProbeOutcome::kUsable) bad(fmt::format("outcome '{}' with siblings", outcome));
+  for (const json& sibling : siblings) {
+    if (get_integer<size_t>(sibling, "factory") != r.siblings.size() + 1)
+      bad("siblings out of their library's factory order");
+    r.siblings.push_back(ProbedProvider{description_from_json(sibling), devices_from_json(sibling)});
+  }
   return r;
 }
 

@@ -115,13 +115,18 @@ struct PluginRecord {
   // of a plugin not loaded in process. Empty for a plugin probed in process and the built-in one.
   std::vector<ProbedDevice> probed_devices;
 
-  // The library handle (the host table lives for the whole process: see negotiation.cpp).
-  std::unique_ptr<PluginLibrary> library;
+  // The library handle (the host table lives for the whole process: see negotiation.cpp). Shared by the
+  // records of one ONNX Runtime plugin EP library's factories (one record each, one load for all).
+  std::shared_ptr<PluginLibrary> library;
 
-  // An ONNX Runtime plugin EP (ort_ep/): its factories and devices, set when it is loaded in process
-  // (with `plugin` null). Declared after `library`, so released before the library is unloaded.
+  // An ONNX Runtime plugin EP (ort_ep/): the library's factories and devices, shared by the records of
+  // its factories, set when it is loaded in process (with `plugin` null). It holds the library handle
+  // itself until every factory was released, so the library is unloaded after the last of them.
   // Its sdk_version says "ONNX Runtime plugin EP (API <asked>, built for <ort_version_supported>)".
   std::shared_ptr<ort_ep::OrtEpLibrary> ort;
+  // An ONNX Runtime plugin EP's record serves one factory of its library: this one (its index among
+  // ort->factories(); the record's name is the factory's). 0 for every other record.
+  uint32_t ort_factory = 0;
 };
 
 // "cpu" / "gpu" / "npu", or "" for a value outside EphostDeviceType.

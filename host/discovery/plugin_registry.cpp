@@ -49,6 +49,16 @@ std::string skip_reason_of(Fn&& load) {
   }
 }
 
+// Moves what a load made (the handles) from a scratch record into the record the registry publishes.
+void take_handles(PluginRecord& fresh, PluginRecord& record) {
+  record.plugin = fresh.plugin;
+  record.host_api = fresh.host_api;
+  record.devices = std::move(fresh.devices);
+  record.library = std::move(fresh.library);
+  record.ort = std::move(fresh.ort);
+  record.ort_factory = fresh.ort_factory;
+}
+
 }  // namespace
 
 struct PluginRegistry::Candidate {
@@ -154,6 +164,9 @@ std::vector<const PluginRecord*> PluginRegistry::load_libraries(const std::vecto
       record->reprobe_reason = c.reprobe_reason;
     }
     bool deferred = false;
+    // The library's further providers (an ONNX Runtime plugin EP's factories after the first): from the
+    // probe when deferred, from the load otherwise.
+    std::vector<std::unique_ptr<PluginRecord>> siblings;
     std::string reason = skip_reason_of([&] {
       if (!c.skip.empty()) throw PluginSkipped(c.skip);
       // Another thread may have loaded the same file meanwhile.
@@ -166,27 +179,48 @@ std::vector<const PluginRecord*> PluginRegistry::load_libraries(const std::vecto
           apply_description(c.probe->description, *record);  // what it said before it failed
           throw PluginSkipped(c.probe->reason);
         }
-        // The probe knows the name: a duplicate is skipped without loading it (warm or cold).
-        if (const PluginRecord* first = find_loaded_locked(c.probe->description.name)) {
-          apply_description(c.probe->description, *record);
-          throw PluginSkipped(
-              fmt::format("duplicate plugin name '{}': already loaded from {}", record->name, first->path));
-        }
         if (defer && c.identity && record->probed_by != std::string("in process")) {
           // Lazy loading: the probe (the registry cache's, or the scanner's just now) knows everything
           // the report and the selection need; the library is loaded by ensure_loaded when its code is
           // first needed, and never when its providers run isolated (a provider host loads it).
           apply_description(c.probe->description, *record);
           record->probed_devices = c.probe->devices;
+          for (const ProbedProvider& probed : c.probe->siblings) {
+            siblings.push_back(std::make_unique<PluginRecord>());
+            PluginRecord& sibling = *siblings.back();
+            sibling.path = record->path;
+            sibling.canonical_path = record->canonical_path;
+            apply_description(probed.description, sibling);
+            sibling.probed_devices = probed.devices;
+          }
           deferred = true;
-          return;
         }
+        // The probe knows the name: a duplicate is skipped without loading it (warm or cold).
+        if (const PluginRecord* first = find_loaded_locked(c.probe->description.name)) {
+          apply_description(c.probe->description, *record);
+          throw PluginSkipped(
+              fmt::format("duplicate plugin name '{}': already loaded from {}", record->name, first->path));
+        }
+        if (deferred) return;
       }
-      load_in_process(*record);
+      load_in_process(*record, siblings);
     });
     PluginRecord& added = finish(std::move(record), reason, deferred);
     if (deferred && reason.empty()) deferred_.emplace(&added, *c.identity);
     out.push_back(&added);
+    for (auto& sibling : siblings) {
+      sibling->probed_by = added.probed_by;
+      sibling->probe_outcome = added.probe_outcome;
+      sibling->probed_at = added.probed_at;
+      sibling->reprobe_reason = added.reprobe_reason;
+      const std::string sibling_reason = skip_reason_of([&] {
+        if (const PluginRecord* first = find_loaded_locked(sibling->name))
+          throw PluginSkipped(fmt::format("duplicate plugin name '{}': already loaded from {}", sibling->name,
+                                          first->path));
+      });
+      PluginRecord& added_sibling = finish(std::move(sibling), sibling_reason, deferred);
+      if (deferred && sibling_reason.empty()) deferred_.emplace(&added_sibling, *c.identity);
+    }
   }
   return out;
 }
@@ -244,36 +278,65 @@ void PluginRegistry::load_deferred(PluginRecord& record) const {
     cache.save();
     if (probe.outcome != ProbeOutcome::kUsable)
       throw PluginSkipped(fmt::format("{}; probed again: {}", changed, probe.reason));
-    if (probe.description.name != record.name || probe.description.abi_version != record.abi_version)
+    const PluginDescription* same = &probe.description;
+    for (const ProbedProvider& sibling : probe.siblings)
+      if (sibling.description.name == record.name) same = &sibling.description;
+    if (same->name != record.name || same->abi_version != record.abi_version)
       throw PluginSkipped(fmt::format("{}; probed again, it is now plugin '{}' (plugin ABI {}), not '{}' (plugin ABI "
                                       "{}) as discovered",
-                                      changed, probe.description.name, probe.description.abi_version, record.name,
-                                      record.abi_version));
+                                      changed, same->name, same->abi_version, record.name, record.abi_version));
   }
-  // Loaded into a scratch record: the real one's metadata is read by other threads meanwhile, and only
-  // the handles are taken from the scratch (before in_process is published).
-  PluginRecord fresh;
-  fresh.path = record.path;
-  fresh.canonical_path = record.canonical_path;
+  // Loaded into scratch records: the real ones' metadata is read by other threads meanwhile, and only
+  // the handles are taken from the scratch (before in_process is published). An ONNX Runtime plugin EP
+  // library gives one scratch record per factory.
+  std::vector<std::unique_ptr<PluginRecord>> fresh(1);
+  fresh[0] = std::make_unique<PluginRecord>();
+  fresh[0]->path = record.path;
+  fresh[0]->canonical_path = record.canonical_path;
   {
     const std::string file = std::filesystem::path(record.path).filename().string();
     PluginCallScope scope(file.c_str(), record.path.c_str(), "lazy load (load, negotiate, describe)");
-    fresh.library = PluginLibrary::open(record.path);
-    if (!adopt_if_ort_plugin_ep(*fresh.library, fresh)) {
-      negotiate_plugin(fresh.library->entry_point(), fresh);
-      describe_plugin(fresh);
-      enumerate_devices(fresh);
+    PluginRecord& first = *fresh[0];
+    first.library = PluginLibrary::open(record.path);
+    std::vector<std::unique_ptr<PluginRecord>> siblings;
+    if (!adopt_if_ort_plugin_ep(first.library, first, siblings)) {
+      negotiate_plugin(first.library->entry_point(), first);
+      describe_plugin(first);
+      enumerate_devices(first);
     }
+    for (auto& sibling : siblings) fresh.push_back(std::move(sibling));
   }
-  if (fresh.name != record.name || fresh.abi_version != record.abi_version)
+  // The record asked for is the provider of its name (its factory's, for an ONNX Runtime plugin EP).
+  auto loaded = std::find_if(fresh.begin(), fresh.end(), [&](const auto& f) { return f->name == record.name; });
+  const PluginRecord& match = loaded == fresh.end() ? *fresh[0] : **loaded;
+  if (match.name != record.name || match.abi_version != record.abi_version)
     throw PluginSkipped(fmt::format("loaded, it is plugin '{}' (plugin ABI {}), but the registry cache knew it as "
                                     "'{}' (plugin ABI {})",
-                                    fresh.name, fresh.abi_version, record.name, record.abi_version));
-  record.plugin = fresh.plugin;
-  record.host_api = fresh.host_api;
-  record.devices = std::move(fresh.devices);
-  record.library = std::move(fresh.library);
-  record.ort = std::move(fresh.ort);
+                                    match.name, match.abi_version, record.name, record.abi_version));
+  take_handles(**loaded, record);
+  // Its deferred siblings (the library's other factories) come from this same load.
+  std::vector<PluginRecord*> siblings;
+  for (const auto& entry : deferred_)
+    if (entry.first != &record && entry.first->canonical_path == record.canonical_path &&
+        entry.first->loaded.load(std::memory_order_acquire))
+      siblings.push_back(const_cast<PluginRecord*>(entry.first));  // the registry owns its records
+  for (PluginRecord* sibling : siblings) fill_deferred_sibling(*sibling, fresh);
+}
+
+void PluginRegistry::fill_deferred_sibling(PluginRecord& sibling, std::vector<std::unique_ptr<PluginRecord>>& fresh) const {
+  deferred_.erase(&sibling);
+  auto loaded = std::find_if(fresh.begin(), fresh.end(), [&](const auto& f) { return f->name == sibling.name; });
+  if (loaded == fresh.end() || (*loaded)->abi_version != sibling.abi_version) {
+    sibling.late_reason = fmt::format("its library {} was loaded for another of its providers, and no longer serves "
+                                      "'{}'", sibling.path, sibling.name);
+    sibling.loaded.store(false, std::memory_order_release);
+    log_warning(fmt::format("plugin {} ('{}') dropped out: {}", sibling.path, sibling.name, sibling.late_reason));
+    return;
+  }
+  take_handles(**loaded, sibling);
+  sibling.in_process.store(true, std::memory_order_release);
+  log_info(fmt::format("plugin '{}' {} loaded from {} with a provider of the same library (plugin ABI {})",
+                       sibling.name, sibling.version, sibling.path, sibling.abi_version));
 }
 
 void PluginRegistry::probe(std::vector<Candidate>& candidates) const {
@@ -333,12 +396,13 @@ void PluginRegistry::probe(std::vector<Candidate>& candidates) const {
   cache.save();
 }
 
-void PluginRegistry::load_in_process(PluginRecord& record) const {
+void PluginRegistry::load_in_process(PluginRecord& record,
+                                     std::vector<std::unique_ptr<PluginRecord>>& siblings) const {
   // A crash from here on cannot be survived; the fault reporter at least names the library.
   const std::string file = std::filesystem::path(record.path).filename().string();
   PluginCallScope scope(file.c_str(), record.path.c_str(), "discovery (load, negotiate, describe)");
   record.library = PluginLibrary::open(record.path);
-  if (adopt_if_ort_plugin_ep(*record.library, record)) {
+  if (adopt_if_ort_plugin_ep(record.library, record, siblings)) {
     if (const PluginRecord* first = find_loaded_locked(record.name))
       throw PluginSkipped(fmt::format("duplicate plugin name '{}': already loaded from {}", record.name, first->path));
     return;

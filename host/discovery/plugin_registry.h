@@ -110,9 +110,10 @@ class PluginRegistry {
   // Fills each candidate's probe result from the registry cache or the scanner; leaves it empty when
   // the library is to be probed in process.
   void probe(std::vector<Candidate>& candidates) const;
-  // Loads a library that probed cleanly (or is probed in process) and admits it. Throws PluginSkipped.
-  // Caller holds mutex_.
-  void load_in_process(PluginRecord& record) const;
+  // Loads a library that probed cleanly (or is probed in process) and admits it; an ONNX Runtime plugin
+  // EP library's further factories become `siblings` (one record each, to be finished by the caller).
+  // Throws PluginSkipped. Caller holds mutex_.
+  void load_in_process(PluginRecord& record, std::vector<std::unique_ptr<PluginRecord>>& siblings) const;
   // Negotiates, describes and checks the name of a plugin whose entry point is known. Throws
   // PluginSkipped. Caller holds mutex_.
   void admit(EphostPluginNegotiateFn entry, PluginRecord& record) const;
@@ -120,9 +121,13 @@ class PluginRegistry {
   // `deferred`: usable and admitted from the registry cache without loading it (lazy loading).
   PluginRecord& finish(std::unique_ptr<PluginRecord> record, const std::string& skip_reason, bool deferred);
   // The lazy load of a deferred record: checks the file again (re-probing it in the scanner when it
-  // changed), loads it and checks that it agrees with the record. Throws PluginSkipped. Caller holds
-  // load_mutex_.
+  // changed), loads it and checks that it agrees with the record. The deferred records of the same file
+  // (an ONNX Runtime plugin EP library's other factories) are filled from the same load, or dropped when
+  // the library no longer serves them. Throws PluginSkipped. Caller holds load_mutex_.
   void load_deferred(PluginRecord& record) const;
+  // Gives a deferred sibling of a record just loaded its handles from `fresh` (the same load), or drops it
+  // when the load has no provider of its name. Caller holds load_mutex_.
+  void fill_deferred_sibling(PluginRecord& sibling, std::vector<std::unique_ptr<PluginRecord>>& fresh) const;
   const PluginRecord* find_loaded_locked(const std::string& name) const;
   const PluginRecord* find_loaded_file_locked(const std::string& canonical_path) const;
 

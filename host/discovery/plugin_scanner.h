@@ -24,7 +24,9 @@
 namespace ephost {
 
 // 2: a device in a probe result carries host_memory_usable and memory_kinds.
-inline constexpr int kScannerProtocolVersion = 2;
+// 3: a probe result lists the library's further providers (siblings: an ONNX Runtime plugin EP
+// library's factories after the first).
+inline constexpr int kScannerProtocolVersion = 3;
 // File name of the scanner executable, installed in <directory of libephost>/ephost/.
 inline constexpr const char* kScannerFileName = "ephost-plugin-scanner";
 // Environment variable naming the scanner executable (overrides the installed one).

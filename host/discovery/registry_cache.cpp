@@ -34,7 +34,9 @@ constexpr const char* kFormat = "ephost-plugin-registry";
 // when their cause may have gone (verdict_freshness.h). An older file is foreign: ignored and rewritten.
 // 4: usable verdicts record their context too: the devices a usable plugin lists depend on the
 // environment (an OpenCL plugin probed under an empty OCL_ICD_VENDORS folder lists none).
-constexpr int kFormatVersion = 4;
+// 5: a usable verdict lists the library's further providers, keyed (file, factory): an ONNX Runtime
+// plugin EP library is one provider per factory. A format 4 file knew one provider per file: re-probed.
+constexpr int kFormatVersion = 5;
 constexpr size_t kMaxFileBytes = 64u << 20;
 constexpr size_t kMaxEntries = 100000;
 constexpr int kMaxNesting = 16;

@@ -13,12 +13,14 @@
 // when that context changed. A refusal or a timeout is also probed again once it is older than its
 // backoff (15 min, doubling with each probe that gave the same verdict again, at most 24 h).
 //
-// Layout (format_version 4; older files are foreign: ignored and rewritten):
-//   {"format": "ephost-plugin-registry", "format_version": 3,
-//    "host": {"ephost_version": "0.1.0", "plugin_abi": [1, 3], "scanner_protocol": 2, "machine": "x86_64"},
+// Layout (format_version 5; older files are foreign: ignored and rewritten):
+//   {"format": "ephost-plugin-registry", "format_version": 5,
+//    "host": {"ephost_version": "0.1.0", "plugin_abi": [1, 3], "scanner_protocol": 3, "machine": "x86_64"},
 //    "libraries": [{"path": "/abs/libx.so", "size": 1234, "mtime_ns": ..., "inode": ..., "device": ...,
 //                   "probed_at": <unix seconds>,
-//                   "probe": <probe result (plugin_probe_json.h), devices included>,
+//                   "probe": <probe result (plugin_probe_json.h), devices included; a library with
+//                             several providers (an ONNX Runtime plugin EP's factories) lists the others
+//                             as "siblings": [{"factory": 1, <description>, "devices": [...]}, ...]>,
 //                   // refused and timed_out only:
 //                   "repeats": <earlier consecutive probes that gave the same verdict>,
 //                   // usable, refused and timed_out:

@@ -16,9 +16,10 @@ nlohmann::json pairs_json(const OrtKeyValuePairs& pairs) {
 }
 
 // The metadata and options an ONNX Runtime plugin EP's factory gave its device `index` (CreateEpDevice), as
-// onnxruntime.get_ep_devices() shows them, and the EP's name.
-void add_ort_ep_device_fields(const ort_ep::OrtEpLibrary& library, uint32_t index, nlohmann::json& device) {
-  const std::vector<const OrtEpDevice*> served = library.served_devices();
+// onnxruntime.get_ep_devices() shows them, and the EP's name. `factory`: the record's (ort_factory).
+void add_ort_ep_device_fields(const ort_ep::OrtEpLibrary& library, uint32_t factory, uint32_t index,
+                              nlohmann::json& device) {
+  const std::vector<const OrtEpDevice*> served = library.served_devices(factory);
   if (index >= served.size()) return;
   device["ep_name"] = served[index]->ep_name;
   device["ep_metadata"] = pairs_json(served[index]->ep_metadata);
@@ -63,7 +64,7 @@ std::string discovery_report_json(const std::vector<const PluginRecord*>& record
                          {"host_memory_usable", d->host_memory_usable()},
                          {"memory_kinds", d->memory_kinds()}});
       // An ONNX Runtime plugin EP's device: the metadata and options its factory gave it (CreateEpDevice).
-      if (r->ort) add_ort_ep_device_fields(*r->ort, d->index(), devices.back());
+      if (r->ort) add_ort_ep_device_fields(*r->ort, r->ort_factory, d->index(), devices.back());
       }
     nlohmann::json entry = {{"path", r->path},
                       {"name", r->name},

@@ -43,8 +43,9 @@ const char* error_code_name(OrtErrorCode code) {
   return "an unknown OrtErrorCode";
 }
 
-OrtEpLibrary::OrtEpLibrary(CreateEpApiFactoriesFn create, ReleaseEpApiFactoryFn release, std::string path)
-    : path_(std::move(path)), release_(release) {
+OrtEpLibrary::OrtEpLibrary(CreateEpApiFactoriesFn create, ReleaseEpApiFactoryFn release, std::string path,
+                           std::shared_ptr<const void> keep_loaded)
+    : path_(std::move(path)), release_(release), keep_loaded_(std::move(keep_loaded)) {
   const std::string registered = std::filesystem::path(path_).stem().string();
   const std::string file = std::filesystem::path(path_).filename().string();
   OrtEpFactory* made[kMaxFactories] = {};
@@ -85,17 +86,25 @@ OrtEpLibrary::OrtEpLibrary(CreateEpApiFactoriesFn create, ReleaseEpApiFactoryFn 
   });
   if (name_.empty()) throw LibraryRefused("ONNX Runtime plugin EP: its factory's GetName answered no name");
   factory_names_.push_back(name_);
+  factory_vendors_.push_back(vendor_);
+  factory_versions_.push_back(version_);
   // The other factories: each served with its devices when usable; an unusable one is named and left out
   // (it is still released with ReleaseEpFactory).
   for (size_t i = 1; i < factories_.size(); ++i) {
-    std::string why, other;
-    if (usable(factories_[i], why))
-      call_plugin_void(file.c_str(), path_.c_str(), "OrtEpFactory::GetName",
-                       [&] { other = text_or(factories_[i]->GetName(factories_[i]), ""); });
+    std::string why, other, other_vendor, other_version;
+    OrtEpFactory* f = factories_[i];
+    if (usable(f, why))
+      call_plugin_void(file.c_str(), path_.c_str(), "OrtEpFactory::GetName", [&] {
+        other = text_or(f->GetName(f), "");
+        other_vendor = text_or(f->GetVendor(f), "");
+        if (f->ort_version_supported >= 23 && f->GetVersion) other_version = text_or(f->GetVersion(f), "");
+      });
     if (why.empty() && other.empty()) why = "GetName answered no name";
     if (why.empty() && std::find(factory_names_.begin(), factory_names_.end(), other) != factory_names_.end())
       why = fmt::format("its name '{}' is another factory's", other);
     factory_names_.push_back(why.empty() ? other : std::string());
+    factory_vendors_.push_back(other_vendor);
+    factory_versions_.push_back(other_version);
     if (!why.empty())
       log_warning(fmt::format("ONNX Runtime plugin EP library {}: factory {} of {} is left out: {}", path_, i + 1,
                               factories_.size(), why));
@@ -162,6 +171,26 @@ std::string OrtEpLibrary::unserved_reason(const OrtEpDevice* device) const {
                        "CreateDataTransfer (API 23), so nothing can be copied to it",
                        device->ep_name, factory_name_of(device));
   return "";
+}
+
+std::vector<size_t> OrtEpLibrary::served_factories() const {
+  std::vector<size_t> served;
+  for (size_t i = 0; i < factories_.size(); ++i)
+    if (!factory_names_[i].empty()) served.push_back(i);
+  return served;
+}
+
+size_t OrtEpLibrary::factory_index(const std::string& name) const {
+  if (name.empty()) return factories_.size();
+  const auto it = std::find(factory_names_.begin(), factory_names_.end(), name);
+  return static_cast<size_t>(it - factory_names_.begin());
+}
+
+std::vector<const OrtEpDevice*> OrtEpLibrary::served_devices(size_t index) const {
+  std::vector<const OrtEpDevice*> served;
+  for (size_t i = 0; i < ep_devices_.size(); ++i)
+    if (device_factory_[i] == index && unserved_reason(ep_devices_[i]).empty()) served.push_back(ep_devices_[i]);
+  return served;
 }
 
 std::vector<const OrtEpDevice*> OrtEpLibrary::served_devices() const {
@@ -231,6 +260,7 @@ OrtEpLibrary::~OrtEpLibrary() {
     if (failure) log_warning(fmt::format("ONNX Runtime plugin EP library {}: ReleaseEpFactory failed: {}", path_,
                                          failure->message));
   }
+  keep_loaded_.reset();  // only now may the library be unloaded
 }
 
 }  // namespace ephost::ort_ep

@@ -3,12 +3,12 @@
 // over the host's hardware devices), and everything released in order when it goes (EP devices, then
 // ReleaseEpFactory for each factory; the library itself is unloaded by its owner afterwards).
 //
-// A library exporting only CreateEpFactories / ReleaseEpFactory is such a plugin (recognition.h). It is
-// served as one ephost plugin named after its first factory (GetName). A library with several factories
-// (CreateEpFactories answering more than one) offers the devices of all of them, in factory order: each
-// device remembers the factory that listed it, and an EP on that device is created by that factory (so
-// `--providers <name>:<index>` picks a factory and a device). A factory that is unusable (no GetName,
-// CreateEp, ...) is left out, named in the log, unless it is the first.
+// A library exporting only CreateEpFactories / ReleaseEpFactory is such a plugin (recognition.h). Each
+// factory it serves is one ephost provider (discovery makes one PluginRecord per factory, all sharing this
+// object): named after the factory (GetName), with its own vendor, version and devices (served_devices of
+// its index), so `--providers <factory>:<index>` picks a factory and a device. The library is loaded once
+// and its factories created once for all of them. A factory that is unusable (no GetName, CreateEp, ...)
+// is left out, named in the log, unless it is the first (then the library is refused).
 #pragma once
 
 #include <cstdint>
@@ -32,8 +32,11 @@ class LibraryRefused : public std::runtime_error {
 class OrtEpLibrary {
  public:
   // `create` and `release` are the library's exports; `path` names it in reports and fault messages.
+  // `keep_loaded` (the library handle, shared by the records of its factories) is held until every factory
+  // was released (ReleaseEpFactory), so the code stays mapped while it runs.
   // Throws LibraryRefused when the factories cannot be created or are unusable.
-  OrtEpLibrary(CreateEpApiFactoriesFn create, ReleaseEpApiFactoryFn release, std::string path);
+  OrtEpLibrary(CreateEpApiFactoriesFn create, ReleaseEpApiFactoryFn release, std::string path,
+               std::shared_ptr<const void> keep_loaded = nullptr);
   ~OrtEpLibrary();
   OrtEpLibrary(const OrtEpLibrary&) = delete;
   OrtEpLibrary& operator=(const OrtEpLibrary&) = delete;
@@ -42,9 +45,18 @@ class OrtEpLibrary {
   OrtEpFactory* factory() const { return factory_; }
   const std::string& path() const { return path_; }
   const std::string& name() const { return name_; }
-  // Every factory served, the first first, and their names (GetName), in the same order.
+  // Every factory made, the first first, and their names (GetName), in the same order; a factory left
+  // out (unusable) has the name "".
   const std::vector<OrtEpFactory*>& factories() const { return factories_; }
   const std::vector<std::string>& factory_names() const { return factory_names_; }
+  // The indices of the factories served (named), in order: one ephost provider each.
+  std::vector<size_t> served_factories() const;
+  // The index of the served factory called `name`; factories().size() when there is none.
+  size_t factory_index(const std::string& name) const;
+  // Factory `index`'s vendor (GetVendor) and version (GetVersion, "" before API 23).
+  const std::string& vendor_of(size_t index) const { return factory_vendors_.at(index); }
+  const std::string& version_of(size_t index) const { return factory_versions_.at(index); }
+  uint32_t factory_version_of(size_t index) const { return factories_.at(index)->ort_version_supported; }
   // The factory whose GetSupportedDevices listed `device` (one of ep_devices()), and its name.
   OrtEpFactory* factory_of(const OrtEpDevice* device) const;
   const std::string& factory_name_of(const OrtEpDevice* device) const;
@@ -61,6 +73,8 @@ class OrtEpLibrary {
   // host memory, and those with memory of their own (device_memory_info) whose factory can allocate it
   // (CreateAllocator) and copy it (CreateDataTransfer), both API 23.
   std::vector<const OrtEpDevice*> served_devices() const;
+  // The same, of factory `index` only (the devices of its provider, in order).
+  std::vector<const OrtEpDevice*> served_devices(size_t index) const;
   // The memory info of `device`'s own memory: its first allocator info not on the CPU (default memory
   // type); null when its kernels use host memory.
   static const OrtMemoryInfo* device_memory_info(const OrtEpDevice* device);
@@ -83,6 +97,9 @@ class OrtEpLibrary {
   std::vector<OrtEpDevice*> ep_devices_;
   std::vector<size_t> device_factory_;  // parallel to ep_devices_: the index in factories_ that listed it
   std::vector<std::string> factory_names_;
+  std::vector<std::string> factory_vendors_, factory_versions_;  // parallel to factories_
+  // Released last (after ReleaseEpFactory of every factory): see the constructor.
+  std::shared_ptr<const void> keep_loaded_;
   // Device memory functions, made on first use (allocator_of, data_transfer_of).
   mutable std::mutex memory_mutex_;
   mutable std::map<const OrtEpDevice*, OrtAllocator*> allocators_;

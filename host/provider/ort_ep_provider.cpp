@@ -66,7 +66,8 @@ void OrtEpProvider::call(const char* what, Describe&& describe, Fn&& fn) const {
 OrtEpProvider::OrtEpProvider(const PluginRecord& record,
                              const std::vector<std::pair<std::string, std::string>>& options, const Device* device)
     : Provider(record, device), library_(*record.ort) {
-  const std::vector<const OrtEpDevice*> devices = library_.served_devices();
+  // The record is one factory's provider: its devices are that factory's.
+  const std::vector<const OrtEpDevice*> devices = library_.served_devices(record.ort_factory);
   const size_t index = device ? device->index() : 0;
   if (index >= devices.size())
     fail(EPHOST_EP_FAIL, "provider '{}': its factory listed {} devices it can serve (GetSupportedDevices), none to create an EP on{}",

@@ -94,3 +94,37 @@ def test_a_provider_bridge_library_is_refused_saying_why(test_plugin_dir):
     # A refused library leaves its name free.
     with pytest.raises(ort.InvalidArgument, match="no execution provider library is registered as 'bridge'"):
         ort.unregister_execution_provider_library("bridge")
+
+
+def test_each_factory_of_a_library_has_its_own_devices(test_plugin_dir):
+    """A library with two factories ("ortadd", "ortadd2") is two providers: get_ep_devices() shows each
+    factory's device under its own ep_name, and picking the second's device runs its EP. In a fresh
+    interpreter, so that this process's env (where "ortadd" is registered already) is left as it is."""
+    import json
+    import subprocess
+    import sys
+
+    path = os.path.join(test_plugin_dir, "ort_ep", "two_factories", "libephost_test_ort_two_factories.so")
+    script = f"""
+import json
+import numpy as np
+import ephost as ort
+import test_ort_plugin_ep as t
+ort.register_execution_provider_library("two", {path!r})
+mine = [d for d in ort.get_ep_devices() if d.ep_metadata.get("library_path") == {path!r}]
+second = next(d for d in mine if d.ep_name == "ortadd2")
+so = ort.SessionOptions()
+so.add_provider_for_devices([second], {{}})
+session = ort.InferenceSession(t.add_mul_model(), so)
+feeds, expected = t.inputs()
+np.testing.assert_array_equal(session.run(None, feeds)[0], expected)
+print(json.dumps({{"devices": [[d.ep_name, d.device.device_id, d.device.type.name] for d in mine],
+                  "providers": session.get_providers()}}))
+"""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(__file__), env.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert sorted(map(tuple, result["devices"])) == [("ortadd", 0, "CPU"), ("ortadd2", 0, "CPU")]
+    assert result["providers"][0] == "ortadd2"

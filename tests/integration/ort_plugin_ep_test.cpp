@@ -253,32 +253,74 @@ TEST(OrtPluginEpBroken, EachIsSkippedSayingWhyAndTheHostSurvives) {
   ephost_test::expect_chain_output(s, 2, 3);
 }
 
-// A library whose CreateEpFactories answers two factories ("ortadd", "ortadd2"): one provider named after
-// the first, offering both factories' devices; picking a device picks the factory that listed it, whose
-// EP then takes its own options, writes EPContext nodes under its own name and loads them again.
-TEST(OrtPluginEpFactories, EachFactorysDevicesAndEpAreSelectable) {
+// The report entries of `file`'s providers (an ONNX Runtime plugin EP library: one per factory), by name.
+std::map<std::string, json> report_entries(const Ephost::Env& env, const std::string& file) {
+  std::map<std::string, json> out;
+  for (const auto& r : json::parse(env.plugin_report_json())) {
+    const std::string path = r["path"];
+    if (path.size() >= file.size() && path.compare(path.size() - file.size(), file.size(), file) == 0)
+      out[r["name"]] = r;
+  }
+  return out;
+}
+
+constexpr const char* kTwoFactories = "libephost_test_ort_two_factories.so";
+
+// A library whose CreateEpFactories answers two factories ("ortadd", "ortadd2"): one provider per factory,
+// each with its own record, devices, options, EPContext source and compatibility key; the library loaded once.
+TEST(OrtPluginEpFactories, EachFactoryIsAProviderWithItsDevices) {
+  TempDir dir;
+  install_ort_plugin(dir, "two_factories");
+  Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{dir.path()});
+  const auto entries = report_entries(env, kTwoFactories);
+  ASSERT_EQ(entries.size(), 2u) << env.plugin_report_json();
+  for (const char* name : {"ortadd", "ortadd2"}) {
+    const json& r = entries.at(name);
+    EXPECT_TRUE(r["loaded"].get<bool>()) << r.dump(2);
+    EXPECT_EQ(r["vendor"], "ephost tests");
+    EXPECT_EQ(r["context_source_keys"], json::array({name})) << r.dump(2);
+    ASSERT_EQ(r["devices"].size(), 1u) << r.dump(2);  // each factory supports the CPU
+    EXPECT_EQ(r["devices"][0]["label"], std::string(name) + ":0");
+    EXPECT_EQ(r["devices"][0]["type"], "cpu");
+  }
+  // Both are probed by the scanner in one probe of the file, and loaded only when first needed.
+  EXPECT_EQ(entries.at("ortadd2")["probed_by"], entries.at("ortadd")["probed_by"]);
+  EXPECT_FALSE(entries.at("ortadd2")["in_process"].get<bool>());
+  // Loading one loads its sibling from the same library: the devices then carry what the factory gave.
+  TempDir models;
+  {
+    Ephost::SessionOptions options;
+    options.append_provider_for_device("ortadd", 0);
+    Ephost::Session s(env, ephost_test::chain_model(2, 3).save(models), options);
+  }
+  const auto loaded = report_entries(env, kTwoFactories);
+  for (const char* name : {"ortadd", "ortadd2"}) {
+    EXPECT_TRUE(loaded.at(name)["in_process"].get<bool>()) << loaded.at(name).dump(2);
+    EXPECT_EQ(loaded.at(name)["devices"][0]["ep_name"], name) << loaded.at(name).dump(2);
+  }
+}
+
+// The second factory picked by name: its EP (created by its own factory) takes the nodes it claims, reads
+// "ep.ortadd2.<key>" options, computes what the CPU plugin computes, and writes and reloads EPContext nodes
+// under its own name.
+TEST(OrtPluginEpFactories, TheSecondFactoryRunsItsNodesAndItsContexts) {
   TempDir dir, models;
   install_ort_plugin(dir, "two_factories");
   Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{dir.path()});
-  const json r = report_entry(env, "libephost_test_ort_two_factories.so");
-  ASSERT_TRUE(r["loaded"].get<bool>()) << r.dump(2);
-  EXPECT_EQ(r["name"], "ortadd");
-  EXPECT_EQ(r["context_source_keys"], json::array({"ortadd", "ortadd2"})) << r.dump(2);
-  ASSERT_EQ(r["devices"].size(), 2u) << r.dump(2);  // each factory supports the CPU
-  EXPECT_EQ(r["devices"][1]["label"], "ortadd:1");
-  EXPECT_EQ(r["devices"][1]["name"].get<std::string>().rfind("ortadd2: ", 0), 0u) << r.dump(2);
-
   const std::string model = ephost_test::chain_model(4, 6).save(models);
   const std::string log = models.file("compiles.txt");
   {
-    // Device 1 is ortadd2's: its EP reads "ep.ortadd2.<key>" (not ortadd's) and names its contexts so.
     Ephost::SessionOptions options;
-    options.append_provider_for_device("ortadd", 1, {{"skip_op", "Mul"}, {"compile_log", log}});
+    options.append_provider_for_device("ortadd2", 0, {{"skip_op", "Mul"}, {"compile_log", log}});
     options.add_config("ep.context_enable", "1");
     Ephost::Session s(env, model, options);
     auto a = assignment(s);
-    EXPECT_EQ(a["add"], "ortadd");
+    EXPECT_EQ(a["add"], "ortadd2");
+    EXPECT_EQ(a["relu"], "ortadd2");
     EXPECT_EQ(a["mul"], "cpu");
+    const json report = json::parse(s.partition_report_json());
+    for (const auto& n : report["graphs"][0]["nodes"])
+      if (n["node"] == "add") EXPECT_EQ(n["device"], "ortadd2:0") << n.dump(2);
     ephost_test::expect_chain_output(s, 4, 6);
   }
   EXPECT_EQ(read_text(log), "graph\ngraph\n");  // add and relu, two groups around the CPU's Mul
@@ -294,18 +336,123 @@ TEST(OrtPluginEpFactories, EachFactorysDevicesAndEpAreSelectable) {
     EXPECT_EQ(ours, 2u) << "EPContext nodes with source ortadd2";
   }
   Ephost::SessionOptions options;
-  options.append_provider_for_device("ortadd", 1, {{"skip_op", "Mul"}, {"compile_log", log}});
+  options.append_provider_for_device("ortadd2", 0, {{"skip_op", "Mul"}, {"compile_log", log}});
   Ephost::Session loaded(env, ctx, options);
   EXPECT_EQ(read_text(log), "graph\ngraph\ncontext\ncontext\n");
   for (const auto& c : json::parse(loaded.ep_context_report_json())) EXPECT_TRUE(c["loaded"].get<bool>()) << c.dump(2);
   ephost_test::expect_chain_output(loaded, 4, 6);
+}
 
-  // Device 0 is the first factory's, as with a one-factory library.
+// By default priority the first factory's provider takes every node it claims; the second is idle. Named
+// alone, the second takes them; its options are its own (ortadd's skip_op does not reach ortadd2's EP).
+TEST(OrtPluginEpFactories, PriorityPicksOneFactoryAndTheOtherIsIdle) {
+  TempDir dir, models;
+  install_ort_plugin(dir, "two_factories");
+  Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{dir.path()});
+  const std::string model = ephost_test::chain_model(4, 6).save(models);
+  {
+    Ephost::Session s(env, model);
+    for (const auto& [node, provider] : assignment(s)) EXPECT_NE(provider, "ortadd2") << node;
+    EXPECT_EQ(assignment(s)["add"], "ortadd");
+    ephost_test::expect_chain_output(s, 4, 6);
+  }
+  Ephost::SessionOptions options;
+  options.add_config("ep.ortadd.skip_op", "Add");
+  options.append_provider_for_device("ortadd2", 0);
+  Ephost::Session s(env, model, options);
+  EXPECT_EQ(assignment(s)["add"], "ortadd2");
+  EXPECT_EQ(assignment(s)["mul"], "ortadd2");
+  ephost_test::expect_chain_output(s, 4, 6);
+}
+
+// A second env finds both factories in the registry cache (one entry for the file, both providers), admits
+// both without loading the library, and a session on the second factory loads it and fills the first too.
+TEST(OrtPluginEpFactories, LazyLoadFromTheRegistryCacheFillsBothFactories) {
+  TempDir dir, models;
+  install_ort_plugin(dir, "two_factories");
+  { Ephost::Env probe(EPHOST_LOG_ERROR, std::vector<std::string>{dir.path()}); }
+  Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{dir.path()});
+  const auto cached = report_entries(env, kTwoFactories);
+  ASSERT_EQ(cached.size(), 2u) << env.plugin_report_json();
+  for (const auto& [name, r] : cached) {
+    EXPECT_EQ(r["probed_by"], "registry") << r.dump(2);
+    EXPECT_TRUE(r["loaded"].get<bool>()) << r.dump(2);
+    EXPECT_FALSE(r["in_process"].get<bool>()) << r.dump(2);
+    ASSERT_EQ(r["devices"].size(), 1u) << r.dump(2);
+    EXPECT_EQ(r["devices"][0]["label"], name + ":0");
+  }
+  {
+    Ephost::SessionOptions options;
+    options.append_provider_for_device("ortadd2", 0);
+    Ephost::Session s(env, ephost_test::chain_model(2, 3).save(models), options);
+    EXPECT_EQ(assignment(s)["add"], "ortadd2");
+    ephost_test::expect_chain_output(s, 2, 3);
+  }
+  for (const auto& [name, r] : report_entries(env, kTwoFactories)) {
+    EXPECT_TRUE(r["in_process"].get<bool>()) << r.dump(2);
+    EXPECT_EQ(r["devices"][0]["ep_name"], name) << r.dump(2);
+  }
+  // The first factory's provider runs from the same load.
   Ephost::SessionOptions first;
-  first.append_provider_for_device("ortadd", 0, {{"skip_op", "Relu"}});
-  Ephost::Session s(env, model, first);
-  EXPECT_EQ(assignment(s)["relu"], "cpu");
-  EXPECT_EQ(assignment(s)["mul"], "ortadd");
+  first.append_provider_for_device("ortadd", 0);
+  Ephost::Session s(env, ephost_test::chain_model(2, 3).save(models), first);
+  EXPECT_EQ(assignment(s)["add"], "ortadd");
+  ephost_test::expect_chain_output(s, 2, 3);
+}
+
+// One factory's EP that cannot be created (CreateEp fails) fails the session that asked for it, naming
+// that provider; the other factory of the same library goes on working.
+TEST(OrtPluginEpFactories, OneFactorysFailureLeavesTheOtherWorking) {
+  TempDir dir, models;
+  install_ort_plugin(dir, "two_factories");
+  Ephost::Env env(EPHOST_LOG_FATAL, std::vector<std::string>{dir.path()});
+  const std::string model = ephost_test::chain_model(2, 3).save(models);
+  Ephost::SessionOptions failing;
+  failing.append_provider_for_device("ortadd2", 0, {{"fail_create", "1"}});
+  try {
+    Ephost::Session s(env, model, failing);
+    ADD_FAILURE() << "a session whose only provider's CreateEp fails was created";
+  } catch (const Ephost::Exception& e) {
+    EXPECT_NE(std::string(e.what()).find("ortadd2"), std::string::npos) << e.what();
+  }
+  Ephost::SessionOptions other;
+  other.append_provider_for_device("ortadd", 0);
+  Ephost::Session s(env, model, other);
+  EXPECT_EQ(assignment(s)["add"], "ortadd");
+  ephost_test::expect_chain_output(s, 2, 3);
+  // And the failed factory itself, asked again without the failure.
+  Ephost::SessionOptions again;
+  again.append_provider_for_device("ortadd2", 0);
+  Ephost::Session s2(env, model, again);
+  EXPECT_EQ(assignment(s2)["add"], "ortadd2");
+  ephost_test::expect_chain_output(s2, 2, 3);
+}
+
+// Registered explicitly (RegisterPluginLibrary): both factories' providers, loaded in process at once.
+TEST(OrtPluginEpFactories, RegisteringTheLibraryRegistersEveryFactory) {
+  TempDir dir, models;
+  install_ort_plugin(dir, "two_factories");
+  Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{});
+  env.register_plugin(dir.file(kTwoFactories));
+  const auto entries = report_entries(env, kTwoFactories);
+  ASSERT_EQ(entries.size(), 2u) << env.plugin_report_json();
+  for (const auto& [name, r] : entries) {
+    EXPECT_TRUE(r["in_process"].get<bool>()) << r.dump(2);
+    EXPECT_EQ(r["devices"][0]["ep_name"], name) << r.dump(2);
+  }
+  // Registering the same file again is refused as already loaded: no third provider.
+  try {
+    env.register_plugin(dir.file(kTwoFactories));
+  } catch (const Ephost::Exception&) {
+  }
+  size_t usable = 0;
+  for (const auto& r : json::parse(env.plugin_report_json())) usable += r["loaded"].get<bool>() && r["name"] != "cpu";
+  EXPECT_EQ(usable, 2u) << env.plugin_report_json();
+  Ephost::SessionOptions options;
+  options.append_provider_for_device("ortadd2", 0);
+  Ephost::Session s(env, ephost_test::chain_model(2, 3).save(models), options);
+  EXPECT_EQ(assignment(s)["relu"], "ortadd2");
+  ephost_test::expect_chain_output(s, 2, 3);
 }
 
 TEST(OrtPluginEpRegistration, RegisterPluginLibraryTakesAnOrtPluginEp) {

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -18,6 +19,7 @@
 #include "core/device.h"
 #include "core/log.h"
 #include "discovery/plugin_probe.h"
+#include "discovery/plugin_probe_json.h"
 #include "discovery/plugin_registry.h"
 #include "discovery/plugin_scanner.h"
 #include "discovery/probe_context.h"
@@ -332,6 +334,15 @@ TEST(PluginRegistryCache, ParsingIsStrict) {
   broken([](nlohmann::json& j) { j["format_version"] = 1; });  // before device memory facts: rewritten
   broken([](nlohmann::json& j) { j["format_version"] = 2; });  // before verdicts knew their context and age
   broken([](nlohmann::json& j) { j["format_version"] = 3; });  // before usable verdicts knew their context
+  broken([](nlohmann::json& j) { j["format_version"] = 4; });  // one provider per file: re-probed, not misread
+  broken([](nlohmann::json& j) { j["libraries"][0]["probe"].erase("siblings"); });
+  broken([](nlohmann::json& j) { j["libraries"][0]["probe"]["siblings"] = nlohmann::json::object(); });
+  broken([](nlohmann::json& j) {  // a further provider out of its library's factory order
+    nlohmann::json sibling = j["libraries"][0]["probe"];
+    sibling.erase("outcome"), sibling.erase("stage"), sibling.erase("reason"), sibling.erase("siblings");
+    sibling["factory"] = 2;
+    j["libraries"][0]["probe"]["siblings"].push_back(sibling);
+  });
   broken([](nlohmann::json& j) { j["libraries"][0].erase("probed_at"); });
   broken([](nlohmann::json& j) { j["libraries"][0]["probed_at"] = "yesterday"; });
   // A usable verdict carries its context (its devices may depend on it) and no repeats (it never ages).
@@ -339,6 +350,74 @@ TEST(PluginRegistryCache, ParsingIsStrict) {
   broken([](nlohmann::json& j) { j["libraries"][0].erase("context"); });
   broken([](nlohmann::json& j) { j["libraries"][0]["context"] = nlohmann::json::object(); });
   broken([](nlohmann::json& j) { j.erase("host"); });
+}
+
+// A library with several providers (an ONNX Runtime plugin EP's factories): the probe result lists the
+// further ones in order, each with its description and devices, and reads back the same.
+TEST(PluginRegistryCache, ALibrarysFurtherProvidersRoundTrip) {
+  ProbeResult r;
+  r.outcome = ProbeOutcome::kUsable;
+  r.stage = kProbeStageNegotiate;
+  r.description.name = "first";
+  r.devices.push_back(ProbedDevice{"cpu", "v", "host", "", "", 0, true, 0});
+  for (const char* name : {"second", "third"}) {
+    ProbedProvider p;
+    p.description.name = name;
+    p.description.context_source_keys = {name};
+    p.devices.push_back(ProbedDevice{"gpu", "v", std::string(name) + " device", "", "", 1024, false, 2});
+    r.siblings.push_back(p);
+  }
+  const ProbeResult back = probe_result_from_json(probe_result_to_json(r));
+  ASSERT_EQ(back.siblings.size(), 2u);
+  EXPECT_EQ(back.description.name, "first");
+  EXPECT_EQ(back.siblings[1].description.name, "third");
+  EXPECT_EQ(back.siblings[1].description.context_source_keys, std::vector<std::string>{"third"});
+  ASSERT_EQ(back.siblings[1].devices.size(), 1u);
+  EXPECT_EQ(back.siblings[1].devices[0].name, "third device");
+  EXPECT_EQ(back.siblings[1].devices[0].memory_bytes, 1024u);
+  EXPECT_EQ(probe_result_to_json(back), probe_result_to_json(r));
+  // A refusal has no further providers.
+  nlohmann::json refused = probe_result_to_json(r);
+  refused["outcome"] = "refused";
+  refused["reason"] = "no";
+  EXPECT_THROW(probe_result_from_json(refused), std::runtime_error);
+}
+
+// An ONNX Runtime plugin EP library with two factories is two records sharing one load: the first lazy
+// load (of either) fills both, with one OrtEpLibrary and one library handle; the file under another name
+// is the same plugin, skipped as already loaded (no third provider).
+TEST(PluginRegistryFactories, OneLoadServesEveryFactoryOfTheLibrary) {
+  PluginDir dir, other;
+  const std::string file = "libephost_test_ort_two_factories.so";
+  std::filesystem::copy_file(std::filesystem::path(EPHOST_TEST_PLUGIN_DIR) / "ort_ep" / "two_factories" / file,
+                             dir.file(file));
+  PluginRegistry registry(test_settings(dir));
+  registry.scan_directories({dir.path()});
+  const PluginRecord* first = registry.find_loaded("ortadd");
+  const PluginRecord* second = registry.find_loaded("ortadd2");
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  EXPECT_FALSE(first->in_process.load());
+  EXPECT_FALSE(second->in_process.load());
+  ASSERT_EQ(second->probed_devices.size(), 1u);
+  ASSERT_TRUE(registry.ensure_loaded(*second));
+  EXPECT_TRUE(first->in_process.load()) << "filled from the second's load";
+  EXPECT_NE(first->ort, nullptr);
+  EXPECT_EQ(first->ort, second->ort);
+  EXPECT_NE(first->library, nullptr);
+  EXPECT_EQ(first->library, second->library);
+  EXPECT_EQ(first->ort_factory, 0u);
+  EXPECT_EQ(second->ort_factory, 1u);
+  ASSERT_EQ(second->devices.size(), 1u);
+  EXPECT_EQ(second->devices[0]->label(), "ortadd2:0");
+  EXPECT_EQ(first->devices[0]->label(), "ortadd:0");
+  std::filesystem::create_symlink(dir.file(file), other.file(file));
+  const PluginRecord& again = registry.load_library(other.file(file));
+  EXPECT_FALSE(again.loaded.load());
+  EXPECT_NE(again.skip_reason().find("already loaded from"), std::string::npos) << again.skip_reason();
+  size_t usable = 0;
+  for (const PluginRecord* r : registry.snapshot()) usable += r->loaded.load() && !r->builtin;
+  EXPECT_EQ(usable, 2u);
 }
 
 TEST(PluginRegistryCache, WrittenAtomicallyWithNothingLeftBeside) {

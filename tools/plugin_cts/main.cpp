@@ -74,10 +74,23 @@ int main(int argc, char** argv) {
     const PrivateRegistry registry;
     const auto wants = [&](const char* s) { return std::find(sections.begin(), sections.end(), s) != sections.end(); };
     if (wants("abi")) setup.ort ? check_ort_contract(setup, report) : check_abi_contract(setup, report);
-    const PluginFacts facts = learn_plugin(setup, report);
-    if (wants("abi")) check_abi_runtime(setup, facts, report);
-    if (wants("numerical")) check_numerical(setup, facts, report);
-    if (wants("epcontext")) check_epcontext(setup, facts, report);
+    // An ONNX Runtime plugin EP library is one provider per factory: the session checks run on each, and
+    // name it ("<check> [<provider>]") when there are several.
+    std::vector<std::string> providers = setup.ort ? library_providers(setup) : std::vector<std::string>{};
+    if (providers.size() < 2) providers = {""};
+    for (const std::string& provider : providers) {
+      KitSetup one = setup;
+      one.provider = provider;
+      Report part;
+      const PluginFacts facts = learn_plugin(one, part);
+      if (wants("abi")) check_abi_runtime(one, facts, part);
+      if (wants("numerical")) check_numerical(one, facts, part);
+      if (wants("epcontext")) check_epcontext(one, facts, part);
+      for (Check c : part.checks()) {
+        if (!provider.empty()) c.name += " [" + provider + "]";
+        report.add(std::move(c));
+      }
+    }
   } catch (const std::exception& e) {
     std::cerr << "ephost-plugin-cts: error: " << e.what() << std::endl;
     return 2;

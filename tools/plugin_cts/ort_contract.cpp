@@ -54,8 +54,11 @@ void adoption(ChildChannel& out, const std::string& path) {
   out.step("creating the factories through libephost (CreateEpFactories, GetSupportedDevices)");
   try {
     Ephost::Env env = env_with(path);
+    // One provider per factory: each is checked (its name, API, fields and devices).
+    bool any = false;
     for (const EphostPluginReport& r : env.plugin_reports()) {
       if (std::string(r.path) == "<built-in>") continue;
+      any = true;
       if (!r.loaded) return add(out, "factories", Outcome::kFail, std::string("libephost refused it: ") + r.reason);
       add(out, "factories", Outcome::kPass, std::string("factory '") + r.name + "' (" + r.sdk_version + ")");
       const int asked = api_asked(r.sdk_version ? r.sdk_version : "");
@@ -72,11 +75,11 @@ void adoption(ChildChannel& out, const std::string& path) {
       size_t devices = 0;
       for (const EphostDeviceReport& d : env.devices()) devices += std::string(d.plugin) == r.name;
       add(out, "devices", devices ? Outcome::kPass : Outcome::kSkip,
-          devices ? std::to_string(devices) + " device(s) on host memory from GetSupportedDevices"
-                  : "GetSupportedDevices listed no device on this machine's hardware that works on host memory");
-      return;
+          std::string("factory '") + r.name + "': " +
+              (devices ? std::to_string(devices) + " device(s) from GetSupportedDevices"
+                       : "GetSupportedDevices listed no device on this machine's hardware that ephost can serve"));
     }
-    add(out, "factories", Outcome::kFail, "libephost made no plugin of it");
+    if (!any) add(out, "factories", Outcome::kFail, "libephost made no plugin of it");
   } catch (const Ephost::Exception& e) {
     add(out, "factories", Outcome::kFail, std::string("libephost cannot load it: ") + e.what());
   }

@@ -20,14 +20,15 @@ void learn_members(ChildChannel& out, const std::string& path) {
             {"context_load", a.table->context_load != nullptr}});
 }
 
-void learn_claims(ChildChannel& out, const std::string& path, const std::vector<ephost_cli::TestCase>& cases) {
+void learn_claims(ChildChannel& out, const std::string& path, const std::string& provider,
+                  const std::vector<ephost_cli::TestCase>& cases) {
   out.step("loading " + path + " through libephost");
   std::string name;
   std::vector<std::string> keys;
   try {
     Ephost::Env env = env_with(path);
     for (const EphostPluginReport& r : env.plugin_reports())
-      if (r.loaded && std::string(r.path) != "<built-in>") {
+      if (r.loaded && std::string(r.path) != "<built-in>" && name.empty() && (provider.empty() || provider == r.name)) {
         name = r.name;
         const std::string joined = r.source_keys ? r.source_keys : "";
         for (size_t start = 0; start < joined.size();) {
@@ -76,7 +77,7 @@ PluginFacts learn_plugin(const KitSetup& setup, Report& report) {
     facts.has_context_load = d.value("context_load", false);
   }
   const ChildResult claims =
-      run_in_child([&](ChildChannel& out) { learn_claims(out, setup.plugin, facts.cases); }, setup.timeout_s);
+      run_in_child([&](ChildChannel& out) { learn_claims(out, setup.plugin, setup.provider, facts.cases); }, setup.timeout_s);
   for (const auto& d : claims.data) {
     if (d.contains("load_error")) facts.load_error = d.at("load_error").get<std::string>();
     if (d.contains("name")) {
@@ -94,6 +95,24 @@ PluginFacts learn_plugin(const KitSetup& setup, Report& report) {
   else if (!claims.completed)
     report.add(child_failure("abi", "claims on the node cases", claims.failure, claims.last_step));
   return facts;
+}
+
+std::vector<std::string> library_providers(const KitSetup& setup) {
+  const ChildResult listed = run_in_child(
+      [&](ChildChannel& out) {
+        out.step("loading " + setup.plugin + " through libephost");
+        try {
+          Ephost::Env env = env_with(setup.plugin);
+          for (const EphostPluginReport& r : env.plugin_reports())
+            if (r.loaded && std::string(r.path) != "<built-in>") out.data({{"provider", r.name}});
+        } catch (const Ephost::Exception&) {
+          // learn_plugin reports why it cannot be loaded.
+        }
+      },
+      setup.timeout_s);
+  std::vector<std::string> names;
+  for (const auto& d : listed.data) names.push_back(d.at("provider").get<std::string>());
+  return names;
 }
 
 Check child_failure(const std::string& section, const std::string& what, const std::string& failure,

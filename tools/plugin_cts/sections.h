@@ -18,6 +18,9 @@ struct KitSetup {
   // An ONNX Runtime plugin EP library (CreateEpFactories / ReleaseEpFactory): checked through libephost's
   // adapter, with the ONNX Runtime observer (ort_observer/ort_observer.h) as `observer`.
   bool ort = false;
+  // The library's provider the session checks run on: "" for its first (an ephost plugin's only one). An
+  // ONNX Runtime plugin EP library serves one provider per factory; the kit checks each in turn.
+  std::string provider;
 };
 
 // Whether the library at `path` is an ONNX Runtime plugin EP library (opened in a child).
@@ -35,6 +38,9 @@ struct PluginFacts {
   std::vector<bool> claimed_fused;            // parallel to `claimed`: in a fused group
 };
 PluginFacts learn_plugin(const KitSetup& setup, Report& report);
+// The names of the providers libephost makes of the library, in order (one per factory of an ONNX Runtime
+// plugin EP library); empty when it makes none (the sections then say why).
+std::vector<std::string> library_providers(const KitSetup& setup);
 
 // The plugin ABI: negotiation across version ranges, struct_size rules, describe's fields
 // (abi_contract.cpp); lifetimes, 8 threads at once, on_run_start/on_run_end pairing, valid claims

@@ -6,7 +6,8 @@
  * The compiling EP ("ortadd"): claims float Add, Mul and Relu, fused into chains (a node joins the
  * current group when every input a node produces comes from the group), compiles each group to a list
  * of steps and computes them on host memory. Add and Mul broadcast as numpy does.
- * Option "ep.ortadd.skip_op" (read in CreateEp) names an op type it leaves alone.
+ * Option "ep.ortadd.skip_op" (read in CreateEp) names an op type it leaves alone; "ep.ortadd.fail_create"
+ * (any value) makes CreateEp fail, as an EP whose device is gone does.
  *
  * Several libraries are built from this file (tests/plugins/ort_ep/CMakeLists.txt):
  *   ORT_TEST_CRASH_IN_CREATE   crashes in CreateEpFactories
@@ -818,6 +819,12 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
   if (has) {
     size = sizeof ep->compile_log;
     RETURN_IF(api->GetSessionConfigEntry(options, key, ep->compile_log, &size));
+  }
+  snprintf(key, sizeof key, "ep.%s.fail_create", ep->name);
+  RETURN_IF(api->HasSessionConfigEntry(options, key, &has));
+  if (has) {
+    free(ep);
+    return api->CreateStatus(ORT_EP_FAIL, "CreateEp: asked to fail (option fail_create)");
   }
   RETURN_IF(extract_context_config(ep, options));
   RETURN_IF(api->Logger_LogMessage(logger, ORT_LOGGING_LEVEL_INFO, "ortadd EP created", __FILE__, __LINE__,
