@@ -108,6 +108,16 @@ OrtEpProvider::OrtEpProvider(const PluginRecord& record,
   });
   if (!ep) fail(EPHOST_EP_FAIL, "provider '{}': CreateEp succeeded but returned no OrtEp", name());
   ep_ = ep;
+  try {
+    take_kernel_registry();
+  } catch (...) {
+    release_ep();  // the destructor of a provider whose constructor failed does not run
+    throw;
+  }
+}
+
+// Asks a kernel-registry EP (API 24) for its registry; fails for an EP that can run nothing.
+void OrtEpProvider::take_kernel_registry() {
   if (ep_has(24) && ep_->GetKernelRegistry) {
     const OrtKernelRegistry* registry = nullptr;
     call("OrtEp::GetKernelRegistry", [] { return std::string("GetKernelRegistry"); },
@@ -124,12 +134,15 @@ OrtEpProvider::OrtEpProvider(const PluginRecord& record,
          name(), ep_->ort_version_supported);
 }
 
-OrtEpProvider::~OrtEpProvider() {
+void OrtEpProvider::release_ep() {
   if (!ep_) return;
   OrtEpFactory* factory = factory_;
   ort_ep::call_plugin_void(name().c_str(), library_path(), "OrtEpFactory::ReleaseEp",
                            [&] { factory->ReleaseEp(factory, ep_); });
+  ep_ = nullptr;
 }
+
+OrtEpProvider::~OrtEpProvider() { release_ep(); }
 
 const OrtEpProvider::Unit& OrtEpProvider::own(const ComputeUnit& unit) const {
   if (!unit.fused())

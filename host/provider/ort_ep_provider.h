@@ -57,6 +57,8 @@ class OrtEpProvider final : public Provider {
   // Runs one plugin call marked `what` (static text); throws "provider '<name>' <describe()>: ..." on failure.
   template <typename Describe, typename Fn>
   void call(const char* what, Describe&& describe, Fn&& fn) const;
+  void take_kernel_registry();
+  void release_ep();
   const Unit& own(const ComputeUnit& unit) const;
   const KernelUnit& own_kernel(const ComputeUnit& unit) const;
   // The registry kernel that runs `node`, or null with the reason (no registry, no kernel fits, a kernel

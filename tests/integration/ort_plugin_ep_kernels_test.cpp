@@ -177,6 +177,24 @@ TEST_F(OrtKernelEp, ANodeOutsideAKernelsVersionRangeStaysOnTheCpu) {
   ephost_test::expect_chain_output(s, 2, 3);
 }
 
+// A plugin the user did not ask for that cannot be created costs its own nodes, never the session: the
+// selection report says why it was skipped.
+TEST_F(OrtKernelEp, AnEpWithNeitherCompileNorARegistryIsSkippedSayingSo) {
+  Ephost::SessionOptions options;
+  options.add_config("ep.ortkern.registry", "none");
+  Ephost::Session s(*env_, ephost_test::chain_model(2, 3).save(models_), options);
+  EXPECT_EQ(nodes_of(s)["add"]["provider"], "cpu");
+  const json report = json::parse(s.partition_report_json());
+  std::string reason;
+  for (const auto& c : report["selection"]["candidates"])
+    if (c["provider"].get<std::string>().rfind("ortkern", 0) == 0) reason = c["reason"];  // "ortkern:0"
+  EXPECT_NE(reason.find("skipped: its provider could not be created"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("neither Compile (API 23) nor a kernel registry (GetKernelRegistry, API 24)"),
+            std::string::npos)
+      << reason;
+  ephost_test::expect_chain_output(s, 2, 3);
+}
+
 TEST(OrtKernelEpBroken, AKernelCreateFunctionThatFailsFailsTheSessionNamingIt) {
   TempDir plugins, models;
   install(plugins, "kernel_create_fails");

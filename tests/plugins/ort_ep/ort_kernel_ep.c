@@ -17,6 +17,7 @@
  *             "all": claims every Add, Mul, Relu, LeakyRelu and Sub node, leaving the matching to the host
  *   info_log  a file each kernel create function appends one line to: what the OrtKernelInfo getters
  *             answered for its node (tests compare it with the model)
+ *   registry  "none": GetKernelRegistry answers NULL, so the EP (with no Compile either) can run nothing
  *
  * Several libraries are built from this file (tests/plugins/ort_ep/CMakeLists.txt):
  *   ORT_TEST_KERNEL_CREATE_FAILS   the create function of Relu fails with a status of its own
@@ -59,6 +60,7 @@ typedef struct KernelEp {
   OrtKernelRegistry* registry;
   KernelState states[4]; /* by operator */
   int claim_all;
+  int no_registry;
   char info_log[512];
 } KernelEp;
 
@@ -393,7 +395,8 @@ static OrtStatus* build_registry(KernelEp* ep) {
 }
 
 static OrtStatus* ep_get_kernel_registry(OrtEp* this_ptr, const OrtKernelRegistry** out) {
-  *out = ((KernelEp*)this_ptr)->registry;
+  const KernelEp* ep = (const KernelEp*)this_ptr;
+  *out = ep->no_registry ? NULL : ep->registry;
   return NULL;
 }
 
@@ -463,7 +466,7 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
                                     const OrtKeyValuePairs* const* metadata, size_t n,
                                     const OrtSessionOptions* options, const OrtLogger* logger, OrtEp** out) {
   KernelEp* ep;
-  char claim[16];
+  char claim[16], registry[16];
   OrtStatus* status;
   (void)metadata, (void)logger;
   if (n != 1 || api->HardwareDevice_Type(devices[0]) != OrtHardwareDeviceType_CPU)
@@ -476,8 +479,10 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
   ep->base.GetKernelRegistry = ep_get_kernel_registry; /* no Compile: a kernel-registry EP */
   status = read_option(options, "claim", claim, sizeof claim);
   if (!status) status = read_option(options, "info_log", ep->info_log, sizeof ep->info_log);
+  if (!status) status = read_option(options, "registry", registry, sizeof registry);
   if (!status) {
     ep->claim_all = strcmp(claim, "all") == 0;
+    ep->no_registry = strcmp(registry, "none") == 0;
     status = build_registry(ep);
   }
   if (status) {
