@@ -1,14 +1,18 @@
 // The ONNX Runtime adapter's cost per call (host/ort_ep, provider/ort_ep_provider.*): the same work done by
 // an ONNX Runtime plugin EP through the adapter and by a native ephost plugin through plugin ABI 4.
 //
-// The model: N blocks of Add(x, c) -> Sigmoid on tiny tensors. Both plugins claim each Add as a fused
-// group of one node (Sigmoid, which neither takes, goes to the CPU plugin and cuts the chain), so a run
-// makes N compute calls into the plugin. Plugins:
+// The model: N blocks of Add(x, c) -> Sigmoid on tiny tensors. Each plugin claims each Add (Sigmoid, which
+// none takes, goes to the CPU plugin and cuts the chain), so a run makes N compute calls into the plugin.
+// Fused groups of one node:
 //   - ort:    ortadd (tests/plugins/ort_ep, C, ONNX Runtime's ABI): OrtKernelContext, GetInput /
 //             GetTensorTypeAndShape / GetTensorData / GetOutput per call;
 //   - native: beta (tests/plugins/beta_plugin.cpp, ephost SDK), which also records each call it gets
 //             (a mutex and a vector push), so its figure is an upper bound of a native plugin's.
-// per_group is (run time) / N; the CPU plugin's Sigmoid steps are in both.
+// Single-node (kernel) claims:
+//   - ort kernels:    ortkern (tests/plugins/ort_ep/ort_kernel_ep.c): a kernel from its kernel registry
+//                     (OrtKernelImpl::Compute), the same OrtKernelContext calls;
+//   - native kernels: alpha (tests/plugins/alpha_plugin.cpp, ephost SDK, also recording each call).
+// per_group is (run time) / N; the CPU plugin's Sigmoid steps are in all.
 //
 //   ephost_ort_ep_overhead_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
@@ -92,8 +96,18 @@ void BM_NativePlugin(benchmark::State& state) {
   static Ephost::Env& env = env_with(EPHOST_NATIVE_TEST_PLUGIN);
   run_blocks(state, env, "beta");
 }
+void BM_OrtKernelAdapter(benchmark::State& state) {
+  static Ephost::Env& env = env_with(EPHOST_ORT_KERNEL_TEST_PLUGIN);
+  run_blocks(state, env, "ortkern");
+}
+void BM_NativeKernelPlugin(benchmark::State& state) {
+  static Ephost::Env& env = env_with(EPHOST_NATIVE_KERNEL_TEST_PLUGIN);
+  run_blocks(state, env, "alpha");
+}
 BENCHMARK(BM_OrtAdapter)->Arg(64)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_NativePlugin)->Arg(64)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_OrtKernelAdapter)->Arg(64)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_NativeKernelPlugin)->Arg(64)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -36,6 +36,11 @@ enum class Magic : uint32_t {
   kRunOptions = 0x52554e4f,
   kEpContextConfig = 0x45504343,
   kSyncStream = 0x5354524d,
+  kKernelRegistry = 0x4b524547,
+  kKernelDefBuilder = 0x4b444246,
+  kKernelDef = 0x4b444546,
+  kDataType = 0x44545950,
+  kKernelInfo = 0x4b494e46,
 };
 
 // What an OrtStatus* means to the host: the code and message, read and released once.
@@ -177,6 +182,10 @@ struct OrtEditorNode {
 struct OrtEpGraphSupportInfo {
   ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kSupportInfo;
   const ephost::GraphView* graph = nullptr;
+  // The EP's kernel registry (OrtEp::GetKernelRegistry; null for a compiling EP) and name, for
+  // EpGraphSupportInfo_LookUpKernel.
+  const OrtKernelRegistry* kernel_registry = nullptr;
+  std::string ep_name;
   struct Claim {
     bool fused = false;
     std::vector<const ephost::Node*> nodes;

@@ -56,6 +56,25 @@ class OrtEpProvider::Unit final : public ComputeUnit {
   std::vector<int32_t> output_elem_types;
 };
 
+// A single node's kernel from the EP's registry: the OrtKernelImpl its create function made, the
+// OrtKernelInfo it was made from (kept as long as the kernel, which may read it later), and the element
+// types of the node's outputs (what KernelContext_GetOutput allocates). Released through the kernel.
+class OrtEpProvider::KernelUnit final : public ComputeUnit {
+ public:
+  KernelUnit(const OrtEpProvider& owner, const Node& node) : ComputeUnit(false, node.name), owner(owner) {}
+  ~KernelUnit() override {
+    if (!kernel) return;
+    ort_ep::call_plugin_void(owner.name().c_str(), owner.library_path(), "OrtKernelImpl::Release", [&] {
+      if (kernel->Release) kernel->Release(kernel);
+    });
+  }
+
+  const OrtEpProvider& owner;
+  OrtKernelInfo info;
+  OrtKernelImpl* kernel = nullptr;
+  std::vector<int32_t> output_elem_types;
+};
+
 template <typename Describe, typename Fn>
 void OrtEpProvider::call(const char* what, Describe&& describe, Fn&& fn) const {
   if (auto failure = ort_ep::call_plugin(name().c_str(), library_path(), what, std::forward<Fn>(fn)))
@@ -90,20 +109,45 @@ OrtEpProvider::OrtEpProvider(const PluginRecord& record,
   });
   if (!ep) fail(EPHOST_EP_FAIL, "provider '{}': CreateEp succeeded but returned no OrtEp", name());
   ep_ = ep;
-  if (!ep_has(23) || !ep_->GetCapability || !ep_->Compile)
-    fail(EPHOST_EP_FAIL, "provider '{}': its OrtEp (built for ONNX Runtime API {}) has no GetCapability or Compile "
-         "(API 23); ephost's adapter runs compiling plugin EPs",
+  try {
+    take_kernel_registry();
+  } catch (...) {
+    release_ep();  // the destructor of a provider whose constructor failed does not run
+    throw;
+  }
+}
+
+// Asks a kernel-registry EP (API 24) for its registry; fails for an EP that can run nothing.
+void OrtEpProvider::take_kernel_registry() {
+  if (ep_has(24) && ep_->GetKernelRegistry) {
+    const OrtKernelRegistry* registry = nullptr;
+    call("OrtEp::GetKernelRegistry", [] { return std::string("GetKernelRegistry"); },
+         [&] { return ep_->GetKernelRegistry(ep_, &registry); });
+    if (registry && !ort_ep::checked<OrtKernelRegistry>(registry, ort_ep::Magic::kKernelRegistry))
+      fail(EPHOST_EP_FAIL, "provider '{}': GetKernelRegistry answered a pointer that is no registry made by "
+           "OrtEpApi::CreateKernelRegistry",
+           name());
+    kernel_registry_ = registry;
+  }
+  if (!ep_has(23) || !ep_->GetCapability || (!ep_->Compile && !kernel_registry_))
+    fail(EPHOST_EP_FAIL, "provider '{}': its OrtEp (built for ONNX Runtime API {}) has no GetCapability (API 23), "
+         "or neither Compile (API 23) nor a kernel registry (GetKernelRegistry, API 24): it can run nothing",
          name(), ep_->ort_version_supported);
 }
 
-OrtEpProvider::~OrtEpProvider() {
+void OrtEpProvider::release_ep() {
   if (!ep_) return;
   OrtEpFactory* factory = factory_;
   ort_ep::call_plugin_void(name().c_str(), library_path(), "OrtEpFactory::ReleaseEp",
                            [&] { factory->ReleaseEp(factory, ep_); });
+  ep_ = nullptr;
 }
 
+OrtEpProvider::~OrtEpProvider() { release_ep(); }
+
 const OrtEpProvider::Unit& OrtEpProvider::own(const ComputeUnit& unit) const {
+  if (!unit.fused())
+    fail(EPHOST_FAIL, "provider '{}' was handed kernel '{}' as a fused group (internal error)", name(), unit.name());
   const auto& mine = static_cast<const Unit&>(unit);
   if (&mine.owner != this)
     fail(EPHOST_FAIL, "provider '{}' was handed compute unit '{}' of another provider (internal error)", name(),
@@ -111,9 +155,40 @@ const OrtEpProvider::Unit& OrtEpProvider::own(const ComputeUnit& unit) const {
   return mine;
 }
 
+const OrtEpProvider::KernelUnit& OrtEpProvider::own_kernel(const ComputeUnit& unit) const {
+  const auto* mine = unit.fused() ? nullptr : static_cast<const KernelUnit*>(&unit);
+  if (!mine || &mine->owner != this)
+    fail(EPHOST_FAIL, "provider '{}' was handed compute unit '{}', which is none of its kernels (internal error)",
+         name(), unit.name());
+  return *mine;
+}
+
+const OrtKernelRegistry::Entry* OrtEpProvider::kernel_for(const Node& node, std::string* why_not) const {
+  if (!kernel_registry_) {
+    *why_not = "its OrtEp has no kernel registry (OrtEp::GetKernelRegistry, API 24) to run single nodes with";
+    return nullptr;
+  }
+  const OrtKernelRegistry::Entry* entry = ort_ep::find_kernel(*kernel_registry_, ep_name_, node, why_not);
+  if (!entry || !device() || device()->host_memory_usable()) return entry;
+  // On a device with memory of its own, host memory for some inputs or outputs would need copies the
+  // adapter does not place per argument.
+  for (const auto* types : {&entry->def.input_mem_types, &entry->def.output_mem_types})
+    for (const auto& [index, type] : *types)
+      if (type != OrtMemTypeDefault) {
+        *why_not = fmt::format("its kernel for {} wants its {} {} in CPU memory (KernelDefBuilder_Set{}MemType), "
+                               "which ephost's adapter does not provide beside device memory",
+                               node.op_type, types == &entry->def.input_mem_types ? "input" : "output", index,
+                               types == &entry->def.input_mem_types ? "Input" : "Output");
+        return nullptr;
+      }
+  return entry;
+}
+
 std::vector<EphostCapability::Claim> OrtEpProvider::claims(const GraphView& graph, const char* occasion) const {
   OrtEpGraphSupportInfo info;
   info.graph = &graph;
+  info.kernel_registry = kernel_registry_;
+  info.ep_name = ep_name_;
   {
     ort_ep::CallArena arena;  // the graph's type infos and initializer values, for this call
     call("GetCapability",
@@ -125,22 +200,45 @@ std::vector<EphostCapability::Claim> OrtEpProvider::claims(const GraphView& grap
     EphostCapability::Claim claim;
     claim.fused = c.fused;
     claim.nodes = std::move(c.nodes);
-    if (!c.fused)
-      claim.refused = "claimed alone (EpGraphSupportInfo_AddSingleNode), which runs through a kernel registry "
-                      "(OrtEp::GetKernelRegistry); ephost's ONNX Runtime adapter runs fused groups "
-                      "(EpGraphSupportInfo_AddNodesToFuse) only";
+    std::string why_not;
+    if (!c.fused && !kernel_for(*claim.nodes.front(), &why_not))
+      claim.refused = "claimed alone (EpGraphSupportInfo_AddSingleNode), but no kernel of the EP runs it: " + why_not;
+    else if (c.fused && !ep_->Compile)
+      claim.refused = "claimed as a fused group (EpGraphSupportInfo_AddNodesToFuse), but its OrtEp has no Compile";
     claims.push_back(std::move(claim));
   }
   return claims;
 }
 
+// The node's kernel, made as ONNX Runtime makes it: the registry's create function over an OrtKernelInfo
+// of the node.
 std::unique_ptr<ComputeUnit> OrtEpProvider::create_kernel(const Node& node) const {
-  fail(EPHOST_EP_FAIL, "provider '{}' has no kernel for node '{}' ({}): ONNX Runtime plugin EPs run here as fused "
-       "groups only",
-       name(), node.name, node.op_type);
+  std::string why_not;
+  const OrtKernelRegistry::Entry* entry = kernel_for(node, &why_not);
+  if (!entry) fail(EPHOST_EP_FAIL, "provider '{}' has no kernel for node '{}' ({}): {}", name(), node.name,
+                   node.op_type, why_not);
+  auto unit = std::make_unique<KernelUnit>(*this, node);
+  unit->info.node = &node;
+  unit->info.ep = ep_;
+  unit->info.since_version = ort_ep::node_since_version(node);
+  unit->info.config = &session_options_.config;
+  for (const Value* v : node.outputs) unit->output_elem_types.push_back(v ? v->type.elem_type : 0);
+  OrtKernelImpl* kernel = nullptr;
+  call("kernel create function",
+       [&] { return fmt::format("kernel create function (KernelRegistry_AddKernel) for node '{}' ({})", node.name,
+                                node.op_type); },
+       [&] { return entry->create(entry->create_state, &unit->info, &kernel); });
+  unit->kernel = kernel;
+  if (!kernel || !kernel->Compute)
+    fail(EPHOST_EP_FAIL, "provider '{}': the kernel create function for node '{}' ({}) returned no OrtKernelImpl "
+         "with a Compute",
+         name(), node.name, node.op_type);
+  return unit;
 }
 
 std::unique_ptr<ComputeUnit> OrtEpProvider::compile(const GraphView& group, const std::string& fused_name) const {
+  if (!ep_->Compile)
+    fail(EPHOST_EP_FAIL, "provider '{}' cannot compile fused group '{}': its OrtEp has no Compile", name(), fused_name);
   auto unit = std::make_unique<Unit>(*this, fused_name);
   // The fused node ONNX Runtime hands Compile: named after the group, reading its inputs and writing its
   // outputs.
@@ -172,6 +270,7 @@ std::unique_ptr<ComputeUnit> OrtEpProvider::compile(const GraphView& group, cons
 }
 
 void OrtEpProvider::create_state(ComputeUnit& unit) const {
+  if (!unit.fused()) return;  // a registry kernel has no state apart from itself
   auto& mine = const_cast<Unit&>(own(unit));
   if (!mine.info->CreateState) return;
   OrtNodeComputeContext context;
@@ -183,6 +282,13 @@ void OrtEpProvider::create_state(ComputeUnit& unit) const {
 }
 
 void OrtEpProvider::compute(const ComputeUnit& unit, EphostKernelContext* context) const {
+  if (!unit.fused()) {
+    const KernelUnit& kernel = own_kernel(unit);
+    OrtKernelContext kernel_context(context, &kernel.output_elem_types);
+    call("OrtKernelImpl::Compute", [&] { return fmt::format("Compute of node '{}'", kernel.name()); },
+         [&] { return kernel.kernel->Compute(kernel.kernel, &kernel_context); });
+    return;
+  }
   const Unit& mine = own(unit);
   OrtKernelContext kernel_context(context, &mine.output_elem_types);
   call("Compute", [&] { return fmt::format("Compute of fused group '{}'", mine.name()); },

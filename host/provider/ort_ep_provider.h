@@ -1,10 +1,13 @@
 // The ONNX Runtime kind of provider: an ONNX Runtime plugin EP (host/ort_ep/) behind the one door. It
 // creates the plugin's OrtEp with CreateEp (options as "ep.<name>.<key>" session config entries, as ONNX
 // Runtime passes them), asks GetCapability over an OrtGraph view of the graph (fused groups from
-// EpGraphSupportInfo_AddNodesToFuse; single-node claims need a kernel registry, which the adapter does
-// not host yet, and come back refused saying so), compiles each fused group with Compile, and runs its
+// EpGraphSupportInfo_AddNodesToFuse), compiles each fused group with Compile, and runs its
 // OrtNodeComputeInfo (CreateState / Compute / ReleaseState) over an OrtKernelContext on the executor's
-// values. The EP is created by the factory that listed the provider's device (a library may have several,
+// values. A kernel-registry EP (API 24, OrtEp::GetKernelRegistry) claims nodes one by one
+// (EpGraphSupportInfo_AddSingleNode): each claimed node is matched against its registry (operator, domain,
+// since-version range, type constraints: ort_ep/kernel_registry.h), the claim refused with the reason when
+// no kernel fits, and the node's kernel made by the registered create function from an OrtKernelInfo view
+// of the node and run with OrtKernelImpl::Compute over the same OrtKernelContext. The EP is created by the factory that listed the provider's device (a library may have several,
 // library.h). The only code of the host that calls an OrtEp or OrtEpFactory after discovery.
 #pragma once
 
@@ -14,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "ort_ep/kernel_registry.h"
 #include "ort_ep/library.h"
 #include "ort_ep/ort_objects.h"
 #include "provider/provider.h"
@@ -46,12 +50,20 @@ class OrtEpProvider final : public Provider {
 
  private:
   class Unit;
+  class KernelUnit;
   friend class Unit;
+  friend class KernelUnit;
 
   // Runs one plugin call marked `what` (static text); throws "provider '<name>' <describe()>: ..." on failure.
   template <typename Describe, typename Fn>
   void call(const char* what, Describe&& describe, Fn&& fn) const;
+  void take_kernel_registry();
+  void release_ep();
   const Unit& own(const ComputeUnit& unit) const;
+  const KernelUnit& own_kernel(const ComputeUnit& unit) const;
+  // The registry kernel that runs `node`, or null with the reason (no registry, no kernel fits, a kernel
+  // wanting CPU memory on a device with memory of its own).
+  const OrtKernelRegistry::Entry* kernel_for(const Node& node, std::string* why_not) const;
   // Whether the OrtEp struct has the members added at API `version`.
   bool ep_has(uint32_t version) const { return ep_->ort_version_supported >= version; }
 
@@ -69,6 +81,8 @@ class OrtEpProvider final : public Provider {
   std::string ep_name_;
   OrtSessionOptions session_options_;
   OrtEp* ep_ = nullptr;
+  // The EP's kernel registry (OrtEp::GetKernelRegistry, API 24), null for a compiling EP. The EP's.
+  const OrtKernelRegistry* kernel_registry_ = nullptr;
   // What the plugin's EPContext nodes cached, by fused group (its ep_cache_context attribute): what
   // emit_context hands the host. Filled by compile (the host compiles before it generates contexts).
   mutable std::map<std::string, std::string> cached_contexts_;

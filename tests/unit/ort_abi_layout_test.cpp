@@ -164,6 +164,27 @@ TEST(OrtAbiLayout, ImplementedOrtApiEntries) {
   EXPECT_EQ(slot(offsetof(OrtApi, GetTensorMemoryInfo)), 194u);
   EXPECT_EQ(slot(offsetof(OrtApi, SyncStream_GetHandle)), 384u);
   EXPECT_EQ(slot(offsetof(OrtApi, KernelContext_GetSyncStream)), 423u);
+  // Kernel-registry EPs: what a kernel reads of its node (OrtKernelInfo), and its logger.
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfoGetAttribute_float)), 85u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfoGetAttribute_int64)), 86u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfoGetAttribute_string)), 87u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfoGetAttributeArray_float)), 162u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfoGetAttributeArray_int64)), 163u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfo_GetInputCount)), 230u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfo_GetOutputCount)), 231u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfo_GetInputName)), 232u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfo_GetOutputName)), 233u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfo_GetInputTypeInfo)), 234u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfo_GetOutputTypeInfo)), 235u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfo_GetNodeName)), 244u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfo_GetLogger)), 245u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelContext_GetLogger)), 246u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfoGetConstantInput_tensor)), 249u);
+  EXPECT_EQ(slot(offsetof(OrtApi, Node_GetSinceVersion)), 352u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfo_GetConfigEntries)), 391u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfo_GetOperatorDomain)), 392u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfo_GetOperatorType)), 393u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfo_GetOperatorSinceVersion)), 394u);
 }
 
 TEST(OrtAbiLayout, ImplementedOrtEpApiEntries) {
@@ -181,6 +202,33 @@ TEST(OrtAbiLayout, ImplementedOrtEpApiEntries) {
   EXPECT_EQ(slot(offsetof(OrtEpApi, MemoryDevice_GetVendorId)), 11u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, MemoryDevice_GetDeviceId)), 12u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, SyncStream_GetImpl)), 13u);
+  // Kernel-registry EPs (API 24): the registry, kernel definitions, data types, the lookup.
+  EXPECT_EQ(slot(offsetof(OrtEpApi, CreateKernelRegistry)), 18u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, ReleaseKernelRegistry)), 19u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, KernelRegistry_AddKernel)), 20u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, CreateKernelDefBuilder)), 21u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, ReleaseKernelDefBuilder)), 22u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, KernelDefBuilder_SetOperatorType)), 23u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, KernelDefBuilder_SetDomain)), 24u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, KernelDefBuilder_SetSinceVersion)), 25u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, KernelDefBuilder_SetExecutionProvider)), 26u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, KernelDefBuilder_SetInputMemType)), 27u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, KernelDefBuilder_SetOutputMemType)), 28u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, KernelDefBuilder_AddTypeConstraint)), 29u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, KernelDefBuilder_AddInputOutputAliases)), 30u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, KernelDefBuilder_AddInputOutputMutableAliases)), 31u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, KernelDefBuilder_Build)), 32u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, ReleaseKernelDef)), 33u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, KernelDef_GetOperatorType)), 34u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, KernelDef_GetDomain)), 35u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, KernelDef_GetSinceVersion)), 36u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, KernelDef_GetExecutionProvider)), 37u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, KernelDef_GetInputMemType)), 38u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, KernelDef_GetOutputMemType)), 39u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, GetTensorDataType)), 40u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, EpGraphSupportInfo_LookUpKernel)), 41u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, KernelInfo_GetEp)), 43u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, ReleaseKernelImpl)), 48u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, GetEnvConfigEntries)), 49u);
 }
 
@@ -197,6 +245,7 @@ TEST(OrtAbiLayout, PluginStructs) {
   EXPECT_EQ(slot(offsetof(OrtEp, OnRunStart)), 8u);
   EXPECT_EQ(slot(offsetof(OrtEp, OnRunEnd)), 9u);
   EXPECT_EQ(slot(offsetof(OrtEp, GetCompiledModelCompatibilityInfo)), 12u);
+  EXPECT_EQ(slot(offsetof(OrtEp, GetKernelRegistry)), 13u);
   EXPECT_EQ(slot(offsetof(OrtEp, IsConcurrentRunSupported)), 14u);
   EXPECT_EQ(slot(offsetof(OrtEpFactory, GetName)), 1u);
   EXPECT_EQ(slot(offsetof(OrtEpFactory, GetSupportedDevices)), 3u);
@@ -225,6 +274,13 @@ TEST(OrtAbiLayout, PluginStructs) {
   EXPECT_EQ(slot(offsetof(OrtNodeComputeInfo, Compute)), 2u);
   EXPECT_EQ(slot(offsetof(OrtNodeComputeInfo, ReleaseState)), 3u);
   EXPECT_EQ(offsetof(OrtNodeFusionOptions, drop_constant_initializers), 4u);
+  // A kernel of a kernel-registry EP (API 24): two 32-bit words, then its functions.
+  EXPECT_EQ(offsetof(OrtKernelImpl, flags), 4u);
+  EXPECT_EQ(slot(offsetof(OrtKernelImpl, Compute)), 1u);
+  EXPECT_EQ(slot(offsetof(OrtKernelImpl, Release)), 2u);
+  EXPECT_EQ(slot(offsetof(OrtKernelImpl, PrePackWeight)), 3u);
+  EXPECT_EQ(slot(offsetof(OrtKernelImpl, SetSharedPrePackedWeight)), 4u);
+  EXPECT_EQ(sizeof(OrtKernelImpl), 5 * sizeof(void*));
   EXPECT_EQ(slot(offsetof(OrtAllocator, Alloc)), 1u);
   EXPECT_EQ(slot(offsetof(OrtAllocator, Info)), 3u);
 }
@@ -247,8 +303,8 @@ TEST(OrtAbiLayout, CountsOfImplementedEntries) {
   EXPECT_EQ(c.api_total, 426u);
   EXPECT_EQ(c.ep_api_total, 74u);
   EXPECT_EQ(c.editor_total, 20u);
-  EXPECT_EQ(c.api, 117u);
-  EXPECT_EQ(c.ep_api, 15u);
+  EXPECT_EQ(c.api, 137u);
+  EXPECT_EQ(c.ep_api, 41u);
   EXPECT_EQ(c.editor, 1u);
 }
 

@@ -2,9 +2,10 @@
 // through the table a plugin gets from GetApi, with its result checked: statuses, key-value pairs,
 // loggers, session options, devices, memory infos, the allocator, tensors and type infos, the kernel
 // context, the graph views (a graph with an If whose branches read an outer value), attributes, the
-// claims sink, and EPContext nodes made with CreateNode. Also: GetApi's versions and the stubs.
+// claims sink, EPContext nodes made with CreateNode, kernel registries and what a kernel reads of its node. Also: GetApi's versions and the stubs.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
 
 #include <cstring>
 #include <string>
@@ -18,6 +19,7 @@
 #include "ort_ep/call_arena.h"
 #include "ort_ep/graph_handles.h"
 #include "ort_ep/kernel_context.h"
+#include "ort_ep/kernel_registry.h"
 #include "ort_ep/ort_objects.h"
 
 using namespace ephost;
@@ -114,10 +116,10 @@ TEST(OrtEpApiTables, EverySlotIsFilledAndStubsNameTheirFunction) {
   EXPECT_EQ(reinterpret_cast<GetTrainingApiFn>(api()->GetTrainingApi)(30), nullptr);
   using ClearFn = void (*)(void*);
   reinterpret_cast<ClearFn>(api()->ClearBoundInputs)(nullptr);
-  using KernelRegistryFn = OrtStatus* (*)(OrtKernelRegistry**);
-  OrtKernelRegistry* registry = nullptr;
-  expect_fails(reinterpret_cast<KernelRegistryFn>(ep_api()->CreateKernelRegistry)(&registry), ORT_NOT_IMPLEMENTED,
-               "OrtEpApi::CreateKernelRegistry");
+  using CreateIfKernelFn = OrtStatus* (*)(const OrtKernelInfo*, OrtKernelImpl**);
+  OrtKernelImpl* kernel = nullptr;
+  expect_fails(reinterpret_cast<CreateIfKernelFn>(ep_api()->CreateIfKernel)(nullptr, &kernel), ORT_NOT_IMPLEMENTED,
+               "OrtEpApi::CreateIfKernel");
 }
 
 TEST(OrtEpApiObjects, Statuses) {
@@ -750,6 +752,286 @@ TEST(OrtEpApiEditor, EpContextNodeFromCreateNode) {
   OrtOpAttr* loose = nullptr;
   EXPECT_OK(api()->CreateOpAttr("x", &embed, 1, ORT_OP_ATTR_INT, &loose));
   api()->ReleaseOpAttr(loose);
+}
+
+// ---- kernel-registry EPs (API 24) ----
+
+// A kernel definition built through the table, then read back.
+OrtKernelDef* build_def(const char* op, int start, int end, std::vector<ONNXTensorElementDataType> types) {
+  OrtKernelDefBuilder* b = nullptr;
+  EXPECT_OK(ep_api()->CreateKernelDefBuilder(&b));
+  std::vector<const OrtDataType*> data_types;
+  for (auto t : types) {
+    const OrtDataType* d = nullptr;
+    EXPECT_OK(ep_api()->GetTensorDataType(t, &d));
+    data_types.push_back(d);
+  }
+  EXPECT_OK(ep_api()->KernelDefBuilder_SetOperatorType(b, op));
+  EXPECT_OK(ep_api()->KernelDefBuilder_SetDomain(b, ""));
+  EXPECT_OK(ep_api()->KernelDefBuilder_SetSinceVersion(b, start, end));
+  EXPECT_OK(ep_api()->KernelDefBuilder_SetExecutionProvider(b, "ortkern"));
+  EXPECT_OK(ep_api()->KernelDefBuilder_AddTypeConstraint(b, "T", data_types.data(), data_types.size()));
+  OrtKernelDef* def = nullptr;
+  EXPECT_OK(ep_api()->KernelDefBuilder_Build(b, &def));
+  ep_api()->ReleaseKernelDefBuilder(b);
+  return def;
+}
+
+OrtStatus* no_kernel(void*, const OrtKernelInfo*, OrtKernelImpl**) { return nullptr; }
+
+TEST(OrtEpApiKernels, DefinitionsAreBuiltAndReadBack) {
+  OrtKernelDefBuilder* b = nullptr;
+  EXPECT_OK(ep_api()->CreateKernelDefBuilder(&b));
+  OrtKernelDef* def = nullptr;
+  expect_fails(ep_api()->KernelDefBuilder_Build(b, &def), ORT_INVALID_ARGUMENT, "no operator type set");
+  EXPECT_OK(ep_api()->KernelDefBuilder_SetOperatorType(b, "If"));
+  EXPECT_OK(ep_api()->KernelDefBuilder_SetDomain(b, "ai.onnx"));
+  expect_fails(ep_api()->KernelDefBuilder_SetSinceVersion(b, 5, 3), ORT_INVALID_ARGUMENT, "versions 5 to 3");
+  EXPECT_OK(ep_api()->KernelDefBuilder_SetSinceVersion(b, 19, 20));
+  EXPECT_OK(ep_api()->KernelDefBuilder_SetExecutionProvider(b, "ortkern"));
+  EXPECT_OK(ep_api()->KernelDefBuilder_SetInputMemType(b, 0, OrtMemTypeCPUInput));
+  EXPECT_OK(ep_api()->KernelDefBuilder_SetOutputMemType(b, 0, OrtMemTypeDefault));
+  expect_fails(ep_api()->KernelDefBuilder_SetOutputMemType(b, 1, static_cast<OrtMemType>(7)), ORT_INVALID_ARGUMENT,
+               "7 is no OrtMemType");
+  const int in[] = {1}, out[] = {0};
+  EXPECT_OK(ep_api()->KernelDefBuilder_AddInputOutputAliases(b, in, out, 1));
+  EXPECT_OK(ep_api()->KernelDefBuilder_AddInputOutputMutableAliases(b, in, out, 1));
+  const OrtDataType* bogus[] = {reinterpret_cast<const OrtDataType*>(&def)};
+  expect_fails(ep_api()->KernelDefBuilder_AddTypeConstraint(b, "B", bogus, 1), ORT_INVALID_ARGUMENT,
+               "is no OrtDataType");
+  const OrtDataType* boolean = nullptr;
+  EXPECT_OK(ep_api()->GetTensorDataType(ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL, &boolean));
+  EXPECT_OK(ep_api()->KernelDefBuilder_AddTypeConstraint(b, "B", &boolean, 1));
+  expect_fails(ep_api()->GetTensorDataType(ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED, &boolean), ORT_INVALID_ARGUMENT,
+               "0 is no tensor element type");
+  EXPECT_OK(ep_api()->KernelDefBuilder_Build(b, &def));
+  ep_api()->ReleaseKernelDefBuilder(b);
+  ASSERT_NE(def, nullptr);
+  EXPECT_STREQ(ep_api()->KernelDef_GetOperatorType(def), "If");
+  EXPECT_STREQ(ep_api()->KernelDef_GetDomain(def), "ai.onnx");
+  EXPECT_STREQ(ep_api()->KernelDef_GetExecutionProvider(def), "ortkern");
+  int start = 0, end = 0;
+  EXPECT_OK(ep_api()->KernelDef_GetSinceVersion(def, &start, &end));
+  EXPECT_EQ(start, 19);
+  EXPECT_EQ(end, 20);
+  OrtMemType mem = OrtMemTypeDefault;
+  EXPECT_OK(ep_api()->KernelDef_GetInputMemType(def, 0, &mem));
+  EXPECT_EQ(mem, OrtMemTypeCPUInput);
+  EXPECT_OK(ep_api()->KernelDef_GetInputMemType(def, 1, &mem));
+  EXPECT_EQ(mem, OrtMemTypeDefault);
+  EXPECT_OK(ep_api()->KernelDef_GetOutputMemType(def, 0, &mem));
+  EXPECT_EQ(mem, OrtMemTypeDefault);
+  const auto* d = reinterpret_cast<const OrtKernelDef*>(def);
+  ASSERT_EQ(d->aliases.size(), 1u);
+  EXPECT_EQ(d->mutable_aliases[0], std::make_pair(1, 0));
+  ASSERT_EQ(d->type_constraints.size(), 1u);
+  EXPECT_EQ(d->type_constraints[0].first, "B");
+
+  OrtKernelRegistry* registry = nullptr;
+  EXPECT_OK(ep_api()->CreateKernelRegistry(&registry));
+  expect_fails(ep_api()->KernelRegistry_AddKernel(registry, def, nullptr, nullptr), ORT_INVALID_ARGUMENT,
+               "create function");
+  int state = 0;
+  EXPECT_OK(ep_api()->KernelRegistry_AddKernel(registry, def, no_kernel, &state));
+  ep_api()->ReleaseKernelDef(def);  // the registry keeps a copy
+  ASSERT_EQ(registry->kernels.size(), 1u);
+  EXPECT_EQ(registry->kernels[0].def.op_type, "If");
+  EXPECT_EQ(registry->kernels[0].create_state, &state);
+  ep_api()->ReleaseKernelRegistry(registry);
+}
+
+// The graph with its intermediate values typed, as a session partitions it (after shape inference).
+BuiltGraph build_inferred_graph() {
+  BuiltGraph b;
+  b.model = std::make_unique<Model>();
+  *b.model->proto = graph_model();
+  onnx::shape_inference::InferShapes(*b.model->proto);
+  b.model->read_header();
+  b.main = build_graph_ir(*b.model);
+  return b;
+}
+
+TEST(OrtEpApiKernels, NodesFindTheirKernelByOperatorVersionAndTypes) {
+  BuiltGraph b = build_inferred_graph();  // opset 13
+  OrtKernelRegistry* registry = nullptr;
+  EXPECT_OK(ep_api()->CreateKernelRegistry(&registry));
+  for (OrtKernelDef* def : {build_def("LeakyRelu", 6, 15, {ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT}),
+                            build_def("Add", 7, 12, {ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT}),
+                            build_def("Transpose", 13, 13, {ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64})}) {
+    EXPECT_OK(ep_api()->KernelRegistry_AddKernel(registry, def, no_kernel, nullptr));
+    ep_api()->ReleaseKernelDef(def);
+  }
+  OrtEpGraphSupportInfo info;
+  info.graph = b.main->view.get();
+  info.kernel_registry = registry;
+  info.ep_name = "ortkern";
+  const OrtKernelDef* found = nullptr;
+  EXPECT_OK(ep_api()->EpGraphSupportInfo_LookUpKernel(&info, ort_ep::to_ort(b.node("leaky")), &found));
+  ASSERT_NE(found, nullptr);
+  EXPECT_STREQ(ep_api()->KernelDef_GetOperatorType(found), "LeakyRelu");
+  for (const char* other : {"add", "transpose", "cast"}) {
+    EXPECT_OK(ep_api()->EpGraphSupportInfo_LookUpKernel(&info, ort_ep::to_ort(b.node(other)), &found));
+    EXPECT_EQ(found, nullptr) << other;
+  }
+  std::string why;
+  EXPECT_EQ(ort_ep::find_kernel(*registry, "ortkern", *b.node("add"), &why), nullptr);
+  EXPECT_EQ(why, "its kernels for Add cover since-versions 7 to 12, and the node's operator is version 13");
+  EXPECT_EQ(ort_ep::find_kernel(*registry, "ortkern", *b.node("transpose"), &why), nullptr);
+  EXPECT_EQ(why, "its kernel for Transpose: its type constraint T allows {int64}, and input 0 'A' is float");
+  EXPECT_EQ(ort_ep::find_kernel(*registry, "ortkern", *b.node("cast"), &why), nullptr);
+  EXPECT_EQ(why, "its kernel registry has no kernel for Cast (domain 'ai.onnx')");
+  EXPECT_EQ(ort_ep::find_kernel(*registry, "other", *b.node("leaky"), &why), nullptr);
+  EXPECT_EQ(why, "its kernel for LeakyRelu is registered for EP 'ortkern', not 'other'");
+  // The version a node resolves to: LeakyRelu-6 and Add-13 under opset 13, in a subgraph as in the main graph.
+  int since = 0;
+  EXPECT_OK(api()->Node_GetSinceVersion(ort_ep::to_ort(b.node("leaky")), &since));
+  EXPECT_EQ(since, 6);
+  EXPECT_OK(api()->Node_GetSinceVersion(ort_ep::to_ort(b.node("add")), &since));
+  EXPECT_EQ(since, 13);
+  EXPECT_OK(api()->Node_GetSinceVersion(ort_ep::to_ort(b.node("if")->subgraphs[0].second->nodes[0].get()), &since));
+  EXPECT_EQ(since, 13);  // Relu-13
+  ep_api()->ReleaseKernelRegistry(registry);
+}
+
+// Reads a text getter as ONNX Runtime's C++ wrapper does: its size, then the text.
+template <typename Getter>
+std::string read_text(Getter get) {
+  size_t size = 0;
+  EXPECT_OK(get(nullptr, &size));
+  std::string text(size, '\0');
+  EXPECT_OK(get(text.data(), &size));
+  EXPECT_EQ(size, text.size());
+  text.resize(size ? size - 1 : 0);
+  return text;
+}
+
+TEST(OrtEpApiKernels, KernelInfoDescribesItsNode) {
+  BuiltGraph b = build_inferred_graph();
+  OrtKeyValuePairs config;
+  config.set("ep.ortkern.claim", "all");
+  const OrtEp* ep = reinterpret_cast<const OrtEp*>(&config);  // any address: it is handed back
+  auto info_of = [&](const char* node) {
+    OrtKernelInfo info;
+    info.node = b.node(node);
+    info.ep = ep;
+    info.since_version = ort_ep::node_since_version(*info.node);
+    info.config = &config;
+    return info;
+  };
+  OrtKernelInfo add = info_of("add");
+  EXPECT_EQ(read_text([&](char* out, size_t* size) { return api()->KernelInfo_GetNodeName(&add, out, size); }), "add");
+  EXPECT_EQ(read_text([&](char* out, size_t* size) { return api()->KernelInfo_GetOperatorType(&add, out, size); }),
+            "Add");
+  EXPECT_EQ(read_text([&](char* out, size_t* size) { return api()->KernelInfo_GetOperatorDomain(&add, out, size); }),
+            "");
+  int since = 0;
+  EXPECT_OK(api()->KernelInfo_GetOperatorSinceVersion(&add, &since));
+  EXPECT_EQ(since, 13);
+  size_t n = 0;
+  EXPECT_OK(api()->KernelInfo_GetInputCount(&add, &n));
+  EXPECT_EQ(n, 2u);
+  EXPECT_OK(api()->KernelInfo_GetOutputCount(&add, &n));
+  EXPECT_EQ(n, 1u);
+  EXPECT_EQ(read_text([&](char* out, size_t* size) { return api()->KernelInfo_GetInputName(&add, 1, out, size); }),
+            "C");
+  EXPECT_EQ(read_text([&](char* out, size_t* size) { return api()->KernelInfo_GetOutputName(&add, 0, out, size); }),
+            "A");
+  char short_buffer[1];
+  size_t size = sizeof short_buffer;
+  expect_fails(api()->KernelInfo_GetInputName(&add, 0, short_buffer, &size), ORT_INVALID_ARGUMENT, "needs 2");
+  EXPECT_EQ(size, 2u);
+  expect_fails(api()->KernelInfo_GetInputName(&add, 2, nullptr, &size), ORT_INVALID_ARGUMENT, "input 2 of 2");
+  for (bool input : {true, false}) {
+    OrtTypeInfo* type = nullptr;
+    EXPECT_OK(input ? api()->KernelInfo_GetInputTypeInfo(&add, 0, &type) : api()->KernelInfo_GetOutputTypeInfo(&add, 0, &type));
+    const OrtTensorTypeAndShapeInfo* tensor = nullptr;
+    EXPECT_OK(api()->CastTypeInfoToTensorInfo(type, &tensor));
+    ONNXTensorElementDataType elem = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+    EXPECT_OK(api()->GetTensorElementType(tensor, &elem));
+    EXPECT_EQ(elem, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT);
+    api()->ReleaseTypeInfo(type);
+  }
+  int is_constant = -1;
+  const OrtValue* constant = nullptr;
+  EXPECT_OK(api()->KernelInfoGetConstantInput_tensor(&add, 0, &is_constant, &constant));
+  EXPECT_EQ(is_constant, 0);
+  EXPECT_EQ(constant, nullptr);
+  EXPECT_OK(api()->KernelInfoGetConstantInput_tensor(&add, 1, &is_constant, &constant));
+  EXPECT_EQ(is_constant, 1);
+  const void* data = nullptr;
+  EXPECT_OK(api()->GetTensorData(constant, &data));
+  EXPECT_EQ(static_cast<const float*>(data)[2], 3.0f);
+  const OrtEp* owner = nullptr;
+  EXPECT_OK(ep_api()->KernelInfo_GetEp(&add, &owner));
+  EXPECT_EQ(owner, ep);
+  OrtKeyValuePairs* entries = nullptr;
+  EXPECT_OK(api()->KernelInfo_GetConfigEntries(&add, &entries));
+  EXPECT_STREQ(api()->GetKeyValue(entries, "ep.ortkern.claim"), "all");
+  api()->ReleaseKeyValuePairs(entries);
+  const OrtLogger* logger = nullptr;
+  EXPECT_OK(api()->KernelInfo_GetLogger(&add, &logger));
+  EXPECT_NE(logger, nullptr);
+
+  OrtKernelInfo cast = info_of("cast");
+  int64_t to = 0;
+  EXPECT_OK(api()->KernelInfoGetAttribute_int64(&cast, "to", &to));
+  EXPECT_EQ(to, kFloat);
+  float f = 0;
+  expect_fails(api()->KernelInfoGetAttribute_float(&cast, "to", &f), ORT_FAIL, "is a INT, not a FLOAT");
+  expect_fails(api()->KernelInfoGetAttribute_int64(&cast, "nope", &to), ORT_FAIL, "has no attribute 'nope'");
+  EXPECT_EQ(read_text([&](char* out, size_t* size) {
+              return api()->KernelInfoGetAttribute_string(&cast, "note", out, size);
+            }),
+            "hello");
+  OrtKernelInfo leaky = info_of("leaky");
+  EXPECT_OK(api()->KernelInfoGetAttribute_float(&leaky, "alpha", &f));
+  EXPECT_EQ(f, 0.25f);
+  OrtKernelInfo transpose = info_of("transpose");
+  int64_t perm[2] = {};
+  size = 0;
+  EXPECT_OK(api()->KernelInfoGetAttributeArray_int64(&transpose, "perm", nullptr, &size));
+  EXPECT_EQ(size, 2u);
+  size = 1;
+  expect_fails(api()->KernelInfoGetAttributeArray_int64(&transpose, "perm", perm, &size), ORT_INVALID_ARGUMENT,
+               "2 are needed");
+  EXPECT_OK(api()->KernelInfoGetAttributeArray_int64(&transpose, "perm", perm, &size));
+  EXPECT_EQ(perm[0], 1);
+  EXPECT_EQ(perm[1], 0);
+
+  // A FLOATS attribute, on a node of its own.
+  onnx::NodeProto proto;
+  auto* scales = proto.add_attribute();
+  scales->set_name("scales");
+  scales->set_type(onnx::AttributeProto::FLOATS);
+  scales->add_floats(0.5f);
+  scales->add_floats(2.0f);
+  Node node;
+  node.name = "resize";
+  node.proto = &proto;
+  OrtKernelInfo resize;
+  resize.node = &node;
+  float values[2] = {};
+  size = 2;
+  EXPECT_OK(api()->KernelInfoGetAttributeArray_float(&resize, "scales", values, &size));
+  EXPECT_EQ(values[1], 2.0f);
+}
+
+OrtStatus* no_compute(OrtKernelImpl*, OrtKernelContext*) { return nullptr; }
+bool released = false;
+void note_release(OrtKernelImpl*) { released = true; }
+
+TEST(OrtEpApiKernels, ReleaseKernelImplAndTheContextsLogger) {
+  OrtKernelImpl kernel{30, 0, no_compute, note_release, nullptr, nullptr};
+  ep_api()->ReleaseKernelImpl(&kernel);
+  EXPECT_TRUE(released);
+  FakeContext fake;
+  const std::vector<int32_t> out_types;
+  OrtKernelContext context(&fake, &out_types);
+  const OrtLogger* logger = nullptr;
+  EXPECT_OK(api()->KernelContext_GetLogger(&context, &logger));
+  EXPECT_NE(logger, nullptr);
+  expect_fails(api()->KernelContext_GetLogger(reinterpret_cast<const OrtKernelContext*>(&fake), &logger),
+               ORT_INVALID_ARGUMENT, "bad kernel context");
 }
 
 }  // namespace

@@ -169,6 +169,16 @@ typedef struct OrtNodeComputeContext OrtNodeComputeContext;
 typedef struct OrtKernelRegistry OrtKernelRegistry;
 typedef struct OrtSyncStreamImpl OrtSyncStreamImpl;
 typedef struct OrtDataTransferImpl OrtDataTransferImpl;
+/* Kernel-registry EPs (API 24): the registry, kernel definitions and their builder, the data types a type
+ * constraint allows, and the per-node view a kernel is created from. */
+typedef struct OrtKernelInfo OrtKernelInfo;
+typedef struct OrtKernelDefBuilder OrtKernelDefBuilder;
+typedef struct OrtKernelDef OrtKernelDef;
+typedef struct OrtDataType OrtDataType;
+typedef struct OrtKernelImpl OrtKernelImpl;
+typedef struct OrtSharedPrePackedWeightCache OrtSharedPrePackedWeightCache;
+typedef OrtStatus* (*OrtKernelCreateFunc)(void* kernel_create_func_state, const OrtKernelInfo* info,
+                                          OrtKernelImpl** kernel_out);
 
 typedef struct OrtApi OrtApi;
 typedef struct OrtEpApi OrtEpApi;
@@ -293,6 +303,22 @@ struct OrtDataTransferImpl {
                   const OrtMemoryDevice* dst_memory_device);
   OrtStatus* (*CopyTensors)(OrtDataTransferImpl* this_ptr, const OrtValue** src_tensors, OrtValue** dst_tensors,
                             OrtSyncStream** streams, size_t num_tensors);
+};
+
+/* A kernel of a kernel-registry EP (API 24): made by the OrtKernelCreateFunc registered with
+ * KernelRegistry_AddKernel for one node, run with Compute over that node's inputs and outputs, given back
+ * with Release. `flags` is ONNX Runtime's own (the EP sets it to 0). PrePackWeight and
+ * SetSharedPrePackedWeight are optional (NULL): ephost never calls them (it does not pre-pack weights). */
+struct OrtKernelImpl {
+  uint32_t ort_version_supported;
+  uint32_t flags;
+  OrtStatus* (*Compute)(OrtKernelImpl* this_ptr, OrtKernelContext* context);
+  void (*Release)(OrtKernelImpl* this_ptr);
+  OrtStatus* (*PrePackWeight)(OrtKernelImpl* this_ptr, const OrtValue* tensor, int input_index,
+                              OrtAllocator* allocator, OrtSharedPrePackedWeightCache* prepacked_weight_cache,
+                              bool* is_packed);
+  OrtStatus* (*SetSharedPrePackedWeight)(OrtKernelImpl* this_ptr, const void* const* buffer_data_ptrs,
+                                         const size_t* buffer_data_sizes, size_t num_buffers, int input_index);
 };
 
 /* An EP instance (one session). Members by the API version that added them. */

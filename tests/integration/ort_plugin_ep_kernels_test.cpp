@@ -1,0 +1,214 @@
+// Kernel-registry ONNX Runtime plugin EPs (API 24) end to end: the test EP "ortkern" (tests/plugins/ort_ep/
+// ort_kernel_ep.c: no Compile, a kernel registry) dropped into a plugin directory claims nodes one by one;
+// the host matches each against its registry (operator, since-version range, type constraints), runs the
+// kernels its create functions make, and leaves on the CPU plugin, saying why, what no kernel fits. The
+// kernels see their nodes through OrtKernelInfo; a create function that fails fails the session, naming it.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <onnx/onnx_pb.h>
+
+#include "chain_check.h"
+#include "ephost/ephost_cxx_api.h"
+#include "test_support.h"
+
+using json = nlohmann::json;
+using ephost_test::ModelBuilder;
+using ephost_test::TempDir;
+
+namespace {
+
+namespace fs = boost::filesystem;
+
+void install(const TempDir& dir, const std::string& variant) {
+  const std::string file = "libephost_test_ort_" + variant + ".so";
+  fs::copy_file(fs::path(EPHOST_TEST_PLUGIN_DIR) / "ort_ep" / variant / file, fs::path(dir.path()) / file,
+                fs::copy_option::overwrite_if_exists);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Node name -> its entry in the partition report.
+std::map<std::string, json> nodes_of(const Ephost::Session& s) {
+  const json report = json::parse(s.partition_report_json());
+  std::map<std::string, json> out;
+  for (const auto& n : report["graphs"][0]["nodes"]) out[n["node"]] = n;
+  return out;
+}
+
+// The reason ortkern's claim on `node` was refused, "" when none was.
+std::string refusal(const Ephost::Session& s, const std::string& node) {
+  const json report = json::parse(s.partition_report_json());
+  for (const auto& r : report["graphs"][0]["refused_claims"])
+    if (r["provider"] == "ortkern" && r["refused"].get<bool>())
+      for (const auto& n : r["nodes"])
+        if (n == node) return r["reason"];
+  return "";
+}
+
+class OrtKernelEp : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    install(plugins_, "kernels");
+    env_ = std::make_unique<Ephost::Env>(EPHOST_LOG_ERROR, std::vector<std::string>{plugins_.path()});
+  }
+  TempDir plugins_, models_;
+  std::unique_ptr<Ephost::Env> env_;
+};
+
+TEST_F(OrtKernelEp, ClaimsAreKernelClaimsAndOutputsEqualTheCpuPlugins) {
+  const std::string model = ephost_test::chain_model(4, 6).save(models_);
+  Ephost::Session s(*env_, model);
+  auto nodes = nodes_of(s);
+  for (const char* name : {"add", "mul", "relu"}) {
+    EXPECT_EQ(nodes[name]["provider"], "ortkern") << nodes[name].dump(2);
+    EXPECT_TRUE(nodes[name]["fused_group"].is_null()) << "a kernel claim, not a fused group: " << nodes[name].dump(2);
+  }
+  EXPECT_EQ(nodes["sub"]["provider"], "cpu");  // no kernel for Sub: ortkern's lookup found none, so no claim
+  EXPECT_EQ(nodes["sigmoid"]["provider"], "cpu");
+  EXPECT_EQ(refusal(s, "sub"), "");
+  ephost_test::expect_chain_output(s, 4, 6);
+  ephost_test::expect_chain_output(s, 4, 6);  // the kernels are made once and run again
+}
+
+TEST_F(OrtKernelEp, KernelInfoGettersDescribeTheNode) {
+  ModelBuilder m(16);
+  m.input("x", onnx::TensorProto::FLOAT, {2, 3}).output("y", onnx::TensorProto::FLOAT, {2, 3});
+  m.initializer("c1", {3}, {0.5f, -1.0f, 2.0f});
+  m.node("Add", {"x", "c1"}, {"a"}, "add");
+  ephost_test::attr_float(m.node("LeakyRelu", {"a"}, {"y"}, "leaky"), "alpha", 0.25f);
+  const std::string log = models_.file("kernels.txt");
+  Ephost::SessionOptions options;
+  options.add_config("ep.ortkern.info_log", log).add_config("ep.ortkern.claim", "lookup");
+  Ephost::Session s(*env_, m.save(models_), options);
+  EXPECT_EQ(read_text(log),
+            "node=add op=Add domain= since=14 ep=self claim=lookup in0=x:1 in1=c1:1:const out0=a:1\n"
+            "node=leaky op=LeakyRelu domain= since=16 ep=self claim=lookup in0=a:1 out0=y:1 alpha=0.25\n");
+  std::vector<float> x = {-2.0f, 0.5f, 1.0f, -0.25f, 3.0f, -4.0f};
+  auto out = s.run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {2, 3}, x.data(), x.size())}, {"y"});
+  const std::vector<float> y = out[0].to_vector<float>();
+  const float c1[3] = {0.5f, -1.0f, 2.0f};
+  ASSERT_EQ(y.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float a = x[i] + c1[i % 3];
+    EXPECT_FLOAT_EQ(y[i], a >= 0 ? a : 0.25f * a) << i;
+  }
+}
+
+// x32 * x32 (int32: in Mul's type constraint), x64 * x64 (int64: not) and x - x (Sub: no kernel).
+ModelBuilder typed_model() {
+  ModelBuilder m(13);
+  m.input("a32", onnx::TensorProto::INT32, {2, 3}).input("a64", onnx::TensorProto::INT64, {2, 3});
+  m.input("x", onnx::TensorProto::FLOAT, {2, 3});
+  m.output("p32", onnx::TensorProto::INT32, {2, 3}).output("p64", onnx::TensorProto::INT64, {2, 3});
+  m.output("d", onnx::TensorProto::FLOAT, {2, 3});
+  m.node("Mul", {"a32", "a32"}, {"p32"}, "mul32");
+  m.node("Mul", {"a64", "a64"}, {"p64"}, "mul64");
+  m.node("Sub", {"x", "x"}, {"d"}, "sub");
+  return m;
+}
+
+void expect_typed_outputs(const Ephost::Session& s) {
+  std::vector<int32_t> a32 = {1, -2, 3, 4, 5, -6};
+  std::vector<int64_t> a64 = {7, 8, -9, 10, 11, 12};
+  std::vector<float> x = {1, 2, 3, 4, 5, 6};
+  auto out = s.run({"a32", "a64", "x"},
+                   {Ephost::Tensor::wrap(EPHOST_ELEMENT_INT32, {2, 3}, a32.data(), a32.size()),
+                    Ephost::Tensor::wrap(EPHOST_ELEMENT_INT64, {2, 3}, a64.data(), a64.size()),
+                    Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {2, 3}, x.data(), x.size())},
+                   {"p32", "p64", "d"});
+  ASSERT_EQ(out.size(), 3u);
+  const auto p32 = out[0].to_vector<int32_t>();
+  const auto p64 = out[1].to_vector<int64_t>();
+  const auto d = out[2].to_vector<float>();
+  for (size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(p32[i], a32[i] * a32[i]);
+    EXPECT_EQ(p64[i], a64[i] * a64[i]);
+    EXPECT_EQ(d[i], 0.0f);
+  }
+}
+
+TEST_F(OrtKernelEp, TheLookUpClaimsOnlyNodesItsTypeConstraintsAllow) {
+  Ephost::Session s(*env_, typed_model().save(models_));
+  auto nodes = nodes_of(s);
+  EXPECT_EQ(nodes["mul32"]["provider"], "ortkern");
+  EXPECT_EQ(nodes["mul64"]["provider"], "cpu");
+  EXPECT_EQ(nodes["sub"]["provider"], "cpu");
+  EXPECT_EQ(refusal(s, "mul64"), "");  // never claimed: EpGraphSupportInfo_LookUpKernel found no kernel
+  expect_typed_outputs(s);
+}
+
+TEST_F(OrtKernelEp, ClaimsNoKernelFitsAreRefusedSayingWhy) {
+  Ephost::SessionOptions options;
+  options.add_config("ep.ortkern.claim", "all");  // ortkern claims by operator alone; the host matches
+  Ephost::Session s(*env_, typed_model().save(models_), options);
+  auto nodes = nodes_of(s);
+  EXPECT_EQ(nodes["mul32"]["provider"], "ortkern");
+  EXPECT_EQ(nodes["mul64"]["provider"], "cpu");
+  EXPECT_EQ(nodes["sub"]["provider"], "cpu");
+  const std::string mul64 = refusal(s, "mul64");
+  EXPECT_NE(mul64.find("EpGraphSupportInfo_AddSingleNode"), std::string::npos) << mul64;
+  EXPECT_NE(mul64.find("type constraint T allows {float, int32}, and input 0 'a64' is int64"), std::string::npos)
+      << mul64;
+  const std::string sub = refusal(s, "sub");
+  EXPECT_NE(sub.find("its kernel registry has no kernel for Sub (domain 'ai.onnx')"), std::string::npos) << sub;
+  expect_typed_outputs(s);
+}
+
+TEST_F(OrtKernelEp, ANodeOutsideAKernelsVersionRangeStaysOnTheCpu) {
+  ModelBuilder m = ephost_test::chain_model(2, 3);
+  m.proto().mutable_opset_import(0)->set_version(12);  // Relu resolves to version 6; ortkern's covers 13..14
+  Ephost::SessionOptions options;
+  options.add_config("ep.ortkern.claim", "all");
+  Ephost::Session s(*env_, m.save(models_), options);
+  auto nodes = nodes_of(s);
+  EXPECT_EQ(nodes["add"]["provider"], "ortkern");  // Add-7 is in 7..14
+  EXPECT_EQ(nodes["relu"]["provider"], "cpu");
+  const std::string relu = refusal(s, "relu");
+  EXPECT_NE(relu.find("its kernels for Relu cover since-versions 13 to 14, and the node's operator is version 6"),
+            std::string::npos)
+      << relu;
+  ephost_test::expect_chain_output(s, 2, 3);
+}
+
+// A plugin the user did not ask for that cannot be created costs its own nodes, never the session: the
+// selection report says why it was skipped.
+TEST_F(OrtKernelEp, AnEpWithNeitherCompileNorARegistryIsSkippedSayingSo) {
+  Ephost::SessionOptions options;
+  options.add_config("ep.ortkern.registry", "none");
+  Ephost::Session s(*env_, ephost_test::chain_model(2, 3).save(models_), options);
+  EXPECT_EQ(nodes_of(s)["add"]["provider"], "cpu");
+  const json report = json::parse(s.partition_report_json());
+  std::string reason;
+  for (const auto& c : report["selection"]["candidates"])
+    if (c["provider"].get<std::string>().rfind("ortkern", 0) == 0) reason = c["reason"];  // "ortkern:0"
+  EXPECT_NE(reason.find("skipped: its provider could not be created"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("neither Compile (API 23) nor a kernel registry (GetKernelRegistry, API 24)"),
+            std::string::npos)
+      << reason;
+  ephost_test::expect_chain_output(s, 2, 3);
+}
+
+TEST(OrtKernelEpBroken, AKernelCreateFunctionThatFailsFailsTheSessionNamingIt) {
+  TempDir plugins, models;
+  install(plugins, "kernel_create_fails");
+  Ephost::Env env(EPHOST_LOG_FATAL, std::vector<std::string>{plugins.path()});
+  try {
+    Ephost::Session s(env, ephost_test::chain_model(2, 3).save(models));
+    ADD_FAILURE() << "the session should fail";
+  } catch (const Ephost::Exception& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("provider 'ortkern' kernel create function (KernelRegistry_AddKernel) for node 'relu' (Relu)"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("ortkern refuses to create its Relu kernel (a broken variant)"), std::string::npos) << what;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,524 @@
+/*
+ * A kernel-registry ONNX Runtime plugin EP for ephost's tests ("ortkern"), in C, against ephost's
+ * declarations of ONNX Runtime's ABI (host/ort_ep/include/ort_ep/ort_abi.h). Unlike "ortadd"
+ * (ort_test_ep.c), it compiles nothing: CreateEp builds a kernel registry (API 24) and GetCapability
+ * claims nodes one by one (EpGraphSupportInfo_AddSingleNode); the host creates each node's kernel through
+ * the registered create function and runs it.
+ *
+ * Its registry, all for domain ai.onnx and EP "ortkern":
+ *   Add        since-versions 7..14, T in {float}
+ *   Mul        since-versions 7..14, T in {float, int32}
+ *   Relu       since-versions 13..14, T in {float}
+ *   LeakyRelu  since-versions 6..16, T in {float} (reads its attribute alpha when created)
+ * Add and Mul broadcast as numpy does.
+ *
+ * Options (session config "ep.ortkern.<key>", read in CreateEp):
+ *   claim     "lookup" (default): claims a node when EpGraphSupportInfo_LookUpKernel finds it a kernel;
+ *             "all": claims every Add, Mul, Relu, LeakyRelu and Sub node, leaving the matching to the host
+ *   info_log  a file each kernel create function appends one line to: what the OrtKernelInfo getters
+ *             answered for its node (tests compare it with the model)
+ *   registry  "none": GetKernelRegistry answers NULL, so the EP (with no Compile either) can run nothing
+ *
+ * Several libraries are built from this file (tests/plugins/ort_ep/CMakeLists.txt):
+ *   ORT_TEST_KERNEL_CREATE_FAILS   the create function of Relu fails with a status of its own
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ort_ep/ort_abi.h"
+
+#define EP_NAME "ortkern"
+#define API_VERSION 30
+
+#define EXPORT __attribute__((visibility("default")))
+
+static const struct OrtApi* api;
+static const struct OrtEpApi* ep_api;
+
+static OrtStatus* error(const char* message) { return api->CreateStatus(ORT_EP_FAIL, message); }
+
+#define RETURN_IF(status_expr)     \
+  do {                             \
+    OrtStatus* s_ = (status_expr); \
+    if (s_) return s_;             \
+  } while (0)
+
+enum { OP_ADD = 1, OP_MUL, OP_RELU, OP_LEAKY_RELU };
+
+/* ---- the EP ---- */
+
+struct KernelEp;
+/* What each registered create function is handed: its operator and the EP (one per EP and kernel). */
+typedef struct KernelState {
+  int op;
+  struct KernelEp* ep;
+} KernelState;
+
+typedef struct KernelEp {
+  OrtEp base;
+  OrtKernelRegistry* registry;
+  KernelState states[4]; /* by operator */
+  int claim_all;
+  int no_registry;
+  char info_log[512];
+} KernelEp;
+
+static const char* ep_get_name(const OrtEp* ep) {
+  (void)ep;
+  return EP_NAME;
+}
+
+static int claimable_by_type(const char* op_type) {
+  return strcmp(op_type, "Add") == 0 || strcmp(op_type, "Mul") == 0 || strcmp(op_type, "Relu") == 0 ||
+         strcmp(op_type, "LeakyRelu") == 0 || strcmp(op_type, "Sub") == 0;
+}
+
+static OrtStatus* ep_get_capability(OrtEp* this_ptr, const OrtGraph* graph, OrtEpGraphSupportInfo* info) {
+  KernelEp* ep = (KernelEp*)this_ptr;
+  size_t num_nodes = 0, i;
+  const OrtNode** nodes;
+  OrtStatus* status = NULL;
+  RETURN_IF(api->Graph_GetNumNodes(graph, &num_nodes));
+  if (num_nodes == 0) return NULL;
+  nodes = (const OrtNode**)calloc(num_nodes, sizeof *nodes);
+  if (!nodes) return error("out of memory");
+  status = api->Graph_GetNodes(graph, nodes, num_nodes);
+  for (i = 0; !status && i < num_nodes; ++i) {
+    const char* op_type = NULL;
+    const OrtKernelDef* def = NULL;
+    status = api->Node_GetOperatorType(nodes[i], &op_type);
+    if (status) break;
+    if (ep->claim_all) {
+      if (claimable_by_type(op_type)) status = ep_api->EpGraphSupportInfo_AddSingleNode(info, nodes[i]);
+      continue;
+    }
+    status = ep_api->EpGraphSupportInfo_LookUpKernel(info, nodes[i], &def);
+    if (status || !def) continue;
+    /* The definition found is one of ours, for this operator. */
+    if (strcmp(ep_api->KernelDef_GetOperatorType(def), op_type) != 0 ||
+        strcmp(ep_api->KernelDef_GetExecutionProvider(def), EP_NAME) != 0) {
+      status = error("EpGraphSupportInfo_LookUpKernel answered a kernel definition for another operator or EP");
+      break;
+    }
+    status = ep_api->EpGraphSupportInfo_AddSingleNode(info, nodes[i]);
+  }
+  free(nodes);
+  return status;
+}
+
+/* ---- kernels ---- */
+
+typedef struct TestKernel {
+  OrtKernelImpl base;
+  int op;
+  float alpha; /* LeakyRelu */
+} TestKernel;
+
+typedef struct Shape {
+  int64_t dims[8];
+  size_t rank;
+  size_t count;
+  enum ONNXTensorElementDataType elem;
+} Shape;
+
+static OrtStatus* shape_of(const OrtValue* v, Shape* s) {
+  OrtTensorTypeAndShapeInfo* info = NULL;
+  OrtStatus* status;
+  size_t i;
+  RETURN_IF(api->GetTensorTypeAndShape(v, &info));
+  status = api->GetDimensionsCount(info, &s->rank);
+  if (!status && s->rank > 8) status = error("more than 8 dimensions");
+  if (!status) status = api->GetDimensions(info, s->dims, s->rank);
+  if (!status) status = api->GetTensorElementType(info, &s->elem);
+  api->ReleaseTensorTypeAndShapeInfo(info);
+  s->count = 1;
+  for (i = 0; i < s->rank; ++i) s->count *= (size_t)s->dims[i];
+  return status;
+}
+
+/* The shape `a` and `b` broadcast to (numpy's rule) in `out`; 0 when they do not broadcast. */
+static int broadcast(const Shape* a, const Shape* b, Shape* out) {
+  size_t i;
+  out->rank = a->rank > b->rank ? a->rank : b->rank;
+  out->count = 1;
+  out->elem = a->elem;
+  for (i = 0; i < out->rank; ++i) {
+    int64_t da = i < out->rank - a->rank ? 1 : a->dims[i - (out->rank - a->rank)];
+    int64_t db = i < out->rank - b->rank ? 1 : b->dims[i - (out->rank - b->rank)];
+    if (da != db && da != 1 && db != 1) return 0;
+    out->dims[i] = da == 1 ? db : da;
+    out->count *= (size_t)out->dims[i];
+  }
+  return 1;
+}
+
+/* Where `out`'s flat element `j` reads `in` (broadcast to `out`'s shape). */
+static size_t source_index(const Shape* in, const Shape* out, size_t j) {
+  size_t index = 0, stride = 1, i;
+  for (i = 0; i < in->rank; ++i) {
+    size_t axis = in->rank - 1 - i;
+    size_t out_dim = (size_t)out->dims[out->rank - 1 - i];
+    size_t coordinate = j % out_dim;
+    j /= out_dim;
+    if (in->dims[axis] != 1) index += coordinate * stride;
+    stride *= (size_t)in->dims[axis];
+  }
+  return index;
+}
+
+static OrtStatus* compute_binary(const TestKernel* k, OrtKernelContext* context) {
+  const OrtValue* a = NULL;
+  const OrtValue* b = NULL;
+  OrtValue* y = NULL;
+  const void* pa = NULL;
+  const void* pb = NULL;
+  void* py = NULL;
+  Shape sa, sb, sy;
+  size_t j;
+  RETURN_IF(api->KernelContext_GetInput(context, 0, &a));
+  RETURN_IF(api->KernelContext_GetInput(context, 1, &b));
+  if (!a || !b) return error("a binary kernel is missing an input");
+  RETURN_IF(shape_of(a, &sa));
+  RETURN_IF(shape_of(b, &sb));
+  if (sa.elem != sb.elem) return error("inputs of different element types");
+  if (!broadcast(&sa, &sb, &sy)) return error("inputs that do not broadcast");
+  RETURN_IF(api->KernelContext_GetOutput(context, 0, sy.dims, sy.rank, &y));
+  RETURN_IF(api->GetTensorData(a, &pa));
+  RETURN_IF(api->GetTensorData(b, &pb));
+  RETURN_IF(api->GetTensorMutableData(y, &py));
+  if (sy.elem == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
+    const float* fa = (const float*)pa;
+    const float* fb = (const float*)pb;
+    float* fy = (float*)py;
+    for (j = 0; j < sy.count; ++j) {
+      float x1 = fa[source_index(&sa, &sy, j)], x2 = fb[source_index(&sb, &sy, j)];
+      fy[j] = k->op == OP_ADD ? x1 + x2 : x1 * x2;
+    }
+  } else if (sy.elem == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32 && k->op == OP_MUL) {
+    const int32_t* ia = (const int32_t*)pa;
+    const int32_t* ib = (const int32_t*)pb;
+    int32_t* iy = (int32_t*)py;
+    for (j = 0; j < sy.count; ++j) iy[j] = ia[source_index(&sa, &sy, j)] * ib[source_index(&sb, &sy, j)];
+  } else {
+    return error("an element type the kernel was not registered for reached Compute");
+  }
+  return NULL;
+}
+
+static OrtStatus* compute_unary(const TestKernel* k, OrtKernelContext* context) {
+  const OrtValue* x = NULL;
+  OrtValue* y = NULL;
+  const void* px = NULL;
+  void* py = NULL;
+  Shape s;
+  size_t j;
+  RETURN_IF(api->KernelContext_GetInput(context, 0, &x));
+  if (!x) return error("a unary kernel is missing its input");
+  RETURN_IF(shape_of(x, &s));
+  if (s.elem != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) return error("Relu / LeakyRelu registered for float only");
+  RETURN_IF(api->KernelContext_GetOutput(context, 0, s.dims, s.rank, &y));
+  RETURN_IF(api->GetTensorData(x, &px));
+  RETURN_IF(api->GetTensorMutableData(y, &py));
+  for (j = 0; j < s.count; ++j) {
+    float v = ((const float*)px)[j];
+    ((float*)py)[j] = v >= 0.0f ? v : (k->op == OP_RELU ? 0.0f : k->alpha * v);
+  }
+  return NULL;
+}
+
+static OrtStatus* kernel_compute(OrtKernelImpl* this_ptr, OrtKernelContext* context) {
+  const TestKernel* k = (const TestKernel*)this_ptr;
+  size_t inputs = 0, outputs = 0;
+  RETURN_IF(api->KernelContext_GetInputCount(context, &inputs));
+  RETURN_IF(api->KernelContext_GetOutputCount(context, &outputs));
+  if (outputs != 1) return error("one output expected");
+  if (k->op == OP_ADD || k->op == OP_MUL) {
+    if (inputs != 2) return error("two inputs expected");
+    return compute_binary(k, context);
+  }
+  if (inputs != 1) return error("one input expected");
+  return compute_unary(k, context);
+}
+
+static void kernel_release(OrtKernelImpl* this_ptr) { free(this_ptr); }
+
+/* ---- what the kernel info says, logged for the tests ---- */
+
+/* Appends `text` to `line` (of `size` bytes), cutting it short rather than overflowing. */
+static void append(char* line, size_t size, const char* text) {
+  size_t used = strlen(line);
+  if (used + 1 < size) snprintf(line + used, size - used, "%s", text);
+}
+
+/* Reads a text getter the way ONNX Runtime's C++ wrapper does: the size first, then the text. */
+typedef OrtStatus* (*TextGetter)(const OrtKernelInfo* info, char* out, size_t* size);
+static OrtStatus* read_text(TextGetter get, const OrtKernelInfo* info, char* out, size_t room) {
+  size_t size = 0;
+  RETURN_IF(get(info, NULL, &size));
+  if (size > room) return error("a kernel info text longer than the test plugin's buffer");
+  return get(info, out, &size);
+}
+
+static OrtStatus* elem_type_of(OrtTypeInfo* type, int* elem) {
+  const OrtTensorTypeAndShapeInfo* tensor = NULL;
+  enum ONNXTensorElementDataType e = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  OrtStatus* status = api->CastTypeInfoToTensorInfo(type, &tensor);
+  if (!status) status = api->GetTensorElementType(tensor, &e);
+  api->ReleaseTypeInfo(type);
+  *elem = (int)e;
+  return status;
+}
+
+/* One side's values: " in0=<name>:<elem type>[:const]" for each input (or out0=... for outputs). */
+static OrtStatus* describe_values(const OrtKernelInfo* info, int inputs, char* line, size_t size) {
+  size_t count = 0, i;
+  char name[128], piece[192];
+  RETURN_IF(inputs ? api->KernelInfo_GetInputCount(info, &count) : api->KernelInfo_GetOutputCount(info, &count));
+  for (i = 0; i < count; ++i) {
+    OrtTypeInfo* type = NULL;
+    size_t name_size = sizeof name;
+    int elem = 0, is_constant = 0;
+    const OrtValue* constant = NULL;
+    RETURN_IF(inputs ? api->KernelInfo_GetInputName(info, i, name, &name_size)
+                     : api->KernelInfo_GetOutputName(info, i, name, &name_size));
+    RETURN_IF(inputs ? api->KernelInfo_GetInputTypeInfo(info, i, &type) : api->KernelInfo_GetOutputTypeInfo(info, i, &type));
+    RETURN_IF(elem_type_of(type, &elem));
+    if (inputs) RETURN_IF(api->KernelInfoGetConstantInput_tensor(info, i, &is_constant, &constant));
+    if (is_constant && !constant) return error("a constant input without its value");
+    snprintf(piece, sizeof piece, " %s%zu=%s:%d%s", inputs ? "in" : "out", i, name, elem, is_constant ? ":const" : "");
+    append(line, size, piece);
+  }
+  return NULL;
+}
+
+static OrtStatus* log_kernel_info(const KernelEp* ep, const TestKernel* k, const OrtKernelInfo* info) {
+  char line[1024] = "", node[128], op_type[64], domain[64], piece[512];
+  int since = 0;
+  const OrtEp* owner = NULL;
+  OrtKeyValuePairs* config = NULL;
+  const char* claim = NULL;
+  FILE* f;
+  RETURN_IF(read_text(api->KernelInfo_GetNodeName, info, node, sizeof node));
+  RETURN_IF(read_text(api->KernelInfo_GetOperatorType, info, op_type, sizeof op_type));
+  RETURN_IF(read_text(api->KernelInfo_GetOperatorDomain, info, domain, sizeof domain));
+  RETURN_IF(api->KernelInfo_GetOperatorSinceVersion(info, &since));
+  RETURN_IF(ep_api->KernelInfo_GetEp(info, &owner));
+  RETURN_IF(api->KernelInfo_GetConfigEntries(info, &config));
+  claim = api->GetKeyValue(config, "ep." EP_NAME ".claim");
+  snprintf(piece, sizeof piece, "node=%s op=%s domain=%s since=%d ep=%s claim=%s", node, op_type, domain, since,
+           owner == &ep->base ? "self" : "other", claim ? claim : "-");
+  api->ReleaseKeyValuePairs(config);
+  append(line, sizeof line, piece);
+  RETURN_IF(describe_values(info, 1, line, sizeof line));
+  RETURN_IF(describe_values(info, 0, line, sizeof line));
+  if (k->op == OP_LEAKY_RELU) {
+    snprintf(piece, sizeof piece, " alpha=%g", (double)k->alpha);
+    append(line, sizeof line, piece);
+  }
+  f = fopen(ep->info_log, "a");
+  if (!f) return error("cannot open the info log");
+  fprintf(f, "%s\n", line);
+  fclose(f);
+  return NULL;
+}
+
+static OrtStatus* create_kernel(void* state, const OrtKernelInfo* info, OrtKernelImpl** out) {
+  const KernelState* s = (const KernelState*)state;
+  TestKernel* k;
+  OrtStatus* status = NULL;
+#ifdef ORT_TEST_KERNEL_CREATE_FAILS
+  if (s->op == OP_RELU) return api->CreateStatus(ORT_EP_FAIL, "ortkern refuses to create its Relu kernel (a broken variant)");
+#endif
+  k = (TestKernel*)calloc(1, sizeof *k);
+  if (!k) return error("out of memory");
+  k->base.ort_version_supported = API_VERSION;
+  k->base.Compute = kernel_compute;
+  k->base.Release = kernel_release;
+  k->op = s->op;
+  if (s->op == OP_LEAKY_RELU) {
+    /* alpha is optional in the model (0.01): ONNX Runtime's getter fails when it is absent. */
+    status = api->KernelInfoGetAttribute_float(info, "alpha", &k->alpha);
+    if (status) {
+      api->ReleaseStatus(status);
+      status = NULL;
+      k->alpha = 0.01f;
+    }
+  }
+  if (s->ep->info_log[0]) status = log_kernel_info(s->ep, k, info);
+  if (status) {
+    free(k);
+    return status;
+  }
+  *out = &k->base;
+  return NULL;
+}
+
+/* ---- the registry ---- */
+
+static OrtStatus* add_kernel(KernelEp* ep, const char* op_type, int op, int since_start, int since_end,
+                             const enum ONNXTensorElementDataType* types, size_t num_types) {
+  OrtKernelDefBuilder* builder = NULL;
+  OrtKernelDef* def = NULL;
+  const OrtDataType* data_types[4];
+  OrtStatus* status;
+  size_t i;
+  KernelState* state = &ep->states[op - 1];
+  state->op = op;
+  state->ep = ep;
+  for (i = 0; i < num_types; ++i) RETURN_IF(ep_api->GetTensorDataType(types[i], &data_types[i]));
+  RETURN_IF(ep_api->CreateKernelDefBuilder(&builder));
+  status = ep_api->KernelDefBuilder_SetOperatorType(builder, op_type);
+  if (!status) status = ep_api->KernelDefBuilder_SetDomain(builder, "");
+  if (!status) status = ep_api->KernelDefBuilder_SetSinceVersion(builder, since_start, since_end);
+  if (!status) status = ep_api->KernelDefBuilder_SetExecutionProvider(builder, EP_NAME);
+  if (!status) status = ep_api->KernelDefBuilder_SetInputMemType(builder, 0, OrtMemTypeDefault);
+  if (!status) status = ep_api->KernelDefBuilder_SetOutputMemType(builder, 0, OrtMemTypeDefault);
+  if (!status) status = ep_api->KernelDefBuilder_AddTypeConstraint(builder, "T", data_types, num_types);
+  if (!status) status = ep_api->KernelDefBuilder_Build(builder, &def);
+  ep_api->ReleaseKernelDefBuilder(builder);
+  if (!status) status = ep_api->KernelRegistry_AddKernel(ep->registry, def, create_kernel, state);
+  if (def) ep_api->ReleaseKernelDef(def); /* the registry keeps its own copy */
+  return status;
+}
+
+static OrtStatus* build_registry(KernelEp* ep) {
+  static const enum ONNXTensorElementDataType floats[] = {ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT};
+  static const enum ONNXTensorElementDataType float_int32[] = {ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT,
+                                                                ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32};
+  RETURN_IF(ep_api->CreateKernelRegistry(&ep->registry));
+  RETURN_IF(add_kernel(ep, "Add", OP_ADD, 7, 14, floats, 1));
+  RETURN_IF(add_kernel(ep, "Mul", OP_MUL, 7, 14, float_int32, 2));
+  RETURN_IF(add_kernel(ep, "Relu", OP_RELU, 13, 14, floats, 1));
+  RETURN_IF(add_kernel(ep, "LeakyRelu", OP_LEAKY_RELU, 6, 16, floats, 1));
+  return NULL;
+}
+
+static OrtStatus* ep_get_kernel_registry(OrtEp* this_ptr, const OrtKernelRegistry** out) {
+  const KernelEp* ep = (const KernelEp*)this_ptr;
+  *out = ep->no_registry ? NULL : ep->registry;
+  return NULL;
+}
+
+/* ---- the factory ---- */
+
+static const char* factory_name(const OrtEpFactory* f) {
+  (void)f;
+  return EP_NAME;
+}
+static const char* factory_vendor(const OrtEpFactory* f) {
+  (void)f;
+  return "ephost tests";
+}
+static uint32_t factory_vendor_id(const OrtEpFactory* f) {
+  (void)f;
+  return 0;
+}
+static const char* factory_version(const OrtEpFactory* f) {
+  (void)f;
+  return "0.2.4";
+}
+
+static OrtStatus* factory_supported_devices(OrtEpFactory* f, const OrtHardwareDevice* const* devices, size_t n,
+                                            OrtEpDevice** ep_devices, size_t max, size_t* num) {
+  size_t i;
+  *num = 0;
+  for (i = 0; i < n && *num < max; ++i) {
+    OrtEpDevice* d = NULL;
+    OrtMemoryInfo* memory = NULL;
+    OrtStatus* status;
+    if (api->HardwareDevice_Type(devices[i]) != OrtHardwareDeviceType_CPU) continue;
+    RETURN_IF(ep_api->CreateEpDevice(f, devices[i], NULL, NULL, &d));
+    status = api->CreateMemoryInfo_V2("Cpu", OrtMemoryInfoDeviceType_CPU, 0, 0, OrtDeviceMemoryType_DEFAULT, 0,
+                                      OrtDeviceAllocator, &memory);
+    if (!status) status = ep_api->EpDevice_AddAllocatorInfo(d, memory);
+    if (memory) api->ReleaseMemoryInfo(memory);
+    if (status) {
+      ep_api->ReleaseEpDevice(d);
+      return status;
+    }
+    ep_devices[(*num)++] = d;
+  }
+  return NULL;
+}
+
+/* The option `key` ("ep.ortkern.<key>") into `out`, "" when absent. */
+static OrtStatus* read_option(const OrtSessionOptions* options, const char* key, char* out, size_t room) {
+  char full[96];
+  int has = 0;
+  size_t size = room;
+  out[0] = '\0';
+  snprintf(full, sizeof full, "ep." EP_NAME ".%s", key);
+  RETURN_IF(api->HasSessionConfigEntry(options, full, &has));
+  if (has) RETURN_IF(api->GetSessionConfigEntry(options, full, out, &size));
+  return NULL;
+}
+
+static void factory_release_ep(OrtEpFactory* f, OrtEp* ep) {
+  KernelEp* own = (KernelEp*)ep;
+  (void)f;
+  if (!own) return;
+  if (own->registry) ep_api->ReleaseKernelRegistry(own->registry);
+  free(own);
+}
+
+static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* const* devices,
+                                    const OrtKeyValuePairs* const* metadata, size_t n,
+                                    const OrtSessionOptions* options, const OrtLogger* logger, OrtEp** out) {
+  KernelEp* ep;
+  char claim[16], registry[16];
+  OrtStatus* status;
+  (void)metadata, (void)logger;
+  if (n != 1 || api->HardwareDevice_Type(devices[0]) != OrtHardwareDeviceType_CPU)
+    return api->CreateStatus(ORT_INVALID_ARGUMENT, "CreateEp: one CPU device expected");
+  ep = (KernelEp*)calloc(1, sizeof *ep);
+  if (!ep) return error("out of memory");
+  ep->base.ort_version_supported = API_VERSION;
+  ep->base.GetName = ep_get_name;
+  ep->base.GetCapability = ep_get_capability;
+  ep->base.GetKernelRegistry = ep_get_kernel_registry; /* no Compile: a kernel-registry EP */
+  status = read_option(options, "claim", claim, sizeof claim);
+  if (!status) status = read_option(options, "info_log", ep->info_log, sizeof ep->info_log);
+  if (!status) status = read_option(options, "registry", registry, sizeof registry);
+  if (!status) {
+    ep->claim_all = strcmp(claim, "all") == 0;
+    ep->no_registry = strcmp(registry, "none") == 0;
+    status = build_registry(ep);
+  }
+  if (status) {
+    factory_release_ep(f, &ep->base);
+    return status;
+  }
+  *out = &ep->base;
+  return NULL;
+}
+
+static OrtEpFactory factory;
+
+EXPORT OrtStatus* CreateEpFactories(const char* registered_name, const OrtApiBase* base, const OrtLogger* logger,
+                                    OrtEpFactory** factories, size_t max_factories, size_t* num_factories) {
+  (void)registered_name, (void)logger;
+  api = base->GetApi(API_VERSION);
+  if (!api) {
+    *num_factories = 0;
+    return NULL;
+  }
+  ep_api = api->GetEpApi();
+  if (max_factories < 1) return api->CreateStatus(ORT_INVALID_ARGUMENT, "room for no factory");
+  factory.ort_version_supported = API_VERSION;
+  factory.GetName = factory_name;
+  factory.GetVendor = factory_vendor;
+  factory.GetSupportedDevices = factory_supported_devices;
+  factory.CreateEp = factory_create_ep;
+  factory.ReleaseEp = factory_release_ep;
+  factory.GetVendorId = factory_vendor_id;
+  factory.GetVersion = factory_version;
+  factories[0] = &factory;
+  *num_factories = 1;
+  return NULL;
+}
+
+EXPORT OrtStatus* ReleaseEpFactory(OrtEpFactory* f) {
+  (void)f;
+  return NULL;
+}
