@@ -12,7 +12,8 @@
 // and divided by the run's requests to the provider host, per call. FAKEDEV_UNPROTECTED=1 is set, so
 // the plugin's own mprotect calls are not measured.
 //
-//   ephost_isolation_bench [RUNS]      default 2000 runs per width and mode
+//   ephost_isolation_bench [RUNS] [device]   default 2000 runs per width and mode; `device`: the device
+//                                            memory section only
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -129,12 +130,14 @@ Timing time_runs(Ephost::Env& env, const std::string& model, int64_t width, cons
 
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 2000;
+  const bool device_only = argc > 2 && std::string(argv[2]) == "device";
   Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{});
   env.register_plugin(EPHOST_FAULTY_PLUGIN);
   std::printf("per run, microseconds: wall median and min; CPU of this process plus the provider host\n");
   std::printf("%-9s %11s %11s %11s | %11s %11s %11s | %10s %9s\n", "floats", "in_median", "in_min", "in_cpu",
               "iso_median", "iso_min", "iso_cpu", "cpu_extra", "cpu_ratio");
   for (int64_t width : {16, 1024, 65536, 1048576}) {
+    if (device_only) break;
     const std::string model = chain_model(width);
     const int n = width >= 1048576 ? std::max(20, runs / 20) : runs;
     const Timing in = time_runs(env, model, width, "in_process", n);
