@@ -17,6 +17,7 @@
 // Thread-safety: every method takes the isolated provider's lock (the shared provider host's).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -83,8 +84,9 @@ class IsolatedDevice final : public Device {
   Buffer& known_buffer_locked(uint64_t id, const char* call) const;
 
   const IsolatedProvider& owner_;
-  bool has_streams_ = false;
-  bool copies_between_devices_ = false;
+  // Set under the lock at each process start, read by the executor without it.
+  std::atomic<bool> has_streams_{false};
+  std::atomic<bool> copies_between_devices_{false};
   mutable std::unordered_map<uint64_t, Buffer> buffers_;
   mutable std::unordered_map<uint64_t, uint64_t> streams_;  // id -> the generation it exists in
 };

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "device_support.h"
 
@@ -181,6 +182,27 @@ TEST_P(ProviderIsolationDevice, CrashInComputeFailsOneRunNamingThePluginAndTheCa
   }
   for (int seed = 3; seed < 5; ++seed) expect_run_matches(isolated, in_process, seed);
   EXPECT_EQ(journal()[process_of(isolated)]["copy_to_device"], 2 + 2 * 2) << "initializers again, then two runs";
+}
+
+TEST_P(ProviderIsolationDevice, ConcurrentRunsOfOneSessionAreCorrect) {
+  Ephost::Session in_process(*env_, model_.data(), model_.size(), options("in_process"));
+  Ephost::Session isolated(*env_, model_.data(), model_.size(), options("process"));
+  constexpr int kThreads = 4, kRuns = 15;
+  std::vector<std::vector<std::vector<float>>> want;
+  for (int seed = 0; seed < kThreads; ++seed) want.push_back(run(in_process, seed));
+  std::vector<std::string> problems(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      try {
+        for (int r = 0; r < kRuns; ++r)
+          if (run(isolated, t) != want[static_cast<size_t>(t)]) problems[static_cast<size_t>(t)] = "wrong outputs";
+      } catch (const std::exception& e) {
+        problems[static_cast<size_t>(t)] = e.what();
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(problems[static_cast<size_t>(t)], "") << "thread " << t;
 }
 
 }  // namespace
