@@ -5,7 +5,15 @@
 // request, the reply, and the copy of the input into the shared arena and of the output out of it).
 // Widths from 16 floats (the fixed cost) to 1 M floats (4 MiB each way: the copies' share).
 //
-//   ephost_isolation_bench [RUNS]      default 2000 runs per width and mode
+// Then device memory (plugin ABI 3): the fakedev test plugin (fake device memory in its own process,
+// streams) runs the same chain as one fused group with its buffers in the provider host, the host
+// holding ids. A run there is several calls: the copy of x to the device, the compute (buffer ids), the
+// copy of y back, the stream's synchronization (and frees sent ahead): its extra cost per run is shown,
+// and divided by the run's requests to the provider host, per call. FAKEDEV_UNPROTECTED=1 is set, so
+// the plugin's own mprotect calls are not measured.
+//
+//   ephost_isolation_bench [RUNS] [device]   default 2000 runs per width and mode; `device`: the device
+//                                            memory section only
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -87,11 +95,13 @@ struct Timing {
 };
 
 // Per-run times over `runs` runs (after 50 warm-up runs).
-Timing time_runs(Ephost::Env& env, const std::string& model, int64_t width, const char* mode, int runs) {
+Timing time_runs(Ephost::Env& env, const std::string& model, int64_t width, const char* mode, int runs,
+                 const char* provider = "faulty") {
   Ephost::SessionOptions o;
   o.set_threads(1);
   o.add_config("session.provider_isolation", mode);
-  o.append_provider("faulty");
+  o.append_provider(provider);
+  if (std::string(provider) == "fakedev") o.add_config("ep.fakedev.mode", "fused");
   Ephost::Session s(env, model.data(), model.size(), o);
   std::vector<float> x(static_cast<size_t>(width), 0.25f);
   std::vector<double> times;
@@ -120,12 +130,14 @@ Timing time_runs(Ephost::Env& env, const std::string& model, int64_t width, cons
 
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 2000;
+  const bool device_only = argc > 2 && std::string(argv[2]) == "device";
   Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{});
   env.register_plugin(EPHOST_FAULTY_PLUGIN);
   std::printf("per run, microseconds: wall median and min; CPU of this process plus the provider host\n");
   std::printf("%-9s %11s %11s %11s | %11s %11s %11s | %10s %9s\n", "floats", "in_median", "in_min", "in_cpu",
               "iso_median", "iso_min", "iso_cpu", "cpu_extra", "cpu_ratio");
   for (int64_t width : {16, 1024, 65536, 1048576}) {
+    if (device_only) break;
     const std::string model = chain_model(width);
     const int n = width >= 1048576 ? std::max(20, runs / 20) : runs;
     const Timing in = time_runs(env, model, width, "in_process", n);
@@ -134,5 +146,33 @@ int main(int argc, char** argv) {
                 in.median_us, in.min_us, in.cpu_us, out.median_us, out.min_us, out.cpu_us, out.cpu_us - in.cpu_us,
                 out.cpu_us / in.cpu_us);
   }
+
+  // Device memory: fakedev alone in a plugin folder, probed by the scanner (so an isolated session has
+  // its device), in process against isolated.
+  setenv("FAKEDEV_UNPROTECTED", "1", 1);
+  char folder[] = "/tmp/ephost-isolation-bench-XXXXXX";
+  if (!mkdtemp(folder)) return 1;
+  const std::string link = std::string(folder) + "/libephost_test_fakedev.so";
+  if (symlink(EPHOST_FAKEDEV_PLUGIN, link.c_str()) != 0) return 1;
+  {
+    Ephost::Env device_env(EPHOST_LOG_ERROR, std::vector<std::string>{folder});
+    // Requests per isolated run: copy in, compute, copy out, synchronize (the frees ride ahead).
+    constexpr double kCallsPerRun = 4;
+    std::printf("\ndevice memory (fakedev, one fused group; %g requests per isolated run)\n", kCallsPerRun);
+    std::printf("%-9s %11s %11s %11s | %11s %11s %11s | %10s %9s %9s\n", "floats", "in_median", "in_min", "in_cpu",
+                "iso_median", "iso_min", "iso_cpu", "cpu_extra", "cpu_ratio", "us/call");
+    for (int64_t width : {16, 1024, 65536, 1048576}) {
+      const std::string model = chain_model(width);
+      const int n = width >= 1048576 ? std::max(20, runs / 20) : runs;
+      const Timing in = time_runs(device_env, model, width, "in_process", n, "fakedev");
+      const Timing out = time_runs(device_env, model, width, "process", n, "fakedev");
+      std::printf("%-9lld %11.2f %11.2f %11.2f | %11.2f %11.2f %11.2f | %10.2f %9.2f %9.2f\n",
+                  static_cast<long long>(width), in.median_us, in.min_us, in.cpu_us, out.median_us, out.min_us,
+                  out.cpu_us, out.cpu_us - in.cpu_us, out.cpu_us / in.cpu_us,
+                  (out.median_us - in.median_us) / kCallsPerRun);
+    }
+  }
+  unlink(link.c_str());
+  rmdir(folder);
   return 0;
 }

@@ -102,9 +102,17 @@ class IsolatedProvider::Unit final : public ComputeUnit {
 IsolatedProvider::IsolatedProvider(const void* env, const PluginRecord& record,
                                    const std::vector<std::pair<std::string, std::string>>& options,
                                    int64_t device_index, IsolationSettings settings, std::string executable)
-    : Provider(record, nullptr), settings_(std::move(settings)), executable_(std::move(executable)),
+    : IsolatedProvider(env, record, options, device_index, std::move(settings), std::move(executable),
+                       device_for(*this, record, device_index)) {}
+
+IsolatedProvider::IsolatedProvider(const void* env, const PluginRecord& record,
+                                   const std::vector<std::pair<std::string, std::string>>& options,
+                                   int64_t device_index, IsolationSettings settings, std::string executable,
+                                   std::unique_ptr<isolation::IsolatedDevice> device)
+    : Provider(record, device.get()), settings_(std::move(settings)), executable_(std::move(executable)),
       host_(isolation::shared_provider_host(env, record.path)), client_(take_client_id(*host_)),
-      device_index_(device_index), mutex_(host_->mutex), process_(host_->process), generation_(host_->generation) {
+      device_index_(device_index), isolated_device_(std::move(device)), mutex_(host_->mutex),
+      process_(host_->process), generation_(host_->generation) {
   if (device_index >= 0 && static_cast<size_t>(device_index) >= record.probed_devices.size())
     fail(EPHOST_INVALID_ARGUMENT, "provider '{}': plugin '{}' has no device {}", name(), name(), device_index);
   const std::string why_not = cannot_serve(record, device_index);
@@ -118,14 +126,21 @@ IsolatedProvider::IsolatedProvider(const void* env, const PluginRecord& record,
   ensure_process_locked("provider_create");
 }
 
+std::unique_ptr<isolation::IsolatedDevice> IsolatedProvider::device_for(const IsolatedProvider& owner,
+                                                                         const PluginRecord& record,
+                                                                         int64_t device_index) {
+  if (device_index < 0 || static_cast<size_t>(device_index) >= record.probed_devices.size()) return nullptr;
+  const ProbedDevice& probed = record.probed_devices[static_cast<size_t>(device_index)];
+  if (probed.host_memory_usable) return nullptr;
+  return std::make_unique<isolation::IsolatedDevice>(owner, record.name, record.path,
+                                                     static_cast<uint32_t>(device_index), probed);
+}
+
 std::string IsolatedProvider::cannot_serve(const PluginRecord& record, int64_t device_index) {
   if (device_index < 0) return "";
   if (static_cast<size_t>(device_index) >= record.probed_devices.size())
-    return fmt::format("has no device {}", device_index);
-  const ProbedDevice& device = record.probed_devices[static_cast<size_t>(device_index)];
-  if (device.host_memory_usable) return "";
-  return fmt::format("on device {}:{} ({}) works on device memory, which does not cross to a provider host process "
-                     "yet", record.name, device_index, device.name);
+    return fmt::format("has no device {} ('ephost plugins' lists its devices)", device_index);
+  return "";
 }
 
 IsolatedProvider::~IsolatedProvider() {
@@ -208,8 +223,11 @@ void IsolatedProvider::ensure_process_locked(const std::string& what) const {
   MessageReader in(reply);
   in.u32();
   const uint32_t flags = in.u32();
-  emits_contexts_ = flags & 1;
-  observes_runs_ = flags & 2;
+  emits_contexts_ = flags & isolation::kCreatedEmitsContexts;
+  observes_runs_ = flags & isolation::kCreatedObservesRuns;
+  if (isolated_device_)
+    isolated_device_->set_capabilities(flags & isolation::kCreatedDeviceHasStreams,
+                                       flags & isolation::kCreatedDeviceCopiesBetweenDevices);
   if (health_.state != IsolatedProviderState::kRestarting) return;
   health_.state = IsolatedProviderState::kRunning;
   IsolatedProviderHealth snapshot = health_;
@@ -256,8 +274,10 @@ std::string IsolatedProvider::batch_request_locked(const std::string& message, c
   return inner;
 }
 
-void IsolatedProvider::post_locked(Op op) const {
-  posted_.push_back(request(op, client_).data());
+void IsolatedProvider::post_locked(Op op) const { post_request_locked(request(op, client_).data()); }
+
+void IsolatedProvider::post_request_locked(std::string message) const {
+  posted_.push_back(std::move(message));
   // Runs that never call this provider post without sending: past a bound they go on their own.
   if (posted_.size() < kMaxPosted) return;
   std::string last = std::move(posted_.back());
@@ -492,6 +512,7 @@ void IsolatedProvider::create_state(ComputeUnit& computeUnit) const {
 
 void IsolatedProvider::compute(const ComputeUnit& computeUnit, EphostKernelContext* context) const {
   Unit& unit = own(computeUnit);
+  if (isolated_device_) return compute_on_device(unit, context);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (health_.state != IsolatedProviderState::kFallenBack) return compute_remote_locked(unit, context);
@@ -524,7 +545,8 @@ void IsolatedProvider::compute_remote_locked(Unit& unit, EphostKernelContext* co
   }
   arena.reserve(bytes + unit.output_bytes);
   MessageWriter m = request(Op::kCompute, client_);
-  m.u64(unit.remote).u64(arena.size()).i64(context->num_threads()).u64(inputs.size());
+  // Host memory: no device (-1), no stream (0), no device outputs (0).
+  m.u64(unit.remote).u64(arena.size()).i64(context->num_threads()).i64(-1).u64(0).u64(0).u64(inputs.size());
   size_t offset = 0;
   for (const Tensor* t : inputs) {
     isolation::write_tensor_slot(m, t, offset);
@@ -563,6 +585,114 @@ void IsolatedProvider::compute_remote_locked(Unit& unit, EphostKernelContext* co
     output_bytes = isolation::SharedArena::align(output_bytes + size);
   }
   unit.output_bytes = output_bytes;
+}
+
+namespace {
+
+// A compute's output as the provider host described it.
+struct RemoteOutput {
+  isolation::SlotPlace place = isolation::SlotPlace::kAbsent;
+  int32_t elem_type = 0;
+  std::vector<int64_t> shape;
+  uint64_t id = 0;     // kDevice: the buffer the provider host keeps
+  Tensor host;         // kArena: copied out of the arena
+};
+
+}  // namespace
+
+void IsolatedProvider::compute_on_device(Unit& unit, EphostKernelContext* context) const {
+  const std::string what = unit.fused() ? fmt::format("compute of fused group '{}'", unit.name())
+                                        : fmt::format("compute of {}", unit.what);
+  const isolation::IsolatedDevice& device = *isolated_device_;
+  // Asked before the lock: reading an input may copy it to the device now, and the run's stream may be
+  // made now, each a request of its own.
+  std::vector<const RuntimeValue*> values(context->num_inputs());
+  for (size_t i = 0; i < values.size(); ++i) values[i] = context->input(i);
+  EphostStream* stream = context->stream();
+  const RunLimits* limits = context->run_limits();
+  std::function<bool()> stop;
+  if (limits && limits->limited()) stop = [limits] { return limits->stop_reason().has_value(); };
+
+  std::vector<RemoteOutput> outputs;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (health_.state == IsolatedProviderState::kFallenBack)
+      fail(EPHOST_EP_FAIL, "provider '{}' {}: the provider fell back after {} failures, and its device's memory, "
+           "where the run's values are, is reached by its provider host process only; create the session again "
+           "(last failure: {})", name(), what, health_.failures, health_.last_failure);
+    ensure_process_locked(what);
+    ensure_unit_locked(unit);
+    std::vector<size_t> read(values.size());
+    for (size_t i = 0; i < read.size(); ++i) read[i] = i;
+    if (unit.loaded_from_context && unit.signature) read = unit.signature->input_indices;
+    isolation::SharedArena& arena = process_->arena();
+    const uint64_t first_output_id = isolation::IsolatedDevice::reserve_ids(context->num_outputs());
+    MessageWriter m = request(Op::kCompute, client_);
+    m.u64(unit.remote).u64(arena.size()).i64(context->num_threads()).i64(device_index_)
+        .u64(device.stream_id_locked(stream)).u64(first_output_id).u64(read.size());
+    for (size_t i = 0; i < read.size(); ++i) {
+      const RuntimeValue* v = read[i] < values.size() ? values[read[i]] : nullptr;
+      if (!v) {
+        isolation::write_tensor_slot(m, nullptr, 0);
+        continue;
+      }
+      if (!v->is_tensor() || v->tensor().device() != &device)
+        fail(EPHOST_NOT_IMPLEMENTED, "provider '{}' {}: input {} is {}, which does not cross to a provider host "
+             "process (only tensors in its device's memory do); run the provider in process "
+             "(ep.{}.isolation=in_process)", name(), what, i, v->describe(), name());
+      const Tensor& t = v->tensor();
+      isolation::write_device_slot(m, t, device.buffer_id_locked(t.device_buffer()), t.device_buffer().offset);
+    }
+    m.u64(context->num_outputs());
+    std::string reply;
+    try {
+      reply = request_locked(m.data(), what, settings_.call_timeout, stop);
+    } catch (const ProcessLostError&) {
+      if (limits) limits->check();  // a run stopped by its own limits reports the stop
+      throw;
+    }
+    MessageReader in(reply);
+    in.u32();
+    arena.follow(in.u64());
+    outputs.resize(in.u64());
+    for (RemoteOutput& o : outputs) {
+      o.place = static_cast<isolation::SlotPlace>(in.u32());
+      if (o.place == isolation::SlotPlace::kAbsent) continue;
+      o.elem_type = static_cast<int32_t>(in.i64());
+      o.shape.resize(in.u64());
+      for (int64_t& d : o.shape) d = in.i64();
+      if (o.place == isolation::SlotPlace::kDevice) {
+        o.id = in.u64();
+        in.u64();  // the offset: an adopted output starts its buffer
+        continue;
+      }
+      const uint64_t at = in.u64();
+      const size_t size = byte_count(o.elem_type, o.shape);
+      if (at > arena.size() || size > arena.size() - at)
+        fail(EPHOST_EP_FAIL, "provider '{}' {}: an output lies outside the shared memory", name(), what);
+      o.host = Tensor::allocate(o.elem_type, o.shape);
+      if (size) std::memcpy(o.host.data(), arena.base() + at, size);
+    }
+    for (const RemoteOutput& o : outputs)
+      if (o.place == isolation::SlotPlace::kDevice) device.adopt_locked(o.id, byte_count(o.elem_type, o.shape));
+  }
+  // Outside the lock: a buffer freed here (an output the context refuses) is a request of its own. Every
+  // device output gets its holder first, so none is left behind if one is refused.
+  std::vector<RuntimeValue> made(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    RemoteOutput& o = outputs[i];
+    if (o.place == isolation::SlotPlace::kArena) {
+      made[i] = std::move(o.host);
+    } else if (o.place == isolation::SlotPlace::kDevice) {
+      const uint64_t id = o.id;
+      std::shared_ptr<void> holder(reinterpret_cast<void*>(static_cast<uintptr_t>(id)),
+                                   [&device, id](void*) { device.free(isolation::IsolatedDevice::handle(id)); });
+      made[i] = Tensor::on_device(device, o.elem_type, std::move(o.shape), isolation::IsolatedDevice::handle(id),
+                                  std::move(holder));
+    }
+  }
+  for (size_t i = 0; i < made.size(); ++i)
+    if (made[i].is_set()) context->set_output(i, std::move(made[i]));
 }
 
 void IsolatedProvider::compute_fallback(Unit& unit, EphostKernelContext* context) const {

@@ -5,7 +5,12 @@
 // What crosses: each graph the plugin is asked about once (its ModelProto, graph_snapshot.h), then
 // claims, kernels, compiles, contexts and computes by index over the socket; a compute's host-memory
 // tensors through the shared arena (the plugin writes its outputs there; the host copies them into the
-// run's buffers).
+// run's buffers). On a device that works on its own memory (plugin ABI 3), the provider's device is an
+// isolated_device.h: device memory and streams stay in the provider host process and the host holds
+// ids, so a compute passes buffer ids, never bytes; its device outputs stay there too, under ids the
+// host reserved. A process lost takes them with it; the next one makes them again as they are named,
+// with the constant initializers the session uploaded (isolated_device.h). Such a provider has no
+// fallback: its values live where only its process reaches, so after too many failures its runs fail.
 //
 // When the process dies (a crash, an abort, a kill) or a call passes its deadline (the process is then
 // killed): that call fails with EP_FAIL naming the plugin, the call and the signal or deadline, and
@@ -42,6 +47,7 @@
 #include <utility>
 #include <vector>
 
+#include "isolation/isolated_device.h"
 #include "isolation/isolation_options.h"
 #include "isolation/provider_health.h"
 #include "isolation/provider_process.h"
@@ -67,13 +73,16 @@ class IsolatedProvider final : public Provider {
   ~IsolatedProvider() override;
 
   // Whether a provider host process can serve `record` on its probed device `device_index` (-1: none):
-  // device memory does not cross to a provider host process yet, so a device that works on device
-  // memory cannot. "" when it can, else why not (for the error or the warning).
+  // "" when it can, else why not (for the error or the warning). Every device the probe saw can be
+  // served, those that work on device memory included (isolated_device.h).
   static std::string cannot_serve(const PluginRecord& record, int64_t device_index);
 
   // The provider whose units replace this one's after too many failures (the session's CPU provider);
-  // null: none (then a fallen-back provider's computes fail). Set before the first compile.
-  void set_fallback(Provider* fallback) { fallback_ = fallback; }
+  // null: none (then a fallen-back provider's computes fail). Set before the first compile. Ignored on a
+  // device that works on its own memory: the run's values are there, which no other provider reads.
+  void set_fallback(Provider* fallback) {
+    if (!isolated_device_) fallback_ = fallback;
+  }
   void set_health_callback(HealthCallback callback);
   IsolatedProviderHealth health() const;
   const IsolationSettings& settings() const { return settings_; }
@@ -94,9 +103,19 @@ class IsolatedProvider final : public Provider {
                                             size_t blob_size) const override;
 
  private:
+  friend class isolation::IsolatedDevice;  // its calls are requests of this provider's, under its lock
   class Unit;
   struct GraphRecord;
   using Clock = std::chrono::steady_clock;
+
+  IsolatedProvider(const void* env, const PluginRecord& record,
+                   const std::vector<std::pair<std::string, std::string>>& options, int64_t device_index,
+                   IsolationSettings settings, std::string executable,
+                   std::unique_ptr<isolation::IsolatedDevice> device);
+  // The device of a provider on `record`'s device `device_index` when that device works on its own
+  // memory; null otherwise (no device, or one that works on host memory).
+  static std::unique_ptr<isolation::IsolatedDevice> device_for(const IsolatedProvider& owner,
+                                                                const PluginRecord& record, int64_t device_index);
 
   // The record of the main graph `graph` belongs to, made on first sight.
   GraphRecord& graph_record_locked(const Graph& graph) const;
@@ -113,6 +132,8 @@ class IsolatedProvider final : public Provider {
                                    const std::function<bool()>& should_stop) const;
   // Posts on_run_start or on_run_end: sent ahead of the next request (see run_start).
   void post_locked(isolation::Op op) const;
+  // Posts `request` (one that answers nothing: on_run_*, a device free, a stream release) likewise.
+  void post_request_locked(std::string request) const;
   // Counts a lost process, decides between restarting and falling back, and throws the call's error.
   [[noreturn]] void lose_process_locked(const std::string& what, const isolation::ProcessLost& lost) const;
   // Makes `unit` in the current process from the context its plugin emitted; false (and forgets the
@@ -123,6 +144,8 @@ class IsolatedProvider final : public Provider {
   // Makes a unit in the process, trying again in a new process after a loss, until it falls back.
   std::unique_ptr<ComputeUnit> make_unit(std::unique_ptr<Unit> unit) const;
   void compute_remote_locked(Unit& unit, EphostKernelContext* context) const;
+  // A compute on the isolated device: inputs and outputs are device buffers named by id.
+  void compute_on_device(Unit& unit, EphostKernelContext* context) const;
   void compute_fallback(Unit& unit, EphostKernelContext* context) const;
   void release_unit(Unit& unit) const;
   void notify(const IsolatedProviderHealth& health) const;
@@ -136,6 +159,8 @@ class IsolatedProvider final : public Provider {
   const uint64_t client_;  // this provider's id in the shared process
   isolation::MessageWriter create_request_;
   int64_t device_index_ = -1;
+  // The device, when it works on its own memory (the base's device() and memory_device() point to it).
+  const std::unique_ptr<isolation::IsolatedDevice> isolated_device_;
   mutable std::atomic<bool> emits_contexts_{false};  // set at each process start
   mutable std::atomic<bool> observes_runs_{false};
   Provider* fallback_ = nullptr;

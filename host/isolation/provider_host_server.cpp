@@ -17,6 +17,7 @@
 #include "discovery/plugin_registry.h"
 #include "isolation/graph_snapshot.h"
 #include "isolation/served_context.h"
+#include "isolation/served_device_memory.h"
 #include "isolation/shared_arena.h"
 #include "isolation/wire.h"
 #include "model/loader.h"
@@ -67,6 +68,23 @@ class Server {
       case Op::kLoadContext: return load_context(in, out);
       case Op::kBatch: return batch(in, out);
       case Op::kDestroy: return destroy();
+      case Op::kDeviceAllocate: {
+        const uint64_t id = in.u64(), device = in.u64();
+        return memory_.allocate(id, device, in.u64());
+      }
+      case Op::kDeviceFree: return memory_.free(in.u64());
+      case Op::kCopyToDevice: return copy_to_device(in);
+      case Op::kCopyToHost: return copy_to_host(in, out);
+      case Op::kCopyOnDevice: {
+        const uint64_t stream = in.u64(), src = in.u64(), src_offset = in.u64(), dst = in.u64(), dst_offset = in.u64();
+        return memory_.copy_on_device(stream, src, src_offset, dst, dst_offset, in.u64());
+      }
+      case Op::kStreamCreate: {
+        const uint64_t id = in.u64();
+        return memory_.create_stream(id, in.u64());
+      }
+      case Op::kStreamSynchronize: return memory_.synchronize(in.u64());
+      case Op::kStreamRelease: return memory_.release_stream(in.u64());
     }
     fail(EPHOST_EP_FAIL, "provider host: unknown request {}", static_cast<uint32_t>(op));
   }
@@ -101,6 +119,7 @@ class Server {
       settings.in_process = true;
       registry_ = std::make_unique<PluginRegistry>(settings);
       record_ = &registry_->load_library(path);
+      memory_.serve(*record_);
     }
     const PluginRecord& record = *record_;
     if (record.path != path)
@@ -114,7 +133,11 @@ class Server {
       device = record.devices[static_cast<size_t>(device_index)].get();
     }
     std::unique_ptr<Provider> provider = create_provider(record, options, device);
-    out.u32((provider->emits_contexts() ? 1u : 0u) | (provider->observes_runs() ? 2u : 0u));
+    uint32_t flags = (provider->emits_contexts() ? kCreatedEmitsContexts : 0u) |
+                     (provider->observes_runs() ? kCreatedObservesRuns : 0u);
+    if (device && device->has_streams()) flags |= kCreatedDeviceHasStreams;
+    if (device && device->has_device_to_device_copy()) flags |= kCreatedDeviceCopiesBetweenDevices;
+    out.u32(flags);
     providers_[client_] = std::move(provider);
   }
 
@@ -195,9 +218,9 @@ class Server {
       MessageWriter ignored;
       const auto op = static_cast<Op>(ahead.u32());
       const uint64_t client = ahead.u64();
-      if (op != Op::kRunStart && op != Op::kRunEnd)
+      if (op != Op::kRunStart && op != Op::kRunEnd && op != Op::kDeviceFree && op != Op::kStreamRelease)
         fail(EPHOST_EP_FAIL, "provider host: request {} cannot be sent ahead", static_cast<uint32_t>(op));
-      if (op == Op::kRunStart) {
+      if (op != Op::kRunEnd) {
         handle(op, client, ahead, ignored);
         continue;
       }
@@ -228,10 +251,34 @@ class Server {
   void compute(MessageReader& in, MessageWriter& out) {
     ComputeUnit& u = unit(in.u64());
     arena_.follow(in.u64());
-    ServedContext context(arena_, static_cast<int32_t>(in.i64()));
-    context.read_inputs(in);
-    provider().compute(u, &context);
-    context.write_outputs(out);
+    const auto threads = static_cast<int32_t>(in.i64());
+    const int64_t device_index = in.i64();  // the memory device's index, -1: host memory
+    const uint64_t stream = in.u64();
+    const uint64_t first_output_id = in.u64();
+    std::optional<ServedContext> context;
+    if (device_index >= 0)
+      context.emplace(arena_, threads, memory_, &memory_.device(static_cast<uint64_t>(device_index)),
+                      memory_.stream(stream), first_output_id);
+    else
+      context.emplace(arena_, threads);
+    context->read_inputs(in);
+    provider().compute(u, &*context);
+    context->write_outputs(out);
+  }
+
+  void copy_to_device(MessageReader& in) {
+    const uint64_t stream = in.u64(), id = in.u64(), offset = in.u64(), bytes = in.u64();
+    arena_.follow(in.u64());
+    if (bytes > arena_.size()) fail(EPHOST_EP_FAIL, "provider host: a copy of {} bytes is larger than the shared memory", bytes);
+    memory_.copy_to_device(stream, id, offset, arena_.base(), bytes);
+  }
+
+  void copy_to_host(MessageReader& in, MessageWriter& out) {
+    const uint64_t stream = in.u64(), id = in.u64(), offset = in.u64(), bytes = in.u64();
+    arena_.follow(in.u64());
+    arena_.reserve(bytes);
+    memory_.copy_to_host(stream, id, offset, arena_.base(), bytes);
+    out.u64(arena_.size());
   }
 
   void emit_context(MessageReader& in, MessageWriter& out) {
@@ -267,6 +314,7 @@ class Server {
   std::unique_ptr<PluginRegistry> registry_;
   const PluginRecord* record_ = nullptr;  // the one plugin this process serves
   // Declared after the registry: released before it.
+  ServedDeviceMemory memory_;  // released after the units (declared before them)
   std::map<uint64_t, std::unique_ptr<Provider>> providers_;  // by client
   std::map<std::pair<uint64_t, uint64_t>, ServedGraph> graphs_;  // by client and graph id
   std::map<uint64_t, ServedUnit> units_;  // released before the providers

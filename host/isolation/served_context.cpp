@@ -4,26 +4,49 @@
 
 #include "core/error.h"
 #include "core/tensor.h"
+#include "isolation/served_device_memory.h"
 
 namespace ephost::isolation {
 
+namespace {
+
+void write_type_and_shape(MessageWriter& out, const Tensor& tensor) {
+  out.i64(tensor.elem_type()).u64(tensor.shape().size());
+  for (int64_t d : tensor.shape()) out.i64(d);
+}
+
+}  // namespace
+
 void write_tensor_slot(MessageWriter& out, const Tensor* tensor, size_t offset) {
-  out.u32(tensor ? 1 : 0);
+  out.u32(static_cast<uint32_t>(tensor ? SlotPlace::kArena : SlotPlace::kAbsent));
   if (!tensor) return;
-  out.i64(tensor->elem_type()).u64(tensor->shape().size());
-  for (int64_t d : tensor->shape()) out.i64(d);
+  write_type_and_shape(out, *tensor);
   out.u64(offset);
+}
+
+void write_device_slot(MessageWriter& out, const Tensor& tensor, uint64_t id, uint64_t offset) {
+  out.u32(static_cast<uint32_t>(SlotPlace::kDevice));
+  write_type_and_shape(out, tensor);
+  out.u64(id).u64(offset);
 }
 
 void ServedContext::read_inputs(MessageReader& in) {
   for (uint64_t n = in.u64(); n > 0; --n) {
-    if (!in.u32()) {
+    const auto place = static_cast<SlotPlace>(in.u32());
+    if (place == SlotPlace::kAbsent) {
       inputs_.emplace_back();
       continue;
     }
     const auto elem_type = static_cast<int32_t>(in.i64());
     std::vector<int64_t> shape(in.u64());
     for (int64_t& d : shape) d = in.i64();
+    if (place == SlotPlace::kDevice) {
+      const uint64_t id = in.u64();
+      const uint64_t offset = in.u64();
+      if (!memory_) fail(EPHOST_EP_FAIL, "provider host: a device input sent to a compute without a device");
+      inputs_.emplace_back(memory_->tensor(id, offset, elem_type, std::move(shape)));
+      continue;
+    }
     const uint64_t offset = in.u64();
     const size_t bytes = byte_count(elem_type, shape);
     if (offset > arena_.size() || bytes > arena_.size() - offset)
@@ -38,19 +61,31 @@ void ServedContext::write_outputs(MessageWriter& out) {
   // Outputs made outside the arena (it was full) are copied in now: the compute is over, so growing and
   // mapping the arena again moves no tensor a kernel still writes.
   for (Output& o : outputs_) {
-    if (!o.value.is_set() || o.in_arena) continue;
+    if (!o.value.is_set() || o.in_arena || o.value.tensor("output").on_device()) continue;
     const Tensor& t = o.value.tensor("output");
     o.offset = cursor_;
     cursor_ = SharedArena::align(cursor_ + t.byte_size());
   }
   arena_.reserve(cursor_);
   for (Output& o : outputs_)
-    if (o.value.is_set() && !o.in_arena) {
+    if (o.value.is_set() && !o.in_arena && !o.value.tensor("output").on_device()) {
       const Tensor& t = o.value.tensor("output");
       if (t.byte_size()) std::memcpy(arena_.base() + o.offset, t.data(), t.byte_size());
     }
   out.u64(arena_.size()).u64(outputs_.size());
-  for (const Output& o : outputs_) write_tensor_slot(out, o.value.is_set() ? &o.value.tensor("output") : nullptr, o.offset);
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    const Output& o = outputs_[i];
+    const Tensor* t = o.value.is_set() ? &o.value.tensor("output") : nullptr;
+    if (!t || !t->on_device()) {
+      write_tensor_slot(out, t, o.offset);
+      continue;
+    }
+    // Kept here under the id the host reserved for output i: the host holds it by that id.
+    if (!memory_ || t->device() != device_)
+      fail(EPHOST_EP_FAIL, "provider host: output {} is in another device's memory than the step's", i);
+    memory_->adopt(first_output_id_ + i, *t);
+    write_device_slot(out, *t, first_output_id_ + i, 0);
+  }
 }
 
 const RuntimeValue* ServedContext::input(size_t index) const {
@@ -69,6 +104,11 @@ Tensor& ServedContext::allocate_output(size_t index, int32_t elem_type, std::vec
   if (elem_type == EPHOST_ELEMENT_STRING)
     fail(EPHOST_NOT_IMPLEMENTED, "string tensors do not cross to an isolated provider (run it in process)");
   Output& o = outputs_[index];
+  if (device_) {
+    // As in process: a step on a device that works on its own memory has its outputs there.
+    o.value = Tensor::allocate_on_device(*device_, elem_type, std::move(shape), "output " + std::to_string(index));
+    return o.value.tensor("output");
+  }
   const size_t bytes = byte_count(elem_type, shape);
   if (cursor_ <= arena_.size() && bytes <= arena_.size() - cursor_) {
     o.value = Tensor::borrow(elem_type, std::move(shape), arena_.base() + cursor_);

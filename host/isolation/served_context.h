@@ -2,7 +2,10 @@
 // shared arena (written there by the host), and the outputs the plugin allocates are placed in the
 // arena after them, so a kernel writes its results straight into memory the host reads. An output that
 // no longer fits is allocated in this process and copied into the grown arena after the compute.
-// Host-memory tensors only: sequences, optionals, subgraphs and device memory do not cross (yet).
+// On a device that works on its own memory (plugin ABI 3), inputs are the device buffers the host named
+// by id (served_device_memory.h), outputs are allocated on the device and kept under the ids the host
+// reserved for them, and the kernel gets the stream the host named.
+// Tensors only: sequences, optionals and subgraphs do not cross (yet).
 #pragma once
 
 #include <cstdint>
@@ -16,12 +19,22 @@
 
 namespace ephost::isolation {
 
-// The tensor fields both sides write for one input or output: present, element type, shape, offset.
+// The fields both sides write for one input or output: its place (SlotPlace), then for a tensor its
+// element type and shape, and the arena offset (kArena) or the buffer id and offset (kDevice).
 void write_tensor_slot(MessageWriter& out, const Tensor* tensor, size_t offset);
+void write_device_slot(MessageWriter& out, const Tensor& tensor, uint64_t id, uint64_t offset);
+
+class ServedDeviceMemory;
 
 class ServedContext final : public EphostKernelContext {
  public:
   ServedContext(SharedArena& arena, int32_t threads) : arena_(arena), threads_(threads) {}
+  // On `device` (its memory), with the stream `stream` (may be null); outputs kept in `memory` from
+  // buffer id `first_output_id` on (one id per output).
+  ServedContext(SharedArena& arena, int32_t threads, ServedDeviceMemory& memory, const Device* device,
+                EphostStream* stream, uint64_t first_output_id)
+      : arena_(arena), threads_(threads), memory_(&memory), device_(device), stream_(stream),
+        first_output_id_(first_output_id) {}
 
   // Reads the inputs' slots and the number of outputs from the compute request.
   void read_inputs(MessageReader& in);
@@ -39,8 +52,8 @@ class ServedContext final : public EphostKernelContext {
   TensorSequence& sequence_output(size_t index) override;
   int32_t num_threads() const override { return threads_; }
   std::vector<RuntimeValue> run_subgraph(const std::string& attribute, std::vector<RuntimeValue> inputs) override;
-  const Device* memory_device() const override { return nullptr; }
-  EphostStream* stream() override { return nullptr; }
+  const Device* memory_device() const override { return device_; }
+  EphostStream* stream() override { return stream_; }
   const RunLimits* run_limits() const override { return nullptr; }
 
  private:
@@ -53,6 +66,10 @@ class ServedContext final : public EphostKernelContext {
 
   SharedArena& arena_;
   int32_t threads_;
+  ServedDeviceMemory* memory_ = nullptr;
+  const Device* device_ = nullptr;
+  EphostStream* stream_ = nullptr;
+  uint64_t first_output_id_ = 0;
   std::vector<RuntimeValue> inputs_;
   std::vector<Output> outputs_;
   size_t cursor_ = 0;  // the first free byte of the arena

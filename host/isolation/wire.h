@@ -11,19 +11,20 @@
 
 namespace ephost::isolation {
 
-inline constexpr int kProtocolVersion = 2;
+inline constexpr int kProtocolVersion = 3;
 
 // Requests the host sends; the provider host answers each with one reply frame. Every request starts
 // with its op (u32) and its client (u64): the host's provider it is for, as several sessions' providers
 // of one plugin share one provider host process (shared_provider_host.h).
 enum class Op : uint32_t {
-  kCreate = 1,     // plugin path, device index, options -> emits_contexts flag
+  kCreate = 1,     // plugin path, device index, options -> flags (kCreatedEmitsContexts...)
   kGraph,          // graph id, serialized ModelProto: the graph the plugin may claim, once per graph
   kClaims,         // graph id, graph path, occasion -> claims (node indices)
   kCreateKernel,   // graph id, graph path, node index -> unit id
   kCompile,        // graph id, graph path, node indices, fused name -> unit id
   kCreateState,    // unit id
-  kCompute,        // unit id, arena size, inputs in the arena -> arena size, outputs in the arena
+  kCompute,        // unit id, arena size, threads, stream id, first output buffer id, input slots (in the arena
+                   // or device buffers) -> arena size, output slots (in the arena or new device buffers)
   kRunStart,
   kRunEnd,
   kReleaseUnit,    // unit id
@@ -35,7 +36,29 @@ enum class Op : uint32_t {
   // request's reply bytes. A failing on_run_start answers for the whole batch (the request is not run).
   kBatch,
   kDestroy,        // the client's provider, graphs and units are released (its session ended)
+  // Device memory (plugin ABI 3 devices that work on their own memory, isolated_device.h). Buffers and
+  // streams are named by ids the host chooses, never reused, so an id of a process that is gone is
+  // unknown to its successor instead of naming someone else's memory. Free and stream release may be
+  // sent ahead (kBatch): they have nothing to answer.
+  kDeviceAllocate,  // buffer id, bytes
+  kDeviceFree,      // buffer id (unknown ids are ignored: their process is gone)
+  kCopyToDevice,    // stream id (0: none), buffer id, offset, bytes; the bytes at the arena's start
+  kCopyToHost,      // stream id, buffer id, offset, bytes -> the bytes at the arena's start, arena size
+  kCopyOnDevice,    // stream id, source buffer id, offset, destination buffer id, offset, bytes
+  kStreamCreate,    // stream id
+  kStreamSynchronize,  // stream id
+  kStreamRelease,   // stream id
 };
+
+// kCreate's reply flags.
+inline constexpr uint32_t kCreatedEmitsContexts = 1;
+inline constexpr uint32_t kCreatedObservesRuns = 2;
+inline constexpr uint32_t kCreatedDeviceHasStreams = 4;
+inline constexpr uint32_t kCreatedDeviceCopiesBetweenDevices = 8;
+
+// Where a compute's input or output slot lives: absent, in the shared arena (host memory), or in a
+// device buffer of the provider host (by id and offset).
+enum class SlotPlace : uint32_t { kAbsent = 0, kArena = 1, kDevice = 2 };
 
 // A reply starts with kReplyOk, or with an EphostStatusCode and the message.
 inline constexpr uint32_t kReplyOk = 0;

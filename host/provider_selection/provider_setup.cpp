@@ -208,7 +208,7 @@ bool make_candidate(const PluginRegistry& registry, const SessionConfig& config,
     log_warning(fmt::format("provider '{}' stays in process although it {}: provider '{}' {}", rec->name,
                             c.isolation.reason.substr(10), rec->name, why_not));
     c.isolation.mode = IsolationMode::kInProcess;
-    c.isolation.reason = "in process: " + c.isolation.reason.substr(10) + ", but its device memory cannot be isolated";
+    c.isolation.reason = "in process: " + c.isolation.reason.substr(10) + ", but a provider host cannot serve it";
   }
   if (!registry.ensure_loaded(*rec)) return false;
   c.device = choose_device(*rec, requested, config.selection_policy);

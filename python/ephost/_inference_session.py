@@ -66,6 +66,8 @@ def _settings(sess_options, providers, provider_options, extra_config=()):
                         for name, options in (sess_options._provider_requests() if sess_options else [])]
     settings.providers = device_providers + _provider_requests(providers, provider_options)
     settings.initializers = sess_options._initializer_values() if sess_options else []
+    if sess_options is not None and sess_options._provider_state_callback is not None:
+        settings.provider_state_callback = sess_options._provider_state_callback
     return settings
 
 

@@ -60,6 +60,7 @@ class SessionOptions(StrictAttributes):
         self._entries = {}
         self._initializers = {}
         self._device_providers = []  # (provider request, options) from add_provider_for_devices
+        self._provider_state_callback = None
         self._kept = {"execution_mode": ExecutionMode.ORT_SEQUENTIAL, "inter_op_num_threads": 0,
                       "log_severity_level": 2, "log_verbosity_level": 0, "logid": "",
                       "enable_cpu_mem_arena": True, "use_deterministic_compute": False}
@@ -268,6 +269,17 @@ class SessionOptions(StrictAttributes):
             self.add_session_config_entry(_KEYS["EpSelectionPolicy"], value)
         else:
             self._entries.pop(_KEYS["EpSelectionPolicy"], None)
+
+    def set_provider_state_callback(self, callback):
+        """Calls `callback(state)` whenever a provider of a session created with these options changes
+        state (only providers in a provider host process do: session.provider_isolation=process). `state`
+        is a dict as InferenceSession.get_provider_states lists them, after the change: "restarting" or
+        "fallen_back" after a failure, "running" when a new process took over. It is called on the thread
+        of the run (or session creation) that saw the change; an exception it raises is reported as
+        unraisable and the run goes on. None removes it. (ephost's own: onnxruntime has no such call.)"""
+        if callback is not None and not callable(callback):
+            raise _ephost.InvalidArgument(f"callback must be callable or None, got {type(callback).__name__}")
+        self._provider_state_callback = callback
 
     def _provider_requests(self):
         return list(self._device_providers)

@@ -159,7 +159,8 @@ PYBIND11_MODULE(_ephost, m) {
       .def(py::init<>())
       .def_readwrite("config", &SessionSettings::config)
       .def_readwrite("providers", &SessionSettings::providers)
-      .def_readwrite("initializers", &SessionSettings::initializers);
+      .def_readwrite("initializers", &SessionSettings::initializers)
+      .def_readwrite("provider_state_callback", &SessionSettings::provider_state_callback);
 
   py::class_<PySession>(m, "Session")
       .def(py::init<std::shared_ptr<Ephost::Env>, py::object, const SessionSettings&>(), py::arg("env"),
@@ -170,16 +171,8 @@ PYBIND11_MODULE(_ephost, m) {
       .def("provider_states",
            [](const PySession& s) {
              py::list out;
-             for (const auto& p : s.native().provider_states()) {
-               static const char* const kNames[] = {"in_process", "running", "restarting", "fallen_back"};
-               py::dict d;
-               d["provider"] = p.provider;
-               d["state"] = p.state >= 0 && p.state < 4 ? kNames[p.state] : "unknown";
-               d["failures"] = p.failures;
-               d["process_id"] = p.process_id;
-               d["last_failure"] = p.last_failure;
-               out.append(d);
-             }
+             for (const auto& p : s.native().provider_states())
+               out.append(provider_state_dict(p.provider, p.state, p.failures, p.process_id, p.last_failure));
              return out;
            })
       .def("ep_context_report_json", &PySession::ep_context_report_json)

@@ -45,8 +45,48 @@ Ephost::SessionOptions SessionSettings::to_options() const {
   return options;
 }
 
+py::dict provider_state_dict(const std::string& provider, int32_t state, int32_t failures, int64_t process_id,
+                             const std::string& last_failure) {
+  static const char* const kNames[] = {"in_process", "running", "restarting", "fallen_back"};
+  py::dict d;
+  d["provider"] = provider;
+  d["state"] = state >= 0 && state < 4 ? kNames[state] : "unknown";
+  d["failures"] = failures;
+  d["process_id"] = process_id;
+  d["last_failure"] = last_failure;
+  return d;
+}
+
+namespace {
+
+// The C callback: on the thread that saw the change, which may hold no GIL (runs release it). An
+// exception the Python callable raises is reported as unraisable: the run it happened in goes on.
+void call_provider_state_callback(const EphostProviderState* state, void* user) {
+  py::gil_scoped_acquire gil;
+  try {
+    (*static_cast<py::object*>(user))(provider_state_dict(state->provider ? state->provider : "", state->state,
+                                                          state->failures, state->process_id,
+                                                          state->last_failure ? state->last_failure : ""));
+  } catch (py::error_already_set& e) {
+    e.discard_as_unraisable("ephost provider state callback");
+  } catch (const std::exception&) {
+    // A dict that could not be made: nothing the callback could be told.
+  }
+}
+
+}  // namespace
+
+Ephost::SessionOptions PySession::options_for(const SessionSettings& settings) {
+  Ephost::SessionOptions options = settings.to_options();
+  if (!settings.provider_state_callback.is_none()) {
+    state_callback_ = std::make_unique<py::object>(settings.provider_state_callback);
+    options.set_provider_state_callback(call_provider_state_callback, state_callback_.get());
+  }
+  return options;
+}
+
 PySession::PySession(std::shared_ptr<Ephost::Env> env, py::object model, const SessionSettings& settings)
-    : env_(std::move(env)), session_(create_session(*env_, model, settings.to_options())) {
+    : env_(std::move(env)), session_(create_session(*env_, model, options_for(settings))) {
   inputs_ = declared_values(session_, true);
   outputs_ = declared_values(session_, false);
   for (const DeclaredValue& v : outputs_) output_names_.push_back(v.name);

@@ -28,8 +28,16 @@ struct SessionSettings {
   std::vector<std::pair<std::string, std::string>> config;
   std::vector<ProviderRequest> providers;
   std::vector<std::pair<std::string, PyValue>> initializers;  // SessionOptions.add_initializer
+  // SessionOptions.set_provider_state_callback: called with a state dict (provider_state_dict) after
+  // each change of a provider's state; None: not set.
+  pybind11::object provider_state_callback = pybind11::none();
   Ephost::SessionOptions to_options() const;
 };
+
+// {"provider", "state" ("in_process", "running", "restarting", "fallen_back"), "failures",
+// "process_id", "last_failure"}: what get_provider_states lists and the state callback is given.
+pybind11::dict provider_state_dict(const std::string& provider, int32_t state, int32_t failures, int64_t process_id,
+                                   const std::string& last_failure);
 
 class PySession {
  public:
@@ -61,8 +69,13 @@ class PySession {
 
  private:
   pybind11::list describe(bool input) const;
+  // The settings' options, with the state callback (kept in state_callback_) when one is set.
+  Ephost::SessionOptions options_for(const SessionSettings& settings);
 
   std::shared_ptr<Ephost::Env> env_;
+  // The Python callable the session calls on provider state changes: declared before the session, so
+  // that it outlives it (the C API's `user` must).
+  std::unique_ptr<pybind11::object> state_callback_;
   Ephost::Session session_;
   std::vector<DeclaredValue> inputs_, outputs_;
   std::vector<std::string> output_names_;

@@ -325,6 +325,19 @@ TEST_F(Opencl, CtxModelReloadsOptimalWithBitIdenticalOutputs) {
   }
 }
 
+// Isolated (session.provider_isolation=process): the plugin runs in a provider host process, its device
+// memory stays there (the host holds buffer ids), and the cached classifier runs exactly as in process.
+TEST_F(Opencl, CtxModelRunsIsolatedWithBitIdenticalOutputs) {
+  Ephost::SessionOptions o = opencl_options();
+  o.add_config("session.provider_isolation", "process");
+  Ephost::Session s(env(), c().ctx("cls"), o);
+  const json report = json::parse(s.partition_report_json());
+  ASSERT_EQ(report["providers"][0]["name"], "opencl") << report["providers"].dump(2);
+  EXPECT_EQ(report["providers"][0]["isolation"]["mode"], "process") << report["providers"].dump(2);
+  EXPECT_GT(report["providers"][0]["isolation"].value("process_id", -1L), 0) << report["providers"].dump(2);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(run(s, "cls"), c().compiled.at("cls")) << "run " << i;
+}
+
 TEST_F(Opencl, EditedHardwareArchitectureIsRefusedAndServedByTheFallback) {
   onnx::ModelProto m = read_model(c().ctx("cls"));
   attribute(context_node(m), "hardware_architecture").set_s("pthread-x86_64-pc-linux-gnu-some-other-cpu");

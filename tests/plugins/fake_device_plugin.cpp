@@ -24,7 +24,14 @@
 // its table counts them: tools/plugin_observer/plugin_interposer.h); fakedev_last_allocation() is the address of the last buffer allocated (for tests
 // showing that the host touching it crashes); fakedev_fail(call, after) makes `call` (allocate, copy_to_device, copy_to_host,
 // copy_between_devices, stream_create, stream_synchronize, compute) fail after `after` more successes.
+//
+// For runs in a provider host process, where the tests cannot reach the hooks: FAKEDEV_JOURNAL names a
+// file that every successful copy_to_device, copy_to_host, device_allocate and compute (kernel or fused)
+// appends a line to ("fakedev <call> <pid>"), from every process; and a compute that finds the file
+// FAKEDEV_CRASH_FILE names removes it and aborts its process (a crash in compute, once).
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -67,6 +74,24 @@ void maybe_fail(const std::string& call) {
     it->second = -1;
     fail(EPHOST_EP_FAIL, "fakedev: injected failure of " + call);
   }
+}
+
+// ---- the journal and the crash for provider host processes -----------------------------------------
+
+void journal(const char* call) {
+  const char* path = std::getenv("FAKEDEV_JOURNAL");
+  if (!path || !*path) return;
+  const std::string line = std::string("fakedev ") + call + " " + std::to_string(::getpid()) + "\n";
+  const int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  const ssize_t written = ::write(fd, line.data(), line.size());  // one write: lines of processes never mix
+  (void)written;
+  ::close(fd);
+}
+
+void maybe_crash() {
+  const char* path = std::getenv("FAKEDEV_CRASH_FILE");
+  if (path && *path && ::unlink(path) == 0) std::abort();
 }
 
 // ---- device memory: a PROT_NONE mapping opened only inside the plugin's own calls ------------------
@@ -191,6 +216,7 @@ class FakeDevices : public Devices {
     if (kind != EPHOST_MEMORY_DEVICE) fail(EPHOST_INVALID_ARGUMENT, "fakedev: only device memory is offered");
     maybe_fail("allocate");
     DeviceBuffer b = Memory::instance().allocate(device, bytes);
+    journal("device_allocate");
     return b;
   }
   void free(uint32_t device, EphostMemoryKind, DeviceBuffer buffer) noexcept override {
@@ -203,10 +229,12 @@ class FakeDevices : public Devices {
                       uint64_t bytes) override {
     maybe_fail("copy_to_device");
     run_or_queue(stream, [=] { std::memcpy(Memory::instance().address(device, dst), src, bytes); });
+    journal("copy_to_device");
   }
   void copy_to_host(uint32_t device, EphostStream* stream, DeviceBuffer src, void* dst, uint64_t bytes) override {
     maybe_fail("copy_to_host");
     run_or_queue(stream, [=] { std::memcpy(dst, Memory::instance().address(device, src), bytes); });
+    journal("copy_to_host");
   }
   bool has_device_to_device_copy() const override { return true; }
   void copy_between_devices(EphostStream* stream, uint32_t src_device, DeviceBuffer src, uint32_t dst_device,
@@ -277,6 +305,8 @@ class NodeKernel : public Kernel {
   NodeKernel(Op op, uint32_t device) : op_(op), device_(device) {}
   void compute(KernelContext& ctx) override {
     maybe_fail("compute");
+    maybe_crash();
+    journal("compute");
     const size_t n = op_ == Op::kRelu ? 1 : 2;
     std::vector<EphostTensorMemory> in;
     std::vector<std::vector<int64_t>> shapes;
@@ -315,6 +345,8 @@ class FusedGroup : public CompiledGroup {
       : steps_(std::move(steps)), outputs_(std::move(outputs)), device_(device) {}
   void compute(void*, KernelContext& ctx) override {
     maybe_fail("compute");
+    maybe_crash();
+    journal("compute");
     std::vector<EphostTensorMemory> in;
     for (size_t i = 0; i < ctx.num_inputs(); ++i) in.push_back(ctx.input_memory(i));
     // Shapes first (the host needs the outputs' shapes now); the arithmetic may run later.

@@ -1,0 +1,263 @@
+#include "isolation/isolated_device.h"
+
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "discovery/plugin_record.h"
+#include "isolation/isolated_provider.h"
+#include "isolation/wire.h"
+
+namespace ephost::isolation {
+namespace {
+
+EphostDeviceInfo info_of(const ProbedDevice& probed) {
+  EphostDeviceInfo info{};
+  info.device_type = probed.type == "gpu"   ? EPHOST_DEVICE_GPU
+                     : probed.type == "npu" ? EPHOST_DEVICE_NPU
+                     : probed.type == "cpu" ? EPHOST_DEVICE_CPU
+                                            : EPHOST_DEVICE_ACCELERATOR;
+  info.vendor = probed.vendor.c_str();
+  info.name = probed.name.c_str();
+  info.driver_version = probed.driver_version.c_str();
+  info.hardware_architecture = probed.hardware_architecture.c_str();
+  info.memory_bytes = probed.memory_bytes;
+  info.host_memory_usable = probed.host_memory_usable ? 1 : 0;
+  info.memory_kinds = probed.memory_kinds;
+  return info;
+}
+
+// Ids are never reused in this process, so one of a process that is gone names nothing in the next.
+std::atomic<uint64_t> next_id{1};
+
+uint64_t id_of(EphostStream* stream) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(stream)); }
+
+}  // namespace
+
+IsolatedDevice::IsolatedDevice(const IsolatedProvider& owner, const std::string& plugin_name,
+                               const std::string& library, uint32_t index, const ProbedDevice& probed)
+    : Device(nullptr, plugin_name, library, index, info_of(probed)), owner_(owner) {}
+
+uint64_t IsolatedDevice::reserve_ids(uint64_t count) { return next_id.fetch_add(count); }
+
+EphostDeviceBuffer IsolatedDevice::handle(uint64_t id, uint64_t offset) {
+  return EphostDeviceBuffer{reinterpret_cast<void*>(static_cast<uintptr_t>(id)), offset};
+}
+
+IsolatedDevice::Buffer& IsolatedDevice::known_buffer_locked(uint64_t id, const char* call) const {
+  auto it = buffers_.find(id);
+  if (it == buffers_.end())
+    fail(EPHOST_EP_FAIL, "provider '{}' device {}: {} was handed a buffer this device does not hold (freed, or "
+         "another device's)", plugin_name(), index(), call);
+  return it->second;
+}
+
+EphostDeviceBuffer IsolatedDevice::allocate(uint64_t bytes, const std::string& what, EphostMemoryKind kind) const {
+  if (kind != EPHOST_MEMORY_DEVICE)
+    fail(EPHOST_NOT_IMPLEMENTED, "provider '{}' device {}: only device memory is allocated in a provider host "
+         "process, not memory kind {} (for {}); run the provider in process (ep.{}.isolation=in_process)",
+         plugin_name(), index(), static_cast<int>(kind), what, plugin_name());
+  const uint64_t asked = bytes == 0 ? 1 : bytes;  // as in process: every device tensor has a buffer of its own
+  const std::string call = fmt::format("device_allocate of {} bytes for {}", asked, what);
+  std::lock_guard<std::mutex> lock(owner_.mutex_);
+  owner_.ensure_process_locked(call);
+  const uint64_t id = reserve_ids(1);
+  MessageWriter m;
+  m.u32(static_cast<uint32_t>(Op::kDeviceAllocate)).u64(owner_.client_).u64(id).u64(index()).u64(asked);
+  owner_.request_locked(m.data(), call, owner_.settings_.call_timeout);
+  buffers_[id] = Buffer{asked, owner_.generation_, nullptr};
+  return handle(id);
+}
+
+void IsolatedDevice::free(EphostDeviceBuffer buffer, EphostMemoryKind) const noexcept {
+  const uint64_t id = reinterpret_cast<uintptr_t>(buffer.handle);
+  try {
+    std::lock_guard<std::mutex> lock(owner_.mutex_);
+    auto it = buffers_.find(id);
+    if (it == buffers_.end()) return;
+    const uint64_t generation = it->second.generation;
+    buffers_.erase(it);
+    // A buffer of a process that is gone went with it.
+    if (generation != owner_.generation_ || !owner_.process_ || !owner_.process_->alive() ||
+        owner_.created_generation_ != owner_.generation_)
+      return;
+    MessageWriter m;
+    m.u32(static_cast<uint32_t>(Op::kDeviceFree)).u64(owner_.client_).u64(id);
+    owner_.post_request_locked(m.data());
+  } catch (...) {
+    // A process lost while the free went out took the buffer with it.
+  }
+}
+
+uint64_t IsolatedDevice::buffer_id_locked(EphostDeviceBuffer buffer) const {
+  const uint64_t id = reinterpret_cast<uintptr_t>(buffer.handle);
+  Buffer& b = known_buffer_locked(id, "a request");
+  if (b.generation == owner_.generation_) return id;
+  // Made in a process that is gone: made again here, with its contents when they came from the host.
+  const std::string call = fmt::format("device_allocate of {} bytes (a buffer made again in a new provider host "
+                                       "process)", b.bytes);
+  MessageWriter m;
+  m.u32(static_cast<uint32_t>(Op::kDeviceAllocate)).u64(owner_.client_).u64(id).u64(index()).u64(b.bytes);
+  owner_.request_locked(m.data(), call, owner_.settings_.call_timeout);
+  b.generation = owner_.generation_;
+  if (b.contents) {
+    SharedArena& arena = owner_.process_->arena();
+    arena.reserve(b.contents->size());
+    std::memcpy(arena.base(), b.contents->data(), b.contents->size());
+    MessageWriter copy;
+    copy.u32(static_cast<uint32_t>(Op::kCopyToDevice)).u64(owner_.client_).u64(0).u64(id).u64(0)
+        .u64(b.contents->size()).u64(arena.size());
+    owner_.request_locked(copy.data(), "copy_to_device (contents uploaded again in a new provider host process)",
+                          owner_.settings_.call_timeout);
+  }
+  return id;
+}
+
+uint64_t IsolatedDevice::stream_id_locked(EphostStream* stream) const {
+  const uint64_t id = id_of(stream);
+  if (!id) return 0;
+  auto it = streams_.find(id);
+  if (it == streams_.end())
+    fail(EPHOST_EP_FAIL, "provider '{}' device {}: a stream this device did not create was named", plugin_name(),
+         index());
+  if (it->second == owner_.generation_) return id;
+  MessageWriter m;
+  m.u32(static_cast<uint32_t>(Op::kStreamCreate)).u64(owner_.client_).u64(id).u64(index());
+  owner_.request_locked(m.data(), "stream_create (a stream made again in a new provider host process)",
+                        owner_.settings_.call_timeout);
+  it->second = owner_.generation_;
+  return id;
+}
+
+void IsolatedDevice::adopt_locked(uint64_t id, uint64_t bytes) const {
+  buffers_[id] = Buffer{bytes, owner_.generation_, nullptr};
+}
+
+void IsolatedDevice::copy_to_device(EphostStream* stream, const void* src, EphostDeviceBuffer dst, uint64_t bytes,
+                                    const std::string& what) const {
+  if (bytes == 0) return;
+  const std::string call = fmt::format("copy_to_device of {} ({} bytes)", what, bytes);
+  std::lock_guard<std::mutex> lock(owner_.mutex_);
+  owner_.ensure_process_locked(call);
+  const uint64_t id = buffer_id_locked(dst);
+  const uint64_t stream_id = stream_id_locked(stream);
+  SharedArena& arena = owner_.process_->arena();
+  arena.reserve(bytes);
+  std::memcpy(arena.base(), src, bytes);
+  MessageWriter m;
+  m.u32(static_cast<uint32_t>(Op::kCopyToDevice)).u64(owner_.client_).u64(stream_id).u64(id).u64(dst.offset)
+      .u64(bytes).u64(arena.size());
+  owner_.request_locked(m.data(), call, owner_.settings_.call_timeout);
+  Buffer& b = buffers_.at(id);
+  // The whole buffer from host memory in one synchronous copy (a constant initializer's upload): kept,
+  // for a new process to have it too. Anything else written into a buffer makes a kept copy stale.
+  if (!stream && dst.offset == 0 && bytes == b.bytes)
+    b.contents = std::make_shared<const std::string>(static_cast<const char*>(src), bytes);
+  else
+    b.contents.reset();
+}
+
+void IsolatedDevice::copy_to_host(EphostStream* stream, EphostDeviceBuffer src, void* dst, uint64_t bytes,
+                                  const std::string& what) const {
+  if (bytes == 0) return;
+  const std::string call = fmt::format("copy_to_host of {} ({} bytes)", what, bytes);
+  std::lock_guard<std::mutex> lock(owner_.mutex_);
+  owner_.ensure_process_locked(call);
+  const uint64_t id = buffer_id_locked(src);
+  const uint64_t stream_id = stream_id_locked(stream);
+  SharedArena& arena = owner_.process_->arena();
+  MessageWriter m;
+  m.u32(static_cast<uint32_t>(Op::kCopyToHost)).u64(owner_.client_).u64(stream_id).u64(id).u64(src.offset)
+      .u64(bytes).u64(arena.size());
+  const std::string reply = owner_.request_locked(m.data(), call, owner_.settings_.call_timeout);
+  MessageReader in(reply);
+  in.u32();
+  arena.follow(in.u64());
+  if (bytes > arena.size())
+    fail(EPHOST_EP_FAIL, "provider '{}' device {}: {}: the provider host answered with less shared memory than the "
+         "copy", plugin_name(), index(), call);
+  std::memcpy(dst, arena.base(), bytes);
+}
+
+void IsolatedDevice::copy_to(const Device& dst_device, EphostStream* stream, EphostDeviceBuffer src,
+                             EphostDeviceBuffer dst, uint64_t bytes, const std::string& what) const {
+  if (bytes == 0) return;
+  const auto* other = dynamic_cast<const IsolatedDevice*>(&dst_device);
+  if (!other || &other->owner_.mutex_ != &owner_.mutex_) {
+    // The destination is not in this provider host process: through host memory, synchronously.
+    std::vector<char> staging(bytes);
+    copy_to_host(stream, src, staging.data(), bytes, what);
+    dst_device.copy_to_device(nullptr, staging.data(), dst, bytes, what);
+    return;
+  }
+  const std::string call =
+      fmt::format("copy_between_devices of {} to device {} ({} bytes)", what, dst_device.index(), bytes);
+  std::lock_guard<std::mutex> lock(owner_.mutex_);
+  owner_.ensure_process_locked(call);
+  const uint64_t from = buffer_id_locked(src);
+  const uint64_t to = other->buffer_id_locked(dst);
+  const uint64_t stream_id = stream_id_locked(stream);
+  MessageWriter m;
+  m.u32(static_cast<uint32_t>(Op::kCopyOnDevice)).u64(owner_.client_).u64(stream_id).u64(from).u64(src.offset)
+      .u64(to).u64(dst.offset).u64(bytes);
+  owner_.request_locked(m.data(), call, owner_.settings_.call_timeout);
+  other->buffers_.at(to).contents.reset();
+}
+
+EphostStream* IsolatedDevice::create_stream(const std::string& what) const {
+  const std::string call = "stream_create (for " + what + ")";
+  std::lock_guard<std::mutex> lock(owner_.mutex_);
+  owner_.ensure_process_locked(call);
+  const uint64_t id = reserve_ids(1);
+  MessageWriter m;
+  m.u32(static_cast<uint32_t>(Op::kStreamCreate)).u64(owner_.client_).u64(id).u64(index());
+  owner_.request_locked(m.data(), call, owner_.settings_.call_timeout);
+  streams_[id] = owner_.generation_;
+  return reinterpret_cast<EphostStream*>(static_cast<uintptr_t>(id));
+}
+
+void IsolatedDevice::synchronize_id(EphostStream* stream, const std::string& call) const {
+  std::lock_guard<std::mutex> lock(owner_.mutex_);
+  auto it = streams_.find(id_of(stream));
+  if (it == streams_.end())
+    fail(EPHOST_EP_FAIL, "provider '{}' device {}: {} was handed a stream this device did not create", plugin_name(),
+         index(), call);
+  // Work enqueued in a process that is gone went with it (its run failed then): nothing to wait for.
+  if (it->second != owner_.generation_ || !owner_.process_ || !owner_.process_->alive()) return;
+  owner_.ensure_process_locked(call);
+  if (it->second != owner_.generation_) return;
+  MessageWriter m;
+  m.u32(static_cast<uint32_t>(Op::kStreamSynchronize)).u64(owner_.client_).u64(id_of(stream));
+  owner_.request_locked(m.data(), call, owner_.settings_.call_timeout);
+}
+
+void IsolatedDevice::synchronize(EphostStream* stream, const std::string& what) const {
+  synchronize_id(stream, "stream_synchronize (" + what + ")");
+}
+
+void IsolatedDevice::synchronize(EphostStream* stream, const char* why, const char* after_kind,
+                                 const std::string& after_name) const {
+  synchronize_id(stream, fmt::format("stream_synchronize ({}, after {} '{}')", why, after_kind, after_name));
+}
+
+void IsolatedDevice::release_stream(EphostStream* stream) const noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(owner_.mutex_);
+    auto it = streams_.find(id_of(stream));
+    if (it == streams_.end()) return;
+    const uint64_t generation = it->second;
+    streams_.erase(it);
+    if (generation != owner_.generation_ || !owner_.process_ || !owner_.process_->alive() ||
+        owner_.created_generation_ != owner_.generation_)
+      return;
+    MessageWriter m;
+    m.u32(static_cast<uint32_t>(Op::kStreamRelease)).u64(owner_.client_).u64(id_of(stream));
+    owner_.post_request_locked(m.data());
+  } catch (...) {
+  }
+}
+
+}  // namespace ephost::isolation

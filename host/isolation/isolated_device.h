@@ -1,0 +1,95 @@
+// The device of an isolated provider whose device works on its own memory (plugin ABI 3): the host's
+// side of device memory that stays in the provider host process. A buffer or stream here is an id
+// (the EphostDeviceBuffer handle, the EphostStream pointer): the plugin's buffers and streams exist only
+// in the provider host (served_device_memory.h), and each call below is one request to it over the
+// isolated provider's socket, serialized with its other calls. Copies between host and device memory go
+// through the shared arena; copies between two devices of the same provider host stay in it.
+//
+// When the provider host process is lost, its buffers and streams die with it. The ids outlive it:
+// each is made again in the next process when a request next names it (a stream empty, a buffer with
+// undefined contents), except that a buffer whose whole contents came from host memory in one copy
+// without a stream (what the executor does for constant initializers, once, when a session is created)
+// is uploaded again from a copy kept here. So a session's runs after a restart read the same
+// initializers, without the session uploading anything itself. Frees and stream releases are sent
+// ahead of the provider's next request (they answer nothing); those of a process that is gone are
+// dropped.
+//
+// Thread-safety: every method takes the isolated provider's lock (the shared provider host's).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "core/device.h"
+
+namespace ephost {
+
+class IsolatedProvider;
+struct ProbedDevice;
+
+namespace isolation {
+
+class IsolatedDevice final : public Device {
+ public:
+  // Device `index` of plugin `plugin_name` (`library`), as the probe described it, served through
+  // `owner`'s provider host process.
+  IsolatedDevice(const IsolatedProvider& owner, const std::string& plugin_name, const std::string& library,
+                 uint32_t index, const ProbedDevice& probed);
+
+  // What the provider host's plugin said of the device when the provider was created there.
+  void set_capabilities(bool has_streams, bool copies_between_devices) {
+    has_streams_ = has_streams;
+    copies_between_devices_ = copies_between_devices;
+  }
+  bool has_streams() const override { return has_streams_; }
+  bool has_device_to_device_copy() const override { return copies_between_devices_; }
+
+  EphostDeviceBuffer allocate(uint64_t bytes, const std::string& what,
+                              EphostMemoryKind kind = EPHOST_MEMORY_DEVICE) const override;
+  void free(EphostDeviceBuffer buffer, EphostMemoryKind kind = EPHOST_MEMORY_DEVICE) const noexcept override;
+  void copy_to_device(EphostStream* stream, const void* src, EphostDeviceBuffer dst, uint64_t bytes,
+                      const std::string& what) const override;
+  void copy_to_host(EphostStream* stream, EphostDeviceBuffer src, void* dst, uint64_t bytes,
+                    const std::string& what) const override;
+  void copy_to(const Device& dst_device, EphostStream* stream, EphostDeviceBuffer src, EphostDeviceBuffer dst,
+               uint64_t bytes, const std::string& what) const override;
+  EphostStream* create_stream(const std::string& what) const override;
+  void synchronize(EphostStream* stream, const std::string& what) const override;
+  void synchronize(EphostStream* stream, const char* why, const char* after_kind,
+                   const std::string& after_name) const override;
+  void release_stream(EphostStream* stream) const noexcept override;
+
+  // ---- for the isolated provider's compute (its lock held) ----
+  // The id of `buffer` in the current process, made there again first when it was made in an earlier one.
+  uint64_t buffer_id_locked(EphostDeviceBuffer buffer) const;
+  // The id of `stream` in the current process (0 for none), made again likewise.
+  uint64_t stream_id_locked(EphostStream* stream) const;
+  // Reserves ids for `count` device outputs of a compute; the first is returned.
+  static uint64_t reserve_ids(uint64_t count);
+  // Takes over output buffer `id` (`bytes`) the provider host kept for the host.
+  void adopt_locked(uint64_t id, uint64_t bytes) const;
+  // The device buffer of id `id`.
+  static EphostDeviceBuffer handle(uint64_t id, uint64_t offset = 0);
+
+ private:
+  struct Buffer {
+    uint64_t bytes = 0;
+    uint64_t generation = 0;  // the provider host process it exists in
+    std::shared_ptr<const std::string> contents;  // uploaded again in a new process (see the header)
+  };
+  void synchronize_id(EphostStream* stream, const std::string& what) const;
+  Buffer& known_buffer_locked(uint64_t id, const char* call) const;
+
+  const IsolatedProvider& owner_;
+  // Set under the lock at each process start, read by the executor without it.
+  std::atomic<bool> has_streams_{false};
+  std::atomic<bool> copies_between_devices_{false};
+  mutable std::unordered_map<uint64_t, Buffer> buffers_;
+  mutable std::unordered_map<uint64_t, uint64_t> streams_;  // id -> the generation it exists in
+};
+
+}  // namespace isolation
+}  // namespace ephost
