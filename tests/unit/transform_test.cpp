@@ -437,6 +437,52 @@ TEST(ConstantFolding, FoldsOutputsUpTo16MiB) {
   EXPECT_EQ(floats_of(*find_initializer(m.graph(), "w2")), (std::vector<float>{2, 4, 6}));
 }
 
+// The host's one constant folding reaches into subgraphs: a branch's Constant and a node reading it
+// with an initializer of the enclosing graph fold into an initializer of the branch; what reads the
+// branch's own input stays, and so does the enclosing initializer (the else branch still reads it).
+TEST(ConstantFolding, FoldsInsideSubgraphsWithOuterConstants) {
+  auto m = make_model(13);
+  auto* g = m.mutable_graph();
+  add_input(g, "X", kFloat, {3});
+  add_input(g, "cond", kBool, {});
+  add_initializer(g, float_tensor("W", {3}, {1, 2, 3}));
+  onnx::GraphProto then_g;
+  then_g.set_name("then");
+  attr_tensor(add_node(&then_g, "Constant", {}, {"k"}, "branch_const"), "value", float_tensor("", {3}, {10, 20, 30}));
+  add_node(&then_g, "Add", {"k", "W"}, {"kw"}, "branch_fold");
+  add_node(&then_g, "Add", {"X", "kw"}, {"t"}, "branch_keep");
+  add_output(&then_g, "t", kFloat, {3});
+  onnx::GraphProto else_g;
+  else_g.set_name("else");
+  add_node(&else_g, "Mul", {"X", "W"}, {"e"}, "else_keep");
+  add_output(&else_g, "e", kFloat, {3});
+  auto* iff = add_node(g, "If", {"cond"}, {"Z"}, "if");
+  attr_graph(iff, "then_branch", then_g);
+  attr_graph(iff, "else_branch", else_g);
+  add_output(g, "Z", kFloat, {3});
+  m = loaded(m);
+
+  FakeEvaluator eval;
+  TransformContext ctx;
+  ctx.evaluate = eval.fn();
+  auto pass = make_constant_folding_pass();
+  EXPECT_EQ(run_pass(*pass, m, ctx), 2u);
+  EXPECT_EQ(eval.seen, (std::vector<std::string>{"Add"}));
+  const auto& branch = find_node(m.graph(), "if")->attribute(0).g();
+  EXPECT_EQ(op_types(branch), (std::vector<std::string>{"Add"}));
+  ASSERT_NE(find_initializer(branch, "kw"), nullptr);
+  EXPECT_EQ(floats_of(*find_initializer(branch, "kw")), (std::vector<float>{11, 22, 33}));
+  EXPECT_NE(find_initializer(m.graph(), "W"), nullptr);
+  EXPECT_EQ(run_pass(*pass, m, ctx), 0u);
+  expect_valid(m);
+
+  // The branch's k is read by nobody now: the unused-initializer pass drops it there.
+  auto unused = make_unused_initializer_elimination_pass();
+  EXPECT_EQ(run_pass(*unused, m), 1u);
+  EXPECT_EQ(find_initializer(find_node(m.graph(), "if")->attribute(0).g(), "k"), nullptr);
+  EXPECT_NE(find_initializer(m.graph(), "W"), nullptr);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Pipeline
 
