@@ -189,6 +189,41 @@ void GraphEditor::remove(Node& node) {
   touch(*node.owner);
 }
 
+Value* GraphEditor::add_initializer(Graph& graph, const std::string& name, std::shared_ptr<Tensor> value) {
+  checked_graph(graph, "add_initializer");
+  if (name.empty() || !value)
+    fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::add_initializer: an initializer needs a name and a value");
+  if (const Value* v = visible(graph, name); v && !dropped_.count(v))
+    fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::add_initializer: '{}' is already defined in {}", name,
+         graph_detail::graph_label(*v->owner));
+  auto owned = std::make_unique<Value>();
+  Value* v = owned.get();
+  v->name = name;
+  v->owner = &graph;
+  v->index = graph.values.size();
+  v->type = type_of_tensor(*value);
+  v->initializer = std::move(value);
+  graph.values.push_back(std::move(owned));
+  graph.by_name[name] = v;
+  graph.initializers.push_back(v);
+  touch(graph);
+  return v;
+}
+
+void GraphEditor::remove_initializer(Value& value) {
+  if (!value.owner) fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::remove_initializer: '{}' belongs to no graph", value.name);
+  checked_graph(*value.owner, "remove_initializer");
+  if (!value.is_constant_initializer() || dropped_.count(&value))
+    fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::remove_initializer: '{}' is not a constant initializer of {}",
+         value.name, graph_detail::graph_label(*value.owner));
+  if (!value.consumers.empty() || value.is_graph_output)
+    fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::remove_initializer: '{}' is still {}", value.name,
+         value.is_graph_output ? "a graph output"
+                               : fmt::format("read by node '{}'", value.consumers.front()->name));
+  drop_value(value);
+  touch(*value.owner);
+}
+
 void GraphEditor::detach_inputs(Node& node) {
   for (Value* in : node.inputs) erase_consumer(in, &node);
   for (Value* in : node.implicit_inputs) erase_consumer(in, &node);

@@ -1,5 +1,6 @@
 // Edits of a built IR before partitioning: splice nodes in, replace a node by nodes that compute its
-// outputs (its function body), fold a node into constants, remove a node. The values an edit adds are
+// outputs (its function body, or itself reading other values), fold a node into constants, remove a
+// node, add or remove a constant initializer. The values an edit adds are
 // typed from the types of what the new nodes read (model/node_types.h), not by inferring the model
 // again. After partitioning the session freezes the IR (freeze()); a frozen IR refuses every edit, so
 // concurrent Runs can read it without locks.
@@ -17,6 +18,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -55,6 +57,15 @@ class GraphEditor {
 
   // Removes `node`, whose outputs nobody reads and which are not graph outputs; its outputs go too.
   void remove(Node& node);
+
+  // Adds a constant initializer `name` holding `value` to `graph` (the main graph or one of its
+  // subgraphs); `name` must be defined neither in `graph` nor in a graph around it. Returns its value,
+  // which later edits may read.
+  Value* add_initializer(Graph& graph, const std::string& name, std::shared_ptr<Tensor> value);
+
+  // Removes `value`, a constant initializer (not a graph input) that nothing reads: no node, no
+  // subgraph, not a graph output.
+  void remove_initializer(Value& value);
 
   // Brings every edited graph up to date: nodes and values renumbered in their graph's order (a spliced
   // node last, a replacing node where the node it replaced was), implicit inputs of the nodes holding

@@ -132,7 +132,7 @@ void Session::initialize(std::unique_ptr<Model> model) {
   const CreationDeadline deadline(std::chrono::milliseconds(config_.compile_timeout_ms));
   model_ = std::move(model);
   add_initializers(*model_->proto, options_.initializers);
-  metadata_json_ = read_model_metadata_json(*model_->proto);  // before the transforms touch the proto
+  metadata_json_ = read_model_metadata_json(*model_->proto);
   // Checked before anything is compiled, so that a mistake costs nothing.
   const GenerationSettings generation = read_generation_settings(config_.ep_context, model_->path);
 
@@ -151,15 +151,15 @@ void Session::initialize(std::unique_ptr<Model> model) {
   }
   deadline.check("resolve EPContext nodes");
   {
-    auto span = profile(p, "session", "graph transforms");
-    transform_model(*model_, config_, env_, deadline);
-  }
-  deadline.check("graph transforms");
-  {
     auto span = profile(p, "session", "build graph");
     graph_ = build_graph(*model_, providers_);
   }
   deadline.check("build graph");
+  {
+    auto span = profile(p, "session", "graph transforms");
+    transform_graph(*graph_, config_, env_, deadline);
+  }
+  deadline.check("graph transforms");
   inputs_ = graph_->required_inputs();
   std::vector<GraphPartition> partitions;
   {

@@ -34,25 +34,21 @@ ContextResolution resolve_ep_contexts(Model& model, const SessionProviders& prov
   return resolve_contexts(model, providers.instances, settings, shared);
 }
 
-void transform_model(Model& model, const SessionConfig& config, Env& env, const CreationDeadline& deadline) {
-  if (config.optimization_level <= 0) return;
-  TransformContext context;
-  context.level = config.optimization_level;
-  if (env.registry().find_loaded("cpu")) context.evaluate = make_constant_evaluator(env, deadline);
-  size_t total = 0;
-  for (const PassResult& r : default_pipeline().run(*model.proto, context)) {
-    if (r.rewrites) log_info(fmt::format("graph transform '{}': {} rewrite(s)", r.pass, r.rewrites));
-    total += r.rewrites;
-  }
-  if (total) infer_model_shapes(model);
-}
-
 std::unique_ptr<Graph> build_graph(Model& model, const SessionProviders& providers) {
   std::unique_ptr<Graph> graph = build_graph_ir(model);
   if (size_t n = expand_unclaimed_functions(model, graph, capability_query(providers), providers.instances.size()))
     log_info(fmt::format("{} node(s) no provider claimed were replaced by their function bodies", n));
   release_initializer_data(*model.proto);
   return graph;
+}
+
+void transform_graph(Graph& main, const SessionConfig& config, Env& env, const CreationDeadline& deadline) {
+  if (config.optimization_level <= 0) return;
+  TransformContext context;
+  context.level = config.optimization_level;
+  if (env.registry().find_loaded("cpu")) context.evaluate = make_constant_evaluator(env, deadline);
+  for (const PassResult& r : default_pipeline().run(main, context))
+    if (r.rewrites) log_info(fmt::format("graph transform '{}': {} rewrite(s)", r.pass, r.rewrites));
 }
 
 namespace {

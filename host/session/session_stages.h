@@ -3,8 +3,8 @@
 //
 //   create_providers      registry + options      -> the session's providers, in priority order
 //   resolve_ep_contexts   EPContext model         -> loaded contexts; rejected ones replaced by source nodes
-//   transform_model       ModelProto              -> ModelProto rewritten by the graph transforms
 //   build_graph           ModelProto              -> the IR; function nodes nobody claims expanded in it
+//   transform_graph       IR                      -> the IR edited by the graph transforms (typed locally)
 //   partition_graphs      IR + providers          -> one GraphPartition per graph (main graph first); the IR
 //                                                    is frozen from here (graph/graph_editor.h)
 //   compile_graphs        partitions              -> kernels and compiled fused groups, per graph
@@ -38,15 +38,17 @@ LoadOptions model_load_options(const SessionConfig& config, bool trusted_model);
 ContextResolution resolve_ep_contexts(Model& model, const SessionProviders& providers, const SessionConfig& config,
                                       bool trusted_model, ContextShareRegistry& shared);
 
-// Runs the graph transforms of config.optimization_level on model.proto (constant folding evaluates
-// nodes on the built-in CPU plugin of `env`, its kernels under `deadline`), re-inferring shapes when
-// anything changed.
-void transform_model(Model& model, const SessionConfig& config, Env& env, const CreationDeadline& deadline = {});
-
 // Builds the IR of `model`; nodes no provider claims are replaced by their function bodies where their
 // operators have one (edited in the IR, not rebuilt). Initializer bytes then leave the proto (the IR
 // holds them).
 std::unique_ptr<Graph> build_graph(Model& model, const SessionProviders& providers);
+
+// Runs the graph transforms of config.optimization_level on the IR `main` through the graph editor
+// (constant folding, of subgraphs too, evaluates nodes on the built-in CPU plugin of `env`, its kernels
+// under `deadline`). After build_graph: the function bodies spliced in are transformed too (as ONNX
+// Runtime inlines functions before it optimizes), and the providers were asked about the nodes as the
+// model has them. Edits are typed locally: the model is not inferred again.
+void transform_graph(Graph& main, const SessionConfig& config, Env& env, const CreationDeadline& deadline = {});
 
 // Partitions the main graph (EPContext nodes preassigned to the providers that loaded them, original
 // nodes of rejected contexts kept from the providers that rejected them, fused groups named for

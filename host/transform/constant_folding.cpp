@@ -1,23 +1,26 @@
-// Constant folding (main graph only; subgraphs are left untouched).
+// Constant folding, in the main graph and in every subgraph (the host's one constant folding: plugins
+// see the folded graph).
 //
-// In node order (the loader sorted the graph), so chains fold in one application:
+// In topological order, so chains fold in one application:
 //  - Constant nodes become initializers (no evaluator needed);
 //  - Shape and Size of a value with a fully static, known shape become int64 initializers;
 //  - any other deterministic ai.onnx node without subgraphs whose inputs are all constant
-//    initializers (not graph inputs) or absent is run with context.evaluate and replaced by
-//    initializers holding its outputs (skipped when the evaluator is empty, fails, or an output is
-//    larger than kMaxFoldedTensorBytes); DequantizeLinear excepted (quantized weights stay quantized).
+//    initializers (not graph inputs; in a subgraph, also those of the graphs around it) or absent is
+//    run with context.evaluate and replaced by initializers holding its outputs (skipped when the
+//    evaluator is empty, fails, or an output is larger than kMaxFoldedTensorBytes); DequantizeLinear
+//    excepted (quantized weights stay quantized).
 // Nodes whose outputs are graph outputs or are read by subgraphs (outer-scope values) are kept.
+// Each fold is GraphEditor::fold: the outputs become initializers of the node's own graph.
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "core/error.h"
 #include "core/log.h"
-#include "model/loader.h"
+#include "graph/graph_editor.h"
+#include "model/tensor_proto.h"
+#include "transform/ir_util.h"
 #include "transform/pass.h"
-#include "transform/proto_util.h"
 
 namespace ephost {
 
@@ -36,48 +39,66 @@ bool is_nondeterministic(const std::string& op) {
 // const_eval.h) or runs it.
 bool is_quantized_weight(const std::string& op) { return op == "DequantizeLinear"; }
 
-// The tensor a Constant node defines, or false when it is not a plain constant (sparse, ref_attr).
-bool constant_value(const onnx::NodeProto& node, onnx::TensorProto* out) {
-  if (node.attribute_size() != 1) return false;
-  const auto& a = node.attribute(0);
-  if (!a.ref_attr_name().empty()) return false;
-  out->Clear();
+// The tensor a Constant node defines, or null when it is not a plain constant (sparse, ref_attr).
+std::shared_ptr<Tensor> constant_value(const Node& node) {
+  if (!node.proto || node.proto->attribute_size() != 1) return nullptr;
+  const auto& a = node.proto->attribute(0);
+  if (!a.ref_attr_name().empty()) return nullptr;
   const std::string& name = a.name();
-  if (name == "value" && a.has_t()) {
-    *out = a.t();
-    return true;
+  if (name == "value") {
+    auto it = node.tensor_attributes.find(name);
+    return it == node.tensor_attributes.end() ? nullptr : it->second;
   }
+  onnx::TensorProto out;
   if (name == "value_float") {
-    out->set_data_type(EPHOST_ELEMENT_FLOAT);
-    out->add_float_data(a.f());
+    out.set_data_type(EPHOST_ELEMENT_FLOAT);
+    out.add_float_data(a.f());
   } else if (name == "value_floats") {
-    out->set_data_type(EPHOST_ELEMENT_FLOAT);
-    out->add_dims(a.floats_size());
-    for (float f : a.floats()) out->add_float_data(f);
+    out.set_data_type(EPHOST_ELEMENT_FLOAT);
+    out.add_dims(a.floats_size());
+    for (float f : a.floats()) out.add_float_data(f);
   } else if (name == "value_int") {
-    out->set_data_type(EPHOST_ELEMENT_INT64);
-    out->add_int64_data(a.i());
+    out.set_data_type(EPHOST_ELEMENT_INT64);
+    out.add_int64_data(a.i());
   } else if (name == "value_ints") {
-    out->set_data_type(EPHOST_ELEMENT_INT64);
-    out->add_dims(a.ints_size());
-    for (int64_t i : a.ints()) out->add_int64_data(i);
+    out.set_data_type(EPHOST_ELEMENT_INT64);
+    out.add_dims(a.ints_size());
+    for (int64_t i : a.ints()) out.add_int64_data(i);
   } else if (name == "value_string") {
-    out->set_data_type(EPHOST_ELEMENT_STRING);
-    out->add_string_data(a.s());
+    out.set_data_type(EPHOST_ELEMENT_STRING);
+    out.add_string_data(a.s());
   } else if (name == "value_strings") {
-    out->set_data_type(EPHOST_ELEMENT_STRING);
-    out->add_dims(a.strings_size());
-    for (const auto& s : a.strings()) out->add_string_data(s);
+    out.set_data_type(EPHOST_ELEMENT_STRING);
+    out.add_dims(a.strings_size());
+    for (const auto& s : a.strings()) out.add_string_data(s);
   } else {
-    return false;  // sparse_value, or something the checker would have rejected
+    return nullptr;  // sparse_value, or something the checker would have rejected
   }
-  return true;
+  try {
+    return std::make_shared<Tensor>(tensor_from_proto(out));
+  } catch (const Error&) {
+    return nullptr;
+  }
 }
 
-int64_t attr_int(const onnx::NodeProto& node, const std::string& name, int64_t fallback) {
-  for (const auto& a : node.attribute())
-    if (a.name() == name && a.type() == onnx::AttributeProto::INT) return a.i();
-  return fallback;
+// Shape or Size of a value whose shape is static and known.
+std::shared_ptr<Tensor> shape_value(const Node& node) {
+  const std::vector<int64_t>& dims = node.inputs[0]->type.dims;
+  if (node.op_type == "Size") {
+    int64_t count = 1;
+    for (int64_t d : dims) count *= d;
+    auto t = std::make_shared<Tensor>(Tensor::allocate(EPHOST_ELEMENT_INT64, {}));
+    *t->data_as<int64_t>() = count;
+    return t;
+  }
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  auto clamp = [rank](int64_t v) { return std::min(std::max(v < 0 ? v + rank : v, int64_t(0)), rank); };
+  const int64_t start = clamp(attr_int(node, "start", 0));
+  const int64_t end = clamp(attr_int(node, "end", rank));
+  const int64_t len = std::max<int64_t>(end - start, 0);
+  auto t = std::make_shared<Tensor>(Tensor::allocate(EPHOST_ELEMENT_INT64, {len}));
+  for (int64_t k = 0; k < len; ++k) t->data_as<int64_t>()[k] = dims[static_cast<size_t>(start + k)];
+  return t;
 }
 
 class ConstantFolding : public GraphPass {
@@ -85,135 +106,90 @@ class ConstantFolding : public GraphPass {
   std::string name() const override { return "ConstantFolding"; }
   int min_level() const override { return 1; }
 
-  size_t apply(onnx::ModelProto& model, TransformContext& context) override {
-    onnx::GraphProto& g = *model.mutable_graph();
-    TypeTable types(g, nullptr);
-    std::unordered_set<std::string> keep = names_read_by_subgraphs(g);
-    for (const auto& o : g.output()) keep.insert(o.name());
-    std::unordered_set<std::string> graph_inputs;
-    for (const auto& in : g.input()) graph_inputs.insert(in.name());
-    // Constant initializers by name -> index in g.initializer (stable: only appended to below).
-    std::unordered_map<std::string, int> constants;
-    for (int i = 0; i < g.initializer_size(); ++i)
-      if (!graph_inputs.count(g.initializer(i).name())) constants.emplace(g.initializer(i).name(), i);
-    std::unordered_map<std::string, std::shared_ptr<Tensor>> materialized;
-
-    std::vector<bool> removed(static_cast<size_t>(g.node_size()), false);
-    std::unordered_set<std::string> folded_names;
+  size_t apply(Graph& main, TransformContext& context) override {
+    GraphEditor editor(main);
     size_t rewrites = 0;
-    const int n = g.node_size();
-    for (int i = 0; i < n; ++i) {
-      const onnx::NodeProto& node = g.node(i);
-      if (!is_default_domain(node.domain()) || node.output_size() == 0) continue;
-      const std::string& op = node.op_type();
-      if (is_nondeterministic(op) || has_subgraph(node) || is_quantized_weight(op)) continue;
-      bool blocked = false;
-      int live_outputs = 0;
-      for (const auto& o : node.output()) {
-        if (o.empty()) continue;
-        ++live_outputs;
-        if (keep.count(o)) blocked = true;
-      }
-      if (blocked || live_outputs == 0) continue;
-
-      std::vector<onnx::TensorProto> results;  // one per output slot (unnamed outputs skipped later)
-      if (op == "Constant") {
-        if (node.output_size() != 1) continue;
-        onnx::TensorProto t;
-        if (!constant_value(node, &t)) continue;
-        results.push_back(std::move(t));
-      } else if ((op == "Shape" || op == "Size") && node.input_size() == 1 && node.output_size() == 1 &&
-                 is_static(types.find(node.input(0)))) {
-        const std::vector<int64_t>& dims = types.find(node.input(0))->dims;
-        onnx::TensorProto t;
-        t.set_data_type(EPHOST_ELEMENT_INT64);
-        if (op == "Size") {
-          int64_t count = 1;
-          for (int64_t d : dims) count *= d;
-          t.add_int64_data(count);
-        } else {
-          const int64_t rank = static_cast<int64_t>(dims.size());
-          auto clamp = [rank](int64_t v) { return std::min(std::max(v < 0 ? v + rank : v, int64_t(0)), rank); };
-          int64_t start = clamp(attr_int(node, "start", 0));
-          int64_t end = clamp(attr_int(node, "end", rank));
-          int64_t len = std::max<int64_t>(end - start, 0);
-          t.add_dims(len);
-          for (int64_t k = start; k < start + len; ++k) t.add_int64_data(dims[static_cast<size_t>(k)]);
-        }
-        results.push_back(std::move(t));
-      } else {
-        if (!context.evaluate) continue;
-        std::vector<const Tensor*> inputs;
-        bool all_constant = true;
-        for (const auto& in : node.input()) {
-          if (in.empty()) {
-            inputs.push_back(nullptr);
-            continue;
-          }
-          auto it = constants.find(in);
-          if (it == constants.end()) {
-            all_constant = false;
-            break;
-          }
-          auto& slot = materialized[in];
-          if (!slot) {
-            try {
-              slot = std::make_shared<Tensor>(tensor_from_proto(g.initializer(it->second)));
-            } catch (const std::exception&) {
-              all_constant = false;
-              break;
-            }
-          }
-          inputs.push_back(slot.get());
-        }
-        if (!all_constant) continue;
-        std::vector<Tensor> outputs;
-        try {
-          outputs = context.evaluate(node, inputs, model);
-        } catch (const std::exception& e) {
-          // The session creation's deadline ends folding (and the creation), not just this node.
-          if (const auto* error = dynamic_cast<const Error*>(&e); error && error->code() == EPHOST_DEADLINE_EXCEEDED)
-            throw;
-          log_verbose(fmt::format("ConstantFolding: not folding {} node '{}': {}", op, node.name(), e.what()));
-          continue;
-        }
-        bool ok = outputs.size() >= static_cast<size_t>(node.output_size());
-        for (int o = 0; ok && o < node.output_size(); ++o) {
-          if (node.output(o).empty()) continue;
-          const Tensor& t = outputs[static_cast<size_t>(o)];
-          if (t.empty() || t.byte_size() > kMaxFoldedTensorBytes) ok = false;
-        }
-        if (!ok) {
-          log_verbose(fmt::format("ConstantFolding: not folding {} node '{}': missing or too large outputs", op,
-                                  node.name()));
-          continue;
-        }
-        for (int o = 0; o < node.output_size(); ++o) {
-          onnx::TensorProto t;
-          if (!node.output(o).empty()) tensor_to_proto(outputs[static_cast<size_t>(o)], node.output(o), &t);
-          results.push_back(std::move(t));
-        }
-      }
-
-      for (int o = 0; o < node.output_size(); ++o) {
-        const std::string& name = node.output(o);
-        if (name.empty()) continue;
-        onnx::TensorProto* init = g.add_initializer();
-        *init = std::move(results[static_cast<size_t>(o)]);
-        init->set_name(name);
-        constants[name] = g.initializer_size() - 1;
-        folded_names.insert(name);
-      }
-      removed[static_cast<size_t>(i)] = true;
-      ++rewrites;
-      if (log_level() <= EPHOST_LOG_VERBOSE)
-        log_verbose(fmt::format("ConstantFolding: folded {} node '{}'", op, node.name()));
+    for (Graph* g : graphs_of(main)) {
+      // A snapshot: folding removes nodes (at commit) but never adds any.
+      const std::vector<Node*> order = g->topological_order;
+      for (Node* node : order)
+        if (fold_node(editor, *node, *main.model, context)) ++rewrites;
     }
-    if (rewrites) {
-      remove_nodes(g, removed);
-      remove_value_info(g, folded_names);  // initializers carry their own type
-    }
+    editor.commit();
     return rewrites;
+  }
+
+ private:
+  // The node's outputs, one per output slot (null where omitted), or empty when it does not fold.
+  static std::vector<std::shared_ptr<Tensor>> evaluate(const Node& node, const Model& model, TransformContext& context) {
+    const std::string& op = node.op_type;
+    if (op == "Constant") {
+      if (node.outputs.size() != 1) return {};
+      auto t = constant_value(node);
+      return t ? std::vector<std::shared_ptr<Tensor>>{t} : std::vector<std::shared_ptr<Tensor>>{};
+    }
+    if ((op == "Shape" || op == "Size") && node.inputs.size() == 1 && node.inputs[0] && node.outputs.size() == 1 &&
+        node.inputs[0]->type.is_tensor() && is_static(node.inputs[0]->type))
+      return {shape_value(node)};
+    if (!context.evaluate || !node.proto) return {};
+    std::vector<const Tensor*> inputs;
+    for (const Value* in : node.inputs) {
+      if (!in) {
+        inputs.push_back(nullptr);
+        continue;
+      }
+      const Tensor* t = constant_tensor(in);
+      if (!t) return {};
+      inputs.push_back(t);
+    }
+    std::vector<Tensor> outputs;
+    try {
+      outputs = context.evaluate(*node.proto, inputs, *model.proto);
+    } catch (const std::exception& e) {
+      // The session creation's deadline ends folding (and the creation), not just this node.
+      if (const auto* error = dynamic_cast<const Error*>(&e); error && error->code() == EPHOST_DEADLINE_EXCEEDED)
+        throw;
+      log_verbose(fmt::format("ConstantFolding: not folding {} node '{}': {}", op, node.name, e.what()));
+      return {};
+    }
+    std::vector<std::shared_ptr<Tensor>> values(node.outputs.size());
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      if (!node.outputs[o]) continue;
+      if (o >= outputs.size() || outputs[o].empty() || outputs[o].byte_size() > kMaxFoldedTensorBytes) {
+        log_verbose(fmt::format("ConstantFolding: not folding {} node '{}': missing or too large outputs", op,
+                                node.name));
+        return {};
+      }
+      values[o] = std::make_shared<Tensor>(std::move(outputs[o]));
+    }
+    return values;
+  }
+
+  static bool fold_node(GraphEditor& editor, Node& node, const Model& model, TransformContext& context) {
+    if (!is_default_domain(node.domain) || node.outputs.empty()) return false;
+    const std::string& op = node.op_type;
+    if (is_nondeterministic(op) || !node.subgraphs.empty() || is_quantized_weight(op)) return false;
+    size_t live_outputs = 0;
+    for (const Value* out : node.outputs) {
+      if (!out) continue;
+      ++live_outputs;
+      if (out->is_graph_output || read_by_subgraph(*out)) return false;
+    }
+    if (live_outputs == 0) return false;
+    std::vector<std::shared_ptr<Tensor>> values = evaluate(node, model, context);
+    if (values.empty()) return false;
+    for (size_t o = 0; o < values.size(); ++o) {
+      const Value* out = node.outputs[o];
+      if (out && values[o] && out->type.elem_type != 0 && values[o]->elem_type() != out->type.elem_type) {
+        log_verbose(fmt::format("ConstantFolding: not folding {} node '{}': output '{}' came out as element type "
+                                "{}, declared {}", op, node.name, out->name, values[o]->elem_type(),
+                                out->type.elem_type));
+        return false;
+      }
+    }
+    editor.fold(node, values);
+    if (log_level() <= EPHOST_LOG_VERBOSE) log_verbose(fmt::format("ConstantFolding: folded {} node '{}'", op, node.name));
+    return true;
   }
 };
 

@@ -1,22 +1,23 @@
 // No-op elimination: nodes whose output is their (first) input are removed and their consumers read
-// the input instead.
+// the input instead (each consumer is replaced by a copy of itself that names the input: the IR's nodes
+// and their NodeProtos agree, graph/graph_writer.h writes them as they are).
 //
-// Subgraphs: the pass recurses into them, but only rewires names local to each graph. A node is kept
-// when its output is a graph output (renaming graph outputs is not safe), or when any subgraph reads
-// the output as an outer-scope value (the subgraph could shadow the input's name, so rewiring it
-// there is not attempted). The input itself may be an outer-scope value of the graph: consumers in
-// the same graph can read it directly.
+// In the main graph and every subgraph, for values local to each graph. A node is kept when its output
+// is a graph output (renaming graph outputs is not safe), when any subgraph reads the output as an
+// outer-scope value (the subgraph could shadow the input's name, so rewiring it there is not
+// attempted), or when a node holding subgraphs reads it (a copy of that node would rebuild its
+// subgraphs). The input itself may be an outer-scope value of the graph: consumers in the same graph
+// can read it directly.
 #include <onnx/onnx_pb.h>
 
 #include <unordered_map>
-#include <utility>
 
 #include <fmt/format.h>
 
 #include "core/log.h"
-#include "model/loader.h"
+#include "graph/graph_editor.h"
+#include "transform/ir_util.h"
 #include "transform/pass.h"
-#include "transform/proto_util.h"
 
 namespace ephost {
 
@@ -24,20 +25,8 @@ namespace {
 
 using namespace transform_detail;
 
-int64_t attr_int(const onnx::NodeProto& node, const std::string& name, int64_t fallback) {
-  for (const auto& a : node.attribute())
-    if (a.name() == name && a.type() == onnx::AttributeProto::INT) return a.i();
-  return fallback;
-}
-
 // Whether Reshape(data of shape `dims`, shape) returns `dims` unchanged.
-bool reshape_keeps_shape(const std::vector<int64_t>& dims, const onnx::TensorProto& shape_proto, bool allowzero) {
-  Tensor shape;
-  try {
-    shape = tensor_from_proto(shape_proto);
-  } catch (const std::exception&) {
-    return false;
-  }
+bool reshape_keeps_shape(const std::vector<int64_t>& dims, const Tensor& shape, bool allowzero) {
   if (shape.elem_type() != EPHOST_ELEMENT_INT64 || shape.shape().size() != 1 ||
       shape.element_count() != static_cast<int64_t>(dims.size()))
     return false;
@@ -54,8 +43,51 @@ bool reshape_keeps_shape(const std::vector<int64_t>& dims, const onnx::TensorPro
   return !(inferred && has_zero_dim);  // -1 next to a zero-sized dim is ambiguous
 }
 
-bool same_static_shape(const TypeInfo* a, const TypeInfo* b) {
-  return is_static(a) && is_static(b) && a->dims == b->dims;
+bool same_static_shape(const Value* a, const Value* b) {
+  return a && b && is_static(a->type) && is_static(b->type) && a->type.dims == b->type.dims;
+}
+
+bool unused(const Value* v) { return !v || (v->consumers.empty() && !v->is_graph_output); }
+
+bool is_candidate_op(const Node& node) {
+  if (!is_default_domain(node.domain)) return false;
+  const std::string& op = node.op_type;
+  return op == "Identity" || op == "Dropout" || op == "Cast" || op == "Reshape" || op == "Expand" || op == "Flatten";
+}
+
+bool is_noop(const Node& node, int64_t opset) {
+  const std::string& op = node.op_type;
+  const Value* x = node.inputs[0];
+  const Value* y = node.outputs[0];
+  if (op == "Identity") return node.outputs.size() == 1;
+  if (op == "Dropout") {
+    // Before opset 7 the is_test attribute chose the mode, and its default (0) is training.
+    if (opset < 7 && attr_int(node, "is_test", 0) == 0) return false;
+    // Only in inference: training_mode (opset 12+, input 2) absent or a constant false.
+    if (node.inputs.size() > 2 && node.inputs[2]) {
+      const Tensor* t = constant_tensor(node.inputs[2]);
+      if (!t || t->elem_type() != EPHOST_ELEMENT_BOOL || t->element_count() != 1 || t->data_as<uint8_t>()[0] != 0)
+        return false;
+    }
+    for (size_t o = 1; o < node.outputs.size(); ++o)
+      if (!unused(node.outputs[o])) return false;
+    return true;
+  }
+  if (node.outputs.size() != 1) return false;
+  if (op == "Cast") {
+    const int64_t to = attr_int(node, "to", -1);
+    return x->type.elem_type != 0 && to == x->type.elem_type;
+  }
+  if (op == "Reshape") {
+    if (same_static_shape(x, y)) return true;
+    // The output shape may be unknown when the shape input was folded: compare it.
+    if (!is_static(x->type) || node.inputs.size() < 2 || !node.inputs[1]) return false;
+    const Tensor* shape = constant_tensor(node.inputs[1]);
+    return shape && reshape_keeps_shape(x->type.dims, *shape, attr_int(node, "allowzero", 0) != 0);
+  }
+  if (op == "Expand") return same_static_shape(x, y);
+  if (op == "Flatten") return x->type.dims.size() == 2 && same_static_shape(x, y);
+  return false;
 }
 
 class NoopElimination : public GraphPass {
@@ -63,141 +95,57 @@ class NoopElimination : public GraphPass {
   std::string name() const override { return "NoopElimination"; }
   int min_level() const override { return 1; }
 
-  size_t apply(onnx::ModelProto& model, TransformContext& context) override {
-    int64_t opset = 0;  // the model's ai.onnx opset (0: none imported)
-    for (const auto& op : model.opset_import())
-      if (is_default_domain(op.domain())) opset = op.version();
-    return eliminate(*model.mutable_graph(), nullptr, opset);
-  }
-
- private:
-  using Uses = std::unordered_map<std::string, std::vector<std::pair<int, int>>>;  // name -> (node, input)
-
-  static size_t eliminate(onnx::GraphProto& g, const TypeTable* parent_types, int64_t opset) {
-    TypeTable types(g, parent_types);
+  size_t apply(Graph& main, TransformContext&) override {
+    const int64_t opset = main.model ? std::max<int64_t>(main.model->opset(""), 0) : 0;
+    GraphEditor editor(main);
     size_t rewrites = 0;
-    for (auto& node : *g.mutable_node())
-      for (auto& a : *node.mutable_attribute())
-        if (a.has_g()) rewrites += eliminate(*a.mutable_g(), &types, opset);
-
-    bool any_candidate = false;
-    for (const auto& node : g.node())
-      if (is_candidate_op(node)) {
-        any_candidate = true;
-        break;
-      }
-    if (!any_candidate) return rewrites;
-
-    std::unordered_set<std::string> protect = names_read_by_subgraphs(g);
-    for (const auto& o : g.output()) protect.insert(o.name());
-    std::unordered_map<std::string, const onnx::TensorProto*> initializers;
-    for (const auto& init : g.initializer()) initializers.emplace(init.name(), &init);
-    std::unordered_set<std::string> graph_inputs;
-    for (const auto& in : g.input()) graph_inputs.insert(in.name());
-
-    Uses uses;
-    for (int i = 0; i < g.node_size(); ++i)
-      for (int k = 0; k < g.node(i).input_size(); ++k)
-        if (!g.node(i).input(k).empty()) uses[g.node(i).input(k)].emplace_back(i, k);
-
-    std::vector<bool> removed(static_cast<size_t>(g.node_size()), false);
-    std::unordered_set<std::string> dead_names;
-    for (int i = 0; i < g.node_size(); ++i) {
-      const onnx::NodeProto& node = g.node(i);
-      if (!is_default_domain(node.domain()) || node.input_size() < 1 || node.output_size() < 1) continue;
-      const std::string& x = node.input(0);
-      const std::string& y = node.output(0);
-      if (x.empty() || y.empty() || protect.count(y) || !is_candidate_op(node)) continue;
-      if (!is_noop(node, opset, types, initializers, graph_inputs, uses, protect)) continue;
-
-      // Rewire every reader of y to x.
-      auto it = uses.find(y);
-      if (it != uses.end()) {
-        auto readers = std::move(it->second);
-        uses.erase(it);
-        auto& xs = uses[x];
-        for (const auto& [j, k] : readers) {
-          g.mutable_node(j)->set_input(k, x);
-          xs.emplace_back(j, k);
-        }
-      }
-      removed[static_cast<size_t>(i)] = true;
-      for (const auto& o : node.output())
-        if (!o.empty()) dead_names.insert(o);
-      ++rewrites;
-      if (log_level() <= EPHOST_LOG_VERBOSE)
-        log_verbose(
-            fmt::format("NoopElimination: removed {} node '{}' ({} -> {})", node.op_type(), node.name(), x, y));
-    }
-    if (!dead_names.empty()) {
-      remove_nodes(g, removed);
-      remove_value_info(g, dead_names);
-    }
+    for (Graph* g : graphs_of(main)) rewrites += eliminate(editor, *g, opset);
+    editor.commit();
     return rewrites;
   }
 
-  static bool is_candidate_op(const onnx::NodeProto& node) {
-    if (!is_default_domain(node.domain())) return false;
-    const std::string& op = node.op_type();
-    return op == "Identity" || op == "Dropout" || op == "Cast" || op == "Reshape" || op == "Expand" ||
-           op == "Flatten";
+ private:
+  // A consumer rewired earlier in this application is replaced by its copy: later rewiring edits
+  // the copy.
+  std::unordered_map<const Node*, Node*> replaced_;
+
+  Node* latest(Node* n) const {
+    for (auto it = replaced_.find(n); it != replaced_.end(); it = replaced_.find(n)) n = it->second;
+    return n;
   }
 
-  static bool unused(const std::string& name, const Uses& uses, const std::unordered_set<std::string>& protect) {
-    if (name.empty()) return true;
-    auto it = uses.find(name);
-    return (it == uses.end() || it->second.empty()) && !protect.count(name);
-  }
+  size_t eliminate(GraphEditor& editor, Graph& g, int64_t opset) {
+    replaced_.clear();
+    size_t rewrites = 0;
+    const std::vector<Node*> order = g.topological_order;
+    for (Node* original : order) {
+      Node* node = latest(original);
+      if (!is_candidate_op(*node) || node->inputs.empty() || node->outputs.empty()) continue;
+      Value* x = node->inputs[0];
+      Value* y = node->outputs[0];
+      if (!x || !y || y->is_graph_output || read_by_subgraph(*y)) continue;
+      bool rewirable = true;
+      for (const Node* c : y->consumers)
+        if (!c->subgraphs.empty() || !c->proto) rewirable = false;
+      if (!rewirable || !is_noop(*node, opset)) continue;
 
-  static bool is_noop(const onnx::NodeProto& node, int64_t opset, const TypeTable& types,
-                      const std::unordered_map<std::string, const onnx::TensorProto*>& initializers,
-                      const std::unordered_set<std::string>& graph_inputs, const Uses& uses,
-                      const std::unordered_set<std::string>& protect) {
-    const std::string& op = node.op_type();
-    const std::string& x = node.input(0);
-    const std::string& y = node.output(0);
-    if (op == "Identity") return node.output_size() == 1;
-    if (op == "Dropout") {
-      // Before opset 7 the is_test attribute chose the mode, and its default (0) is training.
-      if (opset < 7 && attr_int(node, "is_test", 0) == 0) return false;
-      // Only in inference: training_mode (opset 12+, input 2) absent or a constant false.
-      if (node.input_size() > 2 && !node.input(2).empty()) {
-        const std::string& tm = node.input(2);
-        auto it = initializers.find(tm);
-        if (it == initializers.end() || graph_inputs.count(tm)) return false;
-        try {
-          Tensor t = tensor_from_proto(*it->second);
-          if (t.elem_type() != EPHOST_ELEMENT_BOOL || t.element_count() != 1 || t.data_as<uint8_t>()[0] != 0)
-            return false;
-        } catch (const std::exception&) {
-          return false;
-        }
+      const std::vector<Node*> readers = y->consumers;
+      for (Node* c : readers) {
+        if (std::find(y->consumers.begin(), y->consumers.end(), c) == y->consumers.end()) continue;  // done
+        onnx::NodeProto copy = *c->proto;
+        copy.set_name(c->name);
+        for (auto& in : *copy.mutable_input())
+          if (in == y->name) in = x->name;
+        Node* rewired = editor.replace(*c, {std::move(copy)}).front();
+        replaced_[c] = rewired;
       }
-      for (int o = 1; o < node.output_size(); ++o)
-        if (!unused(node.output(o), uses, protect)) return false;
-      return true;
+      const std::string from = x->name, to = y->name;
+      editor.remove(*node);
+      ++rewrites;
+      if (log_level() <= EPHOST_LOG_VERBOSE)
+        log_verbose(fmt::format("NoopElimination: removed {} node '{}' ({} -> {})", node->op_type, node->name, from, to));
     }
-    if (node.output_size() != 1) return false;
-    if (op == "Cast") {
-      const TypeInfo* in = types.find(x);
-      int64_t to = attr_int(node, "to", -1);
-      return in && in->elem_type != 0 && to == in->elem_type;
-    }
-    if (op == "Reshape") {
-      const TypeInfo* in = types.find(x);
-      if (same_static_shape(in, types.find(y))) return true;
-      // The output shape may be unknown when the shape input was only folded this round: compare it.
-      if (!is_static(in) || node.input_size() < 2) return false;
-      auto it = initializers.find(node.input(1));
-      if (it == initializers.end() || graph_inputs.count(node.input(1))) return false;
-      return reshape_keeps_shape(in->dims, *it->second, attr_int(node, "allowzero", 0) != 0);
-    }
-    if (op == "Expand") return same_static_shape(types.find(x), types.find(y));
-    if (op == "Flatten") {
-      const TypeInfo* in = types.find(x);
-      return in && in->dims.size() == 2 && same_static_shape(in, types.find(y));
-    }
-    return false;
+    return rewrites;
   }
 };
 

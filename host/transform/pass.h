@@ -1,6 +1,8 @@
-// Graph transforms (ONNX Runtime's TransformGraph stage): a pipeline of passes run on the ModelProto
-// before partitioning. Others extend it by adding passes; each pass declares the optimization level
-// at which it starts to run (session option / EphostGraphOptimizationLevel).
+// Graph transforms (ONNX Runtime's TransformGraph stage): a pipeline of passes run on the IR before
+// partitioning, each editing it through a GraphEditor (graph/graph_editor.h): what an edit adds is typed
+// locally, so neither the model is inferred again nor the IR rebuilt. The ModelProto is not touched.
+// Others extend the pipeline by adding passes; each pass declares the optimization level at which it
+// starts to run (session option / EphostGraphOptimizationLevel).
 #pragma once
 
 #include <cstddef>
@@ -17,6 +19,8 @@ class NodeProto;
 }  // namespace onnx
 
 namespace ephost {
+
+class Graph;
 
 // Evaluates one node on constant inputs (used by constant folding). Supplied by the session, which
 // runs the node on the built-in CPU plugin. `opset` is the model's opset for the node's domain.
@@ -35,8 +39,9 @@ class GraphPass {
   virtual std::string name() const = 0;
   // Lowest optimization level at which the pass runs (1 = basic).
   virtual int min_level() const = 0;
-  // Rewrites the model in place; returns how many rewrites it made (0 = unchanged).
-  virtual size_t apply(onnx::ModelProto& model, TransformContext& context) = 0;
+  // Edits `main` (a main graph, not frozen) and commits its edits; returns how many rewrites it made
+  // (0 = unchanged).
+  virtual size_t apply(Graph& main, TransformContext& context) = 0;
 };
 
 struct PassResult {
@@ -49,7 +54,7 @@ class PassPipeline {
   void add(std::unique_ptr<GraphPass> pass);
   // Runs every pass whose min_level <= context.level, repeating the pipeline until nothing changes
   // (at most a few rounds). Returns what each pass did.
-  std::vector<PassResult> run(onnx::ModelProto& model, TransformContext& context) const;
+  std::vector<PassResult> run(Graph& main, TransformContext& context) const;
 
  private:
   std::vector<std::unique_ptr<GraphPass>> passes_;
@@ -71,9 +76,10 @@ constexpr size_t kMaxFoldedTensorBytes = size_t(16) << 20;
 std::unique_ptr<GraphPass> make_noop_elimination_pass();
 // Turns Constant nodes into initializers, folds Shape/Size of statically shaped values, and evaluates
 // deterministic ai.onnx nodes whose inputs are all constant initializers (context.evaluate; skipped
-// when empty). Main graph only.
+// when empty), in the main graph and in every subgraph (a subgraph's node may read constants of the
+// graphs around it). The one constant folding of the host: plugins see the folded graph.
 std::unique_ptr<GraphPass> make_constant_folding_pass();
-// Removes initializers (not graph inputs) that no node, graph output or subgraph reads.
+// Removes initializers (not graph inputs) that no node, graph output or subgraph reads, in every graph.
 std::unique_ptr<GraphPass> make_unused_initializer_elimination_pass();
 // Level 2: Conv followed by inference BatchNormalization becomes one Conv with folded weights.
 std::unique_ptr<GraphPass> make_conv_batchnorm_fusion_pass();

@@ -1,8 +1,7 @@
-#include <onnx/onnx_pb.h>
-
 #include <fmt/format.h>
 
 #include "core/log.h"
+#include "graph/graph.h"
 #include "transform/pass.h"
 
 namespace ephost {
@@ -15,7 +14,7 @@ void PassPipeline::add(std::unique_ptr<GraphPass> pass) {
   if (pass) passes_.push_back(std::move(pass));
 }
 
-std::vector<PassResult> PassPipeline::run(onnx::ModelProto& model, TransformContext& context) const {
+std::vector<PassResult> PassPipeline::run(Graph& main, TransformContext& context) const {
   std::vector<PassResult> results;
   std::vector<GraphPass*> active;
   for (const auto& p : passes_)
@@ -26,7 +25,7 @@ std::vector<PassResult> PassPipeline::run(onnx::ModelProto& model, TransformCont
   for (int round = 0; round < kMaxRounds && !active.empty(); ++round) {
     size_t changed = 0;
     for (size_t i = 0; i < active.size(); ++i) {
-      size_t n = active[i]->apply(model, context);
+      size_t n = active[i]->apply(main, context);
       results[i].rewrites += n;
       changed += n;
       if (n) log_verbose(fmt::format("graph transform round {}: {} made {} rewrite(s)", round + 1, results[i].pass, n));

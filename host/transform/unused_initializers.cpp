@@ -1,12 +1,11 @@
 // Unused-initializer elimination: initializers that are not graph inputs and that no node, graph
-// output or subgraph (outer-scope read) of their graph uses are dropped. Recurses into subgraphs.
-#include <onnx/onnx_pb.h>
-
+// output or subgraph (outer-scope read) of their graph uses are dropped, in every graph.
 #include <fmt/format.h>
 
 #include "core/log.h"
+#include "graph/graph_editor.h"
+#include "transform/ir_util.h"
 #include "transform/pass.h"
-#include "transform/proto_util.h"
 
 namespace ephost {
 
@@ -14,42 +13,26 @@ namespace {
 
 using namespace transform_detail;
 
-size_t remove_unused(onnx::GraphProto& g) {
-  size_t rewrites = 0;
-  for (auto& node : *g.mutable_node())
-    for (auto& a : *node.mutable_attribute())
-      if (a.has_g()) rewrites += remove_unused(*a.mutable_g());
-  if (g.initializer_size() == 0) return rewrites;
-
-  std::unordered_set<std::string> used = names_read_by_subgraphs(g);
-  for (const auto& node : g.node())
-    for (const auto& in : node.input())
-      if (!in.empty()) used.insert(in);
-  for (const auto& o : g.output()) used.insert(o.name());
-  for (const auto& in : g.input()) used.insert(in.name());
-
-  auto* inits = g.mutable_initializer();
-  const int n = inits->size();
-  int w = 0;
-  for (int r = 0; r < n; ++r) {
-    if (!used.count(inits->Get(r).name())) {
-      if (log_level() <= EPHOST_LOG_VERBOSE)
-        log_verbose(fmt::format("UnusedInitializerElimination: removed initializer '{}'", inits->Get(r).name()));
-      ++rewrites;
-      continue;
-    }
-    if (w != r) inits->SwapElements(w, r);
-    ++w;
-  }
-  if (w < n) inits->DeleteSubrange(w, n - w);
-  return rewrites;
-}
-
 class UnusedInitializerElimination : public GraphPass {
  public:
   std::string name() const override { return "UnusedInitializerElimination"; }
   int min_level() const override { return 1; }
-  size_t apply(onnx::ModelProto& model, TransformContext&) override { return remove_unused(*model.mutable_graph()); }
+  size_t apply(Graph& main, TransformContext&) override {
+    GraphEditor editor(main);
+    size_t rewrites = 0;
+    for (Graph* g : graphs_of(main)) {
+      const std::vector<Value*> initializers = g->initializers;
+      for (Value* v : initializers) {
+        if (!v->is_constant_initializer() || !v->consumers.empty() || v->is_graph_output) continue;
+        if (log_level() <= EPHOST_LOG_VERBOSE)
+          log_verbose(fmt::format("UnusedInitializerElimination: removed initializer '{}'", v->name));
+        editor.remove_initializer(*v);
+        ++rewrites;
+      }
+    }
+    editor.commit();
+    return rewrites;
+  }
 };
 
 }  // namespace

@@ -1,9 +1,11 @@
 // Constants the plugin can see beyond the graph's own initializers.
 //
-// The host folds constants in the main graph only: inside an If/Loop/Scan body, Constant nodes and
-// Slice/Concat/Unsqueeze chains over weights run on every call (a PyTorch-exported LSTM inside an If
-// rebuilds its gate weights this way), and the body's references to the enclosing graph's
-// initializers are outer-scope values, not constants. So:
+// The host folds constants (host/transform/constant_folding.cpp), in subgraphs too, at optimization
+// level 1 and above. What it leaves on purpose reaches the plugin: DequantizeLinear of constant weights
+// (kept for QDQ fusion, so the plugin folds the ones it does not fuse), values of 16 to 64 MiB, and
+// everything when the host's optimizations are off (a PyTorch-exported LSTM inside an If rebuilds its
+// gate weights with Constant/Slice/Concat/Unsqueeze on every call otherwise). A body's references to
+// the enclosing graph's initializers are outer-scope values, not constants. So:
 //  - constant_of() resolves an outer-scope value through the parent node's implicit inputs;
 //  - fold_constants() evaluates the pure data-movement nodes (Constant, Identity, Unsqueeze, Squeeze,
 //    Reshape, Flatten, Concat, Slice, Transpose, Gather, Cast, Shape) and DequantizeLinear (a QDQ

@@ -201,6 +201,31 @@ TEST(GraphEditor, RemoveDropsANodeNobodyReads) {
   expect_consistent(g);
 }
 
+TEST(GraphEditor, AddAndRemoveInitializers) {
+  auto ir = load_with_ir(chain_model());
+  Graph& g = *ir.main;
+  const size_t values = g.values.size();
+  GraphEditor editor(g);
+  auto w = std::make_shared<Tensor>(tensor_from_proto(float_tensor("w", {2, 3}, {1, 1, 1, 1, 1, 1})));
+  expect_error([&] { editor.add_initializer(g, "c", w); }, EPHOST_INVALID_ARGUMENT, {"'c'", "already defined"});
+  Value* added = editor.add_initializer(g, "w", w);
+  // A later edit of the same batch reads it; the node it replaces leaves c unread.
+  editor.replace(*node_named(g, "add_constants"), {node("Add", {"w", "w"}, {"cc"}, "add_w")});
+  expect_error([&] { editor.remove_initializer(*g.find("X")); }, EPHOST_INVALID_ARGUMENT, {"'X'", "not a constant initializer"});
+  expect_error([&] { editor.remove_initializer(*added); }, EPHOST_INVALID_ARGUMENT, {"'w'", "read by node 'add_w'"});
+  editor.remove_initializer(*g.find("c"));
+  editor.commit();
+  expect_consistent(g);
+  EXPECT_EQ(g.find("c"), nullptr);
+  ASSERT_EQ(g.find("w"), added);
+  EXPECT_TRUE(added->is_constant_initializer());
+  EXPECT_EQ(added->type.elem_type, kFloat);
+  EXPECT_EQ(added->type.dims, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(g.initializers, std::vector<Value*>{added});
+  EXPECT_EQ(g.values.size(), values);  // c went, w came
+  EXPECT_TRUE(reads(added, node_named(g, "add_w")));
+}
+
 TEST(GraphEditor, RefusedEditsChangeNothing) {
   auto ir = load_with_ir(chain_model());
   Graph& g = *ir.main;

@@ -962,9 +962,7 @@ TEST(ModelLoaderFuzz, StructuralMutationsOnlyEverThrowEphostErrors) {
       EXPECT_NO_THROW({
         try {
           auto model = load_model_from_buffer(bytes.data(), bytes.size(), *options);
-          default_pipeline().run(*model->proto, ctx);
-          infer_model_shapes(*model);
-          build_graph_ir(*model);
+          default_pipeline().run(*build_graph_ir(*model), ctx);
           ++loaded;
         } catch (const Error&) {
         }

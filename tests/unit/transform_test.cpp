@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "graph/graph.h"
+#include "graph/graph_writer.h"
 #include "model/loader.h"
 #include "model_builders.h"
 #include "transform/pass.h"
@@ -24,8 +25,36 @@ onnx::ModelProto loaded(const onnx::ModelProto& m) {
   return *model->proto;
 }
 
+// The IR of `m` (kept with the model it points into).
+struct Ir {
+  Model model;
+  std::unique_ptr<Graph> graph;
+  explicit Ir(const onnx::ModelProto& m) {
+    model.proto = std::make_unique<onnx::ModelProto>(m);
+    model.read_header();
+    graph = build_graph_ir(model);
+  }
+  // The edited IR written back as a model (graph/graph_writer.h): what the checks read.
+  onnx::ModelProto written() const {
+    onnx::ModelProto out;
+    write_model_proto(*graph, &out);
+    return out;
+  }
+};
+
+// Runs `pass` on the IR of `m` and replaces `m` by the edited IR, written back.
 size_t run_pass(GraphPass& pass, onnx::ModelProto& m, TransformContext context = {}) {
-  return pass.apply(m, context);
+  Ir ir(m);
+  const size_t rewrites = pass.apply(*ir.graph, context);
+  m = ir.written();
+  return rewrites;
+}
+
+std::vector<PassResult> run_pipeline(const PassPipeline& pipeline, onnx::ModelProto& m, TransformContext& context) {
+  Ir ir(m);
+  std::vector<PassResult> results = pipeline.run(*ir.graph, context);
+  m = ir.written();
+  return results;
 }
 
 std::vector<std::string> op_types(const onnx::GraphProto& g) {
@@ -282,12 +311,12 @@ TEST(ConstantFolding, FoldsChainsWithTheEvaluator) {
   TransformContext ctx;
   ctx.evaluate = eval.fn();
   auto pass = make_constant_folding_pass();
-  EXPECT_EQ(pass->apply(m, ctx), 2u);
+  EXPECT_EQ(run_pass(*pass, m, ctx), 2u);
   EXPECT_EQ(eval.calls, 2);
   EXPECT_EQ(op_types(m.graph()), (std::vector<std::string>{"Add"}));
   ASSERT_NE(find_initializer(m.graph(), "d"), nullptr);
   EXPECT_EQ(floats_of(*find_initializer(m.graph(), "d")), (std::vector<float>{11, 44, 99}));
-  EXPECT_EQ(pass->apply(m, ctx), 0u);
+  EXPECT_EQ(run_pass(*pass, m, ctx), 0u);
   expect_valid(m);
 
   // Cleaning up: c, W2 (and W1) are no longer read.
@@ -386,7 +415,7 @@ TEST(ConstantFolding, WhatIsNeverFolded) {
   TransformContext ctx;
   ctx.evaluate = eval.fn();
   auto pass = make_constant_folding_pass();
-  EXPECT_EQ(pass->apply(m, ctx), 0u);
+  EXPECT_EQ(run_pass(*pass, m, ctx), 0u);
   EXPECT_EQ(m.graph().node_size(), 8);
   // Only the evaluable candidates reached the evaluator: Huge (too large) and Neg (throws).
   EXPECT_EQ(eval.seen, (std::vector<std::string>{"Huge", "Neg"}));
@@ -404,8 +433,54 @@ TEST(ConstantFolding, FoldsOutputsUpTo16MiB) {
   FakeEvaluator eval;
   TransformContext ctx;
   ctx.evaluate = eval.fn();
-  EXPECT_EQ(make_constant_folding_pass()->apply(m, ctx), 1u);
+  EXPECT_EQ(run_pass(*make_constant_folding_pass(), m, ctx), 1u);
   EXPECT_EQ(floats_of(*find_initializer(m.graph(), "w2")), (std::vector<float>{2, 4, 6}));
+}
+
+// The host's one constant folding reaches into subgraphs: a branch's Constant and a node reading it
+// with an initializer of the enclosing graph fold into an initializer of the branch; what reads the
+// branch's own input stays, and so does the enclosing initializer (the else branch still reads it).
+TEST(ConstantFolding, FoldsInsideSubgraphsWithOuterConstants) {
+  auto m = make_model(13);
+  auto* g = m.mutable_graph();
+  add_input(g, "X", kFloat, {3});
+  add_input(g, "cond", kBool, {});
+  add_initializer(g, float_tensor("W", {3}, {1, 2, 3}));
+  onnx::GraphProto then_g;
+  then_g.set_name("then");
+  attr_tensor(add_node(&then_g, "Constant", {}, {"k"}, "branch_const"), "value", float_tensor("", {3}, {10, 20, 30}));
+  add_node(&then_g, "Add", {"k", "W"}, {"kw"}, "branch_fold");
+  add_node(&then_g, "Add", {"X", "kw"}, {"t"}, "branch_keep");
+  add_output(&then_g, "t", kFloat, {3});
+  onnx::GraphProto else_g;
+  else_g.set_name("else");
+  add_node(&else_g, "Mul", {"X", "W"}, {"e"}, "else_keep");
+  add_output(&else_g, "e", kFloat, {3});
+  auto* iff = add_node(g, "If", {"cond"}, {"Z"}, "if");
+  attr_graph(iff, "then_branch", then_g);
+  attr_graph(iff, "else_branch", else_g);
+  add_output(g, "Z", kFloat, {3});
+  m = loaded(m);
+
+  FakeEvaluator eval;
+  TransformContext ctx;
+  ctx.evaluate = eval.fn();
+  auto pass = make_constant_folding_pass();
+  EXPECT_EQ(run_pass(*pass, m, ctx), 2u);
+  EXPECT_EQ(eval.seen, (std::vector<std::string>{"Add"}));
+  const auto& branch = find_node(m.graph(), "if")->attribute(0).g();
+  EXPECT_EQ(op_types(branch), (std::vector<std::string>{"Add"}));
+  ASSERT_NE(find_initializer(branch, "kw"), nullptr);
+  EXPECT_EQ(floats_of(*find_initializer(branch, "kw")), (std::vector<float>{11, 22, 33}));
+  EXPECT_NE(find_initializer(m.graph(), "W"), nullptr);
+  EXPECT_EQ(run_pass(*pass, m, ctx), 0u);
+  expect_valid(m);
+
+  // The branch's k is read by nobody now: the unused-initializer pass drops it there.
+  auto unused = make_unused_initializer_elimination_pass();
+  EXPECT_EQ(run_pass(*unused, m), 1u);
+  EXPECT_EQ(find_initializer(find_node(m.graph(), "if")->attribute(0).g(), "k"), nullptr);
+  EXPECT_NE(find_initializer(m.graph(), "W"), nullptr);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -418,7 +493,7 @@ class CountingPass : public GraphPass {
   CountingPass(std::string name, int level, size_t per_run) : name_(std::move(name)), level_(level), per_run_(per_run) {}
   std::string name() const override { return name_; }
   int min_level() const override { return level_; }
-  size_t apply(onnx::ModelProto&, TransformContext&) override {
+  size_t apply(Graph&, TransformContext&) override {
     ++runs;
     return per_run_;
   }
@@ -447,7 +522,7 @@ TEST(PassPipeline, RoundsLevelsAndCounts) {
   onnx::ModelProto m = make_model();
   TransformContext ctx;
   ctx.level = 1;
-  auto results = pipeline.run(m, ctx);
+  auto results = run_pipeline(pipeline, m, ctx);
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].pass, "busy");
   EXPECT_EQ(results[0].rewrites, 4u);  // never settles: stops after 4 rounds
@@ -457,7 +532,7 @@ TEST(PassPipeline, RoundsLevelsAndCounts) {
   EXPECT_EQ(extended_p->runs, 0);
 
   ctx.level = 0;
-  EXPECT_TRUE(pipeline.run(m, ctx).empty());
+  EXPECT_TRUE(run_pipeline(pipeline, m, ctx).empty());
   EXPECT_EQ(busy_p->runs, 4);
 }
 
@@ -477,7 +552,7 @@ TEST(PassPipeline, DefaultPipelineRepeatsUntilSettled) {
 
   TransformContext ctx;  // no evaluator
   ctx.level = 1;
-  auto results = default_pipeline().run(m, ctx);
+  auto results = run_pipeline(default_pipeline(), m, ctx);
   ASSERT_EQ(results.size(), 3u);
   EXPECT_EQ(results[0].pass, "NoopElimination");
   EXPECT_EQ(results[0].rewrites, 2u);
