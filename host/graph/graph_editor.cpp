@@ -176,6 +176,28 @@ void GraphEditor::fold(Node& node, const std::vector<std::shared_ptr<Tensor>>& v
   touch(graph);
 }
 
+Value& GraphEditor::add_initializer(Graph& graph, const std::string& name, std::shared_ptr<Tensor> value) {
+  checked_graph(graph, "add_initializer");
+  if (name.empty()) fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::add_initializer: the initializer has no name");
+  if (!value)
+    fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::add_initializer: no value was given for initializer '{}'", name);
+  if (graph.find(name))
+    fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::add_initializer: {} already defines '{}'",
+         graph_detail::graph_label(graph), name);
+  auto owned = std::make_unique<Value>();
+  Value& v = *owned;
+  v.name = name;
+  v.owner = &graph;
+  v.index = graph.values.size();
+  v.type = type_of_tensor(*value);
+  v.initializer = std::move(value);
+  graph.values.push_back(std::move(owned));
+  graph.by_name[name] = &v;
+  graph.initializers.push_back(&v);
+  touch(graph);
+  return v;
+}
+
 void GraphEditor::remove(Node& node) {
   checked_node(node, "remove");
   for (const Value* out : node.outputs)

@@ -1,5 +1,6 @@
 // Edits of a built IR before partitioning: splice nodes in, replace a node by nodes that compute its
-// outputs (its function body), fold a node into constants, remove a node. The values an edit adds are
+// outputs (its function body, or an EPContext node's source nodes), add a constant initializer, fold a
+// node into constants, remove a node. The values an edit adds are
 // typed from the types of what the new nodes read (model/node_types.h), not by inferring the model
 // again. After partitioning the session freezes the IR (freeze()); a frozen IR refuses every edit, so
 // concurrent Runs can read it without locks.
@@ -17,6 +18,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -52,6 +54,10 @@ class GraphEditor {
   // entry per output; null for an omitted output, or for one nobody reads, which is dropped). A value
   // whose element type is known must keep it. `node` is removed.
   void fold(Node& node, const std::vector<std::shared_ptr<Tensor>>& values);
+
+  // Adds constant initializer `name` holding `value` to `graph` (the main graph or a subgraph), for nodes
+  // spliced in later to read; `name` must be a name `graph` does not define yet. Returns its value.
+  Value& add_initializer(Graph& graph, const std::string& name, std::shared_ptr<Tensor> value);
 
   // Removes `node`, whose outputs nobody reads and which are not graph outputs; its outputs go too.
   void remove(Node& node);
