@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <boost/filesystem.hpp>
 #include <optional>
-#include <tuple>
 
 #include "plugin_abi/handles.h"
 #include "core/atomic_file.h"
@@ -16,6 +15,7 @@
 #include "epcontext/context_store.h"
 #include "epcontext/context_schema.h"
 #include "epcontext/source_fallback.h"
+#include "graph/graph_editor.h"
 
 namespace ephost {
 namespace fs = boost::filesystem;
@@ -49,45 +49,32 @@ std::vector<size_t> providers_for_source(const std::vector<std::unique_ptr<Provi
 // Resolves the EPContext nodes one by one, then replaces the rejected ones by their source nodes.
 class ContextResolver {
  public:
-  ContextResolver(Model& model, const std::vector<std::unique_ptr<Provider>>& providers,
+  ContextResolver(Model& model, Graph& main, const std::vector<std::unique_ptr<Provider>>& providers,
                   const ContextLoadSettings& settings, ContextShareRegistry& shared)
       : model_(model),
+        main_(main),
         providers_(providers),
         settings_(settings),
         base_dir_(context_base_dir(model, settings)),
         store_(base_dir_, model.path.empty(), settings.share, shared) {}
 
   ContextResolution run() {
-    // A temporary IR over the ctx model: plugins judge and load EPContext nodes through node handles.
-    std::unique_ptr<Graph> ir = build_graph_ir(model_);
+    // Plugins judge and load EPContext nodes through the IR's node handles.
     std::vector<const Node*> contexts;
-    for (const auto& n : ir->nodes)
+    for (const auto& n : main_.nodes)
       if (n->op_type == epctx::kOpType && n->domain == epctx::kDomain) contexts.push_back(n.get());
     check_context_node_names(contexts);
     for (const Node* n : contexts) resolve(*n, contexts);
     store_.publish_leftovers();
-    // What the fallback needs of the rejected nodes, before the temporary IR goes.
-    std::vector<Replacement> replacements;
-    for (auto& [n, by] : rejected_)
-      replacements.push_back({n->name, context_attribute(*n, epctx::kModelFilename), by});
-    ir.reset();  // the proto is rewritten below
-    std::vector<std::string> inserted;
-    for (const Replacement& r : replacements) {
-      std::vector<std::string> nodes = fall_back(r);
-      inserted.insert(inserted.end(), nodes.begin(), nodes.end());
-    }
-    type_source_nodes(model_, inserted);
+    if (rejected_.empty()) return std::move(result_);
+    // The rejected nodes are replaced in the IR, their source nodes typed where they go in.
+    GraphEditor editor(main_);
+    for (const auto& [index, by] : rejected_) fall_back(editor, *main_.nodes[index], by);
+    editor.commit();
     return std::move(result_);
   }
 
  private:
-  // A rejected node's fallback: its name, the source model file it records, the provider that rejected.
-  struct Replacement {
-    std::string node;
-    std::string source_filename;
-    size_t rejected_by;
-  };
-
   // One EPContext node: fetch its context, let the candidates judge and load it, and record the outcome.
   void resolve(const Node& n, const std::vector<const Node*>& contexts) {
     ContextDiagnostic d;
@@ -185,56 +172,67 @@ class ContextResolver {
            n.name, d.source, d.provider.empty() ? "" : ", provider '" + d.provider + "'", d.reason);
     log_warning(message + "; falling back to the source model's nodes on the next providers");
     d.fell_back = true;
-    rejected_.emplace_back(&n, rejected_by);
+    rejected_.emplace_back(n.index, rejected_by);
   }
 
   // The source model a rejected node falls back to, and how it was found (for errors).
-  std::pair<std::string, std::string> source_model_of(const Replacement& r) const {
+  std::pair<std::string, std::string> source_model_of(const Node& n) const {
     if (!settings_.source_model_path.empty()) return {settings_.source_model_path, "ep.context_source_model_path"};
-    if (r.source_filename.empty())
+    const std::string filename = context_attribute(n, epctx::kModelFilename);
+    if (filename.empty())
       fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' cannot be used and records no onnx_model_filename to fall "
-           "back to; set ep.context_source_model_path to the source model", r.node);
+           "back to; set ep.context_source_model_path to the source model", n.name);
     if (base_dir_.empty())
       fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' cannot be used, and the fallback to its source model '{}' "
            "needs the ctx model's folder: set ep.context_file_path (model from a buffer) or "
-           "ep.context_source_model_path", r.node, r.source_filename);
-    return {confine_path(base_dir_, r.source_filename, fmt::format("EPContext node '{}' onnx_model_filename", r.node)),
+           "ep.context_source_model_path", n.name, filename);
+    return {confine_path(base_dir_, filename, fmt::format("EPContext node '{}' onnx_model_filename", n.name)),
             "onnx_model_filename, beside the ctx model"};
   }
 
-  // Replaces a rejected node by its original partition, taken from its source model (loaded once).
-  // Returns the names of the nodes put in its place.
-  std::vector<std::string> fall_back(const Replacement& r) {
-    const auto [path, how] = source_model_of(r);
+  // The source model at `path`, loaded once: checked, not shape-inferred (the nodes taken from it are
+  // typed where they are spliced in).
+  const onnx::ModelProto& source_model(const std::string& path, const std::string& how, const Node& n) {
     auto it = sources_.find(path);
     if (it == sources_.end()) {
       boost::system::error_code ec;
       if (!fs::exists(path, ec))
         fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' cannot be used and its source model '{}' ({}) does not "
              "exist, so there is nothing to fall back to; put the source model there or set "
-             "ep.context_source_model_path", r.node, path, how);
-      it = sources_.emplace(path, load_model_from_file(path, settings_.source_load)).first;
+             "ep.context_source_model_path", n.name, path, how);
+      LoadOptions load = settings_.source_load;
+      load.infer_shapes = false;
+      it = sources_.emplace(path, load_model_from_file(path, load)).first;
     }
-    std::vector<std::string> inserted = replace_with_source_nodes(*model_.proto, r.node, *it->second->proto, path);
-    for (const std::string& n : inserted)
-      if (r.rejected_by != SIZE_MAX) result_.excluded[n] = r.rejected_by;
+    return *it->second->proto;
+  }
+
+  // Replaces rejected node `n` by its original partition, taken from its source model.
+  void fall_back(GraphEditor& editor, Node& n, size_t rejected_by) {
+    const std::string node = n.name;
+    const auto [path, how] = source_model_of(n);
+    const onnx::ModelProto& source = source_model(path, how, n);
+    std::vector<std::string> inserted =
+        splice_source_partition(editor, model_, n, cut_source_partition(n, source, path), source);
+    for (const std::string& name : inserted)
+      if (rejected_by != SIZE_MAX) result_.excluded[name] = rejected_by;
     for (auto& d : result_.diagnostics)
-      if (d.node == r.node) {
+      if (d.node == node) {
         d.fallback_nodes = inserted.size();
         d.fallback_node_names = inserted;
         d.source_model = path;
       }
-    log_info(fmt::format("EPContext: node '{}' replaced by {} node(s) of '{}'", r.node, inserted.size(), path));
-    return inserted;
+    log_info(fmt::format("EPContext: node '{}' replaced by {} node(s) of '{}'", node, inserted.size(), path));
   }
 
   Model& model_;
+  Graph& main_;
   const std::vector<std::unique_ptr<Provider>>& providers_;
   const ContextLoadSettings& settings_;
   const std::string base_dir_;
   ContextStore store_;
   ContextResolution result_;
-  std::vector<std::pair<const Node*, size_t>> rejected_;  // node, provider that rejected (or SIZE_MAX)
+  std::vector<std::pair<size_t, size_t>> rejected_;  // node index in main_, provider that rejected (or SIZE_MAX)
   std::map<std::string, std::unique_ptr<Model>> sources_;  // source models by path, loaded once
 };
 
@@ -251,9 +249,11 @@ ContextLoadSettings read_context_load_settings(const EpContextOptions& options, 
   return s;
 }
 
-ContextResolution resolve_contexts(Model& model, const std::vector<std::unique_ptr<Provider>>& providers,
+ContextResolution resolve_contexts(Model& model, Graph& main, const std::vector<std::unique_ptr<Provider>>& providers,
                                    const ContextLoadSettings& settings, ContextShareRegistry& shared) {
-  return ContextResolver(model, providers, settings, shared).run();
+  if (main.parent_graph || main.model != &model)
+    fail(EPHOST_INVALID_ARGUMENT, "resolve_contexts: the graph given is not the main graph of the model given");
+  return ContextResolver(model, main, providers, settings, shared).run();
 }
 
 }  // namespace ephost

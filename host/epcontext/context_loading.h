@@ -1,5 +1,5 @@
-// Loading an EPContext model (seed: "Inference Workflow for EP Context Cache Models"), before graph
-// transforms and partitioning:
+// Loading an EPContext model (seed: "Inference Workflow for EP Context Cache Models"), on the model's
+// IR before partitioning:
 //   1. every EPContext node of the main graph goes to the first provider of the session (in priority
 //      order) whose context_source_keys contain its `source`;
 //   2. its context comes from the node (embed_mode 1) or from the binary its main context names
@@ -8,9 +8,10 @@
 //   3. the provider judges it (context_judge) and loads it (context_load);
 //   4. a context that is unsupported or fails to load is an INVALID_GRAPH diagnostic (logged as a
 //      warning, kept for the partition report) and, unless session.disable_ep_context_fallback=1,
-//      the node is replaced by the original nodes of its partition, taken from the source model
-//      (ep.context_source_model_path, or `onnx_model_filename` beside the ctx model); those nodes go
-//      to the providers after the one that rejected, ending with the CPU plugin.
+//      the node is replaced in the IR (graph/graph_editor.h) by the original nodes of its partition,
+//      taken from the source model (ep.context_source_model_path, or `onnx_model_filename` beside the
+//      ctx model; epcontext/source_fallback.h); those nodes go to the providers after the one that
+//      rejected, ending with the CPU plugin.
 #pragma once
 
 #include <map>
@@ -60,15 +61,18 @@ struct ContextLoadSettings {
   bool disable_fallback = false;    // session.disable_ep_context_fallback
   bool fail_on_suboptimal = false;  // session.fail_on_suboptimal_compiled_model
   bool share = false;               // ep.share_ep_contexts
-  LoadOptions source_load;          // how to load a source model for fallback
+  LoadOptions source_load;          // how to load a source model for fallback (never shape-inferred: the
+                                    // nodes taken from it are typed in the IR)
 };
 // The loading settings from the session's EPContext options; `load` is how a source model is loaded.
 ContextLoadSettings read_context_load_settings(const EpContextOptions& options, const LoadOptions& load);
 
-// Resolves the EPContext nodes of `model` (whose IR is not built yet): loads what can be loaded and
-// rewrites model.proto so that rejected nodes are replaced by their original nodes. Throws
-// INVALID_GRAPH when a context cannot be used and fallback is off or impossible.
-ContextResolution resolve_contexts(Model& model, const std::vector<std::unique_ptr<Provider>>& providers,
+// Resolves the EPContext nodes of `main`, the main graph of `model`'s IR (not frozen): loads what can
+// be loaded and replaces the rejected nodes by their original nodes in the IR (edited, typed where the
+// nodes go in: neither rebuilt nor inferred again). model.proto keeps the ctx model's nodes; it gains
+// the opset imports of the source nodes' domains it lacked. Throws INVALID_GRAPH when a context cannot
+// be used and fallback is off or impossible, INVALID_ARGUMENT when `main` is not `model`'s main graph.
+ContextResolution resolve_contexts(Model& model, Graph& main, const std::vector<std::unique_ptr<Provider>>& providers,
                                    const ContextLoadSettings& settings, ContextShareRegistry& shared);
 
 }  // namespace ephost

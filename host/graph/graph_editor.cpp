@@ -191,8 +191,9 @@ void GraphEditor::remove(Node& node) {
 
 Value* GraphEditor::add_initializer(Graph& graph, const std::string& name, std::shared_ptr<Tensor> value) {
   checked_graph(graph, "add_initializer");
-  if (name.empty() || !value)
-    fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::add_initializer: an initializer needs a name and a value");
+  if (name.empty()) fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::add_initializer: the initializer has no name");
+  if (!value)
+    fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::add_initializer: no value was given for initializer '{}'", name);
   if (const Value* v = visible(graph, name); v && !dropped_.count(v))
     fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::add_initializer: '{}' is already defined in {}", name,
          graph_detail::graph_label(*v->owner));

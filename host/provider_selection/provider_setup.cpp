@@ -244,7 +244,7 @@ std::vector<std::pair<std::string, std::string>> provider_options(const SessionC
 }
 
 // Orders `candidates` (already by default priority) as the policy says and records why.
-void apply_policy(const PluginRegistry& registry, const SessionConfig& config, const Model& model,
+void apply_policy(const PluginRegistry& registry, const SessionConfig& config, const Graph& graph,
                   std::vector<Candidate>& candidates,
                   std::vector<std::unique_ptr<Provider>>& created, ProviderSelection& selection) {
   selection.policy = selection_policy_name(config.selection_policy);
@@ -259,17 +259,17 @@ void apply_policy(const PluginRegistry& registry, const SessionConfig& config, c
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
 
   if (config.selection_policy == SelectionPolicy::kMaxCoverage) {
-    // The dry run: every candidate is created (kept for the session) and asked about the main graph.
-    std::unique_ptr<Graph> graph = build_graph_ir(model);
+    // The dry run: every candidate is created (kept for the session) and asked about the main graph,
+    // the session's own IR (not a copy built for the purpose).
     for (size_t i = 0; i < candidates.size(); ++i) {
       const Candidate& c = candidates[i];
       created[i] = create_chosen_provider(registry, c, selection.policy, report[i]);
       if (!created[i]) continue;
       std::string error;
-      report[i].claimed_nodes = dry_run_claims(*created[i], *graph, &error);
-      report[i].graph_nodes = graph->nodes.size();
+      report[i].claimed_nodes = dry_run_claims(*created[i], graph, &error);
+      report[i].graph_nodes = graph.nodes.size();
       report[i].reason = error.empty() ? fmt::format("would take {} of {} nodes", report[i].claimed_nodes,
-                                                     graph->nodes.size())
+                                                     graph.nodes.size())
                                        : "its get_capability failed in the dry run (" + error + "): 0 nodes";
     }
     // Candidates that could not be created rank last: they take no nodes.
@@ -310,7 +310,7 @@ void apply_policy(const PluginRegistry& registry, const SessionConfig& config, c
 
 }  // namespace
 
-SessionProviders create_providers(const PluginRegistry& registry, const SessionConfig& config, const Model& model) {
+SessionProviders create_providers(const PluginRegistry& registry, const SessionConfig& config, const Graph& main) {
   warn_about_unknown_provider_options(registry, config);
   check_requests(config.providers, config);
   SessionProviders providers;
@@ -340,7 +340,7 @@ SessionProviders create_providers(const PluginRegistry& registry, const SessionC
         candidates.push_back(std::move(c));
     }
     created.resize(candidates.size());
-    apply_policy(registry, config, model, candidates, created, providers.selection);
+    apply_policy(registry, config, main, candidates, created, providers.selection);
   } else {
     providers.selection.policy = "listed";
   }

@@ -42,14 +42,15 @@ struct SessionProviders {
 // by config.selection_policy (default priority when none); then the CPU plugin unless
 // session.disable_cpu_ep_fallback=1. A plugin that drives devices gets a provider on the device the
 // request names, else the one the policy prefers, else its device 0. Each provider gets its
-// ep.<name>.<key> options and intra_op_num_threads. `model` (its IR not built yet) is what
-// max_coverage's dry run asks the candidates about. Throws INVALID_ARGUMENT for a provider listed
+// ep.<name>.<key> options and intra_op_num_threads. `main` (the session's IR, main graph, before
+// EPContext fallback and function expansion edit it) is what max_coverage's dry run asks the
+// candidates about. Throws INVALID_ARGUMENT for a provider listed
 // twice or not available (naming the loaded ones, and why a plugin of that name was skipped) or a
 // device the plugin does not have. Warns about ep.<name>.<key> options naming a provider no plugin
 // offers. A provider the user listed (or the CPU plugin) that cannot be created fails the session with
 // the plugin's error; one the policy chose (no providers listed) is skipped with a warning and the
 // reason in `selection`, and the session goes on with the others.
-SessionProviders create_providers(const PluginRegistry& registry, const SessionConfig& config, const Model& model);
+SessionProviders create_providers(const PluginRegistry& registry, const SessionConfig& config, const Graph& main);
 
 // Provider i's claims on a graph view, through its get_capability.
 CapabilityQuery capability_query(const SessionProviders& providers);

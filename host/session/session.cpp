@@ -137,8 +137,13 @@ void Session::initialize(std::unique_ptr<Model> model) {
   const GenerationSettings generation = read_generation_settings(config_.ep_context, model_->path);
 
   {
+    auto span = profile(p, "session", "build graph");
+    graph_ = build_graph(*model_);
+  }
+  deadline.check("build graph");
+  {
     auto span = profile(p, "session", "create providers");
-    providers_ = create_providers(env_.registry(), config_, *model_);
+    providers_ = create_providers(env_.registry(), config_, *graph_);
   }
   if (options_.provider_state)
     for (const auto& p : providers_.instances)
@@ -147,14 +152,14 @@ void Session::initialize(std::unique_ptr<Model> model) {
   ContextResolution contexts;
   {
     auto span = profile(p, "session", "resolve EPContext nodes");
-    contexts = resolve_ep_contexts(*model_, providers_, config_, trusted_model_, env_.context_share());
+    contexts = resolve_ep_contexts(*model_, *graph_, providers_, config_, trusted_model_, env_.context_share());
   }
   deadline.check("resolve EPContext nodes");
   {
-    auto span = profile(p, "session", "build graph");
-    graph_ = build_graph(*model_, providers_);
+    auto span = profile(p, "session", "expand functions");
+    expand_functions(*model_, graph_, providers_);
   }
-  deadline.check("build graph");
+  deadline.check("expand functions");
   {
     auto span = profile(p, "session", "graph transforms");
     transform_graph(*graph_, config_, env_, deadline);

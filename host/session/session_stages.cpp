@@ -23,23 +23,26 @@ LoadOptions model_load_options(const SessionConfig& config, bool trusted_model) 
   return lo;
 }
 
-ContextResolution resolve_ep_contexts(Model& model, const SessionProviders& providers, const SessionConfig& config,
-                                      bool trusted_model, ContextShareRegistry& shared) {
+ContextResolution resolve_ep_contexts(Model& model, Graph& graph, const SessionProviders& providers,
+                                      const SessionConfig& config, bool trusted_model, ContextShareRegistry& shared) {
   if (!epctx::has_context_nodes(model.proto->graph())) return {};
   if (config.ep_context.enable)
     fail(EPHOST_INVALID_ARGUMENT,
          "ep.context_enable=1 on a model that already has EPContext nodes; compile the source model instead");
   const ContextLoadSettings settings =
       read_context_load_settings(config.ep_context, model_load_options(config, trusted_model));
-  return resolve_contexts(model, providers.instances, settings, shared);
+  return resolve_contexts(model, graph, providers.instances, settings, shared);
 }
 
-std::unique_ptr<Graph> build_graph(Model& model, const SessionProviders& providers) {
+std::unique_ptr<Graph> build_graph(Model& model) {
   std::unique_ptr<Graph> graph = build_graph_ir(model);
-  if (size_t n = expand_unclaimed_functions(model, graph, capability_query(providers), providers.instances.size()))
-    log_info(fmt::format("{} node(s) no provider claimed were replaced by their function bodies", n));
   release_initializer_data(*model.proto);
   return graph;
+}
+
+void expand_functions(Model& model, std::unique_ptr<Graph>& graph, const SessionProviders& providers) {
+  if (size_t n = expand_unclaimed_functions(model, graph, capability_query(providers), providers.instances.size()))
+    log_info(fmt::format("{} node(s) no provider claimed were replaced by their function bodies", n));
 }
 
 void transform_graph(Graph& main, const SessionConfig& config, Env& env, const CreationDeadline& deadline) {

@@ -1,9 +1,11 @@
 // The stages of creating a session (seed: ONNX Runtime's InferenceSession::Initialize), each a
 // function with explicit inputs and outputs. Session::initialize (session.cpp) runs them in order:
 //
-//   create_providers      registry + options      -> the session's providers, in priority order
-//   resolve_ep_contexts   EPContext model         -> loaded contexts; rejected ones replaced by source nodes
-//   build_graph           ModelProto              -> the IR; function nodes nobody claims expanded in it
+//   build_graph           ModelProto              -> the IR (the model's one build; edited from here on)
+//   create_providers      registry + options + IR -> the session's providers, in priority order
+//   resolve_ep_contexts   IR of an EPContext model-> loaded contexts; rejected ones replaced in the IR by
+//                                                    their source nodes
+//   expand_functions      IR + providers          -> function nodes nobody claims replaced by their bodies
 //   transform_graph       IR                      -> the IR edited by the graph transforms (typed locally)
 //   partition_graphs      IR + providers          -> one GraphPartition per graph (main graph first); the IR
 //                                                    is frozen from here (graph/graph_editor.h)
@@ -33,15 +35,19 @@ namespace ephost {
 // How the session loads its model (and a fallback's source model).
 LoadOptions model_load_options(const SessionConfig& config, bool trusted_model);
 
-// Loads the cached contexts of an EPContext model's nodes (nothing for an ordinary model); replaces
-// the nodes of contexts that cannot be used by their source model's nodes (or fails, as configured).
-ContextResolution resolve_ep_contexts(Model& model, const SessionProviders& providers, const SessionConfig& config,
-                                      bool trusted_model, ContextShareRegistry& shared);
+// Loads the cached contexts of the EPContext nodes of `graph`, the IR of `model` (nothing for an
+// ordinary model); replaces the nodes of contexts that cannot be used by their source model's nodes in
+// the IR (or fails, as configured).
+ContextResolution resolve_ep_contexts(Model& model, Graph& graph, const SessionProviders& providers,
+                                      const SessionConfig& config, bool trusted_model, ContextShareRegistry& shared);
 
-// Builds the IR of `model`; nodes no provider claims are replaced by their function bodies where their
-// operators have one (edited in the IR, not rebuilt). Initializer bytes then leave the proto (the IR
-// holds them).
-std::unique_ptr<Graph> build_graph(Model& model, const SessionProviders& providers);
+// Builds the IR of `model`, once: every later stage edits it (graph/graph_editor.h) until partitioning
+// freezes it. Initializer bytes then leave the proto (the IR holds them).
+std::unique_ptr<Graph> build_graph(Model& model);
+
+// Nodes no provider claims are replaced by their function bodies where their operators have one
+// (edited in the IR, typed where spliced in).
+void expand_functions(Model& model, std::unique_ptr<Graph>& graph, const SessionProviders& providers);
 
 // Runs the graph transforms of config.optimization_level on the IR `main` through the graph editor
 // (constant folding, of subgraphs too, evaluates nodes on the built-in CPU plugin of `env`, its kernels

@@ -1,7 +1,8 @@
 // The whole-model work a session's creation does (model/creation_counts.h), pinned per kind of model so
 // that a stage that rebuilds the IR or re-infers the whole model again cannot creep back unnoticed:
 // an ordinary model, one the graph transforms rewrite, one with nested model-local functions no
-// provider claims, and a trusted (host-built) model. The session report shows the same counts.
+// provider claims, one whose providers max_coverage ranks by a dry run, and a trusted (host-built)
+// model (the EPContext fallback's counts: tests/integration/epcontext_test.cpp). The session report shows the same counts.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
@@ -113,6 +114,14 @@ TEST(CreationCounts, NestedFunctions) {
   auto s = create_session(nested_functions_model());
   for (const auto& n : s->graph().nodes) EXPECT_EQ(n->domain, "") << n->name;
   expect_counts(*s, 1, 1);  // the bodies are spliced into the IR and typed there
+}
+
+TEST(CreationCounts, MaxCoverageDryRunAsksAboutTheSessionsOwnIr) {
+  SessionOptions options;
+  options.set("session.ep_selection_policy", "max_coverage");
+  auto s = create_session(relu_model(), options);
+  EXPECT_EQ(nlohmann::json::parse(s->partition_report_json()).at("selection").at("policy"), "max_coverage");
+  expect_counts(*s, 1, 1);  // no IR built for the dry run alone
 }
 
 TEST(CreationCounts, TrustedModelIsNotInferredAtLoad) {

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "epcontext/context_loading.h"
+#include "graph/graph.h"
 #include "epcontext_fixture.h"
 
 namespace {
@@ -35,8 +36,24 @@ class Resolution : public ::testing::Test {
   std::unique_ptr<ephost::Model> load(const std::string& path) {
     return ephost::load_model_from_file(path, ephost::LoadOptions{});
   }
+  // Resolves on the model's IR (built on first use, as the session builds it once), which the fallback edits.
   ContextResolution resolve(ephost::Model& model, const Providers& providers, const ContextLoadSettings& settings = {}) {
-    return ephost::resolve_contexts(model, providers, settings, registry_);
+    return ephost::resolve_contexts(model, graph_of(model), providers, settings, registry_);
+  }
+  ephost::Graph& graph_of(const ephost::Model& model) {
+    std::unique_ptr<ephost::Graph>& g = graphs_[&model];
+    if (!g) g = ephost::build_graph_ir(model);
+    return *g;
+  }
+  static std::vector<std::string> ir_node_names(const ephost::Graph& g) {
+    std::vector<std::string> names;
+    for (const auto& n : g.nodes) names.push_back(n->name);
+    return names;
+  }
+  static size_t ir_context_nodes(const ephost::Graph& g) {
+    size_t count = 0;
+    for (const auto& n : g.nodes) count += n->op_type == "EPContext";
+    return count;
   }
   // Rewrites every graph of the binary with `damage` applied to its bytes, in a valid container: the
   // host's checks pass, the plugin sees the damage.
@@ -53,18 +70,30 @@ class Resolution : public ::testing::Test {
     }
     write_file(dir_.file("model_example.bin"), as_string(rebuilt.serialize()));
   }
-  static void expect_fell_back(const ephost::Model& model) {
-    EXPECT_EQ(context_nodes(*model.proto).size(), 0u);
-    std::set<std::string> names;
-    for (const auto& n : model.proto->graph().node()) names.insert(n.name());
-    EXPECT_EQ(names, (std::set<std::string>{"conv1", "relu1", "sigmoid", "conv2", "add"}));
+  // The IR, not the proto, holds the fallback: source nodes in place of the contexts, typed where they
+  // went in (the source model is not shape-inferred).
+  void expect_fell_back(const ephost::Model& model) {
+    const ephost::Graph& g = graph_of(model);
+    EXPECT_EQ(ir_context_nodes(g), 0u);
+    const std::vector<std::string> listed = ir_node_names(g);
+    EXPECT_EQ(std::set<std::string>(listed.begin(), listed.end()),
+              (std::set<std::string>{"conv1", "relu1", "sigmoid", "conv2", "add"}));
     std::set<std::string> initializers;
-    for (const auto& t : model.proto->graph().initializer()) initializers.insert(t.name());
+    for (const ephost::Value* v : g.initializers) initializers.insert(v->name);
     EXPECT_EQ(initializers, (std::set<std::string>{"w1", "w2", "bias"}));
+    for (const auto& n : g.nodes)
+      for (const ephost::Value* out : n->outputs) {
+        ASSERT_NE(out, nullptr);
+        EXPECT_TRUE(out->type.is_tensor()) << out->name;
+        EXPECT_EQ(out->type.elem_type, EPHOST_ELEMENT_FLOAT) << out->name;
+        EXPECT_TRUE(out->type.has_shape) << out->name;
+      }
+    EXPECT_EQ(g.topological_order.size(), g.nodes.size());
   }
 
   TempDir dir_;
   ContextShareRegistry registry_;
+  std::map<const ephost::Model*, std::unique_ptr<ephost::Graph>> graphs_;  // each model's IR
 };
 
 TEST_F(Resolution, ALoadableContextEndsLoadedByItsProvider) {
@@ -96,6 +125,7 @@ TEST_F(Resolution, ALoadableContextEndsLoadedByItsProvider) {
     EXPECT_EQ(d.fallback_nodes, 0u);
   }
   // The model keeps its EPContext nodes.
+  EXPECT_EQ(ir_node_names(graph_of(*model)), (std::vector<std::string>{"model_example_0", "sigmoid", "model_example_1"}));
   EXPECT_EQ(node_names(*model->proto), (std::vector<std::string>{"model_example_0", "sigmoid", "model_example_1"}));
 }
 
@@ -178,7 +208,8 @@ TEST_F(Resolution, WithFallbackDisabledARejectedContextIsInvalidGraph) {
   expect_error([&] { resolve(*model, providers, settings); }, EPHOST_INVALID_GRAPH,
                {"EPContext node 'model_example_0' (source 'EXAMPLE', provider 'example') cannot be used",
                 "ep_sdk_version 2.0.0 != 1.0.0", "session.disable_ep_context_fallback=1"});
-  EXPECT_EQ(context_nodes(*model->proto).size(), 2u);  // nothing was rewritten
+  EXPECT_EQ(ir_context_nodes(graph_of(*model)), 2u);  // nothing was edited
+  EXPECT_EQ(context_nodes(*model->proto).size(), 2u);
 }
 
 TEST_F(Resolution, NoProviderForTheSourceKeyIsNoProviderAndFallsBack) {
@@ -287,7 +318,7 @@ TEST_F(Resolution, AProviderWithoutContextLoadFailsToLoadAndItsNodesGoToTheNextP
   EXPECT_EQ(d.reason, "the provider has no context_load");
   EXPECT_TRUE(d.fell_back);
   EXPECT_EQ(d.fallback_nodes, 1u);
-  EXPECT_EQ(node_names(*model->proto), (std::vector<std::string>{"add"}));
+  EXPECT_EQ(ir_node_names(graph_of(*model)), (std::vector<std::string>{"add"}));
   EXPECT_EQ(r.excluded, (std::map<std::string, size_t>{{"add", 1}}));
 }
 

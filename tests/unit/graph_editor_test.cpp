@@ -1,6 +1,6 @@
-// GraphEditor (graph/graph_editor.h): splice, replace, fold and remove on a built IR keep producers,
-// consumers, indices, orders and views exact, type what they add locally, refuse bad edits without
-// changing anything, and a frozen IR refuses every edit.
+// GraphEditor (graph/graph_editor.h): splice, replace, add_initializer, fold and remove on a built IR
+// keep producers, consumers, indices, orders and views exact, type what they add locally, refuse bad
+// edits without changing anything, and a frozen IR refuses every edit.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -162,6 +162,35 @@ TEST(GraphEditor, FoldTurnsOutputsIntoConstantInitializers) {
               g.view->initializers.end());
   EXPECT_EQ(g.values.size(), values);
   EXPECT_EQ(g.nodes.size(), 3u);
+}
+
+TEST(GraphEditor, AddedInitializerIsReadByNodesSplicedAfterIt) {
+  // What the EPContext fallback does: a source model's weight goes in, then the nodes that read it.
+  auto ir = load_with_ir(chain_model());
+  Graph& g = *ir.main;
+  GraphEditor editor(g);
+  auto weight = std::make_shared<Tensor>(tensor_from_proto(float_tensor("w", {2, 3}, {1, 1, 1, 1, 1, 1})));
+  Value& w = *editor.add_initializer(g, "w", weight);
+  auto added = editor.splice(g, {node("Mul", {"X", "w"}, {"xw"}, "scale")});
+  editor.commit();
+  expect_consistent(g);
+  EXPECT_EQ(g.find("w"), &w);
+  EXPECT_TRUE(w.is_constant_initializer());
+  EXPECT_EQ(w.initializer, weight);
+  EXPECT_EQ(w.type.elem_type, kFloat);
+  EXPECT_EQ(w.type.dims, (std::vector<int64_t>{2, 3}));
+  EXPECT_TRUE(reads(&w, added[0]));
+  EXPECT_TRUE(std::find(g.initializers.begin(), g.initializers.end(), &w) != g.initializers.end());
+  EXPECT_TRUE(std::find(g.view->initializers.begin(), g.view->initializers.end(), &w) != g.view->initializers.end());
+  EXPECT_EQ(g.find("xw")->type.dims, (std::vector<int64_t>{2, 3}));
+  // A name the graph defines, or no value, is refused and changes nothing.
+  const size_t values = g.values.size();
+  expect_error([&] { editor.add_initializer(g, "c", weight); }, EPHOST_INVALID_ARGUMENT, {"'c'", "already defined"});
+  expect_error([&] { editor.add_initializer(g, "r", weight); }, EPHOST_INVALID_ARGUMENT, {"'r'", "already defined"});
+  expect_error([&] { editor.add_initializer(g, "v", nullptr); }, EPHOST_INVALID_ARGUMENT, {"no value", "'v'"});
+  EXPECT_EQ(g.values.size(), values);
+  freeze(g);
+  expect_error([&] { editor.add_initializer(g, "late", weight); }, EPHOST_INVALID_ARGUMENT, {"frozen"});
 }
 
 TEST(GraphEditor, FoldRefusesAValueOfAnotherType) {
