@@ -520,28 +520,40 @@ TEST(CpuQdqFusion, TransposeBetweenDifferentQuantPairsStaysOpByOp) {
 
 TEST(CpuQdqFusion, ProductOfTwoQuantizedActivations) {
   // Attention's Q x K^T as a quantizer writes it: both MatMul operands are activations, each through its
-  // own Q/DQ pair. u8 x u8, s8 x u8 and u8 x s8, with zero points off the middle; the last case
-  // broadcasts B's batch axis ([1, 3] against [2, 3]). Fused only where oneDNN accumulates in int32
-  // (B is full range); each output within a step of the op-by-op graph.
+  // own Q/DQ pair. u8 x u8, s8 x u8 and u8 x s8, with zero points off the middle; B's batch axis
+  // broadcast ([1, 3] against [2, 3]); a vector B [8] and a vector A [8] (MatMul drops that axis).
+  // Fused only where oneDNN accumulates in int32 (B is full range); each output within a step of the
+  // op-by-op graph.
+  enum Form { kTransposed, kBroadcast, kVectorB, kVectorA };
   struct Case {
     Quant a, b, out;
-    bool broadcast;
+    Form form;
   };
-  const Case cases[] = {{{0.02f, 128, false}, {0.021f, 100, false}, {0.05f, 120, false}, false},
-                        {{0.02f, -9, true}, {0.019f, 140, false}, {0.045f, 3, true}, false},
-                        {{0.022f, 90, false}, {0.02f, 5, true}, {0.04f, 128, false}, true}};
+  const Case cases[] = {{{0.02f, 128, false}, {0.021f, 100, false}, {0.05f, 120, false}, kTransposed},
+                        {{0.02f, -9, true}, {0.019f, 140, false}, {0.045f, 3, true}, kTransposed},
+                        {{0.022f, 90, false}, {0.02f, 5, true}, {0.04f, 128, false}, kBroadcast},
+                        {{0.02f, 110, false}, {0.004f, 130, false}, {0.01f, 128, false}, kVectorB},
+                        {{0.004f, 120, false}, {0.02f, 128, false}, {0.01f, 128, false}, kVectorA}};
   uint32_t seed = 80;
   for (const Case& c : cases) {
     QdqModel q;
-    q.m.input("x", onnx::TensorProto::FLOAT, {2, 3, 8, 8}).output("y", onnx::TensorProto::FLOAT, {2, 3, 8, 8});
-    q.add_quant_pair("x", c.a, "qa", "a");
-    if (c.broadcast) {
-      auto& mean = q.m.node("ReduceMean", {"x"}, {"xb"}, "mean");
-      ephost_test::attr_ints(mean, "axes", {0});
+    const bool vector = c.form == kVectorA || c.form == kVectorB;
+    q.m.input("x", onnx::TensorProto::FLOAT, {2, 3, 8, 8})
+        .output("y", onnx::TensorProto::FLOAT, vector ? std::vector<int64_t>{2, 3, 8} : std::vector<int64_t>{2, 3, 8, 8});
+    std::string a = "x", b = "xb";
+    if (c.form == kBroadcast) {
+      ephost_test::attr_ints(q.m.node("ReduceMean", {"x"}, {"xb"}, "mean"), "axes", {0});
+    } else if (vector) {
+      auto& mean = q.m.node("ReduceMean", {"x"}, {"xv"}, "mean");
+      ephost_test::attr_ints(mean, "axes", {0, 1, 2});
+      ephost_test::attr_int(mean, "keepdims", 0);
+      a = c.form == kVectorA ? "xv" : "x";
+      b = c.form == kVectorA ? "x" : "xv";
     } else {
       ephost_test::attr_ints(q.m.node("Transpose", {"x"}, {"xb"}, "xt"), "perm", {0, 1, 3, 2});
     }
-    q.add_quant_pair("xb", c.b, "qb", "b");
+    q.add_quant_pair(a, c.a, "qa", "a");
+    q.add_quant_pair(b, c.b, "qb", "b");
     q.m.node("MatMul", {"a", "b"}, {"p"}, "matmul");
     q.out = c.out;
     q.add_quant_pair("p", q.out, "out", "y");

@@ -4,7 +4,7 @@
 //   DequantizeLinear(A_q, sa, za) ─┐
 //   DequantizeLinear(B_q, sb, zb) ─┴─ MatMul ─ QuantizeLinear(., sy, zy) ─ Y_q
 //
-// A_q [..., M, K] and B_q [..., K, N] (batch axes broadcast as MatMul's) are u8 or s8 tensors with
+// A_q [..., M, K] and B_q [..., K, N] (batch axes broadcast as MatMul's; a vector operand as MatMul's) are u8 or s8 tensors with
 // one scale and zero point each. oneDNN multiplies u8 by s8, so per run A goes to u8 and B to s8 by
 // flipping the top bit (q ± 128, the zero point moved with it), and
 //
@@ -55,8 +55,8 @@ bool match_qdq_activation_matmul(const sdk::Node& anchor, const Available& ok, Q
   if (!is_op(anchor, "MatMul") || !ok(anchor) || !anchor.has_input(0) || !anchor.has_input(1) ||
       !is_float(anchor.output(0)))
     return false;
-  // Known ranks of at least 2 (a vector operand is MatMul's other case).
-  if (anchor.input(0).rank() < 2 || anchor.input(1).rank() < 2) return false;
+  // Ranks unknown (-1: after a Reshape to a computed shape, as in BERT) or at least 1.
+  if (anchor.input(0).rank() == 0 || anchor.input(1).rank() == 0) return false;
   if (anchor.input(0).name() == anchor.input(1).name()) return false;
   if (!sole_activation_dequantize(anchor.input(0), anchor, ok, &m->dq_a, &m->a)) return false;
   if (!sole_activation_dequantize(anchor.input(1), anchor, ok, &m->dq_b, &m->b)) return false;
@@ -102,8 +102,13 @@ class QdqActivationMatMulGroup : public sdk::CompiledGroup {
     const sdk::Tensor b = ctx.input(static_cast<size_t>(b_index_));
     if (!a.present() || a.elem_type() != m_.a.type || !b.present() || b.elem_type() != m_.b.type)
       fail("an operand has an unexpected type");
-    const Shape as = a.shape(), bs = b.shape();
-    if (as.size() < 2 || bs.size() < 2) fail("both operands must have at least 2 axes");
+    Shape as = a.shape(), bs = b.shape();
+    if (as.empty() || bs.empty()) fail("MatMul's operands cannot be scalars");
+    // A vector operand as MatMul defines it: A [K] is one row, B [K] one column, and the output loses
+    // that axis (the memory layout is the same).
+    const bool a_vector = as.size() == 1, b_vector = bs.size() == 1;
+    if (a_vector) as.insert(as.begin(), 1);
+    if (b_vector) bs.push_back(1);
     const int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
     if (bs[bs.size() - 2] != K)
       fail("A " + math::to_string(as) + " and B " + math::to_string(bs) + " do not share the inner dimension");
@@ -111,8 +116,8 @@ class QdqActivationMatMulGroup : public sdk::CompiledGroup {
     const Shape a_batch(as.begin(), as.end() - 2), b_batch(bs.begin(), bs.end() - 2);
     const Shape batch = math::broadcast_shapes(a_batch, b_batch);
     Shape ys = batch;
-    ys.push_back(M);
-    ys.push_back(N);
+    if (!a_vector) ys.push_back(M);
+    if (!b_vector) ys.push_back(N);
     void* y = ctx.output_raw(static_cast<size_t>(out_index_), m_.y.type, ys);
     const int64_t batches = math::numel(batch);
     if (batches == 0 || M == 0 || N == 0) return;
