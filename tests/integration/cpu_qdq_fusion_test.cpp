@@ -563,6 +563,46 @@ TEST(CpuQdqFusion, ProductOfTwoQuantizedActivations) {
   }
 }
 
+TEST(CpuQdqFusion, AttentionSoftmaxByRows) {
+  // BERT's scores: DQ -> Div(8) -> Add(mask [B, 1, 1, S], computed at run time) -> Softmax -> Q; a
+  // constant mask [S]; Mul by a scale and no mask, s8 in. Bit for bit the op-by-op graph.
+  enum MaskKind { kRuntime, kConstant, kNone };
+  struct Case {
+    Quant in, out;
+    MaskKind mask;
+    const char* expect;
+  };
+  const Case cases[] = {{{0.05f, 128, false}, {1.f / 256, 0, false}, kRuntime, "DequantizeLinear+Div+Add+Softmax+QuantizeLinear"},
+                        {{0.04f, 120, false}, {1.f / 255, -128, true}, kConstant, "DequantizeLinear+Div+Add+Softmax+QuantizeLinear"},
+                        {{0.03f, 3, true}, {1.f / 256, 0, false}, kNone, "DequantizeLinear+Mul+Softmax+QuantizeLinear"}};
+  uint32_t seed = 90;
+  for (const Case& c : cases) {
+    QdqModel q;
+    q.in = c.in;
+    q.m.input("x", onnx::TensorProto::FLOAT, {2, 3, 5, 16}).output("y", onnx::TensorProto::FLOAT, {2, 3, 5, 16});
+    q.add_quant_pair("x", q.in, "in", "a");
+    q.m.initializer("k", {}, {c.mask == kNone ? 0.37f : 8.f});
+    q.m.node(c.mask == kNone ? "Mul" : "Div", {"a", "k"}, {"scaled"}, "scale");
+    std::string scores = "scaled";
+    if (c.mask == kRuntime) {
+      ephost_test::attr_ints(q.m.node("ReduceMax", {"x"}, {"mask"}, "mask"), "axes", {1, 2});
+    } else if (c.mask == kConstant) {
+      std::vector<float> mask(16);
+      for (size_t i = 0; i < mask.size(); ++i) mask[i] = i % 5 == 0 ? -10000.f : 0.1f * static_cast<float>(i);
+      q.m.initializer("mask", {16}, mask);
+    }
+    if (c.mask != kNone) {
+      q.m.node("Add", {"scaled", "mask"}, {"masked"}, "add_mask");
+      scores = "masked";
+    }
+    ephost_test::attr_int(q.m.node("Softmax", {scores}, {"p"}, "softmax"), "axis", -1);
+    q.out = c.out;
+    q.add_quant_pair("p", q.out, "out", "y");
+    SCOPED_TRACE(seed);
+    check_qdq(q, {2, 3, 5, 16}, c.expect, seed++, true, 0.0);
+  }
+}
+
 TEST(CpuQdqFusion, QuantizedGateTimesInputAsOneTable) {
   // SiLU as quantizers write it: x * DQ(Q(Sigmoid(x))), and MobileNet's x * DQ(Q(HardSigmoid(x))), the
   // Mul's operands in either order, u8 and s8 x: one table, bit for bit the op-by-op graph.
