@@ -136,8 +136,8 @@ class QdqActivationMatMulGroup : public sdk::CompiledGroup {
     for (int64_t i = 0; i < a_size; ++i) au[i] = static_cast<uint8_t>(ar[i] ^ a_flip);
     for (int64_t i = 0; i < b_size; ++i) bs8[i] = static_cast<int8_t>(br[i] ^ b_flip);
     const int64_t a_mats = a_size / std::max<int64_t>(M * K, 1), b_mats = b_size / std::max<int64_t>(K * N, 1);
-    std::vector<int32_t>& row_sum = row_sum_;
-    std::vector<int32_t>& col_sum = col_sum_;
+    // Per calling thread: runs of one session may overlap.
+    thread_local std::vector<int32_t> row_sum, col_sum;
     row_sum.assign(static_cast<size_t>(a_mats * M), 0);
     col_sum.assign(static_cast<size_t>(b_mats * N), 0);
     for (int64_t r = 0; r < a_mats * M; ++r) {
@@ -231,7 +231,6 @@ class QdqActivationMatMulGroup : public sdk::CompiledGroup {
   int a_index_ = -1, b_index_ = -1, out_index_ = -1;
   int32_t za_ = 0, zb_ = 0;
   float scale_ = 1.f;
-  std::vector<int32_t> row_sum_, col_sum_;
   std::mutex mu_;
   std::map<std::vector<int64_t>, std::shared_ptr<Plan>> plans_;
 };
