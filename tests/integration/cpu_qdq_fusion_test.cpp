@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cpuid.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -34,6 +36,21 @@ void typed_initializer(ModelBuilder& m, const std::string& name, int32_t type, c
   t->set_data_type(type);
   for (int64_t d : dims) t->add_dims(d);
   t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
+}
+
+// AVX-VNNI from CPUID (leaf 7, sub-leaf 1, EAX bit 4): clang 14 does not know
+// __builtin_cpu_supports("avxvnni").
+bool cpu_has_avx_vnni() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid_count(7, 1, &a, &b, &c, &d) != 0 && ((a >> 4) & 1u) != 0;
+}
+
+// oneDNN accumulates u8 x s8 in int32 with AVX-512 VNNI, or AVX-VNNI (a capped oneDNN uses neither).
+bool onednn_accumulates_in_int32() {
+  const char* cap = std::getenv("EPHOST_CPU_ISA");
+  const bool uncapped = cap == nullptr || *cap == '\0' || std::string(cap) == "avx512";
+  return uncapped && ((__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw")) ||
+                      cpu_has_avx_vnni());
 }
 
 std::vector<float> run(const Ephost::Session& s, const std::vector<int64_t>& shape, std::vector<float>& x) {
@@ -260,12 +277,7 @@ TEST(CpuQdqFusion, FullRangeWeightsFuseOnlyWhereExact) {
   q.m.node("Add", {"mm", "b"}, {"biased"}, "bias");
   q.out = {0.08f, 128, false};
   q.add_quant_pair("biased", q.out, "out", "y");
-  const char* cap = std::getenv("EPHOST_CPU_ISA");
-  // oneDNN accumulates in int32 with AVX-512 VNNI, or AVX-VNNI (a capped oneDNN uses neither).
-  const bool uncapped = cap == nullptr || *cap == '\0' || std::string(cap) == "avx512";
-  const bool vnni = uncapped && ((__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw")) ||
-                                 __builtin_cpu_supports("avxvnni"));
-  check_qdq(q, {16, 256}, "DequantizeLinear+MatMul+Add+QuantizeLinear", 9, vnni);
+  check_qdq(q, {16, 256}, "DequantizeLinear+MatMul+Add+QuantizeLinear", 9, onednn_accumulates_in_int32());
 }
 
 TEST(CpuQdqFusion, ConvPaddedReluWithInputZeroPoint) {
@@ -403,6 +415,191 @@ TEST(CpuQdqFusion, ActivationsAsTables) {
     q.add_quant_pair("h", q.out, "out", "y");
     SCOPED_TRACE(op);
     check_qdq(q, {3, 5, 77}, std::string("DequantizeLinear+") + op + "+QuantizeLinear", 19, true, 0.0);
+  }
+}
+
+TEST(CpuQdqFusion, ChainsOfElementwiseStepsAsOneTable) {
+  // What a quantizer leaves between two Q/DQ pairs: BERT's DQ -> Div(sqrt 2) -> Erf -> Q, and chains
+  // with Sqrt, a reversed Sub / Div (constant first), Add and Mul by scalars: one table each, bit for
+  // bit the op-by-op graph.
+  struct Case {
+    std::vector<std::pair<std::string, float>> steps;  // op and scalar; "rSub" / "rDiv": constant first
+    Quant in, out;
+    std::string expect;
+  };
+  const Case cases[] = {
+      {{{"Div", 1.41421356f}, {"Erf", 0.f}}, {0.02f, 128, false}, {0.008f, 128, false}, "Div+Erf"},
+      {{{"rSub", 3.f}, {"Sqrt", 0.f}, {"Mul", 0.5f}}, {0.021f, -5, true}, {0.004f, 0, false}, "Sub+Sqrt+Mul"},
+      {{{"Add", 6.f}, {"rDiv", 4.f}}, {0.02f, 120, false}, {0.003f, -100, true}, "Add+Div"},
+  };
+  int seed = 50;
+  for (const Case& c : cases) {
+    QdqModel q;
+    q.in = c.in;
+    q.m.input("x", onnx::TensorProto::FLOAT, {2, 9, 31}).output("y", onnx::TensorProto::FLOAT, {2, 9, 31});
+    q.add_quant_pair("x", q.in, "in", "a");
+    std::string v = "a";
+    for (size_t i = 0; i < c.steps.size(); ++i) {
+      const std::string op = c.steps[i].first, out = "s" + std::to_string(i), k = "k" + std::to_string(i);
+      if (op == "Erf" || op == "Sqrt") {
+        q.m.node(op, {v}, {out}, "step" + std::to_string(i));
+      } else {
+        q.m.initializer(k, {}, {c.steps[i].second});
+        const bool reversed = op[0] == 'r';
+        q.m.node(reversed ? op.substr(1) : op, reversed ? std::vector<std::string>{k, v} : std::vector<std::string>{v, k},
+                 {out}, "step" + std::to_string(i));
+      }
+      v = out;
+    }
+    q.out = c.out;
+    q.add_quant_pair(v, q.out, "out", "y");
+    SCOPED_TRACE(c.expect);
+    check_qdq(q, {2, 9, 31}, "DequantizeLinear+" + c.expect + "+QuantizeLinear", static_cast<uint32_t>(seed++), true,
+              0.0);
+  }
+}
+
+TEST(CpuQdqFusion, ChainFromASharedDequantizeReadsItsFloatOutput) {
+  // BERT's GELU: x's DequantizeLinear feeds Div(sqrt 2) -> Erf -> Q and the Mul by that Q/DQ's output.
+  // The chain's group reads the float x and quantizes it back (exact); the DequantizeLinear stays.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {4, 64}).output("y", onnx::TensorProto::FLOAT, {4, 64});
+  q.add_quant_pair("x", q.in, "in", "a");
+  q.m.initializer("sqrt2", {}, {1.41421356f});
+  q.m.node("Div", {"a", "sqrt2"}, {"d"}, "div");
+  q.m.node("Erf", {"d"}, {"e"}, "erf");
+  q.add_quant_pair("e", {0.008f, 128, false}, "eq", "ed");
+  q.m.node("Mul", {"a", "ed"}, {"p"}, "mul");
+  q.out = {0.012f, 128, false};
+  q.add_quant_pair("p", q.out, "out", "y");
+  check_qdq(q, {4, 64}, "Div+Erf+QuantizeLinear", 61, true, 0.0);
+}
+
+TEST(CpuQdqFusion, ReshapeAndTransposeBetweenEqualQuantPairsMoveBytes) {
+  // BERT's head split: DQ -> Reshape -> Q and DQ -> Transpose -> Q with one scale and zero point on both
+  // sides are the bytes moved, bit for bit (u8 and s8). The Reshape's target has a 0 and a -1, or is
+  // computed at run time (Shape of a transposed tensor).
+  for (const bool is_signed : {false, true}) {
+    for (const char* op : {"Reshape", "ReshapeRuntime", "Transpose"}) {
+      QdqModel q;
+      q.in = is_signed ? Quant{0.021f, -7, true} : Quant{0.02f, 128, false};
+      q.out = q.in;
+      const std::string kind = op;
+      const std::vector<int64_t> out_shape =
+          kind == "Reshape" ? std::vector<int64_t>{2, 6, 5, 2} : std::vector<int64_t>{2, 10, 6};
+      q.m.input("x", onnx::TensorProto::FLOAT, {2, 6, 10}).output("y", onnx::TensorProto::FLOAT, out_shape);
+      q.add_quant_pair("x", q.in, "in", "a");
+      if (kind == "Transpose") {
+        ephost_test::attr_ints(q.m.node("Transpose", {"a"}, {"v"}, "view"), "perm", {0, 2, 1});
+      } else if (kind == "Reshape") {
+        typed_initializer<int64_t>(q.m, "target", onnx::TensorProto::INT64, {4}, {0, 6, -1, 2});
+        q.m.node("Reshape", {"a", "target"}, {"v"}, "view");
+      } else {
+        ephost_test::attr_ints(q.m.node("Transpose", {"x"}, {"xt"}, "xt"), "perm", {0, 2, 1});
+        q.m.node("Shape", {"xt"}, {"target"}, "target");
+        q.m.node("Reshape", {"a", "target"}, {"v"}, "view");
+      }
+      q.add_quant_pair("v", q.out, "out", "y");
+      SCOPED_TRACE(kind + (is_signed ? " s8" : " u8"));
+      const std::string fused = kind == "Transpose" ? "Transpose" : "Reshape";
+      check_qdq(q, {2, 6, 10}, "DequantizeLinear+" + fused + "+QuantizeLinear", 71, true, 0.0);
+    }
+  }
+}
+
+TEST(CpuQdqFusion, TransposeBetweenDifferentQuantPairsStaysOpByOp) {
+  // Another output scale: the bytes would not be the result, so nothing is fused.
+  QdqModel q;
+  q.out = {0.03f, 128, false};
+  q.m.input("x", onnx::TensorProto::FLOAT, {3, 4, 5}).output("y", onnx::TensorProto::FLOAT, {5, 4, 3});
+  q.add_quant_pair("x", q.in, "in", "a");
+  q.m.node("Transpose", {"a"}, {"v"}, "view");
+  q.add_quant_pair("v", q.out, "out", "y");
+  check_qdq(q, {3, 4, 5}, "DequantizeLinear+Transpose+QuantizeLinear", 73, false, 0.0);
+}
+
+TEST(CpuQdqFusion, ProductOfTwoQuantizedActivations) {
+  // Attention's Q x K^T as a quantizer writes it: both MatMul operands are activations, each through its
+  // own Q/DQ pair. u8 x u8, s8 x u8 and u8 x s8, with zero points off the middle; B's batch axis
+  // broadcast ([1, 3] against [2, 3]); a vector B [8] and a vector A [8] (MatMul drops that axis).
+  // Fused only where oneDNN accumulates in int32 (B is full range); each output within a step of the
+  // op-by-op graph.
+  enum Form { kTransposed, kBroadcast, kVectorB, kVectorA };
+  struct Case {
+    Quant a, b, out;
+    Form form;
+  };
+  const Case cases[] = {{{0.02f, 128, false}, {0.021f, 100, false}, {0.05f, 120, false}, kTransposed},
+                        {{0.02f, -9, true}, {0.019f, 140, false}, {0.045f, 3, true}, kTransposed},
+                        {{0.022f, 90, false}, {0.02f, 5, true}, {0.04f, 128, false}, kBroadcast},
+                        {{0.02f, 110, false}, {0.004f, 130, false}, {0.01f, 128, false}, kVectorB},
+                        {{0.004f, 120, false}, {0.02f, 128, false}, {0.01f, 128, false}, kVectorA}};
+  uint32_t seed = 80;
+  for (const Case& c : cases) {
+    QdqModel q;
+    const bool vector = c.form == kVectorA || c.form == kVectorB;
+    q.m.input("x", onnx::TensorProto::FLOAT, {2, 3, 8, 8})
+        .output("y", onnx::TensorProto::FLOAT, vector ? std::vector<int64_t>{2, 3, 8} : std::vector<int64_t>{2, 3, 8, 8});
+    std::string a = "x", b = "xb";
+    if (c.form == kBroadcast) {
+      ephost_test::attr_ints(q.m.node("ReduceMean", {"x"}, {"xb"}, "mean"), "axes", {0});
+    } else if (vector) {
+      auto& mean = q.m.node("ReduceMean", {"x"}, {"xv"}, "mean");
+      ephost_test::attr_ints(mean, "axes", {0, 1, 2});
+      ephost_test::attr_int(mean, "keepdims", 0);
+      a = c.form == kVectorA ? "xv" : "x";
+      b = c.form == kVectorA ? "x" : "xv";
+    } else {
+      ephost_test::attr_ints(q.m.node("Transpose", {"x"}, {"xb"}, "xt"), "perm", {0, 1, 3, 2});
+    }
+    q.add_quant_pair(a, c.a, "qa", "a");
+    q.add_quant_pair(b, c.b, "qb", "b");
+    q.m.node("MatMul", {"a", "b"}, {"p"}, "matmul");
+    q.out = c.out;
+    q.add_quant_pair("p", q.out, "out", "y");
+    SCOPED_TRACE(seed);
+    check_qdq(q, {2, 3, 8, 8}, "DequantizeLinear+DequantizeLinear+MatMul+QuantizeLinear", seed++,
+              onednn_accumulates_in_int32(), 1.0);
+  }
+}
+
+TEST(CpuQdqFusion, AttentionSoftmaxByRows) {
+  // BERT's scores: DQ -> Div(8) -> Add(mask [B, 1, 1, S], computed at run time) -> Softmax -> Q; a
+  // constant mask [S]; Mul by a scale and no mask, s8 in. Bit for bit the op-by-op graph.
+  enum MaskKind { kRuntime, kConstant, kNone };
+  struct Case {
+    Quant in, out;
+    MaskKind mask;
+    const char* expect;
+  };
+  const Case cases[] = {{{0.05f, 128, false}, {1.f / 256, 0, false}, kRuntime, "DequantizeLinear+Div+Add+Softmax+QuantizeLinear"},
+                        {{0.04f, 120, false}, {1.f / 255, -128, true}, kConstant, "DequantizeLinear+Div+Add+Softmax+QuantizeLinear"},
+                        {{0.03f, 3, true}, {1.f / 256, 0, false}, kNone, "DequantizeLinear+Mul+Softmax+QuantizeLinear"}};
+  uint32_t seed = 90;
+  for (const Case& c : cases) {
+    QdqModel q;
+    q.in = c.in;
+    q.m.input("x", onnx::TensorProto::FLOAT, {2, 3, 5, 16}).output("y", onnx::TensorProto::FLOAT, {2, 3, 5, 16});
+    q.add_quant_pair("x", q.in, "in", "a");
+    q.m.initializer("k", {}, {c.mask == kNone ? 0.37f : 8.f});
+    q.m.node(c.mask == kNone ? "Mul" : "Div", {"a", "k"}, {"scaled"}, "scale");
+    std::string scores = "scaled";
+    if (c.mask == kRuntime) {
+      ephost_test::attr_ints(q.m.node("ReduceMax", {"x"}, {"mask"}, "mask"), "axes", {1, 2});
+    } else if (c.mask == kConstant) {
+      std::vector<float> mask(16);
+      for (size_t i = 0; i < mask.size(); ++i) mask[i] = i % 5 == 0 ? -10000.f : 0.1f * static_cast<float>(i);
+      q.m.initializer("mask", {16}, mask);
+    }
+    if (c.mask != kNone) {
+      q.m.node("Add", {"scaled", "mask"}, {"masked"}, "add_mask");
+      scores = "masked";
+    }
+    ephost_test::attr_int(q.m.node("Softmax", {scores}, {"p"}, "softmax"), "axis", -1);
+    q.out = c.out;
+    q.add_quant_pair("p", q.out, "out", "y");
+    SCOPED_TRACE(seed);
+    check_qdq(q, {2, 3, 5, 16}, c.expect, seed++, true, 0.0);
   }
 }
 

@@ -88,10 +88,13 @@ const Fusion& layernorm_fusion();
 const Fusion& gelu_fusion();
 const Fusion& attention_fusion();
 const Fusion& qdq_matmul_fusion();  // qdq_matmul.cpp: DQ -> MatMul/Gemm -> Q in int8
+const Fusion& qdq_activation_matmul_fusion();  // qdq_activation_matmul.cpp: DQ, DQ -> MatMul -> Q, both operands activations
 const Fusion& qdq_conv_fusion();    // qdq_conv.cpp: DQ -> Conv -> Q in int8
-const Fusion& qdq_unary_fusion();   // qdq_unary.cpp: DQ -> activation -> Q as a table
+const Fusion& qdq_unary_fusion();   // qdq_unary.cpp: DQ -> activation / elementwise steps -> Q as a table
 const Fusion& qdq_binary_fusion();  // qdq_binary.cpp: DQ, DQ -> Add/Mul -> Q in one pass
 const Fusion& qdq_max_pool_fusion();  // qdq_pool.cpp: DQ -> MaxPool -> Q on the bytes
+const Fusion& qdq_softmax_fusion();   // qdq_softmax.cpp: DQ -> [scale] -> [+ mask] -> Softmax -> Q by rows
+const Fusion& qdq_view_fusion();      // qdq_view.cpp: DQ -> Reshape/Transpose -> Q (same parameters) on the bytes
 const Fusion& q4_matmul_fusion();   // q4_matmul.cpp: int4/uint4 block DQ -> MatMul/Gemm [-> Add]
 
 }  // namespace ephost::cpu::fusion

@@ -122,6 +122,8 @@ bool channel_weight_quant(const sdk::Node& dq, int64_t rank, int64_t channel_axi
   return true;
 }
 
+bool int8_full_range_product_exact() { return dnnl_has_vnni(); }
+
 bool int8_product_exact(const sdk::Tensor& w) {
   if (dnnl_has_vnni()) return true;
   const int8_t* p = w.data<int8_t>();

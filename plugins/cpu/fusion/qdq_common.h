@@ -52,6 +52,8 @@ Available group_members(const sdk::Node& anchor, const sdk::Graph& group);
 
 // Whether oneDNN's u8/s8 x s8 product is exact for these weights in this process.
 bool int8_product_exact(const sdk::Tensor& weights);
+// Whether it is exact for any s8 weights (int32 accumulation: VNNI) in this process.
+bool int8_full_range_product_exact();
 
 #if defined(EPHOST_WITH_DNNL)
 // A fused group's int8 weights, reordered once per layout a primitive asks for (oneDNN picks the
