@@ -113,16 +113,6 @@ void warn_about_unknown_provider_options(const PluginRegistry& registry, const S
                               e.provider, e.key, e.provider, names.empty() ? "none" : names));
 }
 
-}  // namespace
-
-std::vector<Provider*> SessionProviders::pointers() const {
-  std::vector<Provider*> out;
-  for (const auto& p : instances) out.push_back(p.get());
-  return out;
-}
-
-namespace {
-
 struct Candidate {
   const PluginRecord* record = nullptr;
   const Device* device = nullptr;
@@ -374,10 +364,6 @@ SessionProviders create_providers(const PluginRegistry& registry, const SessionC
   for (auto& p : providers.instances)
     if (auto* isolated = dynamic_cast<IsolatedProvider*>(p.get())) isolated->set_fallback(cpu);
   return providers;
-}
-
-CapabilityQuery capability_query(const SessionProviders& providers) {
-  return [&providers](size_t i, const GraphView& view) { return providers.instances[i]->claims(view); };
 }
 
 }  // namespace ephost

@@ -1,5 +1,6 @@
 // The providers of one session: which plugins, in which registration-priority order, with which
-// options (session stage "create providers"), and how the partitioner asks them for their claims.
+// options (session stage "create providers"), and why (the selection report). The set itself and how
+// stages ask it for claims are provider/provider_set.h's.
 #pragma once
 
 #include <memory>
@@ -9,6 +10,7 @@
 #include "discovery/plugin_registry.h"
 #include "partition/partition.h"
 #include "provider/provider.h"
+#include "provider/provider_set.h"
 #include "options/session_config.h"
 
 namespace ephost {
@@ -29,13 +31,11 @@ struct ProviderSelection {
   std::vector<Candidate> candidates;
 };
 
-struct SessionProviders {
-  std::vector<std::unique_ptr<Provider>> instances;  // registration priority, earlier first
-  std::vector<std::string> names;                            // same order
-  bool cpu_fallback = true;                                  // the CPU plugin was appended last
+// The created providers (instances, names, pointers(), and capability_query() from provider_set.h),
+// with how they were chosen.
+struct SessionProviders : ProviderSet {
+  bool cpu_fallback = true;  // the CPU plugin was appended last
   ProviderSelection selection;
-
-  std::vector<Provider*> pointers() const;
 };
 
 // The user's list (config.providers, "<name>" or "<name>:<device>"), else every loaded plugin ordered
@@ -51,8 +51,5 @@ struct SessionProviders {
 // the plugin's error; one the policy chose (no providers listed) is skipped with a warning and the
 // reason in `selection`, and the session goes on with the others.
 SessionProviders create_providers(const PluginRegistry& registry, const SessionConfig& config, const Graph& main);
-
-// Provider i's claims on a graph view, through its get_capability.
-CapabilityQuery capability_query(const SessionProviders& providers);
 
 }  // namespace ephost

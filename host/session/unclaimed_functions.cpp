@@ -2,6 +2,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <functional>
 #include <memory>
 #include <unordered_set>
 
@@ -18,13 +19,15 @@ namespace {
 // this means a function that reaches itself.
 constexpr int kMaxRounds = 16;
 
-// Adds to `out` the nodes of `graph` (and its subgraphs) that have a function body and that no provider
-// claims.
-void collect_unclaimed(const Model& model, const Graph& graph, const CapabilityQuery& query, size_t provider_count,
-                       std::vector<Node*>* out) {
+using HasBody = std::function<bool(const Node&)>;
+
+// Adds to `out` the nodes of `graph` (and its subgraphs) that have a function body (`has_body`) and
+// that no provider claims.
+void collect_unclaimed(const Graph& graph, const HasBody& has_body, const CapabilityQuery& query,
+                       size_t provider_count, std::vector<Node*>* out) {
   std::vector<Node*> candidates;
   for (const auto& node : graph.nodes)
-    if (node->proto && has_function_body(model, *node->proto)) candidates.push_back(node.get());
+    if (has_body(*node)) candidates.push_back(node.get());
   if (!candidates.empty()) {
     std::unordered_set<const Node*> claimed;
     for (size_t i = 0; i < provider_count; ++i) {
@@ -42,18 +45,22 @@ void collect_unclaimed(const Model& model, const Graph& graph, const CapabilityQ
       }
   }
   for (const auto& node : graph.nodes)
-    for (const auto& sub : node->subgraphs) collect_unclaimed(model, *sub.second, query, provider_count, out);
+    for (const auto& sub : node->subgraphs) collect_unclaimed(*sub.second, has_body, query, provider_count, out);
 }
 
 }  // namespace
 
 size_t expand_unclaimed_functions(Model& model, std::unique_ptr<Graph>& graph, const CapabilityQuery& query,
                                   size_t provider_count) {
+  // Which nodes have a function body is function_expansion.h's to say; collect_unclaimed only asks about claims.
+  const HasBody has_body = [&model](const Node& node) {
+    return node.proto && has_function_body(model, *node.proto);
+  };
   size_t total = 0;
   std::unique_ptr<FunctionBodies> bodies;  // made on the first round that expands: most models have none
   for (int round = 0;; ++round) {
     std::vector<Node*> unclaimed;
-    collect_unclaimed(model, *graph, query, provider_count, &unclaimed);
+    collect_unclaimed(*graph, has_body, query, provider_count, &unclaimed);
     if (unclaimed.empty()) return total;
     if (round == kMaxRounds)
       fail(EPHOST_INVALID_GRAPH,
