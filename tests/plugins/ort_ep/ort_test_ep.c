@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "broadcast.h"
 #include "ort_ep/ort_abi.h"
 
 #ifndef ORT_TEST_ASK_API
@@ -273,34 +274,14 @@ static void release_state(OrtNodeComputeInfo* this_ptr, void* state) {
   free(state);
 }
 
-
 /* The shape `a` and `b` broadcast to (numpy's multidirectional broadcasting) into `out`; 0 when they do not. */
 static int broadcast_shape(const Buffer* a, const Buffer* b, Buffer* out) {
-  size_t i;
-  out->rank = a->rank > b->rank ? a->rank : b->rank;
-  out->count = 1;
-  for (i = 0; i < out->rank; ++i) {
-    int64_t da = i < out->rank - a->rank ? 1 : a->dims[i - (out->rank - a->rank)];
-    int64_t db = i < out->rank - b->rank ? 1 : b->dims[i - (out->rank - b->rank)];
-    if (da != db && da != 1 && db != 1) return 0;
-    out->dims[i] = da == 1 ? db : da;
-    out->count *= (size_t)out->dims[i];
-  }
-  return 1;
+  return broadcast_dims(a->dims, a->rank, b->dims, b->rank, out->dims, &out->rank, &out->count);
 }
 
 /* The element of `in` (broadcast to `out`'s shape) at `out`'s flat index `j`. */
 static size_t broadcast_index(const Buffer* in, const Buffer* out, size_t j) {
-  size_t index = 0, stride = 1, i;
-  for (i = 0; i < in->rank; ++i) {
-    size_t axis = in->rank - 1 - i;
-    size_t out_dim = (size_t)out->dims[out->rank - 1 - i];
-    size_t coordinate = j % out_dim;
-    j /= out_dim;
-    if (in->dims[axis] != 1) index += coordinate * stride;
-    stride *= (size_t)in->dims[axis];
-  }
-  return index;
+  return broadcast_source_index(in->dims, in->rank, out->dims, out->rank, j);
 }
 
 static OrtStatus* compute(OrtNodeComputeInfo* this_ptr, void* state, OrtKernelContext* context) {
