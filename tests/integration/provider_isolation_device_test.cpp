@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "device_support.h"
+#include "provider_host_kill.h"
 
 namespace {
 
@@ -76,23 +77,8 @@ class ProviderIsolationDevice : public ::testing::TestWithParam<std::string> {
     return n;
   }
 
-  static long process_of(const Ephost::Session& s) {
-    return json::parse(s.partition_report_json())["providers"][0]["isolation"].value("process_id", -1L);
-  }
-
-  // Kills the provider host and waits until it ended, without reaping it (its session notices).
-  static void kill_provider_host(const Ephost::Session& s) {
-    const long pid = process_of(s);
-    ASSERT_GT(pid, 0) << s.partition_report_json();
-    ASSERT_EQ(::kill(static_cast<pid_t>(pid), SIGKILL), 0);
-    for (int i = 0; i < 2000; ++i) {
-      siginfo_t info{};
-      if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
-        return;
-      usleep(5000);
-    }
-    FAIL() << "provider host " << pid << " did not end within 10 s of SIGKILL";
-  }
+  static long process_of(const Ephost::Session& s) { return ephost_test::provider_host_pid(s); }
+  static void kill_provider_host(const Ephost::Session& s) { ephost_test::kill_provider_host(s); }
 
   std::vector<std::vector<float>> run(const Ephost::Session& s, int seed) {
     std::vector<float> x = input_values(seed), z = input_values(seed + 7);

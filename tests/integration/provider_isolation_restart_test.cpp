@@ -14,6 +14,7 @@
 
 #include "ephost/ephost_cxx_api.h"
 #include "test_support.h"
+#include "provider_host_kill.h"
 
 namespace {
 
@@ -52,24 +53,8 @@ class ProviderIsolationRestart : public ::testing::Test {
     for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], want[i], 1e-5f) << i;
   }
 
-  static long process_of(const Ephost::Session& s) {
-    return nlohmann::json::parse(s.partition_report_json())["providers"][0]["isolation"].value("process_id", -1L);
-  }
-
-  // Kills the session's provider host and waits until it can be reaped (all its threads gone), without
-  // reaping it: its parent, this process's session, notices on its next call that it ended between calls.
-  static void kill_provider_host(const Ephost::Session& s) {
-    const long pid = process_of(s);
-    ASSERT_GT(pid, 0) << s.partition_report_json();
-    ASSERT_EQ(::kill(static_cast<pid_t>(pid), SIGKILL), 0);
-    for (int i = 0; i < 2000; ++i) {
-      siginfo_t info{};
-      if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
-        return;
-      usleep(5000);
-    }
-    FAIL() << "provider host " << pid << " did not end within 10 s of SIGKILL";
-  }
+  static long process_of(const Ephost::Session& s) { return ephost_test::provider_host_pid(s); }
+  static void kill_provider_host(const Ephost::Session& s) { ephost_test::kill_provider_host(s); }
 
   ephost_test::TempDir dir_;
   std::string journal_, model_;
