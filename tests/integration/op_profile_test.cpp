@@ -66,8 +66,12 @@ StepSpans spans_inside(const json& trace, const json& step) {
   StepSpans out;
   for (const json& e : events_of(trace, "op"))
     if (e["args"]["step"] == step["name"] && inside(e, step)) out.ops.push_back(e);
-  std::sort(out.ops.begin(), out.ops.end(),
-            [](const json& a, const json& b) { return a["ts"].get<int64_t>() < b["ts"].get<int64_t>(); });
+  // By start, then by length: a span shorter than a microsecond rounds to a length of 0 and shares its
+  // start with the span after it; taken second, it would read as the next one starting 1 span early.
+  std::sort(out.ops.begin(), out.ops.end(), [](const json& a, const json& b) {
+    const int64_t ta = a["ts"], tb = b["ts"];
+    return ta != tb ? ta < tb : a["dur"].get<int64_t>() < b["dur"].get<int64_t>();
+  });
   int64_t previous_end = -1;
   for (const json& e : out.ops) {
     const int64_t ts = e["ts"], dur = e["dur"];
