@@ -77,7 +77,7 @@ std::vector<Input> read_inputs(const std::string& dir) {
 }
 
 struct Mode {
-  const char* name;
+  const char* name = "";
   std::unique_ptr<Ephost::Session> session;
   long host = -1;
   std::vector<double> wall_ms;
@@ -117,7 +117,9 @@ int main(int argc, char** argv) try {
   for (const auto& [name, file] : cases) {
     const std::string dir = cache + "/bench-models/" + name;
     const std::vector<Input> inputs = read_inputs(dir);
-    Mode modes[2] = {{"in_process", nullptr}, {"process", nullptr}};
+    Mode modes[2];
+    modes[0].name = "in_process";
+    modes[1].name = "process";
     for (Mode& m : modes) {
       Ephost::SessionOptions o;
       o.set_threads(threads);

@@ -492,7 +492,7 @@ EphostStatus* CreateTensorWithData(EphostElementType et, const int64_t* shape, s
       fail(EPHOST_INVALID_ARGUMENT, "buffer holds {} bytes but a {} tensor of shape {} needs {}", size,
            element_type_name(et), shape_to_string(dims), expected);
     if (expected && !data) fail(EPHOST_INVALID_ARGUMENT, "data is NULL");
-    *out = new EphostTensor{Tensor::borrow(et, std::move(dims), data)};
+    *out = new EphostTensor{Tensor::borrow(et, std::move(dims), data), nullptr};
   });
 }
 EphostStatus* CreateTensor(EphostElementType et, const int64_t* shape, size_t rank, EphostTensor** out) {
@@ -501,7 +501,7 @@ EphostStatus* CreateTensor(EphostElementType et, const int64_t* shape, size_t ra
     if (!element_type_known(et)) fail(EPHOST_INVALID_ARGUMENT, "unsupported element type {}", static_cast<int>(et));
     Tensor t = Tensor::allocate(et, shape_of(shape, rank));
     if (et != EPHOST_ELEMENT_STRING && t.byte_size()) std::memset(t.data(), 0, t.byte_size());
-    *out = new EphostTensor{std::move(t)};
+    *out = new EphostTensor{std::move(t), nullptr};
   });
 }
 void ReleaseTensor(EphostTensor* t) { delete t; }
@@ -543,13 +543,13 @@ EphostStatus* CreateSequence(EphostElementType et, const EphostTensor* const* el
       // Sequences own their elements (the host shares them freely): the caller's buffers are copied.
       copies.push_back(t->clone());
     }
-    *out = new EphostTensor{make_sequence(et, std::move(copies))};
+    *out = new EphostTensor{make_sequence(et, std::move(copies)), nullptr};
   });
 }
 EphostStatus* CreateOptionalNone(EphostTensor** out) {
   return guard([&] {
     require(out, "out_value");
-    *out = new EphostTensor{RuntimeValue::none()};
+    *out = new EphostTensor{RuntimeValue::none(), nullptr};
   });
 }
 EphostStatus* SequenceGetInfo(const EphostTensor* seq, EphostElementType* et, size_t* length) {

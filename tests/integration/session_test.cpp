@@ -370,9 +370,14 @@ TEST(CpuKernels, GridSampleTakesNothingFromNonFiniteOrFarCoordinates) {
       EXPECT_EQ(y[0], 0.f) << "NaN samples nothing";
       EXPECT_EQ(y[1], 0.f) << "an infinity samples nothing";
       EXPECT_EQ(y[3], 0.f);
-      if (std::string(padding) == "zeros") EXPECT_EQ(y[2], 0.f) << "far outside";
-      else EXPECT_TRUE(std::isfinite(y[2])) << y[2];  // moved into the image
-      if (std::string(mode) == "bilinear") EXPECT_FLOAT_EQ(y[4], 2.5f) << "the centre averages the four pixels";
+      if (std::string(padding) == "zeros") {
+        EXPECT_EQ(y[2], 0.f) << "far outside";
+      } else {
+        EXPECT_TRUE(std::isfinite(y[2])) << y[2];  // moved into the image
+      }
+      if (std::string(mode) == "bilinear") {
+        EXPECT_FLOAT_EQ(y[4], 2.5f) << "the centre averages the four pixels";
+      }
     }
 }
 

@@ -281,7 +281,9 @@ TEST_F(Opencl, EnumeratesTheDevicesOfEveryPlatform) {
       EXPECT_NE(std::string(d.hardware_architecture), "");
       EXPECT_FALSE(d.host_memory_usable) << "cl_mem is not host memory";
     }
-  if (!listed.empty() && std::isdigit(static_cast<unsigned char>(listed[0]))) EXPECT_EQ(ours, std::stoul(listed));
+  if (!listed.empty() && std::isdigit(static_cast<unsigned char>(listed[0]))) {
+    EXPECT_EQ(ours, std::stoul(listed));
+  }
 }
 
 TEST_F(Opencl, CpuDevicesAreLeftAloneUnlessAskedFor) {

@@ -178,5 +178,7 @@ TEST_P(CpuLookupBytes, MatchesTheElementLoop) {
     for (int64_t i = 0; i < n; ++i) ASSERT_EQ(y[i], table[x[i]]) << "n " << n << " at " << i;
     for (int k = 0; k < 3; ++k) EXPECT_EQ(y[static_cast<size_t>(n) + k], 0xA5) << "wrote past the end, n " << n;
   }
-  if (GetParam() != ephost::cpu::math::Isa::kAvx512) EXPECT_FALSE(m::lookup_bytes_uses_vbmi());
+  if (GetParam() != ephost::cpu::math::Isa::kAvx512) {
+    EXPECT_FALSE(m::lookup_bytes_uses_vbmi());
+  }
 }

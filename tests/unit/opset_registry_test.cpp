@@ -98,7 +98,9 @@ TEST(OpsetRegistry, LoadsModelsOfEverySupportedOpset) {
   for (int64_t opset = 1; opset <= opsets::kNewestOpset; ++opset) {
     std::unique_ptr<Model> model;
     EXPECT_NO_THROW(model = load_buffer(add_model(opset))) << "opset " << opset;
-    if (model) EXPECT_EQ(model->opset(""), opset);
+    if (model) {
+      EXPECT_EQ(model->opset(""), opset);
+    }
   }
 }
 
@@ -499,7 +501,10 @@ TEST(OpsetRegistry, AttentionBodyIsAValidGraph) {
     if (!y) continue;
     const std::vector<int64_t> dims = dims_of(y);
     ASSERT_EQ(dims.size(), c.y.size());
-    for (size_t i = 0; i < dims.size(); ++i)
-      if (dims[i] >= 0) EXPECT_EQ(dims[i], c.y[i]) << "dimension " << i;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] >= 0) {
+        EXPECT_EQ(dims[i], c.y[i]) << "dimension " << i;
+      }
+    }
   }
 }

@@ -466,7 +466,9 @@ TEST(PluginRegistryCache, ProbeResultsRoundTripWithTheirDevices) {
   r.description.context_source_keys = {"A", "B"};
   r.devices.push_back({"npu", "Contoso", "NPU 9000", "1.2.3", "v9", 1ull << 34, true, 5u});
   LibraryIdentity id{"/opt/lib/libnpu.so", 1234, 5678, 9, 10};
-  RegistryEntry entry{id, r};
+  RegistryEntry entry;
+  entry.identity = id;
+  entry.result = r;
   entry.probed_at = 1700000000;
   entry.context = capture_probe_context();  // a usable verdict's devices depend on it (format 4)
   auto entries = RegistryCache::parse(RegistryCache::serialize({{id.path, entry}}));

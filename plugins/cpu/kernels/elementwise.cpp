@@ -228,6 +228,7 @@ class ModKernel : public CpuKernel {
     }
     const bool f = fmod_;
     broadcast_binary(pa, as, pb, bs, y, os, threads, [f](T x, T z) -> T {
+      (void)f;  // read only for signed integers
       if constexpr (std::is_floating_point_v<T>) {
         return std::fmod(x, z);
       } else {
