@@ -465,10 +465,11 @@ sdk::Tensor constant_of(const sdk::Value& v) {
   return resolve(outer, graph.parent_node().graph(), 1);
 }
 
-FoldedNodes fold_constants(const sdk::Graph& graph) {
+FoldedNodes fold_constants(const sdk::Graph& graph, const std::function<bool(const sdk::Node&)>& skip) {
   FoldedNodes out;
   std::unordered_map<std::string, std::shared_ptr<OwnedTensor>> folded;  // by value name
   for (const sdk::Node& n : graph.nodes()) {
+    if (skip && skip(n)) continue;
     const std::string d = n.domain();
     if ((!d.empty() && d != "ai.onnx") || !foldable_ops().count(n.op_type())) continue;
     if (n.num_outputs() != 1 || !n.has_output(0)) continue;

@@ -15,6 +15,7 @@
 //    them as constants and pack them once.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,12 +41,13 @@ sdk::Tensor constant_of(const sdk::Value& v);
 inline bool is_constant(const sdk::Value& v) { return constant_of(v).present(); }
 
 // The nodes of `graph` that fold, in topological order, with the values they produce (registered for
-// constant_of until `owner` unregisters them).
+// constant_of until `owner` unregisters them). Nodes for which `skip` is true are not folded (nor,
+// unless their outputs are registered already, what reads them).
 struct FoldedNodes {
   std::vector<sdk::Node> nodes;
   std::vector<std::pair<const EphostValueInfo*, std::shared_ptr<OwnedTensor>>> values;
 };
-FoldedNodes fold_constants(const sdk::Graph& graph);
+FoldedNodes fold_constants(const sdk::Graph& graph, const std::function<bool(const sdk::Node&)>& skip = nullptr);
 
 // Registration of folded values (by value handle) for constant_of.
 void register_constants(const void* owner, const FoldedNodes& folded);

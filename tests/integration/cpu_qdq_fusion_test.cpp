@@ -178,7 +178,7 @@ TEST(CpuQdqFusion, MatMulBiasReluPerColumnWeights) {
   q.m.node("Relu", {"biased"}, {"r"}, "relu");
   q.out = {0.03f, 0, false};
   q.add_quant_pair("r", q.out, "out", "y");
-  check_qdq(q, {3, 7, 48}, "DequantizeLinear+MatMul+Add+Relu+QuantizeLinear");
+  check_qdq(q, {3, 7, 48}, "DequantizeLinear+DequantizeLinear+MatMul+Add+Relu+QuantizeLinear");
 }
 
 TEST(CpuQdqFusion, MatMulWhoseInputRankIsUnknownUntilTheRun) {
@@ -199,7 +199,7 @@ TEST(CpuQdqFusion, MatMulWhoseInputRankIsUnknownUntilTheRun) {
   plain_opts.append_provider("cpu", {{"fuse_patterns", "0"}});
   Ephost::Session fused(cpu_env(), bytes.data(), bytes.size(), fused_opts);
   Ephost::Session plain(cpu_env(), bytes.data(), bytes.size(), plain_opts);
-  EXPECT_EQ(fused_groups(fused).count("DequantizeLinear+MatMul+Add+QuantizeLinear"), 1u);
+  EXPECT_EQ(fused_groups(fused).count("DequantizeLinear+DequantizeLinear+MatMul+Add+QuantizeLinear"), 1u);
   std::mt19937 gen(63);
   std::uniform_real_distribution<float> d(-2.7f, 2.7f);
   std::vector<float> x(6 * 64);
@@ -233,7 +233,7 @@ TEST(CpuQdqFusion, MatMulSignedOutputNoRelu) {
   q.m.node("Add", {"b", "mm"}, {"biased"}, "bias");
   q.out = {0.04f, -5, true};
   q.add_quant_pair("biased", q.out, "out", "y");
-  check_qdq(q, {33, 64}, "DequantizeLinear+MatMul+Add+QuantizeLinear", 3);
+  check_qdq(q, {33, 64}, "DequantizeLinear+DequantizeLinear+MatMul+Add+QuantizeLinear", 3);
 }
 
 TEST(CpuQdqFusion, SignedActivationsGemmTransB) {
@@ -247,7 +247,7 @@ TEST(CpuQdqFusion, SignedActivationsGemmTransB) {
   ephost_test::attr_int(gemm, "transB", 1);
   q.out = {0.05f, 128, false};
   q.add_quant_pair("g", q.out, "out", "y");
-  check_qdq(q, {17, 32}, "DequantizeLinear+Gemm+QuantizeLinear", 5);
+  check_qdq(q, {17, 32}, "DequantizeLinear+DequantizeLinear+Gemm+QuantizeLinear", 5);
 }
 
 TEST(CpuQdqFusion, SharedInputDequantizeStaysOutside) {
@@ -262,7 +262,7 @@ TEST(CpuQdqFusion, SharedInputDequantizeStaysOutside) {
   q.out = {0.05f, 128, false};
   q.add_quant_pair("biased", q.out, "mid", "m");
   q.m.node("Add", {"m", "a"}, {"y"}, "residual");
-  check_qdq(q, {9, 40}, "MatMul+Add+QuantizeLinear", 7);
+  check_qdq(q, {9, 40}, "DequantizeLinear+MatMul+Add+QuantizeLinear", 7);
 }
 
 TEST(CpuQdqFusion, FullRangeWeightsFuseOnlyWhereExact) {
@@ -277,7 +277,7 @@ TEST(CpuQdqFusion, FullRangeWeightsFuseOnlyWhereExact) {
   q.m.node("Add", {"mm", "b"}, {"biased"}, "bias");
   q.out = {0.08f, 128, false};
   q.add_quant_pair("biased", q.out, "out", "y");
-  check_qdq(q, {16, 256}, "DequantizeLinear+MatMul+Add+QuantizeLinear", 9, onednn_accumulates_in_int32());
+  check_qdq(q, {16, 256}, "DequantizeLinear+DequantizeLinear+MatMul+Add+QuantizeLinear", 9, onednn_accumulates_in_int32());
 }
 
 TEST(CpuQdqFusion, ConvPaddedReluWithInputZeroPoint) {
@@ -292,7 +292,7 @@ TEST(CpuQdqFusion, ConvPaddedReluWithInputZeroPoint) {
   q.m.node("Relu", {"c"}, {"r"}, "relu");
   q.out = {0.03f, 0, false};
   q.add_quant_pair("r", q.out, "out", "y");
-  check_qdq(q, {2, 8, 9, 11}, "DequantizeLinear+Conv+Relu+QuantizeLinear", 11);
+  check_qdq(q, {2, 8, 9, 11}, "DequantizeLinear+DequantizeLinear+Conv+Relu+QuantizeLinear", 11);
 }
 
 TEST(CpuQdqFusion, ExactRequantizeOptionDividesLikeQuantizeLinear) {
@@ -348,7 +348,7 @@ TEST(CpuQdqFusion, DepthwiseStridedConvSignedOutput) {
   ephost_test::attr_ints(conv, "pads", {1, 1, 1, 1});
   q.out = {0.02f, -3, true};
   q.add_quant_pair("c", q.out, "out", "y");
-  check_qdq(q, {1, 12, 15, 14}, "DequantizeLinear+Conv+QuantizeLinear", 13);
+  check_qdq(q, {1, 12, 15, 14}, "DequantizeLinear+DequantizeLinear+Conv+QuantizeLinear", 13);
 }
 
 TEST(CpuQdqFusion, PointwiseConvOverManyPixelsTwoImages) {
@@ -363,7 +363,7 @@ TEST(CpuQdqFusion, PointwiseConvOverManyPixelsTwoImages) {
   q.m.node("Conv", {"a", "w", "b"}, {"c"}, "conv");
   q.out = {0.03f, 110, false};
   q.add_quant_pair("c", q.out, "out", "y");
-  check_qdq(q, {2, 4, 91, 93}, "DequantizeLinear+Conv+QuantizeLinear", 19);
+  check_qdq(q, {2, 4, 91, 93}, "DequantizeLinear+DequantizeLinear+Conv+QuantizeLinear", 19);
 }
 
 TEST(CpuQdqFusion, SharedInputConvSamePadding) {
@@ -379,7 +379,7 @@ TEST(CpuQdqFusion, SharedInputConvSamePadding) {
   q.out = {0.05f, 128, false};
   q.add_quant_pair("c", q.out, "mid", "m");
   q.m.node("Add", {"m", "a"}, {"y"}, "residual");
-  check_qdq(q, {1, 16, 10, 10}, "DequantizeLinear+Conv+QuantizeLinear", 17);
+  check_qdq(q, {1, 16, 10, 10}, "DequantizeLinear+DequantizeLinear+Conv+QuantizeLinear", 17);
 }
 
 TEST(CpuQdqFusion, TwoConvsShareOneDequantize) {

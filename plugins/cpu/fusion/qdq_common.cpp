@@ -51,10 +51,26 @@ bool match_dequantized_operands(const sdk::Node& anchor, sdk::Node* act, sdk::No
 }
 
 Available group_members(const sdk::Node& anchor, const sdk::Graph& group) {
+  // The activation's DequantizeLinear, by the value it makes (the weights' may be in the group too).
+  const std::string x = anchor.input(0).name();
   bool dq_in_group = false;
-  for (const sdk::Node& n : group.nodes()) dq_in_group = dq_in_group || is_quant_op(n, "DequantizeLinear");
+  for (const sdk::Node& n : group.nodes())
+    dq_in_group = dq_in_group || (is_quant_op(n, "DequantizeLinear") && n.has_output(0) && n.output(0).name() == x);
   const sdk::Node dq = anchor.input(0).producer();
   return [dq_in_group, dq](const sdk::Node& n) { return dq_in_group || n.get() != dq.get(); };
+}
+
+void take_weight_dequantize(const sdk::Node& dq_w, const Available& ok, std::vector<sdk::Node>* nodes) {
+  if (ok(dq_w) && sole_consumer(dq_w.output(0)).valid()) nodes->push_back(dq_w);
+}
+
+bool is_int8_weight_dequantize(const sdk::Node& n) {
+  if (!is_op(n, "DequantizeLinear") || !n.has_input(0) || !n.has_output(0)) return false;
+  const int32_t type = n.input(0).elem_type();
+  if (type != EPHOST_ELEMENT_INT8 && type != EPHOST_ELEMENT_UINT8) return false;
+  const sdk::Node reader = sole_consumer(n.output(0));
+  if (!is_op(reader, "Conv") && !is_op(reader, "MatMul") && !is_op(reader, "Gemm")) return false;
+  return reader.has_input(1) && reader.input(1).name() == n.output(0).name();
 }
 
 bool match_relu_then_quantize(sdk::Value v, const Available& ok, sdk::Node* relu, sdk::Node* q, ScalarQuant* y_quant,
@@ -135,15 +151,15 @@ bool int8_product_exact(const sdk::Tensor& w) {
 #if defined(EPHOST_WITH_DNNL)
 dnnl::memory PackedWeights::in_layout(const dnnl::memory::desc& want, const dnnl::memory::desc& user,
                                       const void* data) {
-  for (const auto& [layout, mem] : packed_)
-    if (layout == want) return mem;
+  for (const auto& [layout, packed] : packed_)
+    if (layout == want) return packed.memory;
   dnnl::memory source(user, math::cpu_engine(), const_cast<void*>(data));
-  dnnl::memory packed(want, math::cpu_engine());
+  math::WeightsMemory packed = math::weights_memory(want);
   dnnl::stream& s = math::thread_stream();
-  dnnl::reorder(source, packed).execute(s, source, packed);
+  dnnl::reorder(source, packed.memory).execute(s, source, packed.memory);
   s.wait();
   packed_.emplace_back(want, packed);
-  return packed;
+  return packed.memory;
 }
 #endif
 

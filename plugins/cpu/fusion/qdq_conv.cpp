@@ -33,6 +33,7 @@
 #include <unordered_map>
 
 #include "const_eval.h"
+#include "ephost/sdk/profile_spans.hpp"
 #include "graph_match.h"
 #include "kernels/conv_attributes.h"
 #include "math/parallel.h"
@@ -81,6 +82,7 @@ bool match_qdq_conv(const sdk::Node& anchor, const Available& ok, QdqConvMatch* 
   m->nodes.clear();
   if (m->x_quantized_input) m->nodes.push_back(m->dq_x);
   m->nodes.push_back(anchor);
+  take_weight_dequantize(m->dq_w, ok, &m->nodes);
   sdk::Value cur = anchor.output(0);
   return match_relu_then_quantize(cur, ok, &m->relu, &m->q, &m->y, &m->nodes);
 }
@@ -118,7 +120,7 @@ class QdqConvGroup : public sdk::CompiledGroup {
       sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile fused int8 conv " + name_ + ": unexpected group interface");
     const sdk::Tensor w = constant_of(m.dq_w.input(0));
     w_shape_ = w.shape();
-    w_.assign(w.data<int8_t>(), w.data<int8_t>() + w.size());
+    w_ = w.data<int8_t>();
     std::vector<float> w_scales;
     channel_weight_quant(m.dq_w, 4, 0, m.M, &w_scales);
     const int64_t per_channel = m.M == 0 ? 0 : w.size() / m.M;
@@ -135,6 +137,7 @@ class QdqConvGroup : public sdk::CompiledGroup {
       const sdk::Tensor b = constant_of(m.conv.input(2));
       std::copy(b.data<float>(), b.data<float>() + m.M, bias_.begin());
     }
+    plan_at_compile(group.input(static_cast<size_t>(in_index_)).dims());
   }
 
   void compute(void*, sdk::KernelContext& ctx) override {
@@ -159,11 +162,14 @@ class QdqConvGroup : public sdk::CompiledGroup {
     to_padded_nhwc(quantized_input(x, threads), g, Hp, Wp, src, threads);
     const int64_t OH = g.out_spatial[0], OW = g.out_spatial[1], M = m_.M;
     int32_t* acc = static_cast<int32_t*>(math::thread_buffer(1, static_cast<size_t>(N * OH * OW * M) * sizeof(int32_t)));
-    const int team = math::threads_for_work(
-        2.0 * static_cast<double>(N * OH * OW) * static_cast<double>(M * (C / g.group) * g.kernel[0] * g.kernel[1]),
-        threads);
+    const int team = team_for(g, threads);
     math::set_num_threads(team);
-    std::shared_ptr<Plan> plan = plan_for(g, Hp, Wp, team);
+    // With profiling on, a run that creates the primitive (the first of a new input shape; with a
+    // static shape compile did) reports it as its own span: the tests count these spans.
+    sdk::SpanTimer spans(ctx);
+    bool planned_now = false;
+    std::shared_ptr<Plan> plan = plan_for(g, Hp, Wp, team, &planned_now);
+    if (planned_now) spans.close("plan for these input shapes", "Plan", {});
     dnnl::engine& eng = math::cpu_engine();
     memory srcm(plan->src, eng, src);
     memory accm(plan->acc, eng, acc);
@@ -196,6 +202,40 @@ class QdqConvGroup : public sdk::CompiledGroup {
  private:
   [[noreturn]] void fail(const std::string& what) const {
     sdk::fail(EPHOST_INVALID_ARGUMENT, "fused int8 conv " + name_ + " (" + m_.conv.name() + "): " + what);
+  }
+
+  // The team of a convolution of geometry g: small ones run on fewer threads than the run has.
+  int team_for(const math::ConvGeometry& g, int threads) const {
+    const double pixels = static_cast<double>(g.batch * g.out_spatial[0] * g.out_spatial[1]);
+    const double macs_per_pixel = static_cast<double>(m_.M * (g.in_channels / g.group) * g.kernel[0] * g.kernel[1]);
+    return math::threads_for_work(2.0 * pixels * macs_per_pixel, threads);
+  }
+
+  // With a static input shape, the primitive is created and the weights packed at session creation,
+  // and this thread's buffers of a run are touched (their page faults), so that the first run does no
+  // more than any other (int8 ResNet-50's first run took 2.9 times its steady run). Planned for the
+  // session's thread count; a run the machine's load gives fewer threads creates its primitive then
+  // (the packed weights are shared). A shape this cannot plan is left to the first run, which reports
+  // what is wrong.
+  void plan_at_compile(const Shape& x_shape) {
+    if (x_shape.size() != 4) return;
+    for (int64_t d : x_shape)
+      if (d <= 0) return;
+    try {
+      const math::ConvGeometry g = math::conv_geometry(params_, x_shape, w_shape_);
+      if (g.in_spatial.size() != 2 || math::numel(g.output_shape()) == 0) return;
+      const int64_t N = g.batch, C = g.in_channels, H = g.in_spatial[0], W = g.in_spatial[1];
+      const int64_t Hp = H + g.pad_begin[0] + g.pad_end[0], Wp = W + g.pad_begin[1] + g.pad_end[1];
+      const int team = team_for(g, std::max(1, default_threads_));
+      std::shared_ptr<Plan> plan = plan_for(g, Hp, Wp, team);
+      const int64_t pixels = N * g.out_spatial[0] * g.out_spatial[1];
+      math::touch_thread_buffer(0, static_cast<size_t>(N * Hp * Wp * C));
+      math::touch_thread_buffer(1, static_cast<size_t>(pixels * m_.M) * sizeof(int32_t));
+      math::touch_thread_buffer(2, plan->scratch);
+      if (Hp != H || Wp != W) math::touch_thread_buffer(3, static_cast<size_t>(N * H * W * C));
+    } catch (const std::exception& e) {
+      sdk::log(EPHOST_LOG_VERBOSE, "fused int8 conv " + name_ + ": no plan at compile time: " + e.what());
+    }
   }
 
   int threads_of(const sdk::KernelContext& ctx) const {
@@ -309,11 +349,14 @@ class QdqConvGroup : public sdk::CompiledGroup {
     }
   }
 
-  std::shared_ptr<Plan> plan_for(const math::ConvGeometry& g, int64_t Hp, int64_t Wp, int threads) {
+  // The plan for this geometry and team, built (and *built set) when there is none yet.
+  std::shared_ptr<Plan> plan_for(const math::ConvGeometry& g, int64_t Hp, int64_t Wp, int threads,
+                                 bool* built = nullptr) {
     const std::vector<int64_t> key{g.batch, Hp, Wp, g.out_spatial[0], g.out_spatial[1], threads};
     std::lock_guard<std::mutex> lock(mu_);
     auto it = plans_.find(key);
     if (it != plans_.end()) return it->second;
+    if (built != nullptr) *built = true;
     auto plan = std::make_shared<Plan>();
     const int64_t N = g.batch, C = g.in_channels, M = m_.M, G = g.group;
     const int64_t KH = g.kernel[0], KW = g.kernel[1];
@@ -335,7 +378,7 @@ class QdqConvGroup : public sdk::CompiledGroup {
       const auto& pd = *requantizing;
       plan->prim = dnnl::convolution_forward(pd);
       plan->scratch = pd.scratchpad_desc().get_size();
-      plan->w = weights_.in_layout(pd.weights_desc(), w_user, w_.data());
+      plan->w = weights_.in_layout(pd.weights_desc(), w_user, w_);
       if (plans_.size() >= 64) plans_.erase(plans_.begin());
       plans_.emplace(key, plan);
       return plan;
@@ -345,7 +388,7 @@ class QdqConvGroup : public sdk::CompiledGroup {
     auto pd = dnnl::convolution_forward::primitive_desc(desc, attr, math::cpu_engine());
     plan->prim = dnnl::convolution_forward(pd);
     plan->scratch = pd.scratchpad_desc().get_size();
-    plan->w = weights_.in_layout(pd.weights_desc(), w_user, w_.data());
+    plan->w = weights_.in_layout(pd.weights_desc(), w_user, w_);
     if (plans_.size() >= 64) plans_.erase(plans_.begin());
     plans_.emplace(key, plan);
     return plan;
@@ -411,7 +454,7 @@ class QdqConvGroup : public sdk::CompiledGroup {
   bool exact_requantize_ = false;
   int in_index_ = -1, out_index_ = -1, x_out_index_ = -1;
   Shape w_shape_;
-  std::vector<int8_t> w_;
+  const int8_t* w_ = nullptr;  // the constant W_q (valid for the session, as every initializer), packed per layout
   std::vector<float> scale_, bias_;
   std::vector<int32_t> offset_;
   std::mutex mu_;

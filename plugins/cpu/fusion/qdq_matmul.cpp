@@ -22,6 +22,7 @@
 #include <mutex>
 
 #include "const_eval.h"
+#include "ephost/sdk/profile_spans.hpp"
 #include "graph_match.h"
 #include "qdq_common.h"
 #include "math/parallel.h"
@@ -77,6 +78,7 @@ bool match_qdq_matmul(const sdk::Node& anchor, const Available& ok, QdqMatMulMat
   m->nodes.clear();
   if (m->a_quantized_input) m->nodes.push_back(m->dq_a);
   m->nodes.push_back(anchor);
+  take_weight_dequantize(m->dq_w, ok, &m->nodes);
   sdk::Value cur = anchor.output(0);
   if (gemm && anchor.has_input(2)) {
     const sdk::Tensor c = constant_of(anchor.input(2));
@@ -123,7 +125,7 @@ class QdqMatMulGroup : public sdk::CompiledGroup {
     std::vector<float> w_scales;
     weight_quant(m.dq_w, m.trans_b, &K, &N, &w_scales);
     const sdk::Tensor w = constant_of(m.dq_w.input(0));
-    w_.assign(w.data<int8_t>(), w.data<int8_t>() + w.size());
+    w_ = w.data<int8_t>();
     // Per column: sa * sw[n], and za * sum_k W_q[k, n] (the zero point's share of the int32 product).
     scale_.resize(static_cast<size_t>(N));
     offset_.assign(static_cast<size_t>(N), 0);
@@ -143,6 +145,7 @@ class QdqMatMulGroup : public sdk::CompiledGroup {
     }
     if (m.bias_add.valid())
       bias_rank_ = std::max(bias_value.rank(), m.mm.output(0).rank());
+    plan_at_compile(group.input(static_cast<size_t>(in_index_)).dims());
   }
 
   void compute(void*, sdk::KernelContext& ctx) override {
@@ -180,10 +183,14 @@ class QdqMatMulGroup : public sdk::CompiledGroup {
     if (m_.K == 0) {
       std::fill(acc, acc + rows * m_.N, 0);
     } else {
-      const int team =
-          math::threads_for_work(2.0 * static_cast<double>(rows) * static_cast<double>(m_.N * m_.K), threads);
+      const int team = team_for(rows, threads);
       math::set_num_threads(team);
-      std::shared_ptr<Plan> plan = plan_for(rows, team);
+      // With profiling on, a run that creates the primitive (the first of a new row count; with a
+      // static shape compile did) reports it as its own span: the tests count these spans.
+      sdk::SpanTimer spans(ctx);
+      bool planned_now = false;
+      std::shared_ptr<Plan> plan = plan_for(rows, team, &planned_now);
+      if (planned_now) spans.close("plan for these input shapes", "Plan", {});
       dnnl::engine& eng = math::cpu_engine();
       memory am(plan->a, eng, const_cast<void*>(a_q));
       memory accm(plan->acc, eng, acc);
@@ -200,6 +207,28 @@ class QdqMatMulGroup : public sdk::CompiledGroup {
  private:
   [[noreturn]] void fail(const std::string& what) const {
     sdk::fail(EPHOST_INVALID_ARGUMENT, "fused int8 matmul " + name_ + " (" + m_.mm.name() + "): " + what);
+  }
+
+  int team_for(int64_t rows, int threads) const {
+    return math::threads_for_work(2.0 * static_cast<double>(rows) * static_cast<double>(m_.N * m_.K), threads);
+  }
+
+  // With a static shape of A, the primitive is created and the weights packed at session creation,
+  // and this thread's buffers of a run are touched (their page faults), so that the first run does no
+  // more than any other. Planned for the session's thread count (see qdq_conv.cpp).
+  void plan_at_compile(const Shape& a_shape) {
+    if (a_shape.empty() || a_shape.back() != m_.K || m_.K == 0 || m_.N == 0) return;
+    for (int64_t d : a_shape)
+      if (d <= 0) return;
+    const int64_t rows = math::numel(a_shape) / m_.K;
+    try {
+      std::shared_ptr<Plan> plan = plan_for(rows, team_for(rows, std::max(1, default_threads_)));
+      if (!m_.a_quantized_input) math::touch_thread_buffer(0, static_cast<size_t>(rows * m_.K));
+      math::touch_thread_buffer(1, static_cast<size_t>(rows * m_.N) * sizeof(int32_t));
+      math::touch_thread_buffer(2, plan->scratch);
+    } catch (const std::exception& e) {
+      sdk::log(EPHOST_LOG_VERBOSE, "fused int8 matmul " + name_ + ": no plan at compile time: " + e.what());
+    }
   }
 
   // Rows [r0, r1): the float value of each output as the graph defines it, then QuantizeLinear.
@@ -220,11 +249,13 @@ class QdqMatMulGroup : public sdk::CompiledGroup {
     }
   }
 
-  std::shared_ptr<Plan> plan_for(int64_t rows, int threads) {
+  // The plan for this row count and team, built (and *built set) when there is none yet.
+  std::shared_ptr<Plan> plan_for(int64_t rows, int threads, bool* built = nullptr) {
     const std::vector<int64_t> key{rows, threads};
     std::lock_guard<std::mutex> lock(mu_);
     auto it = plans_.find(key);
     if (it != plans_.end()) return it->second;
+    if (built != nullptr) *built = true;
     auto plan = std::make_shared<Plan>();
     const int64_t K = m_.K, N = m_.N;
     const auto a_dt = m_.a.type == EPHOST_ELEMENT_UINT8 ? memory::data_type::u8 : memory::data_type::s8;
@@ -238,7 +269,7 @@ class QdqMatMulGroup : public sdk::CompiledGroup {
     auto pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(plan->a, w_any, plan->acc), attr, math::cpu_engine());
     plan->prim = dnnl::matmul(pd);
     plan->scratch = pd.scratchpad_desc().get_size();
-    plan->w = weights_.in_layout(pd.weights_desc(), w_user, w_.data());
+    plan->w = weights_.in_layout(pd.weights_desc(), w_user, w_);
     if (plans_.size() >= 64) plans_.erase(plans_.begin());
     plans_.emplace(key, plan);
     return plan;
@@ -249,7 +280,7 @@ class QdqMatMulGroup : public sdk::CompiledGroup {
   int default_threads_;
   bool adaptive_ = true;
   int in_index_ = -1, out_index_ = -1;
-  std::vector<int8_t> w_;
+  const int8_t* w_ = nullptr;  // the constant W_q (valid for the session, as every initializer), packed per layout
   std::vector<float> scale_, bias_;
   std::vector<int32_t> offset_;
   int64_t bias_rank_ = 0;

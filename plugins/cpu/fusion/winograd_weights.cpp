@@ -115,12 +115,19 @@ math::WeightsMemory pack_winograd_weights(const float* w, const float* mul, int6
           h[o] = acc;
         }
       }
+    // Within a block of oc_block output channels the layout is contiguous (offset(.., o, ..) ends in
+    // "+ o % oc_block" in every format): one offset per block, not per value (the offset per value
+    // was half of the packing's time).
+    const int64_t ocb = d.oc_block;
     for (int64_t a = 0; a < alpha; ++a)
       for (int64_t b = 0; b < alpha; ++b)
-        for (int64_t o = 0; o < OC; ++o) {
-          float acc = 0.0f;
-          for (int64_t kh = 0; kh < 3; ++kh) acc += g[a * 3 + kh] * half[(kh * alpha + b) * OC + o];
-          out[layout.offset(a, b, o, ip)] = acc;
+        for (int64_t o0 = 0; o0 < OC; o0 += ocb) {
+          float* dst = out + layout.offset(a, b, o0, ip);
+          for (int64_t o = o0; o < o0 + ocb; ++o) {
+            float acc = 0.0f;
+            for (int64_t kh = 0; kh < 3; ++kh) acc += g[a * 3 + kh] * half[(kh * alpha + b) * OC + o];
+            dst[o - o0] = acc;
+          }
         }
   }
   return packed;

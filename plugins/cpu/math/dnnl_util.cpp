@@ -4,6 +4,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -99,6 +100,10 @@ void* thread_buffer(int slot, size_t bytes) {
     b.size = rounded;
   }
   return b.data.get();
+}
+
+void touch_thread_buffer(int slot, size_t bytes) {
+  std::memset(thread_buffer(slot, bytes), 0, std::max<size_t>(bytes, 1));
 }
 
 WeightsMemory weights_memory(const dnnl::memory::desc& desc) {

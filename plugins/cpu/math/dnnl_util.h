@@ -42,6 +42,9 @@ struct Bf16Operand {
 // only, so no locking is needed, and steady-state runs allocate nothing.
 constexpr int kThreadBufferSlots = 6;
 void* thread_buffer(int slot, size_t bytes);
+// thread_buffer(slot, bytes) with every page written once: a group planned at session creation
+// calls it for the buffers its runs will use, so that their page faults are not the first run's.
+void touch_thread_buffer(int slot, size_t bytes);
 
 // Memory for weights that live as long as a compiled group (packed once, read by every run). Blocks
 // of 2 MiB and more are aligned to 2 MiB and advised as transparent huge pages: packing a large
