@@ -727,3 +727,90 @@ TEST(CpuQdqFusion, MulBroadcastingBothWays) {
   q.add_quant_pair("p", q.out, "out", "y");
   check_qdq(q, {3, 1, 7}, "DequantizeLinear+Mul+QuantizeLinear", 37, true, 0.0);
 }
+
+TEST(CpuQdqFusion, LayerNormBetweenQuantPairsByRows) {
+  // A decomposed LayerNorm between DQ and Q, with Q/DQ pairs between steps as BERT's quantized model
+  // has them (variance, variance + eps, normalised row, row times gamma), gamma as a DequantizeLinear
+  // of int8; none at all with Mul(d, d) and no gamma/beta (s8 out); the difference re-quantized (it
+  // feeds the square and the division) and gamma without beta, s8 in; x's DequantizeLinear also read by
+  // a residual Add after the norm (ViT's pre-norm: the group reads the float x). The fused means add in
+  // another order than the ReduceMean kernel, so a re-quantized variance may land a step away: within 2
+  // steps of the op-by-op graph, as every int8 fusion.
+  struct Case {
+    Quant in, out;
+    bool bert_pairs, pow, gamma, beta, diff_pair, shared;
+  };
+  const Case cases[] = {{{0.02f, 128, false}, {0.02f, 128, false}, true, true, true, true, false, false},
+                        {{0.025f, 100, false}, {0.015f, 0, true}, false, false, false, false, false, false},
+                        {{0.03f, -3, true}, {0.018f, 120, false}, false, true, true, false, true, false},
+                        {{0.02f, 128, false}, {0.03f, 128, false}, true, true, true, true, false, true}};
+  uint32_t seed = 120;
+  int pair = 0;
+  for (const Case& c : cases) {
+    QdqModel q;
+    q.in = c.in;
+    const std::vector<int64_t> shape{2, 5, 48};
+    q.m.input("x", onnx::TensorProto::FLOAT, shape).output("y", onnx::TensorProto::FLOAT, shape);
+    q.add_quant_pair("x", q.in, "in", "a");
+    std::string expect = c.shared ? "" : "DequantizeLinear";
+    auto add = [&](const std::string& op, const std::vector<std::string>& in, const std::string& out) -> onnx::NodeProto& {
+      expect += (expect.empty() ? "" : "+") + op;
+      return q.m.node(op, in, {out}, out + "_node");
+    };
+    // Re-quantizes v when `on`: the pair's nodes join the group.
+    auto maybe_pair = [&](const std::string& v, bool on, const Quant& p) {
+      if (!on) return v;
+      const std::string prefix = "rq" + std::to_string(pair++), out = prefix + "_dq";
+      q.add_quant_pair(v, p, prefix, out);
+      expect += "+QuantizeLinear+DequantizeLinear";
+      return out;
+    };
+    ephost_test::attr_ints(add("ReduceMean", {"a"}, "mean"), "axes", {-1});
+    add("Sub", {"a", "mean"}, "diff");
+    const std::string d = maybe_pair("diff", c.diff_pair, {0.03f, 128, false});
+    if (c.pow) {
+      q.m.initializer("two", {}, {2.f});
+      add("Pow", {d, "two"}, "square");
+    } else {
+      add("Mul", {d, d}, "square");
+    }
+    ephost_test::attr_ints(add("ReduceMean", {"square"}, "var"), "axes", {-1});
+    const std::string var = maybe_pair("var", c.bert_pairs, {0.012f, 0, false});
+    q.m.initializer("eps", {}, {1e-5f});
+    add("Add", {var, "eps"}, "shifted");
+    const std::string shifted = maybe_pair("shifted", c.bert_pairs, {0.012f, 0, false});
+    add("Sqrt", {shifted}, "std");
+    add("Div", {d, "std"}, "norm");
+    std::string v = "norm";
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> u(0.f, 1.f);
+    if (c.gamma) {
+      v = maybe_pair(v, c.bert_pairs, {0.014f, 128, false});
+      std::vector<int8_t> g(48);
+      for (int8_t& e : g) e = static_cast<int8_t>(64 + static_cast<int>(u(gen) * 60));
+      typed_initializer<int8_t>(q.m, "gamma_q", onnx::TensorProto::INT8, {48}, g);
+      q.m.initializer("gamma_s", {}, {1.f / 100});
+      q.m.node("DequantizeLinear", {"gamma_q", "gamma_s"}, {"gamma"}, "gamma_dequantize");
+      add("Mul", {v, "gamma"}, "scaled");
+      v = "scaled";
+    }
+    if (c.beta) {
+      v = maybe_pair(v, c.bert_pairs, {0.02f, 128, false});
+      std::vector<float> b(48);
+      for (float& e : b) e = u(gen) * 0.6f - 0.3f;
+      q.m.initializer("beta", {48}, b);
+      add("Add", {"beta", v}, "shiftedrow");
+      v = "shiftedrow";
+    }
+    q.out = c.out;
+    if (c.shared) {
+      q.add_quant_pair(v, {0.02f, 128, false}, "ln", "ln_dq");
+      q.m.node("Add", {"a", "ln_dq"}, {"residual"}, "residual_add");
+      v = "residual";
+    }
+    q.add_quant_pair(v, q.out, "out", "y");
+    expect += "+QuantizeLinear";
+    SCOPED_TRACE(expect);
+    check_qdq(q, shape, expect, seed++);
+  }
+}

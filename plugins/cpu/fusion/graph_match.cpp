@@ -317,7 +317,7 @@ const std::vector<const Fusion*>& int8_fusions() {
   static const std::vector<const Fusion*> all = {
       &qdq_conv_fusion(),     &qdq_matmul_fusion(),   &qdq_activation_matmul_fusion(), &qdq_unary_fusion(),
       &qdq_binary_fusion(),   &qdq_max_pool_fusion(), &qdq_view_fusion(),              &qdq_softmax_fusion(),
-      &q4_matmul_fusion()};
+      &qdq_layernorm_fusion(), &q4_matmul_fusion()};
   return all;
 }
 
