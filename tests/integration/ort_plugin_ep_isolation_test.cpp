@@ -4,13 +4,20 @@
 // gives the same outputs; a segfault, abort or hang injected into CreateEp, GetCapability, Compile or Compute
 // (options fault / fault_while, ort_injected_fault.h) costs one run or the provider, never this process; the
 // error names the provider, the call and the signal or deadline; the next runs are correct through the
-// restarted provider or, after three failures, the CPU plugin. EPContext generation, judging and loading work
+// restarted provider or, after three failures, the CPU plugin; eight threads on one session survive kills of
+// its provider host. EPContext generation, judging and loading work
 // isolated, and a restart loads the context instead of compiling. Isolation mode auto isolates an ORT EP that
 // crashed in process in an earlier process (the `ephost` tool), CreateEp included.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
 #include <fstream>
 #include <iterator>
+#include <thread>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
@@ -276,6 +283,60 @@ TEST_F(OrtEpIsolation, EachFactoryRunsInAProcessOfItsOwn) {
   EXPECT_EQ(ephost_test::provider_host_pid(*first), first_pid);
   EXPECT_EQ(isolation_of(*first, "ortadd")["failures"], 0);
   expect_runs_correct(*second, 2);
+}
+
+// Eight threads run one session of the kernel-registry EP (three kernel calls per run) while its provider
+// host is killed twice: every run either gives the correct outputs or fails with EP_FAIL, none hangs, and the
+// session runs on afterwards.
+TEST_F(OrtEpIsolation, EightThreadsWhileTheProviderIsKilled) {
+  start("kernels", "ortkern");
+  auto s = session({});
+  expect_runs_correct(*s, 1);
+  std::vector<float> x = ephost_test::ramp(static_cast<size_t>(kRows * kCols));
+  const std::vector<float> expected = ephost_test::chain_expected(x, kCols);
+  std::atomic<bool> done{false};
+  std::atomic<int> ok{0}, failed{0}, wrong{0}, kills{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 200; ++i) {
+        try {
+          const Ephost::Tensor in = Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {kRows, kCols}, x.data(), x.size());
+          const std::vector<float> y = s->run({"x"}, {in}, {"y"})[0].to_vector<float>();
+          bool same = y.size() == expected.size();
+          for (size_t k = 0; same && k < y.size(); ++k) same = std::abs(y[k] - expected[k]) < 1e-5f;
+          (same ? ok : wrong)++;
+        } catch (const Ephost::Exception& e) {
+          (e.code() == EPHOST_EP_FAIL ? failed : wrong)++;
+        }
+      }
+    });
+  std::thread killer([&] {
+    // Two kills, apart: fewer than the three failures that would make the provider fall back.
+    for (int k = 0; k < 2 && !done; ++k) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      const long pid = ephost_test::provider_host_pid(*s);
+      if (!done && pid > 0 && ::kill(static_cast<pid_t>(pid), SIGKILL) == 0) kills++;
+    }
+  });
+  const auto start_time = std::chrono::steady_clock::now();
+  for (auto& t : threads) t.join();
+  done = true;
+  killer.join();
+  const std::string counts = "ok " + std::to_string(ok) + ", EP_FAIL " + std::to_string(failed) + ", wrong " +
+                             std::to_string(wrong) + ", kills " + std::to_string(kills);
+  EXPECT_LT(std::chrono::steady_clock::now() - start_time, std::chrono::seconds(60)) << counts;
+  EXPECT_EQ(wrong, 0) << counts;
+  EXPECT_EQ(ok + failed, 8 * 200) << counts;
+  EXPECT_GT(ok, 0) << counts;
+  EXPECT_GT(kills, 0) << counts;
+  // A kill that raced the end of the runs costs at most the next run.
+  try {
+    ephost_test::expect_chain_output(*s, kRows, kCols);
+  } catch (const Ephost::Exception& e) {
+    EXPECT_EQ(e.code(), EPHOST_EP_FAIL) << e.message();
+  }
+  expect_runs_correct(*s, 1);
 }
 
 // EPContext isolated: the ctx model the isolated EP generates records its own compatibility info and
