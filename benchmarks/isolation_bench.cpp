@@ -12,8 +12,12 @@
 // and divided by the run's requests to the provider host, per call. FAKEDEV_UNPROTECTED=1 is set, so
 // the plugin's own mprotect calls are not measured.
 //
-//   ephost_isolation_bench [RUNS] [device]   default 2000 runs per width and mode; `device`: the device
-//                                            memory section only
+// Then ONNX Runtime plugin EPs (the adapter in the provider host): the compiling EP ortadd takes the chain
+// as one fused group (one Compute per run), the kernel-registry EP ortkern as three single-node kernels
+// (three OrtKernelImpl::Compute per run): their isolated cost per run, and per call.
+//
+//   ephost_isolation_bench [RUNS] [device|ort]   default 2000 runs per width and mode; `device` or `ort`:
+//                                                that section only
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -130,9 +134,31 @@ Timing time_runs(Ephost::Env& env, const std::string& model, int64_t width, cons
 
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 2000;
-  const bool device_only = argc > 2 && std::string(argv[2]) == "device";
+  const std::string only = argc > 2 ? argv[2] : "";
+  const bool device_only = only == "device";
   Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{});
   env.register_plugin(EPHOST_FAULTY_PLUGIN);
+  if (only.empty() || only == "ort") {
+    env.register_plugin(EPHOST_ORT_TEST_PLUGIN);
+    env.register_plugin(EPHOST_ORT_KERNEL_TEST_PLUGIN);
+    std::printf("ONNX Runtime plugin EPs: per run, microseconds (as below); us/call = wall median difference "
+                "per plugin call\n");
+    std::printf("%-8s %-9s %11s %11s %11s | %11s %11s %11s | %10s %9s %9s\n", "ep", "floats", "in_median", "in_min",
+                "in_cpu", "iso_median", "iso_min", "iso_cpu", "cpu_extra", "cpu_ratio", "us/call");
+    // ortadd: one fused group, one Compute per run; ortkern: Add, Mul and Relu kernels, three per run.
+    for (const auto& [ep, calls] : std::vector<std::pair<const char*, double>>{{"ortadd", 1}, {"ortkern", 3}})
+      for (int64_t width : {16, 1024, 65536}) {
+        const std::string model = chain_model(width);
+        const Timing in = time_runs(env, model, width, "in_process", runs, ep);
+        const Timing out = time_runs(env, model, width, "process", runs, ep);
+        std::printf("%-8s %-9lld %11.2f %11.2f %11.2f | %11.2f %11.2f %11.2f | %10.2f %9.2f %9.2f\n", ep,
+                    static_cast<long long>(width), in.median_us, in.min_us, in.cpu_us, out.median_us, out.min_us,
+                    out.cpu_us, out.cpu_us - in.cpu_us, out.cpu_us / in.cpu_us,
+                    (out.median_us - in.median_us) / calls);
+      }
+    if (only == "ort") return 0;
+    std::printf("\n");
+  }
   std::printf("per run, microseconds: wall median and min; CPU of this process plus the provider host\n");
   std::printf("%-9s %11s %11s %11s | %11s %11s %11s | %10s %9s\n", "floats", "in_median", "in_min", "in_cpu",
               "iso_median", "iso_min", "iso_cpu", "cpu_extra", "cpu_ratio");

@@ -110,7 +110,7 @@ IsolatedProvider::IsolatedProvider(const void* env, const PluginRecord& record,
                                    int64_t device_index, IsolationSettings settings, std::string executable,
                                    std::unique_ptr<isolation::IsolatedDevice> device)
     : Provider(record, device.get()), settings_(std::move(settings)), executable_(std::move(executable)),
-      host_(isolation::shared_provider_host(env, record.path)), client_(take_client_id(*host_)),
+      host_(isolation::shared_provider_host(env, record.path, record.name)), client_(take_client_id(*host_)),
       device_index_(device_index), isolated_device_(std::move(device)), mutex_(host_->mutex),
       process_(host_->process), generation_(host_->generation) {
   if (device_index >= 0 && static_cast<size_t>(device_index) >= record.probed_devices.size())
@@ -120,7 +120,7 @@ IsolatedProvider::IsolatedProvider(const void* env, const PluginRecord& record,
     fail(EPHOST_NOT_IMPLEMENTED, "provider '{}' {}: run it in process (ep.{}.isolation=in_process)", name(), why_not,
          name());
   create_request_ = request(Op::kCreate, client_);
-  create_request_.bytes(record.path).i64(device_index_).u64(options.size());
+  create_request_.bytes(record.path).bytes(record.name).i64(device_index_).u64(options.size());
   for (const auto& [key, value] : options) create_request_.bytes(key).bytes(value);
   std::lock_guard<std::mutex> lock(mutex_);
   ensure_process_locked("provider_create");
@@ -223,7 +223,9 @@ void IsolatedProvider::ensure_process_locked(const std::string& what) const {
   MessageReader in(reply);
   in.u32();
   const uint32_t flags = in.u32();
-  emits_contexts_ = flags & isolation::kCreatedEmitsContexts;
+  // Sticky: an ONNX Runtime plugin EP emits contexts once it compiled (read_unit_reply_locked), and the
+  // provider made in a new process has compiled nothing yet.
+  if (flags & isolation::kCreatedEmitsContexts) emits_contexts_ = true;
   observes_runs_ = flags & isolation::kCreatedObservesRuns;
   if (isolated_device_)
     isolated_device_->set_capabilities(flags & isolation::kCreatedDeviceHasStreams,
@@ -347,9 +349,7 @@ void IsolatedProvider::ensure_unit_locked(Unit& unit) const {
     unit.loaded_from_context = false;
     if (unit.graph) ensure_graph_locked(*unit.graph, unit.what);
     const std::string reply = request_locked(unit.make_request, unit.what, settings_.compile_timeout);
-    MessageReader in(reply);
-    in.u32();
-    unit.remote = in.u64();
+    unit.remote = read_unit_reply_locked(reply);
     unit.generation = generation_;
   }
   if (unit.wants_state && unit.state_generation != generation_) {
@@ -358,6 +358,21 @@ void IsolatedProvider::ensure_unit_locked(Unit& unit) const {
     request_locked(m.data(), "create_state for " + unit.name(), settings_.compile_timeout);
     unit.state_generation = generation_;
   }
+}
+
+uint64_t IsolatedProvider::read_unit_reply_locked(const std::string& reply) const {
+  MessageReader in(reply);
+  in.u32();
+  const uint64_t remote = in.u64();
+  if (in.u32()) emits_contexts_ = true;
+  std::string info = in.str();
+  if (!info.empty()) compatibility_info_ = std::move(info);
+  return remote;
+}
+
+std::string IsolatedProvider::compiled_model_compatibility_info() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return compatibility_info_;
 }
 
 bool IsolatedProvider::load_unit_context_locked(Unit& unit) const {
@@ -375,9 +390,7 @@ bool IsolatedProvider::load_unit_context_locked(Unit& unit) const {
     unit.load_request.clear();
     return false;
   }
-  MessageReader in(reply);
-  in.u32();
-  unit.remote = in.u64();
+  unit.remote = read_unit_reply_locked(reply);
   unit.loaded_from_context = true;
   log_info(fmt::format("provider '{}': group '{}' loaded from its context in the new provider host process", name(),
                        unit.name()));

@@ -23,7 +23,8 @@
 // process again. Its state (running, restarting, fallen back) and failures can be read at any time,
 // and a callback hears every change (a failure, and the new process that takes over).
 //
-// One process per plugin and env (shared_provider_host.h): the env's sessions' providers of the plugin
+// One process per provider and env (shared_provider_host.h; a library with several providers, an ONNX Runtime
+// plugin EP's factories, runs one process for each): the env's sessions' providers of the plugin
 // are clients of it, each with its own provider, graphs and units there, and its own failures and
 // fallback. A process lost in one client's call fails that call only; the others make their provider
 // and units again in the new process on their next call.
@@ -97,6 +98,9 @@ class IsolatedProvider final : public Provider {
   bool observes_runs() const override { return observes_runs_; }
   bool emits_contexts() const override { return emits_contexts_; }
   void emit_context(const std::string& fused_name, EphostContextSink& sink) const override;
+  // What the plugin said about the model it compiled (an ONNX Runtime plugin EP's
+  // GetCompiledModelCompatibilityInfo), as the provider host last answered it; "" for none.
+  std::string compiled_model_compatibility_info() const override;
   std::optional<ContextJudgement> judge_context(const Node& context_node, const void* blob,
                                                 size_t blob_size) const override;
   std::unique_ptr<ComputeUnit> load_context(const Node& context_node, const void* blob,
@@ -139,6 +143,9 @@ class IsolatedProvider final : public Provider {
   // Makes `unit` in the current process from the context its plugin emitted; false (and forgets the
   // context) when the plugin refuses it.
   bool load_unit_context_locked(Unit& unit) const;
+  // Reads a unit reply (wire.h): keeps what the provider said (contexts, compatibility info) and returns
+  // the unit's id in the process.
+  uint64_t read_unit_reply_locked(const std::string& reply) const;
   // Keeps the context emitted for compiled group `fused_name`, for a new process to load (restart_context.h).
   void keep_context_locked(const std::string& fused_name, const EphostContextSink& sink) const;
   // Makes a unit in the process, trying again in a new process after a loss, until it falls back.
@@ -161,7 +168,8 @@ class IsolatedProvider final : public Provider {
   int64_t device_index_ = -1;
   // The device, when it works on its own memory (the base's device() and memory_device() point to it).
   const std::unique_ptr<isolation::IsolatedDevice> isolated_device_;
-  mutable std::atomic<bool> emits_contexts_{false};  // set at each process start
+  mutable std::atomic<bool> emits_contexts_{false};  // set at a process start or a unit reply
+  mutable std::string compatibility_info_;  // guarded by mutex_
   mutable std::atomic<bool> observes_runs_{false};
   Provider* fallback_ = nullptr;
 

@@ -106,26 +106,14 @@ class Server {
 
   void create(MessageReader& in, MessageWriter& out) {
     const std::string path = in.str();
+    const std::string name = in.str();
     const int64_t device_index = in.i64();
     std::vector<std::pair<std::string, std::string>> options;
     for (uint64_t n = in.u64(); n > 0; --n) {
       std::string key = in.str();
       options.emplace_back(std::move(key), in.str());
     }
-    // The host probed this library already; here it is loaded in this process, and only here: once, for
-    // every client.
-    if (!registry_) {
-      ScanSettings settings;
-      settings.in_process = true;
-      registry_ = std::make_unique<PluginRegistry>(settings);
-      record_ = &registry_->load_library(path);
-      memory_.serve(*record_);
-    }
-    const PluginRecord& record = *record_;
-    if (record.path != path)
-      fail(EPHOST_EP_FAIL, "provider host: this process serves {}, not {} (internal error)", record.path, path);
-    if (!record.loaded || !registry_->ensure_loaded(record))
-      fail(EPHOST_EP_FAIL, "the provider host could not load {}: {}", path, record.skip_reason());
+    const PluginRecord& record = served_record(path, name);
     const Device* device = nullptr;
     if (device_index >= 0) {
       if (static_cast<size_t>(device_index) >= record.devices.size())
@@ -139,6 +127,34 @@ class Server {
     if (device && device->has_device_to_device_copy()) flags |= kCreatedDeviceCopiesBetweenDevices;
     out.u32(flags);
     providers_[client_] = std::move(provider);
+  }
+
+  // The record of provider `name` of the library at `path`, loaded in this process. The host probed the
+  // library already; here it is loaded, once, for every client. A library may serve several providers (an
+  // ONNX Runtime plugin EP library, one per factory): each is its own record, found by name. The host
+  // starts one process per provider (shared_provider_host.h), so one name is served here.
+  const PluginRecord& served_record(const std::string& path, const std::string& name) {
+    if (!registry_) {
+      ScanSettings settings;
+      settings.in_process = true;
+      registry_ = std::make_unique<PluginRegistry>(settings);
+      const PluginRecord& first = registry_->load_library(path);
+      if (!first.loaded) fail(EPHOST_EP_FAIL, "the provider host could not load {}: {}", path, first.skip_reason());
+    }
+    const PluginRecord* record = registry_->find_loaded(name);
+    if (!record) {
+      std::string served;
+      for (const auto& r : registry_->records())
+        if (r->loaded) served += (served.empty() ? "'" : ", '") + r->name + "'";
+      fail(EPHOST_EP_FAIL, "the provider host loaded {}, which serves no provider '{}' (it serves {})", path, name,
+           served.empty() ? "none" : served);
+    }
+    if (record->path != path)
+      fail(EPHOST_EP_FAIL, "provider host: this process serves {}, not {} (internal error)", record->path, path);
+    if (!registry_->ensure_loaded(*record))
+      fail(EPHOST_EP_FAIL, "the provider host could not load {}: {}", path, record->skip_reason());
+    memory_.serve(*record);
+    return *record;
   }
 
   void add_graph(MessageReader& in) {
@@ -174,10 +190,12 @@ class Server {
     return *it->second.unit;
   }
 
+  // The unit reply (wire.h): the unit's id, then what the provider says once it made it.
   void add_unit(std::unique_ptr<ComputeUnit> unit, MessageWriter& out) {
     const uint64_t id = next_unit_++;
     units_[id] = ServedUnit{client_, std::move(unit)};
-    out.u64(id);
+    const Provider& p = provider();
+    out.u64(id).u32(p.emits_contexts() ? 1 : 0).bytes(p.compiled_model_compatibility_info());
   }
 
   void claims(MessageReader& in, MessageWriter& out) {
@@ -311,8 +329,7 @@ class Server {
 
   int socket_;
   SharedArena arena_;
-  std::unique_ptr<PluginRegistry> registry_;
-  const PluginRecord* record_ = nullptr;  // the one plugin this process serves
+  std::unique_ptr<PluginRegistry> registry_;  // the one library this process serves
   // Declared after the registry: released before it.
   ServedDeviceMemory memory_;  // released after the units (declared before them)
   std::map<uint64_t, std::unique_ptr<Provider>> providers_;  // by client

@@ -92,8 +92,11 @@ RestartContext restart_context(const ContextSignature& signature, const std::str
   const std::string* arch = attribute_of(sink, epctx::kHardwareArchitecture);
   set_attribute(node, epctx::kHardwareArchitecture, arch ? *arch : record.hardware_architecture);
   set_attribute(node, epctx::kPartitionName, fused_name);
+  // The source the plugin gave its context (an ONNX Runtime plugin EP names its own EP), else the record's key.
+  const std::string* source = attribute_of(sink, epctx::kSource);
   set_attribute(node, epctx::kSource,
-                record.context_source_keys.empty() ? record.name : record.context_source_keys.front());
+                source ? *source
+                       : record.context_source_keys.empty() ? record.name : record.context_source_keys.front());
   if (!model.SerializeToString(&out.model))
     fail(EPHOST_EP_FAIL, "isolated provider: the context of group '{}' cannot be serialized (over 2 GiB?)", fused_name);
   return out;

@@ -1,5 +1,5 @@
-// One provider host process per plugin and env, shared by the env's sessions: each session's isolated
-// provider of that plugin is a client of it (its own provider, graphs and units in the process, its own
+// One provider host process per provider and env, shared by the env's sessions: each session's isolated
+// provider of that provider is a client of it (its own provider, graphs and units in the process, its own
 // failure count and fallback). Calls from all clients are serialized by the host's lock (one socket,
 // one arena). When the process is lost, the client whose call was in it fails that call; the first
 // client to call next starts a new process (once), and every client makes its provider, graphs and
@@ -22,8 +22,11 @@ struct SharedProviderHost {
   uint64_t next_client = 1;
 };
 
-// The provider host of plugin `plugin_path` for env `env` (any pointer that identifies it: its plugin
-// registry), made when no live client holds one. It lives as long as a client holds it.
-std::shared_ptr<SharedProviderHost> shared_provider_host(const void* env, const std::string& plugin_path);
+// The provider host of provider `provider` of the library `plugin_path` for env `env` (any pointer that
+// identifies it: its plugin registry), made when no live client holds one. It lives as long as a client
+// holds it. A library serving several providers (an ONNX Runtime plugin EP's factories) gets a process for
+// each, so that one factory's crash costs the others nothing.
+std::shared_ptr<SharedProviderHost> shared_provider_host(const void* env, const std::string& plugin_path,
+                                                         const std::string& provider);
 
 }  // namespace ephost::isolation

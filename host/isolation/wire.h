@@ -11,17 +11,22 @@
 
 namespace ephost::isolation {
 
-inline constexpr int kProtocolVersion = 3;
+inline constexpr int kProtocolVersion = 4;
 
 // Requests the host sends; the provider host answers each with one reply frame. Every request starts
 // with its op (u32) and its client (u64): the host's provider it is for, as several sessions' providers
 // of one plugin share one provider host process (shared_provider_host.h).
 enum class Op : uint32_t {
-  kCreate = 1,     // plugin path, device index, options -> flags (kCreatedEmitsContexts...)
+  // plugin path, provider name (a library may serve several: an ONNX Runtime plugin EP's factories), device
+  // index, options -> flags (kCreatedEmitsContexts...)
+  kCreate = 1,
   kGraph,          // graph id, serialized ModelProto: the graph the plugin may claim, once per graph
   kClaims,         // graph id, graph path, occasion -> claims (node indices)
-  kCreateKernel,   // graph id, graph path, node index -> unit id
-  kCompile,        // graph id, graph path, node indices, fused name -> unit id
+  // The requests that make a unit (kCreateKernel, kCompile, kLoadContext) answer its id and what the
+  // provider says after making it (a unit reply): whether it emits contexts now (u32; an ONNX Runtime
+  // plugin EP does once Compile made an EPContext node) and its compiled-model compatibility info (bytes).
+  kCreateKernel,   // graph id, graph path, node index -> unit reply
+  kCompile,        // graph id, graph path, node indices, fused name -> unit reply
   kCreateState,    // unit id
   kCompute,        // unit id, arena size, threads, stream id, first output buffer id, input slots (in the arena
                    // or device buffers) -> arena size, output slots (in the arena or new device buffers)
@@ -30,7 +35,7 @@ enum class Op : uint32_t {
   kReleaseUnit,    // unit id
   kEmitContext,    // fused name -> the blobs the plugin wrote
   kJudgeContext,   // graph id, graph path, node index, blob -> has judge, verdict, reason
-  kLoadContext,    // graph id, graph path, node index, blob -> unit id
+  kLoadContext,    // graph id, graph path, node index, blob -> unit reply
   // Requests sent ahead without a reply of their own (on_run_start, on_run_end), then the request that
   // has one: count, each request's bytes, the request -> count of failed on_run_end, (message)*, the
   // request's reply bytes. A failing on_run_start answers for the whole batch (the request is not run).

@@ -122,22 +122,11 @@ struct Candidate {
   int64_t device_index = -1;
 };
 
-// An ONNX Runtime plugin EP, known from its record even while it is not loaded (ort_adoption.cpp
-// describes it so).
-bool is_ort_plugin_ep(const PluginRecord& rec) {
-  return rec.ort || rec.sdk_version.rfind("ONNX Runtime plugin EP", 0) == 0;
-}
-
-// Whether the candidate's provider runs in a provider host process: its isolation says so, and it is
-// neither the built-in CPU plugin (the host's own code) nor an ONNX Runtime plugin EP (the provider
-// host serves native plugins only so far: such one runs in process, with a warning).
+// Whether the candidate's provider runs in a provider host process: its isolation says so, and it is not
+// the built-in CPU plugin (the host's own code). Native plugins and ONNX Runtime plugin EPs (one provider
+// per factory) alike.
 bool runs_isolated(const Candidate& c) {
-  if (c.record->builtin || c.isolation.mode != IsolationMode::kProcess) return false;
-  if (!is_ort_plugin_ep(*c.record)) return true;
-  log_warning(fmt::format("provider '{}' is an ONNX Runtime plugin EP: the provider host cannot serve those yet, "
-                          "so it runs in process despite its isolation setting",
-                          c.record->name));
-  return false;
+  return !c.record->builtin && c.isolation.mode == IsolationMode::kProcess;
 }
 
 // The device of an isolated provider, chosen as choose_device does but from the devices the plugin's
@@ -189,7 +178,7 @@ bool make_candidate(const PluginRegistry& registry, const SessionConfig& config,
   c.isolation = take_isolation_settings(c.options, config.provider_isolation, rec->name);
   const bool remembered =
       !rec->builtin && c.isolation.mode == IsolationMode::kAuto && remember_faults(registry, *rec, c.isolation);
-  if (!rec->builtin && c.isolation.mode == IsolationMode::kProcess && !is_ort_plugin_ep(*rec)) {
+  if (!rec->builtin && c.isolation.mode == IsolationMode::kProcess) {
     c.device_index = choose_probed_device(*rec, requested, config.selection_policy);
     const std::string why_not = IsolatedProvider::cannot_serve(*rec, c.device_index);
     if (!remembered || why_not.empty()) return true;

@@ -18,6 +18,8 @@
  *   info_log  a file each kernel create function appends one line to: what the OrtKernelInfo getters
  *             answered for its node (tests compare it with the model)
  *   registry  "none": GetKernelRegistry answers NULL, so the EP (with no Compile either) can run nothing
+ *   fault, fault_while  crash, abort or hang it in CreateEp, GetCapability or a kernel's Compute
+ *             (ort_injected_fault.h)
  *
  * Several libraries are built from this file (tests/plugins/ort_ep/CMakeLists.txt):
  *   ORT_TEST_KERNEL_CREATE_FAILS   the create function of Relu fails with a status of its own
@@ -28,6 +30,7 @@
 
 #include "broadcast.h"
 #include "ort_ep/ort_abi.h"
+#include "ort_injected_fault.h"
 
 #define EP_NAME "ortkern"
 #define API_VERSION 30
@@ -63,6 +66,7 @@ typedef struct KernelEp {
   int claim_all;
   int no_registry;
   char info_log[512];
+  OrtInjectedFault fault; /* options fault, fault_while */
 } KernelEp;
 
 static const char* ep_get_name(const OrtEp* ep) {
@@ -80,6 +84,7 @@ static OrtStatus* ep_get_capability(OrtEp* this_ptr, const OrtGraph* graph, OrtE
   size_t num_nodes = 0, i;
   const OrtNode** nodes;
   OrtStatus* status = NULL;
+  injected_fault_at(&ep->fault, "get_capability");
   RETURN_IF(api->Graph_GetNumNodes(graph, &num_nodes));
   if (num_nodes == 0) return NULL;
   nodes = (const OrtNode**)calloc(num_nodes, sizeof *nodes);
@@ -114,6 +119,7 @@ typedef struct TestKernel {
   OrtKernelImpl base;
   int op;
   float alpha; /* LeakyRelu */
+  const OrtInjectedFault* fault; /* the EP's (it outlives its kernels) */
 } TestKernel;
 
 typedef struct Shape {
@@ -212,6 +218,7 @@ static OrtStatus* compute_unary(const TestKernel* k, OrtKernelContext* context) 
 static OrtStatus* kernel_compute(OrtKernelImpl* this_ptr, OrtKernelContext* context) {
   const TestKernel* k = (const TestKernel*)this_ptr;
   size_t inputs = 0, outputs = 0;
+  injected_fault_at(k->fault, "compute");
   RETURN_IF(api->KernelContext_GetInputCount(context, &inputs));
   RETURN_IF(api->KernelContext_GetOutputCount(context, &outputs));
   if (outputs != 1) return error("one output expected");
@@ -318,6 +325,7 @@ static OrtStatus* create_kernel(void* state, const OrtKernelInfo* info, OrtKerne
   k->base.Compute = kernel_compute;
   k->base.Release = kernel_release;
   k->op = s->op;
+  k->fault = &s->ep->fault;
   if (s->op == OP_LEAKY_RELU) {
     /* alpha is optional in the model (0.01): ONNX Runtime's getter fails when it is absent. */
     status = api->KernelInfoGetAttribute_float(info, "alpha", &k->alpha);
@@ -462,6 +470,8 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
   status = read_option(options, "claim", claim, sizeof claim);
   if (!status) status = read_option(options, "info_log", ep->info_log, sizeof ep->info_log);
   if (!status) status = read_option(options, "registry", registry, sizeof registry);
+  if (!status) status = read_injected_fault(api, options, EP_NAME, &ep->fault);
+  if (!status) injected_fault_at(&ep->fault, "create_ep");
   if (!status) {
     ep->claim_all = strcmp(claim, "all") == 0;
     ep->no_registry = strcmp(registry, "none") == 0;

@@ -7,7 +7,9 @@
  * current group when every input a node produces comes from the group), compiles each group to a list
  * of steps and computes them on host memory. Add and Mul broadcast as numpy does.
  * Option "ep.ortadd.skip_op" (read in CreateEp) names an op type it leaves alone; "ep.ortadd.fail_create"
- * (any value) makes CreateEp fail, as an EP whose device is gone does.
+ * (any value) makes CreateEp fail, as an EP whose device is gone does; "ep.ortadd.fault" and
+ * "ep.ortadd.fault_while" crash, abort or hang it in CreateEp, GetCapability, Compile or Compute
+ * (ort_injected_fault.h).
  *
  * Several libraries are built from this file (tests/plugins/ort_ep/CMakeLists.txt):
  *   ORT_TEST_CRASH_IN_CREATE   crashes in CreateEpFactories
@@ -29,6 +31,7 @@
 
 #include "broadcast.h"
 #include "ort_ep/ort_abi.h"
+#include "ort_injected_fault.h"
 
 #ifndef ORT_TEST_ASK_API
 #define ORT_TEST_ASK_API 30
@@ -87,6 +90,7 @@ typedef struct TestEp {
    * asks, released in ReleaseEp. */
   OrtEpContextConfig* context_config;
   OrtReleaseEpContextConfigFn release_context_config;
+  OrtInjectedFault fault; /* options fault, fault_while */
 } TestEp;
 
 /* Whether `node` is an EPContext node this EP generated (source = its name): it loads those. */
@@ -184,6 +188,7 @@ static OrtStatus* ep_get_capability(OrtEp* this_ptr, const OrtGraph* graph, OrtE
   const OrtNode** group;
   OrtStatus* status = NULL;
   OrtNodeFusionOptions fusion = {ORT_TEST_ASK_API, false};
+  injected_fault_at(&ep->fault, "get_capability");
   RETURN_IF(api->Graph_GetNumNodes(graph, &num_nodes));
   if (num_nodes == 0) return NULL;
   nodes = (const OrtNode**)calloc(num_nodes, sizeof *nodes);
@@ -243,6 +248,7 @@ typedef struct Compiled {
   /* Loaded from an EPContext node: the constant initializers it baked in (fused input i -> data, NULL for
    * a value the kernel context passes); the EPContext node's inputs are the others, in order. */
   struct Buffer* constants;
+  const OrtInjectedFault* fault; /* the EP's (it outlives its compiled groups) */
 } Compiled;
 
 typedef struct State {
@@ -290,6 +296,7 @@ static OrtStatus* compute(OrtNodeComputeInfo* this_ptr, void* state, OrtKernelCo
   OrtStatus* status = NULL;
   size_t i, k, n_in = 0, n_out = 0, passed = c->num_inputs, next = 0;
   if (!values) return error("out of memory");
+  if (c->fault) injected_fault_at(c->fault, "compute");
   ((State*)state)->runs++;
   for (i = 0; c->constants && i < c->num_inputs; ++i) passed -= c->constants[i].data != NULL;
   status = api->KernelContext_GetInputCount(context, &n_in);
@@ -641,6 +648,7 @@ static OrtStatus* ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, const Ort
                              OrtNodeComputeInfo** infos, OrtNode** ep_context_nodes) {
   TestEp* ep = (TestEp*)this_ptr;
   size_t i;
+  injected_fault_at(&ep->fault, "compile");
   for (i = 0; i < count; ++i) {
     Compiled* c = NULL;
     const OrtNode* only = NULL;
@@ -652,6 +660,7 @@ static OrtStatus* ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, const Ort
     if (!status) status = context ? load_context(only, &c) : compile_one(graphs[i], fused_nodes[i], &c);
     if (status) return status;
     log_compile(ep, context ? "context" : "graph");
+    c->fault = &ep->fault;
     infos[i] = &c->base;
     /* Contexts are asked for (ep_context_nodes given) when generating: one per compiled group. */
     if (ep_context_nodes && !context) {
@@ -807,6 +816,8 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
     free(ep);
     return api->CreateStatus(ORT_EP_FAIL, "CreateEp: asked to fail (option fail_create)");
   }
+  RETURN_IF(read_injected_fault(api, options, ep->name, &ep->fault));
+  injected_fault_at(&ep->fault, "create_ep");
   RETURN_IF(extract_context_config(ep, options));
   RETURN_IF(api->Logger_LogMessage(logger, ORT_LOGGING_LEVEL_INFO, "ortadd EP created", __FILE__, __LINE__,
                                    __func__));
