@@ -5,11 +5,13 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstring>
+#include <memory>
 
 #include "ort_ep/api_impl.h"
 #include "ort_ep/graph_handles.h"
 #include "ort_ep/kernel_context.h"
 #include "ort_ep/kernel_registry.h"
+#include "model/tensor_proto.h"
 
 namespace ephost::ort_ep::api {
 namespace {
@@ -141,6 +143,104 @@ OrtStatus* KernelInfoGetAttributeArray_int64(const OrtKernelInfo* info, const ch
   if (OrtStatus* s = attribute("KernelInfoGetAttributeArray_int64", info, name, onnx::AttributeProto::INTS, &a))
     return s;
   return copy_array("KernelInfoGetAttributeArray_int64", a->ints(), out, size);
+}
+
+// A tensor attribute as a new value (the plugin releases it with ReleaseValue), its elements in memory of
+// `allocator` (CPU memory: ephost reads attributes on the host) and freed with it when released.
+OrtStatus* KernelInfoGetAttribute_tensor(const OrtKernelInfo* info, const char* name, OrtAllocator* allocator,
+                                         OrtValue** out) noexcept {
+  const char* fn = "KernelInfoGetAttribute_tensor";
+  const onnx::AttributeProto* a = nullptr;
+  if (!out || !allocator || !allocator->Alloc || !allocator->Free) return invalid(fn, "bad allocator or out");
+  if (OrtStatus* s = attribute(fn, info, name, onnx::AttributeProto::TENSOR, &a)) return s;
+  const OrtMemoryInfo* where = allocator->Info ? allocator->Info(allocator) : nullptr;
+  if (where && where->device.device_type != OrtMemoryInfoDeviceType_CPU)
+    return invalid(fn, fmt::format("the allocator's memory '{}' is not CPU memory; ask with a CPU allocator "
+                                   "(GetAllocatorWithDefaultOptions)", where->name));
+  try {
+    Tensor t = tensor_from_proto(a->t());
+    auto value = std::make_unique<OrtValue>();
+    value->owned = true;
+    if (t.elem_type() == EPHOST_ELEMENT_STRING || allocator == cpu_allocator()) {
+      value->own = std::move(t);
+    } else {
+      const size_t bytes = t.byte_size();
+      void* data = allocator->Alloc(allocator, bytes ? bytes : 1);
+      if (!data) return make_status(ORT_FAIL, fmt::format("OrtApi::{}: the allocator returned NULL for {} bytes", fn, bytes));
+      std::shared_ptr<void> keep(data, [allocator](void* p) { allocator->Free(allocator, p); });
+      if (bytes) std::memcpy(data, t.data(), bytes);
+      value->own = Tensor::borrow(t.elem_type(), t.shape(), data, std::move(keep));
+    }
+    value->tensor = &value->own;
+    *out = value.release();
+    return nullptr;
+  } catch (const std::exception& e) {
+    return make_status(ORT_FAIL, fmt::format("OrtApi::{}: attribute '{}': {}", fn, name, e.what()));
+  }
+}
+
+// An array of strings attribute: `*out` an array of `*size` NUL-terminated strings, the array and each
+// string allocated with `allocator` (the plugin frees each string, then the array, with it); NULL and 0
+// for an empty array.
+OrtStatus* KernelInfoGetAttributeArray_string(const OrtKernelInfo* info, const char* name, OrtAllocator* allocator,
+                                              char*** out, size_t* size) noexcept {
+  const char* fn = "KernelInfoGetAttributeArray_string";
+  const onnx::AttributeProto* a = nullptr;
+  if (!out || !size || !allocator || !allocator->Alloc || !allocator->Free) return invalid(fn, "bad allocator or out");
+  if (OrtStatus* s = attribute(fn, info, name, onnx::AttributeProto::STRINGS, &a)) return s;
+  const size_t count = static_cast<size_t>(a->strings_size());
+  *out = nullptr;
+  *size = 0;
+  if (count == 0) return nullptr;
+  auto** strings = static_cast<char**>(allocator->Alloc(allocator, count * sizeof(char*)));
+  if (!strings) return make_status(ORT_FAIL, fmt::format("OrtApi::{}: the allocator returned NULL", fn));
+  for (size_t i = 0; i < count; ++i) {
+    const std::string& text = a->strings(static_cast<int>(i));
+    strings[i] = static_cast<char*>(allocator->Alloc(allocator, text.size() + 1));
+    if (!strings[i]) {
+      for (size_t j = 0; j < i; ++j) allocator->Free(allocator, strings[j]);
+      allocator->Free(allocator, strings);
+      return make_status(ORT_FAIL, fmt::format("OrtApi::{}: the allocator returned NULL", fn));
+    }
+    std::memcpy(strings[i], text.c_str(), text.size() + 1);
+  }
+  *out = strings;
+  *size = count;
+  return nullptr;
+}
+
+// ---- the kernel info itself ----
+
+// A copy the plugin owns (ReleaseKernelInfo), viewing the same node: valid as long as the session.
+OrtStatus* CopyKernelInfo(const OrtKernelInfo* info, OrtKernelInfo** info_copy) noexcept {
+  const OrtKernelInfo* k = info_of(info);
+  if (!k || !info_copy) return invalid("CopyKernelInfo", "bad kernel info or out");
+  try {
+    auto* copy = new OrtKernelInfo(*k);
+    copy->is_copy = true;
+    *info_copy = copy;
+    return nullptr;
+  } catch (const std::exception& e) {
+    return make_status(ORT_FAIL, fmt::format("OrtApi::CopyKernelInfo: {}", e.what()));
+  }
+}
+
+// Only copies are released; a kernel info the host handed a create function is the host's.
+void ReleaseKernelInfo(OrtKernelInfo* input) noexcept {
+  OrtKernelInfo* k = checked_mut<OrtKernelInfo>(input, Magic::kKernelInfo);
+  if (k && k->is_copy) delete k;
+}
+
+// The allocator of the kernel's memory: OrtMemTypeDefault the EP device's (the CPU's on host memory),
+// OrtMemTypeCPUInput / CPUOutput the host's CPU allocator. The host's allocators live for the process
+// (ReleaseAllocator on them does nothing).
+OrtStatus* KernelInfoGetAllocator(const OrtKernelInfo* info, OrtMemType mem_type, OrtAllocator** out) noexcept {
+  const OrtKernelInfo* k = info_of(info);
+  if (!k || !out) return invalid("KernelInfoGetAllocator", "bad kernel info or out");
+  if (mem_type != OrtMemTypeDefault && mem_type != OrtMemTypeCPUInput && mem_type != OrtMemTypeCPUOutput)
+    return invalid("KernelInfoGetAllocator", fmt::format("{} is no OrtMemType", static_cast<int>(mem_type)));
+  *out = mem_type == OrtMemTypeDefault && k->default_allocator ? k->default_allocator : cpu_allocator();
+  return nullptr;
 }
 
 // ---- inputs and outputs ----

@@ -7,6 +7,7 @@
 #include "ort_ep/api_impl.h"
 #include "ort_ep/graph_handles.h"
 #include "ort_ep/kernel_registry.h"
+#include "ort_ep/prepacked_weights.h"
 
 namespace ephost::ort_ep::api::ep {
 namespace {
@@ -255,6 +256,31 @@ OrtStatus* EpGraphSupportInfo_LookUpKernel(OrtEpGraphSupportInfo* graph_support_
     const OrtKernelRegistry::Entry* entry =
         info->kernel_registry ? find_kernel(*info->kernel_registry, info->ep_name, *n, nullptr) : nullptr;
     *out_kernel_def = entry ? &entry->def : nullptr;
+    return nullptr;
+  });
+}
+
+// Takes the buffers of one packed weight a kernel offers to share (in its PrePackWeight, sharing mode).
+// On success they are the host's (freed with the allocator PrePackWeight was given); on failure still
+// the kernel's.
+OrtStatus* SharedPrePackedWeightCache_StoreWeightData(OrtSharedPrePackedWeightCache* prepacked_weight_cache,
+                                                      void** buffer_data_ptrs, size_t* buffer_data_sizes,
+                                                      size_t num_buffers) noexcept {
+  const char* fn = "SharedPrePackedWeightCache_StoreWeightData";
+  auto* cache = checked_mut<OrtSharedPrePackedWeightCache>(prepacked_weight_cache, Magic::kPrePackedCache);
+  if (!cache) return invalid(fn, "bad cache: only the one PrePackWeight was handed (not NULL) takes weights");
+  if (!buffer_data_ptrs || !buffer_data_sizes || num_buffers == 0)
+    return invalid(fn, "no buffers: pass at least one buffer pointer and its size");
+  if (!cache->buffers.empty())
+    return invalid(fn, "this cache already holds the weight's buffers (store all of one weight's buffers in one call)");
+  for (size_t i = 0; i < num_buffers; ++i)
+    if (!buffer_data_ptrs[i] && buffer_data_sizes[i])
+      return invalid(fn, fmt::format("buffer {} is NULL with {} bytes", i, buffer_data_sizes[i]));
+  return guarded(fn, [&]() -> OrtStatus* {
+    std::vector<void*> buffers(buffer_data_ptrs, buffer_data_ptrs + num_buffers);
+    std::vector<size_t> sizes(buffer_data_sizes, buffer_data_sizes + num_buffers);
+    cache->buffers.swap(buffers);  // no throw from here: the cache owns them only on success
+    cache->sizes.swap(sizes);
     return nullptr;
   });
 }

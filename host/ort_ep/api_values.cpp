@@ -2,7 +2,11 @@
 // and the kernel context a Compute call reads and writes.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #include "core/error.h"
 #include "ort_ep/api_impl.h"
@@ -306,7 +310,105 @@ OrtStatus* AllocatorGetInfo(const OrtAllocator* ort_allocator, const struct OrtM
   return nullptr;
 }
 
+// The host's allocators (the CPU's, a device's) live for the process: releasing one does nothing. No
+// entry of ephost's hands out an allocator the plugin must release (CreateAllocator is not served).
+void ReleaseAllocator(OrtAllocator* input) noexcept { (void)input; }
+
 // ---- the kernel context ----
+
+namespace {
+
+// The allocator of memory `mem_info` in this step: the host's CPU allocator for CPU memory, the device's
+// for the memory of the device the step runs on; null for memory the step cannot reach.
+OrtAllocator* allocator_for(const OrtKernelContext& k, const OrtMemoryInfo& mem_info) {
+  if (mem_info.device.device_type == OrtMemoryInfoDeviceType_CPU) return cpu_allocator();
+  if (k.device_memory && k.device_allocator && ep::MemoryDevice_AreEqual(&k.device_memory->device, &mem_info.device))
+    return k.device_allocator;
+  return nullptr;
+}
+
+std::string no_allocator(const OrtKernelContext& k, const OrtMemoryInfo& mem_info) {
+  return fmt::format("no allocator for memory '{}' (device type {}, memory type {}) in this step: it has the "
+                     "CPU's{}",
+                     mem_info.name, static_cast<int>(mem_info.device.device_type),
+                     static_cast<int>(mem_info.device.memory_type),
+                     k.device_memory ? fmt::format(" and its device's ('{}')", k.device_memory->name) : std::string());
+}
+
+}  // namespace
+
+OrtStatus* KernelContext_GetAllocator(const OrtKernelContext* context, const OrtMemoryInfo* mem_info,
+                                      OrtAllocator** out) noexcept {
+  OrtKernelContext* k = kernel_context(context);
+  const OrtMemoryInfo* m = checked<OrtMemoryInfo>(mem_info, Magic::kMemoryInfo);
+  if (!k || !m || !out) return invalid("KernelContext_GetAllocator", "bad kernel context, memory info or out");
+  *out = allocator_for(*k, *m);
+  return *out ? nullptr : invalid("KernelContext_GetAllocator", no_allocator(*k, *m));
+}
+
+// A scratch buffer of `count_or_bytes` bytes from the allocator of `mem_info`; the kernel frees it with
+// that allocator (KernelContext_GetAllocator) when done. 0 bytes: NULL.
+OrtStatus* KernelContext_GetScratchBuffer(const OrtKernelContext* context, const OrtMemoryInfo* mem_info,
+                                          size_t count_or_bytes, void** out) noexcept {
+  OrtKernelContext* k = kernel_context(context);
+  const OrtMemoryInfo* m = checked<OrtMemoryInfo>(mem_info, Magic::kMemoryInfo);
+  if (!k || !m || !out) return invalid("KernelContext_GetScratchBuffer", "bad kernel context, memory info or out");
+  *out = nullptr;
+  if (count_or_bytes == 0) return nullptr;
+  OrtAllocator* allocator = allocator_for(*k, *m);
+  if (!allocator) return invalid("KernelContext_GetScratchBuffer", no_allocator(*k, *m));
+  *out = allocator->Alloc(allocator, count_or_bytes);
+  return *out ? nullptr
+              : make_status(ORT_FAIL, fmt::format("OrtApi::KernelContext_GetScratchBuffer: out of memory ({} bytes "
+                                                  "of '{}')",
+                                                  count_or_bytes, m->name));
+}
+
+// fn(usr_data, i) for every i in [0, total), in `num_batch` contiguous batches (0: one per thread) spread
+// over the session's intra-op threads (the calling thread among them); returns when all are done.
+OrtStatus* KernelContext_ParallelFor(const OrtKernelContext* context, void (*fn)(void*, size_t), size_t total,
+                                     size_t num_batch, void* usr_data) noexcept {
+  OrtKernelContext* k = kernel_context(context);
+  if (!k || !fn) return invalid("KernelContext_ParallelFor", "bad kernel context or function");
+  if (total == 0) return nullptr;
+  return guarded("KernelContext_ParallelFor", [&]() -> OrtStatus* {
+    const size_t threads = std::max<size_t>(1, static_cast<size_t>(std::max(1, k->context->num_threads())));
+    const size_t batches = std::min(total, num_batch ? num_batch : threads);
+    if (batches <= 1 || threads <= 1) {
+      for (size_t i = 0; i < total; ++i) fn(usr_data, i);
+      return nullptr;
+    }
+    std::atomic<size_t> next_batch{0};
+    auto work = [&] {
+      for (size_t b = next_batch++; b < batches; b = next_batch++) {
+        const size_t begin = total * b / batches, end = total * (b + 1) / batches;
+        for (size_t i = begin; i < end; ++i) fn(usr_data, i);
+      }
+    };
+    std::vector<std::thread> helpers;
+    const size_t helper_count = std::min(threads, batches) - 1;
+    try {
+      for (size_t t = 0; t < helper_count; ++t) helpers.emplace_back(work);
+    } catch (...) {
+      // No more threads: the ones started and this one finish the batches.
+    }
+    work();
+    for (std::thread& t : helpers) t.join();
+    return nullptr;
+  });
+}
+
+// Resources of the step's stream by (version, id), as ONNX Runtime's device EPs publish them (a CUDA
+// handle, ...). An ONNX Runtime plugin EP's stream is its own OrtSyncStreamImpl, which publishes none: the
+// answer is NULL, as ONNX Runtime answers for a resource the stream does not have. The stream's handle is
+// KernelContext_GetGPUComputeStream's.
+OrtStatus* KernelContext_GetResource(const OrtKernelContext* context, int resource_version, int resource_id,
+                                     void** resource) noexcept {
+  (void)resource_version, (void)resource_id;
+  if (!kernel_context(context) || !resource) return invalid("KernelContext_GetResource", "bad kernel context or out");
+  *resource = nullptr;
+  return nullptr;
+}
 
 OrtStatus* KernelContext_GetInputCount(const OrtKernelContext* context, size_t* out) noexcept {
   OrtKernelContext* k = kernel_context(context);

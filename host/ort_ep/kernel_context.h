@@ -18,6 +18,10 @@ struct OrtKernelContext {
   // The OrtValues handed out, by index (null until asked for); a deque keeps their addresses stable.
   std::deque<OrtValue> values;
   std::vector<OrtValue*> inputs, outputs;
+  // The memory of a device with memory of its own and the factory's allocator for it
+  // (KernelContext_GetAllocator / GetScratchBuffer); null on host memory, where the CPU's serves.
+  const OrtMemoryInfo* device_memory = nullptr;
+  OrtAllocator* device_allocator = nullptr;
 
   OrtKernelContext(EphostKernelContext* ctx, const std::vector<int32_t>* elem_types)
       : context(ctx), output_elem_types(elem_types), inputs(ctx->num_inputs()), outputs(ctx->num_outputs()) {}

@@ -37,8 +37,10 @@ struct OrtKernelDef {
   int since_version_end = INT_MAX;
   std::vector<std::pair<std::string, std::vector<ONNXTensorElementDataType>>> type_constraints;
   std::map<size_t, OrtMemType> input_mem_types, output_mem_types;
-  // Recorded, never acted on: ephost gives every output a buffer of its own, which a kernel with
-  // aliases must accept (ONNX Runtime may or may not reuse the input's).
+  // Recorded, not acted on: ephost gives every output a buffer of its own (see README, "Not yet": the
+  // planner never lets a step's output take its input's buffer, and the step context releases a reused
+  // buffer's old value when the output is allocated, while the kernel still reads it as its input). A
+  // kernel must accept that: ONNX Runtime too reuses the input's buffer only when it can (MayInplace).
   std::vector<std::pair<int, int>> aliases, mutable_aliases;
 };
 
@@ -65,8 +67,20 @@ struct OrtKernelInfo {
   const OrtEp* ep = nullptr;
   int since_version = -1;
   const OrtKeyValuePairs* config = nullptr;  // the session's config entries (the EP's options among them)
+  // The allocator of the kernel's default memory (KernelInfoGetAllocator with OrtMemTypeDefault): the
+  // host's CPU allocator, or the factory's allocator of the device's own memory. Null: the CPU's.
+  OrtAllocator* default_allocator = nullptr;
+  // Made by CopyKernelInfo (ReleaseKernelInfo deletes it); the host's own are never deleted by the plugin.
+  bool is_copy = false;
   // The constant inputs handed out (KernelInfoGetConstantInput_tensor), by input index; borrowed tensors.
   std::map<size_t, std::unique_ptr<OrtValue>> constant_inputs;
+
+  OrtKernelInfo() = default;
+  // A copy views the same node (valid while the session lives); its constant inputs are handed out anew.
+  OrtKernelInfo(const OrtKernelInfo& other)
+      : node(other.node), ep(other.ep), since_version(other.since_version), config(other.config),
+        default_allocator(other.default_allocator) {}
+  OrtKernelInfo& operator=(const OrtKernelInfo&) = delete;
 };
 
 namespace ephost::ort_ep {

@@ -41,6 +41,7 @@ enum class Magic : uint32_t {
   kKernelDef = 0x4b444546,
   kDataType = 0x44545950,
   kKernelInfo = 0x4b494e46,
+  kPrePackedCache = 0x50504b43,
 };
 
 // What an OrtStatus* means to the host: the code and message, read and released once.

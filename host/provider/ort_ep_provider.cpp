@@ -4,6 +4,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "core/device.h"
 #include "core/error.h"
@@ -12,7 +13,9 @@
 #include "ort_ep/call_arena.h"
 #include "ort_ep/graph_handles.h"
 #include "ort_ep/kernel_context.h"
+#include "ort_ep/ort_device.h"
 #include "ort_ep/plugin_call.h"
+#include "ort_ep/prepacked_weights.h"
 
 namespace ephost {
 namespace {
@@ -57,8 +60,9 @@ class OrtEpProvider::Unit final : public ComputeUnit {
 };
 
 // A single node's kernel from the EP's registry: the OrtKernelImpl its create function made, the
-// OrtKernelInfo it was made from (kept as long as the kernel, which may read it later), and the element
-// types of the node's outputs (what KernelContext_GetOutput allocates). Released through the kernel.
+// OrtKernelInfo it was made from (kept as long as the kernel, which may read it later), the element
+// types of the node's outputs (what KernelContext_GetOutput allocates), and the shared pre-packed weights
+// it was handed (SetSharedPrePackedWeight; kept until the kernel is released). Released through the kernel.
 class OrtEpProvider::KernelUnit final : public ComputeUnit {
  public:
   KernelUnit(const OrtEpProvider& owner, const Node& node) : ComputeUnit(false, node.name), owner(owner) {}
@@ -73,6 +77,7 @@ class OrtEpProvider::KernelUnit final : public ComputeUnit {
   OrtKernelInfo info;
   OrtKernelImpl* kernel = nullptr;
   std::vector<int32_t> output_elem_types;
+  std::vector<std::shared_ptr<const ort_ep::SharedPrePackedWeight>> shared_weights;
 };
 
 template <typename Describe, typename Fn>
@@ -98,8 +103,12 @@ OrtEpProvider::OrtEpProvider(const PluginRecord& record,
   const std::string prefix = std::string(ORT_EP_OPTION_PREFIX) + lowercase(ep_name_) + ".";
   for (const auto& [key, value] : options) {
     if (key == "intra_op_num_threads") session_options_.config.set("session.intra_op_num_threads", value);
+    else if (key == "disable_prepacking") session_options_.config.set("session.disable_prepacking", value);
+    else if (key == "share_prepacked_weights") share_prepacked_weights_ = value != "0";
     else session_options_.config.set(prefix + key, value);
   }
+  const std::string* no_prepacking = session_options_.config.find("session.disable_prepacking");
+  prepack_weights_ = !(no_prepacking && *no_prepacking == "1");
   const OrtHardwareDevice* hardware = ep_device_->device;
   const OrtKeyValuePairs* metadata = &ep_device_->ep_metadata;
   OrtEpFactory* factory = factory_;
@@ -222,6 +231,7 @@ std::unique_ptr<ComputeUnit> OrtEpProvider::create_kernel(const Node& node) cons
   unit->info.ep = ep_;
   unit->info.since_version = ort_ep::node_since_version(node);
   unit->info.config = &session_options_.config;
+  unit->info.default_allocator = device_allocator();
   for (const Value* v : node.outputs) unit->output_elem_types.push_back(v ? v->type.elem_type : 0);
   OrtKernelImpl* kernel = nullptr;
   call("kernel create function",
@@ -233,7 +243,59 @@ std::unique_ptr<ComputeUnit> OrtEpProvider::create_kernel(const Node& node) cons
     fail(EPHOST_EP_FAIL, "provider '{}': the kernel create function for node '{}' ({}) returned no OrtKernelImpl "
          "with a Compute",
          name(), node.name, node.op_type);
+  prepack_constant_inputs(*unit, node);
   return unit;
+}
+
+// The factory's allocator of the device's own memory, or null on host memory (the CPU's serves).
+OrtAllocator* OrtEpProvider::device_allocator() const {
+  const auto* own = dynamic_cast<const ort_ep::OrtDevice*>(device());
+  return own ? library_.allocator_of(ep_device_, own->memory_info()) : nullptr;
+}
+
+// What KernelContext_GetAllocator / GetScratchBuffer serve besides the CPU's memory: the device's own.
+void OrtEpProvider::serve_device_memory(OrtKernelContext& context) const {
+  if (const auto* own = dynamic_cast<const ort_ep::OrtDevice*>(device())) {
+    context.device_memory = &own->memory_info();
+    context.device_allocator = library_.allocator_of(ep_device_, own->memory_info());
+  }
+}
+
+// Offers the new kernel each of its node's constant initializer inputs to pre-pack, as ONNX Runtime's
+// session does: PrePackWeight with the CPU allocator and, in sharing mode, a cache the kernel may store the
+// packed buffers in; those are then shared through the process-wide container and handed back with
+// SetSharedPrePackedWeight. Not offered on a device with memory of its own (ONNX Runtime hands such a
+// kernel its weight in the EP's memory; ephost copies initializers there per run) nor with
+// "disable_prepacking=1". The original initializer is kept (see README: the graph keeps its initializers
+// for the session; the kernel must not read a weight it packed, ONNX Runtime's rule).
+void OrtEpProvider::prepack_constant_inputs(KernelUnit& unit, const Node& node) const {
+  OrtKernelImpl* kernel = unit.kernel;
+  if (!prepack_weights_ || !kernel->PrePackWeight || (device() && !device()->host_memory_usable())) return;
+  OrtAllocator* allocator = ort_ep::cpu_allocator();
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const Value* v = node.inputs[i];
+    if (!v || !v->is_constant_initializer()) continue;
+    OrtValue weight;
+    weight.tensor = v->initializer.get();  // borrowed for the call ("do not cache in the kernel")
+    std::optional<OrtSharedPrePackedWeightCache> cache;
+    if (share_prepacked_weights_) cache.emplace(allocator);
+    bool is_packed = false;
+    const int index = static_cast<int>(i);
+    call("OrtKernelImpl::PrePackWeight",
+         [&] { return fmt::format("PrePackWeight of node '{}' ({}) input {} '{}'", node.name, node.op_type, i, v->name); },
+         [&] { return kernel->PrePackWeight(kernel, &weight, index, allocator, cache ? &*cache : nullptr, &is_packed); });
+    if (!is_packed || !cache || cache->buffers.empty()) continue;  // not packed (buffers freed), or packed unshared
+    if (!kernel->SetSharedPrePackedWeight)
+      fail(EPHOST_EP_FAIL, "provider '{}': the kernel of node '{}' ({}) stored a packed weight to share "
+           "(SharedPrePackedWeightCache_StoreWeightData) but has no SetSharedPrePackedWeight to receive it",
+           name(), node.name, node.op_type);
+    std::shared_ptr<const ort_ep::SharedPrePackedWeight> shared = ort_ep::share_prepacked_weight(node.op_type, *cache);
+    unit.shared_weights.push_back(shared);
+    const void* const* buffers = shared->buffers.data();
+    call("OrtKernelImpl::SetSharedPrePackedWeight",
+         [&] { return fmt::format("SetSharedPrePackedWeight of node '{}' ({}) input {}", node.name, node.op_type, i); },
+         [&] { return kernel->SetSharedPrePackedWeight(kernel, buffers, shared->sizes.data(), shared->sizes.size(), index); });
+  }
 }
 
 std::unique_ptr<ComputeUnit> OrtEpProvider::compile(const GraphView& group, const std::string& fused_name) const {
@@ -285,12 +347,14 @@ void OrtEpProvider::compute(const ComputeUnit& unit, EphostKernelContext* contex
   if (!unit.fused()) {
     const KernelUnit& kernel = own_kernel(unit);
     OrtKernelContext kernel_context(context, &kernel.output_elem_types);
+    serve_device_memory(kernel_context);
     call("OrtKernelImpl::Compute", [&] { return fmt::format("Compute of node '{}'", kernel.name()); },
          [&] { return kernel.kernel->Compute(kernel.kernel, &kernel_context); });
     return;
   }
   const Unit& mine = own(unit);
   OrtKernelContext kernel_context(context, &mine.output_elem_types);
+  serve_device_memory(kernel_context);
   call("Compute", [&] { return fmt::format("Compute of fused group '{}'", mine.name()); },
        [&] { return mine.info->Compute(mine.info, mine.state, &kernel_context); });
 }

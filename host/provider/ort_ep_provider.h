@@ -64,6 +64,13 @@ class OrtEpProvider final : public Provider {
   // The registry kernel that runs `node`, or null with the reason (no registry, no kernel fits, a kernel
   // wanting CPU memory on a device with memory of its own).
   const OrtKernelRegistry::Entry* kernel_for(const Node& node, std::string* why_not) const;
+  // Pre-packs `unit`'s constant initializer inputs (OrtKernelImpl::PrePackWeight), sharing what the kernel
+  // stores to share (SetSharedPrePackedWeight).
+  void prepack_constant_inputs(KernelUnit& unit, const Node& node) const;
+  // The factory's allocator of the device's own memory (null on host memory), and the kernel context's
+  // view of it (KernelContext_GetAllocator / GetScratchBuffer).
+  OrtAllocator* device_allocator() const;
+  void serve_device_memory(OrtKernelContext& context) const;
   // Whether the OrtEp struct has the members added at API `version`.
   bool ep_has(uint32_t version) const { return ep_->ort_version_supported >= version; }
 
@@ -80,6 +87,10 @@ class OrtEpProvider final : public Provider {
   OrtEpFactory* factory_ = nullptr;
   std::string ep_name_;
   OrtSessionOptions session_options_;
+  // Pre-packing of kernel-registry EPs' weights: on unless "disable_prepacking=1" (ONNX Runtime's
+  // session.disable_prepacking); shared across kernels and sessions unless "share_prepacked_weights=0".
+  bool prepack_weights_ = true;
+  bool share_prepacked_weights_ = true;
   OrtEp* ep_ = nullptr;
   // The EP's kernel registry (OrtEp::GetKernelRegistry, API 24), null for a compiling EP. The EP's.
   const OrtKernelRegistry* kernel_registry_ = nullptr;

@@ -5,6 +5,7 @@
 // kernels see their nodes through OrtKernelInfo; a create function that fails fails the session, naming it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -209,6 +210,132 @@ TEST(OrtKernelEpBroken, AKernelCreateFunctionThatFailsFailsTheSessionNamingIt) {
         << what;
     EXPECT_NE(what.find("ortkern refuses to create its Relu kernel (a broken variant)"), std::string::npos) << what;
   }
+}
+
+// ---- pre-packed weights ----
+
+// mm1 = x·W, mm2 = z·W (another node, the same weight), mm3 = x·V (another weight), mm4 = x·x' (B not
+// constant: ortkern leaves it to the CPU plugin).
+ModelBuilder prepack_model() {
+  ModelBuilder m(13);
+  m.input("x", onnx::TensorProto::FLOAT, {2, 3}).input("z", onnx::TensorProto::FLOAT, {2, 3});
+  m.input("t", onnx::TensorProto::FLOAT, {3, 2});
+  for (const char* y : {"y1", "y2", "y3"}) m.output(y, onnx::TensorProto::FLOAT, {2, 4});
+  m.output("y4", onnx::TensorProto::FLOAT, {2, 2});
+  m.initializer("W", {3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  m.initializer("V", {3, 4}, {-1, 0.5f, 0, 2, 1, 1, -3, 0.25f, 2, -2, 4, 1});
+  m.node("MatMul", {"x", "W"}, {"y1"}, "mm1");
+  m.node("MatMul", {"z", "W"}, {"y2"}, "mm2");
+  m.node("MatMul", {"x", "V"}, {"y3"}, "mm3");
+  m.node("MatMul", {"x", "t"}, {"y4"}, "mm4");
+  return m;
+}
+
+std::vector<float> matmul(const std::vector<float>& a, const std::vector<float>& b, int m, int k, int n) {
+  std::vector<float> y(static_cast<size_t>(m * n), 0.0f);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j)
+      for (int p = 0; p < k; ++p) y[i * n + j] += a[i * k + p] * b[p * n + j];
+  return y;
+}
+
+void expect_prepack_outputs(const Ephost::Session& s) {
+  std::vector<float> x = {1, -2, 3, 0.5f, 4, -1}, z = {2, 0, -1, 3, 1, 1}, t = {1, 2, 3, 4, 5, 6};
+  const std::vector<float> w = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  const std::vector<float> v = {-1, 0.5f, 0, 2, 1, 1, -3, 0.25f, 2, -2, 4, 1};
+  auto out = s.run({"x", "z", "t"},
+                   {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {2, 3}, x.data(), x.size()),
+                    Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {2, 3}, z.data(), z.size()),
+                    Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {3, 2}, t.data(), t.size())},
+                   {"y1", "y2", "y3", "y4"});
+  ASSERT_EQ(out.size(), 4u);
+  const std::vector<std::vector<float>> expected = {matmul(x, w, 2, 3, 4), matmul(z, w, 2, 3, 4),
+                                                    matmul(x, v, 2, 3, 4), matmul(x, t, 2, 3, 2)};
+  for (size_t o = 0; o < 4; ++o) {
+    const auto y = out[o].to_vector<float>();
+    ASSERT_EQ(y.size(), expected[o].size()) << o;
+    for (size_t i = 0; i < y.size(); ++i) EXPECT_FLOAT_EQ(y[i], expected[o][i]) << "output " << o << " element " << i;
+  }
+}
+
+// The prepack log's lines: "prepack node=<n> input=<i> cache=<0|1>" and "shared node=<n> input=<i>
+// buffer=<address>", in order.
+std::vector<std::string> lines_of(const std::string& path) {
+  std::vector<std::string> lines;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// node -> the address its SetSharedPrePackedWeight received.
+std::map<std::string, std::string> shared_buffers(const std::vector<std::string>& lines) {
+  std::map<std::string, std::string> out;
+  for (const std::string& line : lines) {
+    if (line.rfind("shared node=", 0) != 0) continue;
+    const std::string node = line.substr(12, line.find(' ', 12) - 12);
+    EXPECT_EQ(out.count(node), 0u) << "SetSharedPrePackedWeight called twice for " << node;
+    out[node] = line.substr(line.find("buffer=") + 7);
+  }
+  return out;
+}
+
+TEST_F(OrtKernelEp, ConstantWeightsArePrePackedOnceAndEqualWeightsShared) {
+  const std::string log = models_.file("prepack.txt");
+  Ephost::SessionOptions options;
+  options.add_config("ep.ortkern.prepack_log", log);
+  Ephost::Session s(*env_, prepack_model().save(models_), options);
+  auto nodes = nodes_of(s);
+  for (const char* n : {"mm1", "mm2", "mm3"}) EXPECT_EQ(nodes[n]["provider"], "ortkern") << n;
+  EXPECT_EQ(nodes["mm4"]["provider"], "cpu");  // B is an input: ortkern claims only constant 2-D weights
+  const std::vector<std::string> lines = lines_of(log);
+  // Offered once per kernel and constant input (x, z are not constant), with a cache to share through.
+  std::vector<std::string> offers;
+  for (const std::string& line : lines)
+    if (line.rfind("prepack ", 0) == 0) offers.push_back(line);
+  std::sort(offers.begin(), offers.end());
+  EXPECT_EQ(offers, (std::vector<std::string>{"prepack node=mm1 input=1 cache=1", "prepack node=mm2 input=1 cache=1",
+                                              "prepack node=mm3 input=1 cache=1"}));
+  const auto shared = shared_buffers(lines);
+  ASSERT_EQ(shared.size(), 3u) << read_text(log);
+  EXPECT_EQ(shared.at("mm1"), shared.at("mm2"));  // W packed twice, kept once
+  EXPECT_NE(shared.at("mm1"), shared.at("mm3"));
+  expect_prepack_outputs(s);  // computed from the packed copies
+  expect_prepack_outputs(s);
+  EXPECT_EQ(lines_of(log).size(), lines.size());  // packing is done when the session is made, not per run
+
+  // Another session of the same weights, alive at the same time: the same packed copy.
+  const std::string log2 = models_.file("prepack2.txt");
+  Ephost::SessionOptions options2;
+  options2.add_config("ep.ortkern.prepack_log", log2);
+  Ephost::Session s2(*env_, prepack_model().save(models_), options2);
+  const auto shared2 = shared_buffers(lines_of(log2));
+  ASSERT_EQ(shared2.size(), 3u);
+  EXPECT_EQ(shared2.at("mm1"), shared.at("mm1"));
+  EXPECT_EQ(shared2.at("mm3"), shared.at("mm3"));
+  expect_prepack_outputs(s2);
+}
+
+TEST_F(OrtKernelEp, WithoutSharingEachKernelKeepsItsOwnPackedWeight) {
+  const std::string log = models_.file("prepack.txt");
+  Ephost::SessionOptions options;
+  options.add_config("ep.ortkern.prepack_log", log).add_config("ep.ortkern.share_prepacked_weights", "0");
+  Ephost::Session s(*env_, prepack_model().save(models_), options);
+  std::vector<std::string> lines = lines_of(log);
+  std::sort(lines.begin(), lines.end());
+  // No cache (ONNX Runtime's non-sharing mode): the kernels pack and keep their copies; none is shared.
+  EXPECT_EQ(lines, (std::vector<std::string>{"prepack node=mm1 input=1 cache=0", "prepack node=mm2 input=1 cache=0",
+                                             "prepack node=mm3 input=1 cache=0"}));
+  expect_prepack_outputs(s);
+}
+
+TEST_F(OrtKernelEp, DisablePrepackingLeavesTheWeightsToCompute) {
+  const std::string log = models_.file("prepack.txt");
+  Ephost::SessionOptions options;
+  options.add_config("ep.ortkern.prepack_log", log).add_config("ep.ortkern.disable_prepacking", "1");
+  Ephost::Session s(*env_, prepack_model().save(models_), options);
+  EXPECT_EQ(nodes_of(s)["mm1"]["provider"], "ortkern");
+  EXPECT_TRUE(lines_of(log).empty()) << read_text(log);  // PrePackWeight never called
+  expect_prepack_outputs(s);  // B read from the input in Compute
 }
 
 }  // namespace

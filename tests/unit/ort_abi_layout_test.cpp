@@ -185,6 +185,18 @@ TEST(OrtAbiLayout, ImplementedOrtApiEntries) {
   EXPECT_EQ(slot(offsetof(OrtApi, KernelInfo_GetOperatorDomain)), 392u);
   EXPECT_EQ(slot(offsetof(OrtApi, KernelInfo_GetOperatorType)), 393u);
   EXPECT_EQ(slot(offsetof(OrtApi, KernelInfo_GetOperatorSinceVersion)), 394u);
+  // Kernel-registry EPs: tensor and string-array attributes, copies of a kernel info, allocators, scratch
+  // buffers, ParallelFor and resources of the kernel context.
+  EXPECT_EQ(slot(offsetof(OrtApi, ReleaseAllocator)), 132u);
+  EXPECT_EQ(slot(offsetof(OrtApi, CopyKernelInfo)), 217u);
+  EXPECT_EQ(slot(offsetof(OrtApi, ReleaseKernelInfo)), 218u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfoGetAttribute_tensor)), 236u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelContext_GetAllocator)), 253u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelContext_GetResource)), 265u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelContext_ParallelFor)), 274u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelContext_GetScratchBuffer)), 277u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfoGetAllocator)), 278u);
+  EXPECT_EQ(slot(offsetof(OrtApi, KernelInfoGetAttributeArray_string)), 417u);
 }
 
 TEST(OrtAbiLayout, ImplementedOrtEpApiEntries) {
@@ -227,6 +239,7 @@ TEST(OrtAbiLayout, ImplementedOrtEpApiEntries) {
   EXPECT_EQ(slot(offsetof(OrtEpApi, KernelDef_GetOutputMemType)), 39u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, GetTensorDataType)), 40u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, EpGraphSupportInfo_LookUpKernel)), 41u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, SharedPrePackedWeightCache_StoreWeightData)), 42u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, KernelInfo_GetEp)), 43u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, ReleaseKernelImpl)), 48u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, GetEnvConfigEntries)), 49u);
@@ -303,8 +316,8 @@ TEST(OrtAbiLayout, CountsOfImplementedEntries) {
   EXPECT_EQ(c.api_total, 426u);
   EXPECT_EQ(c.ep_api_total, 74u);
   EXPECT_EQ(c.editor_total, 20u);
-  EXPECT_EQ(c.api, 137u);
-  EXPECT_EQ(c.ep_api, 41u);
+  EXPECT_EQ(c.api, 147u);
+  EXPECT_EQ(c.ep_api, 42u);
   EXPECT_EQ(c.editor, 1u);
 }
 

@@ -2,11 +2,14 @@
 // through the table a plugin gets from GetApi, with its result checked: statuses, key-value pairs,
 // loggers, session options, devices, memory infos, the allocator, tensors and type infos, the kernel
 // context, the graph views (a graph with an If whose branches read an outer value), attributes, the
-// claims sink, EPContext nodes made with CreateNode, kernel registries and what a kernel reads of its node. Also: GetApi's versions and the stubs.
+// claims sink, EPContext nodes made with CreateNode, kernel registries and what a kernel reads of its node
+// (attributes, allocators, copies), the kernel context's allocators, scratch buffers, ParallelFor and
+// resources, and the shared pre-packed weight cache. Also: GetApi's versions and the stubs.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -21,6 +24,7 @@
 #include "ort_ep/kernel_context.h"
 #include "ort_ep/kernel_registry.h"
 #include "ort_ep/ort_objects.h"
+#include "ort_ep/prepacked_weights.h"
 
 using namespace ephost;
 using namespace ephost_test;
@@ -322,7 +326,8 @@ class FakeContext final : public EphostKernelContext {
   void set_output(size_t, RuntimeValue) override {}
   void begin_sequence_output(size_t, int32_t, size_t) override {}
   TensorSequence& sequence_output(size_t) override { throw std::runtime_error("no sequences"); }
-  int32_t num_threads() const override { return 1; }
+  int threads = 1;
+  int32_t num_threads() const override { return threads; }
   std::vector<RuntimeValue> run_subgraph(const std::string&, std::vector<RuntimeValue>) override { return {}; }
   const Device* memory_device() const override { return nullptr; }
   EphostStream* stream() override { return nullptr; }
@@ -1032,6 +1037,256 @@ TEST(OrtEpApiKernels, ReleaseKernelImplAndTheContextsLogger) {
   EXPECT_NE(logger, nullptr);
   expect_fails(api()->KernelContext_GetLogger(reinterpret_cast<const OrtKernelContext*>(&fake), &logger),
                ORT_INVALID_ARGUMENT, "bad kernel context");
+}
+
+// A CPU allocator that counts what it hands out, as a plugin's own allocator would be.
+struct CountingAllocator {
+  OrtAllocator base{};
+  int live = 0, total = 0;
+  CountingAllocator() {
+    base.version = 1;
+    base.Alloc = [](OrtAllocator* a, size_t n) -> void* {
+      auto* self = reinterpret_cast<CountingAllocator*>(a);
+      ++self->live, ++self->total;
+      return std::malloc(n);
+    };
+    base.Free = [](OrtAllocator* a, void* p) {
+      --reinterpret_cast<CountingAllocator*>(a)->live;
+      std::free(p);
+    };
+    base.Info = [](const OrtAllocator*) { return &ort_ep::cpu_memory_info(); };
+  }
+};
+
+TEST(OrtEpApiKernels, TensorAndStringArrayAttributes) {
+  onnx::NodeProto proto;
+  auto* value = proto.add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  *value->mutable_t() = float_tensor("v", {2, 2}, {1, 2, 3, 4});
+  auto* names = proto.add_attribute();
+  names->set_name("names");
+  names->set_type(onnx::AttributeProto::STRINGS);
+  names->add_strings("alpha");
+  names->add_strings("");
+  names->add_strings("gamma");
+  auto* none = proto.add_attribute();
+  none->set_name("none");
+  none->set_type(onnx::AttributeProto::STRINGS);
+  Node node;
+  node.name = "constant";
+  node.proto = &proto;
+  OrtKernelInfo info;
+  info.node = &node;
+
+  CountingAllocator counting;
+  for (OrtAllocator* allocator : {ort_ep::cpu_allocator(), &counting.base}) {
+    OrtValue* tensor = nullptr;
+    EXPECT_OK(api()->KernelInfoGetAttribute_tensor(&info, "value", allocator, &tensor));
+    ASSERT_NE(tensor, nullptr);
+    OrtTensorTypeAndShapeInfo* shape = nullptr;
+    EXPECT_OK(api()->GetTensorTypeAndShape(tensor, &shape));
+    int64_t dims[2] = {};
+    EXPECT_OK(api()->GetDimensions(shape, dims, 2));
+    EXPECT_EQ(dims[0], 2);
+    EXPECT_EQ(dims[1], 2);
+    api()->ReleaseTensorTypeAndShapeInfo(shape);
+    const void* data = nullptr;
+    EXPECT_OK(api()->GetTensorData(tensor, &data));
+    EXPECT_EQ(static_cast<const float*>(data)[3], 4.0f);
+    if (allocator == &counting.base) {
+      EXPECT_EQ(counting.live, 1);  // the elements are the allocator's
+    }
+    api()->ReleaseValue(tensor);
+  }
+  EXPECT_EQ(counting.live, 0);
+  OrtValue* tensor = nullptr;
+  expect_fails(api()->KernelInfoGetAttribute_tensor(&info, "names", ort_ep::cpu_allocator(), &tensor), ORT_FAIL,
+               "is a STRINGS, not a TENSOR");
+
+  char** strings = nullptr;
+  size_t count = 0;
+  EXPECT_OK(api()->KernelInfoGetAttributeArray_string(&info, "names", &counting.base, &strings, &count));
+  ASSERT_EQ(count, 3u);
+  EXPECT_STREQ(strings[0], "alpha");
+  EXPECT_STREQ(strings[1], "");
+  EXPECT_STREQ(strings[2], "gamma");
+  EXPECT_EQ(counting.live, 4);  // the array and each string, the plugin's to free
+  for (size_t i = 0; i < count; ++i) counting.base.Free(&counting.base, strings[i]);
+  counting.base.Free(&counting.base, strings);
+  EXPECT_EQ(counting.live, 0);
+  EXPECT_OK(api()->KernelInfoGetAttributeArray_string(&info, "none", &counting.base, &strings, &count));
+  EXPECT_EQ(strings, nullptr);
+  EXPECT_EQ(count, 0u);
+  expect_fails(api()->KernelInfoGetAttributeArray_string(&info, "value", &counting.base, &strings, &count), ORT_FAIL,
+               "is a TENSOR, not a STRINGS");
+  expect_fails(api()->KernelInfoGetAttributeArray_string(&info, "names", nullptr, &strings, &count),
+               ORT_INVALID_ARGUMENT, "bad allocator");
+}
+
+TEST(OrtEpApiKernels, CopiesOfAKernelInfoAndItsAllocators) {
+  BuiltGraph b = build_inferred_graph();
+  OrtKernelInfo add;
+  add.node = b.node("add");
+  add.since_version = 13;
+  OrtKernelInfo* copy = nullptr;
+  EXPECT_OK(api()->CopyKernelInfo(&add, &copy));
+  ASSERT_NE(copy, nullptr);
+  EXPECT_NE(copy, &add);
+  EXPECT_EQ(read_text([&](char* out, size_t* size) { return api()->KernelInfo_GetNodeName(copy, out, size); }), "add");
+  int since = 0;
+  EXPECT_OK(api()->KernelInfo_GetOperatorSinceVersion(copy, &since));
+  EXPECT_EQ(since, 13);
+  int is_constant = 0;
+  const OrtValue* constant = nullptr;
+  EXPECT_OK(api()->KernelInfoGetConstantInput_tensor(copy, 1, &is_constant, &constant));
+  EXPECT_EQ(is_constant, 1);
+  api()->ReleaseKernelInfo(copy);
+  api()->ReleaseKernelInfo(&add);  // the host's own: not deleted (it lives on the stack here)
+  EXPECT_OK(api()->KernelInfo_GetOperatorSinceVersion(&add, &since));
+
+  OrtAllocator* allocator = nullptr;
+  EXPECT_OK(api()->KernelInfoGetAllocator(&add, OrtMemTypeDefault, &allocator));
+  EXPECT_EQ(allocator, ort_ep::cpu_allocator());  // host memory: the CPU's
+  CountingAllocator device;
+  add.default_allocator = &device.base;  // as the adapter sets it on a device with memory of its own
+  EXPECT_OK(api()->KernelInfoGetAllocator(&add, OrtMemTypeDefault, &allocator));
+  EXPECT_EQ(allocator, &device.base);
+  EXPECT_OK(api()->KernelInfoGetAllocator(&add, OrtMemTypeCPUInput, &allocator));
+  EXPECT_EQ(allocator, ort_ep::cpu_allocator());
+  api()->ReleaseAllocator(allocator);  // the host's: nothing happens
+  expect_fails(api()->KernelInfoGetAllocator(&add, static_cast<OrtMemType>(7), &allocator), ORT_INVALID_ARGUMENT,
+               "7 is no OrtMemType");
+}
+
+TEST(OrtEpApiValues, KernelContextAllocatorsScratchBuffersAndResources) {
+  FakeContext fake;
+  const std::vector<int32_t> out_types;
+  OrtKernelContext context(&fake, &out_types);
+  OrtMemoryInfo* cpu = nullptr;
+  EXPECT_OK(api()->CreateMemoryInfo_V2("Cpu", OrtMemoryInfoDeviceType_CPU, 0, 0, OrtDeviceMemoryType_DEFAULT, 0,
+                                       OrtDeviceAllocator, &cpu));
+  OrtMemoryInfo* gpu = nullptr;
+  EXPECT_OK(api()->CreateMemoryInfo_V2("TestGpu", OrtMemoryInfoDeviceType_GPU, 0x1234, 0, OrtDeviceMemoryType_DEFAULT,
+                                       0, OrtDeviceAllocator, &gpu));
+  OrtAllocator* allocator = nullptr;
+  EXPECT_OK(api()->KernelContext_GetAllocator(&context, cpu, &allocator));
+  EXPECT_EQ(allocator, ort_ep::cpu_allocator());
+  expect_fails(api()->KernelContext_GetAllocator(&context, gpu, &allocator), ORT_INVALID_ARGUMENT,
+               "no allocator for memory 'TestGpu'");
+  void* scratch = nullptr;
+  EXPECT_OK(api()->KernelContext_GetScratchBuffer(&context, cpu, 256, &scratch));
+  ASSERT_NE(scratch, nullptr);
+  std::memset(scratch, 7, 256);
+  ort_ep::cpu_allocator()->Free(ort_ep::cpu_allocator(), scratch);  // the kernel frees it
+  EXPECT_OK(api()->KernelContext_GetScratchBuffer(&context, cpu, 0, &scratch));
+  EXPECT_EQ(scratch, nullptr);
+
+  // On a device with memory of its own, as the adapter serves it: that memory's allocator too.
+  CountingAllocator device;
+  context.device_memory = gpu;
+  context.device_allocator = &device.base;
+  EXPECT_OK(api()->KernelContext_GetAllocator(&context, gpu, &allocator));
+  EXPECT_EQ(allocator, &device.base);
+  EXPECT_OK(api()->KernelContext_GetScratchBuffer(&context, gpu, 64, &scratch));
+  EXPECT_EQ(device.live, 1);
+  device.base.Free(&device.base, scratch);
+  OrtMemoryInfo* other_gpu = nullptr;
+  EXPECT_OK(api()->CreateMemoryInfo_V2("OtherGpu", OrtMemoryInfoDeviceType_GPU, 0x1234, 1,
+                                       OrtDeviceMemoryType_DEFAULT, 0, OrtDeviceAllocator, &other_gpu));
+  expect_fails(api()->KernelContext_GetScratchBuffer(&context, other_gpu, 64, &scratch), ORT_INVALID_ARGUMENT,
+               "and its device's ('TestGpu')");
+
+  void* resource = &fake;
+  EXPECT_OK(api()->KernelContext_GetResource(&context, 1, 10000, &resource));
+  EXPECT_EQ(resource, nullptr);  // an ONNX Runtime plugin EP's stream publishes no resources
+  api()->ReleaseMemoryInfo(cpu);
+  api()->ReleaseMemoryInfo(gpu);
+  api()->ReleaseMemoryInfo(other_gpu);
+}
+
+struct Visits {
+  std::vector<std::atomic<int>> counts;
+  explicit Visits(size_t n) : counts(n) {}
+};
+
+TEST(OrtEpApiValues, ParallelForVisitsEveryIndexOnce) {
+  FakeContext fake;
+  const std::vector<int32_t> out_types;
+  OrtKernelContext context(&fake, &out_types);
+  auto visit = [](void* data, size_t i) { ++static_cast<Visits*>(data)->counts[i]; };
+  for (int threads : {1, 4})
+    for (size_t batches : {size_t{0}, size_t{1}, size_t{7}, size_t{5000}}) {
+      fake.threads = threads;
+      Visits visits(1000);
+      EXPECT_OK(api()->KernelContext_ParallelFor(&context, visit, 1000, batches, &visits));
+      for (size_t i = 0; i < 1000; ++i) ASSERT_EQ(visits.counts[i].load(), 1) << i << " threads " << threads;
+    }
+  EXPECT_OK(api()->KernelContext_ParallelFor(&context, visit, 0, 0, nullptr));  // nothing to do
+  expect_fails(api()->KernelContext_ParallelFor(&context, nullptr, 10, 0, nullptr), ORT_INVALID_ARGUMENT,
+               "bad kernel context or function");
+}
+
+TEST(OrtEpApiKernels, SharedPrePackedWeightsAreStoredAndSharedByContent) {
+  CountingAllocator allocator;
+  auto packed = [&](float value) {
+    auto* p = static_cast<float*>(allocator.base.Alloc(&allocator.base, 4 * sizeof(float)));
+    for (int i = 0; i < 4; ++i) p[i] = value;
+    return p;
+  };
+  const size_t before = ort_ep::shared_prepacked_weight_count();
+  std::shared_ptr<const ort_ep::SharedPrePackedWeight> first, second, other;
+  {
+    OrtSharedPrePackedWeightCache cache(&allocator.base);
+    void* buffers[1] = {packed(1.0f)};
+    size_t sizes[1] = {4 * sizeof(float)};
+    expect_fails(ep_api()->SharedPrePackedWeightCache_StoreWeightData(&cache, buffers, sizes, 0),
+                 ORT_INVALID_ARGUMENT, "no buffers");
+    expect_fails(ep_api()->SharedPrePackedWeightCache_StoreWeightData(nullptr, buffers, sizes, 1),
+                 ORT_INVALID_ARGUMENT, "bad cache");
+    EXPECT_OK(ep_api()->SharedPrePackedWeightCache_StoreWeightData(&cache, buffers, sizes, 1));
+    expect_fails(ep_api()->SharedPrePackedWeightCache_StoreWeightData(&cache, buffers, sizes, 1),
+                 ORT_INVALID_ARGUMENT, "already holds");
+    first = ort_ep::share_prepacked_weight("MatMul", cache);
+    EXPECT_TRUE(cache.buffers.empty());  // adopted
+  }
+  EXPECT_EQ(allocator.live, 1);
+  {
+    // The same bytes packed again (another kernel, another session): the first copy, the new one freed.
+    OrtSharedPrePackedWeightCache cache(&allocator.base);
+    void* buffers[1] = {packed(1.0f)};
+    size_t sizes[1] = {4 * sizeof(float)};
+    EXPECT_OK(ep_api()->SharedPrePackedWeightCache_StoreWeightData(&cache, buffers, sizes, 1));
+    second = ort_ep::share_prepacked_weight("MatMul", cache);
+    EXPECT_EQ(second, first);
+    EXPECT_EQ(allocator.live, 1);
+    // Other bytes, or the same bytes packed by another operator: a weight of their own.
+    OrtSharedPrePackedWeightCache cache2(&allocator.base);
+    void* buffers2[1] = {packed(2.0f)};
+    EXPECT_OK(ep_api()->SharedPrePackedWeightCache_StoreWeightData(&cache2, buffers2, sizes, 1));
+    other = ort_ep::share_prepacked_weight("MatMul", cache2);
+    EXPECT_NE(other, first);
+    OrtSharedPrePackedWeightCache cache3(&allocator.base);
+    void* buffers3[1] = {packed(1.0f)};
+    EXPECT_OK(ep_api()->SharedPrePackedWeightCache_StoreWeightData(&cache3, buffers3, sizes, 1));
+    EXPECT_NE(ort_ep::share_prepacked_weight("Gemm", cache3), first);  // released at once: no kernel keeps it
+  }
+  EXPECT_EQ(ort_ep::shared_prepacked_weight_count(), before + 2);
+  EXPECT_EQ(allocator.live, 2);
+  first.reset();
+  EXPECT_EQ(allocator.live, 2);  // `second` still uses it
+  second.reset();
+  other.reset();
+  EXPECT_EQ(allocator.live, 0);  // the last user gone: freed with the allocator that made them
+  EXPECT_EQ(ort_ep::shared_prepacked_weight_count(), before);
+  {
+    // A cache whose kernel then reports "not packed" (or fails) frees what it was given.
+    OrtSharedPrePackedWeightCache cache(&allocator.base);
+    void* buffers[1] = {packed(3.0f)};
+    size_t sizes[1] = {4 * sizeof(float)};
+    EXPECT_OK(ep_api()->SharedPrePackedWeightCache_StoreWeightData(&cache, buffers, sizes, 1));
+  }
+  EXPECT_EQ(allocator.live, 0);
 }
 
 }  // namespace

@@ -145,7 +145,8 @@ void check_acyclic_groups(ChildChannel& out, const Ephost::Env& env, const std::
 
 void check_observed(ChildChannel& out, const EphostCtsObservation& o, bool ort) {
   // ONNX Runtime's names of what the ONNX Runtime observer counts in each slot (ort_observer.h).
-  static const char* const kOrtNames[] = {"GetSupportedDevices", "CreateEp", "ReleaseEp", "GetCapability", "", "", "",
+  static const char* const kOrtNames[] = {"GetSupportedDevices", "CreateEp", "ReleaseEp", "GetCapability",
+                                          "kernel create function", "OrtKernelImpl::Compute", "OrtKernelImpl::Release",
                                           "Compile", "CreateState", "Compute", "ReleaseState",
                                           "ReleaseNodeComputeInfos", "OnRunStart", "OnRunEnd",
                                           "GetCompiledModelCompatibilityInfo",

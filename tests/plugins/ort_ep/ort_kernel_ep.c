@@ -10,6 +10,10 @@
  *   Mul        since-versions 7..14, T in {float, int32}
  *   Relu       since-versions 13..14, T in {float}
  *   LeakyRelu  since-versions 6..16, T in {float} (reads its attribute alpha when created)
+ *   MatMul     since-versions 1..13, T in {float}, claimed only when B (input 1) is a constant 2-D
+ *              initializer: the kernel pre-packs B transposed (OrtKernelImpl::PrePackWeight) and computes
+ *              from its packed copy, sharing it through the host's cache when offered one
+ *              (SharedPrePackedWeightCache_StoreWeightData, then SetSharedPrePackedWeight)
  * Add and Mul broadcast as numpy does.
  *
  * Options (session config "ep.ortkern.<key>", read in CreateEp):
@@ -20,6 +24,8 @@
  *   registry  "none": GetKernelRegistry answers NULL, so the EP (with no Compile either) can run nothing
  *   fault, fault_while  crash, abort or hang it in CreateEp, GetCapability or a kernel's Compute
  *             (ort_injected_fault.h)
+ *   prepack_log  a file PrePackWeight appends "prepack node=<name> input=<i> cache=<0|1>" to, and
+ *             SetSharedPrePackedWeight "shared node=<name> input=<i> buffer=<address>"
  *
  * Several libraries are built from this file (tests/plugins/ort_ep/CMakeLists.txt):
  *   ORT_TEST_KERNEL_CREATE_FAILS   the create function of Relu fails with a status of its own
@@ -48,7 +54,7 @@ static OrtStatus* error(const char* message) { return api->CreateStatus(ORT_EP_F
     if (s_) return s_;             \
   } while (0)
 
-enum { OP_ADD = 1, OP_MUL, OP_RELU, OP_LEAKY_RELU };
+enum { OP_ADD = 1, OP_MUL, OP_RELU, OP_LEAKY_RELU, OP_MATMUL, NUM_OPS = OP_MATMUL };
 
 /* ---- the EP ---- */
 
@@ -62,16 +68,37 @@ typedef struct KernelState {
 typedef struct KernelEp {
   OrtEp base;
   OrtKernelRegistry* registry;
-  KernelState states[4]; /* by operator */
+  KernelState states[NUM_OPS]; /* by operator */
   int claim_all;
   int no_registry;
   char info_log[512];
   OrtInjectedFault fault; /* options fault, fault_while */
+  char prepack_log[512];
 } KernelEp;
 
 static const char* ep_get_name(const OrtEp* ep) {
   (void)ep;
   return EP_NAME;
+}
+
+/* Whether MatMul node `node`'s B (input 1) is a constant 2-D initializer: what its kernel pre-packs. */
+static OrtStatus* matmul_b_is_constant_2d(const OrtNode* node, int* yes) {
+  const OrtValueInfo* inputs[2] = {NULL, NULL};
+  const OrtTypeInfo* type = NULL;
+  const OrtTensorTypeAndShapeInfo* tensor = NULL;
+  size_t count = 0, rank = 0;
+  bool constant = false;
+  *yes = 0;
+  RETURN_IF(api->Node_GetNumInputs(node, &count));
+  if (count != 2) return NULL;
+  RETURN_IF(api->Node_GetInputs(node, inputs, 2));
+  RETURN_IF(api->ValueInfo_IsConstantInitializer(inputs[1], &constant));
+  if (!constant) return NULL;
+  RETURN_IF(api->GetValueInfoTypeInfo(inputs[1], &type));
+  RETURN_IF(api->CastTypeInfoToTensorInfo(type, &tensor));
+  RETURN_IF(api->GetDimensionsCount(tensor, &rank));
+  *yes = rank == 2;
+  return NULL;
 }
 
 static int claimable_by_type(const char* op_type) {
@@ -99,6 +126,12 @@ static OrtStatus* ep_get_capability(OrtEp* this_ptr, const OrtGraph* graph, OrtE
       if (claimable_by_type(op_type)) status = ep_api->EpGraphSupportInfo_AddSingleNode(info, nodes[i]);
       continue;
     }
+    if (strcmp(op_type, "MatMul") == 0) {
+      int b_constant_2d = 0;
+      status = matmul_b_is_constant_2d(nodes[i], &b_constant_2d);
+      if (status) break;
+      if (!b_constant_2d) continue;
+    }
     status = ep_api->EpGraphSupportInfo_LookUpKernel(info, nodes[i], &def);
     if (status || !def) continue;
     /* The definition found is one of ours, for this operator. */
@@ -120,6 +153,14 @@ typedef struct TestKernel {
   int op;
   float alpha; /* LeakyRelu */
   const OrtInjectedFault* fault; /* the EP's (it outlives its kernels) */
+  /* MatMul: B packed transposed (N rows of K), or NULL when not packed (then Compute reads input 1).
+   * Owned (freed with packed_allocator) unless shared: the host's cache owns shared buffers. */
+  const float* packed_b;
+  int64_t k, n;
+  OrtAllocator* packed_allocator;
+  int owns_packed;
+  char node[128];
+  const char* prepack_log;
 } TestKernel;
 
 typedef struct Shape {
@@ -215,6 +256,47 @@ static OrtStatus* compute_unary(const TestKernel* k, OrtKernelContext* context) 
   return NULL;
 }
 
+/* MatMul of A [..., K] and B [K, N]: from the packed copy of B when pre-packed (input 1 unread, as ONNX
+ * Runtime requires of a packed weight), else from input 1. */
+static OrtStatus* compute_matmul(const TestKernel* k, OrtKernelContext* context) {
+  const OrtValue* a = NULL;
+  const OrtValue* b = NULL;
+  OrtValue* y = NULL;
+  const float* pa = NULL;
+  const float* pb = NULL;
+  float* py = NULL;
+  Shape sa, sb, sy;
+  int64_t kk = k->k, n = k->n, row, col, i;
+  size_t rows;
+  RETURN_IF(api->KernelContext_GetInput(context, 0, &a));
+  if (!a) return error("MatMul is missing A");
+  RETURN_IF(shape_of(a, &sa));
+  if (!k->packed_b) {
+    RETURN_IF(api->KernelContext_GetInput(context, 1, &b));
+    if (!b) return error("MatMul is missing B");
+    RETURN_IF(shape_of(b, &sb));
+    if (sb.rank != 2) return error("MatMul's B must be 2-D");
+    kk = sb.dims[0];
+    n = sb.dims[1];
+    RETURN_IF(api->GetTensorData(b, (const void**)&pb));
+  }
+  if (sa.rank < 1 || sa.dims[sa.rank - 1] != kk) return error("MatMul's A does not end in B's K");
+  sy = sa;
+  sy.dims[sy.rank - 1] = n;
+  rows = sa.count / (size_t)kk;
+  RETURN_IF(api->KernelContext_GetOutput(context, 0, sy.dims, sy.rank, &y));
+  RETURN_IF(api->GetTensorData(a, (const void**)&pa));
+  RETURN_IF(api->GetTensorMutableData(y, (void**)&py));
+  for (row = 0; row < (int64_t)rows; ++row)
+    for (col = 0; col < n; ++col) {
+      float sum = 0.0f;
+      for (i = 0; i < kk; ++i)
+        sum += pa[row * kk + i] * (k->packed_b ? k->packed_b[col * kk + i] : pb[i * n + col]);
+      py[row * n + col] = sum;
+    }
+  return NULL;
+}
+
 static OrtStatus* kernel_compute(OrtKernelImpl* this_ptr, OrtKernelContext* context) {
   const TestKernel* k = (const TestKernel*)this_ptr;
   size_t inputs = 0, outputs = 0;
@@ -222,6 +304,10 @@ static OrtStatus* kernel_compute(OrtKernelImpl* this_ptr, OrtKernelContext* cont
   RETURN_IF(api->KernelContext_GetInputCount(context, &inputs));
   RETURN_IF(api->KernelContext_GetOutputCount(context, &outputs));
   if (outputs != 1) return error("one output expected");
+  if (k->op == OP_MATMUL) {
+    if (inputs != 2) return error("two inputs expected");
+    return compute_matmul(k, context);
+  }
   if (k->op == OP_ADD || k->op == OP_MUL) {
     if (inputs != 2) return error("two inputs expected");
     return compute_binary(k, context);
@@ -230,7 +316,75 @@ static OrtStatus* kernel_compute(OrtKernelImpl* this_ptr, OrtKernelContext* cont
   return compute_unary(k, context);
 }
 
-static void kernel_release(OrtKernelImpl* this_ptr) { free(this_ptr); }
+static void kernel_release(OrtKernelImpl* this_ptr) {
+  TestKernel* k = (TestKernel*)this_ptr;
+  if (k->owns_packed && k->packed_b) k->packed_allocator->Free(k->packed_allocator, (void*)k->packed_b);
+  free(k);
+}
+
+static void log_prepack(const TestKernel* k, const char* line) {
+  FILE* f;
+  if (!k->prepack_log || !k->prepack_log[0]) return;
+  f = fopen(k->prepack_log, "a");
+  if (!f) return;
+  fprintf(f, "%s\n", line);
+  fclose(f);
+}
+
+/* Packs MatMul's constant B [K, N] transposed into a buffer of `allocator`; with a cache, stores it there
+ * to share (the host then owns it and hands it back with SetSharedPrePackedWeight), else keeps it. */
+static OrtStatus* kernel_prepack(OrtKernelImpl* this_ptr, const OrtValue* tensor, int input_index,
+                                 OrtAllocator* allocator, OrtSharedPrePackedWeightCache* cache, bool* is_packed) {
+  TestKernel* k = (TestKernel*)this_ptr;
+  Shape s;
+  const float* b = NULL;
+  float* packed = NULL;
+  size_t bytes;
+  int64_t i, j;
+  char line[256];
+  *is_packed = false;
+  snprintf(line, sizeof line, "prepack node=%s input=%d cache=%d", k->node, input_index, cache ? 1 : 0);
+  log_prepack(k, line);
+  if (k->op != OP_MATMUL || input_index != 1) return NULL; /* nothing else is packed */
+  RETURN_IF(shape_of(tensor, &s));
+  if (s.rank != 2 || s.elem != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) return NULL;
+  RETURN_IF(api->GetTensorData(tensor, (const void**)&b));
+  bytes = s.count * sizeof(float);
+  RETURN_IF(api->AllocatorAlloc(allocator, bytes, (void**)&packed));
+  for (i = 0; i < s.dims[0]; ++i)
+    for (j = 0; j < s.dims[1]; ++j) packed[j * s.dims[0] + i] = b[i * s.dims[1] + j];
+  k->k = s.dims[0];
+  k->n = s.dims[1];
+  if (cache) {
+    void* buffers[1] = {packed};
+    size_t sizes[1] = {bytes};
+    OrtStatus* status = ep_api->SharedPrePackedWeightCache_StoreWeightData(cache, buffers, sizes, 1);
+    if (status) {
+      allocator->Free(allocator, packed);
+      return status;
+    }
+    k->packed_b = NULL; /* the shared copy arrives in SetSharedPrePackedWeight */
+  } else {
+    k->packed_b = packed;
+    k->packed_allocator = allocator;
+    k->owns_packed = 1;
+  }
+  *is_packed = true;
+  return NULL;
+}
+
+static OrtStatus* kernel_set_shared(OrtKernelImpl* this_ptr, const void* const* buffers, const size_t* sizes,
+                                    size_t num_buffers, int input_index) {
+  TestKernel* k = (TestKernel*)this_ptr;
+  char line[256];
+  if (k->op != OP_MATMUL || input_index != 1 || num_buffers != 1 ||
+      sizes[0] != (size_t)(k->k * k->n) * sizeof(float))
+    return error("SetSharedPrePackedWeight with buffers this kernel did not store");
+  k->packed_b = (const float*)buffers[0];
+  snprintf(line, sizeof line, "shared node=%s input=%d buffer=%p", k->node, input_index, buffers[0]);
+  log_prepack(k, line);
+  return NULL;
+}
 
 /* ---- what the kernel info says, logged for the tests ---- */
 
@@ -324,8 +478,16 @@ static OrtStatus* create_kernel(void* state, const OrtKernelInfo* info, OrtKerne
   k->base.ort_version_supported = API_VERSION;
   k->base.Compute = kernel_compute;
   k->base.Release = kernel_release;
+  k->base.PrePackWeight = kernel_prepack;
+  k->base.SetSharedPrePackedWeight = kernel_set_shared;
   k->op = s->op;
   k->fault = &s->ep->fault;
+  k->prepack_log = s->ep->prepack_log;
+  status = read_text(api->KernelInfo_GetNodeName, info, k->node, sizeof k->node);
+  if (status) {
+    free(k);
+    return status;
+  }
   if (s->op == OP_LEAKY_RELU) {
     /* alpha is optional in the model (0.01): ONNX Runtime's getter fails when it is absent. */
     status = api->KernelInfoGetAttribute_float(info, "alpha", &k->alpha);
@@ -381,6 +543,7 @@ static OrtStatus* build_registry(KernelEp* ep) {
   RETURN_IF(add_kernel(ep, "Mul", OP_MUL, 7, 14, float_int32, 2));
   RETURN_IF(add_kernel(ep, "Relu", OP_RELU, 13, 14, floats, 1));
   RETURN_IF(add_kernel(ep, "LeakyRelu", OP_LEAKY_RELU, 6, 16, floats, 1));
+  RETURN_IF(add_kernel(ep, "MatMul", OP_MATMUL, 1, 13, floats, 1));
   return NULL;
 }
 
@@ -470,6 +633,7 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
   status = read_option(options, "claim", claim, sizeof claim);
   if (!status) status = read_option(options, "info_log", ep->info_log, sizeof ep->info_log);
   if (!status) status = read_option(options, "registry", registry, sizeof registry);
+  if (!status) status = read_option(options, "prepack_log", ep->prepack_log, sizeof ep->prepack_log);
   if (!status) status = read_injected_fault(api, options, EP_NAME, &ep->fault);
   if (!status) injected_fault_at(&ep->fault, "create_ep");
   if (!status) {

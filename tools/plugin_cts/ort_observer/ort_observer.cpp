@@ -1,5 +1,6 @@
 // The ONNX Runtime observer (ort_observer.h): proxies of an ONNX Runtime plugin EP's factories, EPs and
-// compute infos that record every call the host makes and pass it on to the plugin's own objects.
+// compute infos (and of a kernel-registry EP's kernels) that record every call the host makes and pass it on
+// to the plugin's own objects.
 #include "ort_observer.h"
 
 #include <dlfcn.h>
@@ -28,6 +29,7 @@ struct Record {
   EphostCtsObservation counts{};
   std::map<const void*, int> runs_in_flight;  // per plugin OrtEp
   uint64_t computes_in_flight = 0;
+  uint64_t kernel_computes_in_flight = 0;
   EphostCtsOrtValidateHook hook = nullptr;
   void* hook_user = nullptr;
   const OrtApiBase* host = nullptr;
@@ -128,6 +130,118 @@ OrtNodeComputeInfo* wrap_info(OrtNodeComputeInfo* r) {
   p->base.ReleaseState = r->ReleaseState ? info_release_state : nullptr;
   return &p->base;
 }
+
+// ---- kernels of a kernel registry (API 24) ----
+//
+// The plugin adds its kernels through the OrtEpApi the observer hands it (observed_api_base below), whose
+// KernelRegistry_AddKernel registers a proxy create function: the kernels it makes are proxies recording
+// kernel_create (on the plugin's OrtEp), kernel_compute and kernel_release, as a native plugin's kernels.
+
+struct KernelProxy {
+  OrtKernelImpl base;
+  OrtKernelImpl* real;
+};
+// What the plugin registered: its create function and state. Never freed (the registry may outlive
+// everything the observer could tie it to); one per kernel definition.
+struct CreateProxy {
+  OrtKernelCreateFunc create;
+  void* state;
+};
+
+OrtKernelImpl* real(const OrtKernelImpl* k) { return reinterpret_cast<const KernelProxy*>(k)->real; }
+OrtEp* real(const OrtEp* e);
+
+OrtStatus* kernel_compute(OrtKernelImpl* self, OrtKernelContext* context) {
+  OrtKernelImpl* r = real(self);
+  Observed o("kernel_compute", EPHOST_CTS_KERNEL_COMPUTE, r);
+  {
+    std::lock_guard<std::mutex> lock(record().mutex);
+    record().counts.max_kernel_computes_in_flight =
+        std::max<uint64_t>(record().counts.max_kernel_computes_in_flight, ++record().kernel_computes_in_flight);
+  }
+  OrtStatus* status = o.returns(r->Compute(r, context));
+  std::lock_guard<std::mutex> lock(record().mutex);
+  --record().kernel_computes_in_flight;
+  return status;
+}
+
+void kernel_release(OrtKernelImpl* self) {
+  OrtKernelImpl* r = real(self);
+  {
+    Observed o("kernel_release", EPHOST_CTS_KERNEL_RELEASE, r);
+    r->Release(r);
+  }
+  delete reinterpret_cast<KernelProxy*>(self);
+}
+
+// Pre-packing passes through unrecorded (the lifecycle rules have no member for it).
+OrtStatus* kernel_prepack(OrtKernelImpl* self, const OrtValue* tensor, int input_index, OrtAllocator* allocator,
+                          OrtSharedPrePackedWeightCache* cache, bool* is_packed) {
+  return real(self)->PrePackWeight(real(self), tensor, input_index, allocator, cache, is_packed);
+}
+OrtStatus* kernel_set_shared(OrtKernelImpl* self, const void* const* buffers, const size_t* sizes, size_t n,
+                             int input_index) {
+  return real(self)->SetSharedPrePackedWeight(real(self), buffers, sizes, n, input_index);
+}
+
+const OrtApi* host_api() { return record().host->GetApi(EPHOST_ORT_API_VERSION_MIN); }
+
+OrtStatus* kernel_create(void* state, const OrtKernelInfo* info, OrtKernelImpl** out) {
+  const auto* c = static_cast<const CreateProxy*>(state);
+  // The kernel's provider is the plugin's OrtEp behind the proxy the host holds.
+  const OrtEp* ep = nullptr;
+  if (OrtStatus* failed = host_api()->GetEpApi()->KernelInfo_GetEp(info, &ep)) return failed;
+  Observed o("kernel_create", EPHOST_CTS_KERNEL_CREATE, ep ? real(ep) : nullptr);
+  OrtKernelImpl* made = nullptr;
+  OrtStatus* status = o.returns(c->create(c->state, info, &made));
+  if (status || !made) {
+    *out = made;
+    return status;
+  }
+  o.call().made = made;
+  auto* p = new KernelProxy{};
+  p->real = made;
+  p->base.ort_version_supported = made->ort_version_supported;
+  p->base.flags = made->flags;
+  p->base.Compute = made->Compute ? kernel_compute : nullptr;
+  p->base.Release = made->Release ? kernel_release : nullptr;
+  p->base.PrePackWeight = made->PrePackWeight ? kernel_prepack : nullptr;
+  p->base.SetSharedPrePackedWeight = made->SetSharedPrePackedWeight ? kernel_set_shared : nullptr;
+  *out = &p->base;
+  return nullptr;
+}
+
+OrtStatus* observed_add_kernel(OrtKernelRegistry* registry, const OrtKernelDef* def, OrtKernelCreateFunc create,
+                               void* state) {
+  auto* c = new CreateProxy{create, state};
+  return host_api()->GetEpApi()->KernelRegistry_AddKernel(registry, def, create ? kernel_create : nullptr, c);
+}
+
+// The host's tables with KernelRegistry_AddKernel observed (ephost's GetApi answers one full table for
+// every version it serves, so one copy serves them all).
+const OrtEpApi* observed_ep_api() {
+  static const OrtEpApi table = [] {
+    OrtEpApi t = *host_api()->GetEpApi();
+    t.KernelRegistry_AddKernel = observed_add_kernel;
+    return t;
+  }();
+  return &table;
+}
+
+const OrtApi* observed_get_api(uint32_t version) {
+  const OrtApi* host = record().host->GetApi(version);
+  if (!host) return nullptr;
+  static const OrtApi table = [host] {
+    OrtApi t = *host;
+    t.GetEpApi = observed_ep_api;
+    return t;
+  }();
+  return &table;
+}
+
+const char* observed_version_string() { return record().host->GetVersionString(); }
+
+const OrtApiBase observed_api_base{observed_get_api, observed_version_string};
 
 // ---- OrtEp ----
 
@@ -389,7 +503,7 @@ extern "C" __attribute__((visibility("default"))) OrtStatus* CreateEpFactories(
     record().host = base;
   }
   const size_t room = std::min(max_factories, kMaxFactories);
-  OrtStatus* status = create(registered_name, base, logger, factories, room, num_factories);
+  OrtStatus* status = create(registered_name, &observed_api_base, logger, factories, room, num_factories);
   if (status != nullptr || factories == nullptr || num_factories == nullptr) return status;
   for (size_t i = 0; i < std::min(*num_factories, room); ++i)
     if (factories[i]) factories[i] = wrap_factory(factories[i]);

@@ -10,7 +10,10 @@
  * The calls are recorded as ephost plugin calls (plugin_call.h), so that the lifecycle rules of
  * plugin_call_rules.h judge them: CreateEp / ReleaseEp as provider_create / provider_release, Compile as one
  * compile per fused node, ReleaseNodeComputeInfos as one release per compute info, CreateState / Compute /
- * ReleaseState, OnRunStart / OnRunEnd. Handles are the plugin's own pointers. The kit reads them with
+ * ReleaseState, OnRunStart / OnRunEnd, and a kernel-registry EP's kernels as kernel_create (on the plugin's
+ * OrtEp) / kernel_compute / kernel_release: the plugin gets an OrtApiBase whose OrtEpApi registers a proxy
+ * create function for each KernelRegistry_AddKernel, making proxies of its OrtKernelImpls (pre-packing
+ * passes through them unrecorded). Handles are the plugin's own pointers. The kit reads them with
  * ephost_cts_calls and the counts with ephost_cts_observation (observer.h's functions, same signatures;
  * the counts use EphostCtsMember: DESCRIBE counts GetSupportedDevices, CONTEXT_EMIT
  * GetCompiledModelCompatibilityInfo, CONTEXT_JUDGE ValidateCompiledModelCompatibilityInfo).

@@ -308,7 +308,9 @@ struct OrtDataTransferImpl {
 /* A kernel of a kernel-registry EP (API 24): made by the OrtKernelCreateFunc registered with
  * KernelRegistry_AddKernel for one node, run with Compute over that node's inputs and outputs, given back
  * with Release. `flags` is ONNX Runtime's own (the EP sets it to 0). PrePackWeight and
- * SetSharedPrePackedWeight are optional (NULL): ephost never calls them (it does not pre-pack weights). */
+ * SetSharedPrePackedWeight are optional (NULL): when the kernel is created the host offers PrePackWeight
+ * each constant initializer input (with a cache to share the packed copy through, unless sharing is off);
+ * SetSharedPrePackedWeight then hands back the shared copy of what the kernel stored in the cache. */
 struct OrtKernelImpl {
   uint32_t ort_version_supported;
   uint32_t flags;
