@@ -8,27 +8,12 @@
 
 #include "core/error.h"
 #include "discovery/plugin_record.h"
+#include "discovery/probed_device_info.h"
 #include "isolation/isolated_provider.h"
 #include "isolation/wire.h"
 
 namespace ephost::isolation {
 namespace {
-
-EphostDeviceInfo info_of(const ProbedDevice& probed) {
-  EphostDeviceInfo info{};
-  info.device_type = probed.type == "gpu"   ? EPHOST_DEVICE_GPU
-                     : probed.type == "npu" ? EPHOST_DEVICE_NPU
-                     : probed.type == "cpu" ? EPHOST_DEVICE_CPU
-                                            : EPHOST_DEVICE_ACCELERATOR;
-  info.vendor = probed.vendor.c_str();
-  info.name = probed.name.c_str();
-  info.driver_version = probed.driver_version.c_str();
-  info.hardware_architecture = probed.hardware_architecture.c_str();
-  info.memory_bytes = probed.memory_bytes;
-  info.host_memory_usable = probed.host_memory_usable ? 1 : 0;
-  info.memory_kinds = probed.memory_kinds;
-  return info;
-}
 
 // Ids are never reused in this process, so one of a process that is gone names nothing in the next.
 std::atomic<uint64_t> next_id{1};
@@ -39,12 +24,17 @@ uint64_t id_of(EphostStream* stream) { return static_cast<uint64_t>(reinterpret_
 
 IsolatedDevice::IsolatedDevice(const IsolatedProvider& owner, const std::string& plugin_name,
                                const std::string& library, uint32_t index, const ProbedDevice& probed)
-    : Device(nullptr, plugin_name, library, index, info_of(probed)), owner_(owner) {}
+    : Device(nullptr, plugin_name, library, index, device_info_of(probed)), owner_(owner) {}
 
 uint64_t IsolatedDevice::reserve_ids(uint64_t count) { return next_id.fetch_add(count); }
 
 EphostDeviceBuffer IsolatedDevice::handle(uint64_t id, uint64_t offset) {
   return EphostDeviceBuffer{reinterpret_cast<void*>(static_cast<uintptr_t>(id)), offset};
+}
+
+size_t IsolatedDevice::buffers_held() const {
+  std::lock_guard<std::mutex> lock(owner_.mutex_);
+  return buffers_.size();
 }
 
 IsolatedDevice::Buffer& IsolatedDevice::known_buffer_locked(uint64_t id, const char* call) const {
@@ -92,10 +82,13 @@ void IsolatedDevice::free(EphostDeviceBuffer buffer, EphostMemoryKind) const noe
   }
 }
 
-uint64_t IsolatedDevice::buffer_id_locked(EphostDeviceBuffer buffer) const {
+uint64_t IsolatedDevice::buffer_id_locked(EphostDeviceBuffer buffer, bool read) const {
   const uint64_t id = reinterpret_cast<uintptr_t>(buffer.handle);
   Buffer& b = known_buffer_locked(id, "a request");
   if (b.generation == owner_.generation_) return id;
+  if (read && !b.contents)
+    fail(EPHOST_EP_FAIL, "provider '{}' device {}: a value this run placed on the device was in the provider host "
+         "process that was lost meanwhile; the next run runs in the new process", plugin_name(), index());
   // Made in a process that is gone: made again here, with its contents when they came from the host.
   const std::string call = fmt::format("device_allocate of {} bytes (a buffer made again in a new provider host "
                                        "process)", b.bytes);
@@ -142,7 +135,7 @@ void IsolatedDevice::copy_to_device(EphostStream* stream, const void* src, Ephos
   const std::string call = fmt::format("copy_to_device of {} ({} bytes)", what, bytes);
   std::lock_guard<std::mutex> lock(owner_.mutex_);
   owner_.ensure_process_locked(call);
-  const uint64_t id = buffer_id_locked(dst);
+  const uint64_t id = buffer_id_locked(dst, false);
   const uint64_t stream_id = stream_id_locked(stream);
   SharedArena& arena = owner_.process_->arena();
   arena.reserve(bytes);
@@ -166,7 +159,7 @@ void IsolatedDevice::copy_to_host(EphostStream* stream, EphostDeviceBuffer src, 
   const std::string call = fmt::format("copy_to_host of {} ({} bytes)", what, bytes);
   std::lock_guard<std::mutex> lock(owner_.mutex_);
   owner_.ensure_process_locked(call);
-  const uint64_t id = buffer_id_locked(src);
+  const uint64_t id = buffer_id_locked(src, true);
   const uint64_t stream_id = stream_id_locked(stream);
   SharedArena& arena = owner_.process_->arena();
   MessageWriter m;
@@ -197,8 +190,8 @@ void IsolatedDevice::copy_to(const Device& dst_device, EphostStream* stream, Eph
       fmt::format("copy_between_devices of {} to device {} ({} bytes)", what, dst_device.index(), bytes);
   std::lock_guard<std::mutex> lock(owner_.mutex_);
   owner_.ensure_process_locked(call);
-  const uint64_t from = buffer_id_locked(src);
-  const uint64_t to = other->buffer_id_locked(dst);
+  const uint64_t from = buffer_id_locked(src, true);
+  const uint64_t to = other->buffer_id_locked(dst, false);
   const uint64_t stream_id = stream_id_locked(stream);
   MessageWriter m;
   m.u32(static_cast<uint32_t>(Op::kCopyOnDevice)).u64(owner_.client_).u64(stream_id).u64(from).u64(src.offset)

@@ -64,7 +64,10 @@ class IsolatedDevice final : public Device {
 
   // ---- for the isolated provider's compute (its lock held) ----
   // The id of `buffer` in the current process, made there again first when it was made in an earlier one.
-  uint64_t buffer_id_locked(EphostDeviceBuffer buffer) const;
+  // `read`: the request reads it. A buffer of a lost process whose contents were not kept (a value of a
+  // run in flight when the process was lost) cannot be read: that throws EP_FAIL, so such a run fails
+  // instead of reading undefined bytes.
+  uint64_t buffer_id_locked(EphostDeviceBuffer buffer, bool read) const;
   // The id of `stream` in the current process (0 for none), made again likewise.
   uint64_t stream_id_locked(EphostStream* stream) const;
   // Reserves ids for `count` device outputs of a compute; the first is returned.
@@ -73,6 +76,8 @@ class IsolatedDevice final : public Device {
   void adopt_locked(uint64_t id, uint64_t bytes) const;
   // The device buffer of id `id`.
   static EphostDeviceBuffer handle(uint64_t id, uint64_t offset = 0);
+  // The buffers not freed yet (takes the lock): what the session's plans and runs hold on the device.
+  size_t buffers_held() const;
 
  private:
   struct Buffer {
