@@ -1,5 +1,6 @@
 #include "isolation/isolated_device.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <vector>
@@ -82,13 +83,35 @@ void IsolatedDevice::free(EphostDeviceBuffer buffer, EphostMemoryKind) const noe
   }
 }
 
-uint64_t IsolatedDevice::buffer_id_locked(EphostDeviceBuffer buffer, bool read) const {
+uint64_t IsolatedDevice::buffer_id_locked(EphostDeviceBuffer buffer, uint64_t bytes, bool read) const {
   const uint64_t id = reinterpret_cast<uintptr_t>(buffer.handle);
   Buffer& b = known_buffer_locked(id, "a request");
-  if (b.generation == owner_.generation_) return id;
-  if (read && !b.contents)
-    fail(EPHOST_EP_FAIL, "provider '{}' device {}: a value this run placed on the device was in the provider host "
-         "process that was lost meanwhile; the next run runs in the new process", plugin_name(), index());
+  auto lost = [&] {
+    fail(EPHOST_EP_FAIL, "provider '{}' device {}: a value this run placed on the device was in a provider host "
+         "process lost meanwhile; the next run runs in the new process", plugin_name(), index());
+  };
+  if (b.generation != owner_.generation_) {
+    if (read && !b.contents) lost();
+    revive_locked(id, b);
+  }
+  if (!b.undefined) return id;
+  const uint64_t begin = buffer.offset, end = buffer.offset + bytes;
+  if (!read) {
+    if (begin == 0 && end >= b.bytes) {
+      b.undefined = false;  // written whole: defined again
+      b.written.clear();
+    } else if (std::find(b.written.begin(), b.written.end(), std::make_pair(begin, end)) == b.written.end()) {
+      b.written.emplace_back(begin, end);
+    }
+    return id;
+  }
+  for (const auto& range : b.written)
+    if (range.first <= begin && end <= range.second) return id;
+  lost();
+  return id;
+}
+
+void IsolatedDevice::revive_locked(uint64_t id, Buffer& b) const {
   // Made in a process that is gone: made again here, with its contents when they came from the host.
   const std::string call = fmt::format("device_allocate of {} bytes (a buffer made again in a new provider host "
                                        "process)", b.bytes);
@@ -106,7 +129,8 @@ uint64_t IsolatedDevice::buffer_id_locked(EphostDeviceBuffer buffer, bool read) 
     owner_.request_locked(copy.data(), "copy_to_device (contents uploaded again in a new provider host process)",
                           owner_.settings_.call_timeout);
   }
-  return id;
+  b.undefined = !b.contents;
+  b.written.clear();
 }
 
 uint64_t IsolatedDevice::stream_id_locked(EphostStream* stream) const {
@@ -135,7 +159,7 @@ void IsolatedDevice::copy_to_device(EphostStream* stream, const void* src, Ephos
   const std::string call = fmt::format("copy_to_device of {} ({} bytes)", what, bytes);
   std::lock_guard<std::mutex> lock(owner_.mutex_);
   owner_.ensure_process_locked(call);
-  const uint64_t id = buffer_id_locked(dst, false);
+  const uint64_t id = buffer_id_locked(dst, bytes, false);
   const uint64_t stream_id = stream_id_locked(stream);
   SharedArena& arena = owner_.process_->arena();
   arena.reserve(bytes);
@@ -159,7 +183,7 @@ void IsolatedDevice::copy_to_host(EphostStream* stream, EphostDeviceBuffer src, 
   const std::string call = fmt::format("copy_to_host of {} ({} bytes)", what, bytes);
   std::lock_guard<std::mutex> lock(owner_.mutex_);
   owner_.ensure_process_locked(call);
-  const uint64_t id = buffer_id_locked(src, true);
+  const uint64_t id = buffer_id_locked(src, bytes, true);
   const uint64_t stream_id = stream_id_locked(stream);
   SharedArena& arena = owner_.process_->arena();
   MessageWriter m;
@@ -190,8 +214,8 @@ void IsolatedDevice::copy_to(const Device& dst_device, EphostStream* stream, Eph
       fmt::format("copy_between_devices of {} to device {} ({} bytes)", what, dst_device.index(), bytes);
   std::lock_guard<std::mutex> lock(owner_.mutex_);
   owner_.ensure_process_locked(call);
-  const uint64_t from = buffer_id_locked(src, true);
-  const uint64_t to = other->buffer_id_locked(dst, false);
+  const uint64_t from = buffer_id_locked(src, bytes, true);
+  const uint64_t to = other->buffer_id_locked(dst, bytes, false);
   const uint64_t stream_id = stream_id_locked(stream);
   MessageWriter m;
   m.u32(static_cast<uint32_t>(Op::kCopyOnDevice)).u64(owner_.client_).u64(stream_id).u64(from).u64(src.offset)

@@ -652,7 +652,7 @@ void IsolatedProvider::compute_on_device(Unit& unit, EphostKernelContext* contex
              "process (only tensors in its device's memory do); run the provider in process "
              "(ep.{}.isolation=in_process)", name(), what, i, v->describe(), name());
       const Tensor& t = v->tensor();
-      isolation::write_device_slot(m, t, device.buffer_id_locked(t.device_buffer(), true), t.device_buffer().offset);
+      isolation::write_device_slot(m, t, device.buffer_id_locked(t.device_buffer(), t.byte_size(), true), t.device_buffer().offset);
     }
     m.u64(context->num_outputs());
     std::string reply;
