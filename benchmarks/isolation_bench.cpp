@@ -16,14 +16,22 @@
 // as one fused group (one Compute per run), the kernel-registry EP ortkern as three single-node kernels
 // (three OrtKernelImpl::Compute per run): their isolated cost per run, and per call.
 //
-//   ephost_isolation_bench [RUNS] [device|ort]   default 2000 runs per width and mode; `device` or `ort`:
-//                                                that section only
+// Then the fallback of a device provider (`fallback`): fakedev isolated crashes in compute three times
+// (FAKEDEV_CRASH_FILE), so the session plans again without it (session/provider_fallback.h). Shown:
+// the time from the third failed run's return to the first correct run's return (the new plan's
+// partition, compile and planning included), and the per-run latency before (fakedev isolated) and
+// after (the CPU plugin), beside a session on the CPU plugin alone.
+//
+//   ephost_isolation_bench [RUNS] [device|ort|fallback]   default 2000 runs per width and mode; `device`: the
+//                                                         device memory section only; `ort`: the ONNX Runtime
+//                                                         plugin EPs only; `fallback`: the fallback only
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -130,15 +138,69 @@ Timing time_runs(Ephost::Env& env, const std::string& model, int64_t width, cons
   return t;
 }
 
+double median_run_us(const std::function<void()>& run, int runs) {
+  std::vector<double> times;
+  for (int i = 0; i < runs; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    run();
+    times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+// fakedev (in `env`) isolated on a chain of `width` floats, crashed three times; then on the CPU plugin.
+void fallback_timing(Ephost::Env& env, const std::string& folder, int64_t width, int runs) {
+  const std::string model = chain_model(width);
+  const std::string crash = folder + "/crash-now";
+  setenv("FAKEDEV_CRASH_FILE", crash.c_str(), 1);
+  Ephost::SessionOptions o;
+  o.set_threads(1);
+  o.add_config("session.provider_isolation", "process");
+  o.append_provider("fakedev");
+  o.add_config("ep.fakedev.mode", "fused");
+  Ephost::Session s(env, model.data(), model.size(), o);
+  Ephost::SessionOptions cpu_options;
+  cpu_options.set_threads(1);
+  cpu_options.append_provider("cpu");
+  Ephost::Session cpu(env, model.data(), model.size(), cpu_options);
+  std::vector<float> x(static_cast<size_t>(width), 0.25f);
+  auto run_on = [&](const Ephost::Session& session) {
+    session.run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {1, width}, x.data(), x.size())}, {"y"});
+  };
+  median_run_us([&] { run_on(s); }, 50);
+  const double before = median_run_us([&] { run_on(s); }, runs);
+  auto failed_at = std::chrono::steady_clock::now();
+  for (int i = 0; i < 3; ++i) {
+    std::ofstream(crash) << "crash";
+    try {
+      run_on(s);
+      std::printf("a run whose compute crashed succeeded\n");
+    } catch (const Ephost::Exception&) {
+      failed_at = std::chrono::steady_clock::now();
+    }
+  }
+  run_on(s);
+  const double recovery_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - failed_at).count();
+  median_run_us([&] { run_on(s); }, 50);
+  const double after = median_run_us([&] { run_on(s); }, runs);
+  median_run_us([&] { run_on(cpu); }, 50);
+  const double cpu_only = median_run_us([&] { run_on(cpu); }, runs);
+  std::printf("%-9lld %14.2f %13.2f %11.2f %11.2f\n", static_cast<long long>(width), recovery_ms, before, after,
+              cpu_only);
+  unsetenv("FAKEDEV_CRASH_FILE");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 2000;
-  const std::string only = argc > 2 ? argv[2] : "";
-  const bool device_only = only == "device";
+  const std::string section = argc > 2 ? argv[2] : "";
+  const bool device_only = section == "device" || section == "fallback";
   Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{});
   env.register_plugin(EPHOST_FAULTY_PLUGIN);
-  if (only.empty() || only == "ort") {
+  if (section.empty() || section == "ort") {
     env.register_plugin(EPHOST_ORT_TEST_PLUGIN);
     env.register_plugin(EPHOST_ORT_KERNEL_TEST_PLUGIN);
     std::printf("ONNX Runtime plugin EPs: per run, microseconds (as below); us/call = wall median difference "
@@ -156,7 +218,7 @@ int main(int argc, char** argv) {
                     out.cpu_us, out.cpu_us - in.cpu_us, out.cpu_us / in.cpu_us,
                     (out.median_us - in.median_us) / calls);
       }
-    if (only == "ort") return 0;
+    if (section == "ort") return 0;
     std::printf("\n");
   }
   std::printf("per run, microseconds: wall median and min; CPU of this process plus the provider host\n");
@@ -182,20 +244,27 @@ int main(int argc, char** argv) {
   if (symlink(EPHOST_FAKEDEV_PLUGIN, link.c_str()) != 0) return 1;
   {
     Ephost::Env device_env(EPHOST_LOG_ERROR, std::vector<std::string>{folder});
-    // Requests per isolated run: copy in, compute, copy out, synchronize (the frees ride ahead).
-    constexpr double kCallsPerRun = 4;
-    std::printf("\ndevice memory (fakedev, one fused group; %g requests per isolated run)\n", kCallsPerRun);
-    std::printf("%-9s %11s %11s %11s | %11s %11s %11s | %10s %9s %9s\n", "floats", "in_median", "in_min", "in_cpu",
-                "iso_median", "iso_min", "iso_cpu", "cpu_extra", "cpu_ratio", "us/call");
-    for (int64_t width : {16, 1024, 65536, 1048576}) {
-      const std::string model = chain_model(width);
-      const int n = width >= 1048576 ? std::max(20, runs / 20) : runs;
-      const Timing in = time_runs(device_env, model, width, "in_process", n, "fakedev");
-      const Timing out = time_runs(device_env, model, width, "process", n, "fakedev");
-      std::printf("%-9lld %11.2f %11.2f %11.2f | %11.2f %11.2f %11.2f | %10.2f %9.2f %9.2f\n",
-                  static_cast<long long>(width), in.median_us, in.min_us, in.cpu_us, out.median_us, out.min_us,
-                  out.cpu_us, out.cpu_us - in.cpu_us, out.cpu_us / in.cpu_us,
-                  (out.median_us - in.median_us) / kCallsPerRun);
+    if (section == "fallback") {
+      std::printf("\nfallback of an isolated device provider after 3 crashes (fakedev, one fused group; per run, "
+                  "wall median)\n");
+      std::printf("%-9s %14s %13s %11s %11s\n", "floats", "recovery_ms", "before_us", "after_us", "cpu_only_us");
+      for (int64_t width : {16, 1024, 65536}) fallback_timing(device_env, folder, width, runs);
+    } else {
+      // Requests per isolated run: copy in, compute, copy out, synchronize (the frees ride ahead).
+      constexpr double kCallsPerRun = 4;
+      std::printf("\ndevice memory (fakedev, one fused group; %g requests per isolated run)\n", kCallsPerRun);
+      std::printf("%-9s %11s %11s %11s | %11s %11s %11s | %10s %9s %9s\n", "floats", "in_median", "in_min", "in_cpu",
+                  "iso_median", "iso_min", "iso_cpu", "cpu_extra", "cpu_ratio", "us/call");
+      for (int64_t width : {16, 1024, 65536, 1048576}) {
+        const std::string model = chain_model(width);
+        const int n = width >= 1048576 ? std::max(20, runs / 20) : runs;
+        const Timing in = time_runs(device_env, model, width, "in_process", n, "fakedev");
+        const Timing out = time_runs(device_env, model, width, "process", n, "fakedev");
+        std::printf("%-9lld %11.2f %11.2f %11.2f | %11.2f %11.2f %11.2f | %10.2f %9.2f %9.2f\n",
+                    static_cast<long long>(width), in.median_us, in.min_us, in.cpu_us, out.median_us, out.min_us,
+                    out.cpu_us, out.cpu_us - in.cpu_us, out.cpu_us / in.cpu_us,
+                    (out.median_us - in.median_us) / kCallsPerRun);
+      }
     }
   }
   unlink(link.c_str());

@@ -9,6 +9,7 @@
 #include "core/status.h"
 #include "core/tensor_copy.h"
 #include "discovery/plugin_registry.h"
+#include "discovery/probed_device_info.h"
 
 namespace ephost {
 namespace {
@@ -26,12 +27,6 @@ struct ListedDevice {
   const ProbedDevice* probed = nullptr;  // not loaded yet
   uint32_t index = 0;
 };
-
-int32_t device_type_value(const std::string& name) {
-  for (int32_t t : {EPHOST_DEVICE_CPU, EPHOST_DEVICE_GPU, EPHOST_DEVICE_NPU, EPHOST_DEVICE_ACCELERATOR})
-    if (name == device_type_name(t)) return t;
-  return -1;
-}
 
 // Every device of the env's usable plugins, in discovery order.
 std::vector<ListedDevice> all_devices(const Env& env) {
@@ -93,15 +88,15 @@ EphostStatus* GetDevice(const EphostEnv* env, size_t index, EphostDeviceReport* 
       report.host_memory_usable = d->host_memory_usable() ? 1 : 0;
       report.memory_kinds = d->memory_kinds();
     } else {
-      const ProbedDevice& p = *listed.probed;
-      report.device_type = device_type_value(p.type);
-      report.vendor = p.vendor.c_str();
-      report.name = p.name.c_str();
-      report.driver_version = p.driver_version.c_str();
-      report.hardware_architecture = p.hardware_architecture.c_str();
-      report.memory_bytes = p.memory_bytes;
-      report.host_memory_usable = p.host_memory_usable ? 1 : 0;
-      report.memory_kinds = p.memory_kinds;
+      const EphostDeviceInfo info = device_info_of(*listed.probed);
+      report.device_type = info.device_type;
+      report.vendor = info.vendor;
+      report.name = info.name;
+      report.driver_version = info.driver_version;
+      report.hardware_architecture = info.hardware_architecture;
+      report.memory_bytes = info.memory_bytes;
+      report.host_memory_usable = info.host_memory_usable;
+      report.memory_kinds = info.memory_kinds;
     }
     std::memcpy(out, &report, std::min<size_t>(out->struct_size, sizeof(report)));
   });

@@ -204,6 +204,11 @@ std::vector<const PluginRecord*> PluginRegistry::load_libraries(const std::vecto
         if (deferred) return;
       }
       load_in_process(*record, siblings);
+      // Loaded here without a probe's list (registered by path): its devices as loaded, so that an
+      // isolated provider of it gets its device too (the provider host enumerates the same ones).
+      if (record->probed_devices.empty()) record->probed_devices = probed_devices_of(*record);
+      for (auto& sibling : siblings)
+        if (sibling->probed_devices.empty()) sibling->probed_devices = probed_devices_of(*sibling);
     });
     PluginRecord& added = finish(std::move(record), reason, deferred);
     if (deferred && reason.empty()) deferred_.emplace(&added, *c.identity);

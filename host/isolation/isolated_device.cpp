@@ -1,5 +1,6 @@
 #include "isolation/isolated_device.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <vector>
@@ -8,27 +9,12 @@
 
 #include "core/error.h"
 #include "discovery/plugin_record.h"
+#include "discovery/probed_device_info.h"
 #include "isolation/isolated_provider.h"
 #include "isolation/wire.h"
 
 namespace ephost::isolation {
 namespace {
-
-EphostDeviceInfo info_of(const ProbedDevice& probed) {
-  EphostDeviceInfo info{};
-  info.device_type = probed.type == "gpu"   ? EPHOST_DEVICE_GPU
-                     : probed.type == "npu" ? EPHOST_DEVICE_NPU
-                     : probed.type == "cpu" ? EPHOST_DEVICE_CPU
-                                            : EPHOST_DEVICE_ACCELERATOR;
-  info.vendor = probed.vendor.c_str();
-  info.name = probed.name.c_str();
-  info.driver_version = probed.driver_version.c_str();
-  info.hardware_architecture = probed.hardware_architecture.c_str();
-  info.memory_bytes = probed.memory_bytes;
-  info.host_memory_usable = probed.host_memory_usable ? 1 : 0;
-  info.memory_kinds = probed.memory_kinds;
-  return info;
-}
 
 // Ids are never reused in this process, so one of a process that is gone names nothing in the next.
 std::atomic<uint64_t> next_id{1};
@@ -39,12 +25,17 @@ uint64_t id_of(EphostStream* stream) { return static_cast<uint64_t>(reinterpret_
 
 IsolatedDevice::IsolatedDevice(const IsolatedProvider& owner, const std::string& plugin_name,
                                const std::string& library, uint32_t index, const ProbedDevice& probed)
-    : Device(nullptr, plugin_name, library, index, info_of(probed)), owner_(owner) {}
+    : Device(nullptr, plugin_name, library, index, device_info_of(probed)), owner_(owner) {}
 
 uint64_t IsolatedDevice::reserve_ids(uint64_t count) { return next_id.fetch_add(count); }
 
 EphostDeviceBuffer IsolatedDevice::handle(uint64_t id, uint64_t offset) {
   return EphostDeviceBuffer{reinterpret_cast<void*>(static_cast<uintptr_t>(id)), offset};
+}
+
+size_t IsolatedDevice::buffers_held() const {
+  std::lock_guard<std::mutex> lock(owner_.mutex_);
+  return buffers_.size();
 }
 
 IsolatedDevice::Buffer& IsolatedDevice::known_buffer_locked(uint64_t id, const char* call) const {
@@ -92,10 +83,35 @@ void IsolatedDevice::free(EphostDeviceBuffer buffer, EphostMemoryKind) const noe
   }
 }
 
-uint64_t IsolatedDevice::buffer_id_locked(EphostDeviceBuffer buffer) const {
+uint64_t IsolatedDevice::buffer_id_locked(EphostDeviceBuffer buffer, uint64_t bytes, bool read) const {
   const uint64_t id = reinterpret_cast<uintptr_t>(buffer.handle);
   Buffer& b = known_buffer_locked(id, "a request");
-  if (b.generation == owner_.generation_) return id;
+  auto lost = [&] {
+    fail(EPHOST_EP_FAIL, "provider '{}' device {}: a value this run placed on the device was in a provider host "
+         "process lost meanwhile; the next run runs in the new process", plugin_name(), index());
+  };
+  if (b.generation != owner_.generation_) {
+    if (read && !b.contents) lost();
+    revive_locked(id, b);
+  }
+  if (!b.undefined) return id;
+  const uint64_t begin = buffer.offset, end = buffer.offset + bytes;
+  if (!read) {
+    if (begin == 0 && end >= b.bytes) {
+      b.undefined = false;  // written whole: defined again
+      b.written.clear();
+    } else if (std::find(b.written.begin(), b.written.end(), std::make_pair(begin, end)) == b.written.end()) {
+      b.written.emplace_back(begin, end);
+    }
+    return id;
+  }
+  for (const auto& range : b.written)
+    if (range.first <= begin && end <= range.second) return id;
+  lost();
+  return id;
+}
+
+void IsolatedDevice::revive_locked(uint64_t id, Buffer& b) const {
   // Made in a process that is gone: made again here, with its contents when they came from the host.
   const std::string call = fmt::format("device_allocate of {} bytes (a buffer made again in a new provider host "
                                        "process)", b.bytes);
@@ -113,7 +129,8 @@ uint64_t IsolatedDevice::buffer_id_locked(EphostDeviceBuffer buffer) const {
     owner_.request_locked(copy.data(), "copy_to_device (contents uploaded again in a new provider host process)",
                           owner_.settings_.call_timeout);
   }
-  return id;
+  b.undefined = !b.contents;
+  b.written.clear();
 }
 
 uint64_t IsolatedDevice::stream_id_locked(EphostStream* stream) const {
@@ -142,7 +159,7 @@ void IsolatedDevice::copy_to_device(EphostStream* stream, const void* src, Ephos
   const std::string call = fmt::format("copy_to_device of {} ({} bytes)", what, bytes);
   std::lock_guard<std::mutex> lock(owner_.mutex_);
   owner_.ensure_process_locked(call);
-  const uint64_t id = buffer_id_locked(dst);
+  const uint64_t id = buffer_id_locked(dst, bytes, false);
   const uint64_t stream_id = stream_id_locked(stream);
   SharedArena& arena = owner_.process_->arena();
   arena.reserve(bytes);
@@ -166,7 +183,7 @@ void IsolatedDevice::copy_to_host(EphostStream* stream, EphostDeviceBuffer src, 
   const std::string call = fmt::format("copy_to_host of {} ({} bytes)", what, bytes);
   std::lock_guard<std::mutex> lock(owner_.mutex_);
   owner_.ensure_process_locked(call);
-  const uint64_t id = buffer_id_locked(src);
+  const uint64_t id = buffer_id_locked(src, bytes, true);
   const uint64_t stream_id = stream_id_locked(stream);
   SharedArena& arena = owner_.process_->arena();
   MessageWriter m;
@@ -197,8 +214,8 @@ void IsolatedDevice::copy_to(const Device& dst_device, EphostStream* stream, Eph
       fmt::format("copy_between_devices of {} to device {} ({} bytes)", what, dst_device.index(), bytes);
   std::lock_guard<std::mutex> lock(owner_.mutex_);
   owner_.ensure_process_locked(call);
-  const uint64_t from = buffer_id_locked(src);
-  const uint64_t to = other->buffer_id_locked(dst);
+  const uint64_t from = buffer_id_locked(src, bytes, true);
+  const uint64_t to = other->buffer_id_locked(dst, bytes, false);
   const uint64_t stream_id = stream_id_locked(stream);
   MessageWriter m;
   m.u32(static_cast<uint32_t>(Op::kCopyOnDevice)).u64(owner_.client_).u64(stream_id).u64(from).u64(src.offset)

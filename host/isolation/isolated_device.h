@@ -22,6 +22,8 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "core/device.h"
 
@@ -64,7 +66,10 @@ class IsolatedDevice final : public Device {
 
   // ---- for the isolated provider's compute (its lock held) ----
   // The id of `buffer` in the current process, made there again first when it was made in an earlier one.
-  uint64_t buffer_id_locked(EphostDeviceBuffer buffer) const;
+  // The request reads (`read`) or writes `bytes` from the buffer's offset. A buffer made again without a
+  // kept copy has undefined bytes until written: reading bytes not written since (a value of a run in
+  // flight when the process was lost) throws EP_FAIL, so such a run fails instead of reading garbage.
+  uint64_t buffer_id_locked(EphostDeviceBuffer buffer, uint64_t bytes, bool read) const;
   // The id of `stream` in the current process (0 for none), made again likewise.
   uint64_t stream_id_locked(EphostStream* stream) const;
   // Reserves ids for `count` device outputs of a compute; the first is returned.
@@ -73,14 +78,21 @@ class IsolatedDevice final : public Device {
   void adopt_locked(uint64_t id, uint64_t bytes) const;
   // The device buffer of id `id`.
   static EphostDeviceBuffer handle(uint64_t id, uint64_t offset = 0);
+  // The buffers not freed yet (takes the lock): what the session's plans and runs hold on the device.
+  size_t buffers_held() const;
 
  private:
   struct Buffer {
     uint64_t bytes = 0;
     uint64_t generation = 0;  // the provider host process it exists in
     std::shared_ptr<const std::string> contents;  // uploaded again in a new process (see the header)
+    // Made again without contents: only the byte ranges written since ([begin, end)) may be read.
+    bool undefined = false;
+    std::vector<std::pair<uint64_t, uint64_t>> written;
   };
   void synchronize_id(EphostStream* stream, const std::string& what) const;
+  // Makes buffer `id` of a lost process again in the current one, with its kept contents if any.
+  void revive_locked(uint64_t id, Buffer& b) const;
   Buffer& known_buffer_locked(uint64_t id, const char* call) const;
 
   const IsolatedProvider& owner_;

@@ -160,6 +160,10 @@ void IsolatedProvider::set_health_callback(HealthCallback callback) {
   callback_ = callback ? std::make_shared<HealthCallback>(std::move(callback)) : nullptr;
 }
 
+size_t IsolatedProvider::device_buffers_held() const {
+  return isolated_device_ ? isolated_device_->buffers_held() : 0;
+}
+
 IsolatedProviderHealth IsolatedProvider::health() const {
   std::lock_guard<std::mutex> lock(mutex_);
   IsolatedProviderHealth h = health_;
@@ -300,9 +304,14 @@ void IsolatedProvider::lose_process_locked(const std::string& what, const Proces
       recent_failures_.pop_front();
     if (static_cast<int>(recent_failures_.size()) >= settings_.max_failures) {
       health_.state = IsolatedProviderState::kFallenBack;
+      std::string to = "no other provider (none is left)";
+      if (fallback_ && isolated_device_)
+        to = "the providers after it, ending with provider '" + fallback_->name() +
+             "' (the session plans the placement again at its next run)";
+      else if (fallback_)
+        to = "provider '" + fallback_->name() + "'";
       consequence = fmt::format("that is {} failures within {} s, so its work goes to {}", recent_failures_.size(),
-                                std::chrono::duration_cast<std::chrono::seconds>(settings_.failure_window).count(),
-                                fallback_ ? "provider '" + fallback_->name() + "'" : "no other provider (none is left)");
+                                std::chrono::duration_cast<std::chrono::seconds>(settings_.failure_window).count(), to);
     } else {
       health_.state = IsolatedProviderState::kRestarting;
       consequence = "the next call starts a new one";
@@ -400,14 +409,15 @@ bool IsolatedProvider::load_unit_context_locked(Unit& unit) const {
 std::unique_ptr<ComputeUnit> IsolatedProvider::make_unit(std::unique_ptr<Unit> unit) const {
   std::lock_guard<std::mutex> lock(mutex_);
   for (;;) {
-    if (health_.state == IsolatedProviderState::kFallenBack && fallback_) return unit;  // made by the fallback on use
+    // Made by the fallback on use (a device provider's are not: the session plans again without it).
+    if (health_.state == IsolatedProviderState::kFallenBack && fallback_ && !isolated_device_) return unit;
     try {
       ensure_process_locked(unit->what);
       ensure_unit_locked(*unit);
       return unit;
     } catch (const ProcessLostError&) {
       // Tried again in a new process, until the failures make the provider fall back.
-      if (health_.state == IsolatedProviderState::kFallenBack && !fallback_) throw;
+      if (health_.state == IsolatedProviderState::kFallenBack && (!fallback_ || isolated_device_)) throw;
     }
   }
 }
@@ -631,8 +641,9 @@ void IsolatedProvider::compute_on_device(Unit& unit, EphostKernelContext* contex
     std::lock_guard<std::mutex> lock(mutex_);
     if (health_.state == IsolatedProviderState::kFallenBack)
       fail(EPHOST_EP_FAIL, "provider '{}' {}: the provider fell back after {} failures, and its device's memory, "
-           "where the run's values are, is reached by its provider host process only; create the session again "
-           "(last failure: {})", name(), what, health_.failures, health_.last_failure);
+           "where this run's values were placed, is reached by its provider host process only; the session's next "
+           "run plans the placement again without it (last failure: {})", name(), what, health_.failures,
+           health_.last_failure);
     ensure_process_locked(what);
     ensure_unit_locked(unit);
     std::vector<size_t> read(values.size());
@@ -654,7 +665,7 @@ void IsolatedProvider::compute_on_device(Unit& unit, EphostKernelContext* contex
              "process (only tensors in its device's memory do); run the provider in process "
              "(ep.{}.isolation=in_process)", name(), what, i, v->describe(), name());
       const Tensor& t = v->tensor();
-      isolation::write_device_slot(m, t, device.buffer_id_locked(t.device_buffer()), t.device_buffer().offset);
+      isolation::write_device_slot(m, t, device.buffer_id_locked(t.device_buffer(), t.byte_size(), true), t.device_buffer().offset);
     }
     m.u64(context->num_outputs());
     std::string reply;

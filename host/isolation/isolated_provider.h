@@ -9,8 +9,9 @@
 // isolated_device.h: device memory and streams stay in the provider host process and the host holds
 // ids, so a compute passes buffer ids, never bytes; its device outputs stay there too, under ids the
 // host reserved. A process lost takes them with it; the next one makes them again as they are named,
-// with the constant initializers the session uploaded (isolated_device.h). Such a provider has no
-// fallback: its values live where only its process reaches, so after too many failures its runs fail.
+// with the constant initializers the session uploaded (isolated_device.h). Such a provider cannot fall
+// back unit by unit: its values live where only its process reaches. After too many failures its
+// units fail, and the session plans its placement again without it (session/provider_fallback.h).
 //
 // When the process dies (a crash, an abort, a kill) or a call passes its deadline (the process is then
 // killed): that call fails with EP_FAIL naming the plugin, the call and the signal or deadline, and
@@ -79,11 +80,16 @@ class IsolatedProvider final : public Provider {
   static std::string cannot_serve(const PluginRecord& record, int64_t device_index);
 
   // The provider whose units replace this one's after too many failures (the session's CPU provider);
-  // null: none (then a fallen-back provider's computes fail). Set before the first compile. Ignored on a
-  // device that works on its own memory: the run's values are there, which no other provider reads.
-  void set_fallback(Provider* fallback) {
-    if (!isolated_device_) fallback_ = fallback;
-  }
+  // null: none (then a fallen-back provider's computes fail). Set before the first compile. On a device
+  // that works on its own memory the units are not replaced (the run's values are there, which no other
+  // provider reads): the session plans again without this provider, and this one names the fallback in
+  // its messages only.
+  void set_fallback(Provider* fallback) { fallback_ = fallback; }
+  // Whether the provider's values live in its device's memory, in the provider host process
+  // (isolated_device.h): then a fallback needs the session's placement planned again.
+  bool values_on_device() const { return isolated_device_ != nullptr; }
+  // Device buffers the host side holds ids of (with the kept initializer copies); 0 without a device.
+  size_t device_buffers_held() const;
   void set_health_callback(HealthCallback callback);
   IsolatedProviderHealth health() const;
   const IsolationSettings& settings() const { return settings_; }

@@ -62,8 +62,10 @@ nlohmann::json memory_patterns_json(const GraphExecutor& ex) {
 std::string Session::partition_report_json() const {
   using nlohmann::json;
   json report;
+  const std::shared_ptr<const SessionPlan> current = plan();
   json providers = json::array();
-  for (const auto& p : providers_.instances) {
+  for (size_t index = 0; index < providers_.instances.size(); ++index) {
+    const auto& p = providers_.instances[index];
     json jp = {{"name", p->name()}, {"path", p->record().path}, {"version", p->record().version}};
     // Plugin ABI 3: the device the provider runs on, and whether its values live in device memory.
     if (const Device* d = p->device())
@@ -78,6 +80,13 @@ std::string Session::partition_report_json() const {
                          {"failures", h.failures}, {"last_failure", h.last_failure}, {"process_id", h.process_id}};
       // Isolation auto: why this plugin was isolated ("isolated: crashed in process at ... in compute").
       if (!isolated->settings().reason.empty()) jp["isolation"]["reason"] = isolated->settings().reason;
+      // Its values in its device's memory: the buffers the host holds ids of, and whether the session
+      // planned again without it after it fell back (session/provider_fallback.h).
+      if (isolated->values_on_device()) {
+        jp["isolation"]["device_buffers"] = isolated->device_buffers_held();
+        jp["isolation"]["left_out_of_plan"] =
+            index < current->left_out.size() && !current->left_out[index].empty();
+      }
     } else {
       jp["isolation"] = {{"mode", "in_process"}};
     }
@@ -101,9 +110,9 @@ std::string Session::partition_report_json() const {
   std::map<std::string, size_t> counts;
   // Main graph first, then subgraphs in the order the executors map yields them (sorted by name).
   std::vector<const GraphExecutor*> ordered;
-  ordered.push_back(&main_executor());
+  ordered.push_back(&current->executor(*graph_));
   std::vector<const GraphExecutor*> subs;
-  for (const auto& [g, ex] : executors_)
+  for (const auto& [g, ex] : current->executors)
     if (g != graph_.get()) subs.push_back(ex.get());
   std::sort(subs.begin(), subs.end(), [](const GraphExecutor* a, const GraphExecutor* b) {
     return a->graph().name < b->graph().name;

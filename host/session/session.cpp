@@ -17,6 +17,14 @@
 namespace ephost {
 namespace {
 
+// "provider 'a' fell back (...)" for each provider a plan leaves out.
+std::string left_out_summary(const std::vector<std::string>& left_out) {
+  std::string out;
+  for (const std::string& why : left_out)
+    if (!why.empty()) out += (out.empty() ? "" : "; ") + why;
+  return out;
+}
+
 std::string read_model_metadata_json(const onnx::ModelProto& proto) {
   nlohmann::json custom = nlohmann::json::object();
   for (const auto& entry : proto.metadata_props()) custom[entry.key()] = entry.value();
@@ -85,7 +93,7 @@ Session::Session(Env& env, const SessionOptions& options, bool trusted_model)
 
 Session::~Session() {
   rebuild_.reset();
-  executors_.clear();  // before the trace is written: nothing records after this
+  plan_.reset();  // before the trace is written: nothing records after this
   if (profiler_ && profiler_->event_count() > 0) {
     try {
       log_info("profiling trace written to " + profiler_->write());
@@ -145,14 +153,11 @@ void Session::initialize(std::unique_ptr<Model> model) {
     auto span = profile(p, "session", "create providers");
     providers_ = create_providers(env_.registry(), config_, *graph_);
   }
-  if (options_.provider_state)
-    for (const auto& p : providers_.instances)
-      if (auto* isolated = dynamic_cast<IsolatedProvider*>(p.get())) isolated->set_health_callback(options_.provider_state);
+  fallback_.watch(providers_, options_.provider_state);
   deadline.check("create providers");
-  ContextResolution contexts;
   {
     auto span = profile(p, "session", "resolve EPContext nodes");
-    contexts = resolve_ep_contexts(*model_, *graph_, providers_, config_, trusted_model_, env_.context_share());
+    contexts_ = resolve_ep_contexts(*model_, *graph_, providers_, config_, trusted_model_, env_.context_share());
   }
   deadline.check("resolve EPContext nodes");
   {
@@ -169,16 +174,32 @@ void Session::initialize(std::unique_ptr<Model> model) {
   std::vector<GraphPartition> partitions;
   {
     auto span = profile(p, "session", "partition");
-    partitions = partition_graphs(*graph_, providers_, contexts, generation);
+    partitions = partition_graphs(*graph_, providers_, contexts_, generation);
   }
   freeze(*graph_);  // from here concurrent Runs read the IR: no edit may change it
   deadline.check("partition");
+  std::function<void(size_t, size_t)> progress;
+  if (options_.progress)
+    progress = [this](size_t done, size_t total) { options_.progress("compile", done, total, options_.progress_user); };
+  plan_ = make_plan(std::move(partitions), progress, deadline);
+  context_diagnostics_ = std::move(contexts_.diagnostics);
+  contexts_.diagnostics.clear();
+  if (generation.enabled) {
+    auto span = profile(p, "session", "generate EPContext model");
+    generate_context_model(generation, *model_, main_executor(), providers_.instances, env_.context_share());
+  }
+  if (config_.ep_context.rebuild) start_context_rebuild();
+  log_verbose(fmt::format("session creation: {} IR build(s), {} whole-model shape inference(s)",
+                        creation_counts_.ir_builds, creation_counts_.shape_inferences));
+}
+
+std::shared_ptr<SessionPlan> Session::make_plan(std::vector<GraphPartition> partitions,
+                                               const std::function<void(size_t, size_t)>& progress,
+                                               const CreationDeadline& deadline) const {
+  Profiler* p = profiler_.get();
   std::vector<std::unique_ptr<CompiledGraph>> compiled;
   {
     auto span = profile(p, "session", "compile");
-    std::function<void(size_t, size_t)> progress;
-    if (options_.progress)
-      progress = [this](size_t done, size_t total) { options_.progress("compile", done, total, options_.progress_user); };
     compiled = compile_graphs(std::move(partitions), providers_, progress, deadline);
   }
   std::vector<GraphPlan> plans;
@@ -187,18 +208,39 @@ void Session::initialize(std::unique_ptr<Model> model) {
     plans = plan_graphs(compiled, config_);
   }
   deadline.check("plan");
+  auto plan = std::make_shared<SessionPlan>();
   {
     auto span = profile(p, "session", "create executors");
-    create_executors(std::move(compiled), std::move(plans), config_, p, executors_);
+    create_executors(std::move(compiled), std::move(plans), config_, p, plan->executors);
   }
-  context_diagnostics_ = std::move(contexts.diagnostics);
-  if (generation.enabled) {
-    auto span = profile(p, "session", "generate EPContext model");
-    generate_context_model(generation, *model_, main_executor(), providers_.instances, env_.context_share());
+  return plan;
+}
+
+std::shared_ptr<const SessionPlan> Session::plan() const {
+  std::lock_guard<std::mutex> lock(plan_mutex_);
+  return plan_;
+}
+
+void Session::plan_again_without(const std::vector<std::string>& left_out) const {
+  const auto started = std::chrono::steady_clock::now();
+  std::shared_ptr<SessionPlan> next;
+  try {
+    auto span = profile(profiler_.get(), "session", "plan again after a provider fell back");
+    // No progress reports: the application's callback belongs to the session's creation.
+    next = make_plan(partition_graphs(*graph_, providers_, contexts_, GenerationSettings{}, left_out), {}, {});
+  } catch (const std::exception& e) {
+    fail(EPHOST_EP_FAIL, "{}; planning the session again without it failed: {}", left_out_summary(left_out), e.what());
   }
-  if (config_.ep_context.rebuild) start_context_rebuild();
-  log_verbose(fmt::format("session creation: {} IR build(s), {} whole-model shape inference(s)",
-                        creation_counts_.ir_builds, creation_counts_.shape_inferences));
+  next->left_out = left_out;
+  std::shared_ptr<const SessionPlan> old;
+  {
+    std::lock_guard<std::mutex> lock(plan_mutex_);
+    old = std::move(plan_);
+    plan_ = std::move(next);
+  }
+  const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  log_warning(fmt::format("{} (planned again in {:.1f} ms)", left_out_summary(left_out), ms));
+  // `old` goes here, or with the last run still on it.
 }
 
 void Session::start_context_rebuild() {
@@ -246,6 +288,11 @@ std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_nam
                                        const std::vector<std::string>& output_names, const OutputRequests* requests,
                                        RunCopyStats* stats, const RunLimits* limits) const {
   if (limits) limits->check();
+  if (fallback_.pending())
+    fallback_.plan_again_if_pending(providers_, [this](const std::vector<std::string>& left_out) {
+      plan_again_without(left_out);
+    });
+  const std::shared_ptr<const SessionPlan> plan = this->plan();  // kept until this run returns
   const auto feeds = bind_run_inputs(*graph_, input_names, inputs, model_->overridden_dimensions);
   const std::vector<size_t> picks = pick_run_outputs(*graph_, output_names);
   OutputRequests by_output;
@@ -271,7 +318,7 @@ std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_nam
   std::vector<RuntimeValue> all;
   try {
     for (; started < providers.size(); ++started) providers[started]->run_start();
-    all = main_executor().run(feeds, nullptr, by_output, stats, limits);
+    all = plan->executor(*graph_).run(feeds, nullptr, by_output, stats, limits);
   } catch (...) {
     end_started(false);
     throw;

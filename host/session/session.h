@@ -1,10 +1,13 @@
 // A session: load -> initialize (the stages of session_stages.h: providers, EPContext resolution,
 // graph transforms, IR, partition, compile, plan, executors, EPContext generation) -> run (seed: ONNX
 // Runtime's InferenceSession lifecycle). Immutable after creation, so Run may be called from several
-// threads at once.
+// threads at once; the one change, after an isolated device provider fell back, swaps the whole plan
+// between runs (session/provider_fallback.h).
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -14,6 +17,8 @@
 #include "graph/graph.h"
 #include "model/creation_counts.h"
 #include "session/context_rebuild.h"
+#include "session/provider_fallback.h"
+#include "session/session_plan.h"
 #include "env/env.h"
 #include "provider_selection/provider_setup.h"
 #include "options/session_config.h"
@@ -72,14 +77,25 @@ class Session {
   // The background rebuild of a rejected EPContext cache (ep.context_rebuild=1), or null.
   const ContextRebuild* context_rebuild() const { return rebuild_.get(); }
   const std::vector<std::unique_ptr<Provider>>& providers() const { return providers_.instances; }
-  const GraphExecutor& main_executor() const { return *executors_.at(graph_.get()); }
-  const ExecutorMap& executors() const { return executors_; }
+  // The current plan (session_plan.h): kept alive by the pointer even when a fallback swaps another in.
+  std::shared_ptr<const SessionPlan> plan() const;
+  // The current plan's executors: valid until a plan is swapped in (only after an isolated device
+  // provider fell back); hold plan() to keep them.
+  const GraphExecutor& main_executor() const { return plan()->executor(*graph_); }
+  const ExecutorMap& executors() const { return plan()->executors; }
 
  private:
   Session(Env& env, const SessionOptions& options, bool trusted_model);
   void initialize(std::unique_ptr<Model> model);
   // ep.context_rebuild=1 and some cached contexts were rejected: recompile them in the background.
   void start_context_rebuild();
+  // Compiles the partitions, plans them and makes their executors (the stages after partitioning);
+  // `progress` (may be empty) hears each compiled step.
+  std::shared_ptr<SessionPlan> make_plan(std::vector<GraphPartition> partitions,
+                                         const std::function<void(size_t, size_t)>& progress,
+                                         const CreationDeadline& deadline) const;
+  // A device provider fell back (provider_fallback.h): partitions again without it and swaps the new plan in.
+  void plan_again_without(const std::vector<std::string>& left_out) const;
 
   Env& env_;
   const SessionOptions options_;  // as given (the context rebuild compiles with them)
@@ -87,8 +103,13 @@ class Session {
   const bool trusted_model_;
   std::unique_ptr<Model> model_;
   std::unique_ptr<Graph> graph_;  // the IR of model_ (points into it: declared after, destroyed first)
+  // Before providers_: their state callbacks reach it, to the last.
+  mutable ProviderFallback fallback_;
   SessionProviders providers_;
-  ExecutorMap executors_;         // release kernels and compiled groups: destroyed before providers_
+  ContextResolution contexts_;    // the EPContext nodes loaded (a new plan gets them again); no diagnostics
+  mutable std::mutex plan_mutex_;
+  // Releases kernels and compiled groups: destroyed before providers_. Swapped under plan_mutex_.
+  mutable std::shared_ptr<const SessionPlan> plan_;
   std::vector<Value*> inputs_;
   std::vector<ContextDiagnostic> context_diagnostics_;
   CreationCounts creation_counts_;

@@ -68,8 +68,14 @@ void partition_subgraphs(const Graph& graph, const std::vector<std::string>& nam
 }  // namespace
 
 std::vector<GraphPartition> partition_graphs(const Graph& main, const SessionProviders& providers,
-                                             const ContextResolution& contexts, const GenerationSettings& generation) {
-  const CapabilityQuery query = capability_query(providers);
+                                             const ContextResolution& contexts, const GenerationSettings& generation,
+                                             const std::vector<std::string>& left_out) {
+  auto is_left_out = [&left_out](size_t provider) { return provider < left_out.size() && !left_out[provider].empty(); };
+  CapabilityQuery query = capability_query(providers);
+  if (!left_out.empty())
+    query = [asked = std::move(query), is_left_out](size_t provider, const GraphView& view) {
+      return is_left_out(provider) ? std::vector<EphostCapability::Claim>{} : asked(provider, view);
+    };
   PartitionOptions common;
   common.unclaimed_hint = providers.cpu_fallback
                               ? "The built-in CPU plugin does not support these operators (or these types) yet."
@@ -81,7 +87,8 @@ std::vector<GraphPartition> partition_graphs(const Graph& main, const SessionPro
   for (const auto& n : main.nodes) {
     if (n->op_type != epctx::kOpType) continue;
     auto it = contexts.loaded.find(n->name);
-    if (it != contexts.loaded.end()) main_options.preassigned.push_back({n.get(), it->second.provider, it->second.compute});
+    const bool usable = it != contexts.loaded.end() && !is_left_out(it->second.provider);
+    if (usable) main_options.preassigned.push_back({n.get(), it->second.provider, it->second.compute});
   }
   if (!contexts.excluded.empty()) {
     const auto* excluded = &contexts.excluded;
@@ -94,6 +101,10 @@ std::vector<GraphPartition> partition_graphs(const Graph& main, const SessionPro
   std::vector<GraphPartition> partitions;
   partitions.push_back(partition_graph(main, providers.names, query, main_options));
   partition_subgraphs(main, providers.names, query, common, partitions);
+  // The providers left out were not asked: each graph's notes say why (the partition report shows them).
+  for (GraphPartition& partition : partitions)
+    for (size_t provider = 0; provider < left_out.size(); ++provider)
+      if (is_left_out(provider)) partition.notes.push_back({provider, {}, left_out[provider], true});
   return partitions;
 }
 

@@ -4,15 +4,20 @@
 // copies in the report; the provider host's own calls are counted through fakedev's journal
 // (FAKEDEV_JOURNAL: one line per call, with the process id). A provider host killed between runs or
 // crashing in compute costs one run at most: the next process gets the session's initializers again
-// and the runs after it are correct.
+// and the runs after it are correct. Three crashes make the provider fall back: the session plans
+// again without it (its nodes on the CPU plugin, its device buffers let go), also while 8 threads run.
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <fstream>
+#include <functional>
 #include <gtest/gtest.h>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -60,6 +65,33 @@ class ProviderIsolationDevice : public ::testing::TestWithParam<std::string> {
     return options_with({"fakedev"}, {{"ep.fakedev.mode", GetParam()},
                                       {"session.provider_isolation", isolation},
                                       {"session.disable_cpu_ep_fallback", "1"}});
+  }
+  // Isolated, with the CPU plugin last: where fakedev's nodes go once it fell back.
+  Ephost::SessionOptions options_with_cpu() const {
+    return options_with({"fakedev"}, {{"ep.fakedev.mode", GetParam()}, {"session.provider_isolation", "process"}});
+  }
+  // The calls journaled by provider host processes (this process's own, in process, left out).
+  size_t provider_host_calls() const {
+    size_t n = 0;
+    for (const auto& [pid, counts] : journal())
+      if (pid != static_cast<long>(::getpid()))
+        for (const auto& [call, count] : counts) n += static_cast<size_t>(count);
+    return n;
+  }
+  // Makes the provider host's next compute abort, and checks that the run doing it fails as it should.
+  void crash_one_run(const Ephost::Session& s, int seed, bool last) {
+    std::ofstream(crash_file_) << "crash";
+    try {
+      run(s, seed);
+      ADD_FAILURE() << "the run whose compute crashed succeeded";
+    } catch (const Ephost::Exception& e) {
+      EXPECT_EQ(e.code(), EPHOST_EP_FAIL) << e.message();
+      EXPECT_NE(e.message().find("SIGABRT"), std::string::npos) << e.message();
+      if (last) {
+        EXPECT_NE(e.message().find("goes to the providers after it, ending with provider 'cpu'"), std::string::npos)
+            << e.message();
+      }
+    }
   }
 
   // The journal's calls, per process: pid -> call -> count.
@@ -189,6 +221,159 @@ TEST_P(ProviderIsolationDevice, ConcurrentRunsOfOneSessionAreCorrect) {
     });
   for (auto& th : threads) th.join();
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(problems[static_cast<size_t>(t)], "") << "thread " << t;
+}
+
+// A device plugin registered by path is loaded in process, with no probe: isolated, it still gets its
+// device (the devices it enumerated when loaded), so its values live in the provider host's device.
+TEST_P(ProviderIsolationDevice, RegisteredByPathItRunsIsolatedOnItsDevice) {
+  Ephost::Env env(EPHOST_LOG_FATAL, std::vector<std::string>{});
+  env.register_plugin(test_plugin("ephost_test_fakedev"));
+  Ephost::Session in_process(env, model_.data(), model_.size(), options("in_process"));
+  Ephost::Session isolated(env, model_.data(), model_.size(), options("process"));
+  const json report = json::parse(isolated.partition_report_json());
+  EXPECT_EQ(report["providers"][0]["isolation"]["mode"], "process") << report["providers"].dump(2);
+  EXPECT_EQ(report["providers"][0]["device"]["label"], "fakedev:0") << report["providers"].dump(2);
+  EXPECT_EQ(report["providers"][0]["device"]["memory"], "device");
+  for (const auto& [node, device] : node_devices(report)) EXPECT_EQ(device, "fakedev:0") << node;
+  const long pid = process_of(isolated);
+  ASSERT_GT(pid, 0);
+  for (int seed = 0; seed < 2; ++seed) expect_run_matches(isolated, in_process, seed);
+  EXPECT_EQ(journal()[pid]["copy_to_device"], 2 + 2 * 2) << "initializers once, then x and z per run, there";
+}
+
+// What the state callback heard, and whether it heard the fallback yet.
+struct StateChanges {
+  std::mutex mutex;
+  std::vector<std::pair<EphostProviderStateKind, int>> seen;  // state, failures
+  std::atomic<bool> fallen_back{false};
+  static void record(const EphostProviderState* state, void* user) {
+    auto* self = static_cast<StateChanges*>(user);
+    const auto kind = static_cast<EphostProviderStateKind>(state->state);
+    {
+      std::lock_guard<std::mutex> lock(self->mutex);
+      self->seen.emplace_back(kind, state->failures);
+    }
+    if (kind == EPHOST_PROVIDER_FALLEN_BACK) self->fallen_back = true;
+  }
+};
+
+TEST_P(ProviderIsolationDevice, ThreeCrashesPlanTheSessionAgainOnTheCpuPlugin) {
+  Ephost::Session in_process(*env_, model_.data(), model_.size(), options("in_process"));
+  StateChanges changes;
+  Ephost::SessionOptions o = options_with_cpu();
+  o.set_provider_state_callback(&StateChanges::record, &changes);
+  Ephost::Session isolated(*env_, model_.data(), model_.size(), o);
+  expect_run_matches(isolated, in_process, 1);
+  json report = json::parse(isolated.partition_report_json());
+  EXPECT_GE(report["providers"][0]["isolation"]["device_buffers"], 2) << "c1 and c2 at least";
+  EXPECT_EQ(report["providers"][0]["isolation"]["left_out_of_plan"], false);
+
+  for (int i = 0; i < 3; ++i) ASSERT_NO_FATAL_FAILURE(crash_one_run(isolated, 10 + i, i == 2));
+  const size_t journaled = provider_host_calls();
+  for (int seed = 3; seed < 6; ++seed) expect_run_matches(isolated, in_process, seed);
+  EXPECT_EQ(provider_host_calls(), journaled) << "a provider host ran fakedev again after it fell back";
+
+  report = json::parse(isolated.partition_report_json());
+  for (const auto& [node, provider] : node_providers(report)) EXPECT_EQ(provider, "cpu") << node;
+  EXPECT_TRUE(report["graphs"][0]["copies"].empty()) << report["graphs"][0]["copies"].dump(2);
+  const json& isolation = report["providers"][0]["isolation"];
+  EXPECT_EQ(isolation["state"], "fallen_back") << isolation.dump(2);
+  EXPECT_EQ(isolation["failures"], 3);
+  EXPECT_EQ(isolation["process_id"], -1);
+  EXPECT_EQ(isolation["left_out_of_plan"], true);
+  EXPECT_EQ(isolation["device_buffers"], 0) << "the old plan's device buffers (initializers included) were let go";
+  bool noted = false;
+  for (const auto& note : report["graphs"][0]["refused_claims"])
+    noted |= note["provider"] == "fakedev" && note["reason"].get<std::string>().find("fell back") != std::string::npos;
+  EXPECT_TRUE(noted) << report["graphs"][0]["refused_claims"].dump(2);
+
+  const auto states = isolated.provider_states();
+  ASSERT_EQ(states.size(), 2u);
+  EXPECT_EQ(states[0].state, EPHOST_PROVIDER_FALLEN_BACK);
+  EXPECT_EQ(states[0].failures, 3);
+  EXPECT_NE(states[0].last_failure.find("ending with provider 'cpu'"), std::string::npos) << states[0].last_failure;
+  std::lock_guard<std::mutex> lock(changes.mutex);
+  ASSERT_FALSE(changes.seen.empty());
+  EXPECT_EQ(changes.seen.back(), std::make_pair(EPHOST_PROVIDER_FALLEN_BACK, 3));
+}
+
+// Without the CPU plugin nothing can take fakedev's nodes: the runs after the fallback fail, saying so.
+TEST_P(ProviderIsolationDevice, FallbackWithNoProviderLeftFailsTheRunsSayingWhy) {
+  Ephost::Session isolated(*env_, model_.data(), model_.size(), options("process"));
+  for (int i = 0; i < 3; ++i) ASSERT_NO_FATAL_FAILURE(crash_one_run(isolated, 10 + i, false));
+  for (int i = 0; i < 2; ++i) {
+    try {
+      run(isolated, 20 + i);
+      ADD_FAILURE() << "a run succeeded with no provider for its nodes";
+    } catch (const Ephost::Exception& e) {
+      EXPECT_EQ(e.code(), EPHOST_EP_FAIL) << e.message();
+      EXPECT_NE(e.message().find("provider 'fakedev' fell back after 3 failures"), std::string::npos) << e.message();
+      EXPECT_NE(e.message().find("planning the session again without it failed"), std::string::npos) << e.message();
+      EXPECT_NE(e.message().find("session.disable_cpu_ep_fallback"), std::string::npos) << e.message();
+    }
+  }
+}
+
+// 8 threads run one session while its provider host crashes three times: every run gives the right
+// outputs or fails with EP_FAIL; the runs that start after the fallback was announced all succeed.
+TEST_P(ProviderIsolationDevice, EightThreadsRunWhileTheProviderFallsBack) {
+  Ephost::Session in_process(*env_, model_.data(), model_.size(), options("in_process"));
+  StateChanges changes;
+  Ephost::SessionOptions o = options_with_cpu();
+  o.set_provider_state_callback(&StateChanges::record, &changes);
+  Ephost::Session isolated(*env_, model_.data(), model_.size(), o);
+  constexpr int kThreads = 8, kRunsAfter = 3;
+  std::vector<std::vector<std::vector<float>>> want;
+  for (int seed = 0; seed < kThreads; ++seed) want.push_back(run(in_process, seed));
+
+  std::atomic<bool> stop{false};
+  std::vector<std::string> problems(kThreads);
+  std::vector<int> failed(kThreads, 0), correct_after(kThreads, 0);
+  std::atomic<int> threads_done_after{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      const auto i = static_cast<size_t>(t);
+      while (!stop) {
+        const bool after = changes.fallen_back;
+        try {
+          if (run(isolated, t) != want[i]) {
+            problems[i] = "wrong outputs";
+          } else if (after && ++correct_after[i] == kRunsAfter) {
+            ++threads_done_after;
+          }
+        } catch (const Ephost::Exception& e) {
+          ++failed[i];
+          if (e.code() != EPHOST_EP_FAIL) problems[i] = "not EP_FAIL: " + e.message();
+          if (after) problems[i] = "a run that started after the fallback failed: " + e.message();
+        } catch (const std::exception& e) {
+          problems[i] = e.what();
+        }
+        if (!problems[i].empty()) return;
+      }
+    });
+  auto wait_for = [](const std::function<bool()>& done) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!done() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return done();
+  };
+  for (int crash = 1; crash <= 3; ++crash) {
+    std::ofstream(crash_file_) << "crash";
+    EXPECT_TRUE(wait_for([&] { return isolated.provider_states()[0].failures >= crash; })) << "crash " << crash;
+  }
+  EXPECT_TRUE(wait_for([&] { return threads_done_after == kThreads; })) << "not every thread ran after the fallback";
+  stop = true;
+  for (auto& th : threads) th.join();
+  int failures = 0;
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(problems[static_cast<size_t>(t)], "") << "thread " << t;
+    failures += failed[static_cast<size_t>(t)];
+  }
+  EXPECT_GE(failures, 3) << "the runs whose compute crashed";
+  const json report = json::parse(isolated.partition_report_json());
+  for (const auto& [node, provider] : node_providers(report)) EXPECT_EQ(provider, "cpu") << node;
+  EXPECT_EQ(report["providers"][0]["isolation"]["failures"], 3);
+  EXPECT_EQ(report["providers"][0]["isolation"]["device_buffers"], 0);
 }
 
 }  // namespace
