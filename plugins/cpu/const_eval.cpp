@@ -26,9 +26,18 @@ namespace {
 
 // ---- the registry of folded values ------------------------------------------------------------------
 
+// Keyed by value handle. A handle's address can be reused once the host frees the value (a graph
+// edited after an earlier get_capability, a session gone while another provider lives on), so each
+// entry keeps the value's name and its owner: a lookup answers only for a value of the same name, and
+// an owner's unregistering never erases what another owner registered at a reused address.
+struct Registered {
+  std::string name;
+  const void* owner = nullptr;
+  std::shared_ptr<OwnedTensor> tensor;
+};
 struct Registry {
   std::mutex mu;
-  std::unordered_map<const EphostValueInfo*, std::shared_ptr<OwnedTensor>> values;
+  std::unordered_map<const EphostValueInfo*, Registered> values;
   std::map<const void*, std::vector<const EphostValueInfo*>> by_owner;
 };
 
@@ -37,11 +46,12 @@ Registry& registry() {
   return *r;
 }
 
-std::shared_ptr<OwnedTensor> registered(const EphostValueInfo* v) {
+std::shared_ptr<OwnedTensor> registered(const sdk::Value& v) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
-  auto it = r.values.find(v);
-  return it == r.values.end() ? nullptr : it->second;
+  auto it = r.values.find(v.get());
+  if (it == r.values.end() || it->second.name != v.name()) return nullptr;
+  return it->second.tensor;
 }
 
 // The enclosing graph's value that an outer-scope value `v` of `graph` refers to.
@@ -62,7 +72,7 @@ sdk::Value outer_value(const sdk::Graph& graph, const std::string& name) {
 sdk::Tensor resolve(const sdk::Value& v, const sdk::Graph& graph, int depth) {
   if (!v.valid() || depth > 16) return sdk::Tensor();
   if (v.is_constant()) return v.constant();
-  if (auto t = registered(v.get())) return t->view();
+  if (auto t = registered(v)) return t->view();
   if (sdk::host().value_is_outer_scope(v.get()) == 0 || !graph.valid()) return sdk::Tensor();
   const sdk::Value outer = outer_value(graph, v.name());
   if (!outer.valid()) return sdk::Tensor();
@@ -454,7 +464,7 @@ constexpr size_t kMaxFoldedBytes = 64u << 20;
 sdk::Tensor constant_of(const sdk::Value& v) {
   if (!v.valid()) return sdk::Tensor();
   if (v.is_constant()) return v.constant();
-  if (auto t = registered(v.get())) return t->view();
+  if (auto t = registered(v)) return t->view();
   if (sdk::host().value_is_outer_scope(v.get()) == 0) return sdk::Tensor();
   // The value's graph: the graph of a node that reads it.
   const std::vector<sdk::Node> readers = v.consumers();
@@ -511,7 +521,7 @@ void register_constants(const void* owner, const FoldedNodes& f) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
   for (const auto& [v, t] : f.values) {
-    r.values[v] = t;
+    r.values[v] = Registered{sdk::Value(v).name(), owner, t};
     r.by_owner[owner].push_back(v);
   }
 }
@@ -521,7 +531,10 @@ void unregister_constants(const void* owner) {
   std::lock_guard<std::mutex> lock(r.mu);
   auto it = r.by_owner.find(owner);
   if (it == r.by_owner.end()) return;
-  for (const EphostValueInfo* v : it->second) r.values.erase(v);
+  for (const EphostValueInfo* v : it->second) {
+    auto entry = r.values.find(v);
+    if (entry != r.values.end() && entry->second.owner == owner) r.values.erase(entry);
+  }
   r.by_owner.erase(it);
 }
 
@@ -532,7 +545,7 @@ class ConstantGroup : public sdk::CompiledGroup {
   explicit ConstantGroup(const sdk::Graph& group) : name_(group.name()) {
     for (size_t i = 0; i < group.num_outputs(); ++i) {
       const sdk::Value v = group.output(i);
-      auto t = registered(v.get());
+      auto t = registered(v);
       if (!t) sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile constant group " + name_ + ": '" + v.name() + "' was not folded");
       tensors_.push_back(t);
       if (sdk::host_has_values()) values_.push_back(sdk::OwnedValue::copy_of(t->view()));
