@@ -26,8 +26,8 @@
 // copy_between_devices, stream_create, stream_synchronize, compute) fail after `after` more successes.
 //
 // For runs in a provider host process, where the tests cannot reach the hooks: FAKEDEV_JOURNAL names a
-// file that every successful copy_to_device, copy_to_host, device_allocate and compute (kernel or fused)
-// appends a line to ("fakedev <call> <pid>"), from every process; and a compute that finds the file
+// file that every successful copy_to_device, copy_to_host, device_allocate, stream_synchronize and compute
+// (kernel or fused) appends a line to ("fakedev <call> <pid>"), from every process; and a compute that finds the file
 // FAKEDEV_CRASH_FILE names removes it and aborts its process (a crash in compute, once). The provider
 // options `fault` and `fault_while` inject a fault of injected_fault.hpp into provider_create,
 // get_capability or compile, on every call while they hold ("compile" is create_kernel in mode
@@ -265,6 +265,7 @@ class FakeDevices : public Devices {
     maybe_fail("stream_synchronize");
     Memory::Access access;
     for (auto& w : work) w();
+    journal("stream_synchronize");
   }
   void release_stream(EphostStream* stream) noexcept override { delete reinterpret_cast<Stream*>(stream); }
 };
