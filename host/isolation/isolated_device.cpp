@@ -140,6 +140,7 @@ uint64_t IsolatedDevice::stream_id_locked(EphostStream* stream) const {
   if (it == streams_.end())
     fail(EPHOST_EP_FAIL, "provider '{}' device {}: a stream this device did not create was named", plugin_name(),
          index());
+  idle_streams_.erase(id);  // the request it is named in may queue work on it
   if (it->second == owner_.generation_) return id;
   MessageWriter m;
   m.u32(static_cast<uint32_t>(Op::kStreamCreate)).u64(owner_.client_).u64(id).u64(index());
@@ -168,6 +169,7 @@ void IsolatedDevice::copy_to_device(EphostStream* stream, const void* src, Ephos
   m.u32(static_cast<uint32_t>(Op::kCopyToDevice)).u64(owner_.client_).u64(stream_id).u64(id).u64(dst.offset)
       .u64(bytes).u64(arena.size());
   owner_.request_locked(m.data(), call, owner_.settings_.call_timeout);
+  if (stream_id) idle_streams_.insert(stream_id);  // the provider host finished the stream (see the header)
   Buffer& b = buffers_.at(id);
   // The whole buffer from host memory in one synchronous copy (a constant initializer's upload): kept,
   // for a new process to have it too. Anything else written into a buffer makes a kept copy stale.
@@ -190,6 +192,7 @@ void IsolatedDevice::copy_to_host(EphostStream* stream, EphostDeviceBuffer src, 
   m.u32(static_cast<uint32_t>(Op::kCopyToHost)).u64(owner_.client_).u64(stream_id).u64(id).u64(src.offset)
       .u64(bytes).u64(arena.size());
   const std::string reply = owner_.request_locked(m.data(), call, owner_.settings_.call_timeout);
+  if (stream_id) idle_streams_.insert(stream_id);  // the provider host finished the stream (see the header)
   MessageReader in(reply);
   in.u32();
   arena.follow(in.u64());
@@ -244,11 +247,13 @@ void IsolatedDevice::synchronize_id(EphostStream* stream, const std::string& cal
          index(), call);
   // Work enqueued in a process that is gone went with it (its run failed then): nothing to wait for.
   if (it->second != owner_.generation_ || !owner_.process_ || !owner_.process_->alive()) return;
+  if (idle_streams_.count(it->first)) return;  // nothing queued since the provider host finished it
   owner_.ensure_process_locked(call);
   if (it->second != owner_.generation_) return;
   MessageWriter m;
   m.u32(static_cast<uint32_t>(Op::kStreamSynchronize)).u64(owner_.client_).u64(id_of(stream));
   owner_.request_locked(m.data(), call, owner_.settings_.call_timeout);
+  idle_streams_.insert(it->first);
 }
 
 void IsolatedDevice::synchronize(EphostStream* stream, const std::string& what) const {
@@ -266,6 +271,7 @@ void IsolatedDevice::release_stream(EphostStream* stream) const noexcept {
     auto it = streams_.find(id_of(stream));
     if (it == streams_.end()) return;
     const uint64_t generation = it->second;
+    idle_streams_.erase(it->first);
     streams_.erase(it);
     if (generation != owner_.generation_ || !owner_.process_ || !owner_.process_->alive() ||
         owner_.created_generation_ != owner_.generation_)

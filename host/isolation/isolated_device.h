@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -101,6 +102,10 @@ class IsolatedDevice final : public Device {
   std::atomic<bool> copies_between_devices_{false};
   mutable std::unordered_map<uint64_t, Buffer> buffers_;
   mutable std::unordered_map<uint64_t, uint64_t> streams_;  // id -> the generation it exists in
+  // Streams with nothing queued since the provider host last finished them: a copy to or from host
+  // memory finishes its stream there (the shared memory is reused by the next request), so the
+  // synchronization a run ends with, after its outputs were copied to the host, needs no request.
+  mutable std::unordered_set<uint64_t> idle_streams_;
 };
 
 }  // namespace isolation

@@ -307,7 +307,7 @@ void IsolatedProvider::lose_process_locked(const std::string& what, const Proces
       std::string to = "no other provider (none is left)";
       if (fallback_ && isolated_device_)
         to = "the providers after it, ending with provider '" + fallback_->name() +
-             "' (the session plans the placement again at its next run)";
+             "' (the session plans the placement again without it: at its next run, or now while it is created)";
       else if (fallback_)
         to = "provider '" + fallback_->name() + "'";
       consequence = fmt::format("that is {} failures within {} s, so its work goes to {}", recent_failures_.size(),

@@ -65,6 +65,10 @@ struct PartitionOptions {
   // Claims a provider may not make: the original nodes of a cached context that provider rejected
   // go to the providers after it. Null: no exclusions.
   std::function<bool(size_t provider, const Node& node)> excluded;
+  // Providers not asked at all, by index, each with why ("" or past the end: asked): an isolated device
+  // provider that fell back (session/provider_fallback.h). The error for unclaimed nodes lists them
+  // apart from the providers asked.
+  std::vector<std::string> left_out;
 };
 
 // Partitions one graph (not its subgraphs: the session recurses). `provider_names` in priority order.

@@ -247,8 +247,12 @@ GraphPartition partition_graph(const Graph& graph, const std::vector<std::string
                                const CapabilityQuery& query, const PartitionOptions& options) {
   Partitioner p(graph, provider_names, options);
   for (const auto& pre : options.preassigned) p.preassign(pre);
+  auto is_left_out = [&options](size_t provider) {
+    return provider < options.left_out.size() && !options.left_out[provider].empty();
+  };
   for (size_t i = 0; i < provider_names.size(); ++i) {
     if (p.unassigned().empty()) break;
+    if (is_left_out(i)) continue;
     std::vector<EphostCapability::Claim> claims;
     try {
       claims = query(i, *graph.view);
@@ -266,10 +270,15 @@ GraphPartition partition_graph(const Graph& graph, const std::vector<std::string
   if (!left.empty()) {
     std::string ops;
     for (size_t i = 0; i < left.size() && i < 8; ++i) ops += (i ? ", " : "") + left[i]->op_type;
-    std::string asked;
-    for (const auto& n : provider_names) asked += (asked.empty() ? "" : ", ") + n;
-    fail(EPHOST_INVALID_GRAPH, "no provider claimed {} node(s) of graph '{}': {} (ops: {}); providers asked: {}. {}",
-         left.size(), graph.name, join_names(left), ops, asked.empty() ? "none" : asked, options.unclaimed_hint);
+    std::string asked, not_asked;
+    for (size_t i = 0; i < provider_names.size(); ++i) {
+      std::string& list = is_left_out(i) ? not_asked : asked;
+      list += (list.empty() ? "" : ", ") + provider_names[i];
+    }
+    if (!not_asked.empty()) not_asked = " (left out: " + not_asked + ")";
+    fail(EPHOST_INVALID_GRAPH, "no provider claimed {} node(s) of graph '{}': {} (ops: {}); providers asked: {}{}. {}",
+         left.size(), graph.name, join_names(left), ops, asked.empty() ? "none" : asked, not_asked,
+         options.unclaimed_hint);
   }
   return p.finish();
 }

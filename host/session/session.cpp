@@ -181,7 +181,7 @@ void Session::initialize(std::unique_ptr<Model> model) {
   std::function<void(size_t, size_t)> progress;
   if (options_.progress)
     progress = [this](size_t done, size_t total) { options_.progress("compile", done, total, options_.progress_user); };
-  plan_ = make_plan(std::move(partitions), progress, deadline);
+  plan_ = make_first_plan(std::move(partitions), generation, progress, deadline);
   context_diagnostics_ = std::move(contexts_.diagnostics);
   contexts_.diagnostics.clear();
   if (generation.enabled) {
@@ -213,6 +213,31 @@ std::shared_ptr<SessionPlan> Session::make_plan(std::vector<GraphPartition> part
     auto span = profile(p, "session", "create executors");
     create_executors(std::move(compiled), std::move(plans), config_, p, plan->executors);
   }
+  return plan;
+}
+
+std::shared_ptr<SessionPlan> Session::make_first_plan(std::vector<GraphPartition> partitions,
+                                                     const GenerationSettings& generation,
+                                                     const std::function<void(size_t, size_t)>& progress,
+                                                     const CreationDeadline& deadline) {
+  try {
+    return make_plan(std::move(partitions), progress, deadline);
+  } catch (const std::exception&) {
+    // Any other failure is the session's: a device provider that fell back is left out instead.
+    if (!fallback_.pending()) throw;
+  }
+  std::shared_ptr<SessionPlan> plan;
+  fallback_.plan_again_if_pending(providers_, [&](const std::vector<std::string>& left_out) {
+    auto span = profile(profiler_.get(), "session", "plan again after a provider fell back");
+    try {
+      plan = make_plan(partition_graphs(*graph_, providers_, contexts_, generation, left_out), progress, deadline);
+    } catch (const std::exception& e) {
+      fail(EPHOST_EP_FAIL, "{}; planning the session without it failed: {}", left_out_summary(left_out), e.what());
+    }
+    plan->left_out = left_out;
+    log_warning(fmt::format("{} (while the session was created)", left_out_summary(left_out)));
+  });
+  if (!plan) fail(EPHOST_FAIL, "a provider fell back while the session was created, but no plan was made (internal error)");
   return plan;
 }
 

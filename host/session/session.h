@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/runtime_value.h"
+#include "epcontext/context_generation.h"
 #include "epcontext/context_loading.h"
 #include "exec/graph_executor.h"
 #include "graph/graph.h"
@@ -96,6 +97,13 @@ class Session {
                                          const CreationDeadline& deadline) const;
   // A device provider fell back (provider_fallback.h): partitions again without it and swaps the new plan in.
   void plan_again_without(const std::vector<std::string>& left_out) const;
+  // make_plan at creation. When it fails because a device provider fell back meanwhile (its provider host
+  // lost on every try of a compile), the graphs are partitioned again without that provider and the plan
+  // made from that, as a run after a fallback does: the session is created on the providers after it.
+  std::shared_ptr<SessionPlan> make_first_plan(std::vector<GraphPartition> partitions,
+                                               const GenerationSettings& generation,
+                                               const std::function<void(size_t, size_t)>& progress,
+                                               const CreationDeadline& deadline);
 
   Env& env_;
   const SessionOptions options_;  // as given (the context rebuild compiles with them)

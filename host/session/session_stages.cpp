@@ -71,12 +71,9 @@ std::vector<GraphPartition> partition_graphs(const Graph& main, const SessionPro
                                              const ContextResolution& contexts, const GenerationSettings& generation,
                                              const std::vector<std::string>& left_out) {
   auto is_left_out = [&left_out](size_t provider) { return provider < left_out.size() && !left_out[provider].empty(); };
-  CapabilityQuery query = capability_query(providers);
-  if (!left_out.empty())
-    query = [asked = std::move(query), is_left_out](size_t provider, const GraphView& view) {
-      return is_left_out(provider) ? std::vector<EphostCapability::Claim>{} : asked(provider, view);
-    };
+  const CapabilityQuery query = capability_query(providers);
   PartitionOptions common;
+  common.left_out = left_out;  // not asked, and named apart from the providers asked
   common.unclaimed_hint = providers.cpu_fallback
                               ? "The built-in CPU plugin does not support these operators (or these types) yet."
                               : "session.disable_cpu_ep_fallback=1 keeps the built-in CPU plugin out: unset it, or "

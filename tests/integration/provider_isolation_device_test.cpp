@@ -5,7 +5,8 @@
 // (FAKEDEV_JOURNAL: one line per call, with the process id). A provider host killed between runs or
 // crashing in compute costs one run at most: the next process gets the session's initializers again
 // and the runs after it are correct. Three crashes make the provider fall back: the session plans
-// again without it (its nodes on the CPU plugin, its device buffers let go), also while 8 threads run.
+// again without it (its nodes on the CPU plugin, its device buffers let go), also while 8 threads run,
+// and also when the three crashes are its compiles during the session's creation.
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -162,6 +163,10 @@ TEST_P(ProviderIsolationDevice, RunsInTheProviderHostWithTheInProcessOutputsAndC
   EXPECT_EQ(counts["copy_to_device"], 2 + 2 * kRuns) << "one copy in per graph input per run; initializers once";
   EXPECT_EQ(counts["copy_to_host"], 2 * kRuns) << "one copy out per graph output per run";
   EXPECT_EQ(counts["compute"], kernels_per_run * kRuns);
+  // The provider host finishes the stream after each copy to or from host memory (its shared memory is
+  // reused by the next request): the synchronization that ends a run, after y1 and y2 came back, asks
+  // for nothing more (isolated_device.h).
+  EXPECT_EQ(counts["stream_synchronize"], 4 * kRuns) << "one per copy in or out per run, none at the run's end";
   EXPECT_EQ(process_of(isolated), pid) << "the same provider host serves every run";
 }
 
@@ -310,7 +315,65 @@ TEST_P(ProviderIsolationDevice, FallbackWithNoProviderLeftFailsTheRunsSayingWhy)
       EXPECT_NE(e.message().find("provider 'fakedev' fell back after 3 failures"), std::string::npos) << e.message();
       EXPECT_NE(e.message().find("planning the session again without it failed"), std::string::npos) << e.message();
       EXPECT_NE(e.message().find("session.disable_cpu_ep_fallback"), std::string::npos) << e.message();
+      // fakedev was not asked again: the list says so, apart from the providers asked.
+      EXPECT_NE(e.message().find("providers asked: none (left out: fakedev)"), std::string::npos) << e.message();
     }
+  }
+}
+
+// A compile that crashes the provider host on every try, during the session's creation: after the third
+// process lost, fakedev falls back there and then, and the session is created on the CPU plugin (the
+// placement planned without it), as a run after three crashes would be. The report says so.
+TEST_P(ProviderIsolationDevice, ThreeCompileCrashesAtCreationCreateTheSessionOnTheCpuPlugin) {
+  Ephost::Session in_process(*env_, model_.data(), model_.size(), options("in_process"));
+  StateChanges changes;
+  Ephost::SessionOptions o = options_with_cpu();
+  o.add_config("ep.fakedev.fault", "abort:compile");
+  o.set_provider_state_callback(&StateChanges::record, &changes);
+  Ephost::Session isolated(*env_, model_.data(), model_.size(), o);
+  const size_t journaled = provider_host_calls();
+  for (int seed = 0; seed < 3; ++seed) expect_run_matches(isolated, in_process, seed);
+  EXPECT_EQ(provider_host_calls(), journaled) << "a provider host ran fakedev after it fell back";
+  for (auto& [pid, counts] : journal())
+    if (pid != static_cast<long>(::getpid())) EXPECT_EQ(counts["compute"], 0) << "provider host " << pid << " computed";
+
+  const json report = json::parse(isolated.partition_report_json());
+  for (const auto& [node, provider] : node_providers(report)) EXPECT_EQ(provider, "cpu") << node;
+  EXPECT_TRUE(report["graphs"][0]["copies"].empty()) << report["graphs"][0]["copies"].dump(2);
+  const json& isolation = report["providers"][0]["isolation"];
+  EXPECT_EQ(isolation["state"], "fallen_back") << isolation.dump(2);
+  EXPECT_EQ(isolation["failures"], 3);
+  EXPECT_EQ(isolation["left_out_of_plan"], true);
+  EXPECT_EQ(isolation["device_buffers"], 0);
+  bool noted = false;
+  for (const auto& note : report["graphs"][0]["refused_claims"])
+    noted |= note["provider"] == "fakedev" && note["reason"].get<std::string>().find("fell back") != std::string::npos;
+  EXPECT_TRUE(noted) << report["graphs"][0]["refused_claims"].dump(2);
+  const auto states = isolated.provider_states();
+  ASSERT_EQ(states.size(), 2u);
+  EXPECT_EQ(states[0].state, EPHOST_PROVIDER_FALLEN_BACK);
+  EXPECT_NE(states[0].last_failure.find("SIGABRT"), std::string::npos) << states[0].last_failure;
+  const std::string call = GetParam() == "fused" ? "compile of fused group" : "kernel for node";
+  EXPECT_NE(states[0].last_failure.find(call), std::string::npos) << states[0].last_failure;
+  std::lock_guard<std::mutex> lock(changes.mutex);
+  ASSERT_FALSE(changes.seen.empty());
+  EXPECT_EQ(changes.seen.back(), std::make_pair(EPHOST_PROVIDER_FALLEN_BACK, 3));
+}
+
+// The same with the CPU plugin kept out (the user named fakedev alone): nothing can take its nodes, so
+// the session fails, saying why.
+TEST_P(ProviderIsolationDevice, ThreeCompileCrashesAtCreationWithNoProviderLeftFailTheSession) {
+  Ephost::SessionOptions o = options("process");
+  o.add_config("ep.fakedev.fault", "abort:compile");
+  try {
+    Ephost::Session isolated(*env_, model_.data(), model_.size(), o);
+    FAIL() << "the session was created with no provider for its nodes";
+  } catch (const Ephost::Exception& e) {
+    EXPECT_EQ(e.code(), EPHOST_EP_FAIL) << e.message();
+    EXPECT_NE(e.message().find("provider 'fakedev' fell back after 3 failures"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("planning the session without it failed"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("providers asked: none (left out: fakedev)"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("session.disable_cpu_ep_fallback"), std::string::npos) << e.message();
   }
 }
 

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "../integration/provider_host_kill.h"
 #include "context_edit.h"
 #include "ephost/ephost_cxx_api.h"
 #include "ephost/ephost_session_options_keys.h"
@@ -338,6 +339,51 @@ TEST_F(Opencl, CtxModelRunsIsolatedWithBitIdenticalOutputs) {
   EXPECT_EQ(report["providers"][0]["isolation"]["mode"], "process") << report["providers"].dump(2);
   EXPECT_GT(report["providers"][0]["isolation"].value("process_id", -1L), 0) << report["providers"].dump(2);
   for (int i = 0; i < 2; ++i) EXPECT_EQ(run(s, "cls"), c().compiled.at("cls")) << "run " << i;
+}
+
+// Isolated, with the provider host lost three times (SIGKILLed between runs, as a crashing driver would
+// end it): the first two losses cost nothing (a new process compiles cls again), the third makes OpenCL
+// fall back, which fails the run it is noticed in at most. The session then plans again without OpenCL
+// (a device provider: its values were in the lost process's device memory): every node on the CPU
+// plugin, the outputs the CPU plugin's own session gives, and no provider host any more.
+TEST_F(Opencl, IsolatedProviderKilledThreeTimesFallsBackToTheCpuPlugin) {
+  Ephost::SessionOptions o = opencl_options();
+  o.add_config("session.provider_isolation", "process");
+  Ephost::Session s(env(), c().source("cls"), o);
+  json report = json::parse(s.partition_report_json());
+  ASSERT_EQ(report["providers"][0]["name"], "opencl") << report["providers"].dump(2);
+  ASSERT_EQ(report["providers"][0]["isolation"]["mode"], "process") << report["providers"].dump(2);
+  ASSERT_EQ(report["providers"][0]["device"]["memory"], "device") << report["providers"].dump(2);
+  for (const auto& n : report["graphs"][0]["nodes"]) ASSERT_EQ(n["provider"], "opencl") << n.dump();
+  EXPECT_EQ(mismatches(run(s, "cls"), c().cpu.at("cls")), "");
+
+  int failed_runs = 0;
+  for (int kill = 1; kill <= 3; ++kill) {
+    ASSERT_NO_FATAL_FAILURE(ephost_test::kill_provider_host(s)) << "kill " << kill;
+    try {
+      EXPECT_EQ(mismatches(run(s, "cls"), c().cpu.at("cls")), "") << "after kill " << kill;
+    } catch (const Ephost::Exception& e) {
+      ++failed_runs;
+      EXPECT_EQ(kill, 3) << "a run failed after kill " << kill << ": " << e.message();
+      EXPECT_EQ(e.code(), EPHOST_EP_FAIL) << e.message();
+      EXPECT_NE(e.message().find("provider 'opencl'"), std::string::npos) << e.message();
+      EXPECT_NE(e.message().find("ending with provider 'cpu'"), std::string::npos) << e.message();
+    }
+  }
+  EXPECT_LE(failed_runs, 1);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(run(s, "cls"), c().cpu.at("cls")) << "run " << i << " after the fallback";
+
+  report = json::parse(s.partition_report_json());
+  for (const auto& n : report["graphs"][0]["nodes"]) EXPECT_EQ(n["provider"], "cpu") << n.dump();
+  const json& isolation = report["providers"][0]["isolation"];
+  EXPECT_EQ(isolation["state"], "fallen_back") << isolation.dump(2);
+  EXPECT_EQ(isolation["failures"], 3);
+  EXPECT_EQ(isolation["process_id"], -1);
+  EXPECT_EQ(isolation["left_out_of_plan"], true);
+  EXPECT_EQ(isolation["device_buffers"], 0) << "the old plan's device buffers were let go";
+  const auto states = s.provider_states();
+  ASSERT_FALSE(states.empty());
+  EXPECT_EQ(states[0].state, EPHOST_PROVIDER_FALLEN_BACK);
 }
 
 TEST_F(Opencl, EditedHardwareArchitectureIsRefusedAndServedByTheFallback) {

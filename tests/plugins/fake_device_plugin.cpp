@@ -26,9 +26,12 @@
 // copy_between_devices, stream_create, stream_synchronize, compute) fail after `after` more successes.
 //
 // For runs in a provider host process, where the tests cannot reach the hooks: FAKEDEV_JOURNAL names a
-// file that every successful copy_to_device, copy_to_host, device_allocate and compute (kernel or fused)
-// appends a line to ("fakedev <call> <pid>"), from every process; and a compute that finds the file
-// FAKEDEV_CRASH_FILE names removes it and aborts its process (a crash in compute, once).
+// file that every successful copy_to_device, copy_to_host, device_allocate, stream_synchronize and compute
+// (kernel or fused) appends a line to ("fakedev <call> <pid>"), from every process; and a compute that finds the file
+// FAKEDEV_CRASH_FILE names removes it and aborts its process (a crash in compute, once). The provider
+// options `fault` and `fault_while` inject a fault of injected_fault.hpp into provider_create,
+// get_capability or compile, on every call while they hold ("compile" is create_kernel in mode
+// "kernels", compile in mode "fused").
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -47,6 +50,7 @@
 #include <vector>
 
 #include "elementwise.hpp"
+#include "injected_fault.hpp"
 #include "ephost/sdk/plugin.hpp"
 #include "plugin_interposer.h"
 
@@ -261,6 +265,7 @@ class FakeDevices : public Devices {
     maybe_fail("stream_synchronize");
     Memory::Access access;
     for (auto& w : work) w();
+    journal("stream_synchronize");
   }
   void release_stream(EphostStream* stream) noexcept override { delete reinterpret_cast<Stream*>(stream); }
 };
@@ -401,13 +406,15 @@ class FusedGroup : public CompiledGroup {
 
 class FakeProvider : public Provider {
  public:
-  FakeProvider(const Options& options, uint32_t device) : device_(device) {
+  FakeProvider(const Options& options, uint32_t device) : device_(device), fault_(options) {
+    fault_.at("provider_create");
     std::stringstream claims(option(options, "claim", "Add,Mul,Relu"));
     for (std::string op; std::getline(claims, op, ',');)
       if (!op.empty()) claim_.insert(op);
     fused_ = option(options, "mode", "kernels") == "fused";
   }
   void get_capability(const Graph& graph, Capability& capability) override {
+    fault_.at("get_capability");
     const NodeDependencies dependencies(graph);
     std::vector<bool> wanted(dependencies.size());
     for (size_t i = 0; i < wanted.size(); ++i) {
@@ -425,11 +432,13 @@ class FakeProvider : public Provider {
       capability.add_fused_group(dependencies.nodes_at(group));
   }
   std::unique_ptr<Kernel> create_kernel(const Node& node) override {
+    fault_.at("compile");
     Op op;
     if (!op_of(node.op_type(), &op)) fail(EPHOST_NOT_IMPLEMENTED, "fakedev: no kernel for " + node.op_type());
     return std::make_unique<NodeKernel>(op, device_);
   }
   std::unique_ptr<CompiledGroup> compile(const Graph& group, const std::string&) override {
+    fault_.at("compile");
     std::map<std::string, int> produced;  // value -> step (encoded -(k+1))
     std::map<std::string, int> inputs;
     for (size_t i = 0; i < group.num_inputs(); ++i) inputs[group.input(i).name()] = static_cast<int>(i);
@@ -452,6 +461,7 @@ class FakeProvider : public Provider {
 
  private:
   uint32_t device_;
+  ephost_test::InjectedFault fault_;
   std::set<std::string> claim_;
   bool fused_ = false;
 };
