@@ -335,7 +335,8 @@ namespace {
 // x -> Add(x, x) = a -> Relu(a) = r -> Identity(r) = i -> Add(i, r) = s -> Identity(s) = j -> LeakyRelu(j) = y.
 // Relu (MayInplace) is a's last reader: it may write over a. The first Identity (Alias) reads r, which
 // Add reads later: its output needs a buffer of its own holding r's bytes. The second Identity is s's
-// last reader: its output is s's buffer. y is a graph output: never anyone's buffer.
+// last reader: its output is s's buffer. y is a graph output: never anyone's buffer. The sessions run with
+// graph optimizations off, which would remove the Identity nodes (noop elimination).
 ModelBuilder alias_model() {
   ModelBuilder m(13);
   m.input("x", onnx::TensorProto::FLOAT, {2, 3}).output("y", onnx::TensorProto::FLOAT, {2, 3});
@@ -369,7 +370,7 @@ void expect_alias_outputs(const Ephost::Session& s) {
 TEST_F(OrtKernelEp, AliasAndMayInplaceOutputsTakeTheirDyingInputsBuffer) {
   const std::string log = models_.file("compute.txt");
   Ephost::SessionOptions options;
-  options.add_config("ep.ortkern.compute_log", log);
+  options.add_config("ep.ortkern.compute_log", log).add_config("session.graph_optimization_level", "0");
   Ephost::Session s(*env_, alias_model().save(models_), options);
   const auto nodes = nodes_of(s);
   for (const char* n : {"double", "relu", "copy_lives_on", "sum", "copy_dies", "leaky"})
@@ -391,6 +392,7 @@ TEST_F(OrtKernelEp, WithoutMemoryReuseAliasOutputsStillHoldTheirInputs) {
   const std::string log = models_.file("compute.txt");
   Ephost::SessionOptions options;
   options.add_config("ep.ortkern.compute_log", log).add_config("session.enable_mem_reuse", "0");
+  options.add_config("session.graph_optimization_level", "0");
   Ephost::Session s(*env_, alias_model().save(models_), options);
   expect_alias_outputs(s);
   auto buffers = buffers_by_node(log);

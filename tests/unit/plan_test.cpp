@@ -58,7 +58,7 @@ class Builder {
     return v;
   }
   int step(const std::string& name, std::vector<int> inputs, std::vector<int> outputs) {
-    g.steps.push_back(PlanStep{name, std::move(inputs), std::move(outputs)});
+    g.steps.push_back(PlanStep{name, std::move(inputs), std::move(outputs), {}});
     return static_cast<int>(g.steps.size()) - 1;
   }
 
@@ -896,7 +896,7 @@ TEST(MemoryPattern, OptimumCanExceedTheBusiestStep) {
   std::vector<int> tensor;
   for (const Lifetime& t : tensors) tensor.push_back(b.value(t.bytes));
   for (int i = 0; i < 8; ++i) {
-    PlanStep step{"s" + std::to_string(i), {token[static_cast<size_t>(i)]}, {token[static_cast<size_t>(i) + 1]}};
+    PlanStep step{"s" + std::to_string(i), {token[static_cast<size_t>(i)]}, {token[static_cast<size_t>(i) + 1]}, {}};
     for (size_t k = 0; k < tensors.size(); ++k) {
       if (tensors[k].first == i) step.outputs.push_back(tensor[k]);
       if (tensors[k].last == i && tensors[k].first < i) step.inputs.push_back(tensor[k]);
