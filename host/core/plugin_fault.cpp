@@ -161,7 +161,8 @@ int64_t unix_seconds() {
   return now.tv_sec;
 }
 
-void journal_fault(const char* kind, const char* detail, int64_t detail_ms, const char* library, const char* call) {
+void journal_fault(const char* kind, const char* detail, int64_t detail_ms, const char* library, const char* call,
+                   const char* plugin) {
   const int fd = g_journal_fd.load(std::memory_order_relaxed);
   if (fd < 0) return;
   JournalLine line;
@@ -170,7 +171,7 @@ void journal_fault(const char* kind, const char* detail, int64_t detail_ms, cons
     line.text(detail);
   else
     line.number(detail_ms).text(" ms");
-  line.tab().text(library).tab().text(call).write_to(fd);
+  line.tab().text(library).tab().text(call).tab().text(plugin).write_to(fd);
 }
 
 void on_fatal_signal(int sig, siginfo_t* info, void* context) {
@@ -188,7 +189,7 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
     write_text(slot->call.load(std::memory_order_relaxed));
     write_text(": a crash in a plugin's own code ends the process while providers run in it\n");
     journal_fault("crashed", signal_description(sig), 0, slot->library.load(std::memory_order_relaxed),
-                  slot->call.load(std::memory_order_relaxed));
+                  slot->call.load(std::memory_order_relaxed), plugin);
   }
   errno = saved_errno;
   chain(sig, info, context);
@@ -218,7 +219,7 @@ void warn_about_slow_calls(int64_t threshold_ns) {
     if (!same_call) continue;
     slot->warned_sequence = seq;
     // Remembered as a hang: in isolation mode auto, the next process runs this plugin isolated.
-    journal_fault("hung", nullptr, elapsed / 1'000'000, library.c_str(), call.c_str());
+    journal_fault("hung", nullptr, elapsed / 1'000'000, library.c_str(), call.c_str(), plugin.c_str());
     log_warning(fmt::format("plugin '{}' ({}) has not returned from {} for {:.1f} s; a plugin that hangs cannot be "
                             "interrupted while providers run in the host process",
                             plugin, library, call, static_cast<double>(elapsed) / 1e9));
@@ -265,7 +266,8 @@ PluginCallScope::~PluginCallScope() {
   // journal says so, and isolation mode auto forgets the hang (isolation/fault_memory.h).
   if (slot->warned_sequence.load(std::memory_order_relaxed) == slot->sequence.load())
     journal_fault("returned", nullptr, (now_ns() - slot->start_ns.load(std::memory_order_relaxed)) / 1'000'000,
-                  slot->library.load(std::memory_order_relaxed), slot->call.load(std::memory_order_relaxed));
+                  slot->library.load(std::memory_order_relaxed), slot->call.load(std::memory_order_relaxed),
+                  slot->plugin.load(std::memory_order_relaxed));
   slot->sequence.fetch_add(1);
   while (slot->reading.load()) std::this_thread::yield();
   slot->plugin.store(saved_plugin_, std::memory_order_relaxed);

@@ -54,7 +54,11 @@ void start_plugin_hang_watchdog(std::chrono::milliseconds threshold);
 // file, opened here ahead of any fault. The next process reads it (isolation/fault_memory.h) and, in
 // isolation mode auto, runs that plugin in a provider host process. A call journaled as hung that
 // returns after all appends "returned", which cancels that hang. A line (tab-separated):
-//   crashed|hung|returned <TAB> <unix seconds> <TAB> <signal | "N ms"> <TAB> <library path> <TAB> <call> <NL>
+//   crashed|hung|returned <TAB> <unix seconds> <TAB> <signal | "N ms"> <TAB> <library path> <TAB> <call>
+//   <TAB> <plugin> <NL>
+// where <plugin> is the PluginCallScope's plugin: the provider (an ONNX Runtime library's factory) for
+// calls of one provider, the library's file name for calls of the whole library (loading it). Journals
+// written before the plugin field have five fields.
 // The journal lives beside the plugin registry cache (plugin_fault_journal_path). `path` "" closes it.
 // Later calls replace the file (one journal per process: the last env's). Never throws; a journal that
 // cannot be opened is logged and nothing is remembered.

@@ -65,6 +65,7 @@ void describe_factory(const std::shared_ptr<ort_ep::OrtEpLibrary>& ort, size_t f
   for (const OrtEpDevice* d : ort->ep_devices())
     if (ort->factory_name_of(d) == record.name)
       if (std::string why = ort->unserved_reason(d); !why.empty()) record.sdk_version += "; not listed: " + why;
+  record.unsupported_devices = ort->unsupported_devices(factory);
   record.device_type = record.devices.empty() ? "" : device_type_name(record.devices.front()->type());
   record.ort = ort;
   record.ort_factory = static_cast<uint32_t>(factory);

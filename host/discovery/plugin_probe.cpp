@@ -65,6 +65,7 @@ PluginDescription description_of(const PluginRecord& r) {
   d.driver_version = r.driver_version;
   d.context_source_keys = r.context_source_keys;
   d.default_priority = r.default_priority;
+  d.unsupported_devices = r.unsupported_devices;
   return d;
 }
 
@@ -79,6 +80,7 @@ void apply_description(const PluginDescription& d, PluginRecord& r) {
   r.driver_version = d.driver_version;
   r.context_source_keys = d.context_source_keys;
   r.default_priority = d.default_priority;
+  r.unsupported_devices = d.unsupported_devices;
 }
 
 std::vector<ProbedDevice> probed_devices_of(const PluginRecord& record) {

@@ -46,6 +46,7 @@ struct PluginDescription {
   std::string name, vendor, version, device_type, sdk_version, hardware_architecture, driver_version;
   std::vector<std::string> context_source_keys;
   int32_t default_priority = 0;
+  std::vector<std::string> unsupported_devices;  // PluginRecord::unsupported_devices
 };
 PluginDescription description_of(const PluginRecord& record);
 // Copies the description's metadata into `record` (not the handles).

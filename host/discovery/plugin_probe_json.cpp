@@ -92,6 +92,7 @@ void add_description(const PluginDescription& d, json& out) {
   out["driver_version"] = d.driver_version;
   out["context_source_keys"] = d.context_source_keys;
   out["default_priority"] = d.default_priority;
+  if (!d.unsupported_devices.empty()) out["unsupported_devices"] = d.unsupported_devices;
 }
 
 PluginDescription description_from_json(const json& j) {
@@ -109,6 +110,13 @@ PluginDescription description_from_json(const json& j) {
     d.context_source_keys.push_back(key.get<std::string>());
   }
   d.default_priority = get_integer<int32_t>(j, "default_priority");
+  // Optional: written only when a factory explained a device it cannot use (older caches lack it).
+  if (j.is_object() && j.contains("unsupported_devices")) {
+    for (const json& line : get_array(j, "unsupported_devices")) {
+      if (!line.is_string()) bad("an unsupported device is not a string");
+      d.unsupported_devices.push_back(line.get<std::string>());
+    }
+  }
   return d;
 }
 

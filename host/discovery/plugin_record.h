@@ -84,6 +84,10 @@ struct PluginRecord {
   std::string driver_version;
   std::vector<std::string> context_source_keys;
   int32_t default_priority = 0;
+  // Host devices the provider cannot use, each with the reason its plugin gave: an ONNX Runtime plugin EP
+  // factory's GetHardwareDeviceIncompatibilityDetails (ort_ep::OrtEpLibrary::unsupported_devices). Empty
+  // for every other plugin.
+  std::vector<std::string> unsupported_devices;
 
   bool builtin = false;
   // How the library was probed before it was loaded: "scanner" (the scanner's child process),

@@ -95,6 +95,8 @@ std::string discovery_report_json(const std::vector<const PluginRecord*>& record
     }
     // Plugin ABI 3: the devices a plugin drives (listed only for plugins that have some).
     if (!devices.empty()) entry["devices"] = devices;
+    // Host devices it cannot use, and why (ONNX Runtime plugin EPs that say so).
+    if (!r->unsupported_devices.empty()) entry["unsupported_devices"] = r->unsupported_devices;
     report.push_back(std::move(entry));
   }
   return report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);

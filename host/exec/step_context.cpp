@@ -204,6 +204,8 @@ Tensor StepContext::place_value(const GraphExecutor& executor, Frame& frame, int
   // buffer is still in the dead value's slot, since release_after never lists a handed-over buffer.
   // Both live in the same place (the plan reuses only within one device).
   const plan::ValuePlan& vp = executor.allocation_plan().values[static_cast<size_t>(id)];
+  // An in-place output takes the buffer of its own step's input, which the kernel still reads: that
+  // slot is left as it is (the executor empties it after the step, release_after) and never freed here.
   if (vp.kind == plan::AllocKind::kReuse && vp.reuse_of >= 0) {
     RuntimeValue& dead = frame.slots[static_cast<size_t>(vp.reuse_of)];
     size_t capacity = frame.capacity[static_cast<size_t>(vp.reuse_of)];
@@ -216,14 +218,16 @@ Tensor StepContext::place_value(const GraphExecutor& executor, Frame& frame, int
       std::shared_ptr<void> buffer = d.holder();
       Tensor reused = device ? Tensor::on_device(*device, elem_type, std::move(shape), d.device_buffer(), buffer)
                              : Tensor::borrow(elem_type, std::move(shape), const_cast<void*>(d.data()), buffer);
-      dead = RuntimeValue();
+      if (!vp.in_place) dead = RuntimeValue();
       frame.capacity[static_cast<size_t>(id)] = capacity;
       return reused;
     }
     // Too small (sizes differ at run time): free it now rather than at the end (device memory only
     // once the run has waited for its streams).
-    if (dead.is_tensor() && dead.tensor().on_device()) frame.released_on_device.push_back(std::move(dead));
-    dead = RuntimeValue();
+    if (!vp.in_place) {
+      if (dead.is_tensor() && dead.tensor().on_device()) frame.released_on_device.push_back(std::move(dead));
+      dead = RuntimeValue();
+    }
   }
   frame.capacity[static_cast<size_t>(id)] = bytes;
   return make(std::move(shape));

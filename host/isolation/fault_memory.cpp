@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -29,9 +30,17 @@ std::string canonical_or_empty(const std::string& path) {
   return ec ? std::string() : canonical.string();
 }
 
+// Whether a journal line (fields `f`) is about one of `plugins`: any line when no plugins are named or
+// the line names none (a journal older than the plugin field).
+bool about_plugins(const std::vector<std::string>& f, const std::vector<std::string>& plugins) {
+  if (plugins.empty() || f.size() < 6 || f[5].empty()) return true;
+  return std::find(plugins.begin(), plugins.end(), f[5]) != plugins.end();
+}
+
 }  // namespace
 
-std::optional<RememberedFault> remembered_fault(const std::string& journal, const std::string& canonical_library) {
+std::optional<RememberedFault> remembered_fault(const std::string& journal, const std::string& canonical_library,
+                                                const std::vector<std::string>& plugins) {
   if (journal.empty() || canonical_library.empty()) return std::nullopt;
   trim_fault_journal(journal);
   std::ifstream in(journal);
@@ -40,7 +49,8 @@ std::optional<RememberedFault> remembered_fault(const std::string& journal, cons
   std::string line;
   while (std::getline(in, line)) {
     const std::vector<std::string> f = split_tabs(line);
-    if (f.size() != 5 || (f[0] != "crashed" && f[0] != "hung" && f[0] != "returned")) continue;
+    if ((f.size() != 5 && f.size() != 6) || (f[0] != "crashed" && f[0] != "hung" && f[0] != "returned")) continue;
+    if (!about_plugins(f, plugins)) continue;
     if (f[3] != canonical_library && canonical_or_empty(f[3]) != canonical_library) continue;
     if (f[0] == "returned") {  // the hang journaled before it was a slow call that came back
       if (last && last->kind == "hung" && last->call == f[4]) last.reset();

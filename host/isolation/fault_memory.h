@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ephost {
 
@@ -20,8 +21,13 @@ struct RememberedFault {
 
 // The last fault the journal `journal` remembers for the library at `canonical_library`, or nullopt:
 // none, no journal, or the library file changed after the fault (a new build is given a new chance).
-// Lines that cannot be read are skipped. A journal past its bound is trimmed first (trim_fault_journal).
-std::optional<RememberedFault> remembered_fault(const std::string& journal, const std::string& canonical_library);
+// With `plugins` (the provider's name and the library's file name), only faults of those count: a
+// factory of an ONNX Runtime library that crashed does not mark its sibling factories, while a crash in
+// a call of the whole library (named by its file) marks all; lines without a plugin field (older
+// journals) count for every provider of the library. Lines that cannot be read are skipped. A journal
+// past its bound is trimmed first (trim_fault_journal).
+std::optional<RememberedFault> remembered_fault(const std::string& journal, const std::string& canonical_library,
+                                                const std::vector<std::string>& plugins = {});
 
 // The journal only grows (a signal handler appends, and can do nothing else): once it is over
 // `max_bytes`, it is rewritten (atomically) with its most recent lines, about `max_bytes / 2`. A line a

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/tensor_copy.h"
 #include "ort_ep/api_impl.h"
 #include "ort_ep/kernel_context.h"
 #include "ort_ep/ort_device.h"
@@ -474,6 +475,39 @@ void* SyncStream_GetHandle(OrtSyncStream* stream) noexcept {
   }
 }
 
+namespace {
+
+// An Alias output (OrtKernelContext::alias_outputs) placed in a buffer of its own: the input's bytes.
+void fill_alias_output(OrtKernelContext& k, size_t index, Tensor& output) {
+  if (!k.alias_outputs) return;
+  for (const auto& [input, out] : *k.alias_outputs) {
+    if (out < 0 || static_cast<size_t>(out) != index || input < 0 ||
+        static_cast<size_t>(input) >= k.context->num_inputs())
+      continue;
+    const RuntimeValue* value = k.context->input(static_cast<size_t>(input));
+    if (!value || !value->is_tensor()) return;
+    const Tensor& source = value->tensor();
+    if (source.byte_size() != output.byte_size() || source.elem_type() != output.elem_type() ||
+        source.elem_type() == EPHOST_ELEMENT_STRING || !source.byte_size())
+      return;
+    if (!source.on_device() && !output.on_device()) {
+      if (source.data() != output.data()) std::memcpy(output.data(), source.data(), source.byte_size());
+      return;
+    }
+    const EphostDeviceBuffer from = source.device_buffer(), to = output.device_buffer();
+    if (source.device() == output.device() && from.handle == to.handle && from.offset == to.offset) return;
+    // The output's buffer seen with the input's shape (an alias may reshape), copied on the step's stream.
+    const Tensor target = output.on_device()
+                              ? Tensor::on_device(*output.device(), output.elem_type(), source.shape(), to,
+                                                  output.holder())
+                              : Tensor::borrow(output.elem_type(), source.shape(), output.data(), output.holder());
+    copy_tensor(source, target, k.context->stream(), "alias output");
+    return;
+  }
+}
+
+}  // namespace
+
 OrtStatus* KernelContext_GetOutput(OrtKernelContext* context, size_t index, const int64_t* dim_values,
                                    size_t dim_count, OrtValue** out) noexcept {
   OrtKernelContext* k = kernel_context(context);
@@ -489,6 +523,7 @@ OrtStatus* KernelContext_GetOutput(OrtKernelContext* context, size_t index, cons
                                                  "not known to the graph",
                                                  index));
       Tensor& t = k->context->allocate_output(index, elem_type, shape);
+      fill_alias_output(*k, index, t);
       OrtValue& v = k->values.emplace_back();
       v.tensor = &t;
       k->outputs[index] = &v;

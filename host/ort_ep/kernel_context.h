@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <utility>
 #include <vector>
 
 #include "plugin_abi/handles.h"
@@ -18,6 +19,11 @@ struct OrtKernelContext {
   // The OrtValues handed out, by index (null until asked for); a deque keeps their addresses stable.
   std::deque<OrtValue> values;
   std::vector<OrtValue*> inputs, outputs;
+  // A registry kernel's (input, output) aliases (KernelDefBuilder_AddInputOutputAliases), or null: such
+  // an output is the input's bytes. When the planner could not give it the input's buffer (the input is
+  // read later), GetOutput fills it with a copy of the input, so a kernel that writes nothing still
+  // returns its input.
+  const std::vector<std::pair<int, int>>* alias_outputs = nullptr;
   // The memory of a device with memory of its own and the factory's allocator for it
   // (KernelContext_GetAllocator / GetScratchBuffer); null on host memory, where the CPU's serves.
   const OrtMemoryInfo* device_memory = nullptr;

@@ -37,10 +37,10 @@ struct OrtKernelDef {
   int since_version_end = INT_MAX;
   std::vector<std::pair<std::string, std::vector<ONNXTensorElementDataType>>> type_constraints;
   std::map<size_t, OrtMemType> input_mem_types, output_mem_types;
-  // Recorded, not acted on: ephost gives every output a buffer of its own (see README, "Not yet": the
-  // planner never lets a step's output take its input's buffer, and the step context releases a reused
-  // buffer's old value when the output is allocated, while the kernel still reads it as its input). A
-  // kernel must accept that: ONNX Runtime too reuses the input's buffer only when it can (MayInplace).
+  // (input, output) pairs: Alias (the output is the input's bytes) and MayInplace (the kernel may write
+  // the output over the input). The planner gives the output the input's buffer when the node is the
+  // input's last reader (plan::PlanStep::in_place); otherwise the output has its own buffer, which
+  // for an Alias output KernelContext_GetOutput fills with the input's bytes.
   std::vector<std::pair<int, int>> aliases, mutable_aliases;
 };
 

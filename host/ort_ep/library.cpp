@@ -142,6 +142,70 @@ void OrtEpLibrary::add_devices_of(size_t index, const std::string& file) {
     ep_devices_.push_back(d);
     device_factory_.push_back(index);
   }
+  explain_unsupported_devices(index, file);
+}
+
+namespace {
+
+// "gpu 'NVIDIA ...'" / "cpu 'AMD EPYC 7B13' (AMD)": a host hardware device as the listing names it.
+std::string hardware_label(const OrtHardwareDevice& hw) {
+  const char* type = hw.type == OrtHardwareDeviceType_GPU   ? "gpu"
+                     : hw.type == OrtHardwareDeviceType_NPU ? "npu"
+                                                            : "cpu";
+  const std::string* description = hw.metadata.find("Description");
+  const std::string* bus = hw.metadata.find("pci_bus_id");
+  return fmt::format("{} '{}'{}", type, description ? *description : bus ? *bus : hw.vendor,
+                     description ? " (" + hw.vendor + ")" : std::string());
+}
+
+// "device incompatible, missing dependency": the reasons bitmask in words.
+std::string reason_words(uint32_t reasons) {
+  static const std::pair<uint32_t, const char*> kNames[] = {
+      {OrtDeviceEpIncompatibility_DRIVER_INCOMPATIBLE, "driver incompatible"},
+      {OrtDeviceEpIncompatibility_DEVICE_INCOMPATIBLE, "device incompatible"},
+      {OrtDeviceEpIncompatibility_MISSING_DEPENDENCY, "missing dependency"},
+      {static_cast<uint32_t>(OrtDeviceEpIncompatibility_UNKNOWN), "unknown reason"}};
+  std::string words;
+  uint32_t known = 0;
+  for (const auto& [bit, name] : kNames) {
+    known |= bit;
+    if (reasons & bit) words += (words.empty() ? "" : ", ") + std::string(name);
+  }
+  if (reasons & ~known) words += fmt::format("{}reasons 0x{:x}", words.empty() ? "" : ", ", reasons & ~known);
+  return words.empty() ? "not supported" : words;
+}
+
+}  // namespace
+
+void OrtEpLibrary::explain_unsupported_devices(size_t index, const std::string& file) {
+  OrtEpFactory* factory = factories_[index];
+  if (unsupported_devices_.size() < factories_.size()) unsupported_devices_.resize(factories_.size());
+  if (factory->ort_version_supported < 24 || !factory->GetHardwareDeviceIncompatibilityDetails) return;
+  for (const OrtHardwareDevice* hw : host_hardware_devices()) {
+    bool listed = false;
+    for (size_t i = 0; i < ep_devices_.size(); ++i)
+      listed = listed || (device_factory_[i] == index && ep_devices_[i]->device == hw);
+    if (listed) continue;
+    OrtDeviceEpIncompatibilityDetails details;  // "compatible" until the factory says otherwise
+    auto failure = call_plugin(file.c_str(), path_.c_str(), "OrtEpFactory::GetHardwareDeviceIncompatibilityDetails",
+                               [&] { return factory->GetHardwareDeviceIncompatibilityDetails(factory, hw, &details); });
+    std::string line = hardware_label(*hw) + ": ";
+    if (failure) {
+      line += fmt::format("GetHardwareDeviceIncompatibilityDetails failed ({}): {}", error_code_name(failure->code),
+                          failure->message);
+    } else {
+      if (details.reasons == 0 && !details.has_notes) continue;  // compatible, though not listed
+      line += reason_words(details.reasons);
+      if (details.has_notes && !details.notes.empty()) line += ": " + details.notes;
+      if (details.error_code != 0) line += fmt::format(" (error {})", details.error_code);
+    }
+    unsupported_devices_[index].push_back(std::move(line));
+  }
+}
+
+const std::vector<std::string>& OrtEpLibrary::unsupported_devices(size_t index) const {
+  static const std::vector<std::string> kNone;
+  return index < unsupported_devices_.size() ? unsupported_devices_[index] : kNone;
 }
 
 OrtEpFactory* OrtEpLibrary::factory_of(const OrtEpDevice* device) const {

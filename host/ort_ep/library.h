@@ -80,6 +80,10 @@ class OrtEpLibrary {
   static const OrtMemoryInfo* device_memory_info(const OrtEpDevice* device);
   // Why `device` (with memory of its own) is not served, "" when it is.
   std::string unserved_reason(const OrtEpDevice* device) const;
+  // Why factory `index` passed over host hardware devices, one line per device its
+  // GetHardwareDeviceIncompatibilityDetails (API 24) reported incompatible: "gpu 'PCI vendor 0x10de':
+  // device incompatible: <the factory's notes> (error 7)". Empty when it reported none or lacks the function.
+  const std::vector<std::string>& unsupported_devices(size_t index) const;
 
   // The factory's allocator for `device`'s memory `info` (OrtEpFactory::CreateAllocator, made on first use)
   // and its data transfer (CreateDataTransfer, one per factory). Both are released with the library, before
@@ -98,6 +102,7 @@ class OrtEpLibrary {
   std::vector<size_t> device_factory_;  // parallel to ep_devices_: the index in factories_ that listed it
   std::vector<std::string> factory_names_;
   std::vector<std::string> factory_vendors_, factory_versions_;  // parallel to factories_
+  std::vector<std::vector<std::string>> unsupported_devices_;    // parallel to factories_ (see the getter)
   // Released last (after ReleaseEpFactory of every factory): see the constructor.
   std::shared_ptr<const void> keep_loaded_;
   // Device memory functions, made on first use (allocator_of, data_transfer_of).
@@ -109,6 +114,8 @@ class OrtEpLibrary {
   static bool usable(OrtEpFactory* f, std::string& why);
   // Asks factory `index` for its devices and appends them.
   void add_devices_of(size_t index, const std::string& file);
+  // Asks factory `index` why it passed over each host device it listed no EP device for.
+  void explain_unsupported_devices(size_t index, const std::string& file);
 };
 
 }  // namespace ephost::ort_ep

@@ -42,6 +42,7 @@ enum class Magic : uint32_t {
   kDataType = 0x44545950,
   kKernelInfo = 0x4b494e46,
   kPrePackedCache = 0x50504b43,
+  kIncompatibilityDetails = 0x49434444,
 };
 
 // What an OrtStatus* means to the host: the code and message, read and released once.
@@ -125,6 +126,17 @@ struct OrtHardwareDevice {
   uint32_t device_id = 0;
   std::string vendor;
   OrtKeyValuePairs metadata;
+};
+
+// Why a factory's EP cannot use a hardware device, as the factory set it
+// (DeviceEpIncompatibilityDetails_SetDetails); made "compatible" (no reasons, code 0, no notes).
+struct OrtDeviceEpIncompatibilityDetails {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kIncompatibilityDetails;
+  uint32_t reasons = 0;  // OrtDeviceEpIncompatibilityReason bits
+  int32_t error_code = 0;
+  std::string notes;
+  bool has_notes = false;
+  bool owned = false;  // made for the application (ReleaseDeviceEpIncompatibilityDetails deletes it)
 };
 
 struct OrtEpDevice {

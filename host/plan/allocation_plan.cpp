@@ -85,6 +85,39 @@ void compute_lifetimes(const PlanGraph& g, const ExecutionPlan& order, const Gra
     if (value.kind == AllocKind::kGraphOutput) value.last_use_step = last_position;
 }
 
+// The step's input `in` may give its buffer to output `out` of the same step (an in-place pair).
+bool can_take_in_place(const PlanGraph& g, const PlanStep& step, const AllocationPlan& plan, int p, int in, int out,
+                       const std::vector<bool>& dead) {
+  if (in < 0 || out < 0 || dead[static_cast<size_t>(in)]) return false;
+  const ValuePlan& input = plan.values[static_cast<size_t>(in)];
+  if (plan.values[static_cast<size_t>(out)].kind != AllocKind::kAllocate || !is_executor_owned(input.kind) ||
+      input.def_step < 0 || input.last_use_step != p)
+    return false;
+  if (g.values[static_cast<size_t>(in)].device != g.values[static_cast<size_t>(out)].device) return false;
+  // Read twice by the step (Add(x, x)): the other read would see the bytes being written.
+  return std::count(step.inputs.begin(), step.inputs.end(), in) == 1;
+}
+
+// The step's in-place pairs whose input dies here: the output takes that buffer. The input is marked
+// dead (the pool never sees it) but stays in release_after, so its slot is emptied after the step.
+void assign_in_place(const PlanGraph& g, int s, int p, AllocationPlan& plan, std::vector<bool>& dead) {
+  const PlanStep& step = g.steps[static_cast<size_t>(s)];
+  for (const InPlacePair& pair : step.in_place) {
+    if (pair.input < 0 || pair.output < 0 || static_cast<size_t>(pair.input) >= step.inputs.size() ||
+        static_cast<size_t>(pair.output) >= step.outputs.size())
+      continue;
+    const int in = step.inputs[static_cast<size_t>(pair.input)];
+    const int out = step.outputs[static_cast<size_t>(pair.output)];
+    if (!can_take_in_place(g, step, plan, p, in, out, dead)) continue;
+    ValuePlan& output = plan.values[static_cast<size_t>(out)];
+    output.kind = AllocKind::kReuse;
+    output.reuse_of = in;
+    output.in_place = true;
+    dead[static_cast<size_t>(in)] = true;
+    plan.release_after[static_cast<size_t>(p)].push_back(in);
+  }
+}
+
 // Walks the order: each step's outputs first take a free buffer (if reuse is on), then the values
 // whose last use is this step die. Deaths are recorded in release_after and filtered at the end,
 // once it is known which buffers were handed over.
@@ -95,6 +128,7 @@ void assign_buffers(const PlanGraph& g, const ExecutionPlan& order, const GraphI
   std::vector<bool> handed_over(g.values.size(), false);
   for (int p = 0; p < static_cast<int>(order.order.size()); ++p) {
     const int s = order.order[static_cast<size_t>(p)];
+    if (enable_reuse) assign_in_place(g, s, p, plan, dead);
     for (int v : index.outputs_of(s)) {
       if (plan.values[static_cast<size_t>(v)].kind != AllocKind::kAllocate) continue;
       if (!enable_reuse || !pool.has_provable_size(v)) continue;
@@ -156,7 +190,7 @@ std::string describe(const AllocationPlan& plan, const PlanGraph& g) {
     allocated += vp.kind == AllocKind::kAllocate && vp.def_step >= 0;
     reused += vp.kind == AllocKind::kReuse;
     text += fmt::format("  {}: {}", value_label(g, v), alloc_kind_name(vp.kind));
-    if (vp.kind == AllocKind::kReuse) text += " of " + value_label(g, vp.reuse_of);
+    if (vp.kind == AllocKind::kReuse) text += (vp.in_place ? " in place of " : " of ") + value_label(g, vp.reuse_of);
     text += fmt::format(", def {}, last use {}\n", vp.def_step, vp.last_use_step);
   }
   return fmt::format("allocation plan: {} values, {} buffers allocated, {} values reuse a buffer\n", plan.values.size(),

@@ -25,6 +25,10 @@ struct ValuePlan {
   // kReuse only: the value whose buffer this one takes over. That value died before this one is
   // defined and may itself be kReuse (a chain of owners of one buffer); -1 otherwise.
   int reuse_of = -1;
+  // kReuse only: reuse_of is an input of the step that outputs this value, which dies at that step
+  // (PlanStep::in_place). The kernel still reads it while writing this one: the executor releases
+  // the input's slot after the step (it stays in release_after), never when the output is placed.
+  bool in_place = false;
   // Position in ExecutionPlan::order of the step that outputs the value; -1 when no step does
   // (inputs, initializers, outer-scope values, values no step touches).
   int def_step = -1;
@@ -47,7 +51,10 @@ struct AllocationPlan {
 // an earlier position when both sizes are provably equal (same static_bytes >= 0, or same non-empty
 // shape_key) and both live on the same device. Only kAllocate/kReuse buffers are ever reused; a
 // buffer has one live owner at a time (chains are allowed); among candidates the most recently freed
-// buffer wins (still warm in cache). Outputs of a step never reuse its inputs (no in-place ops).
+// buffer wins (still warm in cache). An output takes its own step's input only through the step's
+// in_place pairs, and only when that step is the input's last reader, the input is read once by the
+// step, is executor-owned (not a graph input, initializer or output) and on the same device; sizes
+// are checked when the run places the output (a smaller buffer is not taken).
 // O(steps + values + step inputs/outputs), expected (hashing).
 //
 // A value no step touches and that has no flag stays kAllocate with def_step -1: nothing allocates it.

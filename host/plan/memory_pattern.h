@@ -34,8 +34,10 @@ struct MemoryPattern {
 // Assigns offsets to every value that is kAllocate or kReuse in `plan` and has observed_bytes >= 0
 // (the executor reports -1 for what it does not allocate: inputs, initializers, graph outputs; any
 // other kind is left out whatever it reports). A value occupies [offset, offset + observed) during
-// [def_step, last_use_step]; two values whose step ranges intersect never share a byte. Each value
-// gets its own offset, kReuse ones included: with a pattern the executor places every value at its
+// [def_step, last_use_step]; two values whose step ranges intersect never share a byte, except a
+// value written in place of its step's input (ValuePlan::in_place), which gets that input's offset
+// (the chain is placed as one buffer, as large as its largest value). Every other value gets its own
+// offset, kReuse ones included: with a pattern the executor places every value at its
 // offset and ignores reuse_of and release_after for values in the block (the pattern already reuses
 // memory, and better, since it knows the real sizes).
 //

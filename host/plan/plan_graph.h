@@ -23,10 +23,20 @@ struct PlanValue {
   int32_t device = 0;           // memory blocks are per device
 };
 
+// An output the step may write into the buffer of one of its inputs (ONNX Runtime's MayInplace and
+// Alias): positions in PlanStep::inputs and PlanStep::outputs.
+struct InPlacePair {
+  int input = -1;
+  int output = -1;
+};
+
 struct PlanStep {
   std::string name;         // for messages; may be empty
   std::vector<int> inputs;  // value ids, including implicit (subgraph) inputs; -1 = absent optional
   std::vector<int> outputs; // value ids; -1 = absent optional
+  // Outputs that may take their input's buffer when the step is that input's last reader; empty for
+  // every step whose kernel did not declare so.
+  std::vector<InPlacePair> in_place;
 };
 
 struct PlanGraph {

@@ -96,9 +96,12 @@ int32_t device_id(std::vector<const Device*>& devices, const Device* device) {
 }  // namespace
 
 GraphPlan plan_partitioned_graph(const Graph& graph, const GraphPartition& partition,
-                                 const std::vector<const Device*>& step_devices, bool enable_mem_reuse) {
+                                 const std::vector<const Device*>& step_devices, bool enable_mem_reuse,
+                                 const std::vector<std::vector<plan::InPlacePair>>& step_in_place) {
   GraphPlan p;
   p.graph = make_plan_graph(graph, partition.groups);
+  for (size_t s = 0; s < step_in_place.size() && s < p.graph.steps.size(); ++s)
+    p.graph.steps[s].in_place = step_in_place[s];
   p.devices = {nullptr};
   const auto& groups = partition.groups;
   p.copy_of_step.assign(groups.size(), -1);

@@ -51,7 +51,9 @@ struct GraphPlan {
 // initializers and outer-scope values) gets one copy per destination; a constant initializer's copy is
 // uploaded once. Sequences and optionals stay in host memory. Graph outputs made on a device are
 // copied out when the run returns (not a step). Plan step k is group k; copy steps follow.
+// `step_in_place[k]`: group k's kernel's in-place pairs (ComputeUnit::in_place), none when absent.
 GraphPlan plan_partitioned_graph(const Graph& graph, const GraphPartition& partition,
-                                 const std::vector<const Device*>& step_devices, bool enable_mem_reuse);
+                                 const std::vector<const Device*>& step_devices, bool enable_mem_reuse,
+                                 const std::vector<std::vector<plan::InPlacePair>>& step_in_place = {});
 
 }  // namespace ephost

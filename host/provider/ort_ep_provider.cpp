@@ -66,6 +66,16 @@ class OrtEpProvider::Unit final : public ComputeUnit {
 class OrtEpProvider::KernelUnit final : public ComputeUnit {
  public:
   KernelUnit(const OrtEpProvider& owner, const Node& node) : ComputeUnit(false, node.name), owner(owner) {}
+  // The kernel definition's aliases (Alias: the output is the input's bytes) and mutable aliases
+  // (MayInplace: the kernel may overwrite the input): both let the planner give the output the input's
+  // buffer when this node is the input's last reader. An Alias output that did not get it is filled
+  // with the input's bytes when the kernel asks for it (KernelContext_GetOutput).
+  void declare_aliases(const OrtKernelDef& def) {
+    std::vector<std::pair<int, int>> pairs = def.aliases;
+    pairs.insert(pairs.end(), def.mutable_aliases.begin(), def.mutable_aliases.end());
+    set_in_place(std::move(pairs));
+    alias_outputs = def.aliases;
+  }
   ~KernelUnit() override {
     if (!kernel) return;
     ort_ep::call_plugin_void(owner.name().c_str(), owner.library_path(), "OrtKernelImpl::Release", [&] {
@@ -78,6 +88,7 @@ class OrtEpProvider::KernelUnit final : public ComputeUnit {
   OrtKernelImpl* kernel = nullptr;
   std::vector<int32_t> output_elem_types;
   std::vector<std::shared_ptr<const ort_ep::SharedPrePackedWeight>> shared_weights;
+  std::vector<std::pair<int, int>> alias_outputs;  // (input, output) of KernelDefBuilder_AddInputOutputAliases
 };
 
 template <typename Describe, typename Fn>
@@ -239,6 +250,7 @@ std::unique_ptr<ComputeUnit> OrtEpProvider::create_kernel(const Node& node) cons
                                 node.op_type); },
        [&] { return entry->create(entry->create_state, &unit->info, &kernel); });
   unit->kernel = kernel;
+  unit->declare_aliases(entry->def);
   if (!kernel || !kernel->Compute)
     fail(EPHOST_EP_FAIL, "provider '{}': the kernel create function for node '{}' ({}) returned no OrtKernelImpl "
          "with a Compute",
@@ -347,6 +359,7 @@ void OrtEpProvider::compute(const ComputeUnit& unit, EphostKernelContext* contex
   if (!unit.fused()) {
     const KernelUnit& kernel = own_kernel(unit);
     OrtKernelContext kernel_context(context, &kernel.output_elem_types);
+    kernel_context.alias_outputs = &kernel.alias_outputs;
     serve_device_memory(kernel_context);
     call("OrtKernelImpl::Compute", [&] { return fmt::format("Compute of node '{}'", kernel.name()); },
          [&] { return kernel.kernel->Compute(kernel.kernel, &kernel_context); });

@@ -44,13 +44,18 @@ class ComputeUnit {
   bool fused() const { return fused_; }
   // The fused group's name (fused_name at compile), or the node's name.
   const std::string& name() const { return name_; }
+  // Kernel-context (input, output) positions whose output may be written into the input's buffer
+  // when this step is the input's last reader (ONNX Runtime's MayInplace and Alias); usually none.
+  const std::vector<std::pair<int, int>>& in_place() const { return in_place_; }
 
  protected:
   ComputeUnit(bool fused, std::string name) : fused_(fused), name_(std::move(name)) {}
+  void set_in_place(std::vector<std::pair<int, int>> pairs) { in_place_ = std::move(pairs); }
 
  private:
   bool fused_;
   std::string name_;
+  std::vector<std::pair<int, int>> in_place_;
 };
 
 // A provider's verdict on a cached EPContext blob (judge_context).

@@ -1,6 +1,7 @@
 #include "provider_selection/provider_setup.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "plugin_abi/handles.h"
@@ -158,8 +159,11 @@ std::unique_ptr<Provider> make_provider(const PluginRegistry& registry, const Ca
 // auto: a plugin that crashed or hung in process before (isolation/fault_memory.h) runs isolated, and
 // its report says why.
 bool remember_faults(const PluginRegistry& registry, const PluginRecord& rec, IsolationSettings& settings) {
-  const std::optional<RememberedFault> fault =
-      remembered_fault(plugin_fault_journal_path(registry.scan_settings().registry_file), rec.canonical_path);
+  // Its own faults and its library's: a sibling factory's crash is that factory's alone.
+  const std::vector<std::string> plugins = {rec.name, std::filesystem::path(rec.path).filename().string(),
+                                            std::filesystem::path(rec.canonical_path).filename().string()};
+  const std::optional<RememberedFault> fault = remembered_fault(
+      plugin_fault_journal_path(registry.scan_settings().registry_file), rec.canonical_path, plugins);
   if (!fault) return false;
   settings.mode = IsolationMode::kProcess;
   settings.reason = "isolated: " + describe_remembered_fault(*fault);

@@ -134,8 +134,15 @@ std::vector<GraphPlan> plan_graphs(const std::vector<std::unique_ptr<CompiledGra
   std::vector<GraphPlan> plans;
   for (const auto& c : compiled) {
     std::vector<const Device*> step_devices;
-    for (const auto& step : c->steps()) step_devices.push_back(step->provider->memory_device());
-    plans.push_back(plan_partitioned_graph(c->graph(), c->partition(), step_devices, config.mem_reuse));
+    std::vector<std::vector<plan::InPlacePair>> step_in_place;
+    for (const auto& step : c->steps()) {
+      step_devices.push_back(step->provider->memory_device());
+      std::vector<plan::InPlacePair>& pairs = step_in_place.emplace_back();
+      if (step->unit)
+        for (const auto& [input, output] : step->unit->in_place()) pairs.push_back(plan::InPlacePair{input, output});
+    }
+    plans.push_back(
+        plan_partitioned_graph(c->graph(), c->partition(), step_devices, config.mem_reuse, step_in_place));
   }
   return plans;
 }

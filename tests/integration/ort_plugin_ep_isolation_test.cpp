@@ -25,6 +25,7 @@
 #include "chain_check.h"
 #include "ephost/ephost_cxx_api.h"
 #include "ephost/ephost_env_options_keys.h"
+#include "ort_test_plugins.h"
 #include "provider_host_kill.h"
 #include "test_support.h"
 
@@ -38,24 +39,9 @@ using Options = std::vector<std::pair<std::string, std::string>>;
 
 constexpr int64_t kRows = 4, kCols = 6;
 
-// The ORT test plugin build `variant` (good, kernels, two_factories) copied into `dir`.
-void install_ort_plugin(const TempDir& dir, const std::string& variant) {
-  const std::string file = "libephost_test_ort_" + variant + ".so";
-  fs::copy_file(fs::path(EPHOST_TEST_PLUGIN_DIR) / "ort_ep" / variant / file, fs::path(dir.path()) / file,
-                fs::copy_option::overwrite_if_exists);
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-std::map<std::string, std::string> assignment(const Ephost::Session& s) {
-  const json report = json::parse(s.partition_report_json());
-  std::map<std::string, std::string> out;
-  for (const auto& n : report["graphs"][0]["nodes"]) out[n["node"]] = n["provider"];
-  return out;
-}
+using ephost_test::assignment;
+using ephost_test::install_ort_plugin;
+using ephost_test::read_text;
 
 // The isolation entry of provider `name` in the session's report (null when it has none).
 json isolation_of(const Ephost::Session& s, const std::string& name) {
@@ -415,10 +401,12 @@ class OrtEpIsolationAuto : public OrtEpIsolation {
  protected:
   std::string registry() const { return models_.file("registry.json"); }
 
-  ephost_test::CommandResult run_cli_in_process(const std::string& fault) const {
+  ephost_test::CommandResult run_cli_in_process(const std::string& fault,
+                                                const std::string& provider = "ortadd") const {
     return ephost_test::run_command("EPHOST_PLUGIN_PATH='" + plugins_.path() + "' EPHOST_PLUGIN_REGISTRY='" +
                                     registry() + "' '" + EPHOST_CLI_PATH + "' run '" + model_path_ +
-                                    "' --providers ortadd --option ep.ortadd.fault=" + fault + " 2>&1");
+                                    "' --providers " + provider + " --option ep." + provider + ".fault=" + fault +
+                                    " 2>&1");
   }
 
   void start_env() {
@@ -469,6 +457,25 @@ TEST_F(OrtEpIsolationAuto, CreateEpCrashInProcessIsIsolatedNextTime) {
   EXPECT_NE(isolation_of(*s, "ortadd").value("reason", "").find("CreateEp"), std::string::npos)
       << s->partition_report_json();
   expect_runs_correct(*s, 2);
+}
+
+// Fault memory is per factory: a crash of one factory of a library isolates that factory next time, not
+// its sibling from the same library.
+TEST_F(OrtEpIsolationAuto, ACrashIsolatesItsFactoryAndNotItsSibling) {
+  start("two_factories", "ortadd2");
+  const ephost_test::CommandResult first = run_cli_in_process("segfault:compute", "ortadd2");
+  ASSERT_NE(first.exit_code, 0) << "the in-process fault did not end `ephost run`: " << first.output;
+  EXPECT_NE(first.output.find("ortadd2"), std::string::npos) << first.output;
+  start_env();
+  auto crashed = session({}, "auto");
+  EXPECT_EQ(isolation_of(*crashed, "ortadd2")["mode"], "process") << crashed->partition_report_json();
+  EXPECT_NE(isolation_of(*crashed, "ortadd2").value("reason", "").find("SIGSEGV"), std::string::npos)
+      << crashed->partition_report_json();
+  expect_runs_correct(*crashed, 1);
+  provider_ = "ortadd";
+  auto sibling = session({}, "auto");
+  EXPECT_EQ(isolation_of(*sibling, "ortadd")["mode"], "in_process") << sibling->partition_report_json();
+  expect_runs_correct(*sibling, 1);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include "chain_check.h"
 #include "ephost/ephost_cxx_api.h"
+#include "ort_test_plugins.h"
 #include "test_support.h"
 
 using json = nlohmann::json;
@@ -22,18 +23,7 @@ using ephost_test::TempDir;
 
 namespace {
 
-namespace fs = boost::filesystem;
-
-void install(const TempDir& dir, const std::string& variant) {
-  const std::string file = "libephost_test_ort_" + variant + ".so";
-  fs::copy_file(fs::path(EPHOST_TEST_PLUGIN_DIR) / "ort_ep" / variant / file, fs::path(dir.path()) / file,
-                fs::copy_option::overwrite_if_exists);
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using ephost_test::read_text;
 
 // Node name -> its entry in the partition report.
 std::map<std::string, json> nodes_of(const Ephost::Session& s) {
@@ -56,7 +46,7 @@ std::string refusal(const Ephost::Session& s, const std::string& node) {
 class OrtKernelEp : public ::testing::Test {
  protected:
   void SetUp() override {
-    install(plugins_, "kernels");
+    ephost_test::install_ort_plugin(plugins_, "kernels");
     env_ = std::make_unique<Ephost::Env>(EPHOST_LOG_ERROR, std::vector<std::string>{plugins_.path()});
   }
   TempDir plugins_, models_;
@@ -198,7 +188,7 @@ TEST_F(OrtKernelEp, AnEpWithNeitherCompileNorARegistryIsSkippedSayingSo) {
 
 TEST(OrtKernelEpBroken, AKernelCreateFunctionThatFailsFailsTheSessionNamingIt) {
   TempDir plugins, models;
-  install(plugins, "kernel_create_fails");
+  ephost_test::install_ort_plugin(plugins, "kernel_create_fails");
   Ephost::Env env(EPHOST_LOG_FATAL, std::vector<std::string>{plugins.path()});
   try {
     Ephost::Session s(env, ephost_test::chain_model(2, 3).save(models));
@@ -336,6 +326,80 @@ TEST_F(OrtKernelEp, DisablePrepackingLeavesTheWeightsToCompute) {
   EXPECT_EQ(nodes_of(s)["mm1"]["provider"], "ortkern");
   EXPECT_TRUE(lines_of(log).empty()) << read_text(log);  // PrePackWeight never called
   expect_prepack_outputs(s);  // B read from the input in Compute
+}
+
+}  // namespace
+
+namespace {
+
+// x -> Add(x, x) = a -> Relu(a) = r -> Identity(r) = i -> Add(i, r) = s -> Identity(s) = j -> LeakyRelu(j) = y.
+// Relu (MayInplace) is a's last reader: it may write over a. The first Identity (Alias) reads r, which
+// Add reads later: its output needs a buffer of its own holding r's bytes. The second Identity is s's
+// last reader: its output is s's buffer. y is a graph output: never anyone's buffer. The sessions run with
+// graph optimizations off, which would remove the Identity nodes (noop elimination).
+ModelBuilder alias_model() {
+  ModelBuilder m(13);
+  m.input("x", onnx::TensorProto::FLOAT, {2, 3}).output("y", onnx::TensorProto::FLOAT, {2, 3});
+  m.node("Add", {"x", "x"}, {"a"}, "double");
+  m.node("Relu", {"a"}, {"r"}, "relu");
+  m.node("Identity", {"r"}, {"i"}, "copy_lives_on");
+  m.node("Add", {"i", "r"}, {"s"}, "sum");
+  m.node("Identity", {"s"}, {"j"}, "copy_dies");
+  ephost_test::attr_float(m.node("LeakyRelu", {"j"}, {"y"}, "leaky"), "alpha", 0.5f);
+  return m;
+}
+
+// node -> (input 0's buffer, output 0's buffer) of each Compute, in order, from the compute log.
+std::map<std::string, std::vector<std::pair<std::string, std::string>>> buffers_by_node(const std::string& log) {
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> out;
+  for (const std::string& line : lines_of(log)) {
+    const size_t node = line.find("node=") + 5, in = line.find(" in="), o = line.find(" out=");
+    out[line.substr(node, in - node)].emplace_back(line.substr(in + 4, o - in - 4), line.substr(o + 5));
+  }
+  return out;
+}
+
+void expect_alias_outputs(const Ephost::Session& s) {
+  std::vector<float> x = {-2.0f, 0.5f, 1.0f, -0.25f, 3.0f, 0.0f};
+  auto out = s.run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {2, 3}, x.data(), x.size())}, {"y"});
+  const std::vector<float> y = out[0].to_vector<float>();
+  ASSERT_EQ(y.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_FLOAT_EQ(y[i], 2.0f * std::max(2.0f * x[i], 0.0f)) << i;
+}
+
+TEST_F(OrtKernelEp, AliasAndMayInplaceOutputsTakeTheirDyingInputsBuffer) {
+  const std::string log = models_.file("compute.txt");
+  Ephost::SessionOptions options;
+  options.add_config("ep.ortkern.compute_log", log).add_config("session.graph_optimization_level", "0");
+  Ephost::Session s(*env_, alias_model().save(models_), options);
+  const auto nodes = nodes_of(s);
+  for (const char* n : {"double", "relu", "copy_lives_on", "sum", "copy_dies", "leaky"})
+    EXPECT_EQ(nodes.at(n)["provider"], "ortkern") << n;
+  // The first run places buffers by the allocation plan, the later ones by the memory pattern it recorded.
+  for (int run = 0; run < 3; ++run) expect_alias_outputs(s);
+  auto buffers = buffers_by_node(log);
+  for (const char* n : {"relu", "copy_lives_on", "copy_dies", "leaky"}) ASSERT_EQ(buffers[n].size(), 3u) << n;
+  for (size_t run = 0; run < 3; ++run) {
+    EXPECT_EQ(buffers["relu"][run].first, buffers["relu"][run].second) << "run " << run << ": Relu in place";
+    EXPECT_NE(buffers["copy_lives_on"][run].first, buffers["copy_lives_on"][run].second)
+        << "run " << run << ": r is read later, so Identity's output cannot be r's buffer";
+    EXPECT_EQ(buffers["copy_dies"][run].first, buffers["copy_dies"][run].second) << "run " << run;
+    EXPECT_NE(buffers["leaky"][run].first, buffers["leaky"][run].second) << "run " << run << ": a graph output";
+  }
+}
+
+TEST_F(OrtKernelEp, WithoutMemoryReuseAliasOutputsStillHoldTheirInputs) {
+  const std::string log = models_.file("compute.txt");
+  Ephost::SessionOptions options;
+  options.add_config("ep.ortkern.compute_log", log).add_config("session.enable_mem_reuse", "0");
+  options.add_config("session.graph_optimization_level", "0");
+  Ephost::Session s(*env_, alias_model().save(models_), options);
+  expect_alias_outputs(s);
+  auto buffers = buffers_by_node(log);
+  for (const char* n : {"relu", "copy_lives_on", "copy_dies"}) {
+    ASSERT_EQ(buffers[n].size(), 1u) << n;
+    EXPECT_NE(buffers[n][0].first, buffers[n][0].second) << n << ": no reuse asked, none done";
+  }
 }
 
 }  // namespace

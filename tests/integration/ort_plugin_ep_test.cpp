@@ -14,6 +14,8 @@
 
 #include "chain_check.h"
 #include "ephost/ephost_cxx_api.h"
+#include "ephost/ephost_env_options_keys.h"
+#include "ort_test_plugins.h"
 #include "test_support.h"
 
 using json = nlohmann::json;
@@ -23,12 +25,8 @@ namespace {
 
 namespace fs = boost::filesystem;
 
-// The ortadd build `variant` (good, crash_in_create, ...) copied into `dir`.
-void install_ort_plugin(const TempDir& dir, const std::string& variant) {
-  const std::string file = "libephost_test_ort_" + variant + ".so";
-  fs::copy_file(fs::path(EPHOST_TEST_PLUGIN_DIR) / "ort_ep" / variant / file, fs::path(dir.path()) / file,
-                fs::copy_option::overwrite_if_exists);
-}
+using ephost_test::assignment;
+using ephost_test::install_ort_plugin;
 
 json report_entry(const Ephost::Env& env, const std::string& file) {
   for (const auto& r : json::parse(env.plugin_report_json())) {
@@ -38,12 +36,6 @@ json report_entry(const Ephost::Env& env, const std::string& file) {
   return json();
 }
 
-std::map<std::string, std::string> assignment(const Ephost::Session& s) {
-  json report = json::parse(s.partition_report_json());
-  std::map<std::string, std::string> out;
-  for (const auto& n : report["graphs"][0]["nodes"]) out[n["node"]] = n["provider"];
-  return out;
-}
 
 class OrtPluginEp : public ::testing::Test {
  protected:
@@ -398,6 +390,37 @@ TEST(OrtPluginEpFactories, LazyLoadFromTheRegistryCacheFillsBothFactories) {
   Ephost::Session s(env, ephost_test::chain_model(2, 3).save(models), first);
   EXPECT_EQ(assignment(s)["add"], "ortadd");
   ephost_test::expect_chain_output(s, 2, 3);
+}
+
+// A factory that supports none of the host's devices says why (GetHardwareDeviceIncompatibilityDetails,
+// API 24): the report and `ephost plugins` list the device with its reasons, notes and error code, after a
+// probe and from the registry cache alike; its sibling, which supports the CPU, is never asked.
+TEST(OrtPluginEpFactories, AFactoryThatSupportsNoHostDeviceSaysWhy) {
+  TempDir dir, cache;
+  install_ort_plugin(dir, "second_refuses_cpu");
+  const std::string registry = cache.file("registry.json");
+  const std::string why = ": device incompatible, missing dependency: ortadd2 needs the test accelerator, not a "
+                          "CPU (error 7)";
+  for (int pass = 0; pass < 2; ++pass) {  // probed, then answered by the registry cache
+    const std::vector<std::string> dirs{dir.path()};
+    Ephost::Env env(EPHOST_LOG_ERROR, &dirs, {{kEphostEnvOptionsPluginRegistry, registry}});
+    const auto entries = report_entries(env, "libephost_test_ort_second_refuses_cpu.so");
+    ASSERT_EQ(entries.size(), 2u) << env.plugin_report_json();
+    const json& refusing = entries.at("ortadd2");
+    EXPECT_EQ(refusing.value("devices", json::array()).size(), 0u) << refusing.dump(2);
+    ASSERT_EQ(refusing.value("unsupported_devices", json::array()).size(), 1u) << refusing.dump(2);
+    const std::string line = refusing["unsupported_devices"][0];
+    EXPECT_EQ(line.rfind("cpu '", 0), 0u) << line;
+    EXPECT_NE(line.find(why), std::string::npos) << line;
+    EXPECT_EQ(entries.at("ortadd").count("unsupported_devices"), 0u) << entries.at("ortadd").dump(2);
+    EXPECT_EQ(refusing["probed_by"], pass == 0 ? "scanner" : "registry") << refusing.dump(2);
+  }
+  const ephost_test::CommandResult listing = ephost_test::run_command(
+      "EPHOST_PLUGIN_PATH='" + dir.path() + "' EPHOST_PLUGIN_REGISTRY='" + registry + "' '" + EPHOST_CLI_PATH +
+      "' plugins 2>&1");
+  ASSERT_EQ(listing.exit_code, 0) << listing.output;
+  EXPECT_NE(listing.output.find("devices not supported:\n  ortadd2: cpu '"), std::string::npos) << listing.output;
+  EXPECT_NE(listing.output.find(why), std::string::npos) << listing.output;
 }
 
 // One factory's EP that cannot be created (CreateEp fails) fails the session that asked for it, naming

@@ -85,5 +85,27 @@ TEST_F(FaultMemory, ALongJournalKeepsItsNewestLines) {
   EXPECT_EQ(fs::file_size(journal_), size);
 }
 
+// Lines name the plugin whose call faulted (a provider, or the library's file for calls of the whole
+// library): a provider is marked by its own faults and its library's, not by a sibling factory's.
+TEST_F(FaultMemory, FaultsArePerPluginOfTheLibrary) {
+  const long long at = static_cast<long long>(time(nullptr)) + 10;
+  {
+    std::ofstream out(journal_);
+    out << "crashed\t" << at << "\tSIGSEGV\t" << library_ << "\tcompute\tortadd2\n";
+  }
+  EXPECT_TRUE(remembered_fault(journal_, library_, {"ortadd2", "libplugin.so"}).has_value());
+  EXPECT_FALSE(remembered_fault(journal_, library_, {"ortadd", "libplugin.so"}).has_value());
+  EXPECT_TRUE(remembered_fault(journal_, library_).has_value()) << "no plugin named: any fault of the library";
+  {
+    std::ofstream out(journal_, std::ios::app);
+    out << "crashed\t" << at << "\tSIGSEGV\t" << library_ << "\tCreateEpFactories\tlibplugin.so\n";
+  }
+  ASSERT_TRUE(remembered_fault(journal_, library_, {"ortadd", "libplugin.so"}).has_value());
+  EXPECT_EQ(remembered_fault(journal_, library_, {"ortadd", "libplugin.so"})->call, "CreateEpFactories");
+  // A five-field line (a journal older than the plugin field) counts for every provider of the library.
+  journal({{"crashed", "compile"}});
+  EXPECT_TRUE(remembered_fault(journal_, library_, {"ortadd", "libplugin.so"}).has_value());
+}
+
 }  // namespace
 }  // namespace ephost

@@ -58,7 +58,7 @@ class Builder {
     return v;
   }
   int step(const std::string& name, std::vector<int> inputs, std::vector<int> outputs) {
-    g.steps.push_back(PlanStep{name, std::move(inputs), std::move(outputs)});
+    g.steps.push_back(PlanStep{name, std::move(inputs), std::move(outputs), {}});
     return static_cast<int>(g.steps.size()) - 1;
   }
 
@@ -367,6 +367,7 @@ void expect_valid_allocation_plan(const PlanGraph& g, const std::vector<int>& or
   ASSERT_EQ(plan.values.size(), g.values.size());
   ASSERT_EQ(plan.release_after.size(), order.size());
   std::vector<int> reusers(g.values.size(), 0);
+  std::vector<bool> in_place_of(g.values.size(), false);  // its buffer went to an in-place output
   for (size_t v = 0; v < g.values.size(); ++v) {
     const PlanValue& value = g.values[v];
     const ValuePlan& vp = plan.values[v];
@@ -388,12 +389,17 @@ void expect_valid_allocation_plan(const PlanGraph& g, const std::vector<int>& or
     const PlanValue& old = g.values[static_cast<size_t>(u)];
     const ValuePlan& up = plan.values[static_cast<size_t>(u)];
     EXPECT_TRUE(up.kind == AllocKind::kAllocate || up.kind == AllocKind::kReuse) << "v" << v << " reuses v" << u;
-    EXPECT_LT(up.last_use_step, vp.def_step) << "v" << v << " takes the buffer of v" << u << " while it lives";
     EXPECT_EQ(old.device, value.device);
+    EXPECT_EQ(++reusers[static_cast<size_t>(u)], 1) << "two values take the buffer of v" << u;
+    if (vp.in_place) {  // written over its own step's input, which that step reads last
+      EXPECT_EQ(up.last_use_step, vp.def_step) << "v" << v << " in place of v" << u << ", read later";
+      in_place_of[static_cast<size_t>(u)] = true;
+      continue;
+    }
+    EXPECT_LT(up.last_use_step, vp.def_step) << "v" << v << " takes the buffer of v" << u << " while it lives";
     const bool same_bytes = old.static_bytes >= 0 && old.static_bytes == value.static_bytes;
     const bool same_key = !old.shape_key.empty() && old.shape_key == value.shape_key;
     EXPECT_TRUE(same_bytes || same_key) << "v" << v << " reuses v" << u << " of unproven size";
-    EXPECT_EQ(++reusers[static_cast<size_t>(u)], 1) << "two values take the buffer of v" << u;
   }
   std::vector<int> released(g.values.size(), 0);
   for (size_t p = 0; p < plan.release_after.size(); ++p) {
@@ -407,7 +413,8 @@ void expect_valid_allocation_plan(const PlanGraph& g, const std::vector<int>& or
   for (size_t v = 0; v < g.values.size(); ++v) {
     const ValuePlan& vp = plan.values[v];
     const bool owned = (vp.kind == AllocKind::kAllocate || vp.kind == AllocKind::kReuse) && vp.def_step >= 0;
-    const int expected = owned && reusers[v] == 0 ? 1 : 0;
+    // An in-place output's input is still released (its slot, after the step): the buffer lives on.
+    const int expected = owned && (reusers[v] == 0 || in_place_of[v]) ? 1 : 0;
     EXPECT_EQ(released[v], expected) << "value v" << v << " released " << released[v] << " times";
   }
 }
@@ -564,6 +571,54 @@ TEST(AllocationPlan, OutputsOfAStepDoNotReuseItsInputs) {
   EXPECT_EQ(plan.values[2].kind, AllocKind::kAllocate);
 }
 
+std::map<int32_t, int64_t> expect_valid_pattern(const PlanGraph& g, const AllocationPlan& plan,
+                                                const std::vector<int64_t>& observed, const MemoryPattern& pattern);
+
+// x -> s0 -> t0 -> relu (in place) -> t1 -> s2 -> y, with t1 also read by s2 through `ident` (in
+// place, but t1 lives on), an input read twice, and a graph input offered in place.
+TEST(AllocationPlan, InPlaceOutputsTakeTheirStepsDyingInput) {
+  Builder b;
+  const int x = b.input(64, "x");
+  const int t0 = b.value(64, "t0"), t1 = b.value(64, "t1"), t2 = b.value(64, "t2"), t3 = b.value(64, "t3");
+  const int t4 = b.value(64, "t4"), t5 = b.value(128, "t5"), y = b.output(64, "y");
+  b.step("s0", {x}, {t0});
+  b.step("relu", {t0}, {t1});
+  b.step("ident", {t1}, {t2});
+  b.step("twice", {t2, t2}, {t3});
+  b.step("s3", {t1, t3}, {t4});
+  b.step("grow", {t4}, {t5});
+  b.step("s5", {t5, x}, {y});
+  for (int s : {1, 2, 3, 5}) b.g.steps[static_cast<size_t>(s)].in_place = {InPlacePair{0, 0}};
+  b.g.steps[0].in_place = {InPlacePair{0, 0}};   // x: the caller's buffer, never written over
+  b.g.steps[6].in_place = {InPlacePair{0, 0}};   // y: a graph output has its own buffer
+  const AllocationPlan plan = plan_for(b.g);
+  auto at = [&](int v) { return plan.values[static_cast<size_t>(v)]; };
+  EXPECT_EQ(at(t0).kind, AllocKind::kAllocate);
+  EXPECT_EQ(at(t1).kind, AllocKind::kReuse);
+  EXPECT_EQ(at(t1).reuse_of, t0);
+  EXPECT_TRUE(at(t1).in_place);
+  EXPECT_FALSE(at(t2).in_place) << "t1 is read by s3 later";
+  EXPECT_FALSE(at(t3).in_place) << "t2 is read twice by the step";
+  EXPECT_TRUE(at(t5).in_place) << "sizes are checked when the run places it, not planned";
+  EXPECT_EQ(at(t5).reuse_of, t4);
+  EXPECT_EQ(at(y).kind, AllocKind::kGraphOutput);
+  // t0's slot is emptied after relu, where the buffer's new owner t1 is born.
+  EXPECT_NE(std::find(plan.release_after[1].begin(), plan.release_after[1].end(), t0), plan.release_after[1].end());
+  expect_valid_allocation_plan(b.g, make_execution_plan(b.g).order, plan, true);
+  EXPECT_NE(describe(plan, b.g).find("'t1' (v2): reuse in place of 't0' (v1)"), std::string::npos)
+      << describe(plan, b.g);
+
+  for (const ValuePlan& vp : plan_for(b.g, false).values) EXPECT_FALSE(vp.in_place) << "reuse is off";
+  // The memory pattern places each in-place chain as one buffer: t0 and t1 at one offset, t4 and t5 too,
+  // the larger t5 deciding its size.
+  const std::vector<int64_t> observed = observed_sizes(b.g, plan);
+  const MemoryPattern pattern = make_memory_pattern(b.g, plan, observed);
+  expect_valid_pattern(b.g, plan, observed, pattern);
+  EXPECT_EQ(pattern.offsets[static_cast<size_t>(t0)], pattern.offsets[static_cast<size_t>(t1)]);
+  EXPECT_EQ(pattern.offsets[static_cast<size_t>(t4)], pattern.offsets[static_cast<size_t>(t5)]);
+  EXPECT_NE(pattern.offsets[static_cast<size_t>(t1)], pattern.offsets[static_cast<size_t>(t2)]);
+}
+
 TEST(AllocationPlan, UnreadOutputIsReleasedAfterItsStep) {
   Builder b;
   const int x = b.input(64);
@@ -664,6 +719,11 @@ std::map<int32_t, int64_t> expect_valid_pattern(const PlanGraph& g, const Alloca
         const ValuePlan& a = plan.values[static_cast<size_t>(values[i])];
         const ValuePlan& b = plan.values[static_cast<size_t>(values[j])];
         if (a.last_use_step < b.def_step || b.last_use_step < a.def_step) continue;
+        if ((a.in_place && a.reuse_of == values[j]) || (b.in_place && b.reuse_of == values[i])) {
+          EXPECT_EQ(pattern.offsets[static_cast<size_t>(values[i])], pattern.offsets[static_cast<size_t>(values[j])])
+              << "v" << values[i] << " and v" << values[j] << " share a buffer in place";
+          continue;
+        }
         const auto vi = static_cast<size_t>(values[i]);
         const auto vj = static_cast<size_t>(values[j]);
         const int64_t a0 = pattern.offsets[vi], a1 = a0 + observed[vi];
@@ -672,13 +732,26 @@ std::map<int32_t, int64_t> expect_valid_pattern(const PlanGraph& g, const Alloca
       }
     }
     int64_t most = 0;
+    // Values written in place of their step's input share its buffer: one buffer per chain, alive from
+    // its first value's definition to its last one's last use, as large as its largest value.
+    std::map<int, std::pair<std::pair<int, int>, int64_t>> buffers;  // first value -> (lifetime, bytes)
+    for (int v : values) {
+      int owner = v;
+      while (plan.values[static_cast<size_t>(owner)].in_place &&
+             std::find(values.begin(), values.end(), plan.values[static_cast<size_t>(owner)].reuse_of) != values.end())
+        owner = plan.values[static_cast<size_t>(owner)].reuse_of;
+      const ValuePlan& vp = plan.values[static_cast<size_t>(v)];
+      auto it = buffers.emplace(owner, std::make_pair(std::make_pair(vp.def_step, vp.last_use_step), 0)).first;
+      auto& [life, bytes] = it->second;
+      life.first = std::min(life.first, vp.def_step);
+      life.second = std::max(life.second, vp.last_use_step);
+      bytes = std::max(bytes, aligned(observed[static_cast<size_t>(v)]));
+    }
     for (size_t p = 0; p < plan.release_after.size(); ++p) {
       int64_t live = 0;
-      for (int v : values) {
-        const ValuePlan& vp = plan.values[static_cast<size_t>(v)];
-        if (vp.def_step <= static_cast<int>(p) && static_cast<int>(p) <= vp.last_use_step)
-          live += aligned(observed[static_cast<size_t>(v)]);
-      }
+      for (const auto& [owner, buffer] : buffers)
+        if (buffer.first.first <= static_cast<int>(p) && static_cast<int>(p) <= buffer.first.second)
+          live += buffer.second;
       most = std::max(most, live);
     }
     EXPECT_EQ(block->min_bytes, most);
@@ -823,7 +896,7 @@ TEST(MemoryPattern, OptimumCanExceedTheBusiestStep) {
   std::vector<int> tensor;
   for (const Lifetime& t : tensors) tensor.push_back(b.value(t.bytes));
   for (int i = 0; i < 8; ++i) {
-    PlanStep step{"s" + std::to_string(i), {token[static_cast<size_t>(i)]}, {token[static_cast<size_t>(i) + 1]}};
+    PlanStep step{"s" + std::to_string(i), {token[static_cast<size_t>(i)]}, {token[static_cast<size_t>(i) + 1]}, {}};
     for (size_t k = 0; k < tensors.size(); ++k) {
       if (tensors[k].first == i) step.outputs.push_back(tensor[k]);
       if (tensors[k].last == i && tensors[k].first < i) step.inputs.push_back(tensor[k]);

@@ -38,6 +38,7 @@ struct Verdict {
   bool cached = false;
   int64_t age_s = -1;  // -1: never probed (the built-in plugin, a file skipped before any probe)
   std::string probed_again;
+  std::vector<std::string> unsupported_devices;  // host devices the plugin cannot use, and why
   // "cached, 3 h old", "probed now", "probed again", "-".
   std::string column() const {
     if (age_s < 0) return "-";
@@ -74,13 +75,14 @@ int plugins_command(const PluginsArgs& args, const GlobalArgs& global) {
       const nlohmann::json age = report[i].value("age_s", nlohmann::json());
       if (age.is_number_integer()) v.age_s = age.get<int64_t>();
       v.probed_again = report[i].value("probed_again", "");
+      v.unsupported_devices = report[i].value("unsupported_devices", std::vector<std::string>{});
     }
   } catch (const std::exception&) {
     // The report's status column then just says "loaded", and the verdict column "-".
   }
   const size_t n = reports.size();
   TextTable table({"name", "version", "device", "status", "verdict", "abi", "sdk", "source keys", "path"});
-  std::vector<std::string> skipped, probed_again;
+  std::vector<std::string> skipped, probed_again, unsupported;
   for (size_t i = 0; i < n; ++i) {
     const EphostPluginReport& r = reports[i];
     const Verdict& v = verdicts[i];
@@ -91,6 +93,7 @@ int plugins_command(const PluginsArgs& args, const GlobalArgs& global) {
       skipped.push_back(line);
     }
     if (!v.probed_again.empty()) probed_again.push_back(str(r.path) + ": " + v.probed_again);
+    for (const std::string& line : v.unsupported_devices) unsupported.push_back(str(r.name) + ": " + line);
     table.add_row({str(r.name), str(r.version), str(r.device_type), status, v.column(),
                    r.abi_version ? std::to_string(r.abi_version) : "-", str(r.sdk_version), str(r.source_keys),
                    str(r.path)});
@@ -111,6 +114,11 @@ int plugins_command(const PluginsArgs& args, const GlobalArgs& global) {
     }
     std::cout << devices.size() << (devices.size() == 1 ? " device:\n" : " devices:\n");
     device_table.print(std::cout, "  ", 60);
+  }
+  // Why a provider cannot use a host device, as its plugin said (ONNX Runtime plugin EPs).
+  if (!unsupported.empty()) {
+    std::cout << "devices not supported:\n";
+    for (const auto& s : unsupported) std::cout << "  " << s << "\n";
   }
   if (!skipped.empty()) {
     std::cout << "skipped:\n";

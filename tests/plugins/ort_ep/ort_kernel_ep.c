@@ -10,11 +10,16 @@
  *   Mul        since-versions 7..14, T in {float, int32}
  *   Relu       since-versions 13..14, T in {float}
  *   LeakyRelu  since-versions 6..16, T in {float} (reads its attribute alpha when created)
+ *   Identity   since-version 13, T in {float}, output 0 an alias of input 0 (KernelDefBuilder_Add-
+ *              InputOutputAliases): its Compute asks for the output and writes nothing, relying on the
+ *              host to give the output the input's buffer or bytes
  *   MatMul     since-versions 1..13, T in {float}, claimed only when B (input 1) is a constant 2-D
  *              initializer: the kernel pre-packs B transposed (OrtKernelImpl::PrePackWeight) and computes
  *              from its packed copy, sharing it through the host's cache when offered one
  *              (SharedPrePackedWeightCache_StoreWeightData, then SetSharedPrePackedWeight)
- * Add and Mul broadcast as numpy does.
+ * Add and Mul broadcast as numpy does. Relu and LeakyRelu declare output 0 a mutable alias of input 0
+ * (KernelDefBuilder_AddInputOutputMutableAliases, ONNX Runtime's MayInplace): they compute element by
+ * element, so writing over their input is safe.
  *
  * Options (session config "ep.ortkern.<key>", read in CreateEp):
  *   claim     "lookup" (default): claims a node when EpGraphSupportInfo_LookUpKernel finds it a kernel;
@@ -24,6 +29,8 @@
  *   registry  "none": GetKernelRegistry answers NULL, so the EP (with no Compile either) can run nothing
  *   fault, fault_while  crash, abort or hang it in CreateEp, GetCapability or a kernel's Compute
  *             (ort_injected_fault.h)
+ *   compute_log  a file Relu, LeakyRelu and Identity append "compute node=<name> in=<address>
+ *             out=<address>" to at each Compute (the buffers of input 0 and output 0)
  *   prepack_log  a file PrePackWeight appends "prepack node=<name> input=<i> cache=<0|1>" to, and
  *             SetSharedPrePackedWeight "shared node=<name> input=<i> buffer=<address>"
  *
@@ -54,7 +61,7 @@ static OrtStatus* error(const char* message) { return api->CreateStatus(ORT_EP_F
     if (s_) return s_;             \
   } while (0)
 
-enum { OP_ADD = 1, OP_MUL, OP_RELU, OP_LEAKY_RELU, OP_MATMUL, NUM_OPS = OP_MATMUL };
+enum { OP_ADD = 1, OP_MUL, OP_RELU, OP_LEAKY_RELU, OP_MATMUL, OP_IDENTITY, NUM_OPS = OP_IDENTITY };
 
 /* ---- the EP ---- */
 
@@ -74,6 +81,7 @@ typedef struct KernelEp {
   char info_log[512];
   OrtInjectedFault fault; /* options fault, fault_while */
   char prepack_log[512];
+  char compute_log[512];
 } KernelEp;
 
 static const char* ep_get_name(const OrtEp* ep) {
@@ -161,6 +169,7 @@ typedef struct TestKernel {
   int owns_packed;
   char node[128];
   const char* prepack_log;
+  const char* compute_log;
 } TestKernel;
 
 typedef struct Shape {
@@ -235,6 +244,32 @@ static OrtStatus* compute_binary(const TestKernel* k, OrtKernelContext* context)
   return NULL;
 }
 
+static void log_buffers(const TestKernel* k, const void* in, const void* out) {
+  FILE* f;
+  if (!k->compute_log || !k->compute_log[0]) return;
+  f = fopen(k->compute_log, "a");
+  if (!f) return;
+  fprintf(f, "compute node=%s in=%p out=%p\n", k->node, in, out);
+  fclose(f);
+}
+
+/* Identity, an alias: the output is the input's buffer or already holds its bytes; nothing to write. */
+static OrtStatus* compute_identity(const TestKernel* k, OrtKernelContext* context) {
+  const OrtValue* x = NULL;
+  OrtValue* y = NULL;
+  const void* px = NULL;
+  void* py = NULL;
+  Shape s;
+  RETURN_IF(api->KernelContext_GetInput(context, 0, &x));
+  if (!x) return error("Identity is missing its input");
+  RETURN_IF(shape_of(x, &s));
+  RETURN_IF(api->KernelContext_GetOutput(context, 0, s.dims, s.rank, &y));
+  RETURN_IF(api->GetTensorData(x, &px));
+  RETURN_IF(api->GetTensorMutableData(y, &py));
+  log_buffers(k, px, py);
+  return NULL;
+}
+
 static OrtStatus* compute_unary(const TestKernel* k, OrtKernelContext* context) {
   const OrtValue* x = NULL;
   OrtValue* y = NULL;
@@ -249,6 +284,7 @@ static OrtStatus* compute_unary(const TestKernel* k, OrtKernelContext* context) 
   RETURN_IF(api->KernelContext_GetOutput(context, 0, s.dims, s.rank, &y));
   RETURN_IF(api->GetTensorData(x, &px));
   RETURN_IF(api->GetTensorMutableData(y, &py));
+  log_buffers(k, px, py);
   for (j = 0; j < s.count; ++j) {
     float v = ((const float*)px)[j];
     ((float*)py)[j] = v >= 0.0f ? v : (k->op == OP_RELU ? 0.0f : k->alpha * v);
@@ -313,7 +349,7 @@ static OrtStatus* kernel_compute(OrtKernelImpl* this_ptr, OrtKernelContext* cont
     return compute_binary(k, context);
   }
   if (inputs != 1) return error("one input expected");
-  return compute_unary(k, context);
+  return k->op == OP_IDENTITY ? compute_identity(k, context) : compute_unary(k, context);
 }
 
 static void kernel_release(OrtKernelImpl* this_ptr) {
@@ -483,6 +519,7 @@ static OrtStatus* create_kernel(void* state, const OrtKernelInfo* info, OrtKerne
   k->op = s->op;
   k->fault = &s->ep->fault;
   k->prepack_log = s->ep->prepack_log;
+  k->compute_log = s->ep->compute_log;
   status = read_text(api->KernelInfo_GetNodeName, info, k->node, sizeof k->node);
   if (status) {
     free(k);
@@ -508,8 +545,12 @@ static OrtStatus* create_kernel(void* state, const OrtKernelInfo* info, OrtKerne
 
 /* ---- the registry ---- */
 
+/* How output 0 relates to input 0 in a kernel definition. */
+enum Aliasing { NO_ALIAS, ALIAS, MAY_INPLACE };
+
 static OrtStatus* add_kernel(KernelEp* ep, const char* op_type, int op, int since_start, int since_end,
-                             const enum ONNXTensorElementDataType* types, size_t num_types) {
+                             const enum ONNXTensorElementDataType* types, size_t num_types, enum Aliasing aliasing) {
+  static const int zero[1] = {0};
   OrtKernelDefBuilder* builder = NULL;
   OrtKernelDef* def = NULL;
   const OrtDataType* data_types[4];
@@ -527,6 +568,9 @@ static OrtStatus* add_kernel(KernelEp* ep, const char* op_type, int op, int sinc
   if (!status) status = ep_api->KernelDefBuilder_SetInputMemType(builder, 0, OrtMemTypeDefault);
   if (!status) status = ep_api->KernelDefBuilder_SetOutputMemType(builder, 0, OrtMemTypeDefault);
   if (!status) status = ep_api->KernelDefBuilder_AddTypeConstraint(builder, "T", data_types, num_types);
+  if (!status && aliasing == ALIAS) status = ep_api->KernelDefBuilder_AddInputOutputAliases(builder, zero, zero, 1);
+  if (!status && aliasing == MAY_INPLACE)
+    status = ep_api->KernelDefBuilder_AddInputOutputMutableAliases(builder, zero, zero, 1);
   if (!status) status = ep_api->KernelDefBuilder_Build(builder, &def);
   ep_api->ReleaseKernelDefBuilder(builder);
   if (!status) status = ep_api->KernelRegistry_AddKernel(ep->registry, def, create_kernel, state);
@@ -539,11 +583,12 @@ static OrtStatus* build_registry(KernelEp* ep) {
   static const enum ONNXTensorElementDataType float_int32[] = {ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT,
                                                                 ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32};
   RETURN_IF(ep_api->CreateKernelRegistry(&ep->registry));
-  RETURN_IF(add_kernel(ep, "Add", OP_ADD, 7, 14, floats, 1));
-  RETURN_IF(add_kernel(ep, "Mul", OP_MUL, 7, 14, float_int32, 2));
-  RETURN_IF(add_kernel(ep, "Relu", OP_RELU, 13, 14, floats, 1));
-  RETURN_IF(add_kernel(ep, "LeakyRelu", OP_LEAKY_RELU, 6, 16, floats, 1));
-  RETURN_IF(add_kernel(ep, "MatMul", OP_MATMUL, 1, 13, floats, 1));
+  RETURN_IF(add_kernel(ep, "Add", OP_ADD, 7, 14, floats, 1, NO_ALIAS));
+  RETURN_IF(add_kernel(ep, "Mul", OP_MUL, 7, 14, float_int32, 2, NO_ALIAS));
+  RETURN_IF(add_kernel(ep, "Relu", OP_RELU, 13, 14, floats, 1, MAY_INPLACE));
+  RETURN_IF(add_kernel(ep, "LeakyRelu", OP_LEAKY_RELU, 6, 16, floats, 1, MAY_INPLACE));
+  RETURN_IF(add_kernel(ep, "MatMul", OP_MATMUL, 1, 13, floats, 1, NO_ALIAS));
+  RETURN_IF(add_kernel(ep, "Identity", OP_IDENTITY, 13, 13, floats, 1, ALIAS));
   return NULL;
 }
 
@@ -634,6 +679,7 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
   if (!status) status = read_option(options, "info_log", ep->info_log, sizeof ep->info_log);
   if (!status) status = read_option(options, "registry", registry, sizeof registry);
   if (!status) status = read_option(options, "prepack_log", ep->prepack_log, sizeof ep->prepack_log);
+  if (!status) status = read_option(options, "compute_log", ep->compute_log, sizeof ep->compute_log);
   if (!status) status = read_injected_fault(api, options, EP_NAME, &ep->fault);
   if (!status) injected_fault_at(&ep->fault, "create_ep");
   if (!status) {

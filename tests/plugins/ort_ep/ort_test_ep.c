@@ -18,6 +18,8 @@
  *   ORT_TEST_PROVIDER_BRIDGE   also exports GetProvider, as ONNX Runtime's provider-bridge libraries do
  *   ORT_TEST_TWO_FACTORIES     CreateEpFactories answers two factories, "ortadd" and "ortadd2", the same EP under
  *                              two names (its option keys, EPContext source and name follow the factory's)
+ *   ORT_TEST_SECOND_REFUSES_CPU  with two factories: the second supports no host device, and says why for the
+ *                              CPU through GetHardwareDeviceIncompatibilityDetails (API 24)
  *   ORT_TEST_WRONG_ADD         adds one too many to every Add (the conformance kit's numerical section must
  *                              catch it)
  *   ORT_TEST_OWN_DEVICE        "ortdev": a device with memory of its own (ort_test_device.h): the factory's
@@ -697,6 +699,27 @@ typedef struct TestFactory {
 static const char* factory_name(const OrtEpFactory* f) {
   return ((const TestFactory*)f)->name;
 }
+
+#ifdef ORT_TEST_TWO_FACTORIES
+#define ORT_TEST_FACTORY_COUNT 2
+#else
+#define ORT_TEST_FACTORY_COUNT 1
+#endif
+static TestFactory factories_made[2];
+
+#ifdef ORT_TEST_SECOND_REFUSES_CPU
+/* Why a device is not supported (API 24): the host asks only about devices GetSupportedDevices passed over. */
+static OrtStatus* factory_incompatibility(OrtEpFactory* f, const OrtHardwareDevice* hw,
+                                          OrtDeviceEpIncompatibilityDetails* details) {
+  char notes[128];
+  if (f == &factories_made[0].base) return error("asked about a device the first factory supports");
+  if (api->HardwareDevice_Type(hw) != OrtHardwareDeviceType_CPU) return NULL; /* silent: left "compatible" */
+  snprintf(notes, sizeof notes, "%s needs the test accelerator, not a CPU", factory_name(f));
+  return ep_api->DeviceEpIncompatibilityDetails_SetDetails(
+      details, OrtDeviceEpIncompatibility_DEVICE_INCOMPATIBLE | OrtDeviceEpIncompatibility_MISSING_DEPENDENCY, 7,
+      notes);
+}
+#endif
 static const char* factory_vendor(const OrtEpFactory* f) {
   (void)f;
   return "ephost tests";
@@ -721,6 +744,9 @@ static OrtStatus* factory_supported_devices(OrtEpFactory* f, const OrtHardwareDe
     OrtEpDevice* d = NULL;
     OrtStatus* status;
     if (api->HardwareDevice_Type(devices[i]) != OrtHardwareDeviceType_CPU) continue;
+#ifdef ORT_TEST_SECOND_REFUSES_CPU
+    if (f != &factories_made[0].base) continue; /* the second factory wants a device no host has */
+#endif
     api->CreateKeyValuePairs(&metadata);
     api->CreateKeyValuePairs(&options);
     api->AddKeyValuePair(metadata, "version", "1.2.3");
@@ -847,12 +873,6 @@ static void factory_release_ep(OrtEpFactory* f, OrtEp* ep) {
   free(ep);
 }
 
-#ifdef ORT_TEST_TWO_FACTORIES
-#define ORT_TEST_FACTORY_COUNT 2
-#else
-#define ORT_TEST_FACTORY_COUNT 1
-#endif
-static TestFactory factories_made[2];
 static const char* const factory_names[2] = {ORT_TEST_EP_NAME, ORT_TEST_EP_NAME "2"};
 
 static void fill_factory(TestFactory* t, const char* name) {
@@ -867,6 +887,9 @@ static void fill_factory(TestFactory* t, const char* name) {
   factory->GetVendorId = factory_vendor_id;
   factory->GetVersion = factory_version;
   factory->ValidateCompiledModelCompatibilityInfo = factory_validate;
+#ifdef ORT_TEST_SECOND_REFUSES_CPU
+  factory->GetHardwareDeviceIncompatibilityDetails = factory_incompatibility;
+#endif
 #ifdef ORT_TEST_OWN_DEVICE
   factory->CreateAllocator = device_create_allocator;
   factory->ReleaseAllocator = device_release_allocator;

@@ -132,6 +132,15 @@ typedef enum OrtHardwareDeviceType {
   OrtHardwareDeviceType_NPU = 2,
 } OrtHardwareDeviceType;
 
+/* API 24: the bits of an OrtDeviceEpIncompatibilityDetails' reasons bitmask. */
+typedef enum OrtDeviceEpIncompatibilityReason {
+  OrtDeviceEpIncompatibility_NONE = 0,
+  OrtDeviceEpIncompatibility_DRIVER_INCOMPATIBLE = 1 << 0,
+  OrtDeviceEpIncompatibility_DEVICE_INCOMPATIBLE = 1 << 1,
+  OrtDeviceEpIncompatibility_MISSING_DEPENDENCY = 1 << 2,
+  OrtDeviceEpIncompatibility_UNKNOWN = (int)(1u << 31),
+} OrtDeviceEpIncompatibilityReason;
+
 typedef enum OrtCompiledModelCompatibility {
   OrtCompiledModelCompatibility_EP_NOT_APPLICABLE = 0,
   OrtCompiledModelCompatibility_EP_SUPPORTED_OPTIMAL = 1,
@@ -177,6 +186,8 @@ typedef struct OrtKernelDef OrtKernelDef;
 typedef struct OrtDataType OrtDataType;
 typedef struct OrtKernelImpl OrtKernelImpl;
 typedef struct OrtSharedPrePackedWeightCache OrtSharedPrePackedWeightCache;
+/* API 24: why a factory's EP cannot use a hardware device (OrtEpFactory::GetHardwareDeviceIncompatibilityDetails). */
+typedef struct OrtDeviceEpIncompatibilityDetails OrtDeviceEpIncompatibilityDetails;
 typedef OrtStatus* (*OrtKernelCreateFunc)(void* kernel_create_func_state, const OrtKernelInfo* info,
                                           OrtKernelImpl** kernel_out);
 
@@ -376,6 +387,11 @@ typedef struct OrtEpFactory {
   bool (*IsStreamAware)(const struct OrtEpFactory* this_ptr);
   OrtStatus* (*CreateSyncStreamForDevice)(struct OrtEpFactory* this_ptr, const OrtMemoryDevice* memory_device,
                                           const OrtKeyValuePairs* stream_options, OrtSyncStreamImpl** stream);
+  /* 24 (optional): why the EP cannot use `hw` (DeviceEpIncompatibilityDetails_SetDetails); `details` comes
+   * made by the host, meaning "compatible" until set. ephost asks for each host device the factory's
+   * GetSupportedDevices passed over, for the plugin listing. */
+  OrtStatus* (*GetHardwareDeviceIncompatibilityDetails)(struct OrtEpFactory* this_ptr, const OrtHardwareDevice* hw,
+                                                        OrtDeviceEpIncompatibilityDetails* details);
 } OrtEpFactory;
 
 /* The library's exports. */
