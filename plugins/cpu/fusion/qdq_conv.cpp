@@ -721,37 +721,41 @@ class QdqConvChainGroup : public sdk::CompiledGroup {
   static constexpr int kChainSlot0 = 6;
 
   // Y = Q([Relu](DQ(A) + B)) for the last link's NHWC bytes A and B in NCHW (bytes, dequantized, or
-  // floats), into NCHW Y: per image, blocks of pixels of A transposed into channel rows, then each row
-  // with the ops' own loops (math/quantize.h), as the op-by-op graph computes them.
+  // floats), into NCHW Y: A is transposed into Y first (whole planes of pixels, as a link's NCHW
+  // output is), then Y is rewritten in place in blocks of kBlock elements with the ops' own loops
+  // (math/quantize.h), as the op-by-op graph computes them (per-channel rows of a deep layer's 49
+  // pixels made the calls cost more than their work).
   void add_residual(const uint8_t* a, const Shape& shape, const void* b, uint8_t* y, int threads) const {
-    constexpr int64_t kPixels = 64;
+    constexpr int64_t kBlock = 2048;
     const int64_t N = shape[0], M = shape[1], P = shape[2] * shape[3];
-    const int64_t blocks = (P + kPixels - 1) / kPixels;
+    math::parallel_for(N * P, threads, std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(M, 1)),
+                       [&](int64_t r0, int64_t r1) {
+      for (int64_t b0 = r0; b0 < r1;) {
+        const int64_t n = b0 / P, p0 = b0 % P, count = std::min(r1 - b0, P - p0);
+        math::transpose_2d(a + b0 * M, M, y + n * M * P + p0, P, count, M);
+        b0 += count;
+      }
+    });
     const ResidualAdd& r = residual_;
-    math::parallel_for(N * blocks, threads, std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(kPixels * M, 1)),
-                       [&](int64_t k0, int64_t k1) {
-      uint8_t* rows = static_cast<uint8_t*>(math::thread_buffer(5, static_cast<size_t>(kPixels * M)));
-      float* fa = static_cast<float*>(math::thread_buffer(4, 2 * kPixels * sizeof(float)));
-      float* fb = fa + kPixels;
+    const int64_t total = N * M * P, blocks = (total + kBlock - 1) / kBlock;
+    math::parallel_for(blocks, threads, std::max<int64_t>(1, math::kElementwiseGrain / kBlock), [&](int64_t k0, int64_t k1) {
+      float* fa = static_cast<float*>(math::thread_buffer(4, 2 * kBlock * sizeof(float)));
+      float* fb = fa + kBlock;
       for (int64_t k = k0; k < k1; ++k) {
-        const int64_t n = k / blocks, p0 = k % blocks * kPixels, count = std::min(kPixels, P - p0);
-        math::transpose_2d(a + (n * P + p0) * M, M, rows, count, count, M);
-        for (int64_t m = 0; m < M; ++m) {
-          const int64_t at = (n * M + m) * P + p0;
-          dequantize(rows + m * count, r.a, fa, count);
-          const float* pb = fb;
-          if (r.b_from == ResidualAdd::Operand::kFloat)
-            pb = static_cast<const float*>(b) + at;
-          else
-            dequantize(static_cast<const uint8_t*>(b) + at, r.b, fb, count);
-          for (int64_t i = 0; i < count; ++i) fa[i] += pb[i];
-          if (r.relu.valid())
-            for (int64_t i = 0; i < count; ++i) fa[i] = fa[i] > 0.f ? fa[i] : 0.f;
-          if (r.y.type == EPHOST_ELEMENT_UINT8)
-            quantize_row(fa, r.y, y + at, count);
-          else
-            quantize_row(fa, r.y, reinterpret_cast<int8_t*>(y + at), count);
-        }
+        const int64_t at = k * kBlock, count = std::min(kBlock, total - at);
+        dequantize(y + at, r.a, fa, count);
+        const float* pb = fb;
+        if (r.b_from == ResidualAdd::Operand::kFloat)
+          pb = static_cast<const float*>(b) + at;
+        else
+          dequantize(static_cast<const uint8_t*>(b) + at, r.b, fb, count);
+        for (int64_t i = 0; i < count; ++i) fa[i] += pb[i];
+        if (r.relu.valid())
+          for (int64_t i = 0; i < count; ++i) fa[i] = fa[i] > 0.f ? fa[i] : 0.f;
+        if (r.y.type == EPHOST_ELEMENT_UINT8)
+          quantize_row(fa, r.y, y + at, count);
+        else
+          quantize_row(fa, r.y, reinterpret_cast<int8_t*>(y + at), count);
       }
     });
     math::note_team_end(threads);
