@@ -885,7 +885,7 @@ const char* const kConvLink = "DequantizeLinear+DequantizeLinear+Conv";
 }  // namespace
 
 TEST(CpuQdqFusion, ConvChainKeepsTheBytesNhwcBetweenConvs) {
-  // conv 3x3 (padded, Relu) → Q → DQ → conv 1x1 → Q (s8) → DQ → conv 3x3 (padded, strided, Relu) → Q:
+  // conv 3x3 (padded, Relu) → Q → DQ → conv 1x1 → Q → DQ → conv 3x3 (padded, strided, Relu) → Q:
   // one group, whose links hand each other NHWC bytes; the padding of the third link is laid around
   // the second link's NHWC output with its own zero point.
   QdqModel q;
@@ -895,7 +895,7 @@ TEST(CpuQdqFusion, ConvChainKeepsTheBytesNhwcBetweenConvs) {
   q.m.node("Relu", {"c1"}, {"r1"}, "relu1");
   q.add_quant_pair("r1", {0.04f, 3, false}, "m1", "d1");
   add_chain_conv(q, "conv2", "d1", "c2", 12, 16, 1, 0, 1, 302);
-  q.add_quant_pair("c2", {0.05f, -5, true}, "m2", "d2");
+  q.add_quant_pair("c2", {0.05f, 125, false}, "m2", "d2");
   add_chain_conv(q, "conv3", "d2", "c3", 16, 12, 3, 1, 2, 303);
   q.m.node("Relu", {"c3"}, {"r3"}, "relu3");
   q.out = {0.03f, 0, false};
