@@ -97,17 +97,19 @@ struct QdqModel {
     ephost_test::attr_int(dq, "axis", transposed ? 0 : 1);
   }
 
-  // Per-output-channel int8 convolution weights [M, C/group, k, k] within +-limit.
-  void add_conv_weights(int64_t M, int64_t c_per_group, int64_t k, int limit, uint32_t seed) {
+  // Per-output-channel int8 convolution weights [M, C/group, k, k] within +-limit, dequantized into
+  // the value `name` (initializers name_q, name_s).
+  void add_conv_weights(int64_t M, int64_t c_per_group, int64_t k, int limit, uint32_t seed,
+                        const std::string& name = "w") {
     std::mt19937 gen(seed);
     std::uniform_int_distribution<int> d(-limit, limit);
     std::vector<int8_t> w(static_cast<size_t>(M * c_per_group * k * k));
     for (int8_t& v : w) v = static_cast<int8_t>(d(gen));
     std::vector<float> s(static_cast<size_t>(M));
     for (int64_t n = 0; n < M; ++n) s[n] = 0.004f * (1.f + 0.1f * static_cast<float>(n % 7));
-    typed_initializer<int8_t>(m, "w_q", onnx::TensorProto::INT8, {M, c_per_group, k, k}, w);
-    m.initializer("w_s", {M}, s);
-    auto& dq = m.node("DequantizeLinear", {"w_q", "w_s"}, {"w"}, "w_dequantize");
+    typed_initializer<int8_t>(m, name + "_q", onnx::TensorProto::INT8, {M, c_per_group, k, k}, w);
+    m.initializer(name + "_s", {M}, s);
+    auto& dq = m.node("DequantizeLinear", {name + "_q", name + "_s"}, {name}, name + "_dequantize");
     ephost_test::attr_int(dq, "axis", 0);
   }
 
@@ -400,7 +402,8 @@ TEST(CpuQdqFusion, TwoConvsShareOneDequantize) {
   q.out = {0.06f, 100, false};
   q.add_quant_pair("s", q.out, "out", "y");
   check_qdq(q, {2, 8, 6, 7}, "DequantizeLinear+Conv+Relu+QuantizeLinear", 23);
-  check_qdq(q, {2, 8, 6, 7}, "Conv+QuantizeLinear", 29);
+  // The second also ends with the Add, whose other operand (conv1's bytes, d1) it dequantizes itself.
+  check_qdq(q, {2, 8, 6, 7}, "DequantizeLinear+Conv+QuantizeLinear+DequantizeLinear+Add+QuantizeLinear", 29);
 }
 
 TEST(CpuQdqFusion, ActivationsAsTables) {
@@ -812,5 +815,217 @@ TEST(CpuQdqFusion, LayerNormBetweenQuantPairsByRows) {
     expect += "+QuantizeLinear";
     SCOPED_TRACE(expect);
     check_qdq(q, shape, expect, seed++);
+  }
+}
+
+namespace {
+
+// A Conv named `name` from x to y over its own int8 weights (name_w), with `pads` on every side and
+// `stride`.
+void add_chain_conv(QdqModel& q, const std::string& name, const std::string& x, const std::string& y, int64_t M,
+                    int64_t C, int64_t k, int64_t pad, int64_t stride, uint32_t seed) {
+  q.add_conv_weights(M, C, k, 64, seed, name + "_w");
+  auto& conv = q.m.node("Conv", {x, name + "_w"}, {y}, name);
+  ephost_test::attr_ints(conv, "pads", {pad, pad, pad, pad});
+  ephost_test::attr_ints(conv, "strides", {stride, stride});
+}
+
+// Every named output of the model fused and op by op on one random input: within `steps[name]`
+// quantization steps of each other (the step in the output's own scale).
+void check_outputs(QdqModel& q, const std::vector<int64_t>& x_shape, const std::map<std::string, float>& steps,
+                   const std::string& expect_group, uint32_t seed) {
+  const std::string bytes = q.m.bytes();
+  Ephost::SessionOptions fused_opts;
+  fused_opts.set_threads(2);
+  fused_opts.append_provider("cpu", {{"adaptive_threads", "0"}});
+  Ephost::Session fused(cpu_env(), bytes.data(), bytes.size(), fused_opts);
+  Ephost::SessionOptions plain_opts;
+  plain_opts.set_threads(1);
+  plain_opts.append_provider("cpu", {{"fuse_patterns", "0"}});
+  Ephost::Session plain(cpu_env(), bytes.data(), bytes.size(), plain_opts);
+  const std::multiset<std::string> groups = fused_groups(fused);
+  std::string all;
+  for (const auto& g : groups) all += "[" + g + "] ";
+  EXPECT_EQ(groups.count(expect_group), 1u) << "fused groups: " << all;
+
+  size_t n = 1;
+  for (int64_t d : x_shape) n *= static_cast<size_t>(d);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> d(-2.7f, 2.7f);
+  std::vector<float> x(n);
+  for (float& v : x) v = d(gen);
+  std::vector<std::string> names;
+  for (const auto& [name, step] : steps) names.push_back(name);
+  auto run_all = [&](const Ephost::Session& s) {
+    std::vector<Ephost::Tensor> in;
+    in.push_back(Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, x_shape, x.data(), x.size()));
+    std::vector<Ephost::Tensor> out = s.run({"x"}, in, names);
+    std::vector<std::vector<float>> values;
+    for (const Ephost::Tensor& t : out) {
+      const float* p = static_cast<const float*>(Ephost::api().TensorGetData(t.get()));
+      values.emplace_back(p, p + Ephost::api().TensorGetElementCount(t.get()));
+    }
+    return values;
+  };
+  const auto got = run_all(fused), want = run_all(plain);
+  ASSERT_EQ(got.size(), names.size());
+  for (size_t o = 0; o < names.size(); ++o) {
+    ASSERT_EQ(got[o].size(), want[o].size()) << names[o];
+    double worst = 0;
+    for (size_t i = 0; i < got[o].size(); ++i)
+      worst = std::max(worst, std::abs(static_cast<double>(got[o][i]) - want[o][i]) / steps.at(names[o]));
+    EXPECT_LE(worst, 2.0 + 1e-3) << names[o];
+    std::set<float> levels(want[o].begin(), want[o].end());
+    EXPECT_GT(levels.size(), 20u) << names[o];
+  }
+}
+
+const char* const kConvLink = "DequantizeLinear+DequantizeLinear+Conv";
+
+}  // namespace
+
+TEST(CpuQdqFusion, ConvChainKeepsTheBytesNhwcBetweenConvs) {
+  // conv 3x3 (padded, Relu) → Q → DQ → conv 1x1 → Q → DQ → conv 3x3 (padded, strided, Relu) → Q:
+  // one group, whose links hand each other NHWC bytes; the padding of the third link is laid around
+  // the second link's NHWC output with its own zero point.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {2, 8, 9, 11}).output("y", onnx::TensorProto::FLOAT, {2, 16, 5, 6});
+  q.add_quant_pair("x", q.in, "in", "a");
+  add_chain_conv(q, "conv1", "a", "c1", 16, 8, 3, 1, 1, 301);
+  q.m.node("Relu", {"c1"}, {"r1"}, "relu1");
+  q.add_quant_pair("r1", {0.04f, 3, false}, "m1", "d1");
+  add_chain_conv(q, "conv2", "d1", "c2", 12, 16, 1, 0, 1, 302);
+  q.add_quant_pair("c2", {0.05f, 125, false}, "m2", "d2");
+  add_chain_conv(q, "conv3", "d2", "c3", 16, 12, 3, 1, 2, 303);
+  q.m.node("Relu", {"c3"}, {"r3"}, "relu3");
+  q.out = {0.03f, 0, false};
+  q.add_quant_pair("r3", q.out, "out", "y");
+  const std::string link = kConvLink;
+  check_qdq(q, {2, 8, 9, 11},
+            link + "+Relu+QuantizeLinear+" + link + "+QuantizeLinear+" + link + "+Relu+QuantizeLinear", 31);
+}
+
+TEST(CpuQdqFusion, ConvChainEndsWhereAnIntermediateIsAGraphOutput) {
+  // conv1's dequantized output is a graph output as well as conv2's input: it must reach the graph in
+  // NCHW, so conv1 ends its group and conv2 starts another that hands the float tensor out.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {1, 8, 10, 10})
+      .output("y", onnx::TensorProto::FLOAT, {1, 8, 10, 10})
+      .output("d1", onnx::TensorProto::FLOAT, {1, 16, 10, 10});
+  q.add_quant_pair("x", q.in, "in", "a");
+  add_chain_conv(q, "conv1", "a", "c1", 16, 8, 3, 1, 1, 311);
+  q.m.node("Relu", {"c1"}, {"r1"}, "relu1");
+  const Quant mid{0.04f, 0, false};
+  q.add_quant_pair("r1", mid, "m1", "d1");
+  add_chain_conv(q, "conv2", "d1", "c2", 8, 16, 3, 1, 1, 312);
+  q.out = {0.05f, 128, false};
+  q.add_quant_pair("c2", q.out, "out", "y");
+  const std::string link = kConvLink;
+  check_outputs(q, {1, 8, 10, 10}, {{"y", q.out.scale}, {"d1", mid.scale}}, link + "+Relu+QuantizeLinear", 37);
+  check_outputs(q, {1, 8, 10, 10}, {{"y", q.out.scale}, {"d1", mid.scale}}, link + "+QuantizeLinear", 41);
+}
+
+TEST(CpuQdqFusion, ConvChainEndsWhereAnIntermediateFeedsAFloatOp) {
+  // conv1's bytes go to conv2 and, through a second DequantizeLinear, to a float Sigmoid: the bytes
+  // must stay in NCHW for it, so the chain ends at conv1.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {2, 8, 7, 9})
+      .output("y", onnx::TensorProto::FLOAT, {2, 8, 7, 9})
+      .output("z", onnx::TensorProto::FLOAT, {2, 16, 7, 9});
+  q.add_quant_pair("x", q.in, "in", "a");
+  add_chain_conv(q, "conv1", "a", "c1", 16, 8, 3, 1, 1, 321);
+  const Quant mid{0.04f, 128, false};
+  q.add_quant_pair("c1", mid, "m1", "d1");
+  q.m.node("DequantizeLinear", {"m1_q", "m1_s", "m1_z"}, {"d1b"}, "m1_dequantize_again");
+  q.m.node("Sigmoid", {"d1b"}, {"z"}, "sigmoid");
+  add_chain_conv(q, "conv2", "d1", "c2", 8, 16, 1, 0, 1, 322);
+  q.m.node("Relu", {"c2"}, {"r2"}, "relu2");
+  q.out = {0.03f, 0, false};
+  q.add_quant_pair("r2", q.out, "out", "y");
+  const std::string link = kConvLink;
+  // The sigmoid's slope is at most 1/4: a step of d1 moves z by at most a quarter of it.
+  check_outputs(q, {2, 8, 7, 9}, {{"y", q.out.scale}, {"z", mid.scale}}, link + "+QuantizeLinear", 43);
+  check_outputs(q, {2, 8, 7, 9}, {{"y", q.out.scale}, {"z", mid.scale}}, link + "+Relu+QuantizeLinear", 47);
+}
+
+namespace {
+
+// A bottleneck on DQ(x) = "a" (C_in channels): 1x1 (Relu) → 3x3 (padded, Relu) → 1x1 to C_out channels,
+// each between quantize pairs, then Add(DQ(conv3), residual) → Relu → QuantizeLinear.
+void add_bottleneck(QdqModel& q, int64_t C_in, int64_t C_out, const std::string& residual, uint32_t seed) {
+  add_chain_conv(q, "conv1", "a", "c1", 8, C_in, 1, 0, 1, seed);
+  q.m.node("Relu", {"c1"}, {"r1"}, "relu1");
+  q.add_quant_pair("r1", {0.04f, 0, false}, "m1", "d1");
+  add_chain_conv(q, "conv2", "d1", "c2", 8, 8, 3, 1, 1, seed + 1);
+  q.m.node("Relu", {"c2"}, {"r2"}, "relu2");
+  q.add_quant_pair("r2", {0.03f, 0, false}, "m2", "d2");
+  add_chain_conv(q, "conv3", "d2", "c3", C_out, 8, 1, 0, 1, seed + 2);
+  q.add_quant_pair("c3", {0.05f, 131, false}, "m3", "d3");
+  q.m.node("Add", {"d3", residual}, {"s"}, "residual_add");
+  q.m.node("Relu", {"s"}, {"rs"}, "relu_out");
+  q.out = {0.04f, 0, false};
+  q.add_quant_pair("rs", q.out, "out", "y");
+}
+
+const char* const kBottleneck =
+    "DequantizeLinear+Conv+Relu+QuantizeLinear+DequantizeLinear+DequantizeLinear+Conv+Relu+QuantizeLinear+"
+    "DequantizeLinear+DequantizeLinear+Conv+QuantizeLinear+DequantizeLinear+Add+Relu+QuantizeLinear";
+
+}  // namespace
+
+TEST(CpuQdqFusion, ConvChainEndsWithTheResidualAddOfItsOwnInput) {
+  // An identity block: X's DequantizeLinear feeds conv1 and the Add, both in the one group, which
+  // hands no float X out and adds X_q (NCHW) to conv3's NHWC bytes.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {2, 16, 9, 11}).output("y", onnx::TensorProto::FLOAT, {2, 16, 9, 11});
+  q.add_quant_pair("x", q.in, "in", "a");
+  add_bottleneck(q, 16, 16, "a", 331);
+  check_qdq(q, {2, 16, 9, 11}, std::string("DequantizeLinear+") + kBottleneck, 53);
+}
+
+TEST(CpuQdqFusion, ConvChainEndsWithTheResidualAddOfAProjection) {
+  // A projection block: X's DequantizeLinear feeds conv1 and a projection conv (which comes first and
+  // takes it, handing the float X out), and the Add reads the projection's quantized output. The
+  // chain reads float X, takes the projection's DequantizeLinear and adds its bytes; the projection's
+  // group could not take the Add (its float X leaves the group).
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {1, 8, 12, 10}).output("y", onnx::TensorProto::FLOAT, {1, 16, 12, 10});
+  q.add_quant_pair("x", q.in, "in", "a");
+  add_chain_conv(q, "projection", "a", "p", 16, 8, 1, 0, 1, 341);
+  q.add_quant_pair("p", {0.06f, 120, false}, "mp", "dp");
+  add_bottleneck(q, 8, 16, "dp", 345);
+  check_qdq(q, {1, 8, 12, 10}, std::string("DequantizeLinear+") + kBottleneck, 59);
+}
+
+TEST(CpuQdqFusion, ConvChainEndsWithTheResidualAddOfAFloatTensor) {
+  // The Add's other operand is a float tensor no DequantizeLinear makes (here the graph's input): the
+  // group reads it as it is.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {2, 16, 7, 7}).output("y", onnx::TensorProto::FLOAT, {2, 16, 7, 7});
+  q.add_quant_pair("x", q.in, "in", "a");
+  add_bottleneck(q, 16, 16, "x", 351);
+  check_qdq(q, {2, 16, 7, 7}, std::string("DequantizeLinear+") + kBottleneck, 61);
+}
+
+TEST(CpuQdqFusion, ConvChainEndsWithAMaxPoolOnItsNhwcBytes) {
+  // A stem: conv 3x3 (Relu) → Q → DQ → MaxPool 3x3 stride 2 pad 1 → Q: the pool runs on the conv's NHWC
+  // bytes in the same group. Once with the pool's output quantized as its input (no table), once
+  // with other parameters (the byte table), and with signed bytes.
+  for (const Quant& pooled : {Quant{0.04f, 0, false}, Quant{0.05f, 7, false}, Quant{0.05f, -3, true}}) {
+    const Quant mid = pooled.is_signed ? Quant{0.04f, -10, true} : Quant{0.04f, 0, false};
+    QdqModel q;
+    q.m.input("x", onnx::TensorProto::FLOAT, {2, 4, 13, 11}).output("y", onnx::TensorProto::FLOAT, {2, 16, 7, 6});
+    q.add_quant_pair("x", q.in, "in", "a");
+    add_chain_conv(q, "stem", "a", "c", 16, 4, 3, 1, 1, 361);
+    q.m.node("Relu", {"c"}, {"r"}, "relu");
+    q.add_quant_pair("r", mid, "m", "d");
+    auto& pool = q.m.node("MaxPool", {"d"}, {"p"}, "pool");
+    ephost_test::attr_ints(pool, "kernel_shape", {3, 3});
+    ephost_test::attr_ints(pool, "strides", {2, 2});
+    ephost_test::attr_ints(pool, "pads", {1, 1, 1, 1});
+    q.out = pooled;
+    q.add_quant_pair("p", q.out, "out", "y");
+    check_qdq(q, {2, 4, 13, 11},
+              std::string(kConvLink) + "+Relu+QuantizeLinear+DequantizeLinear+MaxPool+QuantizeLinear", 67);
   }
 }

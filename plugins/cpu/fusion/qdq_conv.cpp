@@ -24,22 +24,32 @@
 // output out as its second output, computed as the op computes it, for the others (one pass instead of
 // the op's and a re-quantization's: ~4% of ResNet-50). Where another group took it, the group reads
 // its float output and re-quantizes it with (sx, zx): x = (q - zx) * sx recovers q exactly.
+//
+// Convolutions that read each other's bytes alone form one group, a chain (QdqConvChain below), whose
+// bytes stay NHWC between its links; a chain may end with the residual Add of a ResNet block or with
+// a MaxPool, also run on the NHWC bytes.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "const_eval.h"
 #include "ephost/sdk/profile_spans.hpp"
 #include "graph_match.h"
 #include "kernels/conv_attributes.h"
+#include "math/byte_table.h"
 #include "math/parallel.h"
+#include "math/pool.h"
 #include "math/quantize.h"
 #include "math/transpose.h"
 #include "qdq_common.h"
+#include "qdq_pool.h"
 
 #if defined(EPHOST_WITH_DNNL)
 #include "math/dnnl_util.h"
@@ -87,6 +97,137 @@ bool match_qdq_conv(const sdk::Node& anchor, const Available& ok, QdqConvMatch* 
   return match_relu_then_quantize(cur, ok, &m->relu, &m->q, &m->y, &m->nodes);
 }
 
+// The residual Add a chain may end with (a ResNet block's end):
+//
+//   last link's Q ─ DequantizeLinear(., sa, za) ─┐
+//                                               Add ─ [Relu] ─ QuantizeLinear(., sy, zy) ─ Y_q
+//   B ─────────────────────────────────────────┘
+//
+// B is the chain's own input X_q through the DequantizeLinear the first link took (an identity block),
+// the bytes of a DequantizeLinear only this Add reads (a projection's output), or any float value. The
+// group reads the last link's NHWC bytes and B's NCHW elements and evaluates the ops' own arithmetic
+// (math/quantize.h, one float add, Relu), so Y_q is the op-by-op graph's bit for bit; the last link's
+// output is never written in NCHW and X's float tensor is not handed out for the Add.
+struct ResidualAdd {
+  enum class Operand { kChainInput, kBytes, kFloat };
+  sdk::Node dq_a, add, dq_b, relu, q;
+  ScalarQuant a, b, y;
+  Operand b_from = Operand::kFloat;
+  std::string b_value;  // the group input B is read from (kBytes, kFloat)
+  std::vector<sdk::Node> nodes;
+};
+
+// A run of fused int8 convolutions, each reading the one before it alone: conv → Q → DQ → conv → ...
+// (a ResNet bottleneck's 1x1 → 3x3 → 1x1). One group runs them in turn and keeps the bytes between
+// them in NHWC, the layout the primitives read and write: the two transposes per link (NHWC into
+// NCHW for the graph's value, and back) are left out. Only the last link's output leaves the group,
+// in NCHW; a link's output that anything else reads (a second consumer, a float op, a graph output)
+// ends the chain, so that value is produced in the graph's layout as before.
+struct QdqConvChain {
+  std::vector<QdqConvMatch> links;
+  std::vector<sdk::Node> nodes;
+  bool has_residual = false;
+  ResidualAdd residual;  // when has_residual
+  // Or a MaxPool between quantize pairs (a stem's), pooled in NHWC on the bytes.
+  bool has_pool = false;
+  QdqMaxPoolMatch pool;  // when has_pool
+};
+
+// The link reading `prev`'s output, when it is the only reader of it: `prev`'s QuantizeLinear output
+// goes to one DequantizeLinear alone, and that to one Conv alone, which matches as a link that reads
+// the bytes and hands nothing out.
+bool match_next_link(const QdqConvMatch& prev, const Available& ok, QdqConvMatch* next) {
+  const sdk::Node dq = sole_consumer(prev.q.output(0));
+  if (!is_quant_op(dq, "DequantizeLinear") || !ok(dq) || !dq.has_output(0)) return false;
+  const sdk::Node conv = sole_consumer(dq.output(0));
+  if (!is_op(conv, "Conv") || !ok(conv) || !conv.has_input(0) || conv.input(0).name() != dq.output(0).name())
+    return false;
+  if (!match_qdq_conv(conv, ok, next)) return false;
+  // u8 links only: a chain of s8 activations gave 5 steps under EPHOST_CPU_ISA=avx2 and scalar (oneDNN
+  // without VNNI) in ConvChainKeepsTheBytesNhwcBetweenConvs; not yet understood, so s8 convolutions
+  // stay one group each, as before.
+  return next->x_quantized_input && !next->x_handed_out && next->dq_x.get() == dq.get() &&
+         next->x.type == prev.y.type && next->x.type == EPHOST_ELEMENT_UINT8;
+}
+
+// Whether the first link's float X would still leave the group with `add` in it: X's DequantizeLinear
+// has a reader outside the group (or is a graph output).
+bool x_still_handed_out(const QdqConvMatch& first, const sdk::Node& add, bool add_reads_x) {
+  if (!first.x_handed_out) return false;
+  const std::vector<sdk::Node> readers = inner_consumers(first.dq_x.output(0));
+  if (readers.empty()) return true;
+  for (const sdk::Node& r : readers)
+    if (r.get() != first.conv.get() && !(add_reads_x && r.get() == add.get())) return true;
+  return false;
+}
+
+// Taken only when the group then hands nothing out but Y_q: every other node of the group precedes
+// Y_q's QuantizeLinear, so no path leaves the group and comes back (the host accepts it as one group).
+bool match_residual_add(const QdqConvChain& chain, const Available& ok, ResidualAdd* r) {
+  const QdqConvMatch& first = chain.links.front();
+  const QdqConvMatch& last = chain.links.back();
+  r->dq_a = sole_consumer(last.q.output(0));
+  if (!is_quant_op(r->dq_a, "DequantizeLinear") || !ok(r->dq_a) || !scalar_quant(r->dq_a, &r->a) ||
+      r->a.type != last.y.type)
+    return false;
+  r->add = sole_consumer(r->dq_a.output(0));
+  if (!is_op(r->add, "Add") || !ok(r->add)) return false;
+  const int other = other_input(r->add, r->dq_a.output(0).name());
+  if (other < 0) return false;
+  const sdk::Value b = r->add.input(static_cast<size_t>(other));
+  // Equal shapes only: no broadcasting (checked again on the run's shapes).
+  const std::vector<int64_t> dims = r->add.output(0).dims();
+  if (!is_float(b) || dims.size() != 4 || b.dims() != dims || r->dq_a.output(0).dims() != dims) return false;
+  r->dq_b = b.producer();
+  const bool dq_b = r->dq_b.valid() && is_quant_op(r->dq_b, "DequantizeLinear") && scalar_quant(r->dq_b, &r->b) &&
+                    !is_constant(r->dq_b.input(0));
+  if (dq_b && first.x_quantized_input && r->dq_b.get() == first.dq_x.get()) {
+    r->b_from = ResidualAdd::Operand::kChainInput;
+  } else if (dq_b && ok(r->dq_b) && sole_consumer(b).get() == r->add.get()) {
+    r->b_from = ResidualAdd::Operand::kBytes;
+    r->b_value = r->dq_b.input(0).name();
+  } else {
+    r->b_from = ResidualAdd::Operand::kFloat;
+    r->b_value = b.name();
+  }
+  if (x_still_handed_out(first, r->add, r->b_from == ResidualAdd::Operand::kChainInput)) return false;
+  r->nodes = {r->dq_a, r->add};
+  if (r->b_from == ResidualAdd::Operand::kBytes) r->nodes.push_back(r->dq_b);
+  return match_relu_then_quantize(r->add.output(0), ok, &r->relu, &r->q, &r->y, &r->nodes);
+}
+
+bool match_qdq_conv_chain(const sdk::Node& anchor, const Available& ok, QdqConvChain* chain) {
+  chain->links.clear();
+  chain->nodes.clear();
+  QdqConvMatch first;
+  if (!match_qdq_conv(anchor, ok, &first)) return false;
+  chain->links.push_back(first);
+  for (;;) {
+    QdqConvMatch next;
+    if (!match_next_link(chain->links.back(), ok, &next)) break;
+    chain->links.push_back(next);
+  }
+  chain->has_residual = match_residual_add(*chain, ok, &chain->residual);
+  if (chain->has_residual) chain->links.front().x_handed_out = false;
+  const sdk::Node dq = sole_consumer(chain->links.back().q.output(0));
+  chain->has_pool = !chain->has_residual && dq.valid() && match_qdq_max_pool(dq, ok, &chain->pool) &&
+                    chain->pool.x.type == chain->links.back().y.type && chain->pool.params.kernel_shape.size() == 2;
+  for (const QdqConvMatch& link : chain->links) chain->nodes.insert(chain->nodes.end(), link.nodes.begin(), link.nodes.end());
+  if (chain->has_residual)
+    chain->nodes.insert(chain->nodes.end(), chain->residual.nodes.begin(), chain->residual.nodes.end());
+  if (chain->has_pool) chain->nodes.insert(chain->nodes.end(), {chain->pool.dq, chain->pool.pool, chain->pool.q});
+  return true;
+}
+
+// At compile, what matching again may take: the group's nodes (by the value each makes first), so
+// that the chain found again ends where the claimed group ends.
+Available chain_members(const sdk::Graph& group) {
+  auto made = std::make_shared<std::unordered_set<std::string>>();
+  for (const sdk::Node& n : group.nodes())
+    if (n.num_outputs() > 0 && n.has_output(0)) made->insert(n.output(0).name());
+  return [made](const sdk::Node& n) { return n.num_outputs() > 0 && n.has_output(0) && made->count(n.output(0).name()) != 0; };
+}
+
 #if defined(EPHOST_WITH_DNNL)
 
 using dnnl::memory;
@@ -107,17 +248,21 @@ void quantize_row(const float* x, const ScalarQuant& q, Q* y, int64_t n) {
   math::quantize_linear(x, q.scale, static_cast<Q>(q.zero_point), y, n);
 }
 
-class QdqConvGroup : public sdk::CompiledGroup {
+// Where a link's input comes from and where its output goes: the group's NCHW tensors at the chain's
+// ends, NHWC thread buffers between links.
+struct LinkInput {
+  const uint8_t* bytes = nullptr;  // X_q; null for a float X (the first link's, re-quantized)
+  const sdk::Tensor* tensor = nullptr;  // the group's input (first link only)
+  bool nhwc = false;
+  Shape shape;  // NCHW dims
+};
+
+// One convolution of a chain: its weights, scales and plans, run on bytes.
+class ConvLink {
  public:
-  QdqConvGroup(const QdqConvMatch& m, const sdk::Graph& group, const KernelConfig& config)
-      : name_(group.name()), m_(m), params_(conv_attributes(m.conv)), default_threads_(config.default_threads),
-        adaptive_(config.adaptive_threads), exact_requantize_(config.int8_exact_requantize) {
-    in_index_ = group_input(group, m.x_quantized_input ? m.dq_x.input(0).name() : m.dq_x.output(0).name());
-    out_index_ = group_output(group, m.q.output(0).name());
-    if (m.x_handed_out) x_out_index_ = group_output(group, m.dq_x.output(0).name());
-    if (in_index_ < 0 || out_index_ < 0 || (m.x_handed_out && x_out_index_ < 0) ||
-        group.num_outputs() != (m.x_handed_out ? 2 : 1))
-      sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile fused int8 conv " + name_ + ": unexpected group interface");
+  ConvLink(const QdqConvMatch& m, std::string group_name, const KernelConfig& config)
+      : name_(std::move(group_name)), m_(m), params_(conv_attributes(m.conv)), default_threads_(config.default_threads),
+        exact_requantize_(config.int8_exact_requantize) {
     const sdk::Tensor w = constant_of(m.dq_w.input(0));
     w_shape_ = w.shape();
     w_ = w.data<int8_t>();
@@ -137,39 +282,50 @@ class QdqConvGroup : public sdk::CompiledGroup {
       const sdk::Tensor b = constant_of(m.conv.input(2));
       std::copy(b.data<float>(), b.data<float>() + m.M, bias_.begin());
     }
-    plan_at_compile(group.input(static_cast<size_t>(in_index_)).dims());
   }
 
-  void compute(void*, sdk::KernelContext& ctx) override {
-    const sdk::Tensor x = ctx.input(static_cast<size_t>(in_index_));
-    if (!x.present() || x.elem_type() != (m_.x_quantized_input ? m_.x.type : EPHOST_ELEMENT_FLOAT))
-      fail("X has an unexpected type");
+  const QdqConvMatch& match() const { return m_; }
+
+  // The geometry of this link on input dims `x_shape` (NCHW).
+  math::ConvGeometry geometry(const Shape& x_shape) const {
     math::ConvGeometry g;
     try {
-      g = math::conv_geometry(params_, x.shape(), w_shape_);
+      g = math::conv_geometry(params_, x_shape, w_shape_);
     } catch (const std::invalid_argument& e) {
       fail(e.what());
     }
     if (g.in_spatial.size() != 2) fail("only 2-D convolutions are fused");
-    if (m_.x_handed_out) dequantize_input(x, ctx, threads_of(ctx));
-    const Shape ys = g.output_shape();
-    void* y = ctx.output_raw(static_cast<size_t>(out_index_), m_.y.type, ys);
-    if (math::numel(ys) == 0) return;
-    const int threads = threads_of(ctx);
+    return g;
+  }
+
+  // Runs the link on `in` into `y`: NCHW (the group's output) or, with y_nhwc, NHWC bytes.
+  void run(const LinkInput& in, void* y, bool y_nhwc, int threads, sdk::SpanTimer& spans) {
+    const math::ConvGeometry g = geometry(in.shape);
     const int64_t N = g.batch, C = g.in_channels, H = g.in_spatial[0], W = g.in_spatial[1];
     const int64_t Hp = H + g.pad_begin[0] + g.pad_end[0], Wp = W + g.pad_begin[1] + g.pad_end[1];
-    uint8_t* src = static_cast<uint8_t*>(math::thread_buffer(0, static_cast<size_t>(std::max<int64_t>(N * Hp * Wp * C, 1))));
-    to_padded_nhwc(quantized_input(x, threads), g, Hp, Wp, src, threads);
+    const bool padded = Hp != H || Wp != W;
+    uint8_t* src = nullptr;
+    if (in.nhwc && !padded) {
+      src = const_cast<uint8_t*>(in.bytes);  // oneDNN only reads its source
+    } else {
+      src = static_cast<uint8_t*>(math::thread_buffer(0, static_cast<size_t>(std::max<int64_t>(N * Hp * Wp * C, 1))));
+      if (in.nhwc)
+        pad_nhwc(in.bytes, g, Hp, Wp, src, threads);
+      else
+        to_padded_nhwc(in.bytes != nullptr ? in.bytes : quantized_input(*in.tensor, threads), g, Hp, Wp, src, threads);
+    }
     const int64_t OH = g.out_spatial[0], OW = g.out_spatial[1], M = m_.M;
-    int32_t* acc = static_cast<int32_t*>(math::thread_buffer(1, static_cast<size_t>(N * OH * OW * M) * sizeof(int32_t)));
     const int team = team_for(g, threads);
     math::set_num_threads(team);
     // With profiling on, a run that creates the primitive (the first of a new input shape; with a
     // static shape compile did) reports it as its own span: the tests count these spans.
-    sdk::SpanTimer spans(ctx);
     bool planned_now = false;
     std::shared_ptr<Plan> plan = plan_for(g, Hp, Wp, team, &planned_now);
     if (planned_now) spans.close("plan for these input shapes", "Plan", {});
+    // A requantizing primitive writes an NHWC link output itself.
+    void* acc = plan->requantizes && y_nhwc
+                    ? y
+                    : math::thread_buffer(1, static_cast<size_t>(N * OH * OW * M) * sizeof(int32_t));
     dnnl::engine& eng = math::cpu_engine();
     memory srcm(plan->src, eng, src);
     memory accm(plan->acc, eng, acc);
@@ -179,10 +335,12 @@ class QdqConvGroup : public sdk::CompiledGroup {
     if (plan->requantizes) args.emplace(DNNL_ARG_BIAS, plan->bias);
     plan->prim.execute(s, args);
     s.wait();
+    if (plan->requantizes && y_nhwc) return;
     const int64_t pixels = OH * OW;
+    const int32_t* acc32 = static_cast<const int32_t*>(acc);
     if (plan->requantizes) {
       // acc holds Y_q as NHWC bytes: only the layout is left.
-      const uint8_t* yq = reinterpret_cast<const uint8_t*>(acc);
+      const uint8_t* yq = static_cast<const uint8_t*>(acc);
       math::parallel_for(N * pixels, threads, std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(M, 1)),
                          [&](int64_t r0, int64_t r1) {
         for (int64_t b0 = r0; b0 < r1;) {
@@ -195,20 +353,8 @@ class QdqConvGroup : public sdk::CompiledGroup {
       return;
     }
     math::parallel_for(N * pixels, threads, std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(M, 1)),
-                       [&](int64_t r0, int64_t r1) { epilogue(acc, pixels, y, r0, r1); });
+                       [&](int64_t r0, int64_t r1) { epilogue(acc32, pixels, y, y_nhwc, r0, r1); });
     math::note_team_end(threads);
-  }
-
- private:
-  [[noreturn]] void fail(const std::string& what) const {
-    sdk::fail(EPHOST_INVALID_ARGUMENT, "fused int8 conv " + name_ + " (" + m_.conv.name() + "): " + what);
-  }
-
-  // The team of a convolution of geometry g: small ones run on fewer threads than the run has.
-  int team_for(const math::ConvGeometry& g, int threads) const {
-    const double pixels = static_cast<double>(g.batch * g.out_spatial[0] * g.out_spatial[1]);
-    const double macs_per_pixel = static_cast<double>(m_.M * (g.in_channels / g.group) * g.kernel[0] * g.kernel[1]);
-    return math::threads_for_work(2.0 * pixels * macs_per_pixel, threads);
   }
 
   // With a static input shape, the primitive is created and the weights packed at session creation,
@@ -216,14 +362,14 @@ class QdqConvGroup : public sdk::CompiledGroup {
   // more than any other (int8 ResNet-50's first run took 2.9 times its steady run). Planned for the
   // session's thread count; a run the machine's load gives fewer threads creates its primitive then
   // (the packed weights are shared). A shape this cannot plan is left to the first run, which reports
-  // what is wrong.
-  void plan_at_compile(const Shape& x_shape) {
-    if (x_shape.size() != 4) return;
+  // what is wrong. Returns the output dims (empty when unplanned).
+  Shape plan_at_compile(const Shape& x_shape) {
+    if (x_shape.size() != 4) return {};
     for (int64_t d : x_shape)
-      if (d <= 0) return;
+      if (d <= 0) return {};
     try {
       const math::ConvGeometry g = math::conv_geometry(params_, x_shape, w_shape_);
-      if (g.in_spatial.size() != 2 || math::numel(g.output_shape()) == 0) return;
+      if (g.in_spatial.size() != 2 || math::numel(g.output_shape()) == 0) return {};
       const int64_t N = g.batch, C = g.in_channels, H = g.in_spatial[0], W = g.in_spatial[1];
       const int64_t Hp = H + g.pad_begin[0] + g.pad_end[0], Wp = W + g.pad_begin[1] + g.pad_end[1];
       const int team = team_for(g, std::max(1, default_threads_));
@@ -233,21 +379,16 @@ class QdqConvGroup : public sdk::CompiledGroup {
       math::touch_thread_buffer(1, static_cast<size_t>(pixels * m_.M) * sizeof(int32_t));
       math::touch_thread_buffer(2, plan->scratch);
       if (Hp != H || Wp != W) math::touch_thread_buffer(3, static_cast<size_t>(N * H * W * C));
+      return g.output_shape();
     } catch (const std::exception& e) {
       sdk::log(EPHOST_LOG_VERBOSE, "fused int8 conv " + name_ + ": no plan at compile time: " + e.what());
+      return {};
     }
-  }
-
-  int threads_of(const sdk::KernelContext& ctx) const {
-    int threads = ctx.threads();
-    if (threads <= 0) threads = default_threads_;
-    return math::effective_threads(threads, adaptive_);
   }
 
   // X's DequantizeLinear output, for the nodes outside the group that read it: the op's own function
   // (math/quantize.h), so bit for bit what the op would hand them.
-  void dequantize_input(const sdk::Tensor& x, sdk::KernelContext& ctx, int threads) const {
-    float* out = static_cast<float*>(ctx.output_raw(static_cast<size_t>(x_out_index_), EPHOST_ELEMENT_FLOAT, x.shape()));
+  void dequantize_input(const sdk::Tensor& x, float* out, int threads) const {
     const int64_t n = x.size();
     math::parallel_for(n, threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
       if (m_.x.type == EPHOST_ELEMENT_UINT8)
@@ -257,6 +398,18 @@ class QdqConvGroup : public sdk::CompiledGroup {
         math::dequantize_linear(x.data<int8_t>() + i0, m_.x.scale, static_cast<int8_t>(m_.x.zero_point), out + i0,
                                 i1 - i0);
     });
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    sdk::fail(EPHOST_INVALID_ARGUMENT, "fused int8 conv " + name_ + " (" + m_.conv.name() + "): " + what);
+  }
+
+ private:
+  // The team of a convolution of geometry g: small ones run on fewer threads than the run has.
+  int team_for(const math::ConvGeometry& g, int threads) const {
+    const double pixels = static_cast<double>(g.batch * g.out_spatial[0] * g.out_spatial[1]);
+    const double macs_per_pixel = static_cast<double>(m_.M * (g.in_channels / g.group) * g.kernel[0] * g.kernel[1]);
+    return math::threads_for_work(2.0 * pixels * macs_per_pixel, threads);
   }
 
   // X_q: the group's input, or (when X's DequantizeLinear stays outside the group) its float output
@@ -317,9 +470,34 @@ class QdqConvGroup : public sdk::CompiledGroup {
     });
   }
 
+  // X_q already in NHWC (the previous link's output) between the padding holding the zero point.
+  void pad_nhwc(const uint8_t* xq, const math::ConvGeometry& g, int64_t Hp, int64_t Wp, uint8_t* dst,
+                int threads) const {
+    const int64_t C = g.in_channels, H = g.in_spatial[0], W = g.in_spatial[1];
+    const int64_t top = g.pad_begin[0], left = g.pad_begin[1];
+    const uint8_t zero = static_cast<uint8_t>(m_.x.zero_point);  // the byte of u8 or s8 zx
+    math::parallel_for(g.batch * Hp, threads,
+                       std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(Wp * C, 1)),
+                       [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t n = r / Hp, h = r % Hp - top;
+        uint8_t* out = dst + r * Wp * C;
+        if (h < 0 || h >= H) {
+          std::memset(out, zero, static_cast<size_t>(Wp * C));
+          continue;
+        }
+        std::memset(out, zero, static_cast<size_t>(left * C));
+        std::memcpy(out + left * C, xq + (n * H + h) * W * C, static_cast<size_t>(W * C));
+        std::memset(out + (left + W) * C, zero, static_cast<size_t>((Wp - left - W) * C));
+      }
+    });
+    math::note_team_end(threads);
+  }
+
   // Output pixels [r0, r1) of the NHWC int32 product: the graph's float value, then QuantizeLinear, then
-  // into NCHW a block of pixels at a time (a [pixels][M] block transposed into M rows).
-  void epilogue(const int32_t* acc, int64_t pixels, void* y, int64_t r0, int64_t r1) const {
+  // into NCHW a block of pixels at a time (a [pixels][M] block transposed into M rows), or with y_nhwc
+  // straight into Y's NHWC rows.
+  void epilogue(const int32_t* acc, int64_t pixels, void* y, bool y_nhwc, int64_t r0, int64_t r1) const {
     constexpr int64_t kBlock = 64;
     const int64_t M = m_.M;
     float* row = static_cast<float*>(math::thread_buffer(4, static_cast<size_t>(M) * sizeof(float)));
@@ -338,13 +516,13 @@ class QdqConvGroup : public sdk::CompiledGroup {
           const float v = static_cast<float>(ar[o] - offset[o]) * scale[o] + bias[o];
           row[o] = relu ? (v > 0.f ? v : 0.f) : v;
         }
-        uint8_t* q = block + i * M;
+        uint8_t* q = y_nhwc ? static_cast<uint8_t*>(y) + (b0 + i) * M : block + i * M;
         if (m_.y.type == EPHOST_ELEMENT_UINT8)
           quantize_row(row, m_.y, q, M);
         else
           quantize_row(row, m_.y, reinterpret_cast<int8_t*>(q), M);
       }
-      math::transpose_2d(block, M, static_cast<uint8_t*>(y) + n * M * pixels + p0, pixels, count, M);
+      if (!y_nhwc) math::transpose_2d(block, M, static_cast<uint8_t*>(y) + n * M * pixels + p0, pixels, count, M);
       b0 += count;
     }
   }
@@ -450,9 +628,7 @@ class QdqConvGroup : public sdk::CompiledGroup {
   QdqConvMatch m_;
   math::ConvParams params_;
   int default_threads_;
-  bool adaptive_ = true;
   bool exact_requantize_ = false;
-  int in_index_ = -1, out_index_ = -1, x_out_index_ = -1;
   Shape w_shape_;
   const int8_t* w_ = nullptr;  // the constant W_q (valid for the session, as every initializer), packed per layout
   std::vector<float> scale_, bias_;
@@ -462,22 +638,215 @@ class QdqConvGroup : public sdk::CompiledGroup {
   PackedWeights weights_;
 };
 
+// The group of a chain: its links in turn, the bytes between them NHWC in two thread buffers used in
+// alternation (a link's input and output are never the same buffer).
+class QdqConvChainGroup : public sdk::CompiledGroup {
+ public:
+  QdqConvChainGroup(const QdqConvChain& chain, const sdk::Graph& group, const KernelConfig& config)
+      : name_(group.name()), default_threads_(config.default_threads), adaptive_(config.adaptive_threads) {
+    const QdqConvMatch& first = chain.links.front();
+    x_quantized_input_ = first.x_quantized_input;
+    x_type_ = first.x.type;
+    has_residual_ = chain.has_residual;
+    residual_ = chain.residual;
+    has_pool_ = chain.has_pool;
+    pool_ = chain.pool;
+    if (has_pool_) pool_identity_ = max_pool_byte_table(pool_.x, pool_.y, &pool_table_);
+    const sdk::Node& q = has_residual_ ? residual_.q : has_pool_ ? pool_.q : chain.links.back().q;
+    y_type_ = has_residual_ ? residual_.y.type : has_pool_ ? pool_.y.type : chain.links.back().y.type;
+    in_index_ = group_input(group, first.x_quantized_input ? first.dq_x.input(0).name() : first.dq_x.output(0).name());
+    out_index_ = group_output(group, q.output(0).name());
+    if (first.x_handed_out) x_out_index_ = group_output(group, first.dq_x.output(0).name());
+    if (has_residual_ && residual_.b_from != ResidualAdd::Operand::kChainInput)
+      b_index_ = group_input(group, residual_.b_value);
+    if (in_index_ < 0 || out_index_ < 0 || (first.x_handed_out && x_out_index_ < 0) ||
+        (has_residual_ && residual_.b_from != ResidualAdd::Operand::kChainInput && b_index_ < 0) ||
+        group.num_outputs() != (first.x_handed_out ? 2 : 1))
+      sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile fused int8 conv " + name_ + ": unexpected group interface");
+    for (const QdqConvMatch& m : chain.links) links_.push_back(std::make_unique<ConvLink>(m, name_, config));
+    plan_at_compile(group.input(static_cast<size_t>(in_index_)).dims());
+  }
+
+  void compute(void*, sdk::KernelContext& ctx) override {
+    const sdk::Tensor x = ctx.input(static_cast<size_t>(in_index_));
+    if (!x.present() || x.elem_type() != (x_quantized_input_ ? x_type_ : EPHOST_ELEMENT_FLOAT))
+      links_.front()->fail("X has an unexpected type");
+    const int threads = threads_of(ctx);
+    if (x_out_index_ >= 0)
+      links_.front()->dequantize_input(
+          x, static_cast<float*>(ctx.output_raw(static_cast<size_t>(x_out_index_), EPHOST_ELEMENT_FLOAT, x.shape())),
+          threads);
+    // The output dims of every link, checked before any runs.
+    std::vector<Shape> shapes{x.shape()};
+    for (const auto& link : links_) shapes.push_back(link->geometry(shapes.back()).output_shape());
+    math::PoolGeometry pool;
+    if (has_pool_) {
+      try {
+        pool = math::pool_geometry(pool_.params, shapes.back());
+      } catch (const std::invalid_argument& e) {
+        links_.back()->fail(std::string("MaxPool ") + pool_.pool.name() + ": " + e.what());
+      }
+    }
+    void* y = ctx.output_raw(static_cast<size_t>(out_index_), y_type_, has_pool_ ? pool.output_shape() : shapes.back());
+    if (has_pool_ && math::numel(pool.output_shape()) == 0) return;
+    for (const Shape& s : shapes)
+      if (math::numel(s) == 0) return;
+    sdk::SpanTimer spans(ctx);
+    LinkInput in;
+    in.tensor = &x;
+    in.shape = shapes[0];
+    for (size_t i = 0; i < links_.size(); ++i) {
+      // The last link writes Y, or the NHWC bytes the residual Add or the MaxPool reads.
+      const bool to_y = i + 1 == links_.size() && !has_residual_ && !has_pool_;
+      void* out = to_y ? y
+                       : math::thread_buffer(kChainSlot0 + static_cast<int>(i % 2),
+                                             static_cast<size_t>(math::numel(shapes[i + 1])));
+      links_[i]->run(in, out, !to_y, threads, spans);
+      in = LinkInput{static_cast<const uint8_t*>(out), nullptr, true, shapes[i + 1]};
+    }
+    if (has_pool_) {
+      pool_nhwc(in.bytes, pool, static_cast<int>(links_.size()), static_cast<uint8_t*>(y), threads);
+      return;
+    }
+    if (!has_residual_) return;
+    const sdk::Tensor b = residual_.b_from == ResidualAdd::Operand::kChainInput
+                              ? x
+                              : ctx.input(static_cast<size_t>(b_index_));
+    const int32_t b_type = residual_.b_from == ResidualAdd::Operand::kFloat ? EPHOST_ELEMENT_FLOAT : residual_.b.type;
+    if (!b.present() || b.elem_type() != b_type || b.shape() != shapes.back())
+      links_.back()->fail("the residual Add's other operand " + residual_.add.input(0).name() + " / " +
+                          residual_.add.input(1).name() + " does not have the convolution's shape and type");
+    add_residual(in.bytes, shapes.back(), b.raw(), static_cast<uint8_t*>(y), threads);
+  }
+
+ private:
+  // The thread buffers that hold the NHWC bytes between links (math/dnnl_util.h; a link uses the others).
+  static constexpr int kChainSlot0 = 6;
+
+  // Y = Q([Relu](DQ(A) + B)) for the last link's NHWC bytes A and B in NCHW (bytes, dequantized, or
+  // floats), into NCHW Y: A is transposed into Y first (whole planes of pixels, as a link's NCHW
+  // output is), then Y is rewritten in place in blocks of kBlock elements with the ops' own loops
+  // (math/quantize.h), as the op-by-op graph computes them (per-channel rows of a deep layer's 49
+  // pixels made the calls cost more than their work).
+  void add_residual(const uint8_t* a, const Shape& shape, const void* b, uint8_t* y, int threads) const {
+    constexpr int64_t kBlock = 2048;
+    const int64_t N = shape[0], M = shape[1], P = shape[2] * shape[3];
+    math::parallel_for(N * P, threads, std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(M, 1)),
+                       [&](int64_t r0, int64_t r1) {
+      for (int64_t b0 = r0; b0 < r1;) {
+        const int64_t n = b0 / P, p0 = b0 % P, count = std::min(r1 - b0, P - p0);
+        math::transpose_2d(a + b0 * M, M, y + n * M * P + p0, P, count, M);
+        b0 += count;
+      }
+    });
+    const ResidualAdd& r = residual_;
+    const int64_t total = N * M * P, blocks = (total + kBlock - 1) / kBlock;
+    math::parallel_for(blocks, threads, std::max<int64_t>(1, math::kElementwiseGrain / kBlock), [&](int64_t k0, int64_t k1) {
+      float* fa = static_cast<float*>(math::thread_buffer(4, 2 * kBlock * sizeof(float)));
+      float* fb = fa + kBlock;
+      for (int64_t k = k0; k < k1; ++k) {
+        const int64_t at = k * kBlock, count = std::min(kBlock, total - at);
+        dequantize(y + at, r.a, fa, count);
+        const float* pb = fb;
+        if (r.b_from == ResidualAdd::Operand::kFloat)
+          pb = static_cast<const float*>(b) + at;
+        else
+          dequantize(static_cast<const uint8_t*>(b) + at, r.b, fb, count);
+        for (int64_t i = 0; i < count; ++i) fa[i] += pb[i];
+        if (r.relu.valid())
+          for (int64_t i = 0; i < count; ++i) fa[i] = fa[i] > 0.f ? fa[i] : 0.f;
+        if (r.y.type == EPHOST_ELEMENT_UINT8)
+          quantize_row(fa, r.y, y + at, count);
+        else
+          quantize_row(fa, r.y, reinterpret_cast<int8_t*>(y + at), count);
+      }
+    });
+    math::note_team_end(threads);
+  }
+
+  // The MaxPool on the last link's NHWC bytes x: the maximum in X's type, the byte table, then into
+  // NCHW Y (thread buffer chain slot `slot` holds the pooled NHWC bytes between).
+  void pool_nhwc(const uint8_t* x, const math::PoolGeometry& g, int slot, uint8_t* y, int threads) const {
+    const int64_t N = g.batch, C = g.channels, P = g.out_spatial[0] * g.out_spatial[1];
+    uint8_t* pooled = static_cast<uint8_t*>(
+        math::thread_buffer(kChainSlot0 + slot % 2, static_cast<size_t>(std::max<int64_t>(N * P * C, 1))));
+    if (pool_.x.type == EPHOST_ELEMENT_UINT8)
+      math::max_pool_nhwc(x, g, pooled, threads);
+    else
+      math::max_pool_nhwc(reinterpret_cast<const int8_t*>(x), g, reinterpret_cast<int8_t*>(pooled), threads);
+    if (!pool_identity_) math::lookup_bytes(pool_table_.data(), pooled, pooled, N * P * C);
+    math::parallel_for(N * P, threads, std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(C, 1)),
+                       [&](int64_t r0, int64_t r1) {
+      for (int64_t b0 = r0; b0 < r1;) {
+        const int64_t n = b0 / P, p0 = b0 % P, count = std::min(r1 - b0, P - p0);
+        math::transpose_2d(pooled + b0 * C, C, y + n * C * P + p0, P, count, C);
+        b0 += count;
+      }
+    });
+    math::note_team_end(threads);
+  }
+
+  static void dequantize(const uint8_t* q, const ScalarQuant& s, float* out, int64_t n) {
+    if (s.type == EPHOST_ELEMENT_UINT8)
+      math::dequantize_linear(q, s.scale, static_cast<uint8_t>(s.zero_point), out, n);
+    else
+      math::dequantize_linear(reinterpret_cast<const int8_t*>(q), s.scale, static_cast<int8_t>(s.zero_point), out, n);
+  }
+
+  void plan_at_compile(const Shape& x_shape) {
+    Shape shape = x_shape;
+    for (size_t i = 0; i < links_.size() && !shape.empty(); ++i) {
+      shape = links_[i]->plan_at_compile(shape);
+      if (!shape.empty() && (i + 1 < links_.size() || has_residual_ || has_pool_))
+        math::touch_thread_buffer(kChainSlot0 + static_cast<int>(i % 2), static_cast<size_t>(math::numel(shape)));
+    }
+    if (!has_pool_ || shape.empty()) return;
+    try {
+      const Shape pooled = math::pool_geometry(pool_.params, shape).output_shape();
+      math::touch_thread_buffer(kChainSlot0 + static_cast<int>(links_.size() % 2),
+                                static_cast<size_t>(math::numel(pooled)));
+    } catch (const std::invalid_argument&) {
+      // The first run reports it.
+    }
+  }
+
+  int threads_of(const sdk::KernelContext& ctx) const {
+    int threads = ctx.threads();
+    if (threads <= 0) threads = default_threads_;
+    return math::effective_threads(threads, adaptive_);
+  }
+
+  std::string name_;
+  int default_threads_;
+  bool adaptive_ = true;
+  bool x_quantized_input_ = false;
+  int32_t x_type_ = 0, y_type_ = 0;
+  int in_index_ = -1, out_index_ = -1, x_out_index_ = -1, b_index_ = -1;
+  bool has_residual_ = false;
+  ResidualAdd residual_;
+  bool has_pool_ = false;
+  QdqMaxPoolMatch pool_;
+  std::array<uint8_t, 256> pool_table_{};  // the pool's Y byte by X byte
+  bool pool_identity_ = false;
+  std::vector<std::unique_ptr<ConvLink>> links_;
+};
+
 #endif  // EPHOST_WITH_DNNL
 
 class QdqConvFusion : public Fusion {
  public:
   const char* name() const override { return "qdq_conv"; }
   std::vector<sdk::Node> match(const sdk::Node& anchor, const Available& ok) const override {
-    QdqConvMatch m;
-    return match_qdq_conv(anchor, ok, &m) ? m.nodes : std::vector<sdk::Node>{};
+    QdqConvChain chain;
+    return match_qdq_conv_chain(anchor, ok, &chain) ? chain.nodes : std::vector<sdk::Node>{};
   }
   std::unique_ptr<sdk::CompiledGroup> compile(const sdk::Node& anchor, const sdk::Graph& group,
                                               const KernelConfig& config) const override {
-    QdqConvMatch m;
-    if (!match_qdq_conv(anchor, group_members(anchor, group), &m))
+    QdqConvChain chain;
+    if (!match_qdq_conv_chain(anchor, chain_members(group), &chain))
       sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile fused int8 conv " + group.name() + ": pattern not found");
 #if defined(EPHOST_WITH_DNNL)
-    return std::make_unique<QdqConvGroup>(m, group, config);
+    return std::make_unique<QdqConvChainGroup>(chain, group, config);
 #else
     (void)config;
     sdk::fail(EPHOST_NOT_IMPLEMENTED, "fused int8 conv needs oneDNN");

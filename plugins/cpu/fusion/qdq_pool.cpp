@@ -18,16 +18,9 @@
 #include "math/pool.h"
 #include "math/quantize.h"
 #include "qdq_common.h"
+#include "qdq_pool.h"
 
 namespace ephost::cpu::fusion {
-
-namespace {
-
-struct QdqMaxPoolMatch {
-  sdk::Node dq, pool, q;
-  ScalarQuant x, y;
-  math::PoolParams params;
-};
 
 bool match_qdq_max_pool(const sdk::Node& anchor, const Available& ok, QdqMaxPoolMatch* m) {
   if (!is_quant_op(anchor, "DequantizeLinear") || !ok(anchor) || !scalar_quant(anchor, &m->x)) return false;
@@ -57,6 +50,28 @@ bool match_qdq_max_pool(const sdk::Node& anchor, const Available& ok, QdqMaxPool
   return true;
 }
 
+bool max_pool_byte_table(const ScalarQuant& xq, const ScalarQuant& yq, std::array<uint8_t, 256>* table) {
+  std::array<float, 256> x{};
+  for (int b = 0; b < 256; ++b) {
+    const uint8_t byte = static_cast<uint8_t>(b);
+    if (xq.type == EPHOST_ELEMENT_UINT8)
+      math::dequantize_linear(&byte, xq.scale, static_cast<uint8_t>(xq.zero_point), &x[b], 1);
+    else
+      math::dequantize_linear(reinterpret_cast<const int8_t*>(&byte), xq.scale, static_cast<int8_t>(xq.zero_point),
+                              &x[b], 1);
+  }
+  if (yq.type == EPHOST_ELEMENT_UINT8)
+    math::quantize_linear(x.data(), yq.scale, static_cast<uint8_t>(yq.zero_point), table->data(), 256);
+  else
+    math::quantize_linear(x.data(), yq.scale, static_cast<int8_t>(yq.zero_point),
+                          reinterpret_cast<int8_t*>(table->data()), 256);
+  bool identity = xq.type == yq.type;
+  for (int b = 0; b < 256 && identity; ++b) identity = (*table)[b] == b;
+  return identity;
+}
+
+namespace {
+
 class QdqMaxPoolGroup : public sdk::CompiledGroup {
  public:
   QdqMaxPoolGroup(const QdqMaxPoolMatch& m, const sdk::Graph& group, const KernelConfig& config)
@@ -65,22 +80,7 @@ class QdqMaxPoolGroup : public sdk::CompiledGroup {
     out_index_ = group_output(group, m.q.output(0).name());
     if (in_index_ < 0 || out_index_ < 0 || group.num_outputs() != 1)
       sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile fused int8 MaxPool " + name_ + ": unexpected group interface");
-    std::array<float, 256> x{};
-    for (int b = 0; b < 256; ++b) {
-      const uint8_t byte = static_cast<uint8_t>(b);
-      if (m.x.type == EPHOST_ELEMENT_UINT8)
-        math::dequantize_linear(&byte, m.x.scale, static_cast<uint8_t>(m.x.zero_point), &x[b], 1);
-      else
-        math::dequantize_linear(reinterpret_cast<const int8_t*>(&byte), m.x.scale, static_cast<int8_t>(m.x.zero_point),
-                                &x[b], 1);
-    }
-    if (m.y.type == EPHOST_ELEMENT_UINT8)
-      math::quantize_linear(x.data(), m.y.scale, static_cast<uint8_t>(m.y.zero_point), table_.data(), 256);
-    else
-      math::quantize_linear(x.data(), m.y.scale, static_cast<int8_t>(m.y.zero_point),
-                            reinterpret_cast<int8_t*>(table_.data()), 256);
-    identity_ = m.x.type == m.y.type;
-    for (int b = 0; b < 256 && identity_; ++b) identity_ = table_[b] == b;
+    identity_ = max_pool_byte_table(m.x, m.y, &table_);
   }
 
   void compute(void*, sdk::KernelContext& ctx) override {
