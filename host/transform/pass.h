@@ -60,7 +60,8 @@ class PassPipeline {
   std::vector<std::unique_ptr<GraphPass>> passes_;
 };
 
-// The default pipeline, in this order: no-op elimination and constant folding (level 1), Conv +
+// The default pipeline, in this order: no-op elimination, the shape-source rewrite and constant folding
+// (level 1), Conv +
 // BatchNormalization fusion (level 2), unused-initializer elimination (level 1).
 PassPipeline default_pipeline();
 
@@ -74,6 +75,11 @@ constexpr size_t kMaxFoldedTensorBytes = size_t(16) << 20;
 // outputs, or values that subgraphs read, are kept. Works in the main graph and in subgraphs (only for
 // values local to each graph).
 std::unique_ptr<GraphPass> make_noop_elimination_pass();
+// Level 1: Shape(DequantizeLinear(x)) reads x instead (same shape, an exact rewrite), so a quantized
+// model's Reshape/Transpose chains need not keep a float copy for a Shape; a DequantizeLinear left
+// without readers is removed. Main graph and subgraphs, for a Shape and the DequantizeLinear in the
+// same graph.
+std::unique_ptr<GraphPass> make_shape_source_rewrite_pass();
 // Turns Constant nodes into initializers, folds Shape/Size of statically shaped values, and evaluates
 // deterministic ai.onnx nodes whose inputs are all constant initializers (context.evaluate; skipped
 // when empty), in the main graph and in every subgraph (a subgraph's node may read constants of the

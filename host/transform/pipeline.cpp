@@ -38,6 +38,7 @@ std::vector<PassResult> PassPipeline::run(Graph& main, TransformContext& context
 PassPipeline default_pipeline() {
   PassPipeline p;
   p.add(make_noop_elimination_pass());
+  p.add(make_shape_source_rewrite_pass());
   p.add(make_constant_folding_pass());
   p.add(make_conv_batchnorm_fusion_pass());
   p.add(make_unused_initializer_elimination_pass());

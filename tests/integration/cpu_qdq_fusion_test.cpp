@@ -510,6 +510,56 @@ TEST(CpuQdqFusion, ReshapeAndTransposeBetweenEqualQuantPairsMoveBytes) {
   }
 }
 
+TEST(CpuQdqFusion, ReshapeToTheShapeOfItsOwnDequantizeMovesBytes) {
+  // BERT's head split computes the Reshape's target from Shape of the very DequantizeLinear it reshapes
+  // (a dynamic batch: the Shape is not folded). The host's shape-source rewrite makes that Shape read
+  // the quantized bytes, so the DequantizeLinear feeds the Reshape alone and the three move bytes.
+  QdqModel q;
+  q.out = q.in;
+  q.m.input("x", onnx::TensorProto::FLOAT, {-1, 6, 10}).output("y", onnx::TensorProto::FLOAT, {-1, 6, 5, 2});
+  q.add_quant_pair("x", q.in, "in", "a");
+  q.m.node("Shape", {"a"}, {"a_shape"}, "a_shape");
+  typed_initializer<int64_t>(q.m, "head_dims", onnx::TensorProto::INT64, {2}, {5, 2});
+  typed_initializer<int64_t>(q.m, "first_two", onnx::TensorProto::INT64, {2}, {0, 1});
+  q.m.node("Gather", {"a_shape", "first_two"}, {"batch_seq"}, "batch_seq");
+  ephost_test::attr_int(q.m.node("Concat", {"batch_seq", "head_dims"}, {"target"}, "target"), "axis", 0);
+  q.m.node("Reshape", {"a", "target"}, {"v"}, "view");
+  q.add_quant_pair("v", q.out, "out", "y");
+  check_qdq(q, {2, 6, 10}, "DequantizeLinear+Reshape+QuantizeLinear", 74, true, 0.0);
+}
+
+TEST(CpuQdqFusion, SlicesSharingOneDequantizeMoveBytes) {
+  // ViT's query/key/value split: one DequantizeLinear read by three Slices, each between equal Q/DQ
+  // pairs, is one group that reads the bytes once and writes three (bounds in int64 and int32, a
+  // negative step, axes given or not). The three are joined in float by a Concat outside the group.
+  for (const bool is_signed : {false, true}) {
+    QdqModel q;
+    q.in = is_signed ? Quant{0.021f, -7, true} : Quant{0.02f, 128, false};
+    q.out = q.in;
+    q.m.input("x", onnx::TensorProto::FLOAT, {2, 5, 12}).output("y", onnx::TensorProto::FLOAT, {2, 13, 4});
+    q.add_quant_pair("x", q.in, "in", "a");
+    typed_initializer<int64_t>(q.m, "s0_starts", onnx::TensorProto::INT64, {3}, {0, 0, 0});
+    typed_initializer<int64_t>(q.m, "s0_ends", onnx::TensorProto::INT64, {3}, {2, 5, 4});
+    q.m.node("Slice", {"a", "s0_starts", "s0_ends"}, {"v0"}, "slice0");
+    q.add_quant_pair("v0", q.out, "s0", "d0");
+    typed_initializer<int32_t>(q.m, "s1_starts", onnx::TensorProto::INT32, {1}, {4});
+    typed_initializer<int32_t>(q.m, "s1_ends", onnx::TensorProto::INT32, {1}, {8});
+    typed_initializer<int32_t>(q.m, "s1_axes", onnx::TensorProto::INT32, {1}, {-1});
+    q.m.node("Slice", {"a", "s1_starts", "s1_ends", "s1_axes"}, {"v1"}, "slice1");
+    q.add_quant_pair("v1", q.out, "s1", "d1");
+    typed_initializer<int64_t>(q.m, "s2_starts", onnx::TensorProto::INT64, {2}, {3, 11});
+    typed_initializer<int64_t>(q.m, "s2_ends", onnx::TensorProto::INT64, {2}, {0, 7});
+    typed_initializer<int64_t>(q.m, "s2_axes", onnx::TensorProto::INT64, {2}, {1, 2});
+    typed_initializer<int64_t>(q.m, "s2_steps", onnx::TensorProto::INT64, {2}, {-1, -1});
+    q.m.node("Slice", {"a", "s2_starts", "s2_ends", "s2_axes", "s2_steps"}, {"v2"}, "slice2");
+    q.add_quant_pair("v2", q.out, "s2", "d2");
+    ephost_test::attr_int(q.m.node("Concat", {"d1", "d0", "d2"}, {"y"}, "join"), "axis", 1);
+    SCOPED_TRACE(is_signed ? "s8" : "u8");
+    check_qdq(q, {2, 5, 12},
+              "DequantizeLinear+Slice+QuantizeLinear+Slice+QuantizeLinear+Slice+QuantizeLinear", 75, true, 0.0);
+  }
+}
+
 TEST(CpuQdqFusion, TransposeBetweenDifferentQuantPairsStaysOpByOp) {
   // Another output scale: the bytes would not be the result, so nothing is fused.
   QdqModel q;

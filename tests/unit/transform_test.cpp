@@ -1,4 +1,5 @@
-// Graph transforms: the pipeline, no-op elimination, constant folding, unused-initializer removal.
+// Graph transforms: the pipeline, no-op elimination, the shape-source rewrite, constant folding,
+// unused-initializer removal.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -285,6 +286,85 @@ TEST(NoopElimination, SubgraphLocalValuesOnly) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Shape-source rewrite
+
+TEST(ShapeSourceRewrite, ShapeOfDequantizeReadsTheQuantizedValue) {
+  // d = DQ(X); Z = Reshape(d, Shape(d)) keeps the DQ (the Reshape reads it) but the Shape reads X.
+  // e = DQ(Y) feeds only a Shape (with start, opset 15): the DQ goes. q = Q(F) feeds a Shape and is a
+  // graph output: the Shape stays on q (reading F would give the float value a second reader).
+  constexpr int32_t kUint8 = onnx::TensorProto::UINT8;
+  auto m = make_model(15);
+  auto* g = m.mutable_graph();
+  add_input(g, "X", kUint8, {-1, 4}, {"n", ""});
+  add_input(g, "Y", kUint8, {-1, 2, 3}, {"m", "", ""});
+  add_input(g, "F", kFloat, {-1, 5}, {"k", ""});
+  add_initializer(g, float_tensor("scale", {}, {0.5f}));
+  add_node(g, "DequantizeLinear", {"X", "scale"}, {"d"}, "dq_x");
+  add_node(g, "Shape", {"d"}, {"s"}, "shape_d");
+  add_node(g, "Reshape", {"d", "s"}, {"Z"}, "reshape");
+  add_node(g, "DequantizeLinear", {"Y", "scale"}, {"e"}, "dq_y");
+  attr_int(add_node(g, "Shape", {"e"}, {"S2"}, "shape_e"), "start", 1);
+  add_node(g, "QuantizeLinear", {"F", "scale"}, {"q"}, "q_f");
+  add_node(g, "Shape", {"q"}, {"S3"}, "shape_q");
+  add_output(g, "Z", kFloat, {-1, 4});
+  add_output(g, "S2", kInt64, {2});
+  add_output(g, "S3", kInt64, {2});
+  add_output(g, "q", kUint8, {-1, 5});
+  m = loaded(m);
+
+  auto pass = make_shape_source_rewrite_pass();
+  EXPECT_EQ(pass->min_level(), 1);
+  EXPECT_EQ(run_pass(*pass, m), 2u);
+  EXPECT_EQ(find_node(m.graph(), "shape_d")->input(0), "X");
+  EXPECT_EQ(find_node(m.graph(), "reshape")->input(0), "d");
+  EXPECT_NE(find_node(m.graph(), "dq_x"), nullptr);
+  EXPECT_EQ(find_node(m.graph(), "dq_y"), nullptr);
+  const onnx::NodeProto* shape_e = find_node(m.graph(), "shape_e");
+  ASSERT_NE(shape_e, nullptr);
+  EXPECT_EQ(shape_e->input(0), "Y");
+  ASSERT_EQ(shape_e->attribute_size(), 1);
+  EXPECT_EQ(shape_e->attribute(0).name(), "start");
+  EXPECT_EQ(shape_e->attribute(0).i(), 1);
+  EXPECT_EQ(find_node(m.graph(), "shape_q")->input(0), "q");
+  EXPECT_NE(find_node(m.graph(), "q_f"), nullptr);
+  expect_valid(m);
+
+  // Nothing is left to rewrite.
+  EXPECT_EQ(run_pass(*pass, m), 0u);
+}
+
+TEST(ShapeSourceRewrite, OtherProducersAndOuterValuesAreLeft) {
+  // Shape(Relu(X)) is not rewritten; a Shape inside a subgraph reading the outer graph's DQ output is
+  // left (the producer lives in another graph).
+  constexpr int32_t kUint8 = onnx::TensorProto::UINT8;
+  auto m = make_model(13);
+  auto* g = m.mutable_graph();
+  add_input(g, "X", kFloat, {2, 3});
+  add_input(g, "Q", kUint8, {2, 3});
+  add_input(g, "cond", kBool, {});
+  add_initializer(g, float_tensor("scale", {}, {0.5f}));
+  add_node(g, "Relu", {"X"}, {"r"}, "relu");
+  add_node(g, "Shape", {"r"}, {"S"}, "shape_r");
+  add_node(g, "DequantizeLinear", {"Q", "scale"}, {"d"}, "dq");
+  onnx::GraphProto branch;
+  branch.set_name("branch");
+  add_node(&branch, "Shape", {"d"}, {"bs"}, "shape_in_branch");
+  add_output(&branch, "bs", kInt64, {2});
+  auto* iff = add_node(g, "If", {"cond"}, {"I"}, "if");
+  attr_graph(iff, "then_branch", branch);
+  branch.set_name("other");
+  attr_graph(iff, "else_branch", branch);
+  add_output(g, "S", kInt64, {2});
+  add_output(g, "I", kInt64, {2});
+  m = loaded(m);
+
+  auto pass = make_shape_source_rewrite_pass();
+  EXPECT_EQ(run_pass(*pass, m), 0u);
+  EXPECT_EQ(find_node(m.graph(), "shape_r")->input(0), "r");
+  EXPECT_NE(find_node(m.graph(), "dq"), nullptr);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Constant folding
 
 namespace {
@@ -553,13 +633,15 @@ TEST(PassPipeline, DefaultPipelineRepeatsUntilSettled) {
   TransformContext ctx;  // no evaluator
   ctx.level = 1;
   auto results = run_pipeline(default_pipeline(), m, ctx);
-  ASSERT_EQ(results.size(), 3u);
+  ASSERT_EQ(results.size(), 4u);
   EXPECT_EQ(results[0].pass, "NoopElimination");
   EXPECT_EQ(results[0].rewrites, 2u);
-  EXPECT_EQ(results[1].pass, "ConstantFolding");
-  EXPECT_EQ(results[1].rewrites, 1u);
-  EXPECT_EQ(results[2].pass, "UnusedInitializerElimination");
+  EXPECT_EQ(results[1].pass, "ShapeSourceRewrite");
+  EXPECT_EQ(results[1].rewrites, 0u);
+  EXPECT_EQ(results[2].pass, "ConstantFolding");
   EXPECT_EQ(results[2].rewrites, 1u);
+  EXPECT_EQ(results[3].pass, "UnusedInitializerElimination");
+  EXPECT_EQ(results[3].rewrites, 1u);
   EXPECT_EQ(op_types(m.graph()), (std::vector<std::string>{"Relu"}));
   EXPECT_EQ(m.graph().node(0).input(0), "X");
   EXPECT_EQ(m.graph().initializer_size(), 0);

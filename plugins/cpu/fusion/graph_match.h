@@ -95,7 +95,7 @@ const Fusion& qdq_binary_fusion();  // qdq_binary.cpp: DQ, DQ -> Add/Mul -> Q in
 const Fusion& qdq_max_pool_fusion();  // qdq_pool.cpp: DQ -> MaxPool -> Q on the bytes
 const Fusion& qdq_softmax_fusion();   // qdq_softmax.cpp: DQ -> [scale] -> [+ mask] -> Softmax -> Q by rows
 const Fusion& qdq_layernorm_fusion();  // qdq_layernorm.cpp: DQ -> LayerNorm steps (Q/DQ between) -> Q by rows
-const Fusion& qdq_view_fusion();      // qdq_view.cpp: DQ -> Reshape/Transpose -> Q (same parameters) on the bytes
+const Fusion& qdq_view_fusion();      // qdq_view.cpp: DQ -> Reshape/Transpose/Slices -> Q (same parameters) on the bytes
 const Fusion& q4_matmul_fusion();   // q4_matmul.cpp: int4/uint4 block DQ -> MatMul/Gemm [-> Add]
 
 }  // namespace ephost::cpu::fusion

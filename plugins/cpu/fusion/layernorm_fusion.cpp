@@ -7,6 +7,7 @@
 
 #include "const_eval.h"
 #include "graph_match.h"
+#include "layernorm_match.h"
 #include "math/parallel.h"
 #include "math/vec.h"
 
@@ -22,81 +23,44 @@ struct LayerNormMatch {
   std::vector<sdk::Node> nodes;
 };
 
-// ReduceMean over the last axis only, keeping it.
-bool last_axis_mean(const sdk::Node& n, int64_t rank) {
-  if (!is_op(n, "ReduceMean") || n.attr_int("keepdims", 1) != 1 || !is_float(n.output(0))) return false;
-  bool ok = false;
-  const std::vector<int64_t> axes = reduce_axes(n, &ok);
-  return ok && axes.size() == 1 && (axes[0] == -1 || (rank > 0 && axes[0] == rank - 1));
-}
+// In the float graph each step reads the one before it directly.
+class DirectLinks : public LayerNormLinks {
+ public:
+  explicit DirectLinks(int64_t max_rank) : max_rank_(max_rank) {}
+  sdk::Node next(sdk::Value* v, const char* op, LayerNormStep, const Available& ok, std::vector<sdk::Node>*) override {
+    const sdk::Node n = sole_consumer(*v);
+    return is_op(n, op) && ok(n) ? n : sdk::Node();
+  }
+  bool pass_difference(sdk::Value*, const Available&, std::vector<sdk::Node>*) override { return false; }
+  void forget(LayerNormStep) override {}
+  // A constant whose dims other than the last are 1, of rank at most x's.
+  bool row_constant(const sdk::Value& v) const override {
+    if (!is_float(v) || !is_constant(v)) return false;
+    const std::vector<int64_t> d = constant_of(v).shape();
+    if (d.empty() || static_cast<int64_t>(d.size()) > max_rank_) return false;
+    for (size_t i = 0; i + 1 < d.size(); ++i)
+      if (d[i] != 1) return false;
+    return true;
+  }
 
-// A constant of numel `want` (or any, when want < 0) whose dims other than the last are 1, rank <= max_rank.
-bool row_constant(const sdk::Value& v, int64_t max_rank) {
-  if (!is_float(v) || !is_constant(v)) return false;
-  const std::vector<int64_t> d = constant_of(v).shape();
-  if (d.empty() || static_cast<int64_t>(d.size()) > max_rank) return false;
-  for (size_t i = 0; i + 1 < d.size(); ++i)
-    if (d[i] != 1) return false;
-  return true;
-}
+ private:
+  int64_t max_rank_;
+};
 
 bool match_layernorm(const sdk::Node& anchor, const Available& ok, LayerNormMatch* m) {
   if (!anchor.has_input(0)) return false;
-  const sdk::Value x = anchor.input(0);
+  const sdk::Value x = anchor.input(0);  // may have other consumers (a residual branch)
   if (!is_float(x) || is_constant(x)) return false;
-  const int64_t rank = x.rank();
-  if (!last_axis_mean(anchor, rank) || !ok(anchor)) return false;
-  // x may have other consumers (a residual branch); the mean has exactly one, Sub(x, mean).
-  const sdk::Value mean = anchor.output(0);
-  const sdk::Node sub = sole_consumer(mean);
-  if (!is_op(sub, "Sub") || sub.input(0).name() != x.name() || sub.input(1).name() != mean.name()) return false;
-  const sdk::Value d = sub.output(0);
-  const std::vector<sdk::Node> dc = inner_consumers(d);
-  if (dc.size() != 2) return false;
-  for (int first = 0; first < 2; ++first) {
-    const sdk::Node sq = dc[first], div = dc[1 - first];
-    float two = 0;
-    const bool pow2 = is_op(sq, "Pow") && sq.input(0).name() == d.name() && scalar_constant(sq.input(1), &two) &&
-                      two == 2.f;
-    const bool mul2 = is_op(sq, "Mul") && sq.input(0).name() == d.name() && sq.input(1).name() == d.name();
-    if (!pow2 && !mul2) continue;
-    const sdk::Node rm2 = sole_consumer(sq.output(0));
-    if (!last_axis_mean(rm2, rank)) continue;
-    const sdk::Node add = sole_consumer(rm2.output(0));
-    const int k = is_op(add, "Add") ? other_input(add, rm2.output(0).name()) : -1;
-    float eps = 0;
-    if (k < 0 || !scalar_constant(add.input(static_cast<size_t>(k)), &eps)) continue;
-    const sdk::Node sqrt = sole_consumer(add.output(0));
-    if (!is_op(sqrt, "Sqrt")) continue;
-    if (!is_op(div, "Div") || div.input(0).name() != d.name() || div.input(1).name() != sqrt.output(0).name() ||
-        sole_consumer(sqrt.output(0)).id() != div.id())
-      continue;
-    std::vector<sdk::Node> nodes{anchor, sub, sq, rm2, add, sqrt, div};
-    sdk::Value cur = div.output(0);
-    const int64_t max_rank = rank > 0 ? rank : 1;
-    const sdk::Node mul = sole_consumer(cur);
-    int g = is_op(mul, "Mul") ? other_input(mul, cur.name()) : -1;
-    if (g >= 0 && row_constant(mul.input(static_cast<size_t>(g)), max_rank)) {
-      m->gamma = mul.input(static_cast<size_t>(g));
-      nodes.push_back(mul);
-      cur = mul.output(0);
-      const sdk::Node badd = sole_consumer(cur);
-      const int b = is_op(badd, "Add") ? other_input(badd, cur.name()) : -1;
-      if (b >= 0 && row_constant(badd.input(static_cast<size_t>(b)), max_rank)) {
-        m->beta = badd.input(static_cast<size_t>(b));
-        nodes.push_back(badd);
-        cur = badd.output(0);
-      }
-    }
-    for (const sdk::Node& n : nodes)
-      if (!ok(n)) return false;
-    m->rm1 = anchor;
-    m->eps = eps;
-    m->out = cur;
-    m->nodes = std::move(nodes);
-    return true;
-  }
-  return false;
+  DirectLinks links(x.rank() > 0 ? x.rank() : 1);
+  LayerNormChain chain;
+  if (!match_layernorm_chain(x, anchor, ok, links, &chain)) return false;
+  m->rm1 = anchor;
+  m->eps = chain.eps;
+  m->gamma = chain.gamma;
+  m->beta = chain.beta;
+  m->out = chain.out;
+  m->nodes = std::move(chain.nodes);
+  return true;
 }
 
 class LayerNormGroup : public sdk::CompiledGroup {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "const_eval.h"
+#include "math/quantize.h"
 
 namespace ephost::cpu::fusion {
 
@@ -81,9 +82,8 @@ bool match_relu_then_quantize(sdk::Value v, const Available& ok, sdk::Node* relu
     nodes->push_back(r);
     v = r.output(0);
   }
-  const sdk::Node quantize = sole_consumer(v);
-  if (!is_quant_op(quantize, "QuantizeLinear") || !ok(quantize) || !scalar_quant(quantize, y_quant)) return false;
-  if (quantize.num_outputs() != 1 || !quantize.has_output(0)) return false;
+  const sdk::Node quantize = output_quantize(v, ok, y_quant);
+  if (!quantize.valid()) return false;
   *q = quantize;
   nodes->push_back(quantize);
   return true;
@@ -109,6 +109,45 @@ bool scalar_quant(const sdk::Node& n, ScalarQuant* q) {
       return false;
   }
   return true;
+}
+
+bool is_activation_dequantize(const sdk::Node& dq, ScalarQuant* x) {
+  return is_quant_op(dq, "DequantizeLinear") && scalar_quant(dq, x) && !is_constant(dq.input(0)) &&
+         is_float(dq.output(0));
+}
+
+sdk::Node output_quantize(const sdk::Value& v, const Available& ok, ScalarQuant* y) {
+  const sdk::Node q = sole_consumer(v);
+  if (!is_quant_op(q, "QuantizeLinear") || !ok(q) || !scalar_quant(q, y) || q.num_outputs() != 1 || !q.has_output(0))
+    return sdk::Node();
+  return q;
+}
+
+bool match_requantize(const sdk::Value& v, const Available& ok, sdk::Node* q, sdk::Node* dq, ScalarQuant* q_quant,
+                      ScalarQuant* dq_quant) {
+  const sdk::Node qn = output_quantize(v, ok, q_quant);
+  if (!qn.valid()) return false;
+  const sdk::Node dqn = sole_consumer(qn.output(0));
+  if (!is_quant_op(dqn, "DequantizeLinear") || !ok(dqn) || !scalar_quant(dqn, dq_quant) ||
+      dq_quant->type != q_quant->type || !is_float(dqn.output(0)))
+    return false;
+  *q = qn;
+  *dq = dqn;
+  return true;
+}
+
+void quantize_row(const float* x, const ScalarQuant& q, void* y, int64_t n) {
+  if (q.type == EPHOST_ELEMENT_UINT8)
+    math::quantize_linear(x, q.scale, static_cast<uint8_t>(q.zero_point), static_cast<uint8_t*>(y), n);
+  else
+    math::quantize_linear(x, q.scale, static_cast<int8_t>(q.zero_point), static_cast<int8_t*>(y), n);
+}
+
+void dequantize_row(const void* x, const ScalarQuant& q, float* y, int64_t n) {
+  if (q.type == EPHOST_ELEMENT_UINT8)
+    math::dequantize_linear(static_cast<const uint8_t*>(x), q.scale, static_cast<uint8_t>(q.zero_point), y, n);
+  else
+    math::dequantize_linear(static_cast<const int8_t*>(x), q.scale, static_cast<int8_t>(q.zero_point), y, n);
 }
 
 bool channel_weight_quant(const sdk::Node& dq, int64_t rank, int64_t channel_axis, int64_t channels,

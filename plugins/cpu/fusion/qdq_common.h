@@ -1,5 +1,7 @@
-// What the int8 QDQ fusions (qdq_matmul.cpp, qdq_conv.cpp) share: reading the constant scale and zero
-// point of a QuantizeLinear / DequantizeLinear node, and deciding where oneDNN's int8 product is exact.
+// What the int8 QDQ fusions (qdq_matmul.cpp, qdq_conv.cpp, the per-row and per-byte ones) share: reading
+// the constant scale and zero point of a QuantizeLinear / DequantizeLinear node, finding the
+// DequantizeLinear a pattern starts at and the QuantizeLinear it ends at, converting rows between
+// bytes and floats as those nodes do, and deciding where oneDNN's int8 product is exact.
 //
 // Without VNNI, oneDNN multiplies u8 by s8 with vpmaddubsw, which adds pairs of products in saturating
 // int16: exact only while 255 * (|w1| + |w2|) fits, that is for weights within [-64, 64] (the 7-bit
@@ -36,6 +38,23 @@ bool scalar_quant(const sdk::Node& n, ScalarQuant* q);
 // tensor), every zero point 0: its per-channel scales (`channels` of them, positive and finite).
 bool channel_weight_quant(const sdk::Node& dq, int64_t rank, int64_t channel_axis, int64_t channels,
                           std::vector<float>* scales);
+// A DequantizeLinear of a non-constant u8/s8 activation with one scale and zero point (read into *x)
+// and a float output: where a per-row or per-byte int8 pattern starts.
+bool is_activation_dequantize(const sdk::Node& dq, ScalarQuant* x);
+// The QuantizeLinear that `v` alone feeds, with one scale and zero point (read into *y) and one output,
+// taken by `ok`: where such a pattern ends. An invalid node otherwise.
+sdk::Node output_quantize(const sdk::Value& v, const Available& ok, ScalarQuant* y);
+// The QuantizeLinear -> DequantizeLinear pair that `v` alone feeds, both taken by `ok`: each with one
+// scale and zero point (read into *q_quant and *dq_quant) of one element type, a float output. The
+// caller decides whether the two scales must agree.
+bool match_requantize(const sdk::Value& v, const Available& ok, sdk::Node* q, sdk::Node* dq, ScalarQuant* q_quant,
+                      ScalarQuant* dq_quant);
+
+// n floats to bytes of q's type, and back: math/quantize.h's loops, as QuantizeLinear and
+// DequantizeLinear run them.
+void quantize_row(const float* x, const ScalarQuant& q, void* y, int64_t n);
+void dequantize_row(const void* x, const ScalarQuant& q, float* y, int64_t n);
+
 // The two DequantizeLinear nodes an int8 product reads: `act` of a non-constant activation with one
 // scale and zero point (read into *act_quant), and `weight` of the second input. False when either is
 // not a DequantizeLinear of that kind.

@@ -19,8 +19,8 @@
 
 #include "const_eval.h"
 #include "graph_match.h"
+#include "layernorm_match.h"
 #include "math/parallel.h"
-#include "math/quantize.h"
 #include "math/vec.h"
 #include "qdq_common.h"
 
@@ -44,14 +44,6 @@ struct QdqLayerNormMatch {
   std::vector<sdk::Node> nodes;
 };
 
-// ReduceMean over the last axis only, keeping it.
-bool last_axis_mean(const sdk::Node& n, int64_t rank) {
-  if (!is_op(n, "ReduceMean") || n.attr_int("keepdims", 1) != 1 || !is_float(n.output(0))) return false;
-  bool ok = false;
-  const std::vector<int64_t> axes = reduce_axes(n, &ok);
-  return ok && axes.size() == 1 && (axes[0] == -1 || (rank > 0 && axes[0] == rank - 1));
-}
-
 // A float constant of rank <= 1 (gamma or beta of the row; its length is checked per run).
 bool row_vector(const sdk::Value& v) {
   if (!is_float(v)) return false;
@@ -62,39 +54,63 @@ bool row_vector(const sdk::Value& v) {
 // The QuantizeLinear -> DequantizeLinear pair that v alone feeds, with one scale and zero point each
 // (the same on both), the DequantizeLinear's output in *out.
 bool requant_pair(const sdk::Value& v, const Available& ok, Requant* r, sdk::Node* q, sdk::Node* dq, sdk::Value* out) {
-  const sdk::Node qn = sole_consumer(v);
-  if (!is_quant_op(qn, "QuantizeLinear") || !ok(qn) || qn.num_outputs() != 1 || !qn.has_output(0)) return false;
-  const sdk::Node dqn = sole_consumer(qn.output(0));
-  if (!is_quant_op(dqn, "DequantizeLinear") || !ok(dqn) || !is_float(dqn.output(0))) return false;
   ScalarQuant a, b;
-  if (!scalar_quant(qn, &a) || !scalar_quant(dqn, &b) || a.scale != b.scale || a.zero_point != b.zero_point ||
-      a.type != b.type)
-    return false;
+  if (!match_requantize(v, ok, q, dq, &a, &b) || a.scale != b.scale || a.zero_point != b.zero_point) return false;
   r->on = true;
   r->q = a;
-  *q = qn;
-  *dq = dqn;
-  *out = dqn.output(0);
+  *out = dq->output(0);
   return true;
 }
 
-// The node of type `op` that *v feeds alone, directly or through a re-quantization pair (recorded in
-// *r, its nodes appended, *v moved to its output); an invalid node otherwise.
-sdk::Node next_step(sdk::Value* v, const char* op, const Available& ok, Requant* r, std::vector<sdk::Node>* nodes) {
-  const sdk::Node n = sole_consumer(*v);
-  if (is_op(n, op) && ok(n)) return n;
-  Requant pair;
-  sdk::Node q, dq;
-  sdk::Value after;
-  if (!requant_pair(*v, ok, &pair, &q, &dq, &after)) return sdk::Node();
-  const sdk::Node m = sole_consumer(after);
-  if (!is_op(m, op) || !ok(m)) return sdk::Node();
-  *r = pair;
-  nodes->push_back(q);
-  nodes->push_back(dq);
-  *v = after;
-  return m;
-}
+// In the quantized graph a QuantizeLinear -> DequantizeLinear pair may lie between two steps: each one
+// passed is recorded for the step it follows.
+class RequantLinks : public LayerNormLinks {
+ public:
+  explicit RequantLinks(QdqLayerNormMatch* m) : m_(m) {}
+  sdk::Node next(sdk::Value* v, const char* op, LayerNormStep after, const Available& ok,
+                 std::vector<sdk::Node>* nodes) override {
+    const sdk::Node n = sole_consumer(*v);
+    if (is_op(n, op) && ok(n)) return n;
+    Requant pair;
+    sdk::Node q, dq;
+    sdk::Value past;
+    if (!requant_pair(*v, ok, &pair, &q, &dq, &past)) return sdk::Node();
+    const sdk::Node m = sole_consumer(past);
+    if (!is_op(m, op) || !ok(m)) return sdk::Node();
+    *slot(after) = pair;
+    nodes->push_back(q);
+    nodes->push_back(dq);
+    *v = past;
+    return m;
+  }
+  bool pass_difference(sdk::Value* d, const Available& ok, std::vector<sdk::Node>* nodes) override {
+    sdk::Node q, dq;
+    if (!requant_pair(*d, ok, &m_->diff_q, &q, &dq, d)) return false;
+    nodes->push_back(q);
+    nodes->push_back(dq);
+    return true;
+  }
+  void forget(LayerNormStep after) override { *slot(after) = Requant(); }
+  bool row_constant(const sdk::Value& v) const override { return row_vector(v); }
+
+ private:
+  Requant* slot(LayerNormStep after) {
+    switch (after) {
+      case LayerNormStep::kMean: return &m_->mean_q;
+      case LayerNormStep::kDifference: return &m_->diff_q;
+      case LayerNormStep::kSquare: return &m_->square_q;
+      case LayerNormStep::kVariance: return &m_->var_q;
+      case LayerNormStep::kShifted: return &m_->shifted_q;
+      case LayerNormStep::kStd: return &m_->std_q;
+      case LayerNormStep::kNorm: return &m_->norm_q;
+      case LayerNormStep::kScaled:
+      case LayerNormStep::kCount: break;
+    }
+    return &m_->scaled_q;
+  }
+
+  QdqLayerNormMatch* m_;
+};
 
 // Where the pattern starts: at x's DequantizeLinear when the mean and the difference are its only
 // readers (the group reads the bytes), or at the mean when x's DequantizeLinear also feeds others (a
@@ -104,9 +120,7 @@ bool match_input(const sdk::Node& anchor, const Available& ok, QdqLayerNormMatch
   const bool at_dq = is_quant_op(anchor, "DequantizeLinear");
   if (!at_dq && !(is_op(anchor, "ReduceMean") && anchor.has_input(0))) return false;
   const sdk::Node dq = at_dq ? anchor : anchor.input(0).producer();
-  if (!is_quant_op(dq, "DequantizeLinear") || !scalar_quant(dq, &m->x) || is_constant(dq.input(0)) ||
-      !is_float(dq.output(0)))
-    return false;
+  if (!is_activation_dequantize(dq, &m->x)) return false;
   const sdk::Value x = dq.output(0);
   const std::vector<sdk::Node> xc = inner_consumers(x);
   if (at_dq ? xc.size() != 2 : xc.size() <= 2) return false;
@@ -119,110 +133,23 @@ bool match_input(const sdk::Node& anchor, const Available& ok, QdqLayerNormMatch
     m->rm1 = anchor;
     m->nodes = {};
   }
-  if (!last_axis_mean(m->rm1, x.rank()) || !ok(m->rm1)) return false;
-  m->nodes.push_back(m->rm1);
-  return true;
+  return last_axis_mean(m->rm1, x.rank());
 }
 
 bool match_qdq_layernorm(const sdk::Node& anchor, const Available& ok, QdqLayerNormMatch* m) {
   if (!match_input(anchor, ok, m)) return false;
-  const sdk::Value x = m->dq.output(0);
-  const int64_t rank = x.rank();
-  sdk::Value mean = m->rm1.output(0);
-  const sdk::Node sub = next_step(&mean, "Sub", ok, &m->mean_q, &m->nodes);
-  if (!sub.valid() || sub.input(0).name() != x.name() || sub.input(1).name() != mean.name() || !is_float(sub.output(0)))
-    return false;
-  m->nodes.push_back(sub);
-  // d feeds the square and the division, directly or through one re-quantization.
-  sdk::Value d = sub.output(0);
-  std::vector<sdk::Node> dc = inner_consumers(d);
-  if (dc.size() == 1) {
-    sdk::Node q, dq;
-    sdk::Value after;
-    if (!requant_pair(d, ok, &m->diff_q, &q, &dq, &after)) return false;
-    m->nodes.push_back(q);
-    m->nodes.push_back(dq);
-    d = after;
-    dc = inner_consumers(d);
-  }
-  if (dc.size() != 2) return false;
-  const int sq_at = is_op(dc[0], "Div") ? 1 : 0;
-  const sdk::Node sq = dc[static_cast<size_t>(sq_at)], div = dc[static_cast<size_t>(1 - sq_at)];
-  float two = 0.f;
-  const bool pow2 = is_op(sq, "Pow") && sq.input(0).name() == d.name() && scalar_constant(sq.input(1), &two) && two == 2.f;
-  const bool mul2 = is_op(sq, "Mul") && sq.input(0).name() == d.name() && sq.input(1).name() == d.name();
-  if ((!pow2 && !mul2) || !ok(sq) || !is_float(sq.output(0))) return false;
-  m->nodes.push_back(sq);
-  sdk::Value v = sq.output(0);
-  const sdk::Node rm2 = next_step(&v, "ReduceMean", ok, &m->square_q, &m->nodes);
-  if (!rm2.valid() || !last_axis_mean(rm2, rank)) return false;
-  m->nodes.push_back(rm2);
-  v = rm2.output(0);
-  const sdk::Node add = next_step(&v, "Add", ok, &m->var_q, &m->nodes);
-  const int k = add.valid() ? other_input(add, v.name()) : -1;
-  if (k < 0 || !scalar_constant(add.input(static_cast<size_t>(k)), &m->eps) || !is_float(add.output(0))) return false;
-  if (add.input(static_cast<size_t>(k)).rank() > 1) return false;  // a [1, 1] constant would widen the variance
-  m->nodes.push_back(add);
-  v = add.output(0);
-  const sdk::Node sqrt = next_step(&v, "Sqrt", ok, &m->shifted_q, &m->nodes);
-  if (!sqrt.valid() || !is_float(sqrt.output(0))) return false;
-  m->nodes.push_back(sqrt);
-  v = sqrt.output(0);
-  const sdk::Node div_found = next_step(&v, "Div", ok, &m->std_q, &m->nodes);
-  if (!div_found.valid() || div_found.id() != div.id() || div.input(0).name() != d.name() ||
-      div.input(1).name() != v.name() || !is_float(div.output(0)))
-    return false;
-  m->nodes.push_back(div);
-  v = div.output(0);
-  // Optional gamma, then optional beta; each step's re-quantization is taken only when a step follows.
-  std::vector<sdk::Node> tail;
-  Requant norm_q;
-  const sdk::Node mul = next_step(&v, "Mul", ok, &norm_q, &tail);
-  const int g = mul.valid() ? other_input(mul, v.name()) : -1;
-  if (g >= 0 && row_vector(mul.input(static_cast<size_t>(g))) && is_float(mul.output(0))) {
-    m->norm_q = norm_q;
-    m->gamma = mul.input(static_cast<size_t>(g));
-    m->nodes.insert(m->nodes.end(), tail.begin(), tail.end());
-    m->nodes.push_back(mul);
-    v = mul.output(0);
-  } else {
-    v = div.output(0);
-  }
-  tail.clear();
-  const sdk::Value before = v;
-  Requant before_beta;
-  const sdk::Node badd = next_step(&v, "Add", ok, &before_beta, &tail);
-  const int b = badd.valid() ? other_input(badd, v.name()) : -1;
-  if (b >= 0 && row_vector(badd.input(static_cast<size_t>(b))) && is_float(badd.output(0))) {
-    (m->gamma.valid() ? m->scaled_q : m->norm_q) = before_beta;
-    m->beta = badd.input(static_cast<size_t>(b));
-    m->nodes.insert(m->nodes.end(), tail.begin(), tail.end());
-    m->nodes.push_back(badd);
-    v = badd.output(0);
-  } else {
-    v = before;
-  }
-  const sdk::Node q = sole_consumer(v);
-  if (!is_quant_op(q, "QuantizeLinear") || !ok(q) || !scalar_quant(q, &m->y) || q.num_outputs() != 1 || !q.has_output(0))
-    return false;
+  RequantLinks links(m);
+  LayerNormChain chain;
+  if (!match_layernorm_chain(m->dq.output(0), m->rm1, ok, links, &chain)) return false;
+  m->eps = chain.eps;
+  m->gamma = chain.gamma;
+  m->beta = chain.beta;
+  m->nodes.insert(m->nodes.end(), chain.nodes.begin(), chain.nodes.end());
+  const sdk::Node q = output_quantize(chain.out, ok, &m->y);
+  if (!q.valid()) return false;
   m->q = q;
   m->nodes.push_back(q);
   return true;
-}
-
-// Quantizes n floats to bytes of q's type (as QuantizeLinear does).
-void quantize_row(const float* x, const ScalarQuant& q, void* y, int64_t n) {
-  if (q.type == EPHOST_ELEMENT_UINT8)
-    math::quantize_linear(x, q.scale, static_cast<uint8_t>(q.zero_point), static_cast<uint8_t*>(y), n);
-  else
-    math::quantize_linear(x, q.scale, static_cast<int8_t>(q.zero_point), static_cast<int8_t*>(y), n);
-}
-
-void dequantize_row(const void* x, const ScalarQuant& q, float* y, int64_t n) {
-  if (q.type == EPHOST_ELEMENT_UINT8)
-    math::dequantize_linear(static_cast<const uint8_t*>(x), q.scale, static_cast<uint8_t>(q.zero_point), y, n);
-  else
-    math::dequantize_linear(static_cast<const int8_t*>(x), q.scale, static_cast<int8_t>(q.zero_point), y, n);
 }
 
 // x rounded through r's quantization in place (nothing when r is off); `bytes` holds n elements.

@@ -16,7 +16,6 @@
 #include "graph_match.h"
 #include "math/broadcast.h"
 #include "math/parallel.h"
-#include "math/quantize.h"
 #include "math/vec.h"
 #include "qdq_common.h"
 
@@ -34,8 +33,7 @@ struct QdqSoftmaxMatch {
 };
 
 bool match_qdq_softmax(const sdk::Node& anchor, const Available& ok, QdqSoftmaxMatch* m) {
-  if (!is_quant_op(anchor, "DequantizeLinear") || !ok(anchor) || !scalar_quant(anchor, &m->x)) return false;
-  if (is_constant(anchor.input(0)) || !is_float(anchor.output(0))) return false;
+  if (!ok(anchor) || !is_activation_dequantize(anchor, &m->x)) return false;
   m->dq = anchor;
   m->nodes = {anchor};
   sdk::Value v = anchor.output(0);
@@ -68,10 +66,8 @@ bool match_qdq_softmax(const sdk::Node& anchor, const Available& ok, QdqSoftmaxM
   if (!(axis == -1 || (rank > 0 && axis == rank - 1))) return false;
   m->softmax = n;
   m->nodes.push_back(n);
-  const sdk::Node q = sole_consumer(n.output(0));
-  if (!is_quant_op(q, "QuantizeLinear") || !ok(q) || !scalar_quant(q, &m->y) || q.num_outputs() != 1 ||
-      !q.has_output(0))
-    return false;
+  const sdk::Node q = output_quantize(n.output(0), ok, &m->y);
+  if (!q.valid()) return false;
   m->q = q;
   m->nodes.push_back(q);
   return true;
@@ -126,11 +122,7 @@ class QdqSoftmaxGroup : public sdk::CompiledGroup {
       if (buffer.size() < static_cast<size_t>(n)) buffer.resize(static_cast<size_t>(n));
       float* row = buffer.data();
       for (int64_t r = r0; r < r1; ++r) {
-        if (m_.x.type == EPHOST_ELEMENT_UINT8)
-          math::dequantize_linear(px + r * n, m_.x.scale, static_cast<uint8_t>(m_.x.zero_point), row, n);
-        else
-          math::dequantize_linear(reinterpret_cast<const int8_t*>(px) + r * n, m_.x.scale,
-                                  static_cast<int8_t>(m_.x.zero_point), row, n);
+        dequantize_row(px + r * n, m_.x, row, n);
         if (m_.scale.valid()) {
           const float f = m_.factor;
           if (m_.divide)
@@ -149,10 +141,7 @@ class QdqSoftmaxGroup : public sdk::CompiledGroup {
           for (int64_t i = 0; i < n; ++i) row[i] = row[i] + pm[off + i * step];
         }
         math::softmax_row_f32(row, 1.f, nullptr, row, n);
-        if (m_.y.type == EPHOST_ELEMENT_UINT8)
-          math::quantize_linear(row, m_.y.scale, static_cast<uint8_t>(m_.y.zero_point), static_cast<uint8_t*>(y) + r * n, n);
-        else
-          math::quantize_linear(row, m_.y.scale, static_cast<int8_t>(m_.y.zero_point), static_cast<int8_t*>(y) + r * n, n);
+        quantize_row(row, m_.y, static_cast<uint8_t*>(y) + r * n, n);
       }
     });
     math::note_team_end(threads);

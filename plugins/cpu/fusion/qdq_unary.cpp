@@ -32,7 +32,6 @@
 #include "graph_match.h"
 #include "math/byte_table.h"
 #include "math/parallel.h"
-#include "math/quantize.h"
 #include "math/vec.h"
 #include "qdq_common.h"
 
@@ -131,11 +130,8 @@ bool match_quantized_gate(const sdk::Value& v, const Available& ok, QdqUnaryMatc
   for (int first = 0; first < 2; ++first) {
     const sdk::Node gate = cons[first], mul = cons[1 - first];
     if (!ok(gate) || !ok(mul) || !unary_activation(gate, &m->act) || gate.input(0).name() != v.name()) continue;
-    const sdk::Node q = sole_consumer(gate.output(0));
-    if (!is_quant_op(q, "QuantizeLinear") || !ok(q) || !scalar_quant(q, &m->gate_q) || q.num_outputs() != 1) continue;
-    const sdk::Node dq = sole_consumer(q.output(0));
-    if (!is_quant_op(dq, "DequantizeLinear") || !ok(dq) || !scalar_quant(dq, &m->gate_dq)) continue;
-    if (m->gate_dq.type != m->gate_q.type || !is_float(dq.output(0))) continue;
+    sdk::Node q, dq;
+    if (!match_requantize(gate.output(0), ok, &q, &dq, &m->gate_q, &m->gate_dq)) continue;
     const sdk::Node c = sole_consumer(dq.output(0));
     if (!c.valid() || c.id() != mul.id() || !is_op(mul, "Mul") || mul.num_inputs() != 2 || !is_float(mul.output(0)))
       continue;
@@ -153,10 +149,10 @@ bool match_quantized_gate(const sdk::Value& v, const Available& ok, QdqUnaryMatc
 // A chain of steps from v (at least one) to the QuantizeLinear that ends it.
 bool match_steps_then_quantize(sdk::Value v, const Available& ok, QdqUnaryMatch* m) {
   for (int guard = 0; guard < 16; ++guard) {
-    const sdk::Node q = sole_consumer(v);
-    if (is_quant_op(q, "QuantizeLinear")) {
+    if (is_quant_op(sole_consumer(v), "QuantizeLinear")) {
       if (m->steps.empty() && !m->gated) return false;
-      if (!ok(q) || !scalar_quant(q, &m->y) || q.num_outputs() != 1 || !q.has_output(0)) return false;
+      const sdk::Node q = output_quantize(v, ok, &m->y);
+      if (!q.valid()) return false;
       m->q = q;
       m->nodes.push_back(q);
       return true;
@@ -171,16 +167,10 @@ bool match_steps_then_quantize(sdk::Value v, const Available& ok, QdqUnaryMatch*
   return false;
 }
 
-// A DequantizeLinear of a non-constant u8/s8 tensor with one scale and zero point.
-bool activation_dequantize(const sdk::Node& dq, ScalarQuant* x) {
-  return is_quant_op(dq, "DequantizeLinear") && scalar_quant(dq, x) && !is_constant(dq.input(0)) &&
-         is_float(dq.output(0));
-}
-
 bool match_qdq_unary(const sdk::Node& anchor, const Available& ok, QdqUnaryMatch* m) {
   if (!ok(anchor)) return false;
   if (is_quant_op(anchor, "DequantizeLinear")) {
-    if (!activation_dequantize(anchor, &m->x)) return false;
+    if (!is_activation_dequantize(anchor, &m->x)) return false;
     m->dq = anchor;
     m->nodes = {anchor};
     sdk::Value gated_out;
@@ -193,7 +183,7 @@ bool match_qdq_unary(const sdk::Node& anchor, const Available& ok, QdqUnaryMatch
     if (!anchor.has_input(i) || is_constant(anchor.input(i))) continue;
     const sdk::Value x = anchor.input(i);
     const sdk::Node dq = x.producer();
-    if (!activation_dequantize(dq, &m->x) || inner_consumers(x).size() < 2) return false;
+    if (!is_activation_dequantize(dq, &m->x) || inner_consumers(x).size() < 2) return false;
     Step step;
     if (!single_node_step(anchor, x.name(), &step)) return false;
     m->dq = dq;
@@ -203,20 +193,6 @@ bool match_qdq_unary(const sdk::Node& anchor, const Available& ok, QdqUnaryMatch
     return match_steps_then_quantize(anchor.output(0), ok, m);
   }
   return false;
-}
-
-// 256 values of type q (bytes) to float, and back: the op-by-op kernels' math/quantize.h loops.
-void dequantize(const uint8_t* b, const ScalarQuant& q, float* x) {
-  if (q.type == EPHOST_ELEMENT_UINT8)
-    math::dequantize_linear(b, q.scale, static_cast<uint8_t>(q.zero_point), x, 256);
-  else
-    math::dequantize_linear(reinterpret_cast<const int8_t*>(b), q.scale, static_cast<int8_t>(q.zero_point), x, 256);
-}
-void quantize(const float* x, const ScalarQuant& q, uint8_t* b) {
-  if (q.type == EPHOST_ELEMENT_UINT8)
-    math::quantize_linear(x, q.scale, static_cast<uint8_t>(q.zero_point), b, 256);
-  else
-    math::quantize_linear(x, q.scale, static_cast<int8_t>(q.zero_point), reinterpret_cast<int8_t*>(b), 256);
 }
 
 class QdqUnaryGroup : public sdk::CompiledGroup {
@@ -231,17 +207,17 @@ class QdqUnaryGroup : public sdk::CompiledGroup {
     std::array<uint8_t, 256> bytes{};
     for (int b = 0; b < 256; ++b) bytes[b] = static_cast<uint8_t>(b);
     std::array<float, 256> x{}, v{};
-    dequantize(bytes.data(), m.x, x.data());
+    dequantize_row(bytes.data(), m.x, x.data(), 256);
     v = x;
     if (m.gated) apply_activation(m.act, x.data(), v.data(), 256);
     else apply_steps(m.steps, &v);
     if (m.gated) {
       std::array<uint8_t, 256> gate{};
-      quantize(v.data(), m.gate_q, gate.data());
-      dequantize(gate.data(), m.gate_dq, v.data());
+      quantize_row(v.data(), m.gate_q, gate.data(), 256);
+      dequantize_row(gate.data(), m.gate_dq, v.data(), 256);
       for (int b = 0; b < 256; ++b) v[b] = x[b] * v[b];
     }
-    quantize(v.data(), m.y, table_.data());
+    quantize_row(v.data(), m.y, table_.data(), 256);
   }
 
   void compute(void*, sdk::KernelContext& ctx) override {
@@ -262,10 +238,7 @@ class QdqUnaryGroup : public sdk::CompiledGroup {
         uint8_t bytes[kBlock];
         for (int64_t b = i0; b < i1; b += kBlock) {
           const int64_t n = std::min(kBlock, i1 - b);
-          if (xq.type == EPHOST_ELEMENT_UINT8)
-            math::quantize_linear(px + b, xq.scale, static_cast<uint8_t>(xq.zero_point), bytes, n);
-          else
-            math::quantize_linear(px + b, xq.scale, static_cast<int8_t>(xq.zero_point), reinterpret_cast<int8_t*>(bytes), n);
+          quantize_row(px + b, xq, bytes, n);
           math::lookup_bytes(table, bytes, y + b, n);
         }
       });

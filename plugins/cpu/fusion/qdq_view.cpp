@@ -1,18 +1,26 @@
-// A QDQ model's quantized Reshape / Transpose run on the bytes: the Q/DQ pair a quantizer writes around
-// a shape operator with one scale and zero point (ONNX Runtime drops such pairs in its QDQ transformer).
+// A QDQ model's quantized Reshape / Transpose / Slice run on the bytes: the Q/DQ pair a quantizer writes
+// around a shape operator with one scale and zero point (ONNX Runtime drops such pairs in its QDQ
+// transformer).
 //
-//   DequantizeLinear(X_q, s, z) ─ Reshape | Transpose ─ QuantizeLinear(., s, z) ─ Y_q
+//   DequantizeLinear(X_q, s, z) ─ Reshape | Transpose | Slice ─ QuantizeLinear(., s, z) ─ Y_q
+//
+// Slices may share the DequantizeLinear (ViT splits its fused query/key/value projection in three): the
+// group then reads X_q once and writes one Y_q per Slice. A Slice's starts, ends, axes and steps are
+// constants.
 //
 // With the same scale, zero point and type on both sides, Y_q is the view of X_q's bytes exactly:
 // x = (q - z) * s and round(x / s) + z give q back (|q - z| <= 255, so the float error is far below half
 // a step). So the group moves bytes instead of dequantizing, moving floats and quantizing: BERT's
-// attention head split and merge (Reshape and Transpose, each between its own Q/DQ pair).
+// attention head split and merge (Reshape and Transpose, each between its own Q/DQ pair), ViT's
+// query/key/value split (Slices).
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 
 #include "const_eval.h"
 #include "graph_match.h"
 #include "math/parallel.h"
+#include "math/slice.h"
 #include "math/transpose.h"
 #include "qdq_common.h"
 
@@ -21,7 +29,8 @@ namespace ephost::cpu::fusion {
 namespace {
 
 struct QdqViewMatch {
-  sdk::Node dq, view, q;
+  sdk::Node dq;
+  std::vector<sdk::Node> views, qs;  // one QuantizeLinear per view, in the same order
   ScalarQuant x;
   std::vector<sdk::Node> nodes;
 };
@@ -30,23 +39,44 @@ bool same_quant(const ScalarQuant& a, const ScalarQuant& b) {
   return a.type == b.type && a.zero_point == b.zero_point && a.scale == b.scale && std::isnormal(a.scale);
 }
 
+// A Slice (opset 10+) whose starts, ends, axes and steps are integer constants.
+bool constant_slice(const sdk::Node& n) {
+  if (!is_op(n, "Slice") || n.opset() < 10 || n.num_inputs() < 3) return false;
+  for (size_t i = 1; i < n.num_inputs() && i < 5; ++i) {
+    if (!n.has_input(i)) {
+      if (i < 3) return false;
+      continue;
+    }
+    const sdk::Tensor t = constant_of(n.input(i));
+    if (!t.present() || (t.elem_type() != EPHOST_ELEMENT_INT64 && t.elem_type() != EPHOST_ELEMENT_INT32)) return false;
+  }
+  return true;
+}
+
 bool match_qdq_view(const sdk::Node& anchor, const Available& ok, QdqViewMatch* m) {
-  if (!is_quant_op(anchor, "DequantizeLinear") || !ok(anchor) || !scalar_quant(anchor, &m->x)) return false;
-  if (is_constant(anchor.input(0)) || !is_float(anchor.output(0))) return false;
-  const sdk::Node view = sole_consumer(anchor.output(0));
-  if (!view.valid() || !ok(view) || view.num_outputs() != 1 || view.input(0).name() != anchor.output(0).name())
-    return false;
-  const bool reshape = is_op(view, "Reshape") && view.opset() >= 5 && view.num_inputs() == 2 && view.has_input(1);
-  const bool transpose = is_op(view, "Transpose");
-  if (!reshape && !transpose) return false;
-  const sdk::Node q = sole_consumer(view.output(0));
-  ScalarQuant y;
-  if (!is_quant_op(q, "QuantizeLinear") || !ok(q) || !scalar_quant(q, &y) || !same_quant(m->x, y)) return false;
-  if (q.num_outputs() != 1 || !q.has_output(0)) return false;
+  if (!is_quant_op(anchor, "DequantizeLinear") || !ok(anchor) || !is_activation_dequantize(anchor, &m->x)) return false;
+  const sdk::Value x = anchor.output(0);
+  const std::vector<sdk::Node> readers = inner_consumers(x);
+  if (readers.empty()) return false;
   m->dq = anchor;
-  m->view = view;
-  m->q = q;
-  m->nodes = {anchor, view, q};
+  m->views.clear();
+  m->qs.clear();
+  m->nodes = {anchor};
+  for (const sdk::Node& view : readers) {
+    if (!ok(view) || view.num_outputs() != 1 || view.input(0).name() != x.name()) return false;
+    const bool reshape = is_op(view, "Reshape") && view.opset() >= 5 && view.num_inputs() == 2 && view.has_input(1);
+    const bool transpose = is_op(view, "Transpose");
+    // Only slices share the bytes (a Reshape or Transpose reader among others is left to the graph).
+    const bool slice = constant_slice(view);
+    if (!slice && (readers.size() > 1 || (!reshape && !transpose))) return false;
+    ScalarQuant y;
+    const sdk::Node q = output_quantize(view.output(0), ok, &y);
+    if (!q.valid() || !same_quant(m->x, y)) return false;
+    m->views.push_back(view);
+    m->qs.push_back(q);
+    m->nodes.push_back(view);
+    m->nodes.push_back(q);
+  }
   return true;
 }
 
@@ -81,25 +111,55 @@ Shape reshape_target(const Shape& in, Shape want, bool allowzero, const std::str
   return want;
 }
 
+// The integers of a constant (int64 or int32).
+Shape ints_of(const sdk::Tensor& t, const std::string& who) {
+  if (t.elem_type() == EPHOST_ELEMENT_INT64) return Shape(t.data<int64_t>(), t.data<int64_t>() + t.size());
+  if (t.elem_type() == EPHOST_ELEMENT_INT32) return Shape(t.data<int32_t>(), t.data<int32_t>() + t.size());
+  sdk::fail(EPHOST_INVALID_ARGUMENT, "fused int8 view " + who + ": shape and slice bounds must be int64 or int32");
+}
+
+// One Slice's constant bounds.
+struct SliceBounds {
+  int out_index = -1;
+  Shape starts, ends, axes, steps;
+};
+
 class QdqViewGroup : public sdk::CompiledGroup {
  public:
   QdqViewGroup(const QdqViewMatch& m, const sdk::Graph& group, const KernelConfig& config)
       : name_(group.name()), m_(m), default_threads_(config.default_threads), adaptive_(config.adaptive_threads) {
     in_index_ = group_input(group, m.dq.input(0).name());
-    out_index_ = group_output(group, m.q.output(0).name());
-    if (in_index_ < 0 || out_index_ < 0 || group.num_outputs() != 1)
+    if (in_index_ < 0 || m.views.empty() || group.num_outputs() != m.qs.size())
       sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile fused int8 view " + name_ + ": unexpected group interface");
-    if (is_op(m.view, "Transpose")) {
-      perm_ = m.view.attr_ints("perm");
+    for (const sdk::Node& q : m.qs)
+      if (group_output(group, q.output(0).name()) < 0)
+        sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile fused int8 view " + name_ + ": unexpected group interface");
+    out_index_ = group_output(group, m.qs[0].output(0).name());
+    const sdk::Node& view = m.views[0];
+    if (is_op(view, "Slice")) {
+      for (size_t i = 0; i < m.views.size(); ++i) {
+        const sdk::Node& s = m.views[i];
+        SliceBounds b;
+        b.out_index = group_output(group, m.qs[i].output(0).name());
+        b.starts = ints_of(constant_of(s.input(1)), name_);
+        b.ends = ints_of(constant_of(s.input(2)), name_);
+        if (s.num_inputs() > 3 && s.has_input(3)) b.axes = ints_of(constant_of(s.input(3)), name_);
+        if (s.num_inputs() > 4 && s.has_input(4)) b.steps = ints_of(constant_of(s.input(4)), name_);
+        slices_.push_back(std::move(b));
+      }
       return;
     }
-    allowzero_ = m.view.attr_int("allowzero", 0) != 0;
-    const sdk::Tensor s = constant_of(m.view.input(1));
+    if (is_op(view, "Transpose")) {
+      perm_ = view.attr_ints("perm");
+      return;
+    }
+    allowzero_ = view.attr_int("allowzero", 0) != 0;
+    const sdk::Tensor s = constant_of(view.input(1));
     if (s.present()) {
       constant_shape_ = true;
-      shape_ = ints_of(s);
+      shape_ = ints_of(s, name_);
     } else {
-      shape_index_ = group_input(group, m.view.input(1).name());
+      shape_index_ = group_input(group, view.input(1).name());
       if (shape_index_ < 0)
         sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile fused int8 reshape " + name_ + ": no shape input");
     }
@@ -113,7 +173,22 @@ class QdqViewGroup : public sdk::CompiledGroup {
     if (threads <= 0) threads = default_threads_;
     threads = math::effective_threads(threads, adaptive_);
     const Shape in = x.shape();
-    if (!is_op(m_.view, "Reshape")) {
+    if (!slices_.empty()) {
+      const Shape strides = math::strides_of(in);
+      for (const SliceBounds& b : slices_) {
+        math::SliceWindow w;
+        try {
+          w = math::slice_window(in, b.starts, b.ends, b.axes, b.steps);
+        } catch (const std::invalid_argument& e) {
+          sdk::fail(EPHOST_INVALID_ARGUMENT, "fused int8 slice " + name_ + ": " + e.what());
+        }
+        auto* y = static_cast<uint8_t*>(ctx.output_raw(static_cast<size_t>(b.out_index), m_.x.type, w.out));
+        if (math::numel(w.out) > 0) math::copy_window(static_cast<const uint8_t*>(x.raw()), strides, w, y, threads);
+      }
+      math::note_team_end(threads);
+      return;
+    }
+    if (!is_op(m_.views[0], "Reshape")) {
       std::vector<int64_t> perm = perm_;
       const Shape out = math::transpose_shape(in, &perm);
       void* y = ctx.output_raw(static_cast<size_t>(out_index_), m_.x.type, out);
@@ -126,7 +201,7 @@ class QdqViewGroup : public sdk::CompiledGroup {
       const sdk::Tensor s = ctx.input(static_cast<size_t>(shape_index_));
       if (!s.present() || s.elem_type() != EPHOST_ELEMENT_INT64 || s.rank() != 1)
         sdk::fail(EPHOST_INVALID_ARGUMENT, "fused int8 reshape " + name_ + ": the shape must be a 1-D int64 tensor");
-      want = ints_of(s);
+      want = ints_of(s, name_);
     }
     const Shape out = reshape_target(in, want, allowzero_, name_);
     void* y = ctx.output_raw(static_cast<size_t>(out_index_), m_.x.type, out);
@@ -134,11 +209,6 @@ class QdqViewGroup : public sdk::CompiledGroup {
   }
 
  private:
-  static Shape ints_of(const sdk::Tensor& t) {
-    if (t.elem_type() == EPHOST_ELEMENT_INT64) return Shape(t.data<int64_t>(), t.data<int64_t>() + t.size());
-    sdk::fail(EPHOST_INVALID_ARGUMENT, "fused int8 reshape: the shape must be int64");
-  }
-
   std::string name_;
   QdqViewMatch m_;
   int default_threads_;
@@ -147,6 +217,7 @@ class QdqViewGroup : public sdk::CompiledGroup {
   std::vector<int64_t> perm_;  // Transpose (empty: reversed)
   bool allowzero_ = false, constant_shape_ = false;
   Shape shape_;  // Reshape's constant target
+  std::vector<SliceBounds> slices_;  // Slices: one per output
 };
 
 class QdqViewFusion : public Fusion {

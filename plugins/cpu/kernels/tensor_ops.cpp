@@ -174,43 +174,12 @@ class SliceKernel : public CpuKernel {
     const Shape st = math::strides_of(in);
     const bool ok = by_size(sdk::element_size(x.elem_type()), [&](auto tag) {
       using T = decltype(tag);
-      copy_strided(x.data<T>(), w.out, w.begin, w.step, st, static_cast<T*>(y), threads);
+      math::copy_window(x.data<T>(), st, w, static_cast<T*>(y), threads);
     });
     if (!ok) fail(std::string("unsupported type ") + type_name(x.elem_type()));
   }
 
  private:
-  // y[i...] = x[begin + i * step ...] over the output shape.
-  template <typename T>
-  static void copy_strided(const T* x, const Shape& out, const Shape& begin, const Shape& step, const Shape& st, T* y,
-                           int threads) {
-    const size_t r = out.size();
-    if (r == 0) {
-      y[0] = x[0];
-      return;
-    }
-    int64_t base = 0;
-    for (size_t a = 0; a < r; ++a) base += begin[a] * st[a];
-    const int64_t inner = out[r - 1], inner_step = step[r - 1] * st[r - 1];
-    const int64_t rows = math::numel(out) / inner;
-    math::parallel_for(rows, threads, std::max<int64_t>(1, math::kElementwiseGrain / inner), [&](int64_t r0, int64_t r1) {
-      for (int64_t row = r0; row < r1; ++row) {
-        int64_t rem = row, off = base;
-        for (size_t a = r - 1; a-- > 0;) {
-          off += (rem % out[a]) * step[a] * st[a];
-          rem /= out[a];
-        }
-        const T* xr = x + off;
-        T* yr = y + row * inner;
-        if (inner_step == 1) {
-          std::memcpy(yr, xr, sizeof(T) * inner);
-        } else {
-          for (int64_t i = 0; i < inner; ++i) yr[i] = xr[i * inner_step];
-        }
-      }
-    });
-  }
-
   Shape attr_starts_, attr_ends_, attr_axes_;
 };
 

@@ -113,8 +113,11 @@ WeightsMemory weights_memory(const dnnl::memory::desc& desc) {
   const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
   void* p = std::aligned_alloc(kHuge, rounded);
   if (p == nullptr) throw std::bad_alloc();
-  // Advice only: where the kernel has no huge pages to give, it faults in small pages as before.
-  (void)madvise(p, rounded, MADV_HUGEPAGE);
+  // Advice only: where the kernel has no huge pages to give, it faults in small pages as before. Only
+  // the whole huge pages inside the weights are advised: a huge page over the tail would be resident
+  // in full (2.4 MB weights took 4 MB, 39 MB over ViT-B/16's 24 of them), small pages only where
+  // touched.
+  (void)madvise(p, bytes / kHuge * kHuge, MADV_HUGEPAGE);
   std::shared_ptr<void> block(p, std::free);
   return {dnnl::memory(desc, cpu_engine(), p), std::move(block)};
 }

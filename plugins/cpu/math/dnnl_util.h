@@ -48,7 +48,8 @@ void* thread_buffer(int slot, size_t bytes);
 void touch_thread_buffer(int slot, size_t bytes);
 
 // Memory for weights that live as long as a compiled group (packed once, read by every run). Blocks
-// of 2 MiB and more are aligned to 2 MiB and advised as transparent huge pages: packing a large
+// of 2 MiB and more are aligned to 2 MiB and their whole 2 MiB pages (not the tail) advised as
+// transparent huge pages: packing a large
 // model's weights at session creation then faults in one page per 2 MiB instead of 512 (the faults
 // cost more than the packing), and the runs read them with fewer TLB misses. oneDNN's memory does
 // not own a buffer it is given, so `block` owns it: keep it as long as `memory` (or a copy) is used.

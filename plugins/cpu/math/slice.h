@@ -1,12 +1,15 @@
 // ONNX Slice's window: which elements of an input of a given shape a Slice takes, from its starts, ends,
 // axes and steps. Shared by the Slice kernel and constant folding, so that a folded Slice and a run one
-// agree on every edge case (negative and out-of-range bounds, negative steps, duplicate axes).
+// agree on every edge case (negative and out-of-range bounds, negative steps, duplicate axes); and the
+// copy of a window, shared by the Slice kernel and the int8 slice of bytes (fusion/qdq_view.cpp).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
+#include "parallel.h"
 #include "shape.h"
 
 namespace ephost::cpu::math {
@@ -53,6 +56,38 @@ inline SliceWindow slice_window(const Shape& in, const Shape& starts, const Shap
     w.out[a] = len;
   }
   return w;
+}
+
+// y = the window w of x (x of strides `st`, y of shape w.out, contiguous), rows split over `threads`.
+template <typename T>
+void copy_window(const T* x, const Shape& st, const SliceWindow& w, T* y, int threads) {
+  const Shape& out = w.out;
+  const size_t r = out.size();
+  if (r == 0) {
+    y[0] = x[0];
+    return;
+  }
+  int64_t base = 0;
+  for (size_t a = 0; a < r; ++a) base += w.begin[a] * st[a];
+  const int64_t inner = out[r - 1], inner_step = w.step[r - 1] * st[r - 1];
+  if (inner == 0) return;
+  const int64_t rows = numel(out) / inner;
+  parallel_for(rows, threads, std::max<int64_t>(1, kElementwiseGrain / inner), [&](int64_t r0, int64_t r1) {
+    for (int64_t row = r0; row < r1; ++row) {
+      int64_t rem = row, off = base;
+      for (size_t a = r - 1; a-- > 0;) {
+        off += (rem % out[a]) * w.step[a] * st[a];
+        rem /= out[a];
+      }
+      const T* xr = x + off;
+      T* yr = y + row * inner;
+      if (inner_step == 1) {
+        std::memcpy(yr, xr, sizeof(T) * static_cast<size_t>(inner));
+      } else {
+        for (int64_t i = 0; i < inner; ++i) yr[i] = xr[i * inner_step];
+      }
+    }
+  });
 }
 
 }  // namespace ephost::cpu::math
