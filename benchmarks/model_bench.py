@@ -3,7 +3,7 @@
 model families.
 
     /usr/bin/python3 benchmarks/model_bench.py [--cases det,rec,...] [--precisions f32,u8s7,s8s8]
-        [--int8-cases bert,vit,...] [--modes 1t,2t,pair] [--rounds N] [--isa avx2|avx512|scalar]
+        [--int8-cases bert,vit,...] [--modes 1t,2t,pair,pair1t] [--rounds N] [--isa avx2|avx512|scalar]
         [--runner PATH] [--baseline-runner PATH] [--ort DIR] [--models DIR] [--no-accuracy]
         [--ghz F] [--fma-per-cycle N] [--json-out FILE] [--free-dim NAME=VALUE ...]
 
@@ -22,6 +22,8 @@ Modes:
   2t    one process, 2 intra-op threads
   pair  two workers side by side: a second copy of the same runtime runs the same model at 2 threads
         in a loop while the measured copy runs it at 2 threads
+  pair1t  the same with both workers at 1 thread (issue 27's two-worker goal: a server running one
+        single-threaded session per core)
 
 Tables:
   speed       median latency per mode and ephost/ORT; the 1t CPU-time ratio (steadier than latency
@@ -172,9 +174,9 @@ class Runner:
         return ['node', os.path.join(ROOT, 'benchmarks', 'ort_runner.js'), '--ort', self.args.ort] + common
 
     def measure(self, runtime, model, spec, mode):
-        threads = 1 if mode == '1t' else 2
+        threads = 1 if mode in ('1t', 'pair1t') else 2
         bg = None
-        if mode == 'pair':
+        if mode in ('pair', 'pair1t'):
             bg = subprocess.Popen(self.command(runtime, model, spec, threads, background=True), stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, text=True, env=self.env(runtime))
             line = bg.stdout.readline()

@@ -13,6 +13,7 @@
 #include "ephost/ephost_cxx_api.h"
 #include "cpu_fused_groups.h"
 #include "ephost/ephost_session_options_keys.h"
+#include "qdq_test_models.h"
 #include "test_support.h"
 
 namespace {
@@ -20,11 +21,8 @@ namespace {
 using json = nlohmann::json;
 using ephost_test::ModelBuilder;
 using ephost_test::TempDir;
-
-Ephost::Env& cpu_env() {
-  static Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{});
-  return env;
-}
+using ephost_test::cpu_env;
+using ephost_test::typed_initializer;
 
 // Conv 3x3 + Relu, Conv 3x3 (Winograd-sized: 16 channels) + residual Add, MaxPool, Conv 1x1: one region.
 // `spatial` < 0 makes height and width symbolic.
@@ -51,16 +49,6 @@ std::string region_model(int64_t spatial) {
   return m.bytes();
 }
 
-template <typename T>
-void typed_initializer(ModelBuilder& m, const std::string& name, int32_t type, const std::vector<int64_t>& dims,
-                       const std::vector<T>& values) {
-  auto* t = m.proto().mutable_graph()->add_initializer();
-  t->set_name(name);
-  t->set_data_type(type);
-  for (int64_t d : dims) t->add_dims(d);
-  t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
-}
-
 // x_q = Q(x, 0.02, 128) -> DQ -> `op` with DequantizeLinear'd int8 weights (within +-60: every tier
 // multiplies them exactly) -> Q(0.05, 120) -> DQ -> y: the pattern the plugin runs as one int8
 // primitive. Conv: x [1, 16, s, s], 3x3 padded, 16 output channels; MatMul: x [1, s, 16] by [16, 16].
@@ -71,20 +59,12 @@ std::string int8_model(const std::string& op, int64_t spatial) {
   const int64_t s = spatial < 0 ? -1 : spatial;
   m.input("x", onnx::TensorProto::FLOAT, conv ? std::vector<int64_t>{1, 16, s, s} : std::vector<int64_t>{1, s, 16});
   m.output("y", onnx::TensorProto::FLOAT, conv ? std::vector<int64_t>{1, 16, s, s} : std::vector<int64_t>{1, s, 16});
-  auto quant_pair = [&](const std::string& x, float scale, uint8_t zero, const std::string& prefix, const std::string& y) {
-    m.initializer(prefix + "_s", {}, {scale});
-    typed_initializer<uint8_t>(m, prefix + "_z", onnx::TensorProto::UINT8, {}, {zero});
-    m.node("QuantizeLinear", {x, prefix + "_s", prefix + "_z"}, {prefix + "_q"}, prefix + "_quantize");
-    m.node("DequantizeLinear", {prefix + "_q", prefix + "_s", prefix + "_z"}, {y}, prefix + "_dequantize");
-  };
-  quant_pair("x", 0.02f, 128, "in", "a");
+  ephost_test::add_quant_pair(m, "x", {0.02f, 128, false}, "in", "a");
   const std::vector<int64_t> w_dims = conv ? std::vector<int64_t>{16, 16, 3, 3} : std::vector<int64_t>{16, 16};
   std::vector<int8_t> w(static_cast<size_t>(conv ? 16 * 16 * 9 : 16 * 16));
   for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 121) - 60);
   typed_initializer<int8_t>(m, "w_q", onnx::TensorProto::INT8, w_dims, w);
-  std::vector<float> w_s(16);
-  for (size_t i = 0; i < w_s.size(); ++i) w_s[i] = 0.004f * (1.f + 0.1f * static_cast<float>(i % 7));
-  m.initializer("w_s", {16}, w_s);
+  m.initializer("w_s", {16}, ephost_test::channel_scales(16));
   auto& dq = m.node("DequantizeLinear", {"w_q", "w_s"}, {"w"}, "w_dequantize");
   ephost_test::attr_int(dq, "axis", conv ? 0 : 1);
   auto& product = m.node(op, {"a", "w"}, {"p"}, "product");
@@ -92,7 +72,7 @@ std::string int8_model(const std::string& op, int64_t spatial) {
     ephost_test::attr_ints(product, "kernel_shape", {3, 3});
     ephost_test::attr_ints(product, "pads", {1, 1, 1, 1});
   }
-  quant_pair("p", 0.05f, 120, "out", "y");
+  ephost_test::add_quant_pair(m, "p", {0.05f, 120, false}, "out", "y");
   return m.bytes();
 }
 

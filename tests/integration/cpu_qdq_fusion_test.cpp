@@ -20,23 +20,17 @@
 
 #include "ephost/ephost_cxx_api.h"
 #include "cpu_fused_groups.h"
+#include "qdq_test_models.h"
 #include "test_support.h"
 
 using ephost_test::ModelBuilder;
+using ephost_test::Quant;
+using ephost_test::channel_scales;
 using ephost_test::cpu_env;
 using ephost_test::fused_groups;
+using ephost_test::typed_initializer;
 
 namespace {
-
-template <typename T>
-void typed_initializer(ModelBuilder& m, const std::string& name, int32_t type, const std::vector<int64_t>& dims,
-                       const std::vector<T>& values) {
-  auto* t = m.proto().mutable_graph()->add_initializer();
-  t->set_name(name);
-  t->set_data_type(type);
-  for (int64_t d : dims) t->add_dims(d);
-  t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
-}
 
 // AVX-VNNI from CPUID (leaf 7, sub-leaf 1, EAX bit 4): clang 14 does not know
 // __builtin_cpu_supports("avxvnni").
@@ -61,25 +55,13 @@ std::vector<float> run(const Ephost::Session& s, const std::vector<int64_t>& sha
   return std::vector<float>(p, p + Ephost::api().TensorGetElementCount(out[0].get()));
 }
 
-struct Quant {
-  float scale;
-  int zero_point;
-  bool is_signed;
-};
-
 // Q(x) -> DQ -> [product] -> Q -> DQ -> y, with the product's nodes added by `body` (from "a" to "p").
 struct QdqModel {
   ModelBuilder m{13};
   Quant in{0.02f, 128, false}, out{0.05f, 120, false};
 
   void add_quant_pair(const std::string& x, const Quant& q, const std::string& prefix, const std::string& y) {
-    m.initializer(prefix + "_s", {}, {q.scale});
-    if (q.is_signed)
-      typed_initializer<int8_t>(m, prefix + "_z", onnx::TensorProto::INT8, {}, {static_cast<int8_t>(q.zero_point)});
-    else
-      typed_initializer<uint8_t>(m, prefix + "_z", onnx::TensorProto::UINT8, {}, {static_cast<uint8_t>(q.zero_point)});
-    m.node("QuantizeLinear", {x, prefix + "_s", prefix + "_z"}, {prefix + "_q"}, prefix + "_quantize");
-    m.node("DequantizeLinear", {prefix + "_q", prefix + "_s", prefix + "_z"}, {y}, prefix + "_dequantize");
+    ephost_test::add_quant_pair(m, x, q, prefix, y);
   }
 
   // Per-column int8 weights [K, N] (or [N, K] when transposed) within +-limit, dequantized along `axis`.
@@ -88,8 +70,7 @@ struct QdqModel {
     std::uniform_int_distribution<int> d(-limit, limit);
     std::vector<int8_t> w(static_cast<size_t>(K * N));
     for (int8_t& v : w) v = static_cast<int8_t>(d(gen));
-    std::vector<float> s(static_cast<size_t>(N));
-    for (int64_t n = 0; n < N; ++n) s[n] = 0.004f * (1.f + 0.1f * static_cast<float>(n % 7));
+    const std::vector<float> s = channel_scales(N);
     typed_initializer<int8_t>(m, "w_q", onnx::TensorProto::INT8, transposed ? std::vector<int64_t>{N, K} : std::vector<int64_t>{K, N}, w);
     m.initializer("w_s", {N}, s);
     typed_initializer<int8_t>(m, "w_z", onnx::TensorProto::INT8, {N}, std::vector<int8_t>(static_cast<size_t>(N), 0));
@@ -105,8 +86,7 @@ struct QdqModel {
     std::uniform_int_distribution<int> d(-limit, limit);
     std::vector<int8_t> w(static_cast<size_t>(M * c_per_group * k * k));
     for (int8_t& v : w) v = static_cast<int8_t>(d(gen));
-    std::vector<float> s(static_cast<size_t>(M));
-    for (int64_t n = 0; n < M; ++n) s[n] = 0.004f * (1.f + 0.1f * static_cast<float>(n % 7));
+    const std::vector<float> s = channel_scales(M);
     typed_initializer<int8_t>(m, name + "_q", onnx::TensorProto::INT8, {M, c_per_group, k, k}, w);
     m.initializer(name + "_s", {M}, s);
     auto& dq = m.node("DequantizeLinear", {name + "_q", name + "_s"}, {name}, name + "_dequantize");

@@ -154,7 +154,7 @@ class QdqActivationMatMulGroup : public sdk::CompiledGroup {
 
     int32_t* acc = static_cast<int32_t*>(math::thread_buffer(1, static_cast<size_t>(M * N) * sizeof(int32_t)));
     float* yrow = static_cast<float*>(math::thread_buffer(4, static_cast<size_t>(N) * sizeof(float)));
-    const int team = math::threads_for_work(2.0 * static_cast<double>(M) * static_cast<double>(N * K), threads);
+    const int team = math::threads_for_int8_work(2.0 * static_cast<double>(M) * static_cast<double>(N * K), threads);
     math::set_num_threads(team);
     std::shared_ptr<Plan> plan = plan_for(M, K, N, team);
     dnnl::engine& eng = math::cpu_engine();

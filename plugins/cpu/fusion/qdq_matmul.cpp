@@ -210,7 +210,7 @@ class QdqMatMulGroup : public sdk::CompiledGroup {
   }
 
   int team_for(int64_t rows, int threads) const {
-    return math::threads_for_work(2.0 * static_cast<double>(rows) * static_cast<double>(m_.N * m_.K), threads);
+    return math::threads_for_int8_work(2.0 * static_cast<double>(rows) * static_cast<double>(m_.N * m_.K), threads);
   }
 
   // With a static shape of A, the primitive is created and the weights packed at session creation,

@@ -123,4 +123,22 @@ inline int threads_for_work(double flops, int threads) {
 // Elements per thread below which elementwise loops stay single-threaded.
 constexpr int64_t kElementwiseGrain = 1 << 15;
 
+// Bytes per thread below which a pass that does almost nothing per byte (a layout copy or transpose
+// of int8 data, a byte table lookup) stays on one thread. Such a pass moves several GB/s on one core,
+// so kElementwiseGrain bytes take a few microseconds: less than waking a team whose workers sleep
+// between regions (limit_openmp_spinning; tens of microseconds in a VM). At 2 threads int8
+// MobileNetV3-small forked 53 teams per run, 45 of them for such passes, and ran slower than at 1.
+constexpr int64_t kByteGrain = int64_t{1} << 18;
+
+// Threads worth waking for an int8 product of `ops` (2 x its multiply-accumulates). With VNNI a core
+// does 4 u8*s8 products per 32-bit lane and instruction where f32 does one FMA (AMX many more), so
+// threads_for_work's f32 threshold gave 2-thread teams to int8 convolutions of ~5 us per thread at
+// the peak. 8 MOP per thread is ~17 us at the VNNI peak of a 3.6 GHz core, and small convolutions
+// run well below the peak.
+inline int threads_for_int8_work(double ops, int threads) {
+  const double per_thread = 8e6;
+  const int want = static_cast<int>(ops / per_thread);
+  return want < 1 ? 1 : (want < threads ? want : threads);
+}
+
 }  // namespace ephost::cpu::math
