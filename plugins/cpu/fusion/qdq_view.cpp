@@ -10,7 +10,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "graph_match.h"
 #include "math/parallel.h"
 #include "math/transpose.h"
