@@ -18,6 +18,7 @@
 
 #include "core/handle_tag.h"
 #include "core/tensor.h"
+#include "graph/precomputed_value.h"
 #include "model/model.h"
 
 namespace onnx {
@@ -59,7 +60,7 @@ class Value {
   TypeInfo type;
   Graph* owner = nullptr;     // the graph in which this entry lives
   size_t index = 0;           // dense index in owner->values: executors index frames with it
-  Node* producer = nullptr;   // null for graph inputs, initializers and outer-scope values
+  Node* producer = nullptr;   // null for graph inputs, initializers (but see `precomputed`) and outer-scope values
   size_t producer_output = 0; // which output of producer
   // Nodes of `owner` that read this value: explicitly (inputs) or implicitly (their subgraphs do).
   std::vector<Node*> consumers;
@@ -69,11 +70,26 @@ class Value {
   std::shared_ptr<Tensor> initializer;
   // Set for outer-scope entries of a subgraph: the value of the enclosing graph it refers to.
   Value* outer = nullptr;
+  // Set for a node output the host computes from constants while its producer stays in the graph
+  // (constant folding keeps a QDQ model's DequantizeLinear of a quantized weight so that providers can
+  // fuse it, transform/constant_folding.cpp): providers see the value as a constant and its producer as
+  // what made it. Its data is made on first request (graph/precomputed_value.h), so a weight an int8
+  // group fuses never gets a float copy. After partitioning, where no fused group computes it, it
+  // becomes an initializer whose producer runs in no step (partition/precomputed_steps.h).
+  std::shared_ptr<PrecomputedValue> precomputed;
 
   bool is_initializer() const { return initializer != nullptr; }
   // An initializer that is not also a graph input: its value never changes between runs.
   bool is_constant_initializer() const { return initializer != nullptr && !is_graph_input; }
   bool is_outer_scope() const { return outer != nullptr; }
+  // A constant: a constant initializer or a precomputed value (whose data may not be made yet).
+  bool is_constant() const { return is_constant_initializer() || precomputed != nullptr; }
+  // Its data when it is a constant, null otherwise. A precomputed value is computed by the first call
+  // (which throws when that fails); the data then lives as long as the value.
+  const Tensor* constant_data() const {
+    if (is_constant_initializer()) return initializer.get();
+    return precomputed ? precomputed->data().get() : nullptr;
+  }
 };
 
 class Node {

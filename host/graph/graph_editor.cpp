@@ -142,28 +142,39 @@ std::vector<Node*> GraphEditor::add(Graph& graph, std::vector<onnx::NodeProto> n
   return added;
 }
 
-void GraphEditor::fold(Node& node, const std::vector<std::shared_ptr<Tensor>>& values) {
-  checked_node(node, "fold");
+namespace {
+
+// The checks fold and precompute share: one value per output, every read output given one, element
+// types kept.
+void check_output_values(const Node& node, const std::vector<std::shared_ptr<Tensor>>& values, const char* edit) {
   if (values.size() != node.outputs.size())
-    fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::fold: {} has {} outputs but {} values were given", describe(node),
+    fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::{}: {} has {} outputs but {} values were given", edit, describe(node),
          node.outputs.size(), values.size());
   for (size_t k = 0; k < values.size(); ++k) {
     const Value* out = node.outputs[k];
     if (!out) continue;
     const bool read = !out->consumers.empty() || out->is_graph_output;
     if (read && !values[k])
-      fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::fold: {} output '{}' is read but no value was given for it",
-           describe(node), out->name);
+      fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::{}: {} output '{}' is read but no value was given for it",
+           edit, describe(node), out->name);
     if (values[k] && out->type.elem_type != 0 && values[k]->elem_type() != out->type.elem_type)
-      fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::fold: {} output '{}' has element type {}, the value given {}",
-           describe(node), out->name, out->type.elem_type, values[k]->elem_type());
+      fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::{}: {} output '{}' has element type {}, the value given {}",
+           edit, describe(node), out->name, out->type.elem_type, values[k]->elem_type());
   }
+}
+
+}  // namespace
+
+void GraphEditor::fold(Node& node, const std::vector<std::shared_ptr<Tensor>>& values) {
+  checked_node(node, "fold");
+  check_output_values(node, values, "fold");
   detach_inputs(node);
   Graph& graph = *node.owner;
   for (size_t k = 0; k < values.size(); ++k) {
     Value* out = node.outputs[k];
     if (!out) continue;
     out->producer = nullptr;
+    out->precomputed = nullptr;
     if (!values[k] || (out->consumers.empty() && !out->is_graph_output)) {
       drop_value(*out);
       continue;
@@ -173,6 +184,43 @@ void GraphEditor::fold(Node& node, const std::vector<std::shared_ptr<Tensor>>& v
     graph.initializers.push_back(out);
   }
   removed_.insert(&node);
+  touch(graph);
+}
+
+void GraphEditor::precompute(Node& node, const std::shared_ptr<PrecomputedNode>& computation) {
+  checked_node(node, "precompute");
+  if (!computation) fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::precompute: {}: no computation given", describe(node));
+  if (computation->computed()) {
+    std::vector<std::shared_ptr<Tensor>> values(node.outputs.size());
+    for (size_t k = 0; k < node.outputs.size(); ++k) {
+      const Value* out = node.outputs[k];
+      if (out && (!out->consumers.empty() || out->is_graph_output)) values[k] = computation->output(k);
+    }
+    check_output_values(node, values, "precompute");
+  }
+  for (size_t k = 0; k < node.outputs.size(); ++k) {
+    Value* out = node.outputs[k];
+    if (!out || (out->consumers.empty() && !out->is_graph_output)) continue;
+    out->precomputed = std::make_shared<PrecomputedValue>(computation, k);
+  }
+}
+
+void GraphEditor::keep_precomputed_as_initializers(Node& node) {
+  checked_node(node, "keep_precomputed_as_initializers");
+  for (const Value* out : node.outputs)
+    if (out && !out->precomputed && (!out->consumers.empty() || out->is_graph_output))
+      fail(EPHOST_INVALID_ARGUMENT, "GraphEditor::keep_precomputed_as_initializers: {} output '{}' is read but was "
+           "not precomputed", describe(node), out->name);
+  std::vector<std::shared_ptr<Tensor>> data(node.outputs.size());  // computed before anything changes
+  for (size_t k = 0; k < node.outputs.size(); ++k)
+    if (node.outputs[k] && node.outputs[k]->precomputed) data[k] = node.outputs[k]->precomputed->data();
+  Graph& graph = *node.owner;
+  for (size_t k = 0; k < node.outputs.size(); ++k) {
+    Value* out = node.outputs[k];
+    if (!out || !data[k] || out->initializer) continue;
+    out->initializer = std::move(data[k]);
+    graph.initializers.push_back(out);
+  }
   touch(graph);
 }
 

@@ -1,6 +1,6 @@
 // Edits of a built IR before partitioning: splice nodes in, replace a node by nodes that compute its
-// outputs (its function body, or itself reading other values), fold a node into constants, remove a
-// node, add or remove a constant initializer. The values an edit adds are
+// outputs (its function body, or itself reading other values), fold a node into constants (or record
+// its outputs' constant values and keep it), remove a node, add or remove a constant initializer. The values an edit adds are
 // typed from the types of what the new nodes read (model/node_types.h), not by inferring the model
 // again. After partitioning the session freezes the IR (freeze()); a frozen IR refuses every edit, so
 // concurrent Runs can read it without locks.
@@ -54,6 +54,18 @@ class GraphEditor {
   // entry per output; null for an omitted output, or for one nobody reads, which is dropped). A value
   // whose element type is known must keep it. `node` is removed.
   void fold(Node& node, const std::vector<std::shared_ptr<Tensor>>& values);
+
+  // Records that `node`'s read outputs are computed from constants by `computation` (Value::precomputed,
+  // made on first request: graph/precomputed_value.h) and keeps `node`, so that providers see the
+  // outputs as constants and `node` as what made them. Where `computation` is already computed, checks
+  // its values as fold does.
+  void precompute(Node& node, const std::shared_ptr<PrecomputedNode>& computation);
+
+  // After partitioning, for a node whose outputs are all precomputed (or unread) and that no step runs:
+  // its precomputed outputs become initializers of its graph (computed now if nobody asked before; throws
+  // what the computation throws, before any change) (read as such by the plan and executors),
+  // and the node stays as the record of how they were made (providers re-read it when they compile).
+  void keep_precomputed_as_initializers(Node& node);
 
   // Removes `node`, whose outputs nobody reads and which are not graph outputs; its outputs go too.
   void remove(Node& node);

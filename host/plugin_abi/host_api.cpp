@@ -326,17 +326,25 @@ const EphostNode* value_consumer(const EphostValueInfo* v, size_t i) {
 }
 int value_is_graph_input(const EphostValueInfo* v) { return value_of(v, __func__).is_graph_input ? 1 : 0; }
 int value_is_graph_output(const EphostValueInfo* v) { return value_of(v, __func__).is_graph_output ? 1 : 0; }
+// A precomputed value (graph.h) answers as a constant initializer: the host computes it from constants
+// (on the first value_initializer_data), its producer stays for fusion.
 int value_is_constant_initializer(const EphostValueInfo* v) {
-  return value_of(v, __func__).is_constant_initializer() ? 1 : 0;
+  return value_of(v, __func__).is_constant() ? 1 : 0;
 }
 int value_is_outer_scope(const EphostValueInfo* v) { return value_of(v, __func__).is_outer_scope() ? 1 : 0; }
 EphostStatus* value_initializer_data(const EphostValueInfo* v, EphostTensorView* out) {
   const Value* value = checked<const Value>(v, __func__, "a value info");
   if (!value) return refuse(__func__, "not a value info handle");
   if (!out) return refuse(__func__, "NULL output pointer");
-  if (!value->is_constant_initializer())
+  if (!value->is_constant())
     return make_status(EPHOST_INVALID_ARGUMENT, "value '" + value->name + "' is not a constant initializer");
-  *out = value->initializer->view();
+  const Tensor* data = nullptr;
+  try {
+    data = value->constant_data();  // a precomputed value is computed by the first request
+  } catch (const std::exception& e) {
+    return make_status(EPHOST_FAIL, "value '" + value->name + "': computing it from constants failed: " + e.what());
+  }
+  *out = data->view();
   return nullptr;
 }
 

@@ -10,7 +10,7 @@
 namespace ephost {
 
 NodeEvaluator make_constant_evaluator(Env& env, const CreationDeadline& deadline) {
-  return [&env, &deadline](const onnx::NodeProto& node, const std::vector<const Tensor*>& inputs,
+  return [&env, deadline](const onnx::NodeProto& node, const std::vector<const Tensor*>& inputs,
                 const onnx::ModelProto& model) -> std::vector<Tensor> {
     onnx::ModelProto mini;
     mini.set_ir_version(model.ir_version());

@@ -9,7 +9,7 @@
 namespace ephost {
 
 // The kernels it runs stop at `deadline` (session.compile_timeout_ms of the session being created),
-// which must outlive the evaluator.
+// (copied: the evaluator may outlive it). `env` must outlive the evaluator.
 NodeEvaluator make_constant_evaluator(Env& env, const CreationDeadline& deadline = {});
 
 }  // namespace ephost

@@ -138,6 +138,19 @@ std::string Session::partition_report_json() const {
       }
     }
     jg["nodes"] = nodes;
+    // Nodes that run in no step: constant folding precomputed their outputs, which the plan reads as
+    // initializers (partition/precomputed_steps.h).
+    json precomputed = json::array();
+    for (const auto& n : ex->graph().nodes) {
+      bool any = false, all = true;
+      for (const Value* out : n->outputs) {
+        if (!out) continue;
+        any = any || (out->precomputed && out->initializer);
+        all = all && (out->initializer || out->consumers.empty());
+      }
+      if (any && all) precomputed.push_back(n->name);
+    }
+    jg["precomputed"] = precomputed;
     json graph_inputs = json::array();  // what a caller feeds (initializers that are also inputs left out)
     for (const Value* v : ex->graph().inputs)
       if (!v->is_initializer()) graph_inputs.push_back(v->name);

@@ -11,6 +11,7 @@
 #include "isolation/isolated_provider.h"
 #include "model/loader.h"
 #include "model/tensor_proto.h"
+#include "partition/precomputed_steps.h"
 #include "session/run_inputs.h"
 #include "session/session_stages.h"
 
@@ -175,6 +176,7 @@ void Session::initialize(std::unique_ptr<Model> model) {
   {
     auto span = profile(p, "session", "partition");
     partitions = partition_graphs(*graph_, providers_, contexts_, generation);
+    drop_precomputed_steps(*graph_, partitions);
   }
   freeze(*graph_);  // from here concurrent Runs read the IR: no edit may change it
   deadline.check("partition");
@@ -252,7 +254,9 @@ void Session::plan_again_without(const std::vector<std::string>& left_out) const
   try {
     auto span = profile(profiler_.get(), "session", "plan again after a provider fell back");
     // No progress reports: the application's callback belongs to the session's creation.
-    next = make_plan(partition_graphs(*graph_, providers_, contexts_, GenerationSettings{}, left_out), {}, {});
+    std::vector<GraphPartition> partitions = partition_graphs(*graph_, providers_, contexts_, GenerationSettings{}, left_out);
+    drop_precomputed_steps(*graph_, partitions);  // those whose outputs became initializers at creation
+    next = make_plan(std::move(partitions), {}, {});
   } catch (const std::exception& e) {
     fail(EPHOST_EP_FAIL, "{}; planning the session again without it failed: {}", left_out_summary(left_out), e.what());
   }

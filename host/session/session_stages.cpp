@@ -49,7 +49,10 @@ void transform_graph(Graph& main, const SessionConfig& config, Env& env, const C
   if (config.optimization_level <= 0) return;
   TransformContext context;
   context.level = config.optimization_level;
-  if (env.registry().find_loaded("cpu")) context.evaluate = make_constant_evaluator(env, deadline);
+  if (env.registry().find_loaded("cpu")) {
+    context.evaluate = make_constant_evaluator(env, deadline);
+    context.evaluate_later = make_constant_evaluator(env, CreationDeadline{});
+  }
   for (const PassResult& r : default_pipeline().run(main, context))
     if (r.rewrites) log_info(fmt::format("graph transform '{}': {} rewrite(s)", r.pass, r.rewrites));
 }

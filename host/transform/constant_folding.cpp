@@ -1,22 +1,32 @@
-// Constant folding, in the main graph and in every subgraph (the host's one constant folding: plugins
-// see the folded graph).
+// Constant folding, in the main graph and in every subgraph: the host's one constant folding (the
+// plugins see the folded graph and fold nothing themselves).
 //
 // In topological order, so chains fold in one application:
 //  - Constant nodes become initializers (no evaluator needed);
 //  - Shape and Size of a value with a fully static, known shape become int64 initializers;
-//  - any other deterministic ai.onnx node without subgraphs whose inputs are all constant
-//    initializers (not graph inputs; in a subgraph, also those of the graphs around it) or absent is
+//  - any other deterministic ai.onnx node without subgraphs whose inputs are all constants (constant
+//    initializers, not graph inputs; in a subgraph, also those of the graphs around it) or absent is
 //    run with context.evaluate and replaced by initializers holding its outputs (skipped when the
-//    evaluator is empty, fails, or an output is larger than kMaxFoldedTensorBytes); DequantizeLinear
-//    excepted (quantized weights stay quantized).
-// Nodes whose outputs are graph outputs or are read by subgraphs (outer-scope values) are kept.
+//    evaluator is empty, fails, or an output is larger than kMaxFoldedTensorBytes).
+// DequantizeLinear of constants is a QDQ model's quantized weight: it is precomputed, not folded
+// (GraphEditor::precompute): its output holds the float values, so providers see a constant (a float
+// kernel packs it once), and the node stays, so a provider can fuse it and run the product in int8 on
+// the quantized values (as ONNX Runtime's QDQ transformer sees it). A node reading a precomputed value
+// (and otherwise constants) is precomputed too: the chain stays as the model wrote it. After
+// partitioning, the precomputed nodes no fused group took run in no step: their values become
+// initializers (partition/precomputed_steps.h). A precomputed node whose outputs nobody reads any more
+// is removed.
+// Nodes whose outputs are graph outputs or are read by subgraphs (outer-scope values) are kept (a
+// precomputed value may be read by subgraphs).
 // Each fold is GraphEditor::fold: the outputs become initializers of the node's own graph.
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "core/error.h"
 #include "core/log.h"
+#include "core/tensor.h"
 #include "graph/graph_editor.h"
 #include "model/tensor_proto.h"
 #include "transform/ir_util.h"
@@ -33,11 +43,37 @@ bool is_nondeterministic(const std::string& op) {
          op == "Multinomial" || op == "Bernoulli";
 }
 
-// DequantizeLinear of a constant is a QDQ model's quantized weight: kept, as ONNX Runtime's QDQ
-// transformer keeps it, so that a provider can run the product in int8 on the quantized values (the CPU
-// plugin's fusion/qdq_matmul.cpp). A provider that does not fuse it folds it itself (the CPU plugin:
-// const_eval.h) or runs it.
+// DequantizeLinear of a constant is a QDQ model's quantized weight: precomputed and kept, as ONNX
+// Runtime's QDQ transformer keeps it, so that a provider can run the product in int8 on the quantized
+// values (the CPU plugin's fusion/qdq_matmul.cpp).
 bool is_quantized_weight(const std::string& op) { return op == "DequantizeLinear"; }
+
+bool is_precomputed(const Value* v) {
+  v = defining_value(v);
+  return v && v->precomputed != nullptr;
+}
+
+// A node reading a precomputed value, or a quantized weight's DequantizeLinear: precomputed and kept,
+// not folded.
+// Shape and Size read no data: they fold.
+bool keeps_node(const Node& node) {
+  if (is_quantized_weight(node.op_type)) return true;
+  if (node.op_type == "Shape" || node.op_type == "Size") return false;
+  for (const Value* in : node.inputs)
+    if (is_precomputed(in)) return true;
+  return false;
+}
+
+// Its outputs are precomputed, and nothing reads them any more.
+bool is_dead_precomputed(const Node& node) {
+  bool precomputed = false;
+  for (const Value* out : node.outputs) {
+    if (!out) continue;
+    if (!out->consumers.empty() || out->is_graph_output) return false;
+    precomputed = precomputed || out->precomputed != nullptr;
+  }
+  return precomputed;
+}
 
 // The tensor a Constant node defines, or null when it is not a plain constant (sparse, ref_attr).
 std::shared_ptr<Tensor> constant_value(const Node& node) {
@@ -114,6 +150,13 @@ class ConstantFolding : public GraphPass {
       const std::vector<Node*> order = g->topological_order;
       for (Node* node : order)
         if (fold_node(editor, *node, *main.model, context)) ++rewrites;
+      // After the folds, which may have been the last readers (a precomputed DequantizeLinear feeding a
+      // folded Transpose); in reverse order so that a dead chain goes in one application.
+      for (auto it = order.rbegin(); it != order.rend(); ++it)
+        if (is_dead_precomputed(**it)) {
+          editor.remove(**it);
+          ++rewrites;
+        }
     }
     editor.commit();
     return rewrites;
@@ -138,6 +181,7 @@ class ConstantFolding : public GraphPass {
         inputs.push_back(nullptr);
         continue;
       }
+      // A precomputed input is not made here: only the nodes kept with it read it (precompute_node).
       const Tensor* t = constant_tensor(in);
       if (!t) return {};
       inputs.push_back(t);
@@ -168,14 +212,17 @@ class ConstantFolding : public GraphPass {
   static bool fold_node(GraphEditor& editor, Node& node, const Model& model, TransformContext& context) {
     if (!is_default_domain(node.domain) || node.outputs.empty()) return false;
     const std::string& op = node.op_type;
-    if (is_nondeterministic(op) || !node.subgraphs.empty() || is_quantized_weight(op)) return false;
+    if (is_nondeterministic(op) || !node.subgraphs.empty()) return false;
+    const bool keep = keeps_node(node);
     size_t live_outputs = 0;
     for (const Value* out : node.outputs) {
       if (!out) continue;
       ++live_outputs;
-      if (out->is_graph_output || read_by_subgraph(*out)) return false;
+      if (out->precomputed) return false;  // an earlier round did it
+      if (out->is_graph_output || (!keep && read_by_subgraph(*out))) return false;
     }
     if (live_outputs == 0) return false;
+    if (keep) return precompute_node(editor, node, model, context);
     std::vector<std::shared_ptr<Tensor>> values = evaluate(node, model, context);
     if (values.empty()) return false;
     for (size_t o = 0; o < values.size(); ++o) {
@@ -189,6 +236,68 @@ class ConstantFolding : public GraphPass {
     }
     editor.fold(node, values);
     if (log_level() <= EPHOST_LOG_VERBOSE) log_verbose(fmt::format("ConstantFolding: folded {} node '{}'", op, node.name));
+    return true;
+  }
+
+  // Records how to compute a kept node's outputs (GraphEditor::precompute) without computing them:
+  // its inputs are all constant, its read outputs tensors of known static shapes within the size limit.
+  // The data is made on first request (a provider reading it as a constant, or partitioning for a node
+  // that runs alone), so a weight an int8 group fuses never gets a float copy.
+  static bool precompute_node(GraphEditor& editor, Node& node, const Model& model, TransformContext& context) {
+    if (!context.evaluate_later || !node.proto || !model.proto) return false;
+    std::vector<std::function<std::shared_ptr<Tensor>()>> inputs;
+    for (const Value* in : node.inputs) {
+      const Value* v = defining_value(in);
+      if (!in) {
+        inputs.emplace_back();
+      } else if (v && v->is_constant_initializer()) {
+        inputs.emplace_back([t = v->initializer] { return t; });
+      } else if (v && v->precomputed) {
+        inputs.emplace_back([p = v->precomputed] { return p->data(); });
+      } else {
+        return false;
+      }
+    }
+    std::vector<TypeInfo> declared(node.outputs.size());
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      const Value* out = node.outputs[o];
+      if (!out || (out->consumers.empty() && !out->is_graph_output)) continue;
+      const TypeInfo& t = out->type;
+      if (!t.is_tensor() || !is_static(t) || !element_type_known(t.elem_type) || t.elem_type == EPHOST_ELEMENT_STRING)
+        return false;
+      if (byte_count(t.elem_type, t.dims) > kMaxFoldedTensorBytes) return false;
+      declared[o] = t;
+    }
+    // What the computation needs, owned by it: the IR may be edited (and the model's protos released)
+    // before anyone asks.
+    auto proto = std::make_shared<onnx::NodeProto>(*node.proto);
+    auto opsets = std::make_shared<onnx::ModelProto>();
+    opsets->set_ir_version(model.proto->ir_version());
+    *opsets->mutable_opset_import() = model.proto->opset_import();
+    NodeEvaluator evaluate = context.evaluate_later;
+    auto compute = [proto, opsets, evaluate, inputs, declared]() {
+      std::vector<std::shared_ptr<Tensor>> held;
+      std::vector<const Tensor*> in;
+      for (const auto& input : inputs) {
+        held.push_back(input ? input() : nullptr);
+        in.push_back(held.back().get());
+      }
+      std::vector<Tensor> outputs = evaluate(*proto, in, *opsets);
+      std::vector<std::shared_ptr<Tensor>> values(declared.size());
+      for (size_t o = 0; o < declared.size(); ++o) {
+        if (declared[o].elem_type == 0) continue;
+        if (o >= outputs.size() || outputs[o].elem_type() != declared[o].elem_type ||
+            outputs[o].shape() != declared[o].dims)
+          fail(EPHOST_FAIL, "{} node '{}': output {} was not the {} tensor of shape {} shape inference declared",
+               proto->op_type(), proto->name(), o, element_type_name(declared[o].elem_type),
+               shape_to_string(declared[o].dims));
+        values[o] = std::make_shared<Tensor>(std::move(outputs[o]));
+      }
+      return values;
+    };
+    editor.precompute(node, std::make_shared<PrecomputedNode>(std::move(compute)));
+    if (log_level() <= EPHOST_LOG_VERBOSE)
+      log_verbose(fmt::format("ConstantFolding: precomputed (on first request) {} node '{}'", node.op_type, node.name));
     return true;
   }
 };

@@ -31,6 +31,9 @@ using NodeEvaluator =
 struct TransformContext {
   int level = 99;            // EphostGraphOptimizationLevel
   NodeEvaluator evaluate;    // may be empty: constant folding is then skipped
+  // The same, callable for the session's lifetime (no creation deadline): what computes precomputed
+  // values on first request (graph/precomputed_value.h). May be empty: nothing is precomputed then.
+  NodeEvaluator evaluate_later;
 };
 
 class GraphPass {
@@ -65,8 +68,12 @@ class PassPipeline {
 // BatchNormalization fusion (level 2), unused-initializer elimination (level 1).
 PassPipeline default_pipeline();
 
-// Constant folding does not fold a node whose output would be larger than this (memory).
-constexpr size_t kMaxFoldedTensorBytes = size_t(16) << 20;
+// Constant folding does not fold (or precompute) a node whose output would be larger than this: a
+// folded value is held for the session, beside the inputs it was made from when something else still
+// reads them. 64 MiB is what the CPU plugin's own folding allowed before the host's became the only one
+// (a 16 MiB limit left the 16-64 MiB weights of large models, e.g. a transposed or dequantized
+// 4096 x 4096 float matrix, to be computed again on every run); above it a value is computed per run.
+constexpr size_t kMaxFoldedTensorBytes = size_t(64) << 20;
 
 // The built-in passes, for tests and for pipelines that assemble their own.
 // Removes Identity, inference Dropout (mask unused), Cast to the same type, and Reshape/Expand/Flatten
@@ -83,7 +90,8 @@ std::unique_ptr<GraphPass> make_shape_source_rewrite_pass();
 // Turns Constant nodes into initializers, folds Shape/Size of statically shaped values, and evaluates
 // deterministic ai.onnx nodes whose inputs are all constant initializers (context.evaluate; skipped
 // when empty), in the main graph and in every subgraph (a subgraph's node may read constants of the
-// graphs around it). The one constant folding of the host: plugins see the folded graph.
+// graphs around it). DequantizeLinear of constants, and what reads it, is precomputed and kept
+// (GraphEditor::precompute) for QDQ fusion. The one constant folding: plugins see the folded graph.
 std::unique_ptr<GraphPass> make_constant_folding_pass();
 // Removes initializers (not graph inputs) that no node, graph output or subgraph reads, in every graph.
 std::unique_ptr<GraphPass> make_unused_initializer_elimination_pass();

@@ -7,7 +7,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "const_eval.h"
 #include "fusion.h"
 #include "fusion/cnn_region.h"
 #include "fusion/op_span_label.h"
@@ -95,8 +94,6 @@ std::vector<const EphostNode*> key_of(const std::vector<sdk::Node>& nodes) {
 
 }  // namespace
 
-CpuProvider::~CpuProvider() { unregister_constants(this); }
-
 void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capability) {
   const KernelRegistry& registry = KernelRegistry::instance();
   const std::vector<sdk::Node> nodes = graph.nodes();
@@ -107,24 +104,6 @@ void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capab
   if (config_.fuse_patterns) {
     std::unordered_map<const EphostNode*, size_t> position;
     for (size_t i = 0; i < nodes.size(); ++i) position[nodes[i].get()] = i;
-    // Constant subexpressions the host left (inside subgraphs, quantized weights): evaluated now, one
-    // group, and constants for every kernel made after this (const_eval.h). In two passes: the
-    // DequantizeLinear of a product's int8 weights (and what reads it) only after the int8 patterns
-    // took theirs, since a fused int8 group packs its int8 weights itself: a float copy of them (two,
-    // with the host's) would only cost session creation time and memory.
-    std::vector<sdk::Node> constants;
-    auto fold = [&](const std::function<bool(const sdk::Node&)>& skip) {
-      FoldedNodes folded;
-      try {
-        folded = fold_constants(graph, skip);
-      } catch (const std::exception& e) {
-        sdk::log(EPHOST_LOG_VERBOSE, std::string("cpu: no constant folding: ") + e.what());
-      }
-      register_constants(this, folded);
-      for (const sdk::Node& n : folded.nodes) taken.insert(n.get());
-      constants.insert(constants.end(), folded.nodes.begin(), folded.nodes.end());
-    };
-    fold(fusion::is_int8_weight_dequantize);
     const fusion::Available ok = [&](const sdk::Node& n) {
       return position.count(n.get()) != 0 && taken.count(n.get()) == 0;
     };
@@ -155,16 +134,6 @@ void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capab
     };
     // int8 QDQ patterns (fusion/qdq_*.cpp) before the regions, which would take their Conv in float.
     claim_patterns(fusion::int8_fusions());
-    fold([&](const sdk::Node& n) { return taken.count(n.get()) != 0; });
-    if (!constants.empty()) {
-      std::sort(constants.begin(), constants.end(),
-                [&](const sdk::Node& a, const sdk::Node& b) { return position[a.get()] < position[b.get()]; });
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        claims_[key_of(constants)] = Claim{ClaimKind::kConstants, nullptr, constants.front()};
-      }
-      pattern_at[constants.front().get()] = std::move(constants);
-    }
     // Convolutional regions (fusion/cnn_region.h) first: they take whole stretches of a convnet.
     std::vector<std::vector<sdk::Node>> regions;
     try {
@@ -243,7 +212,6 @@ std::unique_ptr<sdk::CompiledGroup> CpuProvider::compile(const sdk::Graph& group
       case ClaimKind::kPattern:
         return fusion::with_group_span(claim.fusion->compile(claim.anchor, group, config_), group);
       case ClaimKind::kRegion: return fusion::compile_cnn_region(group, config_);
-      case ClaimKind::kConstants: return fusion::with_group_span(compile_constant_group(group), group);
     }
   }
   return fusion::with_group_span(compile_elementwise_chain(group, fused_name, config_), group);

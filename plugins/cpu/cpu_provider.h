@@ -15,7 +15,6 @@ namespace ephost::cpu {
 class CpuProvider : public sdk::Provider {
  public:
   explicit CpuProvider(const sdk::Options& options);
-  ~CpuProvider() override;
   void get_capability(const sdk::Graph& graph, sdk::Capability& capability) override;
   std::unique_ptr<sdk::Kernel> create_kernel(const sdk::Node& node) override;
   std::unique_ptr<sdk::CompiledGroup> compile(const sdk::Graph& group, const std::string& fused_name) override;
@@ -23,7 +22,7 @@ class CpuProvider : public sdk::Provider {
  private:
   KernelConfig config_;
   // Groups claimed by a pattern (fusion/graph_match.h), by their nodes, for compile().
-  enum class ClaimKind { kPattern, kRegion, kConstants };
+  enum class ClaimKind { kPattern, kRegion };
   struct Claim {
     ClaimKind kind = ClaimKind::kPattern;
     const fusion::Fusion* fusion = nullptr;  // kPattern

@@ -489,7 +489,7 @@ TEST(CpuRegion, PerChannelConstantsAndIntermediateOutputs) {
   check_fused(m, {{"x", {1, 3, 7, 7}}}, {"y", "mid"}, {"Conv+Mul+Add+Relu+Add+Mul+Conv+Sub"});
 }
 
-// ---- constants inside subgraphs (const_eval.h) -----------------------------------------------------------
+// ---- constants: the host folds them, in subgraphs too (host/transform/constant_folding.cpp) -------------
 
 TEST(CpuConstants, SubgraphFoldsSlicedOuterWeightsIntoLstmAndMatMul) {
   // An If whose then-branch rebuilds LSTM weights from the enclosing graph's initializers with
@@ -567,11 +567,59 @@ TEST(CpuConstants, SubgraphFoldsSlicedOuterWeightsIntoLstmAndMatMul) {
   // plugin gets the LSTM's and the MatMul's weights as the branches' initializers, and nothing of the
   // chains is left to run.
   for (float sign : {1.f, -1.f}) check_fused(m, {{"x", {3, 1, 4}}, {"s", {1}, {sign}}}, {"y"}, {"MatMul+Relu"});
-  // With the host's optimizations off, the plugin folds the chains itself (const_eval.h), one group per branch.
+  // With the host's optimizations off (level 0, as ONNX Runtime's ORT_DISABLE_ALL) nothing folds: the
+  // chains run as ordinary nodes on every call, with the same results; the plugin folds nothing itself.
   for (float sign : {1.f, -1.f})
-    check_fused(m, {{"x", {3, 1, 4}}, {"s", {1}, {sign}}}, {"y"},
-                {"Constant+Constant+Constant+Constant+Slice+Slice+Concat+Unsqueeze+Unsqueeze+Unsqueeze", "Transpose"},
-                1e-4, 1, /*host_optimizations=*/false);
+    check_fused(m, {{"x", {3, 1, 4}}, {"s", {1}, {sign}}}, {"y"}, {}, 1e-4, 1, /*host_optimizations=*/false);
+  const std::string bytes = m.bytes();
+  Ephost::SessionOptions level0;
+  level0.set_optimization_level(EPHOST_OPT_DISABLE_ALL);
+  Ephost::Session s(cpu_env(), bytes.data(), bytes.size(), level0);
+  EXPECT_FALSE(has_group_containing(s, "Slice"));
+  EXPECT_FALSE(has_group_containing(s, "Transpose"));
+}
+
+namespace {
+
+void int8_initializer(ModelBuilder& m, const std::string& name, const std::vector<int64_t>& dims,
+                      const std::vector<int8_t>& values) {
+  auto* t = m.proto().mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT8);
+  for (int64_t d : dims) t->add_dims(d);
+  for (int8_t v : values) t->add_int32_data(v);
+}
+
+// The nodes of the main graph that run in no step (their outputs precomputed), from the report.
+std::vector<std::string> precomputed_nodes(const Ephost::Session& s) {
+  const nlohmann::json report = nlohmann::json::parse(s.partition_report_json());
+  return report.at("graphs").at(0).at("precomputed").get<std::vector<std::string>>();
+}
+
+}  // namespace
+
+// A QDQ model's dequantized weight that no int8 pattern takes (the MatMul's output is not quantized
+// again): the host computes it once and the MatMul reads a constant (packed once, fused with its Relu);
+// the DequantizeLinear runs in no step. Level 0 runs it on every call, with the same results.
+TEST(CpuConstants, UnfusedDequantizedWeightIsComputedOnce) {
+  ModelBuilder m(13);
+  m.input("x", onnx::TensorProto::FLOAT, {2, 4}).output("y", onnx::TensorProto::FLOAT, {2, 3});
+  std::vector<int8_t> q(12);
+  for (size_t i = 0; i < q.size(); ++i) q[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
+  int8_initializer(m, "wq", {4, 3}, q);
+  m.initializer("ws", {}, {0.02f});
+  m.node("DequantizeLinear", {"wq", "ws"}, {"w"}, "dq_weight");
+  m.node("MatMul", {"x", "w"}, {"mm"}, "matmul");
+  m.node("Relu", {"mm"}, {"y"}, "relu");
+  check_fused(m, {{"x", {2, 4}}}, {"y"}, {"MatMul+Relu"});
+  check_fused(m, {{"x", {2, 4}}}, {"y"}, {}, 1e-4, 1, /*host_optimizations=*/false);
+  const std::string bytes = m.bytes();
+  Ephost::Session folded(cpu_env(), bytes.data(), bytes.size());
+  EXPECT_EQ(precomputed_nodes(folded), std::vector<std::string>{"dq_weight"});
+  Ephost::SessionOptions level0;
+  level0.set_optimization_level(EPHOST_OPT_DISABLE_ALL);
+  Ephost::Session unfolded(cpu_env(), bytes.data(), bytes.size(), level0);
+  EXPECT_TRUE(precomputed_nodes(unfolded).empty());
 }
 
 // ---- attention (fusion/attention_fusion.cpp) ----------------------------------------------------------

@@ -1,7 +1,7 @@
 // Packed sub-byte types (int4, uint4, int2, uint2, float4e2m1) through the data-movement operators
 // whose ONNX versions take them (Transpose-21/23/25, Pad-21/23/25), with odd element counts (a final
-// half-filled byte), and constant folding of such tensors: by the host (through the CPU plugin's kernels)
-// and by the CPU plugin's own const_eval (with the host's optimisations off). Expected results are the
+// half-filled byte), and constant folding of such tensors by the host (through the CPU plugin's kernels),
+// or with the host's optimisations off run op by op. Expected results are the
 // codes moved by hand, packed as ONNX packs them (first element in the low bits, the rest of a final
 // byte zero).
 #include <gtest/gtest.h>
@@ -125,8 +125,8 @@ TEST(CpuPackedMovement, PadConstantAndEdge) {
 }
 
 // int4 initializer [3, 5] -> Transpose -> Reshape [15] -> Unsqueeze -> Cast(float): folded by the host
-// (through the plugin's kernels), or (optimisations off) by the CPU plugin's const_eval, or run op by op
-// (no pattern fusion either): the same 15 values each way.
+// (through the plugin's kernels), or (optimisations off) run op by op, with and without pattern fusion:
+// the same 15 values each way.
 TEST(CpuPackedMovement, ConstantFoldingOfInt4) {
   const std::vector<uint8_t> codes = random_codes(EPHOST_ELEMENT_INT4, 15, 9);
   std::vector<float> want;
@@ -163,8 +163,9 @@ TEST(CpuPackedMovement, ConstantFoldingOfInt4) {
   }
 }
 
-// float8e4m3fn and float8e5m2 initializers [2, 3] -> Transpose -> Cast(float): folded by the host, by the
-// CPU plugin's const_eval, or run op by op; every code but NaN's, each way the same values.
+// float8e4m3fn and float8e5m2 initializers [2, 3] -> Transpose -> Cast(float): folded by the host, or
+// (optimisations off) run op by op, with and without pattern fusion; every code but NaN's, each way the
+// same values.
 TEST(CpuPackedMovement, ConstantFoldingOfFloat8) {
   for (int32_t type : {EPHOST_ELEMENT_FLOAT8E4M3FN, EPHOST_ELEMENT_FLOAT8E5M2}) {
     std::vector<uint8_t> codes;

@@ -744,9 +744,9 @@ TEST(CpuQdqFusion, SignedBiasAddWithAConstantFirstOperand) {
   q.m.node("Add", {"bias", "a"}, {"s"}, "add");
   q.out = {0.025f, 5, true};
   q.add_quant_pair("s", q.out, "out", "y");
-  // The constant's DequantizeLinear is claimed on its own (constant work, before the int8 patterns):
-  // the group reads its float output.
-  check_qdq(q, {2, 5, 24}, "DequantizeLinear+Add+QuantizeLinear", 31, true, 0.0);
+  // The constant's DequantizeLinear joins the group (the plugin folds nothing; the host precomputes
+  // it): the group reads its float output as a constant.
+  check_qdq(q, {2, 5, 24}, "DequantizeLinear+DequantizeLinear+Add+QuantizeLinear", 31, true, 0.0);
 }
 
 TEST(CpuQdqFusion, MulBroadcastingBothWays) {
@@ -758,7 +758,7 @@ TEST(CpuQdqFusion, MulBroadcastingBothWays) {
   q.m.node("Mul", {"a", "f"}, {"p"}, "mul");
   q.out = {0.01f, 128, false};
   q.add_quant_pair("p", q.out, "out", "y");
-  check_qdq(q, {3, 1, 7}, "DequantizeLinear+Mul+QuantizeLinear", 37, true, 0.0);
+  check_qdq(q, {3, 1, 7}, "DequantizeLinear+DequantizeLinear+Mul+QuantizeLinear", 37, true, 0.0);
 }
 
 TEST(CpuQdqFusion, LayerNormBetweenQuantPairsByRows) {

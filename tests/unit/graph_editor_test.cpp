@@ -1,6 +1,6 @@
-// GraphEditor (graph/graph_editor.h): splice, replace, add_initializer, fold and remove on a built IR
-// keep producers, consumers, indices, orders and views exact, type what they add locally, refuse bad
-// edits without changing anything, and a frozen IR refuses every edit.
+// GraphEditor (graph/graph_editor.h): splice, replace, add_initializer, fold, precompute and remove on a
+// built IR keep producers, consumers, indices, orders and views exact, type what they add locally, refuse
+// bad edits without changing anything, and a frozen IR refuses every edit.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -164,35 +164,6 @@ TEST(GraphEditor, FoldTurnsOutputsIntoConstantInitializers) {
   EXPECT_EQ(g.nodes.size(), 3u);
 }
 
-TEST(GraphEditor, AddedInitializerIsReadByNodesSplicedAfterIt) {
-  // What the EPContext fallback does: a source model's weight goes in, then the nodes that read it.
-  auto ir = load_with_ir(chain_model());
-  Graph& g = *ir.main;
-  GraphEditor editor(g);
-  auto weight = std::make_shared<Tensor>(tensor_from_proto(float_tensor("w", {2, 3}, {1, 1, 1, 1, 1, 1})));
-  Value& w = *editor.add_initializer(g, "w", weight);
-  auto added = editor.splice(g, {node("Mul", {"X", "w"}, {"xw"}, "scale")});
-  editor.commit();
-  expect_consistent(g);
-  EXPECT_EQ(g.find("w"), &w);
-  EXPECT_TRUE(w.is_constant_initializer());
-  EXPECT_EQ(w.initializer, weight);
-  EXPECT_EQ(w.type.elem_type, kFloat);
-  EXPECT_EQ(w.type.dims, (std::vector<int64_t>{2, 3}));
-  EXPECT_TRUE(reads(&w, added[0]));
-  EXPECT_TRUE(std::find(g.initializers.begin(), g.initializers.end(), &w) != g.initializers.end());
-  EXPECT_TRUE(std::find(g.view->initializers.begin(), g.view->initializers.end(), &w) != g.view->initializers.end());
-  EXPECT_EQ(g.find("xw")->type.dims, (std::vector<int64_t>{2, 3}));
-  // A name the graph defines, or no value, is refused and changes nothing.
-  const size_t values = g.values.size();
-  expect_error([&] { editor.add_initializer(g, "c", weight); }, EPHOST_INVALID_ARGUMENT, {"'c'", "already defined"});
-  expect_error([&] { editor.add_initializer(g, "r", weight); }, EPHOST_INVALID_ARGUMENT, {"'r'", "already defined"});
-  expect_error([&] { editor.add_initializer(g, "v", nullptr); }, EPHOST_INVALID_ARGUMENT, {"no value", "'v'"});
-  EXPECT_EQ(g.values.size(), values);
-  freeze(g);
-  expect_error([&] { editor.add_initializer(g, "late", weight); }, EPHOST_INVALID_ARGUMENT, {"frozen"});
-}
-
 TEST(GraphEditor, FoldRefusesAValueOfAnotherType) {
   auto ir = load_with_ir(chain_model());
   Graph& g = *ir.main;
@@ -231,28 +202,103 @@ TEST(GraphEditor, RemoveDropsANodeNobodyReads) {
 }
 
 TEST(GraphEditor, AddAndRemoveInitializers) {
+  // What the EPContext fallback does: a source model's weight goes in, then the nodes that read it; a
+  // later edit of the same batch reads it too, and the node that edit replaces leaves c unread.
   auto ir = load_with_ir(chain_model());
   Graph& g = *ir.main;
   const size_t values = g.values.size();
   GraphEditor editor(g);
-  auto w = std::make_shared<Tensor>(tensor_from_proto(float_tensor("w", {2, 3}, {1, 1, 1, 1, 1, 1})));
-  expect_error([&] { editor.add_initializer(g, "c", w); }, EPHOST_INVALID_ARGUMENT, {"'c'", "already defined"});
-  Value* added = editor.add_initializer(g, "w", w);
-  // A later edit of the same batch reads it; the node it replaces leaves c unread.
+  auto weight = std::make_shared<Tensor>(tensor_from_proto(float_tensor("w", {2, 3}, {1, 1, 1, 1, 1, 1})));
+  // A name the graph defines (an initializer, a node output), or no value, is refused and changes nothing.
+  expect_error([&] { editor.add_initializer(g, "c", weight); }, EPHOST_INVALID_ARGUMENT, {"'c'", "already defined"});
+  expect_error([&] { editor.add_initializer(g, "r", weight); }, EPHOST_INVALID_ARGUMENT, {"'r'", "already defined"});
+  expect_error([&] { editor.add_initializer(g, "v", nullptr); }, EPHOST_INVALID_ARGUMENT, {"no value", "'v'"});
+  EXPECT_EQ(g.values.size(), values);
+  Value* w = editor.add_initializer(g, "w", weight);
+  auto spliced = editor.splice(g, {node("Mul", {"X", "w"}, {"xw"}, "scale")});
   editor.replace(*node_named(g, "add_constants"), {node("Add", {"w", "w"}, {"cc"}, "add_w")});
   expect_error([&] { editor.remove_initializer(*g.find("X")); }, EPHOST_INVALID_ARGUMENT, {"'X'", "not a constant initializer"});
-  expect_error([&] { editor.remove_initializer(*added); }, EPHOST_INVALID_ARGUMENT, {"'w'", "read by node 'add_w'"});
+  expect_error([&] { editor.remove_initializer(*w); }, EPHOST_INVALID_ARGUMENT, {"'w'", "read by node 'scale'"});
   editor.remove_initializer(*g.find("c"));
   editor.commit();
   expect_consistent(g);
   EXPECT_EQ(g.find("c"), nullptr);
-  ASSERT_EQ(g.find("w"), added);
-  EXPECT_TRUE(added->is_constant_initializer());
-  EXPECT_EQ(added->type.elem_type, kFloat);
-  EXPECT_EQ(added->type.dims, (std::vector<int64_t>{2, 3}));
-  EXPECT_EQ(g.initializers, std::vector<Value*>{added});
-  EXPECT_EQ(g.values.size(), values);  // c went, w came
-  EXPECT_TRUE(reads(added, node_named(g, "add_w")));
+  ASSERT_EQ(g.find("w"), w);
+  EXPECT_TRUE(w->is_constant_initializer());
+  EXPECT_EQ(w->initializer, weight);
+  EXPECT_EQ(w->type.elem_type, kFloat);
+  EXPECT_EQ(w->type.dims, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(g.initializers, std::vector<Value*>{w});
+  EXPECT_TRUE(std::find(g.view->initializers.begin(), g.view->initializers.end(), w) != g.view->initializers.end());
+  EXPECT_TRUE(reads(w, spliced[0]));
+  EXPECT_TRUE(reads(w, node_named(g, "add_w")));
+  EXPECT_EQ(g.find("xw")->type.dims, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(g.values.size(), values + 1);  // c went, w and xw came
+  freeze(g);
+  expect_error([&] { editor.add_initializer(g, "late", weight); }, EPHOST_INVALID_ARGUMENT, {"frozen"});
+}
+
+TEST(GraphEditor, PrecomputeKeepsTheNodeAndItsOutputReadsAsAConstant) {
+  auto ir = load_with_ir(chain_model());
+  Graph& g = *ir.main;
+  GraphEditor editor(g);
+  Node* add_constants = node_named(g, "add_constants");
+  auto wrong = std::make_shared<Tensor>(tensor_from_proto(int64_tensor("cc", {1}, {1})));
+  expect_error([&] { editor.precompute(*add_constants, std::make_shared<PrecomputedNode>(
+                                                           std::vector<std::shared_ptr<Tensor>>{wrong})); },
+               EPHOST_INVALID_ARGUMENT, {"precompute", "'cc'", "element type"});
+  // Not precomputed yet: its read output has no value to become an initializer.
+  expect_error([&] { editor.keep_precomputed_as_initializers(*add_constants); }, EPHOST_INVALID_ARGUMENT,
+               {"'cc'", "not precomputed"});
+  // Computed on first request only, and once.
+  auto value = std::make_shared<Tensor>(tensor_from_proto(float_tensor("cc", {2, 3}, {2, 4, 6, 8, 10, 12})));
+  int computations = 0;
+  editor.precompute(*add_constants, std::make_shared<PrecomputedNode>([&] {
+                      ++computations;
+                      return std::vector<std::shared_ptr<Tensor>>{value};
+                    }));
+  editor.commit();
+  expect_consistent(g);
+  const Value* cc = g.find("cc");
+  ASSERT_NE(cc->precomputed, nullptr);
+  EXPECT_TRUE(cc->is_constant());
+  EXPECT_FALSE(cc->precomputed->computed());
+  EXPECT_EQ(computations, 0);
+  EXPECT_EQ(cc->constant_data(), value.get());
+  EXPECT_EQ(cc->constant_data(), value.get());
+  EXPECT_EQ(computations, 1);
+  EXPECT_EQ(cc->producer, add_constants);
+  EXPECT_FALSE(cc->is_initializer());
+  EXPECT_EQ(g.nodes.size(), 4u);
+  // After partitioning (no step runs the node): an initializer, the node kept as its record.
+  GraphEditor after(g);
+  after.keep_precomputed_as_initializers(*add_constants);
+  after.commit();
+  EXPECT_EQ(computations, 1);
+  EXPECT_TRUE(cc->is_constant_initializer());
+  EXPECT_EQ(cc->initializer, value);
+  EXPECT_EQ(cc->producer, add_constants);
+  EXPECT_TRUE(std::find(g.initializers.begin(), g.initializers.end(), cc) != g.initializers.end());
+}
+
+TEST(GraphEditor, APrecomputationThatFailsLeavesTheNodeAsItWas) {
+  auto ir = load_with_ir(chain_model());
+  Graph& g = *ir.main;
+  Node* add_constants = node_named(g, "add_constants");
+  {
+    GraphEditor editor(g);
+    editor.precompute(*add_constants, std::make_shared<PrecomputedNode>([]() -> std::vector<std::shared_ptr<Tensor>> {
+                        throw std::runtime_error("no evaluator");
+                      }));
+    editor.commit();
+  }
+  const Value* cc = g.find("cc");
+  EXPECT_THROW(cc->constant_data(), std::runtime_error);
+  GraphEditor after(g);
+  EXPECT_THROW(after.keep_precomputed_as_initializers(*add_constants), std::runtime_error);
+  after.commit();
+  EXPECT_FALSE(cc->is_initializer());
+  EXPECT_TRUE(std::find(g.initializers.begin(), g.initializers.end(), cc) == g.initializers.end());
 }
 
 TEST(GraphEditor, RefusedEditsChangeNothing) {

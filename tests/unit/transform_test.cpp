@@ -12,6 +12,7 @@
 #include "graph/graph_writer.h"
 #include "model/loader.h"
 #include "model_builders.h"
+#include "partition/precomputed_steps.h"
 #include "transform/pass.h"
 
 using namespace ephost;
@@ -94,8 +95,9 @@ void expect_valid(const onnx::ModelProto& m) {
   ASSERT_NO_THROW(build_graph_ir(*model));
 }
 
-// A fake evaluator: elementwise Add/Mul of float tensors of one shape; "Huge" returns 17 MiB;
-// anything else throws.
+// A fake evaluator: elementwise Add/Mul of float tensors of one shape; DequantizeLinear of int8 by a
+// float scalar scale (no zero point); "Big" returns 17 MiB and "Huge" 65 MiB (over
+// kMaxFoldedTensorBytes); anything else throws.
 struct FakeEvaluator {
   int calls = 0;
   std::vector<std::string> seen;
@@ -105,8 +107,16 @@ struct FakeEvaluator {
                   const onnx::ModelProto&) -> std::vector<Tensor> {
       ++calls;
       seen.push_back(node.op_type());
-      if (node.op_type() == "Huge") {
-        return {Tensor::allocate(EPHOST_ELEMENT_FLOAT, {int64_t(17) << 18})};
+      if (node.op_type() == "Big") return {Tensor::allocate(EPHOST_ELEMENT_FLOAT, {int64_t(17) << 18})};
+      if (node.op_type() == "Huge") return {Tensor::allocate(EPHOST_ELEMENT_FLOAT, {int64_t(65) << 18})};
+      if (node.op_type() == "DequantizeLinear") {
+        const Tensor& q = *inputs.at(0);
+        const float scale = *inputs.at(1)->data_as<float>();
+        Tensor out = Tensor::allocate(EPHOST_ELEMENT_FLOAT, q.shape());
+        for (int64_t i = 0; i < q.element_count(); ++i) out.data_as<float>()[i] = q.data_as<int8_t>()[i] * scale;
+        std::vector<Tensor> result;
+        result.push_back(std::move(out));
+        return result;
       }
       if (node.op_type() != "Add" && node.op_type() != "Mul") throw std::runtime_error("not supported");
       const Tensor& a = *inputs.at(0);
@@ -501,20 +511,154 @@ TEST(ConstantFolding, WhatIsNeverFolded) {
   EXPECT_EQ(eval.seen, (std::vector<std::string>{"Huge", "Neg"}));
 }
 
-TEST(ConstantFolding, FoldsOutputsUpTo16MiB) {
+TEST(ConstantFolding, FoldsOutputsUpTo64MiB) {
   auto m = make_model(13);
   auto* g = m.mutable_graph();
   add_input(g, "X", kFloat, {3});
   add_initializer(g, float_tensor("W", {3}, {1, 2, 3}));
   add_node(g, "Add", {"W", "W"}, {"w2"}, "small");
   add_node(g, "Add", {"X", "w2"}, {"Z"});
+  add_node(g, "Big", {"W"}, {"big"}, "big", "");  // 17 MiB: above the old 16 MiB limit
+  add_node(g, "Huge", {"W"}, {"huge"}, "huge", "");
+  add_node(g, "Sum", {"big", "huge"}, {"S"}, "sum");
   add_output(g, "Z", kFloat, {3});
-  m = loaded(m);
+  add_output(g, "S", kFloat, {-1});
+  LoadOptions no_check;
+  no_check.run_checker = false;  // "Big" and "Huge" are no ONNX operators
+  std::string bytes = serialize(m);
+  m = *load_model_from_buffer(bytes.data(), bytes.size(), no_check)->proto;
   FakeEvaluator eval;
   TransformContext ctx;
   ctx.evaluate = eval.fn();
-  EXPECT_EQ(run_pass(*make_constant_folding_pass(), m, ctx), 1u);
+  EXPECT_EQ(run_pass(*make_constant_folding_pass(), m, ctx), 2u);
   EXPECT_EQ(floats_of(*find_initializer(m.graph(), "w2")), (std::vector<float>{2, 4, 6}));
+  ASSERT_NE(find_initializer(m.graph(), "big"), nullptr);
+  EXPECT_EQ(find_initializer(m.graph(), "huge"), nullptr);
+  EXPECT_NE(find_node(m.graph(), "huge"), nullptr);
+}
+
+namespace {
+
+onnx::TensorProto int8_tensor(const std::string& name, const std::vector<int64_t>& dims,
+                              const std::vector<int8_t>& values) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::INT8);
+  for (int64_t d : dims) t.add_dims(d);
+  for (int8_t v : values) t.add_int32_data(v);
+  return t;
+}
+
+// X [3] + DequantizeLinear(Wq) * W, X [3] + DequantizeLinear(Wq), and X reshaped by the Shape of a
+// second DequantizeLinear of Wq (which only that Shape reads).
+onnx::ModelProto quantized_weight_model() {
+  auto m = make_model(13);
+  auto* g = m.mutable_graph();
+  add_input(g, "X", kFloat, {3});
+  add_initializer(g, int8_tensor("Wq", {3}, {2, -4, 6}));
+  add_initializer(g, float_tensor("s", {}, {0.5f}));
+  add_initializer(g, float_tensor("W", {3}, {10, 20, 30}));
+  add_node(g, "DequantizeLinear", {"Wq", "s"}, {"dq"}, "dq");
+  add_node(g, "Mul", {"dq", "W"}, {"dqw"}, "dq_times_w");
+  add_node(g, "Add", {"X", "dqw"}, {"Z"}, "add_dqw");
+  add_node(g, "Add", {"X", "dq"}, {"Z2"}, "add_dq");
+  add_node(g, "DequantizeLinear", {"Wq", "s"}, {"dq_shaped"}, "dq_only_shaped");
+  add_node(g, "Shape", {"dq_shaped"}, {"shape"}, "shape");
+  add_node(g, "Reshape", {"X", "shape"}, {"Z3"}, "reshape");
+  add_output(g, "Z", kFloat, {3});
+  add_output(g, "Z2", kFloat, {3});
+  add_output(g, "Z3", kFloat, {3});
+  return loaded(m);
+}
+
+std::vector<float> floats_of(const Tensor& t) {
+  return std::vector<float>(t.data_as<float>(), t.data_as<float>() + t.element_count());
+}
+
+}  // namespace
+
+// DequantizeLinear of a constant (a QDQ model's quantized weight) is precomputed but kept, so that a
+// provider can fuse it; so is what reads it; its outputs read as constants, computed on first request
+// only (an int8 group that fuses the weight never makes its float copy). A Shape of it folds, and a
+// precomputed node nobody reads any more goes, never computed.
+TEST(ConstantFolding, PrecomputesDequantizedWeightsOnRequestAndKeepsTheirNodes) {
+  Ir ir(quantized_weight_model());
+  FakeEvaluator eval;
+  TransformContext ctx;
+  ctx.evaluate = eval.fn();
+  ctx.evaluate_later = eval.fn();
+  auto pass = make_constant_folding_pass();
+  // dq, dq_times_w and dq_only_shaped precomputed, shape folded, dq_only_shaped removed.
+  EXPECT_EQ(pass->apply(*ir.graph, ctx), 5u);
+  EXPECT_TRUE(eval.seen.empty());
+  const Value* dq = ir.graph->find("dq");
+  ASSERT_NE(dq, nullptr);
+  ASSERT_NE(dq->precomputed, nullptr);
+  ASSERT_NE(dq->producer, nullptr);
+  EXPECT_EQ(dq->producer->name, "dq");
+  EXPECT_FALSE(dq->is_initializer());
+  EXPECT_TRUE(dq->is_constant());
+  const Value* dqw = ir.graph->find("dqw");
+  ASSERT_NE(dqw->precomputed, nullptr);
+  EXPECT_EQ(dqw->producer->name, "dq_times_w");
+  EXPECT_TRUE(ir.graph->find("shape")->is_constant_initializer());
+  std::vector<std::string> names;
+  for (const Node* n : ir.graph->topological_order) names.push_back(n->name);
+  EXPECT_EQ(names, (std::vector<std::string>{"dq", "dq_times_w", "add_dqw", "add_dq", "reshape"}));
+  EXPECT_EQ(pass->apply(*ir.graph, ctx), 0u);
+  EXPECT_TRUE(eval.seen.empty());
+  // Asked for: dqw computes dq first, each once.
+  ASSERT_NE(dqw->constant_data(), nullptr);
+  EXPECT_EQ(floats_of(*dqw->constant_data()), (std::vector<float>{10, -40, 90}));
+  EXPECT_EQ(floats_of(*dq->constant_data()), (std::vector<float>{1, -2, 3}));
+  EXPECT_EQ(eval.seen, (std::vector<std::string>{"DequantizeLinear", "Mul"}));
+}
+
+// Without an evaluator for later, nothing is precomputed: the DequantizeLinear stays an ordinary node.
+TEST(ConstantFolding, NothingIsPrecomputedWithoutALaterEvaluator) {
+  Ir ir(quantized_weight_model());
+  FakeEvaluator eval;
+  TransformContext ctx;
+  ctx.evaluate = eval.fn();
+  make_constant_folding_pass()->apply(*ir.graph, ctx);
+  EXPECT_EQ(ir.graph->find("dq")->precomputed, nullptr);
+  EXPECT_FALSE(ir.graph->find("dq")->is_constant());
+  EXPECT_TRUE(eval.seen.empty());
+}
+
+// After partitioning, a step that runs only a precomputed node is dropped and its outputs become
+// initializers; the node stays in the IR. A precomputed node inside a fused group keeps its step.
+TEST(PrecomputedSteps, DropsSingleStepsOfPrecomputedNodes) {
+  for (const bool mul_fused : {false, true}) {
+    SCOPED_TRACE(mul_fused ? "Mul in a fused group" : "Mul on its own");
+    Ir ir(quantized_weight_model());
+    FakeEvaluator eval;
+    TransformContext ctx;
+    ctx.evaluate = eval.fn();
+    ctx.evaluate_later = eval.fn();
+    make_constant_folding_pass()->apply(*ir.graph, ctx);
+    std::vector<GraphPartition> partitions(1);
+    GraphPartition& p = partitions.front();
+    p.graph = ir.graph.get();
+    for (const Node* n : ir.graph->topological_order) {
+      PartitionGroup group;
+      group.nodes = {n};
+      group.name = n->name;
+      group.fused = mul_fused && n->name == "dq_times_w";
+      p.groups.push_back(std::move(group));
+    }
+    EXPECT_EQ(drop_precomputed_steps(*ir.graph, partitions), mul_fused ? 1u : 2u);
+    std::vector<std::string> steps;
+    for (const PartitionGroup& group : p.groups) steps.push_back(group.name);
+    EXPECT_EQ(steps, mul_fused ? (std::vector<std::string>{"dq_times_w", "add_dqw", "add_dq", "reshape"})
+                               : (std::vector<std::string>{"add_dqw", "add_dq", "reshape"}));
+    const Value* dq = ir.graph->find("dq");
+    EXPECT_TRUE(dq->is_constant_initializer());
+    EXPECT_EQ(dq->producer->name, "dq");
+    EXPECT_NE(std::find(ir.graph->initializers.begin(), ir.graph->initializers.end(), dq), ir.graph->initializers.end());
+    EXPECT_EQ(ir.graph->find("dqw")->is_initializer(), !mul_fused);
+    EXPECT_EQ(ir.graph->topological_order.size(), 5u);  // every node stays
+  }
 }
 
 // The host's one constant folding reaches into subgraphs: a branch's Constant and a node reading it

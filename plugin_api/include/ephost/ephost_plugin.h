@@ -341,11 +341,17 @@ typedef struct EphostHostApi {
   const EphostNode* (*value_consumer)(const EphostValueInfo* value, size_t index);
   int (*value_is_graph_input)(const EphostValueInfo* value);
   int (*value_is_graph_output)(const EphostValueInfo* value);
-  /* An initializer that is not also a graph input (its value cannot change between runs). */
+  /* An initializer that is not also a graph input (its value cannot change between runs), or a value
+   * the host computes from constants (when its data is first asked for) while keeping the node that
+   * makes it (a QDQ model's DequantizeLinear of a quantized weight, kept so that a provider may fuse
+   * it; see plugin_api/README.md, "Constants"). Such a value still has a producer (value_producer); a
+   * provider that does not fuse that node may claim it: the host then runs it in no step. */
   int (*value_is_constant_initializer)(const EphostValueInfo* value);
   int (*value_is_outer_scope)(const EphostValueInfo* value);
-  /* The data of a constant initializer; the view stays valid as long as the session.
-   * EPHOST_INVALID_ARGUMENT when the value is not a constant initializer. */
+  /* The data of a constant initializer (as value_is_constant_initializer answers); the view stays
+   * valid as long as the session. EPHOST_INVALID_ARGUMENT when the value is not a constant initializer.
+   * A value the host computes from constants is computed by the first call (EPHOST_FAIL when that
+   * fails): call it only for data you read. */
   EphostStatus* (*value_initializer_data)(const EphostValueInfo* value, EphostTensorView* out);
 
   /* --- since ABI 1: capability sink, used inside get_capability only --- */

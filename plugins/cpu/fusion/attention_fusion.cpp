@@ -15,7 +15,7 @@
 #include <map>
 #include <mutex>
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "graph_match.h"
 #include "math/parallel.h"
 #include "math/vec.h"

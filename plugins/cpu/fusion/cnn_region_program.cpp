@@ -9,7 +9,7 @@
 #include <set>
 
 #include "cnn_region_select.h"
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "dnnl_post_ops.h"
 #include "kernels/conv_attributes.h"
 #include "math/broadcast.h"

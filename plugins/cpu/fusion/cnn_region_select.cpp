@@ -4,7 +4,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "graph_match.h"
 #include "kernels/conv_attributes.h"
 

@@ -1,6 +1,6 @@
 #include "graph_match.h"
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 
 #include <algorithm>
 #include <cmath>

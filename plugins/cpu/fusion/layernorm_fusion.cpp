@@ -5,7 +5,7 @@
 //   GELU: Div(x, sqrt 2) -> Erf -> Add 1 -> Mul x -> Mul 0.5 (either order of the Muls)
 #include <cmath>
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "graph_match.h"
 #include "layernorm_match.h"
 #include "math/parallel.h"

@@ -1,6 +1,6 @@
 #include "layernorm_match.h"
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 
 namespace ephost::cpu::fusion {
 

@@ -11,7 +11,7 @@
 #include <map>
 #include <mutex>
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "graph_match.h"
 #include "math/broadcast.h"
 #include "math/matmul.h"

@@ -16,7 +16,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "graph_match.h"
 #include "math/parallel.h"
 #include "math/q4_block_gemm.h"

@@ -23,7 +23,7 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "graph_match.h"
 #include "math/parallel.h"
 #include "math/quantize.h"

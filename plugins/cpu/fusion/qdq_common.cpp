@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "math/quantize.h"
 
 namespace ephost::cpu::fusion {
@@ -63,15 +63,6 @@ Available group_members(const sdk::Node& anchor, const sdk::Graph& group) {
 
 void take_weight_dequantize(const sdk::Node& dq_w, const Available& ok, std::vector<sdk::Node>* nodes) {
   if (ok(dq_w) && sole_consumer(dq_w.output(0)).valid()) nodes->push_back(dq_w);
-}
-
-bool is_int8_weight_dequantize(const sdk::Node& n) {
-  if (!is_op(n, "DequantizeLinear") || !n.has_input(0) || !n.has_output(0)) return false;
-  const int32_t type = n.input(0).elem_type();
-  if (type != EPHOST_ELEMENT_INT8 && type != EPHOST_ELEMENT_UINT8) return false;
-  const sdk::Node reader = sole_consumer(n.output(0));
-  if (!is_op(reader, "Conv") && !is_op(reader, "MatMul") && !is_op(reader, "Gemm")) return false;
-  return reader.has_input(1) && reader.input(1).name() == n.output(0).name();
 }
 
 bool match_relu_then_quantize(sdk::Value v, const Available& ok, sdk::Node* relu, sdk::Node* q, ScalarQuant* y_quant,

@@ -70,12 +70,9 @@ bool match_relu_then_quantize(sdk::Value v, const Available& ok, sdk::Node* relu
 Available group_members(const sdk::Node& anchor, const sdk::Graph& group);
 // The weights' DequantizeLinear `dq_w` joins an int8 pattern's `nodes` when the product alone reads
 // it: the group packs the int8 weights itself, so their float copy is never made (a folded float copy
-// cost int8 ResNet-50 two of its weights in float at session creation).
+// cost int8 ResNet-50 two of its weights in float at session creation; the host computes it only when
+// asked, graph/precomputed_value.h).
 void take_weight_dequantize(const sdk::Node& dq_w, const Available& ok, std::vector<sdk::Node>* nodes);
-// A DequantizeLinear of 8-bit integers whose one reader is a Conv, MatMul or Gemm reading it as its
-// second input: the weights an int8 pattern may take with take_weight_dequantize. The provider folds
-// these only after the int8 patterns had their pick.
-bool is_int8_weight_dequantize(const sdk::Node& n);
 
 // Whether oneDNN's u8/s8 x s8 product is exact for these weights in this process.
 bool int8_product_exact(const sdk::Tensor& weights);

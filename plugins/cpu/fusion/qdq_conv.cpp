@@ -4,8 +4,8 @@
 //   DequantizeLinear(W_q, sw, 0) ──┴─ Conv(., ., [bias]) ─ [Relu] ─ QuantizeLinear(., sy, zy) ─ Y_q
 //
 // X_q is u8 or s8 [N, C, H, W] with one scale and zero point; W_q a constant s8 [M, C/group, kh, kw]
-// quantized per tensor or per output channel, zero point 0; the bias a float constant (a folded
-// DequantizeLinear of int32, const_eval.h); Y_q u8 or s8 with one scale and zero point.
+// quantized per tensor or per output channel, zero point 0; the bias a float constant (the host precomputes a
+// DequantizeLinear of int32); Y_q u8 or s8 with one scale and zero point.
 //
 // X_q is copied into NHWC with its padding filled with zx (the quantized zero: padding is 0 in float)
 // and oneDNN computes the product exactly in int32 without padding (weights packed once). By default
@@ -39,7 +39,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "ephost/sdk/profile_spans.hpp"
 #include "graph_match.h"
 #include "kernels/conv_attributes.h"

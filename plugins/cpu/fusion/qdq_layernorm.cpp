@@ -17,7 +17,7 @@
 #include <cmath>
 #include <vector>
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "graph_match.h"
 #include "layernorm_match.h"
 #include "math/parallel.h"

@@ -4,8 +4,8 @@
 //   DequantizeLinear(W_q, sw, 0) ──┴─ MatMul | Gemm ─ [Add(., bias)] ─ [Relu] ─ QuantizeLinear(., sy, zy) ─ Y_q
 //
 // A_q is u8 or s8 with one scale and zero point; W_q is a constant s8 [K, N] (Gemm: [N, K] with transB)
-// quantized per tensor or per output column, zero point 0; the bias is a float constant (a folded
-// DequantizeLinear of int32, const_eval.h); Y_q is u8 or s8 with one scale and zero point.
+// quantized per tensor or per output column, zero point 0; the bias is a float constant (the host precomputes a
+// DequantizeLinear of int32); Y_q is u8 or s8 with one scale and zero point.
 //
 // oneDNN computes acc = A_q * W_q exactly in int32 (weights packed once); the epilogue then evaluates
 // y = (acc - za * colsum(W_q)) * sa * sw[n] + bias[n], Relu, and QuantizeLinear (math/quantize.h: round
@@ -21,7 +21,7 @@
 #include <map>
 #include <mutex>
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "ephost/sdk/profile_spans.hpp"
 #include "graph_match.h"
 #include "qdq_common.h"

@@ -11,7 +11,7 @@
 // ceil_mode) are left to the op-by-op path, where the float maximum of nothing is -inf.
 #include <array>
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "graph_match.h"
 #include "math/byte_table.h"
 #include "math/parallel.h"

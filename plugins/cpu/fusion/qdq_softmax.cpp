@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "graph_match.h"
 #include "math/broadcast.h"
 #include "math/parallel.h"

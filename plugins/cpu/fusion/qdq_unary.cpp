@@ -28,7 +28,7 @@
 #include <array>
 #include <cmath>
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "graph_match.h"
 #include "math/byte_table.h"
 #include "math/parallel.h"

@@ -17,7 +17,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "graph_match.h"
 #include "math/parallel.h"
 #include "math/slice.h"

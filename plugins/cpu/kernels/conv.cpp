@@ -1,7 +1,7 @@
 // Conv and ConvTranspose (float), computed by oneDNN through math::ConvRunner.
 #include <memory>
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "kernel_registry.h"
 #include "kernels/conv_attributes.h"
 #include "math/conv.h"

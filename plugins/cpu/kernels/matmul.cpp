@@ -1,7 +1,7 @@
 // MatMul and Gemm (float), computed by oneDNN through math::MatMulRunner / math::GemmRunner.
 #include <memory>
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "kernel_registry.h"
 #include "math/broadcast.h"
 #include "math/matmul.h"

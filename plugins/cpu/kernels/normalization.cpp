@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "kernel_registry.h"
 #include "math/broadcast.h"
 #include "math/parallel.h"

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "const_eval.h"
+#include "constant_lookup.h"
 #include "kernel_registry.h"
 #include "math/matmul.h"
 #include "math/parallel.h"
