@@ -1,6 +1,7 @@
 #include "cpu_provider.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <string>
 #include <thread>
@@ -92,6 +93,17 @@ std::vector<const EphostNode*> key_of(const std::vector<sdk::Node>& nodes) {
   return key;
 }
 
+// The nodes' names in key_of's order (by address).
+std::vector<std::string> names_of(std::vector<sdk::Node> nodes) {
+  std::sort(nodes.begin(), nodes.end(), [](const sdk::Node& a, const sdk::Node& b) {
+    return std::less<const EphostNode*>()(a.get(), b.get());
+  });
+  std::vector<std::string> names;
+  names.reserve(nodes.size());
+  for (const sdk::Node& n : nodes) names.push_back(n.name());
+  return names;
+}
+
 }  // namespace
 
 void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capability) {
@@ -125,7 +137,7 @@ void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capab
                     [&](const sdk::Node& a, const sdk::Node& b) { return position[a.get()] < position[b.get()]; });
           {
             std::lock_guard<std::mutex> lock(mu_);
-            claims_[key_of(group)] = Claim{ClaimKind::kPattern, f, node};
+            claims_[key_of(group)] = Claim{ClaimKind::kPattern, f, node, names_of(group)};
           }
           pattern_at[group.front().get()] = std::move(group);
           break;
@@ -145,7 +157,7 @@ void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capab
       for (const sdk::Node& n : group) taken.insert(n.get());
       {
         std::lock_guard<std::mutex> lock(mu_);
-        claims_[key_of(group)] = Claim{ClaimKind::kRegion, nullptr, group.front()};
+        claims_[key_of(group)] = Claim{ClaimKind::kRegion, nullptr, group.front(), names_of(group)};
       }
       pattern_at[group.front().get()] = std::move(group);
     }
@@ -203,7 +215,7 @@ std::unique_ptr<sdk::CompiledGroup> CpuProvider::compile(const sdk::Graph& group
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = claims_.find(key_of(nodes));
-    if (it != claims_.end()) claim = it->second;
+    if (it != claims_.end() && it->second.names == names_of(nodes)) claim = it->second;
   }
   // A region reports a span per primitive itself; the other groups run as one piece, so one span
   // names all their nodes (profiles, plugin ABI 4).

@@ -27,6 +27,10 @@ class CpuProvider : public sdk::Provider {
     ClaimKind kind = ClaimKind::kPattern;
     const fusion::Fusion* fusion = nullptr;  // kPattern
     sdk::Node anchor;
+    // The claimed nodes' names, in the key's order: a node handle the host freed (a graph edited after
+    // an earlier get_capability) can come back at the same address as another node, so the addresses
+    // alone could hand a later group a stale claim's fusion.
+    std::vector<std::string> names;
   };
   std::mutex mu_;
   std::map<std::vector<const EphostNode*>, Claim> claims_;
