@@ -105,19 +105,29 @@ struct QdqModel {
   }
 };
 
+// The model fused, at 2 threads with the load check off (so the threaded paths run on a busy machine).
+Ephost::Session fused_session(const std::string& bytes) {
+  Ephost::SessionOptions opts;
+  opts.set_threads(2);
+  opts.append_provider("cpu", {{"adaptive_threads", "0"}});
+  return Ephost::Session(cpu_env(), bytes.data(), bytes.size(), opts);
+}
+
+// The model op by op (no patterns fused), the reference a fused group must match.
+Ephost::Session op_by_op_session(const std::string& bytes) {
+  Ephost::SessionOptions opts;
+  opts.set_threads(1);
+  opts.append_provider("cpu", {{"fuse_patterns", "0"}});
+  return Ephost::Session(cpu_env(), bytes.data(), bytes.size(), opts);
+}
+
 // Runs the model fused and op by op; the dequantized outputs must be within 2 steps of out.scale, and
 // the fused session must hold a group of exactly `expect`'s op types.
 void check_qdq(QdqModel& q, const std::vector<int64_t>& x_shape, const std::string& expect, uint32_t seed = 1,
                bool expect_fused = true, double max_steps = 2.0) {
   const std::string bytes = q.m.bytes();
-  Ephost::SessionOptions fused_opts;
-  fused_opts.set_threads(2);
-  fused_opts.append_provider("cpu", {{"adaptive_threads", "0"}});
-  Ephost::Session fused(cpu_env(), bytes.data(), bytes.size(), fused_opts);
-  Ephost::SessionOptions plain_opts;
-  plain_opts.set_threads(1);
-  plain_opts.append_provider("cpu", {{"fuse_patterns", "0"}});
-  Ephost::Session plain(cpu_env(), bytes.data(), bytes.size(), plain_opts);
+  Ephost::Session fused = fused_session(bytes);
+  Ephost::Session plain = op_by_op_session(bytes);
 
   const std::multiset<std::string> groups = fused_groups(fused);
   std::string all;
@@ -865,14 +875,8 @@ void add_chain_conv(QdqModel& q, const std::string& name, const std::string& x, 
 void check_outputs(QdqModel& q, const std::vector<int64_t>& x_shape, const std::map<std::string, float>& steps,
                    const std::string& expect_group, uint32_t seed) {
   const std::string bytes = q.m.bytes();
-  Ephost::SessionOptions fused_opts;
-  fused_opts.set_threads(2);
-  fused_opts.append_provider("cpu", {{"adaptive_threads", "0"}});
-  Ephost::Session fused(cpu_env(), bytes.data(), bytes.size(), fused_opts);
-  Ephost::SessionOptions plain_opts;
-  plain_opts.set_threads(1);
-  plain_opts.append_provider("cpu", {{"fuse_patterns", "0"}});
-  Ephost::Session plain(cpu_env(), bytes.data(), bytes.size(), plain_opts);
+  Ephost::Session fused = fused_session(bytes);
+  Ephost::Session plain = op_by_op_session(bytes);
   const std::multiset<std::string> groups = fused_groups(fused);
   std::string all;
   for (const auto& g : groups) all += "[" + g + "] ";

@@ -438,8 +438,6 @@ class ConvLink {
   void to_padded_nhwc(const uint8_t* xq, const math::ConvGeometry& g, int64_t Hp, int64_t Wp, uint8_t* dst,
                       int threads) const {
     const int64_t N = g.batch, C = g.in_channels, H = g.in_spatial[0], W = g.in_spatial[1], HW = H * W;
-    const int64_t top = g.pad_begin[0], left = g.pad_begin[1];
-    const uint8_t zero = static_cast<uint8_t>(m_.x.zero_point);  // the byte of u8 or s8 zx
     const bool padded = Hp != H || Wp != W;
     uint8_t* pixels =
         padded ? static_cast<uint8_t*>(math::thread_buffer(3, static_cast<size_t>(std::max<int64_t>(N * HW * C, 1))))
@@ -455,24 +453,11 @@ class ConvLink {
         math::transpose_2d(xq + n * C * HW + p0, HW, pixels + (n * HW + p0) * C, C, C, count);
       }
     });
-    if (!padded) return;
-    math::parallel_for(N * Hp, threads, std::max<int64_t>(1, math::kByteGrain / std::max<int64_t>(Wp * C, 1)),
-                       [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        const int64_t n = r / Hp, hp = r % Hp, h = hp - top;
-        uint8_t* out = dst + r * Wp * C;
-        if (h < 0 || h >= H) {
-          std::memset(out, zero, static_cast<size_t>(Wp * C));
-          continue;
-        }
-        std::memset(out, zero, static_cast<size_t>(left * C));
-        std::memcpy(out + left * C, pixels + (n * H + h) * W * C, static_cast<size_t>(W * C));
-        std::memset(out + (left + W) * C, zero, static_cast<size_t>((Wp - left - W) * C));
-      }
-    });
+    if (padded) pad_nhwc(pixels, g, Hp, Wp, dst, threads);
   }
 
-  // X_q already in NHWC (the previous link's output) between the padding holding the zero point.
+  // X_q already in NHWC (the previous link's output, or to_padded_nhwc's transposed pixels) between the
+  // padding holding the zero point.
   void pad_nhwc(const uint8_t* xq, const math::ConvGeometry& g, int64_t Hp, int64_t Wp, uint8_t* dst,
                 int threads) const {
     const int64_t C = g.in_channels, H = g.in_spatial[0], W = g.in_spatial[1];
