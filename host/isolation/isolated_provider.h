@@ -85,6 +85,11 @@ class IsolatedProvider final : public Provider {
   // provider reads): the session plans again without this provider, and this one names the fallback in
   // its messages only.
   void set_fallback(Provider* fallback) { fallback_ = fallback; }
+  // Says why this provider's work cannot go to other providers (an EPContext node it loaded whose
+  // source model is unknown: session/context_source_fallback.h): after too many failures it is then
+  // restarted, not fallen back, and the failure that would have made it fall back says `why`.
+  // Empty: it falls back as usual.
+  void set_fallback_blocked(std::string why);
   // Whether the provider's values live in its device's memory, in the provider host process
   // (isolated_device.h): then a fallback needs the session's placement planned again.
   bool values_on_device() const { return isolated_device_ != nullptr; }
@@ -178,6 +183,7 @@ class IsolatedProvider final : public Provider {
   mutable std::string compatibility_info_;  // guarded by mutex_
   mutable std::atomic<bool> observes_runs_{false};
   Provider* fallback_ = nullptr;
+  std::string fallback_blocked_;  // guarded by mutex_: set_fallback_blocked
 
   // The shared host's: its lock guards this provider's state below too.
   std::mutex& mutex_;
