@@ -21,8 +21,11 @@
 // restart_context.h), instead of compiling it again. A compile that dies is tried again in a new process. After
 // `max_failures` failures within `failure_window`, the provider falls back: its compute units are
 // compiled by the fallback provider (the session's CPU plugin) on first use, and it never starts a
-// process again. Its state (running, restarting, fallen back) and failures can be read at any time,
-// and a callback hears every change (a failure, and the new process that takes over).
+// process again (a unit loaded from an EPContext node has no nodes to compile: the session plans again,
+// running its source model's nodes: session/context_source_fallback.h). A provider told it cannot fall
+// back (set_fallback_blocked: such a node has no source model) is restarted instead, each time. Its
+// state (running, restarting, fallen back) and failures can be read at any time, and a callback hears
+// every change (a failure, and the new process that takes over).
 //
 // One process per provider and env (shared_provider_host.h; a library with several providers, an ONNX Runtime
 // plugin EP's factories, runs one process for each): the env's sessions' providers of the plugin

@@ -21,6 +21,7 @@
 
 #include "ephost/ephost_cxx_api.h"
 #include "ephost/ephost_session_options_keys.h"
+#include <onnx/onnx_pb.h>
 #include "provider_host_kill.h"
 #include "test_support.h"
 
@@ -148,26 +149,69 @@ TEST_F(ProviderIsolationCtxFallback, TheSourceNamedByTheOptionIsUsed) {
 }
 
 // A ctx model shipped alone (embedded context, its source model gone): there is nothing to fall back
-// to. The run that would have fallen back fails with EP_FAIL saying so and what to do; the provider is
-// restarted instead, and the session's next runs succeed through the new process.
+// to, so the provider is restarted instead of falling back. The losses (here between runs, so no run
+// was in them) cost no run; the third one's failure says why there is no fallback and what to do, and
+// the session's next runs go through the new process, which loads the context (nothing is compiled).
 TEST_F(ProviderIsolationCtxFallback, WithoutASourceTheFailureSaysWhatToDoAndTheProviderRestarts) {
   const std::string ctx = make_ctx_model(true);
   ASSERT_EQ(::unlink(model_.c_str()), 0);
   Ephost::Session s(*env_, ctx, isolated());
   ASSERT_TRUE(correct(run(s)));
   const std::vector<std::string> errors = kill_three_times(s);
-  ASSERT_EQ(errors.size(), 3u);
-  EXPECT_EQ(errors[0], "");
-  EXPECT_EQ(errors[1], "");
-  ASSERT_NE(errors[2], "") << "the third loss cannot fall back and fails its run";
-  EXPECT_NE(errors[2].find("provider 'example'"), std::string::npos) << errors[2];
-  EXPECT_NE(errors[2].find("ep.context_source_model_path"), std::string::npos) << errors[2];
-  EXPECT_NE(errors[2].find("source model"), std::string::npos) << errors[2];
+  EXPECT_EQ(errors, std::vector<std::string>(3, "")) << "runs through the restarted provider";
   for (int i = 0; i < 2; ++i) EXPECT_TRUE(correct(run(s))) << "run " << i << " through the restarted provider";
   const json isolation = isolation_report(s);
   EXPECT_EQ(isolation["state"], "running") << isolation.dump(2);
+  EXPECT_EQ(isolation["failures"], 3);
   EXPECT_GT(isolation.value("process_id", -1L), 0) << isolation.dump(2);
+  const std::string why = isolation["last_failure"];
+  EXPECT_NE(why.find("provider 'example'"), std::string::npos) << why;
+  EXPECT_NE(why.find("has no source model"), std::string::npos) << why;
+  EXPECT_NE(why.find("ep.context_source_model_path"), std::string::npos) << why;
   EXPECT_EQ(calls("compile"), 1) << "the restarts load the context; nothing is compiled";
+  X
+}
+
+// A context the plugin rejects at creation (its ep_sdk_version attribute says another major version of
+// the SDK) is INVALID_GRAPH and served by the source nodes on the next providers, in process and
+// isolated alike.
+TEST_F(ProviderIsolationCtxFallback, ARejectedContextFallsBackAtCreationInProcessAndIsolatedAlike) {
+  const std::string ctx = make_ctx_model(true);
+  onnx::ModelProto m;
+  {
+    std::ifstream in(ctx, std::ios::binary);
+    ASSERT_TRUE(m.ParseFromIstream(&in));
+  }
+  bool edited = false;
+  for (auto& node : *m.mutable_graph()->mutable_node())
+    if (node.op_type() == "EPContext")
+      for (auto& a : *node.mutable_attribute())
+        if (a.name() == "ep_sdk_version") {
+          a.set_s("99.0.0");
+          edited = true;
+        }
+  ASSERT_TRUE(edited) << "the example plugin records ep_sdk_version";
+  const std::string rejected = dir_.file("rejected_ctx.onnx");
+  {
+    std::ofstream out(rejected, std::ios::binary | std::ios::trunc);
+    ASSERT_TRUE(m.SerializeToOstream(&out));
+  }
+  for (const char* mode : {"in_process", "process"}) {
+    Ephost::SessionOptions o = isolated();
+    o.add_config("session.provider_isolation", mode);
+    Ephost::Session s(*env_, rejected, o);
+    const json report = json::parse(s.ep_context_report_json());
+    ASSERT_EQ(report.size(), 1u) << report.dump(2);
+    const json& d = report[0];
+    EXPECT_EQ(d["status"], "INVALID_GRAPH") << mode;
+    EXPECT_EQ(d["verdict"], "unsupported") << mode;
+    EXPECT_TRUE(d["fell_back"].get<bool>()) << mode;
+    EXPECT_NE(d["reason"].get<std::string>().find("ep_sdk_version"), std::string::npos) << mode << ": " << d["reason"];
+    EXPECT_TRUE(correct(run(s))) << mode;
+    const std::string placed = providers_of_nodes(s);
+    EXPECT_EQ(placed.find("EPContext"), std::string::npos) << mode << ": " << placed;
+    EXPECT_EQ(placed.find(":example"), std::string::npos) << mode << ": the rejecting provider takes none: " << placed;
+  }
 }
 
 // 8 threads on one ctx-model session while its provider host is killed three times: every run gives
