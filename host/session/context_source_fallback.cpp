@@ -173,6 +173,7 @@ PartitionOptions::Preassigned ContextSourceFallback::make_replacement(const Entr
   load.infer_shapes = true;
   std::unique_ptr<Model> model = load_model_from_buffer(bytes.data(), bytes.size(), load);
   std::unique_ptr<Graph> graph = build_graph_ir(*model);
+  release_initializer_data(*model->proto);  // the IR holds them now
 
   auto view = std::make_unique<GraphView>();
   view->name = node.name;
