@@ -98,7 +98,8 @@ class ProviderIsolationCtxFallback : public ::testing::Test {
   }
   static std::string providers_of_nodes(const Ephost::Session& s) {
     std::string out;
-    for (const auto& n : json::parse(s.partition_report_json())["graphs"][0]["nodes"])
+    const json report = json::parse(s.partition_report_json());
+    for (const auto& n : report["graphs"][0]["nodes"])
       out += (out.empty() ? "" : ",") + n["op_type"].get<std::string>() + ":" + n["provider"].get<std::string>();
     return out;
   }
