@@ -302,7 +302,15 @@ void IsolatedProvider::lose_process_locked(const std::string& what, const Proces
     recent_failures_.push_back(now);
     while (!recent_failures_.empty() && now - recent_failures_.front() > settings_.failure_window)
       recent_failures_.pop_front();
-    if (static_cast<int>(recent_failures_.size()) >= settings_.max_failures) {
+    const bool too_many = static_cast<int>(recent_failures_.size()) >= settings_.max_failures;
+    if (too_many && !fallback_blocked_.empty()) {
+      health_.state = IsolatedProviderState::kRestarting;
+      consequence = fmt::format("that is {} failures within {} s, but its work cannot go to other providers: {}; so "
+                                "the next call starts a new provider host process",
+                                recent_failures_.size(),
+                                std::chrono::duration_cast<std::chrono::seconds>(settings_.failure_window).count(),
+                                fallback_blocked_);
+    } else if (too_many) {
       health_.state = IsolatedProviderState::kFallenBack;
       std::string to = "no other provider (none is left)";
       if (fallback_ && isolated_device_)
@@ -329,6 +337,11 @@ void IsolatedProvider::lose_process_locked(const std::string& what, const Proces
   posted_.clear();  // they were for the process that is gone
   notify_outside_lock(snapshot);
   throw ProcessLostError(EPHOST_EP_FAIL, message);
+}
+
+void IsolatedProvider::set_fallback_blocked(std::string why) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  fallback_blocked_ = std::move(why);
 }
 
 IsolatedProvider::GraphRecord& IsolatedProvider::graph_record_locked(const Graph& graph) const {
@@ -416,8 +429,10 @@ std::unique_ptr<ComputeUnit> IsolatedProvider::make_unit(std::unique_ptr<Unit> u
       ensure_unit_locked(*unit);
       return unit;
     } catch (const ProcessLostError&) {
-      // Tried again in a new process, until the failures make the provider fall back.
+      // Tried again in a new process, until the failures make the provider fall back (or would have, for one
+      // that cannot fall back).
       if (health_.state == IsolatedProviderState::kFallenBack && (!fallback_ || isolated_device_)) throw;
+      if (!fallback_blocked_.empty() && static_cast<int>(recent_failures_.size()) >= settings_.max_failures) throw;
     }
   }
 }
@@ -729,8 +744,9 @@ void IsolatedProvider::compute_fallback(Unit& unit, EphostKernelContext* context
              "provider to take its work (session.disable_cpu_ep_fallback=1?); last failure: {}", name(), unit.what,
              health_.failures, health_.last_failure);
       if (!unit.ir_graph)
-        fail(EPHOST_EP_FAIL, "provider '{}' {}: the provider fell back, and a cached EPContext node cannot be run by "
-             "provider '{}'; last failure: {}", name(), unit.what, fallback_->name(), health_.last_failure);
+        fail(EPHOST_EP_FAIL, "provider '{}' {}: the provider fell back, and its cached EPContext node cannot be run "
+             "by provider '{}' (the session runs the source model's nodes instead from its next run on); last "
+             "failure: {}", name(), unit.what, fallback_->name(), health_.last_failure);
       unit.fallback = std::make_unique<FallbackGroup>(*fallback_, *unit.ir_graph, unit.nodes, unit.fused(), unit.name());
     }
     fallback = unit.fallback.get();

@@ -21,8 +21,11 @@
 // restart_context.h), instead of compiling it again. A compile that dies is tried again in a new process. After
 // `max_failures` failures within `failure_window`, the provider falls back: its compute units are
 // compiled by the fallback provider (the session's CPU plugin) on first use, and it never starts a
-// process again. Its state (running, restarting, fallen back) and failures can be read at any time,
-// and a callback hears every change (a failure, and the new process that takes over).
+// process again (a unit loaded from an EPContext node has no nodes to compile: the session plans again,
+// running its source model's nodes: session/context_source_fallback.h). A provider told it cannot fall
+// back (set_fallback_blocked: such a node has no source model) is restarted instead, each time. Its
+// state (running, restarting, fallen back) and failures can be read at any time, and a callback hears
+// every change (a failure, and the new process that takes over).
 //
 // One process per provider and env (shared_provider_host.h; a library with several providers, an ONNX Runtime
 // plugin EP's factories, runs one process for each): the env's sessions' providers of the plugin
@@ -85,6 +88,11 @@ class IsolatedProvider final : public Provider {
   // provider reads): the session plans again without this provider, and this one names the fallback in
   // its messages only.
   void set_fallback(Provider* fallback) { fallback_ = fallback; }
+  // Says why this provider's work cannot go to other providers (an EPContext node it loaded whose
+  // source model is unknown: session/context_source_fallback.h): after too many failures it is then
+  // restarted, not fallen back, and the failure that would have made it fall back says `why`.
+  // Empty: it falls back as usual.
+  void set_fallback_blocked(std::string why);
   // Whether the provider's values live in its device's memory, in the provider host process
   // (isolated_device.h): then a fallback needs the session's placement planned again.
   bool values_on_device() const { return isolated_device_ != nullptr; }
@@ -178,6 +186,7 @@ class IsolatedProvider final : public Provider {
   mutable std::string compatibility_info_;  // guarded by mutex_
   mutable std::atomic<bool> observes_runs_{false};
   Provider* fallback_ = nullptr;
+  std::string fallback_blocked_;  // guarded by mutex_: set_fallback_blocked
 
   // The shared host's: its lock guards this provider's state below too.
   std::mutex& mutex_;
