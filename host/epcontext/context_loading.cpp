@@ -250,7 +250,14 @@ ContextSourceModel find_context_source_model(const Node& n, const Model& model, 
                                   filename);
       return found;
     }
-    found.path = confine_path(base_dir, filename, fmt::format("EPContext node '{}' onnx_model_filename", n.name));
+    try {
+      found.path = confine_path(base_dir, filename, fmt::format("EPContext node '{}' onnx_model_filename", n.name));
+    } catch (const Error& e) {
+      // A path out of the ctx model's folder names no source model: said when a fallback needs one.
+      found.missing = fmt::format("names a source model it may not use ({}); set ep.context_source_model_path",
+                                  e.what());
+      return found;
+    }
     found.how = "onnx_model_filename, beside the ctx model";
   }
   boost::system::error_code ec;
