@@ -233,7 +233,7 @@ class QdqUnaryGroup : public sdk::CompiledGroup {
       // X's bytes again, a block at a time (it stays in L1), then the table.
       const float* px = x.data<float>();
       const ScalarQuant xq = m_.x;
-      math::parallel_for(x.size(), threads, math::kElementwiseGrain, [table, px, y, xq](int64_t i0, int64_t i1) {
+      math::parallel_for(x.size(), threads, math::pass_grain(sizeof(float) + 1), [table, px, y, xq](int64_t i0, int64_t i1) {
         constexpr int64_t kBlock = 2048;
         uint8_t bytes[kBlock];
         for (int64_t b = i0; b < i1; b += kBlock) {
