@@ -157,6 +157,16 @@ void check_qdq(QdqModel& q, const std::vector<int64_t>& x_shape, const std::stri
   EXPECT_GT(levels.size(), 20u);
 }
 
+// A constant quantized operand: `values` as u8 bytes with scale and zero point, through its own
+// DequantizeLinear named `y`.
+void add_constant_operand(QdqModel& q, const std::string& y, const std::vector<int64_t>& dims,
+                          const std::vector<uint8_t>& values, float scale, int zero_point) {
+  typed_initializer<uint8_t>(q.m, y + "_q", onnx::TensorProto::UINT8, dims, values);
+  q.m.initializer(y + "_s", {}, {scale});
+  typed_initializer<uint8_t>(q.m, y + "_z", onnx::TensorProto::UINT8, {}, {static_cast<uint8_t>(zero_point)});
+  q.m.node("DequantizeLinear", {y + "_q", y + "_s", y + "_z"}, {y}, y + "_dequantize");
+}
+
 }  // namespace
 
 TEST(CpuQdqFusion, MatMulBiasReluPerColumnWeights) {
@@ -453,10 +463,12 @@ TEST(CpuQdqFusion, ChainsOfElementwiseStepsAsOneTable) {
 }
 
 TEST(CpuQdqFusion, ChainFromASharedDequantizeReadsItsFloatOutput) {
-  // BERT's GELU: x's DequantizeLinear feeds Div(sqrt 2) -> Erf -> Q and the Mul by that Q/DQ's output.
-  // The chain's group reads the float x and quantizes it back (exact); the DequantizeLinear stays.
+  // x's DequantizeLinear feeds Div(sqrt 2) -> Erf -> Q, and two readers outside the chain (a Mul and a
+  // graph output). The chain's group reads the float x and quantizes it back (exact); the
+  // DequantizeLinear stays.
   QdqModel q;
   q.m.input("x", onnx::TensorProto::FLOAT, {4, 64}).output("y", onnx::TensorProto::FLOAT, {4, 64});
+  q.m.output("a", onnx::TensorProto::FLOAT, {4, 64});
   q.add_quant_pair("x", q.in, "in", "a");
   q.m.initializer("sqrt2", {}, {1.41421356f});
   q.m.node("Div", {"a", "sqrt2"}, {"d"}, "div");
@@ -466,6 +478,38 @@ TEST(CpuQdqFusion, ChainFromASharedDequantizeReadsItsFloatOutput) {
   q.out = {0.012f, 128, false};
   q.add_quant_pair("p", q.out, "out", "y");
   check_qdq(q, {4, 64}, "Div+Erf+QuantizeLinear", 61, true, 0.0);
+}
+
+TEST(CpuQdqFusion, QuantizedGeluAsOneTable) {
+  // BERT's GELU as a static quantizer writes it (Add and Mul quantized, Div and Erf left float):
+  //   a = DQ(x_q); e = Q/DQ(Erf(a / sqrt 2)); g = Q/DQ(e + DQ(1)); p = Q/DQ(a * g); y = Q(p * DQ(0.5))
+  // x's DequantizeLinear has two readers (Div and the Mul), both inside the pattern: one table over x's
+  // byte, bit for bit the op-by-op graph. Before, the DequantizeLinear ran on its own and four groups
+  // read its float output or each other's bytes.
+  for (const bool x_first : {true, false}) {
+    QdqModel q;
+    q.in = {0.03f, 140, false};
+    q.m.input("x", onnx::TensorProto::FLOAT, {2, 6, 40}).output("y", onnx::TensorProto::FLOAT, {2, 6, 40});
+    q.add_quant_pair("x", q.in, "in", "a");
+    q.m.initializer("sqrt2", {}, {1.41421356f});
+    q.m.node("Div", {"a", "sqrt2"}, {"d"}, "div");
+    q.m.node("Erf", {"d"}, {"e"}, "erf");
+    q.add_quant_pair("e", {2.f / 255, 128, false}, "eq", "ed");
+    add_constant_operand(q, "one", {}, {255}, 1.f / 255, 0);
+    q.m.node("Add", {"ed", "one"}, {"g"}, "add_one");
+    q.add_quant_pair("g", {2.f / 255, 0, false}, "gq", "gd");
+    q.m.node("Mul", x_first ? std::vector<std::string>{"a", "gd"} : std::vector<std::string>{"gd", "a"}, {"p"}, "mul");
+    q.add_quant_pair("p", {0.02f, 20, false}, "pq", "pd");
+    add_constant_operand(q, "half", {}, {128}, 0.5f / 128, 0);
+    q.m.node("Mul", {"pd", "half"}, {"h"}, "mul_half");
+    q.out = {0.012f, 16, false};
+    q.add_quant_pair("h", q.out, "out", "y");
+    SCOPED_TRACE(x_first);
+    check_qdq(q, {2, 6, 40},
+              "DequantizeLinear+Div+Erf+QuantizeLinear+DequantizeLinear+Add+QuantizeLinear+DequantizeLinear+Mul+"
+              "QuantizeLinear+DequantizeLinear+Mul+QuantizeLinear",
+              x_first ? 81 : 82, true, 0.0);
+  }
 }
 
 TEST(CpuQdqFusion, ReshapeAndTransposeBetweenEqualQuantPairsMoveBytes) {
@@ -707,16 +751,6 @@ TEST(CpuQdqFusion, MaxPoolOnTheBytes) {
 
 // ---- DQ, DQ -> Add / Mul -> Q (qdq_binary.cpp): the op-by-op arithmetic in blocks, so bit for bit --------
 
-// A constant quantized operand: `values` as u8 bytes with scale and zero point, through its own
-// DequantizeLinear named `y`.
-void add_constant_operand(QdqModel& q, const std::string& y, const std::vector<int64_t>& dims,
-                          const std::vector<uint8_t>& values, float scale, int zero_point) {
-  typed_initializer<uint8_t>(q.m, y + "_q", onnx::TensorProto::UINT8, dims, values);
-  q.m.initializer(y + "_s", {}, {scale});
-  typed_initializer<uint8_t>(q.m, y + "_z", onnx::TensorProto::UINT8, {}, {static_cast<uint8_t>(zero_point)});
-  q.m.node("DequantizeLinear", {y + "_q", y + "_s", y + "_z"}, {y}, y + "_dequantize");
-}
-
 TEST(CpuQdqFusion, AddOfTwoQuantizedTensorsOfOneShape) {
   QdqModel q;
   q.m.input("x", onnx::TensorProto::FLOAT, {2, 3, 17, 19}).output("y", onnx::TensorProto::FLOAT, {2, 3, 17, 19});
@@ -759,6 +793,44 @@ TEST(CpuQdqFusion, SignedBiasAddWithAConstantFirstOperand) {
   check_qdq(q, {2, 5, 24}, "DequantizeLinear+DequantizeLinear+Add+QuantizeLinear", 31, true, 0.0);
 }
 
+TEST(CpuQdqFusion, MatMulWithItsQuantizedBiasAddAsOneGroup) {
+  // A transformer's Linear as a static quantizer writes it (ours; ONNX Runtime's for MatMul + Add): the
+  // product quantized on its own, then DQ(product) + DQ(bias constant) -> Q. The bias Add joins the int8
+  // MatMul's group, which rounds the product with its Q/DQ before adding the bias, as the graph does.
+  struct Case {
+    Quant product, out;
+    bool bias_first, relu;
+  };
+  const Case cases[] = {{{0.04f, 131, false}, {0.05f, 120, false}, false, false},
+                        {{0.035f, -4, true}, {0.03f, 0, false}, true, true}};
+  uint32_t seed = 71;
+  for (const Case& c : cases) {
+    QdqModel q;
+    q.m.input("x", onnx::TensorProto::FLOAT, {2, 9, 48}).output("y", onnx::TensorProto::FLOAT, {2, 9, 40});
+    q.add_quant_pair("x", q.in, "in", "a");
+    q.add_weights(48, 40, false, 64, seed);
+    q.m.node("MatMul", {"a", "w"}, {"mm"}, "matmul");
+    q.add_quant_pair("mm", c.product, "product", "p");
+    std::vector<uint8_t> bias(40);
+    for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<uint8_t>((i * 53 + seed) % 256);
+    add_constant_operand(q, "bias", {40}, bias, 0.012f, 140);
+    q.m.node("Add", c.bias_first ? std::vector<std::string>{"bias", "p"} : std::vector<std::string>{"p", "bias"},
+             {"s"}, "add");
+    std::string last = "s", ops = "Add+";
+    if (c.relu) {
+      q.m.node("Relu", {"s"}, {"r"}, "relu");
+      last = "r";
+      ops += "Relu+";
+    }
+    q.out = c.out;
+    q.add_quant_pair(last, q.out, "out", "y");
+    SCOPED_TRACE(seed);
+    check_qdq(q, {2, 9, 48},
+              "DequantizeLinear+DequantizeLinear+MatMul+QuantizeLinear+DequantizeLinear+" + ops + "QuantizeLinear",
+              seed++);
+  }
+}
+
 TEST(CpuQdqFusion, MulBroadcastingBothWays) {
   // [3, 1, 7] by a constant [1, 4, 1]: each operand repeats along a different axis.
   QdqModel q;
@@ -776,7 +848,8 @@ TEST(CpuQdqFusion, LayerNormBetweenQuantPairsByRows) {
   // has them (variance, variance + eps, normalised row, row times gamma), gamma as a DequantizeLinear
   // of int8; none at all with Mul(d, d) and no gamma/beta (s8 out); the difference re-quantized (it
   // feeds the square and the division) and gamma without beta, s8 in; x's DequantizeLinear also read by
-  // a residual Add after the norm (ViT's pre-norm: the group reads the float x). The fused means add in
+  // a residual Add after the norm (ViT's pre-norm: the host gives the norm a DequantizeLinear of its own,
+  // host/transform/unique_dequantize.cpp, and the group reads x's bytes). The fused means add in
   // another order than the ReduceMean kernel, so a re-quantized variance may land a step away: within 2
   // steps of the op-by-op graph, as every int8 fusion.
   struct Case {
@@ -795,7 +868,7 @@ TEST(CpuQdqFusion, LayerNormBetweenQuantPairsByRows) {
     const std::vector<int64_t> shape{2, 5, 48};
     q.m.input("x", onnx::TensorProto::FLOAT, shape).output("y", onnx::TensorProto::FLOAT, shape);
     q.add_quant_pair("x", q.in, "in", "a");
-    std::string expect = c.shared ? "" : "DequantizeLinear";
+    std::string expect = "DequantizeLinear";
     auto add = [&](const std::string& op, const std::vector<std::string>& in, const std::string& out) -> onnx::NodeProto& {
       expect += (expect.empty() ? "" : "+") + op;
       return q.m.node(op, in, {out}, out + "_node");
