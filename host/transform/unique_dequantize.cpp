@@ -15,9 +15,11 @@
 // and Sub, GELU's Div and Mul, SiLU's Sigmoid and Mul read one value on purpose, and the providers'
 // matchers expect them to (a group reads the bytes once, as one table or one pass per row). Two readers
 // belong together when one is reached from the other within kUnitReach nodes: the paths inside such
-// decompositions are a handful of nodes (GELU's Div reaches its Mul in 7, through two Q/DQ pairs),
-// while separate operators that read one tensor meet again only after a whole block (the residual Add
-// after attention: 30 nodes and more). Slices of one tensor stay together too: they are a Split as
+// decompositions are a handful of nodes (GELU's Div reaches its Mul in 7, through two Q/DQ pairs), and
+// so is a ResNet bottleneck (its first conv reaches the residual Add in 9: three convs, each with its
+// Q/DQ pair, which a provider runs as one chain ending in that Add), while operators that read one
+// tensor and meet again only after a whole transformer block (the residual Add after attention or the
+// MLP: 15 nodes and more) get copies. Slices of one tensor stay together too: they are a Split as
 // exporters write it (ViT's query/key/value), which a provider reads once for all of them.
 //
 // The copies compute what the original computes (the same inputs and attributes), so outputs are
@@ -44,7 +46,7 @@ namespace {
 using namespace transform_detail;
 
 // How far (in nodes, along the data flow) one reader may reach another and still be one operator.
-constexpr int kUnitReach = 8;
+constexpr int kUnitReach = 10;
 // At most this many nodes are visited from one reader (the reach is cut short in wide graphs).
 constexpr size_t kReachBudget = 256;
 

@@ -122,9 +122,9 @@ Ephost::Session op_by_op_session(const std::string& bytes) {
 }
 
 // Runs the model fused and op by op; the dequantized outputs must be within 2 steps of out.scale, and
-// the fused session must hold a group of exactly `expect`'s op types.
+// the fused session must hold `count` groups of exactly `expect`'s op types (none unless expect_fused).
 void check_qdq(QdqModel& q, const std::vector<int64_t>& x_shape, const std::string& expect, uint32_t seed = 1,
-               bool expect_fused = true, double max_steps = 2.0) {
+               bool expect_fused = true, double max_steps = 2.0, size_t count = 1) {
   const std::string bytes = q.m.bytes();
   Ephost::Session fused = fused_session(bytes);
   Ephost::Session plain = op_by_op_session(bytes);
@@ -132,7 +132,7 @@ void check_qdq(QdqModel& q, const std::vector<int64_t>& x_shape, const std::stri
   const std::multiset<std::string> groups = fused_groups(fused);
   std::string all;
   for (const auto& g : groups) all += "[" + g + "] ";
-  EXPECT_EQ(groups.count(expect), expect_fused ? 1u : 0u) << "fused groups: " << all;
+  EXPECT_EQ(groups.count(expect), expect_fused ? count : 0u) << "fused groups: " << all;
   for (const std::string& g : fused_groups(plain)) EXPECT_NE(g, expect) << "fuse_patterns=0 still fused " << g;
 
   size_t n = 1;
@@ -265,6 +265,36 @@ TEST(CpuQdqFusion, SharedInputDequantizeStaysOutside) {
   q.add_quant_pair("biased", q.out, "mid", "m");
   q.m.node("Add", {"m", "a"}, {"y"}, "residual");
   check_qdq(q, {9, 40}, "DequantizeLinear+MatMul+Add+QuantizeLinear", 7);
+}
+
+TEST(CpuQdqFusion, MatMulsSharingOneDequantizeEachReadTheBytes) {
+  // BERT's query, key and value projections read one LayerNorm output's DequantizeLinear. The host gives
+  // each MatMul a copy (host/transform/unique_dequantize.cpp), so each group takes its own and reads the
+  // bytes: three groups with their activation's DequantizeLinear, no DequantizeLinear left on its own.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {2, 5, 32}).output("y", onnx::TensorProto::FLOAT, {2, 5, 24});
+  q.add_quant_pair("x", q.in, "in", "a");
+  std::vector<std::string> outs;
+  for (int i = 0; i < 3; ++i) {
+    const std::string k = std::to_string(i);
+    std::mt19937 gen(90 + i);
+    std::uniform_int_distribution<int> d(-64, 64);
+    std::vector<int8_t> w(32 * 24);
+    for (int8_t& v : w) v = static_cast<int8_t>(d(gen));
+    typed_initializer<int8_t>(q.m, "w" + k + "_q", onnx::TensorProto::INT8, {32, 24}, w);
+    q.m.initializer("w" + k + "_s", {24}, channel_scales(24));
+    auto& dq = q.m.node("DequantizeLinear", {"w" + k + "_q", "w" + k + "_s"}, {"w" + k}, "w" + k + "_dequantize");
+    ephost_test::attr_int(dq, "axis", 1);
+    q.m.node("MatMul", {"a", "w" + k}, {"mm" + k}, "matmul" + k);
+    q.add_quant_pair("mm" + k, {0.06f, 128, false}, "p" + k, "d" + k);
+    outs.push_back("d" + k);
+  }
+  q.m.node("Add", {outs[0], outs[1]}, {"s01"}, "sum01");
+  q.add_quant_pair("s01", {0.08f, 128, false}, "s01", "e01");
+  q.m.node("Add", {"e01", outs[2]}, {"s"}, "sum");
+  q.out = {0.1f, 128, false};
+  q.add_quant_pair("s", q.out, "out", "y");
+  check_qdq(q, {2, 5, 32}, "DequantizeLinear+DequantizeLinear+MatMul+QuantizeLinear", 93, true, 2.0, 3);
 }
 
 TEST(CpuQdqFusion, FullRangeWeightsFuseOnlyWhereExact) {
@@ -848,8 +878,7 @@ TEST(CpuQdqFusion, LayerNormBetweenQuantPairsByRows) {
   // has them (variance, variance + eps, normalised row, row times gamma), gamma as a DequantizeLinear
   // of int8; none at all with Mul(d, d) and no gamma/beta (s8 out); the difference re-quantized (it
   // feeds the square and the division) and gamma without beta, s8 in; x's DequantizeLinear also read by
-  // a residual Add after the norm (ViT's pre-norm: the host gives the norm a DequantizeLinear of its own,
-  // host/transform/unique_dequantize.cpp, and the group reads x's bytes). The fused means add in
+  // a residual Add after the norm (ViT's pre-norm: the group reads the float x). The fused means add in
   // another order than the ReduceMean kernel, so a re-quantized variance may land a step away: within 2
   // steps of the op-by-op graph, as every int8 fusion.
   struct Case {
@@ -868,7 +897,7 @@ TEST(CpuQdqFusion, LayerNormBetweenQuantPairsByRows) {
     const std::vector<int64_t> shape{2, 5, 48};
     q.m.input("x", onnx::TensorProto::FLOAT, shape).output("y", onnx::TensorProto::FLOAT, shape);
     q.add_quant_pair("x", q.in, "in", "a");
-    std::string expect = "DequantizeLinear";
+    std::string expect = c.shared ? "" : "DequantizeLinear";
     auto add = [&](const std::string& op, const std::vector<std::string>& in, const std::string& out) -> onnx::NodeProto& {
       expect += (expect.empty() ? "" : "+") + op;
       return q.m.node(op, in, {out}, out + "_node");

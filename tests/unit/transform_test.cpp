@@ -393,7 +393,7 @@ TEST(UniqueDequantize, ReadersOfSeparateOperatorsGetTheirOwnCopy) {
   add_node(g, "MatMul", {"d", "W"}, {"m1"}, "mm1");
   add_node(g, "MatMul", {"d", "W"}, {"m2"}, "mm2");
   std::string v = "m1";
-  for (int i = 0; i < 9; ++i) {  // a block longer than any decomposed operator
+  for (int i = 0; i < 12; ++i) {  // a block longer than any decomposed operator
     add_node(g, "Relu", {v}, {"r" + std::to_string(i)}, "relu" + std::to_string(i));
     v = "r" + std::to_string(i);
   }
