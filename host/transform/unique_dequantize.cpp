@@ -15,17 +15,19 @@
 // and Sub, GELU's Div and Mul, SiLU's Sigmoid and Mul read one value on purpose, and the providers'
 // matchers expect them to (a group reads the bytes once, as one table or one pass per row). Two readers
 // belong together when one is reached from the other within kUnitReach nodes: the paths inside such
-// decompositions are a handful of nodes (GELU's Div reaches its Mul in 7, through two Q/DQ pairs), and
-// so is a ResNet bottleneck (its first conv reaches the residual Add in 9: three convs, each with its
-// Q/DQ pair, which a provider runs as one chain ending in that Add), while operators that read one
-// tensor and meet again only after a whole transformer block (the residual Add after attention or the
-// MLP: 15 nodes and more) get copies. Slices of one tensor stay together too: they are a Split as
+// decompositions are a handful of nodes (GELU's Div reaches its Mul in 7, through two Q/DQ pairs),
+// while operators that read one tensor and meet again only after a whole transformer block (the residual
+// Add after attention or the MLP: 15 nodes and more) get copies. Slices of one tensor stay together too: they are a Split as
 // exporters write it (ViT's query/key/value), which a provider reads once for all of them.
 //
 // The copies compute what the original computes (the same inputs and attributes), so outputs are
 // unchanged; a reader no provider fuses costs one more dequantization. Not copied: a DequantizeLinear
 // of a constant (a quantized weight: the host precomputes it, and a copy would precompute it twice) or
-// of a blocked form, one whose output a subgraph reads, one in a subgraph's body.
+// of a blocked form, one whose output a subgraph reads, one in a subgraph's body, and one that a
+// convolution reads: convolutional nets share their block inputs between a conv and a residual Add or a
+// projection conv, which the CPU plugin's conv groups already handle by reading the bytes and handing
+// the float tensor on (qdq_conv.cpp), and whose chains end in that Add; copies there were not measured to
+// gain anything and would change how those chains form.
 #include <onnx/onnx_pb.h>
 
 #include <fmt/format.h>
@@ -58,6 +60,10 @@ bool is_activation_dequantize(const Node& node) {
 }
 
 bool is_slice(const Node& node) { return is_default_domain(node.domain) && node.op_type == "Slice"; }
+
+bool is_convolution(const Node* node) {
+  return is_default_domain(node->domain) && (node->op_type == "Conv" || node->op_type == "ConvTranspose");
+}
 
 // The distinct nodes that read v explicitly, in first-read order.
 std::vector<Node*> distinct_readers(const Value& v) {
@@ -140,7 +146,7 @@ class UniqueDequantize : public GraphPass {
       const Value& out = *dq->outputs[0];
       if (read_by_subgraph(out)) continue;
       const std::vector<Node*> readers = distinct_readers(out);
-      if (readers.size() < 2) continue;
+      if (readers.size() < 2 || std::any_of(readers.begin(), readers.end(), is_convolution)) continue;
       const std::vector<std::vector<Node*>> groups = group_readers(readers);
       // The first group keeps the original (and so does a graph output); each other group gets a copy.
       for (size_t g = 1; g < groups.size(); ++g) {

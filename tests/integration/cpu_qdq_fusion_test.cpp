@@ -493,20 +493,20 @@ TEST(CpuQdqFusion, ChainsOfElementwiseStepsAsOneTable) {
 }
 
 TEST(CpuQdqFusion, ChainFromASharedDequantizeReadsItsFloatOutput) {
-  // x's DequantizeLinear feeds Div(sqrt 2) -> Erf -> Q, and two readers outside the chain (a Mul and a
-  // graph output). The chain's group reads the float x and quantizes it back (exact); the
-  // DequantizeLinear stays.
+  // x's DequantizeLinear feeds Div(sqrt 2) -> Erf -> Q, the Mul by that Q/DQ's output, and an Add of the
+  // product (three readers of one operator: the host keeps them on one DequantizeLinear). The chain's
+  // group reads the float x and quantizes it back (exact); the DequantizeLinear stays.
   QdqModel q;
   q.m.input("x", onnx::TensorProto::FLOAT, {4, 64}).output("y", onnx::TensorProto::FLOAT, {4, 64});
-  q.m.output("a", onnx::TensorProto::FLOAT, {4, 64});
   q.add_quant_pair("x", q.in, "in", "a");
   q.m.initializer("sqrt2", {}, {1.41421356f});
   q.m.node("Div", {"a", "sqrt2"}, {"d"}, "div");
   q.m.node("Erf", {"d"}, {"e"}, "erf");
   q.add_quant_pair("e", {0.008f, 128, false}, "eq", "ed");
   q.m.node("Mul", {"a", "ed"}, {"p"}, "mul");
+  q.m.node("Add", {"a", "p"}, {"s"}, "add");
   q.out = {0.012f, 128, false};
-  q.add_quant_pair("p", q.out, "out", "y");
+  q.add_quant_pair("s", q.out, "out", "y");
   check_qdq(q, {4, 64}, "Div+Erf+QuantizeLinear", 61, true, 0.0);
 }
 
