@@ -192,8 +192,10 @@ class QdqMatMulGroup : public sdk::CompiledGroup {
     if (m.bias_add.valid())
       bias_rank_ = std::max(bias_value.rank(), m.mm.output(0).rank());
     // With the product quantized first, the bias is added after that rounding, not in the product's sum.
-    if (m.requantized_product) bias_after_rounding_.swap(bias_);
-    if (m.requantized_product) bias_.assign(static_cast<size_t>(N), 0.f);
+    if (m.requantized_product) {
+      bias_after_rounding_.swap(bias_);
+      bias_.assign(static_cast<size_t>(N), 0.f);
+    }
     plan_at_compile(group.input(static_cast<size_t>(in_index_)).dims());
   }
 
