@@ -1,6 +1,6 @@
 // The isolation layer's pieces, tested directly: the options (session, provider, environment), the wire
 // format's frames over a socketpair (a dead peer is an answer, never SIGPIPE; a silent one a timeout),
-// and the shared arena seen by two mappings.
+// and the shared arena seen by two mappings (sealed against shrinking, never mapped past its end).
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -90,6 +90,25 @@ TEST(IsolationArena, TwoMappingsSeeOneMemoryAndFollowItsGrowth) {
   host.base()[host.size() - 1] = 'z';
   EXPECT_EQ(other.base()[other.size() - 1], 'z');
   EXPECT_EQ(isolation::SharedArena::align(1), 64u);
+}
+
+// A hostile or confused provider host can neither shrink the memory under the host's mapping nor make
+// the host map past its end: either would fault (SIGBUS) in the host when it reads the bytes.
+TEST(IsolationArena, TheOtherSideCanNeitherShrinkItNorSayItIsLarger) {
+  isolation::SharedArena host = isolation::SharedArena::create(100);
+  isolation::SharedArena other = isolation::SharedArena::adopt(dup(host.fd()), host.size());
+  EXPECT_NE(::ftruncate(other.fd(), 4096), 0) << "the memfd is sealed against shrinking";
+  other.reserve(host.size() * 2);  // growing stays allowed
+  try {
+    host.follow(other.size() * 4);
+    FAIL() << "mapped past the memfd's end";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), EPHOST_EP_FAIL);
+    EXPECT_NE(std::string(e.what()).find("hostile provider host"), std::string::npos) << e.what();
+  }
+  host.follow(other.size());
+  host.base()[host.size() - 1] = 'q';
+  EXPECT_EQ(other.base()[other.size() - 1], 'q');
 }
 
 }  // namespace
