@@ -13,6 +13,13 @@
 // and divided by the run's requests to the provider host, per call. FAKEDEV_UNPROTECTED=1 is set, so
 // the plugin's own mprotect calls are not measured.
 //
+// Then det-sized tensors on the device (`device` too): PP-OCRv4 det at 960x960 takes an 11 MB input and gives
+// a 3.7 MB output. Here x [3, 921600] (11.06 MB) crosses in and y = ReduceMax over its rows [1, 921600]
+// (3.69 MB) crosses out, through fakedev isolated against in process, with the overhead split into its
+// parts: the host's memcpy into and out of the shared memory (timed alone on a memfd mapping), the
+// requests' round trips (the small-tensor rows' cost per request times the requests), and the rest (the
+// provider host's copy no longer overlapping the host's work, waiting).
+//
 // Then ONNX Runtime plugin EPs (the adapter in the provider host): the compiling EP ortadd takes the chain
 // as one fused group (one Compute per run), the kernel-registry EP ortkern as three single-node kernels
 // (three OrtKernelImpl::Compute per run): their isolated cost per run, and per call.
@@ -30,6 +37,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <functional>
@@ -39,13 +47,14 @@
 
 #include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "ephost/ephost_cxx_api.h"
 
 namespace {
 
-std::string chain_model(int64_t width) {
+std::string chain_model(int64_t width, int64_t rows = 1) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(13);
@@ -55,7 +64,7 @@ std::string chain_model(int64_t width) {
     v->set_name(name);
     auto* t = v->mutable_type()->mutable_tensor_type();
     t->set_elem_type(onnx::TensorProto::FLOAT);
-    t->mutable_shape()->add_dim()->set_dim_value(1);
+    t->mutable_shape()->add_dim()->set_dim_value(name == "x" ? rows : 1);
     t->mutable_shape()->add_dim()->set_dim_value(width);
   };
   set_type(g->add_input(), "x");
@@ -74,7 +83,16 @@ std::string chain_model(int64_t width) {
   };
   node("Add", {"x", "c"}, "a");
   node("Mul", {"a", "c"}, "m");
-  node("Relu", {"m"}, "y");
+  if (rows == 1) {
+    node("Relu", {"m"}, "y");
+  } else {  // y: the maximum over x's rows, smaller than x
+    node("Relu", {"m"}, "r");
+    node("ReduceMax", {"r"}, "y");
+    auto* axes = g->mutable_node(g->node_size() - 1)->add_attribute();
+    axes->set_name("axes");
+    axes->set_type(onnx::AttributeProto::INTS);
+    axes->add_ints(0);
+  }
   std::string s;
   m.SerializeToString(&s);
   return s;
@@ -109,14 +127,18 @@ struct Timing {
 
 // Per-run times over `runs` runs (after 50 warm-up runs).
 Timing time_runs(Ephost::Env& env, const std::string& model, int64_t width, const char* mode, int runs,
-                 const char* provider = "faulty") {
+                 const char* provider = "faulty", int64_t rows = 1) {
   Ephost::SessionOptions o;
   o.set_threads(1);
   o.add_config("session.provider_isolation", mode);
   o.append_provider(provider);
-  if (std::string(provider) == "fakedev") o.add_config("ep.fakedev.mode", "fused");
+  if (std::string(provider) == "fakedev") {
+    o.add_config("ep.fakedev.mode", "fused");
+    o.add_config("ep.fakedev.claim", "Add,Mul,Relu,ReduceMax");
+  }
   Ephost::Session s(env, model.data(), model.size(), o);
-  std::vector<float> x(static_cast<size_t>(width), 0.25f);
+  std::vector<float> x(static_cast<size_t>(width * rows), 0.25f);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 97) * 0.125f - 4.0f;
   std::vector<double> times;
   long host = -1;
   double cpu0 = 0;
@@ -127,7 +149,7 @@ Timing time_runs(Ephost::Env& env, const std::string& model, int64_t width, cons
       cpu0 = self_cpu_s() + process_cpu_s(host);
     }
     const auto t0 = std::chrono::steady_clock::now();
-    auto y = s.run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {1, width}, x.data(), x.size())}, {"y"});
+    auto y = s.run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {rows, width}, x.data(), x.size())}, {"y"});
     const auto t1 = std::chrono::steady_clock::now();
     if (i >= 50) times.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
   }
@@ -148,6 +170,26 @@ double median_run_us(const std::function<void()>& run, int runs) {
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
+}
+
+// Microseconds (median of `runs`) of the host's two memcpy of an isolated run with `in` bytes in and `out`
+// bytes out: into a warm memfd mapping (the shared memory) and out of it.
+double arena_memcpy_us(size_t in, size_t out, int runs) {
+  const int fd = memfd_create("bench-arena", MFD_CLOEXEC);
+  if (fd < 0 || ftruncate(fd, static_cast<off_t>(in + out)) != 0) return -1;
+  void* p = mmap(nullptr, in + out, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) return -1;
+  auto* arena = static_cast<char*>(p);
+  std::vector<char> src(in, 1), dst(out, 0);
+  const double us = median_run_us(
+      [&] {
+        std::memcpy(arena, src.data(), in);
+        std::memcpy(dst.data(), arena + in, out);
+      },
+      runs);
+  munmap(p, in + out);
+  close(fd);
+  return us;
 }
 
 // fakedev (in `env`) isolated on a chain of `width` floats, crashed three times; then on the CPU plugin.
@@ -256,6 +298,7 @@ int main(int argc, char** argv) {
       std::printf("\ndevice memory (fakedev, one fused group; %g requests per isolated run)\n", kCallsPerRun);
       std::printf("%-9s %11s %11s %11s | %11s %11s %11s | %10s %9s %9s\n", "floats", "in_median", "in_min", "in_cpu",
                   "iso_median", "iso_min", "iso_cpu", "cpu_extra", "cpu_ratio", "us/call");
+      double per_request_us = 0;
       for (int64_t width : {16, 1024, 65536, 1048576}) {
         const std::string model = chain_model(width);
         const int n = width >= 1048576 ? std::max(20, runs / 20) : runs;
@@ -265,7 +308,27 @@ int main(int argc, char** argv) {
                     static_cast<long long>(width), in.median_us, in.min_us, in.cpu_us, out.median_us, out.min_us,
                     out.cpu_us, out.cpu_us - in.cpu_us, out.cpu_us / in.cpu_us,
                     (out.median_us - in.median_us) / kCallsPerRun);
+        if (width == 16) per_request_us = (out.median_us - in.median_us) / kCallsPerRun;
       }
+      // det-sized: 11.06 MB in, 3.69 MB out.
+      constexpr int64_t kDetRows = 3, kDetWidth = 921600;
+      const size_t in_bytes = kDetRows * kDetWidth * sizeof(float), out_bytes = kDetWidth * sizeof(float);
+      const std::string det = chain_model(kDetWidth, kDetRows);
+      const int n = std::max(20, runs / 20);
+      const Timing in = time_runs(device_env, det, kDetWidth, "in_process", n, "fakedev", kDetRows);
+      const Timing out = time_runs(device_env, det, kDetWidth, "process", n, "fakedev", kDetRows);
+      const double memcpy_us = arena_memcpy_us(in_bytes, out_bytes, n);
+      const double overhead = out.median_us - in.median_us;
+      const double round_trips = per_request_us * kCallsPerRun;
+      std::printf("\ndet-sized device I/O (fakedev, %.2f MB in, %.2f MB out; %d runs): wall median per run, "
+                  "microseconds\n", in_bytes / 1e6, out_bytes / 1e6, n);
+      std::printf("%11s %11s %11s | %11s %11s %11s | %11s %11s %11s %11s\n", "in_median", "iso_median", "overhead",
+                  "in_cpu", "iso_cpu", "cpu_ratio", "arena_copy", "round_trip", "rest", "overhead_%");
+      std::printf("%11.1f %11.1f %11.1f | %11.1f %11.1f %11.2f | %11.1f %11.1f %11.1f %11.1f\n", in.median_us,
+                  out.median_us, overhead, in.cpu_us, out.cpu_us, out.cpu_us / in.cpu_us, memcpy_us, round_trips,
+                  overhead - memcpy_us - round_trips, 100.0 * overhead / in.median_us);
+      std::printf("(arena_copy: the host's memcpy of the bytes into and out of a memfd mapping, timed alone; "
+                  "round_trip: %g requests at the 16-float row's cost; rest: the remainder)\n", kCallsPerRun);
     }
   }
   unlink(link.c_str());
