@@ -13,6 +13,7 @@
 #include "core/runtime_value.h"
 #include "core/tensor.h"
 #include "discovery/plugin_record.h"
+#include "isolation/crossing_values.h"
 #include "isolation/fallback_group.h"
 #include "isolation/graph_snapshot.h"
 #include "isolation/restart_context.h"
@@ -542,6 +543,7 @@ std::vector<EphostCapability::Claim> IsolatedProvider::claims(const GraphView& v
              index, view.graph->nodes.size());
       claim.nodes.push_back(view.graph->nodes[index].get());
     }
+    if (claim.refused.empty()) claim.refused = isolation::why_claim_cannot_cross(claim.nodes, name());
   }
   return claims;
 }
