@@ -21,10 +21,17 @@ std::atomic<uint64_t> next_id{1};
 
 uint64_t id_of(EphostStream* stream) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(stream)); }
 
-// A copy between host and device memory goes in chunks of this size: the provider host uploads one while
-// the host writes the next into the arena (or copies one into the arena while the host reads the last one
-// out), so the two copies overlap instead of adding up.
-constexpr uint64_t kTransferChunk = uint64_t{1} << 20;
+// A copy between host and device memory goes in chunks: the provider host uploads one while the host
+// writes the next into the arena (or copies one into the arena while the host reads the last one out), so
+// the two copies overlap instead of adding up. At most kMaxChunks of at least kMinChunk bytes: each chunk
+// is a request (a wake-up of the other process), and the part that cannot overlap is one chunk.
+constexpr uint64_t kMinChunk = uint64_t{1} << 20;
+constexpr uint64_t kMaxChunks = 4;
+
+uint64_t transfer_chunk(uint64_t bytes) {
+  const uint64_t quarter = (bytes + kMaxChunks - 1) / kMaxChunks;
+  return std::max(kMinChunk, (quarter + 65535) & ~uint64_t{65535});
+}
 
 
 }  // namespace
@@ -65,7 +72,7 @@ EphostDeviceBuffer IsolatedDevice::allocate(uint64_t bytes, const std::string& w
   MessageWriter m;
   m.u32(static_cast<uint32_t>(Op::kDeviceAllocate)).u64(owner_.client_).u64(id).u64(index()).u64(asked);
   owner_.request_locked(m.data(), call, owner_.settings_.call_timeout);
-  buffers_[id] = Buffer{asked, owner_.generation_, nullptr};
+  buffers_[id] = Buffer{asked, owner_.generation_, nullptr, false, {}};
   return handle(id);
 }
 
@@ -158,7 +165,7 @@ uint64_t IsolatedDevice::stream_id_locked(EphostStream* stream) const {
 }
 
 void IsolatedDevice::adopt_locked(uint64_t id, uint64_t bytes) const {
-  buffers_[id] = Buffer{bytes, owner_.generation_, nullptr};
+  buffers_[id] = Buffer{bytes, owner_.generation_, nullptr, false, {}};
 }
 
 void IsolatedDevice::copy_to_device(EphostStream* stream, const void* src, EphostDeviceBuffer dst, uint64_t bytes,
@@ -172,11 +179,11 @@ void IsolatedDevice::copy_to_device(EphostStream* stream, const void* src, Ephos
   const size_t at = owner_.upload_room_locked(stream_id, bytes);
   SharedArena& arena = owner_.process_->arena();
   const auto* from = static_cast<const char*>(src);
-  const size_t chunks = static_cast<size_t>((bytes + kTransferChunk - 1) / kTransferChunk);
+  const uint64_t chunk = transfer_chunk(bytes);
   owner_.pipelined_requests_locked(
-      chunks,
+      static_cast<size_t>((bytes + chunk - 1) / chunk),
       [&](size_t i) {
-        const uint64_t begin = i * kTransferChunk, n = std::min(kTransferChunk, bytes - begin);
+        const uint64_t begin = i * chunk, n = std::min(chunk, bytes - begin);
         std::memcpy(arena.base() + at + begin, from + begin, n);
         MessageWriter m;
         m.u32(static_cast<uint32_t>(Op::kCopyToDevice)).u64(owner_.client_).u64(stream_id).u64(id)
@@ -208,9 +215,10 @@ void IsolatedDevice::copy_to_host(EphostStream* stream, EphostDeviceBuffer src, 
   // next in. The first waits for the stream's work; each is finished before its reply.
   arena.reserve(bytes);
   auto* to = static_cast<char*>(dst);
-  auto chunk = [&](size_t i) { return std::make_pair(i * kTransferChunk, std::min(kTransferChunk, bytes - i * kTransferChunk)); };
+  const uint64_t size = transfer_chunk(bytes);
+  auto chunk = [&](size_t i) { return std::make_pair(i * size, std::min(size, bytes - i * size)); };
   owner_.pipelined_requests_locked(
-      static_cast<size_t>((bytes + kTransferChunk - 1) / kTransferChunk),
+      static_cast<size_t>((bytes + size - 1) / size),
       [&](size_t i) {
         const auto [begin, n] = chunk(i);
         MessageWriter m;

@@ -79,6 +79,28 @@ TEST(IsolationWire, FramesCrossAndADeadPeerIsAnAnswer) {
   close(fds[0]);
 }
 
+// Requests sent one after the other without waiting for each reply (a copy in chunks) arrive together:
+// each read takes exactly one frame, never a byte of the next.
+TEST(IsolationWire, FramesSentBackToBackAreReadOneByOne) {
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+  const std::vector<std::string> sent = {"a", std::string(10000, 'b'), "", "dd"};
+  for (const std::string& s : sent) {
+    isolation::MessageWriter w;
+    w.bytes(s);
+    ASSERT_TRUE(isolation::write_frame(fds[0], w.data()));
+  }
+  const auto soon = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (const std::string& s : sent) {
+    std::string payload;
+    ASSERT_EQ(isolation::read_frame_until(fds[1], soon, payload, nullptr, nullptr), isolation::ReadResult::kFrame);
+    isolation::MessageReader r(payload);
+    EXPECT_EQ(r.str(), s);
+  }
+  close(fds[0]);
+  close(fds[1]);
+}
+
 TEST(IsolationArena, TwoMappingsSeeOneMemoryAndFollowItsGrowth) {
   isolation::SharedArena host = isolation::SharedArena::create(100);
   isolation::SharedArena other = isolation::SharedArena::adopt(dup(host.fd()), host.size());
