@@ -148,6 +148,26 @@ class IsolatedProvider final : public Provider {
   // request_locked with the posted requests sent ahead of `request` in one frame (Op::kBatch).
   std::string batch_request_locked(const std::string& request, const std::string& what, Clock::duration timeout,
                                    const std::function<bool()>& should_stop) const;
+  // The Op::kBatch frame carrying the posted requests ahead of `request` (posted_ is emptied), and the
+  // inner reply of its reply (failed on_run_end logged), or an error status with `error` filled.
+  std::string batch_frame_locked(const std::string& request) const;
+  std::string batch_inner_reply_locked(const std::string& reply, const std::string& what) const;
+  // `count` requests, each made by `make(i)` right before it is sent (it may write the arena: a chunk of
+  // a copy in), sent one after the other without waiting for the replies in between; then every reply
+  // is read, each successful one handed to `on_reply(i, reply)` as it comes (may be empty; a chunk of a
+  // copy out is read from the arena there while the provider host copies the next). The first error
+  // among them is thrown once all replies are in, so the socket stays in step. `make` must not throw.
+  // The posted requests go ahead of the first.
+  void pipelined_requests_locked(size_t count, const std::function<std::string(size_t)>& make,
+                                 const std::string& what, Clock::duration timeout,
+                                 const std::function<void(size_t, const std::string&)>& on_reply = {}) const;
+  // Where in the arena a copy of `bytes` to the device on stream `stream` (0: none) may put its bytes,
+  // the arena grown to hold them: after the uploads still queued on the same stream, else at 0 once
+  // those of another stream are finished (ProviderProcess::PendingUploads).
+  size_t upload_room_locked(uint64_t stream, size_t bytes) const;
+  // Has the provider host finish the stream whose uploads still read the arena, before the arena's
+  // first bytes are written again (a host-memory compute, a synchronous copy, another stream's copy).
+  void settle_uploads_locked() const;
   // Posts on_run_start or on_run_end: sent ahead of the next request (see run_start).
   void post_locked(isolation::Op op) const;
   // Posts `request` (one that answers nothing: on_run_*, a device free, a stream release) likewise.
