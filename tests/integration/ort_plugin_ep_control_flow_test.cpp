@@ -191,6 +191,7 @@ TEST_F(OrtControlFlowKernels, TheEpReadsItsNodesSchemasFromTheHost) {
                       "outputs=final_state_and_scan_outputs V{"),
             0u) << log;
   const std::string add = line_of(log, "count");  // in the Loop's body: GetCapability sees subgraphs too
+  ASSERT_GT(add.size(), 7u) << log;
   EXPECT_EQ(add.find("schema node=count op=Add since=13 inputs=A,B outputs=C T{"), 0u) << log;
   EXPECT_NE(add.find("tensor(float)"), std::string::npos) << add;
   EXPECT_NE(add.find("}in[0,1]out[0] fixed="), std::string::npos) << add;
