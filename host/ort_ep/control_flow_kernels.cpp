@@ -330,6 +330,10 @@ OrtStatus* control_flow_compute(OrtKernelImpl* this_ptr, OrtKernelContext* conte
       case Flow::kLoop: compute_loop(*k, *context->context); break;
       case Flow::kScan: compute_scan(*k, *context->context); break;
     }
+  } catch (const Error& e) {
+    // ephost's codes 0..11 are ONNX Runtime's; a stopped run (terminate, deadline) reads as ORT_FAIL.
+    const int code = static_cast<int>(e.code());
+    return make_status(code > ORT_OK && code <= ORT_EP_FAIL ? static_cast<OrtErrorCode>(code) : ORT_FAIL, e.what());
   } catch (const std::exception& e) {
     return make_status(ORT_FAIL, e.what());
   }
