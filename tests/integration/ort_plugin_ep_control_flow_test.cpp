@@ -148,7 +148,7 @@ TEST_F(OrtControlFlowKernels, IfLoopAndScanRunAsTheEpsKernelsAndEqualTheCpuPlugi
     EXPECT_EQ(providers.at(node), "ortkern") << node << ": " << s.partition_report_json();
   EXPECT_EQ(providers.at("pass"), "cpu");  // ortkern's Identity is float only
 
-  for (bool cond : {true, false})
+  for (bool cond : {true, false}) {
     for (int64_t trips : {3, 0}) {
       const auto got = run(s, cond, trips);
       const auto want = run(cpu, cond, trips);
@@ -158,8 +158,11 @@ TEST_F(OrtControlFlowKernels, IfLoopAndScanRunAsTheEpsKernelsAndEqualTheCpuPlugi
         EXPECT_EQ(got[i].to_vector<float>(), want[i].to_vector<float>()) << kOutputs[i] << " cond=" << cond
                                                                          << " M=" << trips;
       }
-      if (trips == 0) EXPECT_EQ(got[2].shape(), (std::vector<int64_t>{0, 2, 3}));
+      if (trips == 0) {
+        EXPECT_EQ(got[2].shape(), (std::vector<int64_t>{0, 2, 3}));
+      }
     }
+  }
   // Per run: one ConcatOutput for the Loop's scan output (3 iterations of 2x3 floats; none when M is 0),
   // and two Transposes for the Scan (its input's axis 1 to the front, its output's stacking axis to 1).
   const std::string with_loop = "concat node=loop parts=3 bytes=72\n";
