@@ -711,41 +711,46 @@ class QdqConvChainGroup : public sdk::CompiledGroup {
   static constexpr int kChainSlot0 = 6;
 
   // Y = Q([Relu](DQ(A) + B)) for the last link's NHWC bytes A and B in NCHW (bytes, dequantized, or
-  // floats), into NCHW Y: A is transposed into Y first (whole planes of pixels, as a link's NCHW
-  // output is), then Y is rewritten in place in blocks of kBlock elements with the ops' own loops
-  // (math/quantize.h), as the op-by-op graph computes them (per-channel rows of a deep layer's 49
-  // pixels made the calls cost more than their work).
+  // floats), into NCHW Y, in one pass: a tile of kTileChannels channels of one image's pixels is
+  // transposed from A into a thread's L1/L2 tile (in NCHW order, the same elements Y's tile holds, a
+  // contiguous range of Y and B), then evaluated in pieces of kBlock elements with the ops' own loops
+  // (math/quantize.h), as the op-by-op graph computes them, and written into Y once. Before, A was
+  // transposed into all of Y, which was then read and rewritten: Y went through memory three times.
   void add_residual(const uint8_t* a, const Shape& shape, const void* b, uint8_t* y, int threads) const {
     constexpr int64_t kBlock = 2048;
+    constexpr int64_t kTileChannels = 16;  // the byte transpose's tile width
     const int64_t N = shape[0], M = shape[1], P = shape[2] * shape[3];
-    math::parallel_for(N * P, threads, std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(M, 1)),
-                       [&](int64_t r0, int64_t r1) {
-      for (int64_t b0 = r0; b0 < r1;) {
-        const int64_t n = b0 / P, p0 = b0 % P, count = std::min(r1 - b0, P - p0);
-        math::transpose_2d(a + b0 * M, M, y + n * M * P + p0, P, count, M);
-        b0 += count;
-      }
-    });
+    const int64_t tiles_per_image = (M + kTileChannels - 1) / kTileChannels;
+    const int64_t tile_elems = std::min(kTileChannels, M) * P;
     const ResidualAdd& r = residual_;
-    const int64_t total = N * M * P, blocks = (total + kBlock - 1) / kBlock;
-    math::parallel_for(blocks, threads, std::max<int64_t>(1, math::kElementwiseGrain / kBlock), [&](int64_t k0, int64_t k1) {
-      float* fa = static_cast<float*>(math::thread_buffer(4, 2 * kBlock * sizeof(float)));
+    math::parallel_for(N * tiles_per_image, threads,
+                       std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(tile_elems, 1)),
+                       [&](int64_t t0, int64_t t1) {
+      float* fa = static_cast<float*>(
+          math::thread_buffer(4, 2 * kBlock * sizeof(float) + static_cast<size_t>(tile_elems)));
       float* fb = fa + kBlock;
-      for (int64_t k = k0; k < k1; ++k) {
-        const int64_t at = k * kBlock, count = std::min(kBlock, total - at);
-        dequantize(y + at, r.a, fa, count);
-        const float* pb = fb;
-        if (r.b_from == ResidualAdd::Operand::kFloat)
-          pb = static_cast<const float*>(b) + at;
-        else
-          dequantize(static_cast<const uint8_t*>(b) + at, r.b, fb, count);
-        for (int64_t i = 0; i < count; ++i) fa[i] += pb[i];
-        if (r.relu.valid())
-          for (int64_t i = 0; i < count; ++i) fa[i] = fa[i] > 0.f ? fa[i] : 0.f;
-        if (r.y.type == EPHOST_ELEMENT_UINT8)
-          quantize_row(fa, r.y, y + at, count);
-        else
-          quantize_row(fa, r.y, reinterpret_cast<int8_t*>(y + at), count);
+      uint8_t* tile = reinterpret_cast<uint8_t*>(fb + kBlock);
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t n = t / tiles_per_image, c0 = (t % tiles_per_image) * kTileChannels;
+        const int64_t channels = std::min(kTileChannels, M - c0);
+        math::transpose_2d(a + n * P * M + c0, M, tile, P, P, channels);
+        const int64_t base = (n * M + c0) * P, total = channels * P;
+        for (int64_t at = 0; at < total; at += kBlock) {
+          const int64_t count = std::min(kBlock, total - at);
+          dequantize(tile + at, r.a, fa, count);
+          const float* pb = fb;
+          if (r.b_from == ResidualAdd::Operand::kFloat)
+            pb = static_cast<const float*>(b) + base + at;
+          else
+            dequantize(static_cast<const uint8_t*>(b) + base + at, r.b, fb, count);
+          for (int64_t i = 0; i < count; ++i) fa[i] += pb[i];
+          if (r.relu.valid())
+            for (int64_t i = 0; i < count; ++i) fa[i] = fa[i] > 0.f ? fa[i] : 0.f;
+          if (r.y.type == EPHOST_ELEMENT_UINT8)
+            quantize_row(fa, r.y, y + base + at, count);
+          else
+            quantize_row(fa, r.y, reinterpret_cast<int8_t*>(y + base + at), count);
+        }
       }
     });
     math::note_team_end(threads);
