@@ -743,9 +743,14 @@ class QdqConvChainGroup : public sdk::CompiledGroup {
             pb = static_cast<const float*>(b) + base + at;
           else
             dequantize(static_cast<const uint8_t*>(b) + base + at, r.b, fb, count);
-          for (int64_t i = 0; i < count; ++i) fa[i] += pb[i];
-          if (r.relu.valid())
-            for (int64_t i = 0; i < count; ++i) fa[i] = fa[i] > 0.f ? fa[i] : 0.f;
+          if (r.relu.valid()) {
+            for (int64_t i = 0; i < count; ++i) {
+              const float sum = fa[i] + pb[i];
+              fa[i] = sum > 0.f ? sum : 0.f;
+            }
+          } else {
+            for (int64_t i = 0; i < count; ++i) fa[i] += pb[i];
+          }
           if (r.y.type == EPHOST_ELEMENT_UINT8)
             quantize_row(fa, r.y, y + base + at, count);
           else
