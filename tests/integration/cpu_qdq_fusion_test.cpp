@@ -1119,6 +1119,17 @@ TEST(CpuQdqFusion, ConvChainEndsWithTheResidualAddOfItsOwnInput) {
   check_qdq(q, {2, 16, 9, 11}, std::string("DequantizeLinear+") + kBottleneck, 53);
 }
 
+TEST(CpuQdqFusion, ConvChainResidualAddOverPartialChannelTilesAndLongPlanes) {
+  // The residual Add transposes the last link's NHWC bytes in tiles of 16 channels of one image and
+  // evaluates them in pieces of 2048 elements: 40 channels end in a partial tile, and a tile of 16
+  // channels of 13x17 pixels (3536 elements) spans two pieces, over two images.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {2, 40, 13, 17}).output("y", onnx::TensorProto::FLOAT, {2, 40, 13, 17});
+  q.add_quant_pair("x", q.in, "in", "a");
+  add_bottleneck(q, 40, 40, "a", 337);
+  check_qdq(q, {2, 40, 13, 17}, std::string("DequantizeLinear+") + kBottleneck, 57);
+}
+
 TEST(CpuQdqFusion, ConvChainEndsWithTheResidualAddOfAProjection) {
   // A projection block: X's DequantizeLinear feeds conv1 and a projection conv (which comes first and
   // takes it, handing the float X out), and the Add reads the projection's quantized output. The
