@@ -817,6 +817,7 @@ static OrtStatus* create_kernel(void* state, const OrtKernelInfo* info, OrtKerne
 /* How output 0 relates to input 0 in a kernel definition. */
 enum Aliasing { NO_ALIAS, ALIAS, MAY_INPLACE };
 
+#ifdef ORT_TEST_CONTROL_FLOW
 /* A control-flow kernel definition: V (the values) in `floats`, and for If / Loop the condition B in {bool} and
  * Loop's trip count I in {int64}, those inputs in CPU memory (as ONNX Runtime requires). */
 static OrtStatus* add_control_flow_kernel(KernelEp* ep, const char* op_type, int op, int since_start, int since_end) {
@@ -852,6 +853,7 @@ static OrtStatus* add_control_flow_kernel(KernelEp* ep, const char* op_type, int
   if (def) ep_api->ReleaseKernelDef(def);
   return status;
 }
+#endif
 
 static OrtStatus* add_kernel(KernelEp* ep, const char* op_type, int op, int since_start, int since_end,
                              const enum ONNXTensorElementDataType* types, size_t num_types, enum Aliasing aliasing) {
