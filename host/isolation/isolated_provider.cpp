@@ -302,7 +302,7 @@ void IsolatedProvider::pipelined_requests_locked(size_t count, const std::functi
       process_->send(i == 0 && batched ? batch_frame_locked(message) : message);
     }
     for (size_t i = 0; i < count; ++i) {
-      std::string reply = process_->receive(deadline);
+      std::string reply = process_->receive(deadline, {}, timeout);
       if (i == 0 && batched) reply = batch_inner_reply_locked(reply, what);
       MessageReader in(reply);
       const uint32_t status = in.u32();

@@ -107,17 +107,18 @@ std::string ProviderProcess::call(const std::string& request, Clock::duration ti
   if (!alive_) throw ProcessLost("was gone already", false);
   const auto deadline = Clock::now() + timeout;
   send(request);
-  return receive(deadline, should_stop);
+  return receive(deadline, should_stop, timeout);
 }
 
 void ProviderProcess::send(const std::string& request) {
   if (alive_ && !send_failed_ && !write_frame(socket_, request)) send_failed_ = true;
 }
 
-std::string ProviderProcess::receive(Clock::time_point deadline, const std::function<bool()>& should_stop) {
+std::string ProviderProcess::receive(Clock::time_point deadline, const std::function<bool()>& should_stop,
+                                     Clock::duration timeout) {
   if (!alive_) throw ProcessLost("was gone already", false);
-  const auto budget =
-      std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
+  const Clock::duration whole = timeout > Clock::duration::zero() ? timeout : deadline - Clock::now();
+  const auto budget = std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(whole).count());
   std::string reply;
   // A peer that closed its socket while requests went out still has its replies to the earlier ones
   // (or its end) to read: the socket says which.

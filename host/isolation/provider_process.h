@@ -54,7 +54,9 @@ class ProviderProcess {
   // process answers in order, so each receive() returns the reply to the oldest request not answered yet.
   // send() never throws: a peer that is gone is found by the receive() after it.
   void send(const std::string& request);
-  std::string receive(Clock::time_point deadline, const std::function<bool()>& should_stop = {});
+  // `timeout` is the whole call's (the error names it); zero: what was left of it at this receive().
+  std::string receive(Clock::time_point deadline, const std::function<bool()>& should_stop = {},
+                      Clock::duration timeout = Clock::duration::zero());
 
   bool alive() const { return alive_; }
   // Whether the process ended since the last call (reaped now, saying how in `how`): a process that
