@@ -23,30 +23,15 @@
 #include "ephost/ephost_session_options_keys.h"
 #include <onnx/onnx_pb.h>
 #include "provider_host_kill.h"
+#include "example_isolated_test.h"
 #include "test_support.h"
 
 namespace {
 
 using json = nlohmann::json;
 
-class ProviderIsolationCtxFallback : public ::testing::Test {
+class ProviderIsolationCtxFallback : public ephost_test::ExampleIsolatedTest {
  protected:
-  void SetUp() override {
-    ephost_test::install_plugins(dir_, {"ephost_test_example_sdk1"});
-    journal_ = dir_.file("calls.txt");
-    ::setenv("EPHOST_TEST_CALL_JOURNAL", journal_.c_str(), 1);
-    env_ = std::make_unique<Ephost::Env>(EPHOST_LOG_FATAL, std::vector<std::string>{dir_.path()});
-    model_ = ephost_test::chain_model(2, 3).save(dir_);
-  }
-  void TearDown() override { ::unsetenv("EPHOST_TEST_CALL_JOURNAL"); }
-
-  Ephost::SessionOptions isolated() const {
-    Ephost::SessionOptions o;
-    o.add_config("session.provider_isolation", "process");
-    o.append_provider("example");
-    return o;
-  }
-
   // Compiles the source model into model_ctx.onnx (contexts embedded when `embed`); returns its path.
   std::string make_ctx_model(bool embed) {
     Ephost::SessionOptions o = isolated();
@@ -56,13 +41,6 @@ class ProviderIsolationCtxFallback : public ::testing::Test {
     return dir_.file("model_ctx.onnx");
   }
 
-  int calls(const std::string& function) const {
-    std::ifstream in(journal_);
-    std::string line;
-    int n = 0;
-    while (std::getline(in, line)) n += line == "example " + function;
-    return n;
-  }
 
   std::vector<float> run(const Ephost::Session& s) const {
     return s.run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {2, 3}, const_cast<float*>(x_.data()), 6)}, {"y"})[0]
@@ -103,11 +81,6 @@ class ProviderIsolationCtxFallback : public ::testing::Test {
       out += (out.empty() ? "" : ",") + n["op_type"].get<std::string>() + ":" + n["provider"].get<std::string>();
     return out;
   }
-
-  ephost_test::TempDir dir_;
-  std::string journal_, model_;
-  std::unique_ptr<Ephost::Env> env_;
-  std::vector<float> x_ = {-1.0f, -0.5f, 0.0f, 0.25f, 0.5f, 1.0f};
 };
 
 // The source model beside the ctx model (its onnx_model_filename): after the third loss the session
