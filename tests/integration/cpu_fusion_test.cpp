@@ -706,6 +706,27 @@ TEST(CpuAttention, VitPackedQkvWithSlicesAndScaledQuery) {
                "Transpose+Reshape"});
 }
 
+TEST(CpuAttention, InnerValuesThatAreGraphOutputsStopTheMatchWithoutMisusingTheHost) {
+  // The scores and the Softmax's input are graph outputs too, so they have no sole reader: the matcher must
+  // not ask an absent node for its id (the host logs "misused node_id" for that; ViT with every value
+  // requested did). Nothing fuses across them, and the results still match the unfused run.
+  const int64_t S = 5, d = 4;
+  ModelBuilder m(13);
+  m.input("q", onnx::TensorProto::FLOAT, {S, d}).input("kt", onnx::TensorProto::FLOAT, {d, S});
+  m.input("v", onnx::TensorProto::FLOAT, {S, d});
+  m.output("y", onnx::TensorProto::FLOAT, {S, d}).output("scores", onnx::TensorProto::FLOAT, {S, S});
+  m.output("scaled", onnx::TensorProto::FLOAT, {S, S});
+  m.initializer("sqrt_d", {}, {2.f});
+  m.node("MatMul", {"q", "kt"}, {"scores"}, "qk");
+  m.node("Div", {"scores", "sqrt_d"}, {"scaled"}, "scale");
+  attr_int(m.node("Softmax", {"scaled"}, {"p"}, "softmax"), "axis", -1);
+  m.node("MatMul", {"p", "v"}, {"y"}, "pv");
+  testing::internal::CaptureStderr();
+  check_fused(m, {{"q", {S, d}}, {"kt", {d, S}}, {"v", {S, d}}}, {"y", "scores", "scaled"}, {});
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(log.find("misused"), std::string::npos) << log;
+}
+
 TEST(CpuRecurrent, BidirectionalGruAndLstmOnTwoThreadsMatchOneThread) {
   // At two threads the two directions run side by side, each with the small-batch step product.
   for (const std::string op : {"GRU", "LSTM"}) {

@@ -183,8 +183,7 @@ bool input_path(sdk::Value v, const sdk::Node& user, bool allow_scale, const Ava
   std::vector<PathOp> ops;
   sdk::Node reader = user;
   for (int guard = 0; guard < 16; ++guard) {
-    const sdk::Node c = sole_consumer(v);
-    if (!c.valid() || c.id() != reader.id()) break;
+    if (!read_only_by(v, reader)) break;
     const sdk::Node p = v.producer();
     if (!p.valid() || !ok(p) || p.num_outputs() != 1) break;
     PathOp op;
@@ -224,7 +223,7 @@ bool match_attention(const sdk::Node& anchor, const Available& ok, AttentionMatc
   bool scaled = false;
   for (int step = 0; step < 2; ++step) {
     const sdk::Node p = cur.producer();
-    if (!p.valid() || !ok(p) || sole_consumer(cur).id() != reader.id()) return false;
+    if (!p.valid() || !ok(p) || !read_only_by(cur, reader)) return false;
     float s = 0;
     if (!scaled && (is_op(p, "Div") || is_op(p, "Mul")) && p.num_inputs() == 2 && scalar_constant(p.input(1), &s) &&
         s != 0.f && !is_constant(p.input(0))) {
@@ -254,7 +253,7 @@ bool match_attention(const sdk::Node& anchor, const Available& ok, AttentionMatc
     }
   }
   const sdk::Node m1 = cur.producer();
-  if (!is_op(m1, "MatMul") || !ok(m1) || sole_consumer(cur).id() != reader.id()) return false;
+  if (!is_op(m1, "MatMul") || !ok(m1) || !read_only_by(cur, reader)) return false;
   const sdk::Node m2 = sole_consumer(anchor.output(0));
   if (!is_op(m2, "MatMul") || !ok(m2) || m2.input(0).name() != anchor.output(0).name()) return false;
   nodes.push_back(m1);

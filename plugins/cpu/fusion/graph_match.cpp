@@ -29,6 +29,11 @@ sdk::Node sole_consumer(const sdk::Value& v) {
   return c.size() == 1 ? c[0] : sdk::Node();
 }
 
+bool read_only_by(const sdk::Value& v, const sdk::Node& reader) {
+  const sdk::Node c = sole_consumer(v);
+  return c.valid() && reader.valid() && c.id() == reader.id();
+}
+
 bool scalar_constant(const sdk::Value& v, float* out) {
   if (!is_float(v) || !is_constant(v)) return false;
   const sdk::Tensor t = constant_of(v);

@@ -26,6 +26,9 @@ bool is_op(const sdk::Node& n, const char* op);
 bool is_float(const sdk::Value& v);
 // The only consumer of v, when it has exactly one and is not a graph output; else an invalid node.
 sdk::Node sole_consumer(const sdk::Value& v);
+// Whether `reader` is v's only consumer (and v no graph output). Asks sole_consumer's answer for its id only
+// when it is a node: a value with several readers, or a graph output, has none.
+bool read_only_by(const sdk::Value& v, const sdk::Node& reader);
 // The consumers of v (empty when v is a graph output: it must then be produced as is).
 std::vector<sdk::Node> inner_consumers(const sdk::Value& v);
 // A float constant with exactly one element.

@@ -174,7 +174,7 @@ bool match_quantized_gate(const sdk::Value& v, const Available& ok, QdqUnaryMatc
       if (requantize_step(w, ok, &step, &nodes, &next)) {
         steps.push_back(step);
         w = next;
-        reached = w.name() == gate_out && sole_consumer(w).valid() && sole_consumer(w).id() == mul.id();
+        reached = w.name() == gate_out && read_only_by(w, mul);
         continue;
       }
       if (!next_step(w, ok, &step, &nodes, &next)) break;
