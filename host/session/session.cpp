@@ -256,7 +256,10 @@ std::vector<GraphPartition> Session::partition_without(const std::vector<std::st
                                                        const GenerationSettings& generation) const {
   std::vector<PartitionOptions::Preassigned> replacing;
   if (context_sources_) replacing = context_sources_->replacements(left_out);
-  return partition_graphs(*graph_, providers_, contexts_, generation, left_out, replacing);
+  std::vector<GraphPartition> partitions =
+      partition_graphs(*graph_, providers_, contexts_, generation, left_out, replacing);
+  drop_precomputed_steps(*graph_, partitions);  // those whose outputs became initializers at creation
+  return partitions;
 }
 
 void Session::plan_again_without(const std::vector<std::string>& left_out) const {
@@ -265,9 +268,7 @@ void Session::plan_again_without(const std::vector<std::string>& left_out) const
   try {
     auto span = profile(profiler_.get(), "session", "plan again after a provider fell back");
     // No progress reports: the application's callback belongs to the session's creation.
-    std::vector<GraphPartition> partitions = partition_without(left_out, GenerationSettings{});
-    drop_precomputed_steps(*graph_, partitions);  // those whose outputs became initializers at creation
-    next = make_plan(std::move(partitions), {}, {});
+    next = make_plan(partition_without(left_out, GenerationSettings{}), {}, {});
   } catch (const std::exception& e) {
     fail(EPHOST_EP_FAIL, "{}; planning the session again without it failed: {}", left_out_summary(left_out), e.what());
   }
