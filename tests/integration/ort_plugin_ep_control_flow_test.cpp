@@ -8,7 +8,9 @@
 
 #include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
+#include <chrono>
 #include <set>
+#include <thread>
 
 #include "ephost/ephost_cxx_api.h"
 #include "ort_test_plugins.h"
@@ -168,6 +170,56 @@ TEST_F(OrtControlFlowKernels, IfLoopAndScanRunAsTheEpsKernelsAndEqualTheCpuPlugi
   const std::string with_loop = "concat node=loop parts=3 bytes=72\n";
   const std::string scan = "transpose node=scan perm=1,0 dims=2,3\ntranspose node=scan perm=1,0 dims=3,2\n";
   EXPECT_EQ(ephost_test::read_text(cf_log), with_loop + scan + scan + with_loop + scan + scan);
+}
+
+// A Loop of the EP's, run for hours of iterations, is stopped by RunOptions.terminate between its body's
+// steps: the run fails as CANCELLED (ONNX Runtime's statuses have no such code: the executor reads the stop
+// from the run, whatever ORT_FAIL the EP made of it), and the session runs again once terminate is cleared.
+TEST_F(OrtControlFlowKernels, ATerminatedLoopFailsTheRunAsCancelled) {
+  ModelBuilder m(13);
+  m.input("M", onnx::TensorProto::INT64, {}).input("keep", onnx::TensorProto::BOOL, {});
+  m.input("x", onnx::TensorProto::FLOAT, {1}).initializer("one", {1}, {1.0f});
+  onnx::GraphProto body;
+  body.set_name("loop_body");
+  typed(body.add_input(), "i", onnx::TensorProto::INT64, {});
+  typed(body.add_input(), "cond_in", onnx::TensorProto::BOOL, {});
+  typed(body.add_input(), "v_in", onnx::TensorProto::FLOAT, {1});
+  add_node(body, "Identity", {"cond_in"}, "cond_out", "pass");
+  add_node(body, "Add", {"v_in", "one"}, "v_out", "count");
+  typed(body.add_output(), "cond_out", onnx::TensorProto::BOOL, {});
+  typed(body.add_output(), "v_out", onnx::TensorProto::FLOAT, {1});
+  ephost_test::set_graph_attribute(m.node("Loop", {"M", "keep", "x"}, {"y"}, "loop"), "body", body);
+  m.output("y", onnx::TensorProto::FLOAT, {1});
+  const std::string model = m.bytes();
+  Ephost::Session s(*env_, model.data(), model.size());
+  ASSERT_EQ(providers_of_all_graphs(s).at("loop"), "ortkern") << s.partition_report_json();
+
+  int64_t trips = 5;
+  uint8_t keep = 1;
+  float x = 0.0f;
+  auto feeds = [&] {
+    return std::vector<Ephost::Tensor>{Ephost::Tensor::wrap(EPHOST_ELEMENT_INT64, {}, &trips, 1),
+                                       Ephost::Tensor::wrap(EPHOST_ELEMENT_BOOL, {}, &keep, 1),
+                                       Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {1}, &x, 1)};
+  };
+  ASSERT_EQ(s.run({"M", "keep", "x"}, feeds(), {"y"})[0].to_vector<float>(), std::vector<float>{5.0f});
+  trips = int64_t{1} << 40;  // hours of iterations: only terminate ends it
+  Ephost::RunOptions options;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    options.set_terminate(true);
+  });
+  try {
+    s.run({"M", "keep", "x"}, feeds(), {"y"}, &options);
+    ADD_FAILURE() << "the run was not terminated";
+  } catch (const Ephost::Exception& e) {
+    EXPECT_EQ(e.code(), EPHOST_CANCELLED) << e.message();
+    EXPECT_NE(e.message().find("terminated by RunOptions.terminate"), std::string::npos) << e.message();
+  }
+  stopper.join();
+  options.set_terminate(false);
+  trips = 2;
+  EXPECT_EQ(s.run({"M", "keep", "x"}, feeds(), {"y"}, &options)[0].to_vector<float>(), std::vector<float>{2.0f});
 }
 
 // The EP reads each node's schema through GetOpSchema at the node's opset: formals, type constraints
