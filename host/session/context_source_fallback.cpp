@@ -146,6 +146,12 @@ std::vector<PartitionOptions::Preassigned> ContextSourceFallback::replacements(c
   return out;
 }
 
+const ContextSourceModel* ContextSourceFallback::source_of(const std::string& node) const {
+  for (const Entry& entry : entries_)  // set at construction, never changed: no lock
+    if (entry.node->name == node) return &entry.source;
+  return nullptr;
+}
+
 PartitionOptions::Preassigned ContextSourceFallback::make_replacement(const Entry& entry) {
   const Node& node = *entry.node;
   const std::string& provider = providers_.names[entry.provider];

@@ -46,6 +46,10 @@ class ContextSourceFallback {
   // partition, or the session has no CPU plugin.
   std::vector<PartitionOptions::Preassigned> replacements(const std::vector<std::string>& left_out);
 
+  // The source model the EPContext node `node` falls back to (its path, or why there is none), for reports;
+  // nullptr for a node this does not hold.
+  const ContextSourceModel* source_of(const std::string& node) const;
+
  private:
   class Runner;
   struct Entry {

@@ -6,6 +6,8 @@
 #include "core/device.h"
 #include "discovery/plugin_registry.h"
 #include "isolation/isolated_provider.h"
+#include "session/context_source_fallback.h"
+#include "session/session_plan.h"
 #include "session/session.h"
 
 namespace ephost {
@@ -55,6 +57,22 @@ nlohmann::json memory_patterns_json(const GraphExecutor& ex) {
                    {"values", values}});
   }
   return out;
+}
+
+// A context loaded at creation whose provider later fell back (its provider host lost too often) and which
+// the current plan runs from its source model's nodes on the CPU plugin instead (session/context_source_
+// fallback.h): null while the provider serves it.
+nlohmann::json context_provider_fell_back(const ContextDiagnostic& d, const SessionPlan& plan, const ProviderSet& providers,
+                                          const ContextSourceFallback* sources) {
+  if (!d.loaded) return nullptr;
+  for (size_t index = 0; index < providers.instances.size() && index < plan.left_out.size(); ++index) {
+    if (providers.instances[index]->name() != d.provider || plan.left_out[index].empty()) continue;
+    nlohmann::json out = {{"provider", d.provider}, {"why", plan.left_out[index]}, {"runs_on", "cpu"}};
+    if (const ContextSourceModel* source = sources ? sources->source_of(d.node) : nullptr)
+      out["source_model"] = source->path.empty() ? nlohmann::json(nullptr) : nlohmann::json(source->path);
+    return out;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -203,8 +221,8 @@ std::string Session::partition_report_json() const {
       rebuild["seconds"] = st.seconds;
     }
   }
-  for (const ContextDiagnostic& d : context_diagnostics_)
-    contexts.push_back({{"node", d.node},
+  for (const ContextDiagnostic& d : context_diagnostics_) {
+    json entry = {{"node", d.node},
                         {"source", d.source},
                         {"provider", d.provider.empty() ? json(nullptr) : json(d.provider)},
                         {"verdict", d.verdict},
@@ -215,7 +233,10 @@ std::string Session::partition_report_json() const {
                         {"fallback_nodes", d.fallback_nodes},
                         {"fallback_node_names", d.fallback_node_names},
                         // ep.context_rebuild=1: the background rebuild of the cache a rejected node belongs to.
-                        {"rebuild", d.fell_back ? rebuild : json(nullptr)}});
+                        {"rebuild", d.fell_back ? rebuild : json(nullptr)}};
+    entry["provider_fell_back"] = context_provider_fell_back(d, *current, providers_, context_sources_.get());
+    contexts.push_back(std::move(entry));
+  }
   report["ep_contexts"] = contexts;
   report["nodes_per_provider"] = counts;
   report["copies_planned"] = copies_total;

@@ -90,6 +90,7 @@ TEST_F(ProviderIsolationCtxFallback, WithTheSourceBesideItFallsBackToTheSourceNo
   Ephost::Session s(*env_, ctx, isolated());
   ASSERT_EQ(calls("context_load"), 1) << s.ep_context_report_json();
   ASSERT_TRUE(correct(run(s)));
+  EXPECT_TRUE(json::parse(s.ep_context_report_json())[0]["provider_fell_back"].is_null()) << s.ep_context_report_json();
   const std::vector<std::string> errors = kill_three_times(s);
   ASSERT_EQ(errors.size(), 3u);
   EXPECT_EQ(errors[0], "");
@@ -109,6 +110,16 @@ TEST_F(ProviderIsolationCtxFallback, WithTheSourceBesideItFallsBackToTheSourceNo
   EXPECT_NE(placed.find("EPContext:cpu"), std::string::npos) << placed;
   EXPECT_EQ(placed.find(":example"), std::string::npos) << placed;
   EXPECT_EQ(calls("compile"), 1) << "the source nodes are not given to the provider that fell back";
+  // The ep-context report says the context loaded at creation now runs from its source model.
+  const json contexts = json::parse(s.ep_context_report_json());
+  ASSERT_EQ(contexts.size(), 1u) << contexts.dump(2);
+  EXPECT_EQ(contexts[0]["loaded"], true);
+  const json& fell = contexts[0]["provider_fell_back"];
+  ASSERT_TRUE(fell.is_object()) << contexts.dump(2);
+  EXPECT_EQ(fell["provider"], "example");
+  EXPECT_EQ(fell["runs_on"], "cpu");
+  EXPECT_EQ(fell["source_model"], model_) << fell.dump(2);
+  EXPECT_NE(fell["why"].get<std::string>().find("fell back"), std::string::npos) << fell.dump(2);
 }
 
 // ep.context_source_model_path names the source when it is not beside the ctx model.

@@ -266,7 +266,11 @@ typedef struct EphostApi {
    * {"node", "source", "provider", "verdict" (optimal | prefer_recompile | unsupported | not_mine |
    * load_failed | no_provider | unreadable), "reason", "loaded", "status" ("OK" or "INVALID_GRAPH"),
    * "fell_back", "fallback_nodes"}. Empty for an ordinary model. A context that could not be used
-   * is also logged at warning level. Free with FreeString. */
+   * is also logged at warning level. Free with FreeString.
+   * Later additions to each entry: "fallback_node_names", "rebuild" (ep.context_rebuild), and
+   * "provider_fell_back": null while the provider that loaded the context serves it; once that provider
+   * fell back after creation (an isolated provider whose process failed too often), {"provider", "why",
+   * "runs_on" ("cpu": the node's source nodes run on the CPU plugin), "source_model" (its path)}. */
   EphostStatus* (*SessionGetEpContextReportJson)(const EphostSession* session, char** out_json);
   /* Describe the EPContext nodes of the model at `model_path` without creating a session: each
    * node's attributes and context size, and the verdict of every loaded plugin whose source keys
