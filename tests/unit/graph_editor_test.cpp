@@ -50,8 +50,11 @@ void expect_consistent(const Graph& g) {
     const Node* n = g.nodes[i].get();
     EXPECT_EQ(n->index, i) << n->name;
     EXPECT_EQ(n->owner, &g);
-    for (const Value* in : n->inputs)
-      if (in) EXPECT_TRUE(reads(in, n)) << n->name << " reads " << in->name;
+    for (const Value* in : n->inputs) {
+      if (in) {
+        EXPECT_TRUE(reads(in, n)) << n->name << " reads " << in->name;
+      }
+    }
     for (size_t k = 0; k < n->outputs.size(); ++k)
       if (n->outputs[k]) {
         EXPECT_EQ(n->outputs[k]->producer, n);
