@@ -24,6 +24,7 @@
 #include "ephost/ephost_cxx_api.h"
 #include "ephost/ephost_session_options_keys.h"
 #include "ort_test_plugins.h"
+#include "test_paths.h"
 #include "test_support.h"
 
 using json = nlohmann::json;
