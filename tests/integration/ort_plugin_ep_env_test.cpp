@@ -170,4 +170,22 @@ TEST_F(OrtPluginEpEnv, ItsProfilersEventsAppearInTheSessionsProfile) {
   EXPECT_TRUE(summary) << text.str();
 }
 
+// The same through the CLI: `--providers ortvirt:0` picks the virtual device, and `--profile` writes a trace
+// holding the EP's own events.
+TEST_F(OrtPluginEpEnv, TheCliPicksTheVirtualDeviceAndItsTraceHoldsTheEpsEvents) {
+  const std::string trace_path = models_.file("cli_trace.json");
+  const ephost_test::CommandResult run = ephost_test::run_command(
+      "EPHOST_PLUGIN_PATH='" + plugins_.path() + "' EPHOST_PLUGIN_REGISTRY='" + models_.file("registry.json") +
+      "' '" + EPHOST_CLI_PATH + "' run --providers ortvirt:0,cpu --report --shape x=4,6 --profile '" + trace_path +
+      "' '" + model_path_ + "' 2>&1");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("ortvirt"), std::string::npos) << run.output;
+  std::ifstream in(trace_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const json trace = json::parse(text.str(), nullptr, false);
+  ASSERT_TRUE(trace.is_object()) << run.output << text.str();
+  EXPECT_FALSE(events_of(trace, "kernel").empty()) << text.str();
+}
+
 }  // namespace
