@@ -53,6 +53,9 @@ class Profiler {
   void record(const char* category, std::string name, Clock::time_point start, Clock::time_point end, Args args,
               uint32_t thread = 0);
   size_t event_count() const;
+  // When the profile began: event times are counted from here (what a plugin keeping a profile of its own
+  // counts its timestamps from).
+  Clock::time_point origin() const { return origin_; }
   // Writes the trace and returns its path; later events go to a new file. Throws FAIL when the file
   // cannot be written.
   std::string write();

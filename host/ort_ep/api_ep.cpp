@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 
 #include "ort_ep/api_impl.h"
 #include "ort_ep/graph_handles.h"
@@ -141,6 +142,79 @@ uint32_t MemoryDevice_GetDeviceId(const OrtMemoryDevice* memory_device) noexcept
 const OrtSyncStreamImpl* SyncStream_GetImpl(const OrtSyncStream* stream) noexcept {
   const OrtSyncStream* s = checked<OrtSyncStream>(stream, Magic::kSyncStream);
   return s ? s->impl : nullptr;
+}
+
+// The sync id: how many times the host synchronized the stream (ort_objects.h). 0 for a NULL or foreign
+// stream, as for one never synchronized.
+uint64_t SyncStream_GetSyncId(const OrtSyncStream* stream) noexcept {
+  const OrtSyncStream* s = checked<OrtSyncStream>(stream, Magic::kSyncStream);
+  return s ? s->sync_id.load() : 0;
+}
+
+// ephost never makes one stream wait on another's notification: it synchronizes the producer on the host
+// (Flush) before anything reads what it wrote. So every stream has waited on the producer as far as the
+// producer's last flush, and the answer is the producer's sync id (0: never synchronized, so a consumer must
+// still wait). A stream and itself need no wait: 0, as ONNX Runtime answers for a stream it never waited on.
+uint64_t GetSyncIdForLastWaitOnSyncStream(const OrtSyncStream* producer_stream,
+                                          const OrtSyncStream* consumer_stream) noexcept {
+  const OrtSyncStream* producer = checked<OrtSyncStream>(producer_stream, Magic::kSyncStream);
+  const OrtSyncStream* consumer = checked<OrtSyncStream>(consumer_stream, Magic::kSyncStream);
+  if (!producer || !consumer || producer == consumer) return 0;
+  return producer->sync_id.load();
+}
+
+// A device the host did not probe (a virtual device, a device behind the EP's own driver), described by the
+// plugin for its GetSupportedDevices answer: its EP devices are offered and selectable as any other. The
+// plugin owns it (ReleaseHardwareDevice, once the EP devices made over it are gone: at the earliest in
+// ReleaseEpFactory).
+OrtStatus* CreateHardwareDevice(OrtHardwareDeviceType type, uint32_t vendor_id, uint32_t device_id,
+                                const char* vendor_name, const OrtKeyValuePairs* metadata,
+                                OrtHardwareDevice** hardware_device) noexcept {
+  if (!hardware_device) return invalid("CreateHardwareDevice", "hardware_device (the out pointer) is NULL");
+  *hardware_device = nullptr;
+  if (type != OrtHardwareDeviceType_CPU && type != OrtHardwareDeviceType_GPU && type != OrtHardwareDeviceType_NPU)
+    return invalid("CreateHardwareDevice", fmt::format("type {} is no OrtHardwareDeviceType (CPU 0, GPU 1, NPU 2)",
+                                                       static_cast<int>(type)));
+  if (!vendor_name) return invalid("CreateHardwareDevice", "vendor_name is NULL");
+  if (metadata && !checked<OrtKeyValuePairs>(metadata, Magic::kKeyValuePairs))
+    return invalid("CreateHardwareDevice", "metadata is not an OrtKeyValuePairs made by CreateKeyValuePairs");
+  try {
+    auto d = std::make_unique<OrtHardwareDevice>();
+    d->type = type;
+    d->vendor_id = vendor_id;
+    d->device_id = device_id;
+    d->vendor = vendor_name;
+    if (metadata) d->metadata = *metadata;
+    d->made_by_plugin = true;
+    *hardware_device = d.release();
+    return nullptr;
+  } catch (const std::exception& e) {
+    return make_status(ORT_FAIL, fmt::format("OrtEpApi::CreateHardwareDevice: {}", e.what()));
+  }
+}
+
+// Frees only devices made by CreateHardwareDevice: the host's own are never freed by a plugin.
+void ReleaseHardwareDevice(OrtHardwareDevice* input) noexcept {
+  OrtHardwareDevice* d = checked_mut<OrtHardwareDevice>(input, Magic::kHardwareDevice);
+  if (!d || !d->made_by_plugin) return;
+  d->magic = Magic{};
+  delete d;
+}
+
+// The source model of a weightless EPContext model: what the session's ep.context_source_model_path names
+// (the host reads it for the EP when the provider is created), or NULL and 0 when it names none, as ONNX
+// Runtime answers when the application set no buffer.
+OrtStatus* SessionOptionsGetWeightlessSourceModelBuffer(const OrtSessionOptions* session_options,
+                                                        const void** source_model_data,
+                                                        size_t* source_model_data_length) noexcept {
+  const OrtSessionOptions* o = checked<OrtSessionOptions>(session_options, Magic::kSessionOptions);
+  if (!o) return invalid("SessionOptionsGetWeightlessSourceModelBuffer", "session_options is not the OrtSessionOptions "
+                         "the host handed CreateEp");
+  if (!source_model_data || !source_model_data_length)
+    return invalid("SessionOptionsGetWeightlessSourceModelBuffer", "source_model_data or source_model_data_length is NULL");
+  *source_model_data = o->weightless_source_model.empty() ? nullptr : o->weightless_source_model.data();
+  *source_model_data_length = o->weightless_source_model.size();
+  return nullptr;
 }
 
 OrtStatus* GetEnvConfigEntries(OrtKeyValuePairs** config_entries) noexcept {

@@ -20,6 +20,17 @@ constexpr size_t kMaxEpDevices = 8;
 
 std::string text_or(const char* text, const char* fallback) { return text && *text ? text : fallback; }
 
+// The libraries alive in the process: what the host environment's EP libraries are (with_factory_named).
+// Recursive: a factory asked under the lock may ask the environment again.
+std::recursive_mutex& live_libraries_mutex() {
+  static auto* mutex = new std::recursive_mutex();
+  return *mutex;
+}
+std::vector<const OrtEpLibrary*>& live_libraries() {
+  static auto* list = new std::vector<const OrtEpLibrary*>();
+  return *list;
+}
+
 }  // namespace
 
 const char* error_code_name(OrtErrorCode code) {
@@ -111,6 +122,21 @@ OrtEpLibrary::OrtEpLibrary(CreateEpApiFactoriesFn create, ReleaseEpApiFactoryFn 
   }
   for (size_t i = 0; i < factories_.size(); ++i)
     if (!factory_names_[i].empty()) add_devices_of(i, file);
+  std::lock_guard<std::recursive_mutex> lock(live_libraries_mutex());
+  live_libraries().push_back(this);
+}
+
+bool OrtEpLibrary::with_factory_named(const std::string& ep_name,
+                                      const std::function<void(const OrtEpLibrary&, size_t)>& fn) {
+  std::lock_guard<std::recursive_mutex> lock(live_libraries_mutex());
+  for (const OrtEpLibrary* library : live_libraries()) {
+    const size_t index = library->factory_index(ep_name);
+    if (index < library->factories().size()) {
+      fn(*library, index);
+      return true;
+    }
+  }
+  return false;
 }
 
 bool OrtEpLibrary::usable(OrtEpFactory* f, std::string& why) {
@@ -142,7 +168,7 @@ void OrtEpLibrary::add_devices_of(size_t index, const std::string& file) {
     ep_devices_.push_back(d);
     device_factory_.push_back(index);
   }
-  explain_unsupported_devices(index, file);
+  explain_unsupported_devices(index);
 }
 
 namespace {
@@ -177,7 +203,7 @@ std::string reason_words(uint32_t reasons) {
 
 }  // namespace
 
-void OrtEpLibrary::explain_unsupported_devices(size_t index, const std::string& file) {
+void OrtEpLibrary::explain_unsupported_devices(size_t index) {
   OrtEpFactory* factory = factories_[index];
   if (unsupported_devices_.size() < factories_.size()) unsupported_devices_.resize(factories_.size());
   if (factory->ort_version_supported < 24 || !factory->GetHardwareDeviceIncompatibilityDetails) return;
@@ -187,8 +213,7 @@ void OrtEpLibrary::explain_unsupported_devices(size_t index, const std::string& 
       listed = listed || (device_factory_[i] == index && ep_devices_[i]->device == hw);
     if (listed) continue;
     OrtDeviceEpIncompatibilityDetails details;  // "compatible" until the factory says otherwise
-    auto failure = call_plugin(file.c_str(), path_.c_str(), "OrtEpFactory::GetHardwareDeviceIncompatibilityDetails",
-                               [&] { return factory->GetHardwareDeviceIncompatibilityDetails(factory, hw, &details); });
+    auto failure = incompatibility_of(index, hw, details);
     std::string line = hardware_label(*hw) + ": ";
     if (failure) {
       line += fmt::format("GetHardwareDeviceIncompatibilityDetails failed ({}): {}", error_code_name(failure->code),
@@ -201,6 +226,24 @@ void OrtEpLibrary::explain_unsupported_devices(size_t index, const std::string& 
     }
     unsupported_devices_[index].push_back(std::move(line));
   }
+}
+
+std::optional<StatusReading> OrtEpLibrary::incompatibility_of(size_t index, const OrtHardwareDevice* hw,
+                                                              OrtDeviceEpIncompatibilityDetails& details) const {
+  OrtEpFactory* factory = factories_.at(index);
+  if (factory->ort_version_supported < 24 || !factory->GetHardwareDeviceIncompatibilityDetails) {
+    for (size_t i = 0; i < ep_devices_.size(); ++i)
+      if (device_factory_[i] == index && ep_devices_[i]->device == hw) return std::nullopt;
+    details.reasons = static_cast<uint32_t>(OrtDeviceEpIncompatibility_UNKNOWN);
+    details.has_notes = true;
+    details.notes = fmt::format("factory '{}' lists no EP device for this hardware device and has no "
+                                "GetHardwareDeviceIncompatibilityDetails (API 24) to say why",
+                                factory_names_.at(index));
+    return std::nullopt;
+  }
+  const std::string file = std::filesystem::path(path_).filename().string();
+  return call_plugin(file.c_str(), path_.c_str(), "OrtEpFactory::GetHardwareDeviceIncompatibilityDetails",
+                     [&] { return factory->GetHardwareDeviceIncompatibilityDetails(factory, hw, &details); });
 }
 
 const std::vector<std::string>& OrtEpLibrary::unsupported_devices(size_t index) const {
@@ -303,6 +346,11 @@ OrtDataTransferImpl* OrtEpLibrary::data_transfer_of(const OrtEpDevice* device) c
 }
 
 OrtEpLibrary::~OrtEpLibrary() {
+  {
+    std::lock_guard<std::recursive_mutex> lock(live_libraries_mutex());
+    auto& live = live_libraries();
+    live.erase(std::remove(live.begin(), live.end(), this), live.end());
+  }
   const std::string file = std::filesystem::path(path_).filename().string();
   // Device memory functions first: they belong to the factories.
   // (Named copies, not structured bindings: C++17 lambdas may not capture those, and clang refuses.)

@@ -12,9 +12,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -84,6 +86,19 @@ class OrtEpLibrary {
   // GetHardwareDeviceIncompatibilityDetails (API 24) reported incompatible: "gpu 'PCI vendor 0x10de':
   // device incompatible: <the factory's notes> (error 7)". Empty when it reported none or lacks the function.
   const std::vector<std::string>& unsupported_devices(size_t index) const;
+  // Factory `index`'s answer on hardware device `hw` (OrtEpFactory::GetHardwareDeviceIncompatibilityDetails,
+  // API 24), written into `details` (which comes "compatible"); the factory's failure when it failed. A
+  // factory without the function leaves `details` compatible when it listed an EP device over `hw`, and sets
+  // OrtDeviceEpIncompatibility_UNKNOWN with a note saying so when it did not.
+  std::optional<StatusReading> incompatibility_of(size_t index, const OrtHardwareDevice* hw,
+                                                  OrtDeviceEpIncompatibilityDetails& details) const;
+
+  // The host environment's registered EP libraries (OrtEnv, ort_objects.h): runs `fn` on the live library
+  // that serves a factory named `ep_name` and that factory's index, and answers true; false when no library
+  // alive in the process serves one. Libraries register when made and leave when destroyed; `fn` runs under
+  // the registry's (recursive) lock, so the library stays alive during it.
+  static bool with_factory_named(const std::string& ep_name,
+                                 const std::function<void(const OrtEpLibrary&, size_t)>& fn);
 
   // The factory's allocator for `device`'s memory `info` (OrtEpFactory::CreateAllocator, made on first use)
   // and its data transfer (CreateDataTransfer, one per factory). Both are released with the library, before
@@ -115,7 +130,7 @@ class OrtEpLibrary {
   // Asks factory `index` for its devices and appends them.
   void add_devices_of(size_t index, const std::string& file);
   // Asks factory `index` why it passed over each host device it listed no EP device for.
-  void explain_unsupported_devices(size_t index, const std::string& file);
+  void explain_unsupported_devices(size_t index);
 };
 
 }  // namespace ephost::ort_ep

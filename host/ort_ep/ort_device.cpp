@@ -137,6 +137,7 @@ void OrtDevice::synchronize(EphostStream* stream, const std::string& what) const
   OrtSyncStream* s = own_stream(stream);
   if (!s || !s->impl->Flush) return;
   call("OrtSyncStreamImpl::Flush", [&] { return "Flush (" + what + ")"; }, [&] { return s->impl->Flush(s->impl); });
+  ++s->sync_id;
 }
 
 void OrtDevice::synchronize(EphostStream* stream, const char* why, const char* after_kind,
@@ -145,6 +146,7 @@ void OrtDevice::synchronize(EphostStream* stream, const char* why, const char* a
   if (!s || !s->impl->Flush) return;
   call("OrtSyncStreamImpl::Flush", [&] { return fmt::format("Flush ({}, after {} '{}')", why, after_kind, after_name); },
        [&] { return s->impl->Flush(s->impl); });
+  ++s->sync_id;
 }
 
 void OrtDevice::release_stream(EphostStream* stream) const noexcept {

@@ -8,9 +8,11 @@
 // of a crash where it can be told.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/tensor.h"
@@ -45,6 +47,9 @@ enum class Magic : uint32_t {
   kIncompatibilityDetails = 0x49434444,
   kOpSchema = 0x4f505343,
   kOpSchemaTypeConstraint = 0x4f505443,
+  kEnv = 0x454e5656,
+  kProfilingEvent = 0x50455654,
+  kProfilingEventsContainer = 0x50455643,
 };
 
 // What an OrtStatus* means to the host: the code and message, read and released once.
@@ -119,6 +124,10 @@ struct OrtLogger {
 struct OrtSessionOptions {
   ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kSessionOptions;
   OrtKeyValuePairs config;
+  // The source model of a weightless EPContext model (SessionOptionsGetWeightlessSourceModelBuffer): the
+  // bytes of the file the session's ep.context_source_model_path names, read when the provider is created;
+  // empty when the session names none.
+  std::string weightless_source_model;
 };
 
 struct OrtHardwareDevice {
@@ -128,6 +137,9 @@ struct OrtHardwareDevice {
   uint32_t device_id = 0;
   std::string vendor;
   OrtKeyValuePairs metadata;
+  // Made by a plugin with OrtEpApi::CreateHardwareDevice (a device the host did not probe, e.g. a virtual
+  // one): ReleaseHardwareDevice deletes it. The host's own devices live for the process.
+  bool made_by_plugin = false;
 };
 
 // Why a factory's EP cannot use a hardware device, as the factory set it
@@ -228,9 +240,43 @@ struct OrtSyncStream {
   ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kSyncStream;
   OrtSyncStreamImpl* impl = nullptr;
   const OrtMemoryInfo* memory_info = nullptr;
+  // SyncStream_GetSyncId: how many times the host synchronized this stream (OrtSyncStreamImpl::Flush
+  // returned), where ONNX Runtime counts the notifications activated on it. Work queued before the
+  // sync_id-th flush is complete for every other stream (see GetSyncIdForLastWaitOnSyncStream).
+  std::atomic<uint64_t> sync_id{0};
 };
 struct OrtRunOptions {
   ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kRunOptions;
+};
+
+// What OrtApi::CreateEnv answers a plugin: a handle on the host's environment, which is one per process
+// as ONNX Runtime's is. Logging stays the host's (the application chose its level; a plugin's CreateEnv
+// changes nothing), and the EP libraries registered with it are the ONNX Runtime plugin EPs the host has
+// loaded (ort_ep/library.h: the factories GetHardwareDeviceEpIncompatibilityDetails asks). Every
+// CreateEnv answers the same object and counts a reference; ReleaseEnv gives one back.
+struct OrtEnv {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kEnv;
+  std::atomic<int64_t> references{0};
+};
+
+// A profiling event (API 25): an EP's (CreateProfilingEvent, `owned`: ReleaseProfilingEvent frees it), or
+// the host's, handed to OrtEpProfilerImpl::StopEvent for the node run it brackets. Times are microseconds
+// since the session's profile began.
+struct OrtProfilingEvent {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kProfilingEvent;
+  OrtProfilingEventCategory category = OrtProfilingEventCategory_NODE;
+  int32_t process_id = -1, thread_id = -1;
+  std::string name;
+  int64_t timestamp_us = 0, duration_us = 0;
+  std::vector<std::pair<std::string, std::string>> args;
+  bool owned = false;
+};
+
+// What OrtEpProfilerImpl::EndProfiling fills: copies of the events the EP adds
+// (ProfilingEventsContainer_AddEvents), which the host then files in the session's profile.
+struct OrtProfilingEventsContainer {
+  ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kProfilingEventsContainer;
+  std::vector<OrtProfilingEvent> events;
 };
 
 // CreateState's view of the fused node it makes state for.

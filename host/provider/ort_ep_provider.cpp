@@ -4,10 +4,13 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <optional>
 
 #include "core/device.h"
 #include "core/error.h"
+#include "core/log.h"
 #include "discovery/plugin_registry.h"
 #include "model/model.h"
 #include "ort_ep/call_arena.h"
@@ -116,6 +119,7 @@ OrtEpProvider::OrtEpProvider(const PluginRecord& record,
     if (key == "intra_op_num_threads") session_options_.config.set("session.intra_op_num_threads", value);
     else if (key == "disable_prepacking") session_options_.config.set("session.disable_prepacking", value);
     else if (key == "share_prepacked_weights") share_prepacked_weights_ = value != "0";
+    else if (key == kOrtWeightlessSourceModelOption) load_weightless_source_model(value);
     else session_options_.config.set(prefix + key, value);
   }
   const std::string* no_prepacking = session_options_.config.find("session.disable_prepacking");
@@ -135,6 +139,20 @@ OrtEpProvider::OrtEpProvider(const PluginRecord& record,
     release_ep();  // the destructor of a provider whose constructor failed does not run
     throw;
   }
+}
+
+// The source model of a weightless EPContext model, for SessionOptionsGetWeightlessSourceModelBuffer. One the
+// host cannot read is left out (the EP sees none): the EPContext loading reports the missing source model.
+void OrtEpProvider::load_weightless_source_model(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) bytes.clear();
+  if (bytes.empty()) {
+    log_warning(fmt::format("provider '{}': the source model '{}' (ep.context_source_model_path) could not be read; "
+                            "the EP's SessionOptionsGetWeightlessSourceModelBuffer answers none", name(), path));
+    return;
+  }
+  session_options_.weightless_source_model = std::move(bytes);
 }
 
 // Asks a kernel-registry EP (API 24) for its registry; fails for an EP that can run nothing.
@@ -157,6 +175,7 @@ void OrtEpProvider::take_kernel_registry() {
 
 void OrtEpProvider::release_ep() {
   if (!ep_) return;
+  release_profiler();
   OrtEpFactory* factory = factory_;
   ort_ep::call_plugin_void(name().c_str(), library_path(), "OrtEpFactory::ReleaseEp",
                            [&] { factory->ReleaseEp(factory, ep_); });
@@ -356,6 +375,18 @@ void OrtEpProvider::create_state(ComputeUnit& unit) const {
 }
 
 void OrtEpProvider::compute(const ComputeUnit& unit, EphostKernelContext* context) const {
+  if (!profiling_.load(std::memory_order_acquire)) return run_compute(unit, context);
+  const ProfiledCompute started = start_profiled_compute();
+  try {
+    run_compute(unit, context);
+  } catch (...) {
+    stop_profiled_compute(unit, started);
+    throw;
+  }
+  stop_profiled_compute(unit, started);
+}
+
+void OrtEpProvider::run_compute(const ComputeUnit& unit, EphostKernelContext* context) const {
   if (!unit.fused()) {
     const KernelUnit& kernel = own_kernel(unit);
     OrtKernelContext kernel_context(context, &kernel.output_elem_types);

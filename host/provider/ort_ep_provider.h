@@ -11,6 +11,8 @@
 // library.h). The only code of the host that calls an OrtEp or OrtEpFactory after discovery.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,6 +25,10 @@
 #include "provider/provider.h"
 
 namespace ephost {
+
+// The option the session hands an ONNX Runtime plugin EP's provider (in process) when it names
+// ep.context_source_model_path: the file whose bytes SessionOptionsGetWeightlessSourceModelBuffer answers.
+inline constexpr const char* kOrtWeightlessSourceModelOption = "context_source_model_path";
 
 class OrtEpProvider final : public Provider {
  public:
@@ -47,6 +53,11 @@ class OrtEpProvider final : public Provider {
   std::unique_ptr<ComputeUnit> load_context(const Node& context_node, const void* blob,
                                             size_t blob_size) const override;
   std::string compiled_model_compatibility_info() const override { return compatibility_info_; }
+  // OrtEp::CreateProfiler (API 25): StartProfiling now, StartEvent / StopEvent around each compute, and at
+  // end_profiling the events EndProfiling adds, filed in the session's profile under their category
+  // ("session", "node", "kernel", "api") with their names, times and arguments, plus "provider".
+  void start_profiling(Profiler& profiler) const override;
+  void end_profiling() const override;
 
  private:
   class Unit;
@@ -58,6 +69,18 @@ class OrtEpProvider final : public Provider {
   template <typename Describe, typename Fn>
   void call(const char* what, Describe&& describe, Fn&& fn) const;
   void take_kernel_registry();
+  void load_weightless_source_model(const std::string& path);
+  // One compute, without profiling.
+  void run_compute(const ComputeUnit& unit, EphostKernelContext* context) const;
+  // While the EP profiles, each compute lies between its profiler's StartEvent and StopEvent (one correlation
+  // id); StopEvent is handed the host's event for it (category NODE, the unit's name, its times).
+  struct ProfiledCompute {
+    uint64_t correlation_id = 0;
+    std::chrono::steady_clock::time_point start;
+  };
+  ProfiledCompute start_profiled_compute() const;
+  void stop_profiled_compute(const ComputeUnit& unit, const ProfiledCompute& started) const;
+  void release_profiler();
   void release_ep();
   const Unit& own(const ComputeUnit& unit) const;
   const KernelUnit& own_kernel(const ComputeUnit& unit) const;
@@ -100,6 +123,12 @@ class OrtEpProvider final : public Provider {
   // OrtEp::GetCompiledModelCompatibilityInfo's answer for the model compiled, asked after the first
   // Compile that made an EPContext node ("" when the plugin has none or said nothing).
   mutable std::string compatibility_info_;
+  // The EP's profiler while the session profiles (start_profiling .. end_profiling), the session's profile,
+  // and the correlation ids handed to StartEvent / StopEvent. Released with the EP.
+  mutable OrtEpProfilerImpl* profiler_impl_ = nullptr;
+  mutable Profiler* profiler_ = nullptr;
+  mutable std::atomic<bool> profiling_{false};
+  mutable std::atomic<uint64_t> next_correlation_id_{1};
 };
 
 }  // namespace ephost

@@ -28,6 +28,7 @@ namespace ephost {
 
 struct PluginRecord;
 class Device;
+class Profiler;
 class Provider;
 
 // What a provider made to run one step: a kernel for a single node (create_kernel), or a compute unit
@@ -128,6 +129,15 @@ class Provider {
   // cannot load contexts ("the provider has no context_load") or fails to.
   virtual std::unique_ptr<ComputeUnit> load_context(const Node& context_node, const void* blob,
                                                     size_t blob_size) const = 0;
+
+  // ---- profiling (session.enable_profiling) ---------------------------------------------------------------
+  // The session's profile began (`profiler`, which outlives the provider's profiling): a plugin that keeps a
+  // profile of its own starts it (ONNX Runtime plugin EPs: OrtEp::CreateProfiler). Nothing for the others,
+  // whose spans the host records itself. Failures are logged, never thrown: profiling fails no session.
+  virtual void start_profiling(Profiler& profiler) const { (void)profiler; }
+  // The session's profile is about to be written: the plugin's own events are filed in it now, and its
+  // profiling ends (later work is not reported by it, as in ONNX Runtime). Nothing when not started.
+  virtual void end_profiling() const {}
 
  protected:
   Provider(const PluginRecord& record, const Device* device);

@@ -13,6 +13,7 @@
 #include "isolation/fault_memory.h"
 #include "isolation/isolated_provider.h"
 #include "isolation/isolation_options.h"
+#include "provider/ort_ep_provider.h"
 
 namespace ephost {
 namespace {
@@ -195,6 +196,11 @@ bool make_candidate(const PluginRegistry& registry, const SessionConfig& config,
   }
   if (!registry.ensure_loaded(*rec)) return false;
   c.device = choose_device(*rec, requested, config.selection_policy);
+  // An ONNX Runtime plugin EP in process reads the source model of a weightless EPContext model from its
+  // session options (OrtEpApi::SessionOptionsGetWeightlessSourceModelBuffer): the adapter loads what
+  // ep.context_source_model_path names (ort_ep_provider.h).
+  if (rec->ort && !config.ep_context.source_model_path.empty())
+    c.options.emplace_back(kOrtWeightlessSourceModelOption, config.ep_context.source_model_path);
   return true;
 }
 

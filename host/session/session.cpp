@@ -95,6 +95,7 @@ Session::Session(Env& env, const SessionOptions& options, bool trusted_model)
 Session::~Session() {
   rebuild_.reset();
   plan_.reset();  // before the trace is written: nothing records after this
+  if (profiler_) file_provider_profiles();
   if (profiler_ && profiler_->event_count() > 0) {
     try {
       log_info("profiling trace written to " + profiler_->write());
@@ -107,7 +108,12 @@ Session::~Session() {
 std::string Session::end_profiling() {
   if (!profiler_)
     fail(EPHOST_INVALID_ARGUMENT, "profiling is off: set session.enable_profiling=1 before creating the session");
+  file_provider_profiles();
   return profiler_->write();
+}
+
+void Session::file_provider_profiles() const {
+  for (const auto& provider : providers_.instances) provider->end_profiling();
 }
 
 std::unique_ptr<Session> Session::create_from_file(Env& env, const std::string& path, const SessionOptions& options) {
@@ -153,6 +159,8 @@ void Session::initialize(std::unique_ptr<Model> model) {
   {
     auto span = profile(p, "session", "create providers");
     providers_ = create_providers(env_.registry(), config_, *graph_);
+    if (p)
+      for (const auto& provider : providers_.instances) provider->start_profiling(*p);
   }
   fallback_.watch(providers_, options_.provider_state);
   deadline.check("create providers");

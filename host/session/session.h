@@ -96,6 +96,8 @@ class Session {
   std::shared_ptr<SessionPlan> make_plan(std::vector<GraphPartition> partitions,
                                          const std::function<void(size_t, size_t)>& progress,
                                          const CreationDeadline& deadline) const;
+  // Providers whose plugins keep a profile of their own file their events in profiler_ (Provider::end_profiling).
+  void file_provider_profiles() const;
   // A device provider fell back (provider_fallback.h): partitions again without it and swaps the new plan in.
   void plan_again_without(const std::vector<std::string>& left_out) const;
   // partition_graphs without the providers `left_out`, their EPContext nodes replaced by source nodes.

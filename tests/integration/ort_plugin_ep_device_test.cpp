@@ -4,6 +4,9 @@
 // its memory and the run's stream is one of its own; its data transfer records each copy in the file
 // ORT_TEST_COPY_LOG names.
 #include <gtest/gtest.h>
+
+#include <cstdio>
+#include <sstream>
 #include <stdlib.h>
 
 #include <fstream>
@@ -101,6 +104,27 @@ TEST_F(OrtPluginEpDevice, ComputesOnItsOwnMemoryWithTheCopiesInTheReport) {
   EXPECT_GT(count_lines(two_runs, "to_device"), up) << two_runs;
   EXPECT_LE(count_lines(two_runs, "to_device"), 2 * up) << two_runs;
   EXPECT_EQ(count_lines(two_runs, "to_host"), 2 * down) << two_runs;
+}
+
+// The sync id Compute reads from its stream (OrtEpApi::SyncStream_GetSyncId) counts the host's
+// synchronizations of that stream: 0 before any, growing run after run as the host flushes it; a stream has
+// never waited on itself (GetSyncIdForLastWaitOnSyncStream answers 0).
+TEST_F(OrtPluginEpDevice, ItsStreamsSyncIdCountsTheHostsSynchronizations) {
+  Ephost::Session s(*env_, model_path_);
+  for (int run = 0; run < 3; ++run) ephost_test::expect_chain_output(s, 4, 6);
+  const std::string log = read_text(copy_log_);
+  std::vector<unsigned long long> ids;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    unsigned long long id = 0, self = 1;
+    if (std::sscanf(line.c_str(), "sync %llu self %llu", &id, &self) != 2) continue;
+    EXPECT_EQ(self, 0u) << log;
+    ids.push_back(id);
+  }
+  ASSERT_EQ(ids.size(), 3u) << log;  // one compute per run
+  EXPECT_LT(ids[0], ids[1]) << log;
+  EXPECT_LT(ids[1], ids[2]) << log;
+  EXPECT_GE(count_lines(log, "flush"), ids[2]) << log;  // never more than the flushes the plugin saw
 }
 
 TEST_F(OrtPluginEpDevice, EpContextRoundTripStillRunsOnItsMemory) {

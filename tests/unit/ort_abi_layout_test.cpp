@@ -99,6 +99,12 @@ TEST(OrtAbiLayout, ImplementedOrtApiEntries) {
   EXPECT_EQ(slot(offsetof(OrtApi, RemoveKeyValuePair)), 299u);
   EXPECT_EQ(slot(offsetof(OrtApi, ReleaseKeyValuePairs)), 300u);
   EXPECT_EQ(slot(offsetof(OrtApi, HardwareDevice_Type)), 307u);
+  // The environment a plugin may ask (host/ort_ep/api_env.cpp).
+  EXPECT_EQ(slot(offsetof(OrtApi, CreateEnv)), 3u);
+  EXPECT_EQ(slot(offsetof(OrtApi, ReleaseEnv)), 92u);
+  EXPECT_EQ(slot(offsetof(OrtApi, GetNumHardwareDevices)), 397u);
+  EXPECT_EQ(slot(offsetof(OrtApi, GetHardwareDevices)), 398u);
+  EXPECT_EQ(slot(offsetof(OrtApi, GetHardwareDeviceEpIncompatibilityDetails)), 399u);
   EXPECT_EQ(slot(offsetof(OrtApi, HardwareDevice_VendorId)), 308u);
   EXPECT_EQ(slot(offsetof(OrtApi, HardwareDevice_Vendor)), 309u);
   EXPECT_EQ(slot(offsetof(OrtApi, HardwareDevice_DeviceId)), 310u);
@@ -214,6 +220,10 @@ TEST(OrtAbiLayout, ImplementedOrtEpApiEntries) {
   EXPECT_EQ(slot(offsetof(OrtEpApi, MemoryDevice_GetVendorId)), 11u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, MemoryDevice_GetDeviceId)), 12u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, SyncStream_GetImpl)), 13u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, SyncStream_GetSyncId)), 14u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, GetSyncIdForLastWaitOnSyncStream)), 15u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, CreateHardwareDevice)), 16u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, ReleaseHardwareDevice)), 17u);
   // Kernel-registry EPs (API 24): the registry, kernel definitions, data types, the lookup.
   EXPECT_EQ(slot(offsetof(OrtEpApi, CreateKernelRegistry)), 18u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, ReleaseKernelRegistry)), 19u);
@@ -264,6 +274,16 @@ TEST(OrtAbiLayout, ImplementedOrtEpApiEntries) {
   EXPECT_EQ(slot(offsetof(OrtEpApi, OpSchemaTypeConstraint_GetAllowedTypes)), 62u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, OpSchemaTypeConstraint_GetInputIndices)), 63u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, OpSchemaTypeConstraint_GetOutputIndices)), 64u);
+  // API 25: profiling events; API 29: the weightless source model.
+  EXPECT_EQ(slot(offsetof(OrtEpApi, CreateProfilingEvent)), 65u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, ReleaseProfilingEvent)), 66u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, ProfilingEvent_GetCategory)), 67u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, ProfilingEvent_GetName)), 68u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, ProfilingEvent_GetTimestampUs)), 69u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, ProfilingEvent_GetDurationUs)), 70u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, ProfilingEvent_GetArgValue)), 71u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, ProfilingEventsContainer_AddEvents)), 72u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, SessionOptionsGetWeightlessSourceModelBuffer)), 73u);
 }
 
 TEST(OrtAbiLayout, ImplementedModelEditorEntries) {
@@ -281,6 +301,16 @@ TEST(OrtAbiLayout, PluginStructs) {
   EXPECT_EQ(slot(offsetof(OrtEp, GetCompiledModelCompatibilityInfo)), 12u);
   EXPECT_EQ(slot(offsetof(OrtEp, GetKernelRegistry)), 13u);
   EXPECT_EQ(slot(offsetof(OrtEp, IsConcurrentRunSupported)), 14u);
+  EXPECT_EQ(slot(offsetof(OrtEp, Sync)), 15u);  // API 25
+  EXPECT_EQ(slot(offsetof(OrtEp, CreateProfiler)), 16u);
+  EXPECT_EQ(sizeof(OrtEp), 17 * sizeof(void*));
+  EXPECT_EQ(slot(offsetof(OrtEpProfilerImpl, Release)), 1u);
+  EXPECT_EQ(slot(offsetof(OrtEpProfilerImpl, StartProfiling)), 2u);
+  EXPECT_EQ(slot(offsetof(OrtEpProfilerImpl, StartEvent)), 3u);
+  EXPECT_EQ(slot(offsetof(OrtEpProfilerImpl, StopEvent)), 4u);
+  EXPECT_EQ(slot(offsetof(OrtEpProfilerImpl, EndProfiling)), 5u);
+  EXPECT_EQ(sizeof(OrtEpProfilerImpl), 6 * sizeof(void*));
+  EXPECT_EQ(static_cast<int>(OrtProfilingEventCategory_API), 3);
   EXPECT_EQ(slot(offsetof(OrtEpFactory, GetName)), 1u);
   EXPECT_EQ(slot(offsetof(OrtEpFactory, GetSupportedDevices)), 3u);
   EXPECT_EQ(slot(offsetof(OrtEpFactory, CreateEp)), 4u);
@@ -344,8 +374,8 @@ TEST(OrtAbiLayout, CountsOfImplementedEntries) {
   EXPECT_EQ(c.api_total, 426u);
   EXPECT_EQ(c.ep_api_total, 74u);
   EXPECT_EQ(c.editor_total, 20u);
-  EXPECT_EQ(c.api, 151u);
-  EXPECT_EQ(c.ep_api, 61u);
+  EXPECT_EQ(c.api, 156u);
+  EXPECT_EQ(c.ep_api, 74u);
   EXPECT_EQ(c.editor, 1u);
 }
 

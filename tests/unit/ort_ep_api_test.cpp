@@ -22,6 +22,8 @@
 #include "ort_ep/api_tables.h"
 #include "ort_ep/call_arena.h"
 #include "ort_ep/graph_handles.h"
+#include "ort_ep/hardware_devices.h"
+#include "ort_ep/library.h"
 #include "ort_ep/kernel_context.h"
 #include "ort_ep/kernel_registry.h"
 #include "ort_ep/ort_objects.h"
@@ -121,12 +123,6 @@ TEST(OrtEpApiTables, EverySlotIsFilledAndStubsNameTheirFunction) {
   EXPECT_EQ(reinterpret_cast<GetTrainingApiFn>(api()->GetTrainingApi)(30), nullptr);
   using ClearFn = void (*)(void*);
   reinterpret_cast<ClearFn>(api()->ClearBoundInputs)(nullptr);
-  using WeightlessFn = OrtStatus* (*)(const OrtSessionOptions*, const void**, size_t*);
-  const void* data = nullptr;
-  size_t size = 0;
-  expect_fails(reinterpret_cast<WeightlessFn>(ep_api()->SessionOptionsGetWeightlessSourceModelBuffer)(nullptr, &data,
-                                                                                                       &size),
-               ORT_NOT_IMPLEMENTED, "OrtEpApi::SessionOptionsGetWeightlessSourceModelBuffer");
 }
 
 TEST(OrtEpApiObjects, Statuses) {
@@ -1424,3 +1420,229 @@ TEST(OrtEpApiKernels, ControlFlowKernelsAreMadeForTheirOperatorsOnly) {
   expect_fails(ep_api()->CreateIfKernel(&not_if, &kernel), ORT_INVALID_ARGUMENT, "not an ai.onnx If");
   expect_fails(ep_api()->CreateIfKernel(nullptr, &kernel), ORT_INVALID_ARGUMENT, "OrtEpApi::CreateIfKernel");
 }
+
+// ---- devices a plugin describes, stream sync ids, profiling events, the weightless source model, the env ----
+namespace {
+
+TEST(OrtEpApiDevices, APluginDescribesAHardwareDeviceTheHostDidNotProbe) {
+  OrtKeyValuePairs* metadata = nullptr;
+  api()->CreateKeyValuePairs(&metadata);
+  api()->AddKeyValuePair(metadata, "IsVirtual", "1");
+  OrtHardwareDevice* hw = nullptr;
+  EXPECT_OK(ep_api()->CreateHardwareDevice(OrtHardwareDeviceType_NPU, 0xB358, 0x51, "Contoso", metadata, &hw));
+  api()->ReleaseKeyValuePairs(metadata);  // the device keeps its own copy
+  ASSERT_NE(hw, nullptr);
+  EXPECT_EQ(api()->HardwareDevice_Type(hw), OrtHardwareDeviceType_NPU);
+  EXPECT_EQ(api()->HardwareDevice_VendorId(hw), 0xB358u);
+  EXPECT_EQ(api()->HardwareDevice_DeviceId(hw), 0x51u);
+  EXPECT_STREQ(api()->HardwareDevice_Vendor(hw), "Contoso");
+  const char* is_virtual = api()->GetKeyValue(api()->HardwareDevice_Metadata(hw), "IsVirtual");
+  ASSERT_NE(is_virtual, nullptr);
+  EXPECT_STREQ(is_virtual, "1");
+  // An EP device over it, as GetSupportedDevices makes one.
+  OrtEpFactory factory{};
+  OrtEpDevice* ep_device = nullptr;
+  EXPECT_OK(ep_api()->CreateEpDevice(&factory, hw, nullptr, nullptr, &ep_device));
+  ASSERT_NE(ep_device, nullptr);
+  EXPECT_EQ(api()->EpDevice_Device(ep_device), hw);
+  ep_api()->ReleaseEpDevice(ep_device);
+  ep_api()->ReleaseHardwareDevice(hw);
+  // Bad arguments: statuses, never a crash.
+  OrtHardwareDevice* bad = nullptr;
+  expect_fails(ep_api()->CreateHardwareDevice(static_cast<OrtHardwareDeviceType>(7), 1, 1, "x", nullptr, &bad),
+               ORT_INVALID_ARGUMENT, "type 7 is no OrtHardwareDeviceType");
+  expect_fails(ep_api()->CreateHardwareDevice(OrtHardwareDeviceType_GPU, 1, 1, nullptr, nullptr, &bad),
+               ORT_INVALID_ARGUMENT, "vendor_name is NULL");
+  expect_fails(ep_api()->CreateHardwareDevice(OrtHardwareDeviceType_GPU, 1, 1, "x", nullptr, nullptr),
+               ORT_INVALID_ARGUMENT, "out pointer");
+  EXPECT_EQ(bad, nullptr);
+  // The host's own devices are never freed by a plugin's release.
+  const OrtHardwareDevice* cpu = ort_ep::host_hardware_devices().front();
+  ep_api()->ReleaseHardwareDevice(const_cast<OrtHardwareDevice*>(cpu));
+  EXPECT_EQ(api()->HardwareDevice_Type(cpu), OrtHardwareDeviceType_CPU);
+  ep_api()->ReleaseHardwareDevice(nullptr);
+}
+
+TEST(OrtEpApiStreams, SyncIdsCountTheHostsSynchronizations) {
+  OrtSyncStream producer, consumer;
+  EXPECT_EQ(ep_api()->SyncStream_GetSyncId(&producer), 0u);
+  producer.sync_id = 3;
+  consumer.sync_id = 1;
+  EXPECT_EQ(ep_api()->SyncStream_GetSyncId(&producer), 3u);
+  // Synchronized on the host three times: every other stream has waited for those.
+  EXPECT_EQ(ep_api()->GetSyncIdForLastWaitOnSyncStream(&producer, &consumer), 3u);
+  EXPECT_EQ(ep_api()->GetSyncIdForLastWaitOnSyncStream(&consumer, &producer), 1u);
+  EXPECT_EQ(ep_api()->GetSyncIdForLastWaitOnSyncStream(&producer, &producer), 0u);
+  EXPECT_EQ(ep_api()->SyncStream_GetSyncId(nullptr), 0u);
+  EXPECT_EQ(ep_api()->GetSyncIdForLastWaitOnSyncStream(nullptr, &consumer), 0u);
+  OrtSessionOptions not_a_stream;
+  EXPECT_EQ(ep_api()->SyncStream_GetSyncId(reinterpret_cast<const OrtSyncStream*>(&not_a_stream)), 0u);
+}
+
+TEST(OrtEpApiProfiling, EventsAreMadeReadAndCopiedIntoTheContainer) {
+  const char* keys[] = {"op", "bytes"};
+  const char* values[] = {"Add", "96"};
+  OrtProfilingEvent* e = nullptr;
+  EXPECT_OK(ep_api()->CreateProfilingEvent(OrtProfilingEventCategory_KERNEL, 12, 7, "add kernel", 150, 42, keys,
+                                           values, 2, &e));
+  ASSERT_NE(e, nullptr);
+  OrtProfilingEventCategory category = OrtProfilingEventCategory_SESSION;
+  const char* name = nullptr;
+  const char* value = nullptr;
+  int64_t ts = 0, dur = 0;
+  EXPECT_OK(ep_api()->ProfilingEvent_GetCategory(e, &category));
+  EXPECT_EQ(category, OrtProfilingEventCategory_KERNEL);
+  EXPECT_OK(ep_api()->ProfilingEvent_GetName(e, &name));
+  EXPECT_STREQ(name, "add kernel");
+  EXPECT_OK(ep_api()->ProfilingEvent_GetTimestampUs(e, &ts));
+  EXPECT_EQ(ts, 150);
+  EXPECT_OK(ep_api()->ProfilingEvent_GetDurationUs(e, &dur));
+  EXPECT_EQ(dur, 42);
+  EXPECT_OK(ep_api()->ProfilingEvent_GetArgValue(e, "bytes", &value));
+  EXPECT_STREQ(value, "96");
+  EXPECT_OK(ep_api()->ProfilingEvent_GetArgValue(e, "missing", &value));
+  EXPECT_EQ(value, nullptr);
+
+  OrtProfilingEventsContainer container;
+  const OrtProfilingEvent* list[] = {e};
+  EXPECT_OK(ep_api()->ProfilingEventsContainer_AddEvents(&container, list, 1));
+  ep_api()->ReleaseProfilingEvent(e);  // the container holds a copy
+  ASSERT_EQ(container.events.size(), 1u);
+  EXPECT_EQ(container.events[0].name, "add kernel");
+  EXPECT_EQ(container.events[0].args.size(), 2u);
+  EXPECT_FALSE(container.events[0].owned);
+  // The host's events (handed to StopEvent) are never freed by the EP's release.
+  ep_api()->ReleaseProfilingEvent(&container.events[0]);
+  EXPECT_EQ(container.events[0].magic, ort_ep::Magic::kProfilingEvent);
+
+  // Bad arguments: statuses, nothing added.
+  OrtProfilingEvent* bad = nullptr;
+  expect_fails(ep_api()->CreateProfilingEvent(static_cast<OrtProfilingEventCategory>(9), 0, 0, "x", 0, 1, nullptr,
+                                              nullptr, 0, &bad),
+               ORT_INVALID_ARGUMENT, "category 9");
+  expect_fails(ep_api()->CreateProfilingEvent(OrtProfilingEventCategory_NODE, 0, 0, "x", 0, -1, nullptr, nullptr, 0,
+                                              &bad),
+               ORT_INVALID_ARGUMENT, "never negative");
+  expect_fails(ep_api()->CreateProfilingEvent(OrtProfilingEventCategory_NODE, 0, 0, "x", 0, 1, nullptr, nullptr, 2,
+                                              &bad),
+               ORT_INVALID_ARGUMENT, "arg_keys or arg_values is NULL");
+  expect_fails(ep_api()->ProfilingEvent_GetName(nullptr, &name), ORT_INVALID_ARGUMENT, "ProfilingEvent_GetName");
+  const OrtProfilingEvent* stale[] = {reinterpret_cast<const OrtProfilingEvent*>(&container)};
+  expect_fails(ep_api()->ProfilingEventsContainer_AddEvents(&container, stale, 1), ORT_INVALID_ARGUMENT,
+               "event 0 is not an OrtProfilingEvent");
+  expect_fails(ep_api()->ProfilingEventsContainer_AddEvents(nullptr, list, 1), ORT_INVALID_ARGUMENT,
+               "events_container");
+  EXPECT_EQ(container.events.size(), 1u);
+}
+
+TEST(OrtEpApiSessionOptions, TheWeightlessSourceModelIsWhatTheSessionNamed) {
+  OrtSessionOptions options;
+  const void* data = reinterpret_cast<const void*>(1);
+  size_t size = 99;
+  EXPECT_OK(ep_api()->SessionOptionsGetWeightlessSourceModelBuffer(&options, &data, &size));
+  EXPECT_EQ(data, nullptr);
+  EXPECT_EQ(size, 0u);
+  options.weightless_source_model = "onnx bytes";
+  EXPECT_OK(ep_api()->SessionOptionsGetWeightlessSourceModelBuffer(&options, &data, &size));
+  ASSERT_EQ(size, 10u);
+  EXPECT_EQ(std::string(static_cast<const char*>(data), size), "onnx bytes");
+  expect_fails(ep_api()->SessionOptionsGetWeightlessSourceModelBuffer(nullptr, &data, &size), ORT_INVALID_ARGUMENT,
+               "session_options");
+  expect_fails(ep_api()->SessionOptionsGetWeightlessSourceModelBuffer(&options, nullptr, &size),
+               ORT_INVALID_ARGUMENT, "NULL");
+}
+
+// A factory made in this test: "envtest", no device supported; it says why for CPUs only when `explains`.
+struct EnvTestFactory {
+  OrtEpFactory base{};
+  bool explains = true;
+};
+EnvTestFactory env_test_factory;
+
+OrtStatus* env_test_create(const char*, const OrtApiBase*, const OrtLogger*, OrtEpFactory** factories, size_t max,
+                           size_t* num) {
+  auto& f = env_test_factory.base;
+  f.ort_version_supported = 24;
+  f.GetName = [](const OrtEpFactory*) { return "envtest"; };
+  f.GetVendor = [](const OrtEpFactory*) { return "tests"; };
+  f.GetSupportedDevices = [](OrtEpFactory*, const OrtHardwareDevice* const*, size_t, OrtEpDevice**, size_t,
+                             size_t* n) -> OrtStatus* {
+    *n = 0;
+    return nullptr;
+  };
+  f.CreateEp = [](OrtEpFactory*, const OrtHardwareDevice* const*, const OrtKeyValuePairs* const*, size_t,
+                  const OrtSessionOptions*, const OrtLogger*, OrtEp**) -> OrtStatus* { return nullptr; };
+  f.ReleaseEp = [](OrtEpFactory*, OrtEp*) {};
+  f.GetHardwareDeviceIncompatibilityDetails = [](OrtEpFactory*, const OrtHardwareDevice* hw,
+                                                 OrtDeviceEpIncompatibilityDetails* details) -> OrtStatus* {
+    if (!env_test_factory.explains || api()->HardwareDevice_Type(hw) != OrtHardwareDeviceType_CPU) return nullptr;
+    return ep_api()->DeviceEpIncompatibilityDetails_SetDetails(details, OrtDeviceEpIncompatibility_DRIVER_INCOMPATIBLE,
+                                                               5, "envtest wants a newer driver");
+  };
+  if (max < 1) return api()->CreateStatus(ORT_INVALID_ARGUMENT, "no room");
+  factories[0] = &f;
+  *num = 1;
+  return nullptr;
+}
+OrtStatus* env_test_release(OrtEpFactory*) { return nullptr; }
+
+TEST(OrtEpApiEnv, AnEnvAnswersTheHostsDevicesAndWhyAnEpCannotUseThem) {
+  OrtEnv* env = nullptr;
+  OrtEnv* again = nullptr;
+  EXPECT_OK(api()->CreateEnv(ORT_LOGGING_LEVEL_WARNING, "test", &env));
+  EXPECT_OK(api()->CreateEnv(ORT_LOGGING_LEVEL_ERROR, "test", &again));
+  ASSERT_NE(env, nullptr);
+  EXPECT_EQ(env, again);  // one environment per process, as ONNX Runtime's
+  api()->ReleaseEnv(again);
+  size_t n = 0;
+  EXPECT_OK(api()->GetNumHardwareDevices(env, &n));
+  const auto& host = ort_ep::host_hardware_devices();
+  ASSERT_EQ(n, host.size());
+  std::vector<const OrtHardwareDevice*> devices(n);
+  EXPECT_OK(api()->GetHardwareDevices(env, devices.data(), n));
+  EXPECT_EQ(devices, host);
+  const OrtHardwareDevice* cpu = devices.front();
+  EXPECT_EQ(api()->HardwareDevice_Type(cpu), OrtHardwareDeviceType_CPU);
+  expect_fails(api()->GetHardwareDevices(env, devices.data(), 0), ORT_INVALID_ARGUMENT, "GetNumHardwareDevices first");
+
+  OrtDeviceEpIncompatibilityDetails* details = nullptr;
+  expect_fails(api()->GetHardwareDeviceEpIncompatibilityDetails(env, "envtest", cpu, &details), ORT_INVALID_ARGUMENT,
+               "no execution provider named 'envtest' is registered");
+  {
+    ort_ep::OrtEpLibrary library(env_test_create, env_test_release, "/nowhere/libenvtest.so");
+    // The discovery report's line and the application's answer are the factory's one answer.
+    ASSERT_EQ(library.unsupported_devices(0).size(), 1u);
+    EXPECT_NE(library.unsupported_devices(0)[0].find("driver incompatible: envtest wants a newer driver (error 5)"),
+              std::string::npos)
+        << library.unsupported_devices(0)[0];
+    EXPECT_OK(api()->GetHardwareDeviceEpIncompatibilityDetails(env, "envtest", cpu, &details));
+    ASSERT_NE(details, nullptr);
+    uint32_t reasons = 0;
+    int32_t code = 0;
+    const char* notes = nullptr;
+    EXPECT_OK(api()->DeviceEpIncompatibilityDetails_GetReasonsBitmask(details, &reasons));
+    EXPECT_EQ(reasons, static_cast<uint32_t>(OrtDeviceEpIncompatibility_DRIVER_INCOMPATIBLE));
+    EXPECT_OK(api()->DeviceEpIncompatibilityDetails_GetErrorCode(details, &code));
+    EXPECT_EQ(code, 5);
+    EXPECT_OK(api()->DeviceEpIncompatibilityDetails_GetNotes(details, &notes));
+    EXPECT_STREQ(notes, "envtest wants a newer driver");
+    api()->ReleaseDeviceEpIncompatibilityDetails(details);
+    // Bad arguments: statuses.
+    expect_fails(api()->GetHardwareDeviceEpIncompatibilityDetails(nullptr, "envtest", cpu, &details),
+                 ORT_INVALID_ARGUMENT, "env is not an OrtEnv");
+    expect_fails(api()->GetHardwareDeviceEpIncompatibilityDetails(env, nullptr, cpu, &details), ORT_INVALID_ARGUMENT,
+                 "ep_name");
+    expect_fails(api()->GetHardwareDeviceEpIncompatibilityDetails(env, "envtest", nullptr, &details),
+                 ORT_INVALID_ARGUMENT, "hw is not an OrtHardwareDevice");
+    expect_fails(api()->GetHardwareDeviceEpIncompatibilityDetails(env, "envtest", cpu, nullptr), ORT_INVALID_ARGUMENT,
+                 "out pointer");
+  }
+  // Gone with its library.
+  expect_fails(api()->GetHardwareDeviceEpIncompatibilityDetails(env, "envtest", cpu, &details), ORT_INVALID_ARGUMENT,
+               "no execution provider named 'envtest'");
+  api()->ReleaseEnv(env);
+  expect_fails(api()->CreateEnv(static_cast<OrtLoggingLevel>(9), "x", &env), ORT_INVALID_ARGUMENT, "OrtLoggingLevel");
+  expect_fails(api()->GetNumHardwareDevices(nullptr, &n), ORT_INVALID_ARGUMENT, "env is not an OrtEnv");
+}
+
+}  // namespace

@@ -11,7 +11,8 @@
  *
  * Data transfer copies with memcpy, checking that the device side of every copy is its memory. When the
  * environment variable ORT_TEST_COPY_LOG names a file, each copy appends "to_device" or "to_host" to it;
- * each stream flush appends "flush".
+ * each stream flush appends "flush"; each Compute appends "sync <id> self <id>" (SyncStream_GetSyncId of the
+ * run's stream, GetSyncIdForLastWaitOnSyncStream of the stream on itself).
  *
  * Included by ort_test_ep.c after `api` and `ep_api` are declared. Plain C.
  */
@@ -263,6 +264,13 @@ static OrtStatus* device_check_stream(const OrtKernelContext* context) {
   if (!impl || impl->GetHandle != stream_handle || api->SyncStream_GetHandle(stream) != handle ||
       handle != &((const DeviceStream*)impl)->tag)
     return api->CreateStatus(ORT_EP_FAIL, "ortdev: Compute: the run's stream is not one of its streams");
+  {
+    /* How many times the host synchronized this stream so far, and what the stream waited for on itself. */
+    char line[64];
+    snprintf(line, sizeof line, "sync %llu self %llu", (unsigned long long)ep_api->SyncStream_GetSyncId(stream),
+             (unsigned long long)ep_api->GetSyncIdForLastWaitOnSyncStream(stream, stream));
+    device_log(line);
+  }
   return NULL;
 }
 

@@ -25,6 +25,11 @@
  *   ORT_TEST_OWN_DEVICE        "ortdev": a device with memory of its own (ort_test_device.h): the factory's
  *                              allocator, data transfer and sync streams; Compute checks that every input and
  *                              output is in that memory, and that the run's stream is one of its streams
+ *   ORT_TEST_VIRTUAL_DEVICE    "ortvirt": runs on a virtual GPU it describes itself (ort_test_virtual.h:
+ *                              CreateHardwareDevice), passes over the CPU saying why, and asks the environment
+ *                              (CreateEnv, GetHardwareDeviceEpIncompatibilityDetails) in CreateEp
+ *   ORT_TEST_PROFILER          an EP profiler (ort_test_profiler.h: OrtEp::CreateProfiler, API 25) reporting a
+ *                              KERNEL event per compute and a SESSION event at the end
  */
 #include <signal.h>
 #include <stdio.h>
@@ -62,6 +67,13 @@ static OrtStatus* error(const char* message) { return api->CreateStatus(ORT_EP_F
     if (s_) return s_;                \
   } while (0)
 
+#ifdef ORT_TEST_VIRTUAL_DEVICE
+#include "ort_test_virtual.h"
+#endif
+#ifdef ORT_TEST_PROFILER
+#include "ort_test_profiler.h"
+#endif
+
 enum { OP_ADD = 1, OP_MUL = 2, OP_RELU = 3 };
 
 static int op_code(const char* op_type) {
@@ -87,6 +99,7 @@ typedef struct TestEp {
   char compile_log[512]; /* option compile_log: a file Compile appends "graph" or "context" to, per group */
   char target[32];       /* option target: what it compiles for, recorded in the compatibility info */
   char compatibility[96];
+  char env_log[512]; /* option env_log (ORT_TEST_VIRTUAL_DEVICE): what the environment answered */
   const OrtLogger* logger;
   /* The EPContext configuration (experimental functions, API 28), extracted in CreateEp as ONNX Runtime
    * asks, released in ReleaseEp. */
@@ -737,13 +750,21 @@ static OrtStatus* factory_supported_devices(OrtEpFactory* f, const OrtHardwareDe
                                             OrtEpDevice** ep_devices, size_t max, size_t* num) {
   size_t i;
   *num = 0;
+#ifdef ORT_TEST_VIRTUAL_DEVICE
+  /* The host's devices are not its own: it offers the virtual GPU it describes itself, only. */
+  RETURN_IF(virtual_make_device());
+  devices = (const OrtHardwareDevice* const*)&virtual_device;
+  n = 1;
+#endif
   for (i = 0; i < n && *num < max; ++i) {
     OrtKeyValuePairs* metadata = NULL;
     OrtKeyValuePairs* options = NULL;
     OrtMemoryInfo* memory = NULL;
     OrtEpDevice* d = NULL;
     OrtStatus* status;
+#ifndef ORT_TEST_VIRTUAL_DEVICE
     if (api->HardwareDevice_Type(devices[i]) != OrtHardwareDeviceType_CPU) continue;
+#endif
 #ifdef ORT_TEST_SECOND_REFUSES_CPU
     if (f != &factories_made[0].base) continue; /* the second factory wants a device no host has */
 #endif
@@ -805,8 +826,13 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
   size_t size = sizeof value;
   int has = 0;
   (void)metadata;
+#ifdef ORT_TEST_VIRTUAL_DEVICE
+  if (n != 1 || devices[0] != virtual_device)
+    return api->CreateStatus(ORT_INVALID_ARGUMENT, "CreateEp: its virtual GPU expected");
+#else
   if (n != 1 || api->HardwareDevice_Type(devices[0]) != OrtHardwareDeviceType_CPU)
     return api->CreateStatus(ORT_INVALID_ARGUMENT, "CreateEp: one CPU device expected");
+#endif
   ep = (TestEp*)calloc(1, sizeof *ep);
   if (!ep) return error("out of memory");
   ep->base.ort_version_supported = ORT_TEST_ASK_API;
@@ -815,6 +841,9 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
   ep->base.Compile = ep_compile;
   ep->base.ReleaseNodeComputeInfos = ep_release_infos;
   ep->base.GetCompiledModelCompatibilityInfo = ep_compatibility_info;
+#ifdef ORT_TEST_PROFILER
+  ep->base.CreateProfiler = ep_create_profiler;
+#endif
   ep->logger = logger;
   ep->name = factory_name(f);
   /* Options reach CreateEp as "ep.<EP name>.<key>" session config entries. */
@@ -842,6 +871,15 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
     free(ep);
     return api->CreateStatus(ORT_EP_FAIL, "CreateEp: asked to fail (option fail_create)");
   }
+#ifdef ORT_TEST_VIRTUAL_DEVICE
+  snprintf(key, sizeof key, "ep.%s.env_log", ep->name);
+  RETURN_IF(api->HasSessionConfigEntry(options, key, &has));
+  if (has) {
+    size = sizeof ep->env_log;
+    RETURN_IF(api->GetSessionConfigEntry(options, key, ep->env_log, &size));
+  }
+  RETURN_IF(virtual_check_env(ep->name, options, ep->env_log));
+#endif
   RETURN_IF(read_injected_fault(api, options, ep->name, &ep->fault));
   injected_fault_at(&ep->fault, "create_ep");
   RETURN_IF(extract_context_config(ep, options));
@@ -890,6 +928,9 @@ static void fill_factory(TestFactory* t, const char* name) {
 #ifdef ORT_TEST_SECOND_REFUSES_CPU
   factory->GetHardwareDeviceIncompatibilityDetails = factory_incompatibility;
 #endif
+#ifdef ORT_TEST_VIRTUAL_DEVICE
+  factory->GetHardwareDeviceIncompatibilityDetails = virtual_incompatibility;
+#endif
 #ifdef ORT_TEST_OWN_DEVICE
   factory->CreateAllocator = device_create_allocator;
   factory->ReleaseAllocator = device_release_allocator;
@@ -931,6 +972,9 @@ EXPORT OrtStatus* CreateEpFactories(const char* registered_name, const OrtApiBas
 
 EXPORT OrtStatus* ReleaseEpFactory(OrtEpFactory* f) {
   (void)f;
+#ifdef ORT_TEST_VIRTUAL_DEVICE
+  virtual_release_device();
+#endif
   return NULL;
 }
 

@@ -148,6 +148,14 @@ typedef enum OrtCompiledModelCompatibility {
   OrtCompiledModelCompatibility_EP_UNSUPPORTED = 3,
 } OrtCompiledModelCompatibility;
 
+/* API 25: what a profiling event describes. */
+typedef enum OrtProfilingEventCategory {
+  OrtProfilingEventCategory_SESSION = 0,
+  OrtProfilingEventCategory_NODE = 1,
+  OrtProfilingEventCategory_KERNEL = 2,
+  OrtProfilingEventCategory_API = 3,
+} OrtProfilingEventCategory;
+
 typedef enum OrtEpDataLayout {
   OrtEpDataLayout_NCHW = 0,
   OrtEpDataLayout_NHWC = 1,
@@ -198,6 +206,10 @@ typedef struct OrtScanKernelHelper OrtScanKernelHelper;
  * constraints. */
 typedef struct OrtOpSchema OrtOpSchema;
 typedef struct OrtOpSchemaTypeConstraint OrtOpSchemaTypeConstraint;
+/* API 25: one profiling event (an EP's, made with CreateProfilingEvent, or the host's, handed to
+ * OrtEpProfilerImpl::StopEvent), and the container OrtEpProfilerImpl::EndProfiling adds an EP's events to. */
+typedef struct OrtProfilingEvent OrtProfilingEvent;
+typedef struct OrtProfilingEventsContainer OrtProfilingEventsContainer;
 
 typedef struct OrtApi OrtApi;
 typedef struct OrtEpApi OrtEpApi;
@@ -365,6 +377,22 @@ struct OrtScanKernelHelper {
                           const OrtValue* input, OrtSyncStream* stream, OrtValue* output);
 };
 
+/* API 25: an EP's profiler (OrtEp::CreateProfiler), made when the session profiles. StartProfiling: the
+ * session's profile began `ep_profiling_start_offset_ns` before this call (timestamps of the EP's events are
+ * microseconds since the session's profile began). StartEvent / StopEvent bracket each host event the EP's
+ * work belongs to (a node's run), under one correlation id; StopEvent hands the host's event. EndProfiling:
+ * the EP adds its events to the container (ProfilingEventsContainer_AddEvents). Release frees it. */
+typedef struct OrtEpProfilerImpl OrtEpProfilerImpl;
+struct OrtEpProfilerImpl {
+  uint32_t ort_version_supported;
+  void (*Release)(OrtEpProfilerImpl* this_ptr);
+  OrtStatus* (*StartProfiling)(OrtEpProfilerImpl* this_ptr, int64_t ep_profiling_start_offset_ns);
+  OrtStatus* (*StartEvent)(OrtEpProfilerImpl* this_ptr, uint64_t ort_event_correlation_id);
+  OrtStatus* (*StopEvent)(OrtEpProfilerImpl* this_ptr, uint64_t ort_event_correlation_id,
+                          const OrtProfilingEvent* ort_event);
+  OrtStatus* (*EndProfiling)(OrtEpProfilerImpl* this_ptr, OrtProfilingEventsContainer* events_container);
+};
+
 /* An EP instance (one session). Members by the API version that added them. */
 typedef struct OrtEp {
   uint32_t ort_version_supported;
@@ -389,6 +417,9 @@ typedef struct OrtEp {
   /* 24 */
   OrtStatus* (*GetKernelRegistry)(struct OrtEp* this_ptr, const OrtKernelRegistry** kernel_registry);
   OrtStatus* (*IsConcurrentRunSupported)(struct OrtEp* this_ptr, bool* is_supported);
+  /* 25 */
+  OrtStatus* (*Sync)(struct OrtEp* this_ptr);
+  OrtStatus* (*CreateProfiler)(struct OrtEp* this_ptr, OrtEpProfilerImpl** profiler);
 } OrtEp;
 
 /* A factory: what CreateEpFactories hands the host. Members by the API version that added them. */
