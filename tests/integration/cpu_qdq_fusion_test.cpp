@@ -1176,3 +1176,129 @@ TEST(CpuQdqFusion, ConvChainEndsWithAMaxPoolOnItsNhwcBytes) {
               std::string(kConvLink) + "+Relu+QuantizeLinear+DequantizeLinear+MaxPool+QuantizeLinear", 67);
   }
 }
+
+namespace {
+
+// A ResNet-like int8 trunk on 4-channel images: a stem (conv 3x3 Relu → MaxPool 3x3 stride 2), a
+// projection block (1x1 projection to 24 channels beside a 1x1 → 3x3 → 1x1 bottleneck, their Add and
+// Relu) and an identity block (bottleneck, Add of its own input, Relu), each between quantize pairs.
+// Besides y, the graph hands out the pooled stem output dequantized ("pooled", the float output of
+// the DequantizeLinear both block-1 convolutions read: read inside the trunk and outside) and block
+// 1's output through a second DequantizeLinear ("mid": the bytes read inside and outside).
+void add_trunk_block(QdqModel& q, const std::string& p, const std::string& x, int64_t C_in, int64_t C_out,
+                     const std::string& residual, const std::string& y, uint32_t seed) {
+  add_chain_conv(q, p + "conv1", x, p + "c1", 8, C_in, 1, 0, 1, seed);
+  q.m.node("Relu", {p + "c1"}, {p + "r1"}, p + "relu1");
+  q.add_quant_pair(p + "r1", {0.04f, 0, false}, p + "m1", p + "d1");
+  add_chain_conv(q, p + "conv2", p + "d1", p + "c2", 8, 8, 3, 1, 1, seed + 1);
+  q.m.node("Relu", {p + "c2"}, {p + "r2"}, p + "relu2");
+  q.add_quant_pair(p + "r2", {0.03f, 0, false}, p + "m2", p + "d2");
+  add_chain_conv(q, p + "conv3", p + "d2", p + "c3", C_out, 8, 1, 0, 1, seed + 2);
+  q.add_quant_pair(p + "c3", {0.05f, 131, false}, p + "m3", p + "d3");
+  q.m.node("Add", {p + "d3", residual}, {p + "s"}, p + "residual_add");
+  q.m.node("Relu", {p + "s"}, {p + "rs"}, p + "relu_out");
+  q.add_quant_pair(p + "rs", {0.04f, 0, false}, p + "out", y);
+}
+
+QdqModel resnet_like_trunk() {
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {2, 4, 15, 13})
+      .output("y", onnx::TensorProto::FLOAT, {2, 24, 8, 7})
+      .output("pooled", onnx::TensorProto::FLOAT, {2, 16, 8, 7})
+      .output("mid", onnx::TensorProto::FLOAT, {2, 24, 8, 7});
+  q.add_quant_pair("x", q.in, "in", "a");
+  add_chain_conv(q, "stem", "a", "sc", 16, 4, 3, 1, 1, 401);
+  q.m.node("Relu", {"sc"}, {"sr"}, "stem_relu");
+  q.add_quant_pair("sr", {0.04f, 0, false}, "sm", "sd");
+  auto& pool = q.m.node("MaxPool", {"sd"}, {"sp"}, "stem_pool");
+  ephost_test::attr_ints(pool, "kernel_shape", {3, 3});
+  ephost_test::attr_ints(pool, "strides", {2, 2});
+  ephost_test::attr_ints(pool, "pads", {1, 1, 1, 1});
+  q.add_quant_pair("sp", {0.05f, 5, false}, "pq", "pooled");
+  // The projection first: it takes the pooled DequantizeLinear, block 1's bottleneck reads its float.
+  add_chain_conv(q, "projection", "pooled", "pc", 24, 16, 1, 0, 1, 411);
+  q.add_quant_pair("pc", {0.06f, 120, false}, "pm", "pd");
+  add_trunk_block(q, "b1_", "pooled", 16, 24, "pd", "b1", 421);
+  q.m.node("DequantizeLinear", {"b1_out_q", "b1_out_s", "b1_out_z"}, {"mid"}, "b1_out_dequantize_again");
+  add_trunk_block(q, "b2_", "b1", 24, 24, "b1", "y", 431);
+  q.out = {0.04f, 0, false};
+  return q;
+}
+
+// The outputs of `names` on input x.
+std::vector<std::vector<float>> run_outputs(const Ephost::Session& s, const std::vector<int64_t>& shape,
+                                            std::vector<float>& x, const std::vector<std::string>& names) {
+  std::vector<Ephost::Tensor> in;
+  in.push_back(Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, shape, x.data(), x.size()));
+  std::vector<Ephost::Tensor> out = s.run({"x"}, in, names);
+  std::vector<std::vector<float>> values;
+  for (const Ephost::Tensor& t : out) {
+    const float* p = static_cast<const float*>(Ephost::api().TensorGetData(t.get()));
+    values.emplace_back(p, p + Ephost::api().TensorGetElementCount(t.get()));
+  }
+  return values;
+}
+
+Ephost::Session trunk_session(const std::string& bytes, int threads, bool trunks) {
+  Ephost::SessionOptions opts;
+  opts.set_threads(threads);
+  opts.append_provider("cpu", {{"adaptive_threads", "0"}, {"int8_trunks", trunks ? "1" : "0"}});
+  return Ephost::Session(cpu_env(), bytes.data(), bytes.size(), opts);
+}
+
+// How many of the session's fused groups hold a Conv, and how many Convs the largest holds.
+std::pair<size_t, size_t> conv_groups(const Ephost::Session& s) {
+  size_t groups = 0, largest = 0;
+  for (const std::string& g : fused_groups(s)) {
+    size_t convs = 0;
+    for (size_t at = g.find("Conv"); at != std::string::npos; at = g.find("Conv", at + 1)) ++convs;
+    if (convs == 0) continue;
+    ++groups;
+    largest = std::max(largest, convs);
+  }
+  return {groups, largest};
+}
+
+}  // namespace
+
+TEST(CpuQdqFusion, Int8TrunkKeepsValuesNhwcAndMatchesItsChainsBitForBit) {
+  // The stem's chain, the projection and both blocks read each other's values: one trunk group, whose
+  // values stay NHWC inside. Its outputs must equal those of the chains run as groups of their own
+  // (int8_trunks=0: every value between them NCHW) bit for bit, at 1 and 2 threads, and be within 2
+  // steps of the graph op by op; a value laid out wrongly inside the trunk (or handed out in NHWC)
+  // changes them.
+  QdqModel q = resnet_like_trunk();
+  const std::string bytes = q.m.bytes();
+  const std::vector<std::string> names{"y", "pooled", "mid"};
+  const std::map<std::string, float> steps{{"y", 0.04f}, {"pooled", 0.05f}, {"mid", 0.04f}};
+  const std::vector<int64_t> shape{2, 4, 15, 13};
+  std::vector<float> x(2 * 4 * 15 * 13);
+  std::mt19937 gen(71);
+  std::uniform_real_distribution<float> d(-2.7f, 2.7f);
+  for (float& v : x) v = d(gen);
+  Ephost::Session plain = op_by_op_session(bytes);
+  const auto want = run_outputs(plain, shape, x, names);
+  for (int threads : {1, 2}) {
+    Ephost::Session trunk = trunk_session(bytes, threads, true);
+    Ephost::Session chains = trunk_session(bytes, threads, false);
+    EXPECT_EQ(conv_groups(trunk), std::make_pair(size_t{1}, size_t{8})) << threads << " threads";
+    EXPECT_EQ(conv_groups(chains), std::make_pair(size_t{4}, size_t{3})) << threads << " threads";
+    const auto got = run_outputs(trunk, shape, x, names);
+    const auto chained = run_outputs(chains, shape, x, names);
+    ASSERT_EQ(got.size(), names.size());
+    for (size_t o = 0; o < names.size(); ++o) {
+      ASSERT_EQ(got[o].size(), chained[o].size()) << names[o];
+      ASSERT_EQ(got[o].size(), want[o].size()) << names[o];
+      size_t differing = 0;
+      double worst = 0;
+      for (size_t i = 0; i < got[o].size(); ++i) {
+        differing += got[o][i] != chained[o][i];
+        worst = std::max(worst, std::abs(static_cast<double>(got[o][i]) - want[o][i]) / steps.at(names[o]));
+      }
+      EXPECT_EQ(differing, 0u) << names[o] << " at " << threads << " threads: of " << got[o].size();
+      EXPECT_LE(worst, 2.0 + 1e-3) << names[o] << " at " << threads << " threads";
+      std::set<float> levels(want[o].begin(), want[o].end());
+      EXPECT_GT(levels.size(), 20u) << names[o];
+    }
+  }
+}
