@@ -27,7 +27,9 @@
 //
 // Convolutions that read each other's bytes alone form one group, a chain (QdqConvChain below), whose
 // bytes stay NHWC between its links; a chain may end with the residual Add of a ResNet block or with
-// a MaxPool, also run on the NHWC bytes.
+// a MaxPool, also run on the NHWC bytes. A chain runs through QdqConvChainRunner (qdq_conv_chain.h),
+// which reads and writes NCHW or NHWC: its own group uses NCHW at both ends, and chains that read
+// each other's values are claimed together as an int8 trunk (qdq_conv_trunk.h) that keeps them NHWC.
 #include <algorithm>
 #include <array>
 #include <cmath>
