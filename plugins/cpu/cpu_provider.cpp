@@ -12,6 +12,7 @@
 #include "fusion/cnn_region.h"
 #include "fusion/op_span_label.h"
 #include "fusion/qdq_common.h"
+#include "fusion/qdq_conv_trunk.h"
 #include "kernel_registry.h"
 #include "math/isa.h"
 #include "math/parallel.h"
@@ -76,6 +77,10 @@ CpuProvider::CpuProvider(const sdk::Options& options) {
     sdk::fail(EPHOST_INVALID_ARGUMENT,
               "cpu provider: option int8_exact_requantize must be 0 or 1, found '" + exact + "'");
   config_.int8_exact_requantize = exact == "1";
+  const std::string trunks = sdk::option(options, "int8_trunks", "1");
+  if (trunks != "0" && trunks != "1")
+    sdk::fail(EPHOST_INVALID_ARGUMENT, "cpu provider: option int8_trunks must be 0 or 1, found '" + trunks + "'");
+  config_.int8_trunks = trunks == "1";
   config_.bf16 = parse_precision(sdk::option(options, "precision", "f32"));
   config_.conv_layout = sdk::option(options, "conv_layout", config_.conv_layout);
   if (config_.conv_layout != "plain" && config_.conv_layout != "blocked" && config_.conv_layout != "auto")
@@ -106,6 +111,31 @@ std::vector<std::string> names_of(std::vector<sdk::Node> nodes) {
 
 }  // namespace
 
+void CpuProvider::claim_int8_trunks(const sdk::Graph& graph, const std::vector<std::vector<sdk::Node>>& chains,
+                                    const std::unordered_map<const EphostNode*, size_t>& position,
+                                    std::unordered_map<const EphostNode*, std::vector<sdk::Node>>& pattern_at) {
+  std::vector<std::vector<size_t>> trunks;
+  try {
+    trunks = fusion::find_int8_trunks(graph, chains);
+  } catch (const std::exception& e) {
+    sdk::log(EPHOST_LOG_VERBOSE, std::string("cpu: no int8 trunks: ") + e.what());
+    return;
+  }
+  for (const std::vector<size_t>& trunk : trunks) {
+    std::vector<sdk::Node> group;
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t c : trunk) {
+      claims_.erase(key_of(chains[c]));
+      pattern_at.erase(chains[c].front().get());
+      group.insert(group.end(), chains[c].begin(), chains[c].end());
+    }
+    std::sort(group.begin(), group.end(),
+              [&](const sdk::Node& a, const sdk::Node& b) { return position.at(a.get()) < position.at(b.get()); });
+    claims_[key_of(group)] = Claim{ClaimKind::kInt8Trunk, nullptr, group.front(), names_of(group)};
+    pattern_at[group.front().get()] = std::move(group);
+  }
+}
+
 void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capability) {
   const KernelRegistry& registry = KernelRegistry::instance();
   const std::vector<sdk::Node> nodes = graph.nodes();
@@ -119,6 +149,7 @@ void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capab
     const fusion::Available ok = [&](const sdk::Node& n) {
       return position.count(n.get()) != 0 && taken.count(n.get()) == 0;
     };
+    std::vector<std::vector<sdk::Node>> int8_chains;  // the qdq_conv pattern's groups, for the trunks
     // Each pattern of `patterns`, in order, at every node not yet taken.
     auto claim_patterns = [&](const std::vector<const fusion::Fusion*>& patterns) {
       for (const sdk::Node& node : nodes) {
@@ -139,6 +170,7 @@ void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capab
             std::lock_guard<std::mutex> lock(mu_);
             claims_[key_of(group)] = Claim{ClaimKind::kPattern, f, node, names_of(group)};
           }
+          if (f == &fusion::qdq_conv_fusion()) int8_chains.push_back(group);
           pattern_at[group.front().get()] = std::move(group);
           break;
         }
@@ -146,6 +178,8 @@ void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capab
     };
     // int8 QDQ patterns (fusion/qdq_*.cpp) before the regions, which would take their Conv in float.
     claim_patterns(fusion::int8_fusions());
+    // int8 chains that read each other become one trunk (fusion/qdq_conv_trunk.h), claimed in their place.
+    if (config_.int8_trunks) claim_int8_trunks(graph, int8_chains, position, pattern_at);
     // Convolutional regions (fusion/cnn_region.h) first: they take whole stretches of a convnet.
     std::vector<std::vector<sdk::Node>> regions;
     try {
@@ -224,6 +258,7 @@ std::unique_ptr<sdk::CompiledGroup> CpuProvider::compile(const sdk::Graph& group
       case ClaimKind::kPattern:
         return fusion::with_group_span(claim.fusion->compile(claim.anchor, group, config_), group);
       case ClaimKind::kRegion: return fusion::compile_cnn_region(group, config_);
+      case ClaimKind::kInt8Trunk: return fusion::with_group_span(fusion::compile_int8_trunk(group, config_), group);
     }
   }
   return fusion::with_group_span(compile_elementwise_chain(group, fused_name, config_), group);

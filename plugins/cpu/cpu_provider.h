@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "fusion/graph_match.h"
@@ -22,7 +23,7 @@ class CpuProvider : public sdk::Provider {
  private:
   KernelConfig config_;
   // Groups claimed by a pattern (fusion/graph_match.h), by their nodes, for compile().
-  enum class ClaimKind { kPattern, kRegion };
+  enum class ClaimKind { kPattern, kRegion, kInt8Trunk };
   struct Claim {
     ClaimKind kind = ClaimKind::kPattern;
     const fusion::Fusion* fusion = nullptr;  // kPattern
@@ -34,6 +35,13 @@ class CpuProvider : public sdk::Provider {
   };
   std::mutex mu_;
   std::map<std::vector<const EphostNode*>, Claim> claims_;
+
+  // Claims the int8 trunks (fusion/qdq_conv_trunk.h) joining the qdq_conv pattern's groups `chains`,
+  // in place of those chains' claims (`position`: each node's place in graph order; `pattern_at`: the
+  // groups to offer, by first node).
+  void claim_int8_trunks(const sdk::Graph& graph, const std::vector<std::vector<sdk::Node>>& chains,
+                         const std::unordered_map<const EphostNode*, size_t>& position,
+                         std::unordered_map<const EphostNode*, std::vector<sdk::Node>>& pattern_at);
 };
 
 }  // namespace ephost::cpu

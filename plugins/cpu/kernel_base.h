@@ -25,6 +25,7 @@ struct KernelConfig {
   bool adaptive_threads = true;         // fewer threads while other tasks hold the CPUs (math/parallel.h)
   bool winograd = true;                 // 3x3 stride-1 convolutions in regions through oneDNN's Winograd
   bool int8_exact_requantize = false;   // int8 convs requantize by QuantizeLinear's division (qdq_conv.cpp)
+  bool int8_trunks = true;              // int8 conv chains that read each other as one NHWC group (qdq_conv_trunk.h)
   bool bf16 = false;                    // precision=bf16: f32 products against constant weights in bfloat16
 };
 

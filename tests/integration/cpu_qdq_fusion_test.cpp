@@ -105,11 +105,12 @@ struct QdqModel {
   }
 };
 
-// The model fused, at 2 threads with the load check off (so the threaded paths run on a busy machine).
-Ephost::Session fused_session(const std::string& bytes) {
+// The model fused, at 2 threads with the load check off (so the threaded paths run on a busy machine);
+// with `trunks` false, int8 conv chains that read each other stay groups of their own.
+Ephost::Session fused_session(const std::string& bytes, bool trunks = true) {
   Ephost::SessionOptions opts;
   opts.set_threads(2);
-  opts.append_provider("cpu", {{"adaptive_threads", "0"}});
+  opts.append_provider("cpu", {{"adaptive_threads", "0"}, {"int8_trunks", trunks ? "1" : "0"}});
   return Ephost::Session(cpu_env(), bytes.data(), bytes.size(), opts);
 }
 
@@ -121,12 +122,75 @@ Ephost::Session op_by_op_session(const std::string& bytes) {
   return Ephost::Session(cpu_env(), bytes.data(), bytes.size(), opts);
 }
 
+// The outputs of `names` on input x.
+std::vector<std::vector<float>> run_outputs(const Ephost::Session& s, const std::vector<int64_t>& shape,
+                                            std::vector<float>& x, const std::vector<std::string>& names) {
+  std::vector<Ephost::Tensor> in;
+  in.push_back(Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, shape, x.data(), x.size()));
+  std::vector<Ephost::Tensor> out = s.run({"x"}, in, names);
+  std::vector<std::vector<float>> values;
+  for (const Ephost::Tensor& t : out) {
+    const float* p = static_cast<const float*>(Ephost::api().TensorGetData(t.get()));
+    values.emplace_back(p, p + Ephost::api().TensorGetElementCount(t.get()));
+  }
+  return values;
+}
+
+Ephost::Session trunk_session(const std::string& bytes, int threads, bool trunks) {
+  Ephost::SessionOptions opts;
+  opts.set_threads(threads);
+  opts.append_provider("cpu", {{"adaptive_threads", "0"}, {"int8_trunks", trunks ? "1" : "0"}});
+  return Ephost::Session(cpu_env(), bytes.data(), bytes.size(), opts);
+}
+
+// How many of the session's fused groups hold a Conv, and how many Convs the largest holds.
+std::pair<size_t, size_t> conv_groups(const Ephost::Session& s) {
+  size_t groups = 0, largest = 0;
+  for (const std::string& g : fused_groups(s)) {
+    size_t convs = 0;
+    for (size_t at = g.find("Conv"); at != std::string::npos; at = g.find("Conv", at + 1)) ++convs;
+    if (convs == 0) continue;
+    ++groups;
+    largest = std::max(largest, convs);
+  }
+  return {groups, largest};
+}
+
+// Every output of `names` bit for bit equal with the int8 trunks and with the chains one group each
+// (int8_trunks=0), at 1 and 2 threads, on one random input; the trunk session holds a group of
+// `trunk_convs` Convs.
+void expect_trunk_matches_chains(QdqModel& q, const std::vector<int64_t>& x_shape,
+                                 const std::vector<std::string>& names, size_t trunk_convs, uint32_t seed) {
+  const std::string bytes = q.m.bytes();
+  size_t n = 1;
+  for (int64_t d : x_shape) n *= static_cast<size_t>(d);
+  std::vector<float> x(n);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> d(-2.7f, 2.7f);
+  for (float& v : x) v = d(gen);
+  for (int threads : {1, 2}) {
+    Ephost::Session trunk = trunk_session(bytes, threads, true);
+    Ephost::Session chains = trunk_session(bytes, threads, false);
+    EXPECT_EQ(conv_groups(trunk).second, trunk_convs) << threads << " threads";
+    const auto got = run_outputs(trunk, x_shape, x, names);
+    const auto want = run_outputs(chains, x_shape, x, names);
+    ASSERT_EQ(got.size(), names.size());
+    for (size_t o = 0; o < names.size(); ++o) {
+      ASSERT_EQ(got[o].size(), want[o].size()) << names[o];
+      size_t differing = 0;
+      for (size_t i = 0; i < got[o].size(); ++i) differing += got[o][i] != want[o][i];
+      EXPECT_EQ(differing, 0u) << names[o] << " at " << threads << " threads: of " << got[o].size();
+    }
+  }
+}
+
 // Runs the model fused and op by op; the dequantized outputs must be within 2 steps of out.scale, and
 // the fused session must hold `count` groups of exactly `expect`'s op types (none unless expect_fused).
+// With `trunks` false the int8 conv chains stay groups of their own.
 void check_qdq(QdqModel& q, const std::vector<int64_t>& x_shape, const std::string& expect, uint32_t seed = 1,
-               bool expect_fused = true, double max_steps = 2.0, size_t count = 1) {
+               bool expect_fused = true, double max_steps = 2.0, size_t count = 1, bool trunks = true) {
   const std::string bytes = q.m.bytes();
-  Ephost::Session fused = fused_session(bytes);
+  Ephost::Session fused = fused_session(bytes, trunks);
   Ephost::Session plain = op_by_op_session(bytes);
 
   const std::multiset<std::string> groups = fused_groups(fused);
@@ -431,9 +495,17 @@ TEST(CpuQdqFusion, TwoConvsShareOneDequantize) {
   q.m.node("Add", {"d1", "d2"}, {"s"}, "sum");
   q.out = {0.06f, 100, false};
   q.add_quant_pair("s", q.out, "out", "y");
-  check_qdq(q, {2, 8, 6, 7}, "DequantizeLinear+Conv+Relu+QuantizeLinear", 23);
+  check_qdq(q, {2, 8, 6, 7}, "DequantizeLinear+Conv+Relu+QuantizeLinear", 23, true, 2.0, 1, false);
   // The second also ends with the Add, whose other operand (conv1's bytes, d1) it dequantizes itself.
-  check_qdq(q, {2, 8, 6, 7}, "DequantizeLinear+Conv+QuantizeLinear+DequantizeLinear+Add+QuantizeLinear", 29);
+  check_qdq(q, {2, 8, 6, 7}, "DequantizeLinear+Conv+QuantizeLinear+DequantizeLinear+Add+QuantizeLinear", 29, true,
+            2.0, 1, false);
+  // The two chains read each other's values (the float X, conv1's bytes): one trunk, in which conv2
+  // reads the bytes under the float X and the Add conv1's NHWC bytes.
+  check_qdq(q, {2, 8, 6, 7},
+            "DequantizeLinear+Conv+Relu+QuantizeLinear+DequantizeLinear+Conv+QuantizeLinear+DequantizeLinear+Add+"
+            "QuantizeLinear",
+            31);
+  expect_trunk_matches_chains(q, {2, 8, 6, 7}, {"y"}, 2, 37);
 }
 
 TEST(CpuQdqFusion, ActivationsAsTables) {
@@ -973,11 +1045,12 @@ void add_chain_conv(QdqModel& q, const std::string& name, const std::string& x, 
 }
 
 // Every named output of the model fused and op by op on one random input: within `steps[name]`
-// quantization steps of each other (the step in the output's own scale).
+// quantization steps of each other (the step in the output's own scale). With `trunks` false the int8
+// conv chains stay groups of their own.
 void check_outputs(QdqModel& q, const std::vector<int64_t>& x_shape, const std::map<std::string, float>& steps,
-                   const std::string& expect_group, uint32_t seed) {
+                   const std::string& expect_group, uint32_t seed, bool trunks = true) {
   const std::string bytes = q.m.bytes();
-  Ephost::Session fused = fused_session(bytes);
+  Ephost::Session fused = fused_session(bytes, trunks);
   Ephost::Session plain = op_by_op_session(bytes);
   const std::multiset<std::string> groups = fused_groups(fused);
   std::string all;
@@ -1057,8 +1130,14 @@ TEST(CpuQdqFusion, ConvChainEndsWhereAnIntermediateIsAGraphOutput) {
   q.out = {0.05f, 128, false};
   q.add_quant_pair("c2", q.out, "out", "y");
   const std::string link = kConvLink;
-  check_outputs(q, {1, 8, 10, 10}, {{"y", q.out.scale}, {"d1", mid.scale}}, link + "+Relu+QuantizeLinear", 37);
-  check_outputs(q, {1, 8, 10, 10}, {{"y", q.out.scale}, {"d1", mid.scale}}, link + "+QuantizeLinear", 41);
+  check_outputs(q, {1, 8, 10, 10}, {{"y", q.out.scale}, {"d1", mid.scale}}, link + "+Relu+QuantizeLinear", 37,
+                false);
+  check_outputs(q, {1, 8, 10, 10}, {{"y", q.out.scale}, {"d1", mid.scale}}, link + "+QuantizeLinear", 41, false);
+  // In one trunk: conv1's bytes stay NHWC for conv2, and d1 (conv2's DequantizeLinear, which the trunk
+  // holds) is dequantized from them into NCHW at the boundary.
+  check_outputs(q, {1, 8, 10, 10}, {{"y", q.out.scale}, {"d1", mid.scale}},
+                link + "+Relu+QuantizeLinear+" + link + "+QuantizeLinear", 43);
+  expect_trunk_matches_chains(q, {1, 8, 10, 10}, {"y", "d1"}, 2, 47);
 }
 
 TEST(CpuQdqFusion, ConvChainEndsWhereAnIntermediateFeedsAFloatOp) {
@@ -1080,8 +1159,12 @@ TEST(CpuQdqFusion, ConvChainEndsWhereAnIntermediateFeedsAFloatOp) {
   q.add_quant_pair("r2", q.out, "out", "y");
   const std::string link = kConvLink;
   // The sigmoid's slope is at most 1/4: a step of d1 moves z by at most a quarter of it.
-  check_outputs(q, {2, 8, 7, 9}, {{"y", q.out.scale}, {"z", mid.scale}}, link + "+QuantizeLinear", 43);
-  check_outputs(q, {2, 8, 7, 9}, {{"y", q.out.scale}, {"z", mid.scale}}, link + "+Relu+QuantizeLinear", 47);
+  check_outputs(q, {2, 8, 7, 9}, {{"y", q.out.scale}, {"z", mid.scale}}, link + "+QuantizeLinear", 43, false);
+  check_outputs(q, {2, 8, 7, 9}, {{"y", q.out.scale}, {"z", mid.scale}}, link + "+Relu+QuantizeLinear", 47, false);
+  // In one trunk: conv1's bytes stay NHWC for conv2 and leave it in NCHW for the float Sigmoid.
+  check_outputs(q, {2, 8, 7, 9}, {{"y", q.out.scale}, {"z", mid.scale}},
+                link + "+QuantizeLinear+" + link + "+Relu+QuantizeLinear", 49);
+  expect_trunk_matches_chains(q, {2, 8, 7, 9}, {"y", "z"}, 2, 53);
 }
 
 namespace {
@@ -1141,7 +1224,9 @@ TEST(CpuQdqFusion, ConvChainEndsWithTheResidualAddOfAProjection) {
   add_chain_conv(q, "projection", "a", "p", 16, 8, 1, 0, 1, 341);
   q.add_quant_pair("p", {0.06f, 120, false}, "mp", "dp");
   add_bottleneck(q, 8, 16, "dp", 345);
-  check_qdq(q, {1, 8, 12, 10}, std::string("DequantizeLinear+") + kBottleneck, 59);
+  check_qdq(q, {1, 8, 12, 10}, std::string("DequantizeLinear+") + kBottleneck, 59, true, 2.0, 1, false);
+  // In one trunk with the projection: the Add reads the projection's NHWC bytes.
+  expect_trunk_matches_chains(q, {1, 8, 12, 10}, {"y"}, 4, 61);
 }
 
 TEST(CpuQdqFusion, ConvChainEndsWithTheResidualAddOfAFloatTensor) {
@@ -1174,5 +1259,97 @@ TEST(CpuQdqFusion, ConvChainEndsWithAMaxPoolOnItsNhwcBytes) {
     q.add_quant_pair("p", q.out, "out", "y");
     check_qdq(q, {2, 4, 13, 11},
               std::string(kConvLink) + "+Relu+QuantizeLinear+DequantizeLinear+MaxPool+QuantizeLinear", 67);
+  }
+}
+
+namespace {
+
+// A ResNet-like int8 trunk on 4-channel images: a stem (conv 3x3 Relu → MaxPool 3x3 stride 2), a
+// projection block (1x1 projection to 24 channels beside a 1x1 → 3x3 → 1x1 bottleneck, their Add and
+// Relu) and an identity block (bottleneck, Add of its own input, Relu), each between quantize pairs.
+// Besides y, the graph hands out the pooled stem output dequantized ("pooled", the float output of
+// the DequantizeLinear both block-1 convolutions read: read inside the trunk and outside) and block
+// 1's output through a second DequantizeLinear ("mid": the bytes read inside and outside).
+void add_trunk_block(QdqModel& q, const std::string& p, const std::string& x, int64_t C_in, int64_t C_out,
+                     const std::string& residual, const std::string& y, uint32_t seed) {
+  add_chain_conv(q, p + "conv1", x, p + "c1", 8, C_in, 1, 0, 1, seed);
+  q.m.node("Relu", {p + "c1"}, {p + "r1"}, p + "relu1");
+  q.add_quant_pair(p + "r1", {0.04f, 0, false}, p + "m1", p + "d1");
+  add_chain_conv(q, p + "conv2", p + "d1", p + "c2", 8, 8, 3, 1, 1, seed + 1);
+  q.m.node("Relu", {p + "c2"}, {p + "r2"}, p + "relu2");
+  q.add_quant_pair(p + "r2", {0.03f, 0, false}, p + "m2", p + "d2");
+  add_chain_conv(q, p + "conv3", p + "d2", p + "c3", C_out, 8, 1, 0, 1, seed + 2);
+  q.add_quant_pair(p + "c3", {0.05f, 131, false}, p + "m3", p + "d3");
+  q.m.node("Add", {p + "d3", residual}, {p + "s"}, p + "residual_add");
+  q.m.node("Relu", {p + "s"}, {p + "rs"}, p + "relu_out");
+  q.add_quant_pair(p + "rs", {0.04f, 0, false}, p + "out", y);
+}
+
+QdqModel resnet_like_trunk() {
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {2, 4, 15, 13})
+      .output("y", onnx::TensorProto::FLOAT, {2, 24, 8, 7})
+      .output("pooled", onnx::TensorProto::FLOAT, {2, 16, 8, 7})
+      .output("mid", onnx::TensorProto::FLOAT, {2, 24, 8, 7});
+  q.add_quant_pair("x", q.in, "in", "a");
+  add_chain_conv(q, "stem", "a", "sc", 16, 4, 3, 1, 1, 401);
+  q.m.node("Relu", {"sc"}, {"sr"}, "stem_relu");
+  q.add_quant_pair("sr", {0.04f, 0, false}, "sm", "sd");
+  auto& pool = q.m.node("MaxPool", {"sd"}, {"sp"}, "stem_pool");
+  ephost_test::attr_ints(pool, "kernel_shape", {3, 3});
+  ephost_test::attr_ints(pool, "strides", {2, 2});
+  ephost_test::attr_ints(pool, "pads", {1, 1, 1, 1});
+  q.add_quant_pair("sp", {0.05f, 5, false}, "pq", "pooled");
+  // The projection first: it takes the pooled DequantizeLinear, block 1's bottleneck reads its float.
+  add_chain_conv(q, "projection", "pooled", "pc", 24, 16, 1, 0, 1, 411);
+  q.add_quant_pair("pc", {0.06f, 120, false}, "pm", "pd");
+  add_trunk_block(q, "b1_", "pooled", 16, 24, "pd", "b1", 421);
+  q.m.node("DequantizeLinear", {"b1_out_q", "b1_out_s", "b1_out_z"}, {"mid"}, "b1_out_dequantize_again");
+  add_trunk_block(q, "b2_", "b1", 24, 24, "b1", "y", 431);
+  q.out = {0.04f, 0, false};
+  return q;
+}
+
+}  // namespace
+
+TEST(CpuQdqFusion, Int8TrunkKeepsValuesNhwcAndMatchesItsChainsBitForBit) {
+  // The stem's chain, the projection and both blocks read each other's values: one trunk group, whose
+  // values stay NHWC inside. Its outputs must equal those of the chains run as groups of their own
+  // (int8_trunks=0: every value between them NCHW) bit for bit, at 1 and 2 threads, and be within 2
+  // steps of the graph op by op; a value laid out wrongly inside the trunk (or handed out in NHWC)
+  // changes them.
+  QdqModel q = resnet_like_trunk();
+  const std::string bytes = q.m.bytes();
+  const std::vector<std::string> names{"y", "pooled", "mid"};
+  const std::map<std::string, float> steps{{"y", 0.04f}, {"pooled", 0.05f}, {"mid", 0.04f}};
+  const std::vector<int64_t> shape{2, 4, 15, 13};
+  std::vector<float> x(2 * 4 * 15 * 13);
+  std::mt19937 gen(71);
+  std::uniform_real_distribution<float> d(-2.7f, 2.7f);
+  for (float& v : x) v = d(gen);
+  Ephost::Session plain = op_by_op_session(bytes);
+  const auto want = run_outputs(plain, shape, x, names);
+  for (int threads : {1, 2}) {
+    Ephost::Session trunk = trunk_session(bytes, threads, true);
+    Ephost::Session chains = trunk_session(bytes, threads, false);
+    EXPECT_EQ(conv_groups(trunk), std::make_pair(size_t{1}, size_t{8})) << threads << " threads";
+    EXPECT_EQ(conv_groups(chains), std::make_pair(size_t{4}, size_t{3})) << threads << " threads";
+    const auto got = run_outputs(trunk, shape, x, names);
+    const auto chained = run_outputs(chains, shape, x, names);
+    ASSERT_EQ(got.size(), names.size());
+    for (size_t o = 0; o < names.size(); ++o) {
+      ASSERT_EQ(got[o].size(), chained[o].size()) << names[o];
+      ASSERT_EQ(got[o].size(), want[o].size()) << names[o];
+      size_t differing = 0;
+      double worst = 0;
+      for (size_t i = 0; i < got[o].size(); ++i) {
+        differing += got[o][i] != chained[o][i];
+        worst = std::max(worst, std::abs(static_cast<double>(got[o][i]) - want[o][i]) / steps.at(names[o]));
+      }
+      EXPECT_EQ(differing, 0u) << names[o] << " at " << threads << " threads: of " << got[o].size();
+      EXPECT_LE(worst, 2.0 + 1e-3) << names[o] << " at " << threads << " threads";
+      std::set<float> levels(want[o].begin(), want[o].end());
+      EXPECT_GT(levels.size(), 20u) << names[o];
+    }
   }
 }

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "constant_lookup.h"
+#include "convex_groups.h"
 #include "graph_match.h"
 #include "kernels/conv_attributes.h"
 
@@ -191,52 +192,7 @@ std::vector<std::vector<sdk::Node>> find_cnn_regions(const sdk::Graph& graph,
   }
   // Merge regions joined by an edge when the union stays convex (a branch that started at a graph
   // input, then meets the main region at an Add or a Concat).
-  std::vector<std::vector<size_t>> consumers(n);
-  for (size_t i = 0; i < n; ++i)
-    for (size_t k = 0; k < nodes[i].num_inputs(); ++k) {
-      if (!nodes[i].has_input(k)) continue;
-      const sdk::Node p = nodes[i].input(k).producer();
-      if (!p.valid()) continue;
-      auto it = position.find(p.get());
-      if (it != position.end()) consumers[it->second].push_back(i);
-    }
-  auto convex_union = [&](int a, int b) {
-    std::vector<char> seen(n, 0);
-    std::vector<size_t> stack;
-    for (size_t i = 0; i < n; ++i)
-      if (region[i] == a || region[i] == b)
-        for (size_t c : consumers[i])
-          if (region[c] != a && region[c] != b && !seen[c]) {
-            seen[c] = 1;
-            stack.push_back(c);
-          }
-    while (!stack.empty()) {
-      const size_t u = stack.back();
-      stack.pop_back();
-      for (size_t c : consumers[u]) {
-        if (region[c] == a || region[c] == b) return false;  // leaves the union and comes back
-        if (!seen[c]) {
-          seen[c] = 1;
-          stack.push_back(c);
-        }
-      }
-    }
-    return true;
-  };
-  for (bool merged = true; merged;) {
-    merged = false;
-    for (size_t i = 0; i < n && !merged; ++i) {
-      if (region[i] < 0) continue;
-      for (size_t c : consumers[i]) {
-        const int a = region[i], b = region[c];
-        if (b < 0 || a == b || !convex_union(a, b)) continue;
-        for (int& r : region)
-          if (r == b) r = a;
-        merged = true;
-        break;
-      }
-    }
-  }
+  merge_convex_neighbours(nodes, region);
   std::vector<std::vector<sdk::Node>> out(static_cast<size_t>(regions));
   std::vector<bool> has_conv(static_cast<size_t>(regions), false);
   for (size_t i = 0; i < n; ++i)

@@ -27,7 +27,9 @@
 //
 // Convolutions that read each other's bytes alone form one group, a chain (QdqConvChain below), whose
 // bytes stay NHWC between its links; a chain may end with the residual Add of a ResNet block or with
-// a MaxPool, also run on the NHWC bytes.
+// a MaxPool, also run on the NHWC bytes. A chain runs through QdqConvChainRunner (qdq_conv_chain.h),
+// which reads and writes NCHW or NHWC: its own group uses NCHW at both ends, and chains that read
+// each other's values are claimed together as an int8 trunk (qdq_conv_trunk.h) that keeps them NHWC.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -49,7 +51,9 @@
 #include "math/pool.h"
 #include "math/quantize.h"
 #include "math/transpose.h"
+#include "math/transpose_images.h"
 #include "qdq_common.h"
+#include "qdq_conv_chain.h"
 #include "qdq_pool.h"
 
 #if defined(EPHOST_WITH_DNNL)
@@ -253,7 +257,7 @@ void quantize_row(const float* x, const ScalarQuant& q, Q* y, int64_t n) {
 // ends, NHWC thread buffers between links.
 struct LinkInput {
   const uint8_t* bytes = nullptr;  // X_q; null for a float X (the first link's, re-quantized)
-  const sdk::Tensor* tensor = nullptr;  // the group's input (first link only)
+  const float* floats = nullptr;   // the float X (NCHW) when bytes is null
   bool nhwc = false;
   Shape shape;  // NCHW dims
 };
@@ -313,7 +317,8 @@ class ConvLink {
       if (in.nhwc)
         pad_nhwc(in.bytes, g, Hp, Wp, src, threads);
       else
-        to_padded_nhwc(in.bytes != nullptr ? in.bytes : quantized_input(*in.tensor, threads), g, Hp, Wp, src, threads);
+        to_padded_nhwc(in.bytes != nullptr ? in.bytes : quantized_input(in.floats, math::numel(in.shape), threads), g,
+                       Hp, Wp, src, threads);
     }
     const int64_t OH = g.out_spatial[0], OW = g.out_spatial[1], M = m_.M;
     const int team = team_for(g, threads);
@@ -387,20 +392,6 @@ class ConvLink {
     }
   }
 
-  // X's DequantizeLinear output, for the nodes outside the group that read it: the op's own function
-  // (math/quantize.h), so bit for bit what the op would hand them.
-  void dequantize_input(const sdk::Tensor& x, float* out, int threads) const {
-    const int64_t n = x.size();
-    math::parallel_for(n, threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
-      if (m_.x.type == EPHOST_ELEMENT_UINT8)
-        math::dequantize_linear(x.data<uint8_t>() + i0, m_.x.scale, static_cast<uint8_t>(m_.x.zero_point), out + i0,
-                                i1 - i0);
-      else
-        math::dequantize_linear(x.data<int8_t>() + i0, m_.x.scale, static_cast<int8_t>(m_.x.zero_point), out + i0,
-                                i1 - i0);
-    });
-  }
-
   [[noreturn]] void fail(const std::string& what) const {
     sdk::fail(EPHOST_INVALID_ARGUMENT, "fused int8 conv " + name_ + " (" + m_.conv.name() + "): " + what);
   }
@@ -413,15 +404,12 @@ class ConvLink {
     return math::threads_for_int8_work(2.0 * pixels * macs_per_pixel, threads);
   }
 
-  // X_q: the group's input, or (when X's DequantizeLinear stays outside the group) its float output
-  // quantized back with (sx, zx), exactly, in one pass over the whole tensor (per-row calls on a deep
+  // X_q from X's DequantizeLinear's float output (when that node stays outside the group) quantized
+  // back with (sx, zx), exactly, in one pass over the whole tensor (per-row calls on a deep
   // layer's 7-pixel rows cost more than the quantization). Thread buffer 4 holds it until
   // to_padded_nhwc has copied it.
-  const uint8_t* quantized_input(const sdk::Tensor& x, int threads) const {
-    if (m_.x_quantized_input) return static_cast<const uint8_t*>(x.raw());
-    const int64_t n = x.size();
+  const uint8_t* quantized_input(const float* px, int64_t n, int threads) const {
     uint8_t* q = static_cast<uint8_t*>(math::thread_buffer(4, static_cast<size_t>(std::max<int64_t>(n, 1))));
-    const float* px = x.data<float>();
     math::parallel_for(n, threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
       if (m_.x.type == EPHOST_ELEMENT_UINT8)
         quantize_row(px + i0, m_.x, q + i0, i1 - i0);
@@ -626,99 +614,150 @@ class ConvLink {
   PackedWeights weights_;
 };
 
-// The group of a chain: its links in turn, the bytes between them NHWC in two thread buffers used in
-// alternation (a link's input and output are never the same buffer).
-class QdqConvChainGroup : public sdk::CompiledGroup {
- public:
-  QdqConvChainGroup(const QdqConvChain& chain, const sdk::Graph& group, const KernelConfig& config)
-      : name_(group.name()), default_threads_(config.default_threads), adaptive_(config.adaptive_threads) {
-    const QdqConvMatch& first = chain.links.front();
-    x_quantized_input_ = first.x_quantized_input;
-    x_type_ = first.x.type;
-    has_residual_ = chain.has_residual;
-    residual_ = chain.residual;
-    has_pool_ = chain.has_pool;
-    pool_ = chain.pool;
-    if (has_pool_) pool_identity_ = max_pool_byte_table(pool_.x, pool_.y, &pool_table_);
-    const sdk::Node& q = has_residual_ ? residual_.q : has_pool_ ? pool_.q : chain.links.back().q;
-    y_type_ = has_residual_ ? residual_.y.type : has_pool_ ? pool_.y.type : chain.links.back().y.type;
-    in_index_ = group_input(group, first.x_quantized_input ? first.dq_x.input(0).name() : first.dq_x.output(0).name());
-    out_index_ = group_output(group, q.output(0).name());
-    if (first.x_handed_out) x_out_index_ = group_output(group, first.dq_x.output(0).name());
-    if (has_residual_ && residual_.b_from != ResidualAdd::Operand::kChainInput)
-      b_index_ = group_input(group, residual_.b_value);
-    if (in_index_ < 0 || out_index_ < 0 || (first.x_handed_out && x_out_index_ < 0) ||
-        (has_residual_ && residual_.b_from != ResidualAdd::Operand::kChainInput && b_index_ < 0) ||
-        group.num_outputs() != (first.x_handed_out ? 2 : 1))
-      sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile fused int8 conv " + name_ + ": unexpected group interface");
-    for (const QdqConvMatch& m : chain.links) links_.push_back(std::make_unique<ConvLink>(m, name_, config));
-    plan_at_compile(group.input(static_cast<size_t>(in_index_)).dims());
-  }
+// f(p) with the bytes p as uint8_t or int8_t, by ONNX element type (constness kept).
+template <typename Byte, typename F>
+void with_byte_type(int32_t type, Byte* p, F&& f) {
+  using S = std::conditional_t<std::is_const_v<Byte>, const int8_t, int8_t>;
+  if (type == EPHOST_ELEMENT_UINT8)
+    f(p);
+  else
+    f(reinterpret_cast<S*>(p));
+}
 
-  void compute(void*, sdk::KernelContext& ctx) override {
-    const sdk::Tensor x = ctx.input(static_cast<size_t>(in_index_));
-    if (!x.present() || x.elem_type() != (x_quantized_input_ ? x_type_ : EPHOST_ELEMENT_FLOAT))
-      links_.front()->fail("X has an unexpected type");
-    const int threads = threads_of(ctx);
-    if (x_out_index_ >= 0)
-      links_.front()->dequantize_input(
-          x, static_cast<float*>(ctx.output_raw(static_cast<size_t>(x_out_index_), EPHOST_ELEMENT_FLOAT, x.shape())),
-          threads);
-    // The output dims of every link, checked before any runs.
-    std::vector<Shape> shapes{x.shape()};
-    for (const auto& link : links_) shapes.push_back(link->geometry(shapes.back()).output_shape());
-    math::PoolGeometry pool;
-    if (has_pool_) {
-      try {
-        pool = math::pool_geometry(pool_.params, shapes.back());
-      } catch (const std::invalid_argument& e) {
-        links_.back()->fail(std::string("MaxPool ") + pool_.pool.name() + ": " + e.what());
-      }
-    }
-    void* y = ctx.output_raw(static_cast<size_t>(out_index_), y_type_, has_pool_ ? pool.output_shape() : shapes.back());
-    if (has_pool_ && math::numel(pool.output_shape()) == 0) return;
-    for (const Shape& s : shapes)
-      if (math::numel(s) == 0) return;
-    sdk::SpanTimer spans(ctx);
-    LinkInput in;
-    in.tensor = &x;
-    in.shape = shapes[0];
-    for (size_t i = 0; i < links_.size(); ++i) {
-      // The last link writes Y, or the NHWC bytes the residual Add or the MaxPool reads.
-      const bool to_y = i + 1 == links_.size() && !has_residual_ && !has_pool_;
-      void* out = to_y ? y
-                       : math::thread_buffer(kChainSlot0 + static_cast<int>(i % 2),
-                                             static_cast<size_t>(math::numel(shapes[i + 1])));
-      links_[i]->run(in, out, !to_y, threads, spans);
-      in = LinkInput{static_cast<const uint8_t*>(out), nullptr, true, shapes[i + 1]};
-    }
-    if (has_pool_) {
-      pool_nhwc(in.bytes, pool, static_cast<int>(links_.size()), static_cast<uint8_t*>(y), threads);
-      return;
-    }
-    if (!has_residual_) return;
-    const sdk::Tensor b = residual_.b_from == ResidualAdd::Operand::kChainInput
-                              ? x
-                              : ctx.input(static_cast<size_t>(b_index_));
-    const int32_t b_type = residual_.b_from == ResidualAdd::Operand::kFloat ? EPHOST_ELEMENT_FLOAT : residual_.b.type;
-    if (!b.present() || b.elem_type() != b_type || b.shape() != shapes.back())
-      links_.back()->fail("the residual Add's other operand " + residual_.add.input(0).name() + " / " +
-                          residual_.add.input(1).name() + " does not have the convolution's shape and type");
-    add_residual(in.bytes, shapes.back(), b.raw(), static_cast<uint8_t*>(y), threads);
-  }
+#endif  // EPHOST_WITH_DNNL
 
- private:
+}  // namespace
+
+#if defined(EPHOST_WITH_DNNL)
+
+// A chain's links in turn, the bytes between them NHWC in two thread buffers used in alternation (a
+// link's input and output are never the same buffer).
+struct QdqConvChainRunner::Impl {
+  QdqConvChain chain;
+  ChainInterface interface;
+  std::string name;
+  std::vector<std::unique_ptr<ConvLink>> links;
+  std::array<uint8_t, 256> pool_table{};  // the pool's Y byte by X byte
+  bool pool_identity = false;
+
   // The thread buffers that hold the NHWC bytes between links (math/dnnl_util.h; a link uses the others).
   static constexpr int kChainSlot0 = 6;
 
-  // Y = Q([Relu](DQ(A) + B)) for the last link's NHWC bytes A and B in NCHW (bytes, dequantized, or
-  // floats), into NCHW Y, in one pass: a tile of kTileChannels channels of one image's pixels is
+  explicit Impl(const QdqConvChain& c) : chain(c) {
+    const QdqConvMatch& first = chain.links.front();
+    ChainInterface& f = interface;
+    f.nodes = chain.nodes;
+    f.x_bytes = first.x_quantized_input;
+    f.x = f.x_bytes ? first.dq_x.input(0).name() : first.dq_x.output(0).name();
+    f.x_quant = first.x;
+    if (f.x_bytes) f.x_float = first.dq_x.output(0).name();
+    f.has_residual = chain.has_residual;
+    if (f.has_residual) {
+      const ResidualAdd& r = chain.residual;
+      f.b_is_x = r.b_from == ResidualAdd::Operand::kChainInput;
+      f.b_bytes = r.b_from == ResidualAdd::Operand::kBytes;
+      f.b = f.b_is_x ? f.x : r.b_value;
+      f.b_quant = r.b;
+    }
+    const sdk::Node& q = chain.has_residual ? chain.residual.q : chain.has_pool ? chain.pool.q : chain.links.back().q;
+    f.y = q.output(0).name();
+    f.y_type = chain.has_residual ? chain.residual.y.type
+               : chain.has_pool   ? chain.pool.y.type
+                                  : chain.links.back().y.type;
+  }
+
+  // The dims of every link's input and of the last link's output, checked.
+  std::vector<Shape> link_shapes(const Shape& x_shape) const {
+    std::vector<Shape> shapes{x_shape};
+    for (const auto& link : links) shapes.push_back(link->geometry(shapes.back()).output_shape());
+    return shapes;
+  }
+
+  math::PoolGeometry pool_geometry(const Shape& in) const {
+    try {
+      return math::pool_geometry(chain.pool.params, in);
+    } catch (const std::invalid_argument& e) {
+      links.back()->fail(std::string("MaxPool ") + chain.pool.pool.name() + ": " + e.what());
+    }
+  }
+
+  void run(const ChainOperand& x, const ChainOperand* b, void* y, bool y_nhwc, int threads, sdk::SpanTimer& spans) {
+    const int32_t want = interface.x_bytes ? interface.x_quant.type : EPHOST_ELEMENT_FLOAT;
+    if (x.type != want && x.type != interface.x_quant.type) links.front()->fail("X has an unexpected type");
+    const std::vector<Shape> shapes = link_shapes(x.shape);
+    for (const Shape& s : shapes)
+      if (math::numel(s) == 0) return;
+    math::PoolGeometry pool;
+    if (chain.has_pool) {
+      pool = pool_geometry(shapes.back());
+      if (math::numel(pool.output_shape()) == 0) return;
+    }
+    LinkInput in;
+    if (x.type == EPHOST_ELEMENT_FLOAT)
+      in.floats = static_cast<const float*>(x.data);
+    else
+      in.bytes = static_cast<const uint8_t*>(x.data);
+    in.nhwc = x.nhwc && in.bytes != nullptr;
+    in.shape = shapes[0];
+    for (size_t i = 0; i < links.size(); ++i) {
+      // The last link writes Y, or the NHWC bytes the residual Add or the MaxPool reads.
+      const bool to_y = i + 1 == links.size() && !chain.has_residual && !chain.has_pool;
+      void* out = to_y ? y
+                       : math::thread_buffer(kChainSlot0 + static_cast<int>(i % 2),
+                                             static_cast<size_t>(math::numel(shapes[i + 1])));
+      links[i]->run(in, out, !to_y || y_nhwc, threads, spans);
+      in = LinkInput{static_cast<const uint8_t*>(out), nullptr, true, shapes[i + 1]};
+    }
+    if (chain.has_pool) {
+      pool_nhwc(in.bytes, pool, static_cast<int>(links.size()), static_cast<uint8_t*>(y), y_nhwc, threads);
+      return;
+    }
+    if (!chain.has_residual) return;
+    const ChainOperand* bo = interface.b_is_x ? &x : b;
+    const int32_t b_type = interface.b_is_x || interface.b_bytes ? interface.b_quant.type : EPHOST_ELEMENT_FLOAT;
+    // A trunk hands bytes where the graph has their DequantizeLinear's float (the same values).
+    if (bo == nullptr || bo->data == nullptr || (bo->type != b_type && bo->type == EPHOST_ELEMENT_FLOAT) ||
+        bo->shape != shapes.back())
+      links.back()->fail("the residual Add's other operand " + chain.residual.add.input(0).name() + " / " +
+                         chain.residual.add.input(1).name() + " does not have the convolution's shape and type");
+    add_residual(in.bytes, shapes.back(), *bo, static_cast<uint8_t*>(y), y_nhwc, threads);
+  }
+
+  // Y = Q([Relu](DQ(A) + B)) for the last link's NHWC bytes A and B (bytes, dequantized, or floats).
+  // With B and Y in NCHW, in one pass: a tile of kTileChannels channels of one image's pixels is
   // transposed from A into a thread's tile (in NCHW order: the elements of a contiguous range of Y
   // and B), and math::add_dequantized_then_quantize evaluates the ops' own arithmetic on it in
   // registers, bit for bit the op-by-op graph's, writing Y once. (Before, A was transposed into all of
   // Y, which was then dequantized, added and quantized through float buffers: Y went through memory
-  // three times.)
-  void add_residual(const uint8_t* a, const Shape& shape, const void* b, uint8_t* y, int threads) const {
+  // three times.) With B or Y in NHWC (inside a trunk) the same arithmetic runs on NHWC order: B
+  // transposed into it first where it is NCHW, Y transposed out of it where it is NCHW.
+  void add_residual(const uint8_t* a, const Shape& shape, const ChainOperand& b, uint8_t* y, bool y_nhwc,
+                    int threads) const {
+    const int64_t N = shape[0], M = shape[1], P = shape[2] * shape[3];
+    if (!b.nhwc && !y_nhwc) {
+      add_residual_nchw(a, shape, b, y, threads);
+      return;
+    }
+    const int64_t n = N * M * P;
+    const void* bn = b.data;
+    if (!b.nhwc) {
+      const size_t elem = b.type == EPHOST_ELEMENT_FLOAT ? sizeof(float) : 1;
+      void* t = math::thread_buffer(0, static_cast<size_t>(n) * elem);
+      if (elem == 1)
+        math::transpose_images(static_cast<const uint8_t*>(b.data), static_cast<uint8_t*>(t), N, M, P, threads);
+      else
+        math::transpose_images(static_cast<const float*>(b.data), static_cast<float*>(t), N, M, P, threads);
+      bn = t;
+    }
+    uint8_t* yn = y_nhwc ? y : static_cast<uint8_t*>(math::thread_buffer(1, static_cast<size_t>(n)));
+    math::parallel_for(n, threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
+      add_residual_span(a + i0, b, bn, i0, yn + i0, i1 - i0);
+    });
+    math::note_team_end(threads);
+    if (!y_nhwc) math::transpose_images(yn, y, N, P, M, threads);
+  }
+
+  void add_residual_nchw(const uint8_t* a, const Shape& shape, const ChainOperand& b, uint8_t* y, int threads) const {
     constexpr int64_t kTileChannels = 16;  // the byte transpose's tile width
     const int64_t N = shape[0], M = shape[1], P = shape[2] * shape[3];
     const int64_t tiles_per_image = (M + kTileChannels - 1) / kTileChannels;
@@ -732,15 +771,17 @@ class QdqConvChainGroup : public sdk::CompiledGroup {
         const int64_t channels = std::min(kTileChannels, M - c0);
         math::transpose_2d(a + n * P * M + c0, M, tile, P, P, channels);
         const int64_t at = (n * M + c0) * P;
-        add_residual_tile(tile, b, at, y + at, channels * P);
+        add_residual_span(tile, b, b.data, at, y + at, channels * P);
       }
     });
     math::note_team_end(threads);
   }
 
-  // add_residual's arithmetic on n elements: A's `a`, B's from element `at` on, into `y`.
-  void add_residual_tile(const uint8_t* a, const void* b, int64_t at, uint8_t* y, int64_t n) const {
-    const ResidualAdd& r = residual_;
+  // add_residual's arithmetic on n elements: A's `a`, B's (of operand b, at bp) from element `at` on,
+  // into `y`.
+  void add_residual_span(const uint8_t* a, const ChainOperand& b, const void* bp, int64_t at, uint8_t* y,
+                         int64_t n) const {
+    const ResidualAdd& r = chain.residual;
     with_byte_type(r.a.type, a, [&](const auto* qa) {
       using A = std::remove_cv_t<std::remove_pointer_t<decltype(qa)>>;
       with_byte_type(r.y.type, y, [&](auto* qy) {
@@ -748,88 +789,156 @@ class QdqConvChainGroup : public sdk::CompiledGroup {
         const auto za = static_cast<A>(r.a.zero_point);
         const auto zy = static_cast<Y>(r.y.zero_point);
         const bool relu = r.relu.valid();
-        if (r.b_from == ResidualAdd::Operand::kFloat) {
-          math::add_dequantized_then_quantize(qa, r.a.scale, za, static_cast<const float*>(b) + at, 1.f, 0.f, relu,
+        if (b.type == EPHOST_ELEMENT_FLOAT) {
+          math::add_dequantized_then_quantize(qa, r.a.scale, za, static_cast<const float*>(bp) + at, 1.f, 0.f, relu,
                                               r.y.scale, zy, qy, n);
           return;
         }
-        with_byte_type(r.b.type, static_cast<const uint8_t*>(b) + at, [&](const auto* qb) {
+        with_byte_type(b.quant.type, static_cast<const uint8_t*>(bp) + at, [&](const auto* qb) {
           using B = std::remove_cv_t<std::remove_pointer_t<decltype(qb)>>;
-          math::add_dequantized_then_quantize(qa, r.a.scale, za, qb, r.b.scale, static_cast<B>(r.b.zero_point), relu,
-                                              r.y.scale, zy, qy, n);
+          math::add_dequantized_then_quantize(qa, r.a.scale, za, qb, b.quant.scale, static_cast<B>(b.quant.zero_point),
+                                              relu, r.y.scale, zy, qy, n);
         });
       });
     });
   }
 
-  // f(p) with the bytes p as uint8_t or int8_t, by ONNX element type (constness kept).
-  template <typename Byte, typename F>
-  static void with_byte_type(int32_t type, Byte* p, F&& f) {
-    using S = std::conditional_t<std::is_const_v<Byte>, const int8_t, int8_t>;
-    if (type == EPHOST_ELEMENT_UINT8)
-      f(p);
-    else
-      f(reinterpret_cast<S*>(p));
-  }
-
-  // The MaxPool on the last link's NHWC bytes x: the maximum in X's type, the byte table, then into
-  // NCHW Y (thread buffer chain slot `slot` holds the pooled NHWC bytes between).
-  void pool_nhwc(const uint8_t* x, const math::PoolGeometry& g, int slot, uint8_t* y, int threads) const {
+  // The MaxPool on the last link's NHWC bytes x: the maximum in X's type, the byte table, then (unless
+  // y_nhwc) into NCHW Y (thread buffer chain slot `slot` holds the pooled NHWC bytes between).
+  void pool_nhwc(const uint8_t* x, const math::PoolGeometry& g, int slot, uint8_t* y, bool y_nhwc,
+                 int threads) const {
     const int64_t N = g.batch, C = g.channels, P = g.out_spatial[0] * g.out_spatial[1];
-    uint8_t* pooled = static_cast<uint8_t*>(
-        math::thread_buffer(kChainSlot0 + slot % 2, static_cast<size_t>(std::max<int64_t>(N * P * C, 1))));
-    if (pool_.x.type == EPHOST_ELEMENT_UINT8)
+    uint8_t* pooled = y_nhwc ? y
+                             : static_cast<uint8_t*>(math::thread_buffer(
+                                   kChainSlot0 + slot % 2, static_cast<size_t>(std::max<int64_t>(N * P * C, 1))));
+    if (chain.pool.x.type == EPHOST_ELEMENT_UINT8)
       math::max_pool_nhwc(x, g, pooled, threads);
     else
       math::max_pool_nhwc(reinterpret_cast<const int8_t*>(x), g, reinterpret_cast<int8_t*>(pooled), threads);
-    if (!pool_identity_) math::lookup_bytes(pool_table_.data(), pooled, pooled, N * P * C);
-    math::parallel_for(N * P, threads, std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(C, 1)),
-                       [&](int64_t r0, int64_t r1) {
-      for (int64_t b0 = r0; b0 < r1;) {
-        const int64_t n = b0 / P, p0 = b0 % P, count = std::min(r1 - b0, P - p0);
-        math::transpose_2d(pooled + b0 * C, C, y + n * C * P + p0, P, count, C);
-        b0 += count;
-      }
-    });
-    math::note_team_end(threads);
+    if (!pool_identity) math::lookup_bytes(pool_table.data(), pooled, pooled, N * P * C);
+    if (!y_nhwc) math::transpose_images(pooled, y, N, P, C, threads);
   }
 
-  void plan_at_compile(const Shape& x_shape) {
+  Shape plan_at_compile(const Shape& x_shape) {
     Shape shape = x_shape;
-    for (size_t i = 0; i < links_.size() && !shape.empty(); ++i) {
-      shape = links_[i]->plan_at_compile(shape);
-      if (!shape.empty() && (i + 1 < links_.size() || has_residual_ || has_pool_))
+    for (size_t i = 0; i < links.size() && !shape.empty(); ++i) {
+      shape = links[i]->plan_at_compile(shape);
+      if (!shape.empty() && (i + 1 < links.size() || chain.has_residual || chain.has_pool))
         math::touch_thread_buffer(kChainSlot0 + static_cast<int>(i % 2), static_cast<size_t>(math::numel(shape)));
     }
-    if (!has_pool_ || shape.empty()) return;
+    if (!chain.has_pool || shape.empty()) return shape;
     try {
-      const Shape pooled = math::pool_geometry(pool_.params, shape).output_shape();
-      math::touch_thread_buffer(kChainSlot0 + static_cast<int>(links_.size() % 2),
+      const Shape pooled = math::pool_geometry(chain.pool.params, shape).output_shape();
+      math::touch_thread_buffer(kChainSlot0 + static_cast<int>(links.size() % 2),
                                 static_cast<size_t>(math::numel(pooled)));
+      return pooled;
     } catch (const std::invalid_argument&) {
-      // The first run reports it.
+      return {};  // The first run reports it.
     }
   }
+};
 
-  int threads_of(const sdk::KernelContext& ctx) const {
-    int threads = ctx.threads();
-    if (threads <= 0) threads = default_threads_;
-    return math::effective_threads(threads, adaptive_);
+std::unique_ptr<QdqConvChainRunner> QdqConvChainRunner::match(const sdk::Node& anchor, const Available& ok) {
+  QdqConvChain chain;
+  if (!match_qdq_conv_chain(anchor, ok, &chain)) return nullptr;
+  return std::unique_ptr<QdqConvChainRunner>(new QdqConvChainRunner(std::make_unique<Impl>(chain)));
+}
+
+QdqConvChainRunner::QdqConvChainRunner(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+QdqConvChainRunner::~QdqConvChainRunner() = default;
+
+const ChainInterface& QdqConvChainRunner::interface() const { return impl_->interface; }
+
+void QdqConvChainRunner::compile(const std::string& name, const KernelConfig& config) {
+  impl_->name = name;
+  impl_->links.clear();
+  for (const QdqConvMatch& m : impl_->chain.links) impl_->links.push_back(std::make_unique<ConvLink>(m, name, config));
+  if (impl_->chain.has_pool)
+    impl_->pool_identity = max_pool_byte_table(impl_->chain.pool.x, impl_->chain.pool.y, &impl_->pool_table);
+}
+
+Shape QdqConvChainRunner::output_shape(const Shape& x_shape) const {
+  const Shape y = impl_->link_shapes(x_shape).back();
+  return impl_->chain.has_pool ? impl_->pool_geometry(y).output_shape() : y;
+}
+
+Shape QdqConvChainRunner::plan_at_compile(const Shape& x_shape) { return impl_->plan_at_compile(x_shape); }
+
+void QdqConvChainRunner::run(const ChainOperand& x, const ChainOperand* b, void* y, bool y_nhwc, int threads,
+                             sdk::SpanTimer& spans) {
+  impl_->run(x, b, y, y_nhwc, threads, spans);
+}
+
+void QdqConvChainRunner::fail(const std::string& what) const { impl_->links.front()->fail(what); }
+
+void dequantize_bytes(const void* x, const ScalarQuant& q, float* y, int64_t n, int threads) {
+  const uint8_t* bytes = static_cast<const uint8_t*>(x);
+  math::parallel_for(n, threads, math::kElementwiseGrain,
+                     [&](int64_t i0, int64_t i1) { dequantize_row(bytes + i0, q, y + i0, i1 - i0); });
+  math::note_team_end(threads);
+}
+
+int group_threads(const sdk::KernelContext& ctx, const KernelConfig& config) {
+  int threads = ctx.threads();
+  if (threads <= 0) threads = config.default_threads;
+  return math::effective_threads(threads, config.adaptive_threads);
+}
+
+#endif  // EPHOST_WITH_DNNL
+
+namespace {
+
+#if defined(EPHOST_WITH_DNNL)
+
+// The group of one chain: X (and B) read in NCHW from the group's inputs, Y written in NCHW; when the
+// chain holds X's DequantizeLinear and others read its float output, that output too.
+class QdqConvChainGroup : public sdk::CompiledGroup {
+ public:
+  QdqConvChainGroup(std::unique_ptr<QdqConvChainRunner> chain, const sdk::Graph& group, const KernelConfig& config)
+      : chain_(std::move(chain)), config_(config) {
+    const ChainInterface& f = chain_->interface();
+    chain_->compile(group.name(), config);
+    in_index_ = group_input(group, f.x);
+    out_index_ = group_output(group, f.y);
+    if (!f.x_float.empty()) x_out_index_ = group_output(group, f.x_float);
+    if (f.has_residual && !f.b_is_x) b_index_ = group_input(group, f.b);
+    if (in_index_ < 0 || out_index_ < 0 || (f.has_residual && !f.b_is_x && b_index_ < 0) ||
+        group.num_outputs() != (x_out_index_ >= 0 ? 2u : 1u))
+      sdk::fail(EPHOST_NOT_IMPLEMENTED,
+                "cpu cannot compile fused int8 conv " + group.name() + ": unexpected group interface");
+    chain_->plan_at_compile(group.input(static_cast<size_t>(in_index_)).dims());
   }
 
-  std::string name_;
-  int default_threads_;
-  bool adaptive_ = true;
-  bool x_quantized_input_ = false;
-  int32_t x_type_ = 0, y_type_ = 0;
+  void compute(void*, sdk::KernelContext& ctx) override {
+    const ChainInterface& f = chain_->interface();
+    const sdk::Tensor x = ctx.input(static_cast<size_t>(in_index_));
+    if (!x.present() || x.elem_type() != (f.x_bytes ? f.x_quant.type : EPHOST_ELEMENT_FLOAT))
+      chain_->fail("X has an unexpected type");
+    const int threads = group_threads(ctx, config_);
+    if (x_out_index_ >= 0)
+      dequantize_bytes(x.raw(), f.x_quant,
+                       static_cast<float*>(ctx.output_raw(static_cast<size_t>(x_out_index_), EPHOST_ELEMENT_FLOAT,
+                                                          x.shape())),
+                       x.size(), threads);
+    const Shape y_shape = chain_->output_shape(x.shape());
+    void* y = ctx.output_raw(static_cast<size_t>(out_index_), f.y_type, y_shape);
+    const ChainOperand xo{x.raw(), x.elem_type(), f.x_quant, false, x.shape()};
+    ChainOperand bo;
+    if (b_index_ >= 0) {
+      const sdk::Tensor b = ctx.input(static_cast<size_t>(b_index_));
+      if (!b.present()) chain_->fail("the residual Add's other operand " + f.b + " is missing");
+      bo = ChainOperand{b.raw(), b.elem_type(), f.b_quant, false, b.shape()};
+      if (b.elem_type() != (f.b_bytes ? f.b_quant.type : EPHOST_ELEMENT_FLOAT))
+        chain_->fail("the residual Add's other operand " + f.b + " has an unexpected type");
+    }
+    sdk::SpanTimer spans(ctx);
+    chain_->run(xo, b_index_ >= 0 ? &bo : nullptr, y, false, threads, spans);
+  }
+
+ private:
+  std::unique_ptr<QdqConvChainRunner> chain_;
+  KernelConfig config_;
   int in_index_ = -1, out_index_ = -1, x_out_index_ = -1, b_index_ = -1;
-  bool has_residual_ = false;
-  ResidualAdd residual_;
-  bool has_pool_ = false;
-  QdqMaxPoolMatch pool_;
-  std::array<uint8_t, 256> pool_table_{};  // the pool's Y byte by X byte
-  bool pool_identity_ = false;
-  std::vector<std::unique_ptr<ConvLink>> links_;
 };
 
 #endif  // EPHOST_WITH_DNNL
@@ -843,14 +952,15 @@ class QdqConvFusion : public Fusion {
   }
   std::unique_ptr<sdk::CompiledGroup> compile(const sdk::Node& anchor, const sdk::Graph& group,
                                               const KernelConfig& config) const override {
-    QdqConvChain chain;
-    if (!match_qdq_conv_chain(anchor, chain_members(group), &chain))
-      sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile fused int8 conv " + group.name() + ": pattern not found");
 #if defined(EPHOST_WITH_DNNL)
-    return std::make_unique<QdqConvChainGroup>(chain, group, config);
+    std::unique_ptr<QdqConvChainRunner> chain = QdqConvChainRunner::match(anchor, chain_members(group));
+    if (!chain)
+      sdk::fail(EPHOST_NOT_IMPLEMENTED, "cpu cannot compile fused int8 conv " + group.name() + ": pattern not found");
+    return std::make_unique<QdqConvChainGroup>(std::move(chain), group, config);
 #else
+    (void)anchor;
     (void)config;
-    sdk::fail(EPHOST_NOT_IMPLEMENTED, "fused int8 conv needs oneDNN");
+    sdk::fail(EPHOST_NOT_IMPLEMENTED, "fused int8 conv " + group.name() + " needs oneDNN");
 #endif
   }
 };

@@ -39,9 +39,9 @@ struct Bf16Operand {
 
 // A per-thread growable buffer for reorder targets and scratchpads, one per slot (0: src, 1: dst,
 // 2: scratchpad, 3: weights, 4-7: other; 6-7 hold the NHWC bytes between the links of a fused int8
-// convolution chain). The calling thread owns it and uses it within one call
+// convolution chain, 8 the NHWC values of an int8 trunk). The calling thread owns it and uses it within one call
 // only, so no locking is needed, and steady-state runs allocate nothing.
-constexpr int kThreadBufferSlots = 8;
+constexpr int kThreadBufferSlots = 9;
 void* thread_buffer(int slot, size_t bytes);
 // thread_buffer(slot, bytes) with every page written once: a group planned at session creation
 // calls it for the buffers its runs will use, so that their page faults are not the first run's.
