@@ -9,7 +9,8 @@
 // with it; the application's tensors stay valid, and the next process maps the region again when a
 // request names it. The memfd is sealed at its size (no shrink, no growth, no new seals), so nothing a
 // provider host does can make a mapping here reach past the memfd's end. A region released here is
-// unmapped in each provider host process at its next request (kDetachRegion).
+// unmapped in each provider host process that mapped it when that process next maps another region
+// (kDetachRegion, sent ahead), or when the process ends.
 //
 // The provider host's side (ServedRegions) maps what the host passed, checking the size against the
 // memfd, and hands out spans only within a mapped region.
