@@ -100,6 +100,15 @@ class IsolatedProvider::Unit final : public ComputeUnit {
   std::unique_ptr<GraphRecord> context_graph;
   std::string load_request;
   bool loaded_from_context = false;  // made from its context in the current process: reads the node's inputs
+  // A compiled group's constant initializers (inputs its signature leaves out), copied once into shared
+  // memory, so that each compute passes them in place instead of copying them through the arena: by
+  // input index, with the bytes they were copied from.
+  struct ConstantCopy {
+    const void* source = nullptr;
+    size_t bytes = 0;
+    std::shared_ptr<isolation::SharedRegion> region;
+  };
+  std::map<size_t, ConstantCopy> constants;
 };
 
 IsolatedProvider::IsolatedProvider(const void* env, const PluginRecord& record,
@@ -651,6 +660,7 @@ void IsolatedProvider::compute_remote_locked(Unit& unit, EphostKernelContext* co
            name(), what, i, v->describe(), name());
     inputs[i] = &v->tensor();
     shared[i] = isolation::find_shared_region(inputs[i]->data(), inputs[i]->byte_size());
+    if (!shared[i]) shared[i] = constant_in_shared_memory_locked(unit, read[i], *inputs[i]);
     if (!shared[i]) bytes = isolation::SharedArena::align(bytes + inputs[i]->byte_size());
   }
   const std::vector<OutputPlace> places = output_places_locked(context, what);
@@ -727,6 +737,22 @@ void IsolatedProvider::compute_remote_locked(Unit& unit, EphostKernelContext* co
     bytes_copied_ += size;
   }
   unit.output_bytes = output_bytes;
+}
+
+std::optional<isolation::RegionSpan> IsolatedProvider::constant_in_shared_memory_locked(Unit& unit, size_t index,
+                                                                                       const Tensor& input) const {
+  if (!unit.signature || unit.loaded_from_context || input.byte_size() == 0) return std::nullopt;
+  const std::vector<size_t>& variable = unit.signature->input_indices;
+  if (std::find(variable.begin(), variable.end(), index) != variable.end()) return std::nullopt;
+  Unit::ConstantCopy& copy = unit.constants[index];
+  if (!copy.region || copy.source != input.data() || copy.bytes != input.byte_size()) {
+    copy.region = isolation::SharedRegion::create(input.byte_size());
+    std::memcpy(copy.region->base(), input.data(), input.byte_size());
+    copy.source = input.data();
+    copy.bytes = input.byte_size();
+    bytes_copied_ += input.byte_size();  // once
+  }
+  return isolation::RegionSpan{copy.region, 0};
 }
 
 std::vector<IsolatedProvider::OutputPlace> IsolatedProvider::output_places_locked(EphostKernelContext* context,

@@ -201,6 +201,10 @@ class IsolatedProvider final : public Provider {
     isolation::RegionSpan span;
     const Tensor* destination = nullptr;
   };
+  // Input `index` of `unit` in shared memory when it is one of the compiled group's constant initializers
+  // (copied there on first use, again only when its bytes moved); nullopt for any other input.
+  std::optional<isolation::RegionSpan> constant_in_shared_memory_locked(Unit& unit, size_t index,
+                                                                        const Tensor& input) const;
   // The compute's outputs bound to shared tensors, each region mapped in the current process.
   std::vector<OutputPlace> output_places_locked(EphostKernelContext* context, const std::string& what) const;
   // A compute on the isolated device: inputs and outputs are device buffers named by id.

@@ -1,7 +1,8 @@
 // Shared tensors (API 6, CreateSharedTensor) with a provider in a provider host process: an input in
 // shared memory is read where it is and an output bound to a shared tensor is written where it is, so
 // the bytes the host copies per run (the report's providers[].isolation.bytes_copied) drop to 0, and
-// the outputs are the copying path's, bit for bit. A provider host that dies mid-run fails that run
+// the outputs are the copying path's, bit for bit. A fused group's constant initializers are copied into
+// shared memory once and then pass in place too. A provider host that dies mid-run fails that run
 // with EP_FAIL and leaves the application's shared tensors valid; misuse gets a clear error. The
 // plugin is "faulty" (beta: Add, Mul and Relu fused into one group), which crashes or hangs on demand.
 #include <signal.h>
@@ -26,6 +27,9 @@ using Options = std::vector<std::pair<std::string, std::string>>;
 
 constexpr int64_t kRows = 64, kCols = 32;
 constexpr uint64_t kBytes = kRows * kCols * sizeof(float);
+// c1 and c2, the group's constant initializers: copied into shared memory at its first compute, then passed
+// in place by every compute.
+constexpr uint64_t kConstantBytes = 2 * kCols * sizeof(float);
 
 // x -> Add(c1) -> Mul(c2) -> Relu -> y: one fused group of the plugin, reading x and writing y.
 std::string relu_chain_model() {
@@ -95,8 +99,12 @@ TEST_F(ProviderIsolationSharedTensor, SharedInputAndBoundOutputCrossInPlaceWithT
   Counters before = counters(*isolated);
   EXPECT_EQ(copied_run(*isolated), want) << "the copying path gives the in-process outputs";
   Counters after = counters(*isolated);
+  EXPECT_EQ(after.copied - before.copied, 2 * kBytes + kConstantBytes) << "x in, y out, the constants once";
+  before = after;
+  EXPECT_EQ(copied_run(*isolated), want);
+  after = counters(*isolated);
   EXPECT_EQ(after.copied - before.copied, 2 * kBytes) << "x copied in, y copied out";
-  EXPECT_EQ(after.in_place - before.in_place, 0u);
+  EXPECT_EQ(after.in_place - before.in_place, kConstantBytes) << "the constants in place";
 
   Ephost::Tensor x = shared_x(), y = Ephost::Tensor::shared(EPHOST_ELEMENT_FLOAT, {kRows, kCols});
   EXPECT_TRUE(x.is_shared());
@@ -111,7 +119,7 @@ TEST_F(ProviderIsolationSharedTensor, SharedInputAndBoundOutputCrossInPlaceWithT
     EXPECT_EQ(y.to_vector<float>(), want) << "run " << r;
     EXPECT_EQ(binding.output("y").data<float>(), y.data<float>()) << "the bound shared tensor is the output";
     EXPECT_EQ(after.copied - before.copied, 0u) << "run " << r << ": nothing copied through the arena";
-    EXPECT_EQ(after.in_place - before.in_place, 2 * kBytes) << "run " << r;
+    EXPECT_EQ(after.in_place - before.in_place, 2 * kBytes + kConstantBytes) << "run " << r;
   }
 
   // A plain run with a shared input: only the output is copied.
@@ -119,7 +127,7 @@ TEST_F(ProviderIsolationSharedTensor, SharedInputAndBoundOutputCrossInPlaceWithT
   EXPECT_EQ(isolated->run({"x"}, {x}, {"y"})[0].to_vector<float>(), want);
   after = counters(*isolated);
   EXPECT_EQ(after.copied - before.copied, kBytes);
-  EXPECT_EQ(after.in_place - before.in_place, kBytes);
+  EXPECT_EQ(after.in_place - before.in_place, kBytes + kConstantBytes);
 
   // In process a shared tensor is an ordinary host tensor.
   Ephost::Session::IoBinding local(*in_process);
@@ -153,7 +161,9 @@ TEST_F(ProviderIsolationSharedTensor, OneSharedTensorServesSessionsOfOtherEnvsAn
     EXPECT_EQ(a.output("y").to_vector<float>(), want);
     EXPECT_EQ(b.output("y").to_vector<float>(), want);
   }
-  EXPECT_EQ(counters(second).in_place, 2 * kBytes) << "x read in place in the second env's provider host too";
+  EXPECT_EQ(counters(second).in_place, 2 * (kBytes + kConstantBytes))
+      << "x read in place in the second env's provider host too";
+  EXPECT_EQ(counters(second).copied, kConstantBytes + 2 * kBytes) << "the constants once, y out twice";
 }
 
 // A provider host that crashes (SIGSEGV in compute) or is killed from outside (SIGKILL while it hangs in

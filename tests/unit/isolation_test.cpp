@@ -159,6 +159,7 @@ TEST(IsolationSharedRegion, FoundByPointersIntoItAndSealedAtItsSize) {
   EXPECT_THROW(served.span(id + 1, 0, 1), Error);
   EXPECT_THROW(served.attach(id + 1, dup(region->fd()), region->size() * 2), Error) << "larger than the memfd";
   char* base = region->base();
+  found.reset();  // it holds the region too
   region.reset();
   EXPECT_FALSE(isolation::SharedRegion::alive(id));
   EXPECT_FALSE(isolation::find_shared_region(base, 1).has_value()) << "released";
