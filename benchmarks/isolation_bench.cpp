@@ -18,7 +18,8 @@
 // (3.69 MB) crosses out (one cheap pass, so the copies dominate), through fakedev isolated against in
 // process, runs alternating between the two, with the overhead (from the minimums) split into its parts: the host's memcpy into and out of the shared memory (timed alone on a memfd mapping), the
 // requests' round trips (the small-tensor rows' cost per request times the requests), and the rest (the
-// provider host's copy no longer overlapping the host's work, waiting).
+// provider host's copy no longer overlapping the host's work, waiting); and a third session, isolated with
+// x and y shared tensors (API 6 CreateSharedTensor; IoBinding), whose bytes cross without the host's copies.
 //
 // Then ONNX Runtime plugin EPs (the adapter in the provider host): the compiling EP ortadd takes the chain
 // as one fused group (one Compute per run), the kernel-registry EP ortkern as three single-node kernels
@@ -163,14 +164,18 @@ Timing time_runs(Ephost::Env& env, const std::string& model, int64_t width, cons
   return t;
 }
 
-// fakedev in process and isolated on `model` (x [rows, width]), runs alternating between the two sessions
-// so that both see the same machine load (after 5 warm-up runs each): {in process, isolated}.
-std::pair<Timing, Timing> time_alternating(Ephost::Env& env, const std::string& model, int64_t rows, int64_t width,
-                                           int runs) {
-  std::unique_ptr<Ephost::Session> sessions[2];
-  const char* modes[2] = {"in_process", "process"};
-  long hosts[2] = {-1, -1};
-  for (int k = 0; k < 2; ++k) {
+// fakedev in process, isolated, and isolated with shared tensors (CreateSharedTensor: x a shared input, y
+// bound to a shared tensor, so neither is copied through the arena) on `model` (x [rows, width]), runs
+// alternating between the three sessions so that all see the same machine load (after 5 warm-up runs
+// each): {in process, isolated, isolated shared}.
+struct ThreeTimings {
+  Timing in, isolated, shared;
+};
+ThreeTimings time_alternating(Ephost::Env& env, const std::string& model, int64_t rows, int64_t width, int runs) {
+  std::unique_ptr<Ephost::Session> sessions[3];
+  const char* modes[3] = {"in_process", "process", "process"};
+  long hosts[3] = {-1, -1, -1};
+  for (int k = 0; k < 3; ++k) {
     Ephost::SessionOptions o;
     o.set_threads(1);
     o.add_config("session.provider_isolation", modes[k]);
@@ -183,26 +188,35 @@ std::pair<Timing, Timing> time_alternating(Ephost::Env& env, const std::string& 
   }
   std::vector<float> x(static_cast<size_t>(width * rows));
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 97) * 0.125f - 4.0f;
-  std::vector<double> times[2];
-  double cpu[2] = {0, 0};
+  Ephost::Tensor shared_x = Ephost::Tensor::shared(EPHOST_ELEMENT_FLOAT, {rows, width});
+  std::copy(x.begin(), x.end(), shared_x.data<float>());
+  Ephost::Tensor shared_y = Ephost::Tensor::shared(EPHOST_ELEMENT_FLOAT, {1, width});
+  Ephost::Session::IoBinding binding(*sessions[2]);
+  binding.bind_input("x", shared_x).bind_output("y", shared_y);
+  std::vector<double> times[3];
+  double cpu[3] = {0, 0, 0};
   for (int i = 0; i < runs + 5; ++i)
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < 3; ++k) {
       const double cpu0 = self_cpu_s() + process_cpu_s(hosts[k]);
       const auto t0 = std::chrono::steady_clock::now();
-      sessions[k]->run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {rows, width}, x.data(), x.size())}, {"y"});
+      if (k == 2)
+        binding.run();
+      else
+        sessions[k]->run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {rows, width}, x.data(), x.size())},
+                         {"y"});
       const auto t1 = std::chrono::steady_clock::now();
       if (i < 5) continue;
       times[k].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
       cpu[k] += self_cpu_s() + process_cpu_s(hosts[k]) - cpu0;
     }
-  Timing t[2];
-  for (int k = 0; k < 2; ++k) {
+  Timing t[3];
+  for (int k = 0; k < 3; ++k) {
     std::sort(times[k].begin(), times[k].end());
     t[k].median_us = times[k][times[k].size() / 2];
     t[k].min_us = times[k].front();
     t[k].cpu_us = cpu[k] * 1e6 / runs;
   }
-  return {t[0], t[1]};
+  return {t[0], t[1], t[2]};
 }
 
 double median_run_us(const std::function<void()>& run, int runs) {
@@ -360,7 +374,9 @@ int main(int argc, char** argv) {
       const size_t in_bytes = kDetRows * kDetWidth * sizeof(float), out_bytes = kDetWidth * sizeof(float);
       const std::string det = chain_model(kDetWidth, kDetRows);
       const int n = std::max(20, runs / 10);
-      const auto [in, out] = time_alternating(device_env, det, kDetRows, kDetWidth, n);
+      const ThreeTimings t = time_alternating(device_env, det, kDetRows, kDetWidth, n);
+      const Timing& in = t.in;
+      const Timing& out = t.isolated;
       const double memcpy_us = arena_memcpy_us(in_bytes, out_bytes, n);
       const double overhead = out.min_us - in.min_us;
       const double round_trips = per_request_us * kCallsPerRun;
@@ -375,6 +391,13 @@ int main(int argc, char** argv) {
                   "the host's memcpy of the bytes into and out of a memfd mapping, timed alone; round_trip: %g "
                   "requests at the 16-float row's median cost; rest: the provider host's copies where they do not "
                   "overlap the host's, and waiting)\n", kCallsPerRun);
+      // The same isolated run with x and y shared tensors (API 6): no arena copy on the host's side.
+      std::printf("isolated with shared tensors (x a shared input, y bound to a shared tensor), same runs:\n");
+      std::printf("%10s %10s %10s %10s | %10s %10s %9s | %10s %10s\n", "in_min", "shared_min", "in_median",
+                  "sh_median", "in_cpu", "shared_cpu", "cpu_ratio", "min_ratio", "vs_iso_min");
+      std::printf("%10.1f %10.1f %10.1f %10.1f | %10.1f %10.1f %9.2f | %10.3f %10.3f\n", in.min_us, t.shared.min_us,
+                  in.median_us, t.shared.median_us, in.cpu_us, t.shared.cpu_us, t.shared.cpu_us / in.cpu_us,
+                  t.shared.min_us / in.min_us, t.shared.min_us / out.min_us);
     }
   }
   unlink(link.c_str());

@@ -4,7 +4,9 @@
 // plugin library, the CPU plugin built as "cpu_module" (cpu_plugin_module.cpp), in process and in a
 // provider host process (session.provider_isolation=process). Runs alternate between the two sessions
 // so that both see the same machine load; per mode it prints the wall median and min, and the CPU time
-// per run (this process, plus the provider host when isolated).
+// per run (this process, plus the provider host when isolated). A third mode, `shared`, runs isolated
+// with the inputs in shared tensors and the outputs bound to shared tensors (API 6, CreateSharedTensor),
+// which cross without the host's copies through the provider host's arena.
 //
 // With PLUGIN `opencl` (when the OpenCL plugin is built) the plugin is the OpenCL one, on the machine's
 // OpenCL device (PoCL's CPU device included), with the CPU plugin after it: its values live in device
@@ -99,12 +101,41 @@ Input page_input(const std::string& name, int64_t side) {
 struct Mode {
   const char* name = "";
   std::unique_ptr<Ephost::Session> session;
+  std::unique_ptr<Ephost::Session::IoBinding> binding;  // `shared`: the inputs and outputs bound to shared tensors
   long host = -1;
   std::vector<double> wall_ms;
   double cpu_s = 0;
 };
 
+// Binds `m`'s inputs to shared tensors holding `inputs`, and its outputs to shared tensors of the shapes
+// one plain run gives.
+void bind_shared(Mode& m, const std::vector<Input>& inputs) {
+  m.binding = std::make_unique<Ephost::Session::IoBinding>(*m.session);
+  std::vector<std::string> names;
+  std::vector<Ephost::Tensor> values;
+  for (const Input& in : inputs) {
+    Ephost::Tensor t = Ephost::Tensor::shared(EPHOST_ELEMENT_FLOAT, in.shape);
+    std::copy(in.data.begin(), in.data.end(), t.data<float>());
+    m.binding->bind_input(in.name, t);
+    names.push_back(in.name);
+    values.push_back(t);
+  }
+  const std::vector<std::string> outputs = m.session->output_names();
+  const std::vector<Ephost::Tensor> made = m.session->run(names, values, outputs);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    m.binding->bind_output(outputs[i], Ephost::Tensor::shared(made[i].type(), made[i].shape()));
+}
+
 void run_once(Mode& m, const std::vector<Input>& inputs) {
+  if (m.binding) {
+    const double cpu0 = self_cpu_s() + process_cpu_s(m.host);
+    const auto t0 = std::chrono::steady_clock::now();
+    m.binding->run();
+    const auto t1 = std::chrono::steady_clock::now();
+    m.cpu_s += self_cpu_s() + process_cpu_s(m.host) - cpu0;
+    m.wall_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    return;
+  }
   std::vector<std::string> names;
   std::vector<Ephost::Tensor> values;
   for (const Input& in : inputs) {
@@ -150,13 +181,14 @@ int main(int argc, char** argv) try {
     const std::string dir = cache + "/bench-models/" + name;
     std::vector<Input> inputs = read_inputs(dir);
     if (det_side > 0 && std::string(name) == "det") inputs = {page_input(inputs.at(0).name, det_side)};
-    Mode modes[2];
+    Mode modes[3];
     modes[0].name = "in_process";
     modes[1].name = "process";
+    modes[2].name = "shared";
     for (Mode& m : modes) {
       Ephost::SessionOptions o;
       o.set_threads(threads);
-      o.add_config("session.provider_isolation", m.name);
+      o.add_config("session.provider_isolation", std::string(m.name) == "shared" ? "process" : m.name);
       o.append_provider(plugin);
       if (plugin == "opencl") {
         o.append_provider("cpu");
@@ -166,6 +198,7 @@ int main(int argc, char** argv) try {
       const nlohmann::json report = nlohmann::json::parse(m.session->partition_report_json());
       m.host = report["providers"][0]["isolation"].value("process_id", -1L);
     }
+    bind_shared(modes[2], inputs);
     for (int i = 0; i < 3; ++i)
       for (Mode& m : modes) run_once(m, inputs);  // warm-up
     for (Mode& m : modes) {
@@ -174,9 +207,9 @@ int main(int argc, char** argv) try {
     }
     for (int i = 0; i < runs; ++i)
       for (Mode& m : modes) run_once(m, inputs);
-    double median[2];
-    double cpu[2];
-    for (int k = 0; k < 2; ++k) {
+    double median[3];
+    double cpu[3];
+    for (int k = 0; k < 3; ++k) {
       Mode& m = modes[k];
       // Which provider ran each node: all of them on the plugin, or the comparison says nothing.
       size_t on_module = 0, nodes = 0;
@@ -191,8 +224,8 @@ int main(int argc, char** argv) try {
       std::printf("%-4s %-11s %8.2fms %8.2fms %10.2fms | %zu of %zu on %s\n", name, m.name, median[k],
                   m.wall_ms.front(), cpu[k], on_module, nodes, plugin.c_str());
     }
-    std::printf("%-4s isolated/in process: wall median x%.3f, CPU x%.3f\n", name, median[1] / median[0],
-                cpu[1] / cpu[0]);
+    std::printf("%-4s isolated/in process: wall median x%.3f, CPU x%.3f; with shared tensors x%.3f, CPU x%.3f\n",
+                name, median[1] / median[0], cpu[1] / cpu[0], median[2] / median[0], cpu[2] / cpu[0]);
   }
   return 0;
 } catch (const std::exception& e) {

@@ -17,6 +17,7 @@
 #include "discovery/plugin_registry.h"
 #include "epcontext/context_inspect.h"
 #include "env/env.h"
+#include "isolation/shared_region.h"
 #include "session/session.h"
 #include "options/session_config.h"
 
@@ -492,6 +493,8 @@ EphostStatus* CreateTensorWithData(EphostElementType et, const int64_t* shape, s
       fail(EPHOST_INVALID_ARGUMENT, "buffer holds {} bytes but a {} tensor of shape {} needs {}", size,
            element_type_name(et), shape_to_string(dims), expected);
     if (expected && !data) fail(EPHOST_INVALID_ARGUMENT, "data is NULL");
+    // Over shared tensor memory: it must lie within (a wrong size is refused now, not read past later).
+    isolation::find_shared_region(data, expected);
     *out = new EphostTensor{Tensor::borrow(et, std::move(dims), data), nullptr};
   });
 }
@@ -505,6 +508,27 @@ EphostStatus* CreateTensor(EphostElementType et, const int64_t* shape, size_t ra
   });
 }
 void ReleaseTensor(EphostTensor* t) { delete t; }
+EphostStatus* CreateSharedTensor(EphostElementType et, const int64_t* shape, size_t rank, EphostTensor** out) {
+  return guard([&] {
+    require(out, "out_tensor");
+    if (!element_type_known(et)) fail(EPHOST_INVALID_ARGUMENT, "unsupported element type {}", static_cast<int>(et));
+    if (et == EPHOST_ELEMENT_STRING)
+      fail(EPHOST_INVALID_ARGUMENT, "a string tensor cannot live in shared memory (its elements are pointers)");
+    std::vector<int64_t> dims = shape_of(shape, rank);
+    std::shared_ptr<isolation::SharedRegion> region = isolation::SharedRegion::create(byte_count(et, dims));
+    char* base = region->base();
+    *out = new EphostTensor{Tensor::borrow(et, std::move(dims), base, std::move(region)), nullptr};
+  });
+}
+EphostStatus* TensorIsShared(const EphostTensor* t, int32_t* out) {
+  return guard([&] {
+    require(out, "out_shared");
+    if (!t || !t->value.is_tensor()) fail(EPHOST_INVALID_ARGUMENT, "TensorIsShared: the value is not a tensor");
+    const Tensor& tensor = t->value.tensor();
+    *out = !tensor.on_device() && isolation::find_shared_region(tensor.data(), std::max<size_t>(tensor.byte_size(), 1))
+               ? 1 : 0;
+  });
+}
 // The tensor a handle holds, or null for a NULL handle or another kind.
 const Tensor* tensor_of(const EphostTensor* t) { return t && t->value.is_tensor() ? &t->value.tensor() : nullptr; }
 EphostElementType TensorGetElementType(const EphostTensor* t) {
@@ -657,6 +681,8 @@ EphostApi make_api(uint32_t version) {
   a.SessionGetProviderCount = &SessionGetProviderCount;
   a.SessionGetProviderState = &SessionGetProviderState;
   a.SetProviderStateCallback = &SetProviderStateCallback;
+  a.CreateSharedTensor = &CreateSharedTensor;
+  a.TensorIsShared = &TensorIsShared;
   return cut_to_version_size(a, EphostApiSize(version), "application API table");
 }
 
@@ -666,7 +692,7 @@ EphostApi make_api(uint32_t version) {
 extern "C" EPHOST_EXPORT const EphostApi* EphostGetApi(uint32_t version) {
   // One table per version, each ending with the last member its version added.
   static const EphostApi tables[] = {ephost::make_api(1), ephost::make_api(2), ephost::make_api(3),
-                                     ephost::make_api(4), ephost::make_api(5)};
+                                     ephost::make_api(4), ephost::make_api(5), ephost::make_api(6)};
   static_assert(sizeof(tables) / sizeof(tables[0]) == EPHOST_API_VERSION, "one table per API version");
   if (version >= 1 && version <= EPHOST_API_VERSION) return &tables[version - 1];
   return nullptr;

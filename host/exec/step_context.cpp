@@ -161,6 +161,16 @@ TensorSequence& StepContext::sequence_output(size_t index) {
        index);
 }
 
+const Tensor* StepContext::output_destination(size_t index) const {
+  if (index >= step_.outputs.size() || !step_.outputs[index] || !frame_.output_requests) return nullptr;
+  const Value* v = step_.outputs[index];
+  if (v->index >= executor_.graph().values.size()) return nullptr;
+  const int position = executor_.output_position(v->index);
+  if (position < 0 || static_cast<size_t>(position) >= frame_.output_requests->size()) return nullptr;
+  const Tensor& dst = (*frame_.output_requests)[static_cast<size_t>(position)].destination;
+  return dst.empty() ? nullptr : &dst;
+}
+
 Tensor StepContext::place_value(const GraphExecutor& executor, Frame& frame, int id, int32_t elem_type,
                                 std::vector<int64_t> shape) {
   const GraphPlan& plan = executor.plan();

@@ -43,6 +43,7 @@ class StepContext final : public EphostKernelContext {
   int64_t profile_clock_ns() const override;
   void record_span(const EphostProfileSpan& span) override;
   const RunLimits* run_limits() const override { return frame_.limits; }
+  const Tensor* output_destination(size_t index) const override;
 
   // Throws when the plugin returned success without writing a required output, or left an element
   // of a sequence output unwritten.

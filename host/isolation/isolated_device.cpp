@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include "discovery/plugin_record.h"
 #include "discovery/probed_device_info.h"
 #include "isolation/isolated_provider.h"
+#include "isolation/shared_region.h"
 #include "isolation/wire.h"
 
 namespace ephost::isolation {
@@ -139,7 +141,7 @@ void IsolatedDevice::revive_locked(uint64_t id, Buffer& b) const {
     std::memcpy(arena.base(), b.contents->data(), b.contents->size());
     MessageWriter copy;
     copy.u32(static_cast<uint32_t>(Op::kCopyToDevice)).u64(owner_.client_).u64(0).u64(id).u64(0)
-        .u64(b.contents->size()).u64(arena.size()).u64(0);
+        .u64(b.contents->size()).u64(arena.size()).u64(0).u64(0);
     owner_.request_locked(copy.data(), "copy_to_device (contents uploaded again in a new provider host process)",
                           owner_.settings_.call_timeout);
   }
@@ -168,14 +170,8 @@ void IsolatedDevice::adopt_locked(uint64_t id, uint64_t bytes) const {
   buffers_[id] = Buffer{bytes, owner_.generation_, nullptr, false, {}};
 }
 
-void IsolatedDevice::copy_to_device(EphostStream* stream, const void* src, EphostDeviceBuffer dst, uint64_t bytes,
-                                    const std::string& what) const {
-  if (bytes == 0) return;
-  const std::string call = fmt::format("copy_to_device of {} ({} bytes)", what, bytes);
-  std::lock_guard<std::mutex> lock(owner_.mutex_);
-  owner_.ensure_process_locked(call);
-  const uint64_t id = buffer_id_locked(dst, bytes, false);
-  const uint64_t stream_id = stream_id_locked(stream);
+void IsolatedDevice::copy_through_arena_locked(uint64_t stream_id, const void* src, uint64_t id, uint64_t offset,
+                                               uint64_t bytes, const std::string& call) const {
   const size_t at = owner_.upload_room_locked(stream_id, bytes);
   SharedArena& arena = owner_.process_->arena();
   const auto* from = static_cast<const char*>(src);
@@ -187,12 +183,34 @@ void IsolatedDevice::copy_to_device(EphostStream* stream, const void* src, Ephos
         std::memcpy(arena.base() + at + begin, from + begin, n);
         MessageWriter m;
         m.u32(static_cast<uint32_t>(Op::kCopyToDevice)).u64(owner_.client_).u64(stream_id).u64(id)
-            .u64(dst.offset + begin).u64(n).u64(arena.size()).u64(at + begin);
+            .u64(offset + begin).u64(n).u64(arena.size()).u64(0).u64(at + begin);
         return m.data();
       },
       call, owner_.settings_.call_timeout);
+  owner_.bytes_copied_ += bytes;
   // On a stream the upload is only queued: its bytes stay untouched until the stream is finished.
   if (stream_id) owner_.process_->pending_uploads() = {stream_id, SharedArena::align(at + bytes)};
+}
+
+void IsolatedDevice::copy_to_device(EphostStream* stream, const void* src, EphostDeviceBuffer dst, uint64_t bytes,
+                                    const std::string& what) const {
+  if (bytes == 0) return;
+  const std::string call = fmt::format("copy_to_device of {} ({} bytes)", what, bytes);
+  std::lock_guard<std::mutex> lock(owner_.mutex_);
+  owner_.ensure_process_locked(call);
+  const uint64_t id = buffer_id_locked(dst, bytes, false);
+  const uint64_t stream_id = stream_id_locked(stream);
+  if (std::optional<RegionSpan> shared = find_shared_region(src, bytes)) {
+    // The application's shared tensor: the provider host uploads it from where it is, in one request.
+    const uint64_t region = owner_.region_in_process_locked(*shared->region, call);
+    MessageWriter m;
+    m.u32(static_cast<uint32_t>(Op::kCopyToDevice)).u64(owner_.client_).u64(stream_id).u64(id).u64(dst.offset)
+        .u64(bytes).u64(owner_.process_->arena().size()).u64(region).u64(shared->offset);
+    owner_.request_locked(m.data(), call, owner_.settings_.call_timeout);
+    owner_.bytes_in_place_ += bytes;
+  } else {
+    copy_through_arena_locked(stream_id, src, id, dst.offset, bytes, call);
+  }
   Buffer& b = buffers_.at(id);
   // The whole buffer from host memory in one synchronous copy (a constant initializer's upload): kept,
   // for a new process to have it too. Anything else written into a buffer makes a kept copy stale.
@@ -211,32 +229,45 @@ void IsolatedDevice::copy_to_host(EphostStream* stream, EphostDeviceBuffer src, 
   const uint64_t id = buffer_id_locked(src, bytes, true);
   const uint64_t stream_id = stream_id_locked(stream);
   SharedArena& arena = owner_.process_->arena();
-  // In chunks, like a copy in: the host reads one out of the arena while the provider host copies the
-  // next in. The first waits for the stream's work; each is finished before its reply.
-  arena.reserve(bytes);
-  auto* to = static_cast<char*>(dst);
-  const uint64_t size = transfer_chunk(bytes);
-  auto chunk = [&](size_t i) { return std::make_pair(i * size, std::min(size, bytes - i * size)); };
-  owner_.pipelined_requests_locked(
-      static_cast<size_t>((bytes + size - 1) / size),
-      [&](size_t i) {
-        const auto [begin, n] = chunk(i);
-        MessageWriter m;
-        m.u32(static_cast<uint32_t>(Op::kCopyToHost)).u64(owner_.client_).u64(stream_id).u64(id)
-            .u64(src.offset + begin).u64(n).u64(arena.size()).u64(begin);
-        return m.data();
-      },
-      call, owner_.settings_.call_timeout,
-      [&](size_t i, const std::string& reply) {
-        const auto [begin, n] = chunk(i);
-        MessageReader in(reply);
-        in.u32();
-        arena.follow(in.u64());
-        if (begin > arena.size() || n > arena.size() - begin)
-          fail(EPHOST_EP_FAIL, "provider '{}' device {}: {}: the provider host answered with less shared memory than "
-               "the copy", plugin_name(), index(), call);
-        std::memcpy(to + begin, arena.base() + begin, n);
-      });
+  if (std::optional<RegionSpan> shared = find_shared_region(dst, bytes)) {
+    // Into the application's shared tensor (an output bound to one): the provider host writes it there.
+    const uint64_t region = owner_.region_in_process_locked(*shared->region, call);
+    MessageWriter m;
+    m.u32(static_cast<uint32_t>(Op::kCopyToHost)).u64(owner_.client_).u64(stream_id).u64(id).u64(src.offset)
+        .u64(bytes).u64(arena.size()).u64(region).u64(shared->offset);
+    MessageReader in(owner_.request_locked(m.data(), call, owner_.settings_.call_timeout));
+    in.u32();
+    arena.follow(in.u64());
+    owner_.bytes_in_place_ += bytes;
+  } else {
+    // In chunks, like a copy in: the host reads one out of the arena while the provider host copies the
+    // next in. The first waits for the stream's work; each is finished before its reply.
+    arena.reserve(bytes);
+    auto* to = static_cast<char*>(dst);
+    const uint64_t size = transfer_chunk(bytes);
+    auto chunk = [&](size_t i) { return std::make_pair(i * size, std::min(size, bytes - i * size)); };
+    owner_.pipelined_requests_locked(
+        static_cast<size_t>((bytes + size - 1) / size),
+        [&](size_t i) {
+          const auto [begin, n] = chunk(i);
+          MessageWriter m;
+          m.u32(static_cast<uint32_t>(Op::kCopyToHost)).u64(owner_.client_).u64(stream_id).u64(id)
+              .u64(src.offset + begin).u64(n).u64(arena.size()).u64(0).u64(begin);
+          return m.data();
+        },
+        call, owner_.settings_.call_timeout,
+        [&](size_t i, const std::string& reply) {
+          const auto [begin, n] = chunk(i);
+          MessageReader in(reply);
+          in.u32();
+          arena.follow(in.u64());
+          if (begin > arena.size() || n > arena.size() - begin)
+            fail(EPHOST_EP_FAIL, "provider '{}' device {}: {}: the provider host answered with less shared memory "
+                 "than the copy", plugin_name(), index(), call);
+          std::memcpy(to + begin, arena.base() + begin, n);
+        });
+    owner_.bytes_copied_ += bytes;
+  }
   if (stream_id) idle_streams_.insert(stream_id);  // the provider host finished the stream (see the header)
   owner_.process_->pending_uploads() = {};  // and, before it wrote the arena, every queued upload
 }

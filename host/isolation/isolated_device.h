@@ -3,7 +3,8 @@
 // (the EphostDeviceBuffer handle, the EphostStream pointer): the plugin's buffers and streams exist only
 // in the provider host (served_device_memory.h), and each call below is one request to it over the
 // isolated provider's socket, serialized with its other calls. Copies between host and device memory go
-// through the shared arena; copies between two devices of the same provider host stay in it. A copy to
+// through the shared arena, except those from or into the application's shared tensor memory
+// (shared_region.h), which the provider host reads or writes where it is; copies between two devices of the same provider host stay in it. A copy to
 // the device is sent in chunks without waiting for each reply: the provider host uploads a chunk while
 // the host writes the next one into the arena.
 //
@@ -94,6 +95,9 @@ class IsolatedDevice final : public Device {
     std::vector<std::pair<uint64_t, uint64_t>> written;
   };
   void synchronize_id(EphostStream* stream, const std::string& what) const;
+  // A copy of host bytes `src` to buffer `id` at `offset` staged through the arena, in chunks.
+  void copy_through_arena_locked(uint64_t stream_id, const void* src, uint64_t id, uint64_t offset, uint64_t bytes,
+                                 const std::string& call) const;
   // Makes buffer `id` of a lost process again in the current one, with its kept contents if any.
   void revive_locked(uint64_t id, Buffer& b) const;
   Buffer& known_buffer_locked(uint64_t id, const char* call) const;

@@ -1,6 +1,8 @@
 #include "isolation/isolated_provider.h"
 
+#include <algorithm>
 #include <cstring>
+#include <unordered_set>
 
 #include <onnx/onnx_pb.h>
 
@@ -98,6 +100,15 @@ class IsolatedProvider::Unit final : public ComputeUnit {
   std::unique_ptr<GraphRecord> context_graph;
   std::string load_request;
   bool loaded_from_context = false;  // made from its context in the current process: reads the node's inputs
+  // A compiled group's constant initializers (inputs its signature leaves out), copied once into shared
+  // memory, so that each compute passes them in place instead of copying them through the arena: by
+  // input index, with the bytes they were copied from.
+  struct ConstantCopy {
+    const void* source = nullptr;
+    size_t bytes = 0;
+    std::shared_ptr<isolation::SharedRegion> region;
+  };
+  std::map<size_t, ConstantCopy> constants;
 };
 
 IsolatedProvider::IsolatedProvider(const void* env, const PluginRecord& record,
@@ -631,12 +642,14 @@ void IsolatedProvider::compute_remote_locked(Unit& unit, EphostKernelContext* co
   ensure_unit_locked(unit);
   settle_uploads_locked();
   isolation::SharedArena& arena = process_->arena();
-  // The inputs go to the arena, and room for the outputs is kept after them (as much as last time).
+  // The inputs go to the arena, and room for the outputs is kept after them (as much as last time); an
+  // input in the application's shared tensor memory is read where it is.
   // A group loaded from its context reads its node's inputs: the group's, less the constant initializers.
   std::vector<size_t> read(context->num_inputs());
   for (size_t i = 0; i < read.size(); ++i) read[i] = i;
   if (unit.loaded_from_context && unit.signature) read = unit.signature->input_indices;
   std::vector<const Tensor*> inputs(read.size(), nullptr);
+  std::vector<std::optional<isolation::RegionSpan>> shared(read.size());
   size_t bytes = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const RuntimeValue* v = read[i] < context->num_inputs() ? context->input(read[i]) : nullptr;
@@ -646,20 +659,35 @@ void IsolatedProvider::compute_remote_locked(Unit& unit, EphostKernelContext* co
            "(only numeric tensors in host memory do); run the provider in process (ep.{}.isolation=in_process)",
            name(), what, i, v->describe(), name());
     inputs[i] = &v->tensor();
-    bytes = isolation::SharedArena::align(bytes + inputs[i]->byte_size());
+    shared[i] = isolation::find_shared_region(inputs[i]->data(), inputs[i]->byte_size());
+    if (!shared[i]) shared[i] = constant_in_shared_memory_locked(unit, read[i], *inputs[i]);
+    if (!shared[i]) bytes = isolation::SharedArena::align(bytes + inputs[i]->byte_size());
   }
+  const std::vector<OutputPlace> places = output_places_locked(context, what);
   arena.reserve(bytes + unit.output_bytes);
   MessageWriter m = request(Op::kCompute, client_);
   // Host memory: no device (-1), no stream (0), no device outputs (0).
   m.u64(unit.remote).u64(arena.size()).i64(context->num_threads()).i64(-1).u64(0).u64(0).u64(inputs.size());
   size_t offset = 0;
-  for (const Tensor* t : inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor* t = inputs[i];
+    if (t && shared[i]) {
+      isolation::write_region_slot(m, *t, region_in_process_locked(*shared[i]->region, what), shared[i]->offset);
+      bytes_in_place_ += t->byte_size();
+      continue;
+    }
     isolation::write_tensor_slot(m, t, offset);
     if (!t) continue;
     if (t->byte_size()) std::memcpy(arena.base() + offset, t->data(), t->byte_size());
+    bytes_copied_ += t->byte_size();
     offset = isolation::SharedArena::align(offset + t->byte_size());
   }
-  m.u64(context->num_outputs());
+  m.u64(context->num_outputs()).u64(places.size());
+  for (const OutputPlace& p : places) {
+    m.u64(p.index).u64(p.span.region->id()).u64(p.span.offset).i64(p.destination->elem_type())
+        .u64(p.destination->shape().size());
+    for (int64_t d : p.destination->shape()) m.i64(d);
+  }
   const RunLimits* limits = context->run_limits();
   std::function<bool()> stop;
   if (limits && limits->limited()) stop = [limits] { return limits->stop_reason().has_value(); };
@@ -677,19 +705,91 @@ void IsolatedProvider::compute_remote_locked(Unit& unit, EphostKernelContext* co
   const uint64_t outputs = in.u64();
   size_t output_bytes = 0;
   for (uint64_t i = 0; i < outputs; ++i) {
-    if (!in.u32()) continue;
+    const auto place = static_cast<isolation::SlotPlace>(in.u32());
+    if (place == isolation::SlotPlace::kAbsent) continue;
     const auto elem_type = static_cast<int32_t>(in.i64());
     std::vector<int64_t> shape(in.u64());
     for (int64_t& d : shape) d = in.i64();
-    const uint64_t at = in.u64();
     const size_t size = byte_count(elem_type, shape);
-    if (at > arena.size() || size > arena.size() - at)
-      fail(EPHOST_EP_FAIL, "provider '{}' {}: output {} lies outside the shared memory", name(), what, i);
+    const char* from = nullptr;
+    if (place == isolation::SlotPlace::kRegion) {
+      // Only where the host asked: a provider host names no other memory of the application.
+      const uint64_t region = in.u64(), at = in.u64();
+      auto asked = std::find_if(places.begin(), places.end(), [&](const OutputPlace& p) { return p.index == i; });
+      if (asked == places.end() || asked->span.region->id() != region || asked->span.offset != at ||
+          size > asked->span.region->size() - at)
+        fail(EPHOST_EP_FAIL, "provider '{}' {}: output {} was placed in shared memory the host did not offer", name(),
+             what, i);
+      from = asked->span.region->base() + at;
+    } else {
+      const uint64_t at = in.u64();
+      if (place != isolation::SlotPlace::kArena || at > arena.size() || size > arena.size() - at)
+        fail(EPHOST_EP_FAIL, "provider '{}' {}: output {} lies outside the shared memory", name(), what, i);
+      from = arena.base() + at;
+      output_bytes = isolation::SharedArena::align(output_bytes + size);
+    }
     Tensor& out = context->allocate_output(i, elem_type, std::move(shape));
-    if (size) std::memcpy(out.data(), arena.base() + at, size);
-    output_bytes = isolation::SharedArena::align(output_bytes + size);
+    if (out.data() == from) {
+      bytes_in_place_ += size;  // written in place: the tensor the output is bound to
+      continue;
+    }
+    if (size) std::memcpy(out.data(), from, size);
+    bytes_copied_ += size;
   }
   unit.output_bytes = output_bytes;
+}
+
+std::optional<isolation::RegionSpan> IsolatedProvider::constant_in_shared_memory_locked(Unit& unit, size_t index,
+                                                                                       const Tensor& input) const {
+  if (!unit.signature || unit.loaded_from_context || input.byte_size() == 0) return std::nullopt;
+  const std::vector<size_t>& variable = unit.signature->input_indices;
+  if (std::find(variable.begin(), variable.end(), index) != variable.end()) return std::nullopt;
+  Unit::ConstantCopy& copy = unit.constants[index];
+  if (!copy.region || copy.source != input.data() || copy.bytes != input.byte_size()) {
+    copy.region = isolation::SharedRegion::create(input.byte_size());
+    std::memcpy(copy.region->base(), input.data(), input.byte_size());
+    copy.source = input.data();
+    copy.bytes = input.byte_size();
+    bytes_copied_ += input.byte_size();  // once
+  }
+  return isolation::RegionSpan{copy.region, 0};
+}
+
+std::vector<IsolatedProvider::OutputPlace> IsolatedProvider::output_places_locked(EphostKernelContext* context,
+                                                                                   const std::string& what) const {
+  std::vector<OutputPlace> places;
+  for (size_t i = 0; i < context->num_outputs(); ++i) {
+    const Tensor* dst = context->output_destination(i);
+    if (!dst || dst->device() || dst->elem_type() == EPHOST_ELEMENT_STRING) continue;
+    std::optional<isolation::RegionSpan> span = isolation::find_shared_region(dst->data(), dst->byte_size());
+    if (!span) continue;
+    region_in_process_locked(*span->region, what);
+    places.push_back(OutputPlace{i, std::move(*span), dst});
+  }
+  return places;
+}
+
+uint64_t IsolatedProvider::region_in_process_locked(const isolation::SharedRegion& region,
+                                                    const std::string& what) const {
+  std::unordered_set<uint64_t>& attached = process_->attached_regions();
+  if (attached.count(region.id())) return region.id();
+  // Regions the application released since they were mapped there are unmapped first (sent ahead).
+  for (auto it = attached.begin(); it != attached.end();) {
+    if (isolation::SharedRegion::alive(*it)) {
+      ++it;
+      continue;
+    }
+    MessageWriter detach = request(Op::kDetachRegion, client_);
+    detach.u64(*it);
+    post_request_locked(detach.data());
+    it = attached.erase(it);
+  }
+  MessageWriter m = request(Op::kAttachRegion, client_);
+  m.u64(region.id()).u64(region.size());
+  process_->pass_fd_with_next_request(region.fd());
+  request_locked(m.data(), what + " (mapping shared tensor memory)", settings_.call_timeout);
+  attached.insert(region.id());
+  return region.id();
 }
 
 namespace {
@@ -749,7 +849,7 @@ void IsolatedProvider::compute_on_device(Unit& unit, EphostKernelContext* contex
       const Tensor& t = v->tensor();
       isolation::write_device_slot(m, t, device.buffer_id_locked(t.device_buffer(), t.byte_size(), true), t.device_buffer().offset);
     }
-    m.u64(context->num_outputs());
+    m.u64(context->num_outputs()).u64(0);  // device outputs stay on the device: no places in host memory
     std::string reply;
     try {
       reply = request_locked(m.data(), what, settings_.call_timeout, stop);
@@ -778,6 +878,7 @@ void IsolatedProvider::compute_on_device(Unit& unit, EphostKernelContext* contex
         fail(EPHOST_EP_FAIL, "provider '{}' {}: an output lies outside the shared memory", name(), what);
       o.host = Tensor::allocate(o.elem_type, o.shape);
       if (size) std::memcpy(o.host.data(), arena.base() + at, size);
+      bytes_copied_ += size;
     }
     for (const RemoteOutput& o : outputs)
       if (o.place == isolation::SlotPlace::kDevice) device.adopt_locked(o.id, byte_count(o.elem_type, o.shape));

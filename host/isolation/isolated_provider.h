@@ -56,6 +56,7 @@
 #include "isolation/isolation_options.h"
 #include "isolation/provider_health.h"
 #include "isolation/provider_process.h"
+#include "isolation/shared_region.h"
 #include "isolation/shared_provider_host.h"
 #include "isolation/wire.h"
 #include "provider/provider.h"
@@ -100,6 +101,12 @@ class IsolatedProvider final : public Provider {
   size_t device_buffers_held() const;
   void set_health_callback(HealthCallback callback);
   IsolatedProviderHealth health() const;
+  // Bytes of host-memory tensors this provider's calls copied through its process's arena since the
+  // session began (inputs in, outputs out, copies to and from its device), and bytes that crossed in
+  // place instead: tensors in shared memory the application holds (shared_region.h), read or written
+  // where they are.
+  uint64_t bytes_copied() const { return bytes_copied_.load(std::memory_order_relaxed); }
+  uint64_t bytes_in_place() const { return bytes_in_place_.load(std::memory_order_relaxed); }
   const IsolationSettings& settings() const { return settings_; }
 
   std::vector<EphostCapability::Claim> claims(const GraphView& graph, const char* occasion) const override;
@@ -168,6 +175,9 @@ class IsolatedProvider final : public Provider {
   // Has the provider host finish the stream whose uploads still read the arena, before the arena's
   // first bytes are written again (a host-memory compute, a synchronous copy, another stream's copy).
   void settle_uploads_locked() const;
+  // The id of shared region `region` in the current process, which maps it first when it has not yet
+  // (Op::kAttachRegion, the memfd passed with the request); regions released since are detached there.
+  uint64_t region_in_process_locked(const isolation::SharedRegion& region, const std::string& what) const;
   // Posts on_run_start or on_run_end: sent ahead of the next request (see run_start).
   void post_locked(isolation::Op op) const;
   // Posts `request` (one that answers nothing: on_run_*, a device free, a stream release) likewise.
@@ -185,6 +195,18 @@ class IsolatedProvider final : public Provider {
   // Makes a unit in the process, trying again in a new process after a loss, until it falls back.
   std::unique_ptr<ComputeUnit> make_unit(std::unique_ptr<Unit> unit) const;
   void compute_remote_locked(Unit& unit, EphostKernelContext* context) const;
+  // An output the run wants written into a shared tensor of the application (bound to it): where it is.
+  struct OutputPlace {
+    size_t index = 0;
+    isolation::RegionSpan span;
+    const Tensor* destination = nullptr;
+  };
+  // Input `index` of `unit` in shared memory when it is one of the compiled group's constant initializers
+  // (copied there on first use, again only when its bytes moved); nullopt for any other input.
+  std::optional<isolation::RegionSpan> constant_in_shared_memory_locked(Unit& unit, size_t index,
+                                                                        const Tensor& input) const;
+  // The compute's outputs bound to shared tensors, each region mapped in the current process.
+  std::vector<OutputPlace> output_places_locked(EphostKernelContext* context, const std::string& what) const;
   // A compute on the isolated device: inputs and outputs are device buffers named by id.
   void compute_on_device(Unit& unit, EphostKernelContext* context) const;
   void compute_fallback(Unit& unit, EphostKernelContext* context) const;
@@ -220,6 +242,8 @@ class IsolatedProvider final : public Provider {
   mutable std::shared_ptr<HealthCallback> callback_;
   mutable std::map<std::string, Unit*> compiled_;  // compiled groups by fused name (their contexts are kept)
   mutable std::vector<std::string> posted_;  // on_run_start / on_run_end requests not sent yet, in order
+  mutable std::atomic<uint64_t> bytes_copied_{0};
+  mutable std::atomic<uint64_t> bytes_in_place_{0};
 };
 
 }  // namespace ephost

@@ -1,5 +1,7 @@
 #include "isolation/provider_host_server.h"
 
+#include <unistd.h>
+
 #include <cstring>
 #include <map>
 #include <memory>
@@ -19,6 +21,7 @@
 #include "isolation/served_context.h"
 #include "isolation/served_device_memory.h"
 #include "isolation/shared_arena.h"
+#include "isolation/shared_region.h"
 #include "isolation/wire.h"
 #include "model/loader.h"
 #include "model/model.h"
@@ -40,10 +43,13 @@ class Server {
   int run() {
     std::string request;
     for (;;) {
-      const ReadResult r =
-          read_frame_until(socket_, std::chrono::steady_clock::time_point::max(), request, nullptr, nullptr);
+      const ReadResult r = read_frame_until(socket_, std::chrono::steady_clock::time_point::max(), request, nullptr,
+                                            nullptr, &passed_fd_);
       if (r != ReadResult::kFrame) return 0;  // the host closed the socket: it is done with this process
-      if (!write_frame(socket_, answer(request).data())) return 0;
+      const MessageWriter reply = answer(request);
+      if (passed_fd_ >= 0) ::close(passed_fd_);  // passed with a request that did not take it
+      passed_fd_ = -1;
+      if (!write_frame(socket_, reply.data())) return 0;
     }
   }
 
@@ -85,6 +91,12 @@ class Server {
       }
       case Op::kStreamSynchronize: return memory_.synchronize(in.u64());
       case Op::kStreamRelease: return memory_.release_stream(in.u64());
+      case Op::kAttachRegion: return attach_region(in);
+      case Op::kDetachRegion: {
+        // An upload still queued from it reads it until its stream is finished.
+        memory_.settle_uploads();
+        return regions_.detach(in.u64());
+      }
     }
     fail(EPHOST_EP_FAIL, "provider host: unknown request {}", static_cast<uint32_t>(op));
   }
@@ -236,7 +248,8 @@ class Server {
       MessageWriter ignored;
       const auto op = static_cast<Op>(ahead.u32());
       const uint64_t client = ahead.u64();
-      if (op != Op::kRunStart && op != Op::kRunEnd && op != Op::kDeviceFree && op != Op::kStreamRelease)
+      if (op != Op::kRunStart && op != Op::kRunEnd && op != Op::kDeviceFree && op != Op::kStreamRelease &&
+          op != Op::kDetachRegion)
         fail(EPHOST_EP_FAIL, "provider host: request {} cannot be sent ahead", static_cast<uint32_t>(op));
       if (op != Op::kRunEnd) {
         handle(op, client, ahead, ignored);
@@ -275,10 +288,10 @@ class Server {
     const uint64_t first_output_id = in.u64();
     std::optional<ServedContext> context;
     if (device_index >= 0)
-      context.emplace(arena_, threads, memory_, &memory_.device(static_cast<uint64_t>(device_index)),
+      context.emplace(arena_, regions_, threads, memory_, &memory_.device(static_cast<uint64_t>(device_index)),
                       memory_.stream(stream), first_output_id);
     else
-      context.emplace(arena_, threads);
+      context.emplace(arena_, regions_, threads);
     context->read_inputs(in);
     provider().compute(u, &*context);
     context->write_outputs(out);
@@ -291,25 +304,43 @@ class Server {
     arena_.follow(size);
   }
 
-  void copy_to_device(MessageReader& in) {
-    const uint64_t stream = in.u64(), id = in.u64(), offset = in.u64(), bytes = in.u64();
+  // The host's bytes of a copy: in the arena (region 0), or in a shared region of the application.
+  struct CopyBytes {
+    char* data = nullptr;
+    bool in_region = false;
+  };
+  CopyBytes copy_bytes(MessageReader& in, uint64_t bytes) {
     follow_arena(in.u64());
-    const uint64_t at = in.u64();
+    const uint64_t region = in.u64(), at = in.u64();
+    if (region) return {regions_.span(region, at, bytes), true};
     if (at > arena_.size() || bytes > arena_.size() - at)
       fail(EPHOST_EP_FAIL, "provider host: a copy of {} bytes at offset {} lies outside the shared memory ({} bytes)",
            bytes, at, arena_.size());
-    memory_.copy_to_device(stream, id, offset, arena_.base() + at, bytes, at + bytes);
+    return {arena_.base() + at, false};
+  }
+
+  void copy_to_device(MessageReader& in) {
+    const uint64_t stream = in.u64(), id = in.u64(), offset = in.u64(), bytes = in.u64();
+    const CopyBytes src = copy_bytes(in, bytes);
+    // Arena bytes stay pending until the stream is finished; a region's are the application's tensor, which
+    // the run reads as it stands (as in process, where an upload reads the application's buffer).
+    const size_t arena_end = src.in_region ? 0 : static_cast<size_t>(src.data - arena_.base()) + bytes;
+    memory_.copy_to_device(stream, id, offset, src.data, bytes, arena_end);
   }
 
   void copy_to_host(MessageReader& in, MessageWriter& out) {
     const uint64_t stream = in.u64(), id = in.u64(), offset = in.u64(), bytes = in.u64();
-    follow_arena(in.u64());
-    const uint64_t at = in.u64();
-    if (at > arena_.size() || bytes > arena_.size() - at)
-      fail(EPHOST_EP_FAIL, "provider host: a copy of {} bytes at offset {} lies outside the shared memory ({} bytes)",
-           bytes, at, arena_.size());
-    memory_.copy_to_host(stream, id, offset, arena_.base() + at, bytes);
+    memory_.copy_to_host(stream, id, offset, copy_bytes(in, bytes).data, bytes);
     out.u64(arena_.size());
+  }
+
+  // Maps the application's shared region passed with this request (shared_region.h).
+  void attach_region(MessageReader& in) {
+    const uint64_t id = in.u64(), size = in.u64();
+    if (passed_fd_ < 0) fail(EPHOST_EP_FAIL, "provider host: shared tensor memory {} came without its descriptor", id);
+    const int fd = passed_fd_;
+    passed_fd_ = -1;
+    regions_.attach(id, fd, size);
   }
 
   void emit_context(MessageReader& in, MessageWriter& out) {
@@ -341,7 +372,9 @@ class Server {
   };
 
   int socket_;
+  int passed_fd_ = -1;  // a descriptor passed with the request being handled (kAttachRegion takes it)
   SharedArena arena_;
+  ServedRegions regions_;
   std::unique_ptr<PluginRegistry> registry_;  // the one library this process serves
   // Declared after the registry: released before it.
   ServedDeviceMemory memory_;  // released after the units (declared before them)

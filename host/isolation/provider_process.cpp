@@ -111,7 +111,9 @@ std::string ProviderProcess::call(const std::string& request, Clock::duration ti
 }
 
 void ProviderProcess::send(const std::string& request) {
-  if (alive_ && !send_failed_ && !write_frame(socket_, request)) send_failed_ = true;
+  const int pass_fd = pass_fd_;
+  pass_fd_ = -1;
+  if (alive_ && !send_failed_ && !write_frame(socket_, request, pass_fd)) send_failed_ = true;
 }
 
 std::string ProviderProcess::receive(Clock::time_point deadline, const std::function<bool()>& should_stop,

@@ -7,10 +7,12 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 
 #include "isolation/shared_arena.h"
 
@@ -76,6 +78,11 @@ class ProviderProcess {
   };
   PendingUploads& pending_uploads() { return pending_; }
 
+  // Descriptor `fd` (not taken over) goes with the next request sent (a region attached: shared_region.h).
+  void pass_fd_with_next_request(int fd) { pass_fd_ = fd; }
+  // The shared regions this process mapped (by id): a region is attached once per process.
+  std::unordered_set<uint64_t>& attached_regions() { return attached_regions_; }
+
  private:
   // Kills the process and says how it ended.
   std::string kill_and_reap();
@@ -88,6 +95,8 @@ class ProviderProcess {
   bool send_failed_ = false;  // a send() found the peer gone: the next receive() says how
   SharedArena arena_;
   PendingUploads pending_;
+  int pass_fd_ = -1;
+  std::unordered_set<uint64_t> attached_regions_;
 };
 
 }  // namespace ephost::isolation

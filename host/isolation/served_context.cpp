@@ -30,6 +30,12 @@ void write_device_slot(MessageWriter& out, const Tensor& tensor, uint64_t id, ui
   out.u64(id).u64(offset);
 }
 
+void write_region_slot(MessageWriter& out, const Tensor& tensor, uint64_t region, uint64_t offset) {
+  out.u32(static_cast<uint32_t>(SlotPlace::kRegion));
+  write_type_and_shape(out, tensor);
+  out.u64(region).u64(offset);
+}
+
 void ServedContext::read_inputs(MessageReader& in) {
   for (uint64_t n = in.u64(); n > 0; --n) {
     const auto place = static_cast<SlotPlace>(in.u32());
@@ -47,6 +53,12 @@ void ServedContext::read_inputs(MessageReader& in) {
       inputs_.emplace_back(memory_->tensor(id, offset, elem_type, std::move(shape)));
       continue;
     }
+    if (place == SlotPlace::kRegion) {
+      const uint64_t region = in.u64(), offset = in.u64();
+      char* data = regions_.span(region, offset, byte_count(elem_type, shape));
+      inputs_.emplace_back(Tensor::borrow(elem_type, std::move(shape), data));
+      continue;
+    }
     const uint64_t offset = in.u64();
     const size_t bytes = byte_count(elem_type, shape);
     if (offset > arena_.size() || bytes > arena_.size() - offset)
@@ -55,6 +67,18 @@ void ServedContext::read_inputs(MessageReader& in) {
     cursor_ = std::max(cursor_, SharedArena::align(offset + bytes));
   }
   outputs_.resize(in.u64());
+  for (uint64_t n = in.u64(); n > 0; --n) {
+    Place p;
+    const uint64_t index = in.u64();
+    p.region = in.u64();
+    p.offset = in.u64();
+    p.elem_type = static_cast<int32_t>(in.i64());
+    p.shape.resize(in.u64());
+    for (int64_t& d : p.shape) d = in.i64();
+    if (index >= outputs_.size()) fail(EPHOST_EP_FAIL, "provider host: a place for output {} of {}", index, outputs_.size());
+    regions_.span(p.region, p.offset, byte_count(p.elem_type, p.shape));  // checked now: it lies in the region
+    outputs_[index].place = std::move(p);
+  }
 }
 
 void ServedContext::write_outputs(MessageWriter& out) {
@@ -63,17 +87,17 @@ void ServedContext::write_outputs(MessageWriter& out) {
   // are finished before it is written or mapped again.
   bool writes_arena = false;
   for (const Output& o : outputs_)
-    writes_arena = writes_arena || (o.value.is_set() && !o.in_arena && !o.value.tensor("output").on_device());
+    writes_arena = writes_arena || (o.value.is_set() && !o.in_arena && !o.in_place && !o.value.tensor("output").on_device());
   if (writes_arena && memory_) memory_->settle_uploads();
   for (Output& o : outputs_) {
-    if (!o.value.is_set() || o.in_arena || o.value.tensor("output").on_device()) continue;
+    if (!o.value.is_set() || o.in_arena || o.in_place || o.value.tensor("output").on_device()) continue;
     const Tensor& t = o.value.tensor("output");
     o.offset = cursor_;
     cursor_ = SharedArena::align(cursor_ + t.byte_size());
   }
   arena_.reserve(cursor_);
   for (Output& o : outputs_)
-    if (o.value.is_set() && !o.in_arena && !o.value.tensor("output").on_device()) {
+    if (o.value.is_set() && !o.in_arena && !o.in_place && !o.value.tensor("output").on_device()) {
       const Tensor& t = o.value.tensor("output");
       if (t.byte_size()) std::memcpy(arena_.base() + o.offset, t.data(), t.byte_size());
     }
@@ -81,6 +105,10 @@ void ServedContext::write_outputs(MessageWriter& out) {
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const Output& o = outputs_[i];
     const Tensor* t = o.value.is_set() ? &o.value.tensor("output") : nullptr;
+    if (t && o.in_place) {
+      write_region_slot(out, *t, o.place->region, o.place->offset);
+      continue;
+    }
     if (!t || !t->on_device()) {
       write_tensor_slot(out, t, o.offset);
       continue;
@@ -115,6 +143,12 @@ Tensor& ServedContext::allocate_output(size_t index, int32_t elem_type, std::vec
     return o.value.tensor("output");
   }
   const size_t bytes = byte_count(elem_type, shape);
+  if (o.place && o.place->elem_type == elem_type && o.place->shape == shape) {
+    // Where the host wants it: the kernel writes the application's shared tensor in place.
+    o.value = Tensor::borrow(elem_type, std::move(shape), regions_.span(o.place->region, o.place->offset, bytes));
+    o.in_place = true;
+    return o.value.tensor("output");
+  }
   if (cursor_ <= arena_.size() && bytes <= arena_.size() - cursor_) {
     o.value = Tensor::borrow(elem_type, std::move(shape), arena_.base() + cursor_);
     o.in_arena = true;

@@ -5,16 +5,21 @@
 // On a device that works on its own memory (plugin ABI 3), inputs are the device buffers the host named
 // by id (served_device_memory.h), outputs are allocated on the device and kept under the ids the host
 // reserved for them, and the kernel gets the stream the host named.
+// Inputs in shared tensor memory of the application are read where they are (shared_region.h), and an
+// output the host placed in such memory (a shared tensor it is bound to) is allocated there when its
+// element type and shape are the ones the host named, so the kernel writes it in place.
 // Tensors only: sequences, optionals and subgraphs do not cross (yet).
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <vector>
 
 #include "plugin_abi/handles.h"
 #include "core/runtime_value.h"
 #include "isolation/shared_arena.h"
+#include "isolation/shared_region.h"
 #include "isolation/wire.h"
 
 namespace ephost::isolation {
@@ -23,20 +28,22 @@ namespace ephost::isolation {
 // element type and shape, and the arena offset (kArena) or the buffer id and offset (kDevice).
 void write_tensor_slot(MessageWriter& out, const Tensor* tensor, size_t offset);
 void write_device_slot(MessageWriter& out, const Tensor& tensor, uint64_t id, uint64_t offset);
+void write_region_slot(MessageWriter& out, const Tensor& tensor, uint64_t region, uint64_t offset);
 
 class ServedDeviceMemory;
 
 class ServedContext final : public EphostKernelContext {
  public:
-  ServedContext(SharedArena& arena, int32_t threads) : arena_(arena), threads_(threads) {}
+  ServedContext(SharedArena& arena, const ServedRegions& regions, int32_t threads)
+      : arena_(arena), regions_(regions), threads_(threads) {}
   // On `device` (its memory), with the stream `stream` (may be null); outputs kept in `memory` from
   // buffer id `first_output_id` on (one id per output).
-  ServedContext(SharedArena& arena, int32_t threads, ServedDeviceMemory& memory, const Device* device,
-                EphostStream* stream, uint64_t first_output_id)
-      : arena_(arena), threads_(threads), memory_(&memory), device_(device), stream_(stream),
+  ServedContext(SharedArena& arena, const ServedRegions& regions, int32_t threads, ServedDeviceMemory& memory,
+                const Device* device, EphostStream* stream, uint64_t first_output_id)
+      : arena_(arena), regions_(regions), threads_(threads), memory_(&memory), device_(device), stream_(stream),
         first_output_id_(first_output_id) {}
 
-  // Reads the inputs' slots and the number of outputs from the compute request.
+  // Reads the inputs' slots, the number of outputs and the outputs' places from the compute request.
   void read_inputs(MessageReader& in);
   // Writes the arena's size and the outputs' slots into the reply, copying into the arena any output
   // that was allocated outside it.
@@ -57,14 +64,24 @@ class ServedContext final : public EphostKernelContext {
   const RunLimits* run_limits() const override { return nullptr; }
 
  private:
+  // Where the host asked for an output: shared region `region` at `offset`, for this type and shape.
+  struct Place {
+    uint64_t region = 0;
+    uint64_t offset = 0;
+    int32_t elem_type = 0;
+    std::vector<int64_t> shape;
+  };
   struct Output {
     RuntimeValue value;
     bool in_arena = false;
     size_t offset = 0;
+    std::optional<Place> place;
+    bool in_place = false;  // allocated at `place`
   };
   void check_output(size_t index) const;
 
   SharedArena& arena_;
+  const ServedRegions& regions_;
   int32_t threads_;
   ServedDeviceMemory* memory_ = nullptr;
   const Device* device_ = nullptr;

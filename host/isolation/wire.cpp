@@ -32,18 +32,44 @@ ReadResult wait_readable(int fd, std::chrono::steady_clock::time_point deadline,
   }
 }
 
+// recv, or with `received_fd` recvmsg that keeps a descriptor passed with the bytes (SCM_RIGHTS).
+ssize_t receive_bytes(int fd, char* out, size_t n, int* received_fd) {
+  if (!received_fd) return ::recv(fd, out, n, MSG_DONTWAIT);
+  iovec part{out, n};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)];
+  msghdr message{};
+  message.msg_iov = &part;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  const ssize_t r = ::recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  if (r <= 0) return r;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&message); c; c = CMSG_NXTHDR(&message, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    const size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < count; ++i) {
+      int passed = -1;
+      std::memcpy(&passed, CMSG_DATA(c) + i * sizeof(int), sizeof passed);
+      if (*received_fd >= 0) ::close(*received_fd);  // one descriptor per frame: the last one is kept
+      *received_fd = passed;
+    }
+  }
+  return r;
+}
+
 // Reads up to `n` bytes (at least one) unless the peer closes, the deadline passes or the caller stops
 // waiting; says how many in `got`. With `wait_first` it waits before the first recv: an answer is rarely
 // there already, and a recv that only says EAGAIN is a system call spent on every frame. Without, it
 // tries first (the rest of a frame whose length just came).
 ReadResult read_some(int fd, char* out, size_t n, std::chrono::steady_clock::time_point deadline,
-                     bool (*should_stop)(const void*), const void* stop_arg, size_t& got, bool wait_first) {
+                     bool (*should_stop)(const void*), const void* stop_arg, size_t& got, bool wait_first,
+                     int* received_fd) {
   for (bool wait = wait_first;; wait = true) {
     if (wait) {
       const ReadResult w = wait_readable(fd, deadline, should_stop, stop_arg);
       if (w != ReadResult::kFrame) return w;
     }
-    const ssize_t r = ::recv(fd, out, n, MSG_DONTWAIT);
+    const ssize_t r = receive_bytes(fd, out, n, received_fd);
     if (r > 0) {
       got = static_cast<size_t>(r);
       return ReadResult::kFrame;
@@ -55,12 +81,12 @@ ReadResult read_some(int fd, char* out, size_t n, std::chrono::steady_clock::tim
 
 // Reads exactly `n` bytes (see read_some).
 ReadResult read_exact(int fd, char* out, size_t n, std::chrono::steady_clock::time_point deadline,
-                      bool (*should_stop)(const void*), const void* stop_arg, bool wait_first) {
+                      bool (*should_stop)(const void*), const void* stop_arg, bool wait_first, int* received_fd) {
   size_t filled = 0;
   while (filled < n) {
     size_t got = 0;
     const ReadResult r = read_some(fd, out + filled, n - filled, deadline, should_stop, stop_arg, got,
-                                   wait_first || filled > 0);
+                                   wait_first || filled > 0, received_fd);
     if (r != ReadResult::kFrame) return r;
     filled += got;
   }
@@ -83,7 +109,7 @@ void MessageReader::take(void* out, size_t n) {
   pos_ += n;
 }
 
-bool write_frame(int fd, const std::string& payload) {
+bool write_frame(int fd, const std::string& payload, int pass_fd) {
   const uint64_t size = payload.size();
   // The length and the payload go in one sendmsg, without copying the payload into a frame first.
   iovec parts[2] = {{const_cast<uint64_t*>(&size), sizeof size}, {const_cast<char*>(payload.data()), payload.size()}};
@@ -101,6 +127,18 @@ bool write_frame(int fd, const std::string& payload) {
       message.msg_iovlen = 1;
     }
     message.msg_iov = left;
+    // The descriptor goes with the first bytes sent (and only with them).
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+    if (pass_fd >= 0 && sent == 0) {
+      std::memset(control, 0, sizeof control);
+      message.msg_control = control;
+      message.msg_controllen = sizeof control;
+      cmsghdr* c = CMSG_FIRSTHDR(&message);
+      c->cmsg_level = SOL_SOCKET;
+      c->cmsg_type = SCM_RIGHTS;
+      c->cmsg_len = CMSG_LEN(sizeof(int));
+      std::memcpy(CMSG_DATA(c), &pass_fd, sizeof pass_fd);
+    }
     // MSG_NOSIGNAL: a dead peer is an EPIPE answer, never a SIGPIPE that ends the application.
     const ssize_t w = ::sendmsg(fd, &message, MSG_NOSIGNAL);
     if (w < 0 && errno == EINTR) continue;
@@ -116,15 +154,16 @@ bool write_frame(int fd, const std::string& payload) {
 }
 
 ReadResult read_frame_until(int fd, std::chrono::steady_clock::time_point deadline, std::string& payload,
-                            bool (*should_stop)(const void*), const void* stop_arg) {
+                            bool (*should_stop)(const void*), const void* stop_arg, int* received_fd) {
   // Exactly one frame is read, never a byte of the next: requests may be sent several at a time without
   // waiting for each reply (a copy in chunks), and their replies come back as many frames.
   uint64_t size = 0;
-  ReadResult r = read_exact(fd, reinterpret_cast<char*>(&size), sizeof size, deadline, should_stop, stop_arg, true);
+  ReadResult r =
+      read_exact(fd, reinterpret_cast<char*>(&size), sizeof size, deadline, should_stop, stop_arg, true, received_fd);
   if (r != ReadResult::kFrame) return r;
   if (size > kMaxFrameBytes) return ReadResult::kClosed;
   payload.resize(size);
-  return read_exact(fd, payload.data(), size, deadline, should_stop, stop_arg, false);
+  return read_exact(fd, payload.data(), size, deadline, should_stop, stop_arg, false, received_fd);
 }
 
 }  // namespace ephost::isolation

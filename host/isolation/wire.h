@@ -11,7 +11,7 @@
 
 namespace ephost::isolation {
 
-inline constexpr int kProtocolVersion = 5;
+inline constexpr int kProtocolVersion = 6;
 
 // Requests the host sends; the provider host answers each with one reply frame. Every request starts
 // with its op (u32) and its client (u64): the host's provider it is for, as several sessions' providers
@@ -28,8 +28,11 @@ enum class Op : uint32_t {
   kCreateKernel,   // graph id, graph path, node index -> unit reply
   kCompile,        // graph id, graph path, node indices, fused name -> unit reply
   kCreateState,    // unit id
-  kCompute,        // unit id, arena size, threads, stream id, first output buffer id, input slots (in the arena
-                   // or device buffers) -> arena size, output slots (in the arena or new device buffers)
+  // unit id, arena size, threads, stream id, first output buffer id, input slots (in the arena, a shared
+  // region or device buffers), output count, output places (count; each output index, region id, offset,
+  // element type, shape: where the host wants that output, a shared tensor it is bound to) -> arena size,
+  // output slots (in the arena, at the place asked for, or in new device buffers)
+  kCompute,
   kRunStart,
   kRunEnd,
   kReleaseUnit,    // unit id
@@ -47,17 +50,23 @@ enum class Op : uint32_t {
   // sent ahead (kBatch): they have nothing to answer.
   kDeviceAllocate,  // buffer id, bytes
   kDeviceFree,      // buffer id (unknown ids are ignored: their process is gone)
-  // stream id (0: none), buffer id, offset, bytes, arena size, arena offset of the bytes. On a stream the
-  // upload is only queued and the reply does not wait for it: the provider host keeps those arena bytes
-  // unwritten (and the arena unmapped never) until the stream is finished (served_device_memory.h).
+  // stream id (0: none), buffer id, offset, bytes, arena size, region id (0: the arena), offset of the
+  // bytes in the arena or the region. On a stream the upload is only queued and the reply does not wait
+  // for it: the provider host keeps those arena bytes unwritten (and the arena unmapped never) until the
+  // stream is finished (served_device_memory.h).
   kCopyToDevice,
-  // stream id, buffer id, offset, bytes, arena size, arena offset -> arena size; the bytes are at that
-  // offset, the stream finished (after another stream's queued uploads, which are finished first).
+  // stream id, buffer id, offset, bytes, arena size, region id (0: the arena), offset -> arena size; the
+  // bytes are at that offset, the stream finished (after another stream's queued uploads, which are
+  // finished first).
   kCopyToHost,
   kCopyOnDevice,    // stream id, source buffer id, offset, destination buffer id, offset, bytes
   kStreamCreate,    // stream id
   kStreamSynchronize,  // stream id
   kStreamRelease,   // stream id
+  // Shared tensor memory of the application (shared_region.h). Attach: region id, size, and the memfd
+  // passed with the frame (SCM_RIGHTS). Detach (may be sent ahead): region id; unknown ids are ignored.
+  kAttachRegion,
+  kDetachRegion,
 };
 
 // kCreate's reply flags.
@@ -66,9 +75,10 @@ inline constexpr uint32_t kCreatedObservesRuns = 2;
 inline constexpr uint32_t kCreatedDeviceHasStreams = 4;
 inline constexpr uint32_t kCreatedDeviceCopiesBetweenDevices = 8;
 
-// Where a compute's input or output slot lives: absent, in the shared arena (host memory), or in a
-// device buffer of the provider host (by id and offset).
-enum class SlotPlace : uint32_t { kAbsent = 0, kArena = 1, kDevice = 2 };
+// Where a compute's input or output slot lives: absent, in the shared arena (host memory), in a device
+// buffer of the provider host (by id and offset), or in a shared region the application holds (by
+// region id and offset: shared_region.h).
+enum class SlotPlace : uint32_t { kAbsent = 0, kArena = 1, kDevice = 2, kRegion = 3 };
 
 // A reply starts with kReplyOk, or with an EphostStatusCode and the message.
 inline constexpr uint32_t kReplyOk = 0;
@@ -114,8 +124,9 @@ class MessageReader {
   size_t pos_ = 0;
 };
 
-// Writes one frame; false when the peer is gone (EPIPE is an answer here, never a signal).
-bool write_frame(int fd, const std::string& payload);
+// Writes one frame; false when the peer is gone (EPIPE is an answer here, never a signal). `pass_fd`
+// (>= 0) is a descriptor sent with the frame's first byte (SCM_RIGHTS).
+bool write_frame(int fd, const std::string& payload, int pass_fd = -1);
 
 // How waiting for a frame ended.
 enum class ReadResult { kFrame, kClosed, kTimedOut, kStopped };
@@ -125,8 +136,10 @@ enum class ReadResult { kFrame, kClosed, kTimedOut, kStopped };
 template <typename ShouldStop>
 ReadResult read_frame(int fd, std::chrono::steady_clock::time_point deadline, std::string& payload,
                       ShouldStop&& should_stop);
+// `received_fd` (may be null): where a descriptor passed with the frame goes (-1 when none; one that is
+// still there is closed first). Without it, descriptors a peer passes are dropped by the kernel.
 ReadResult read_frame_until(int fd, std::chrono::steady_clock::time_point deadline, std::string& payload,
-                            bool (*should_stop)(const void*), const void* stop_arg);
+                            bool (*should_stop)(const void*), const void* stop_arg, int* received_fd = nullptr);
 
 template <typename ShouldStop>
 ReadResult read_frame(int fd, std::chrono::steady_clock::time_point deadline, std::string& payload,

@@ -59,6 +59,10 @@ struct EphostKernelContext {
   // Plugin ABI 4: the limits of the run this compute belongs to (terminate, deadline), or null when
   // nothing can stop it. Read from any thread the compute uses.
   virtual const ephost::RunLimits* run_limits() const = 0;
+  // The tensor the caller asked output `index` to be written into (a graph output bound to a tensor of
+  // its type and shape, IoBinding), which allocate_output of that type and shape returns; null when none.
+  // Lets a provider that makes its outputs elsewhere (a provider host process) write them there in place.
+  virtual const ephost::Tensor* output_destination(size_t /*index*/) const { return nullptr; }
 };
 
 // EphostValue: a value the host hands a plugin (subgraph results, a kernel input, a copy the plugin

@@ -95,7 +95,10 @@ std::string Session::partition_report_json() const {
     if (const auto* isolated = dynamic_cast<const IsolatedProvider*>(p.get())) {
       const IsolatedProviderHealth h = isolated->health();
       jp["isolation"] = {{"mode", "process"}, {"state", isolated_provider_state_name(h.state)},
-                         {"failures", h.failures}, {"last_failure", h.last_failure}, {"process_id", h.process_id}};
+                         {"failures", h.failures}, {"last_failure", h.last_failure}, {"process_id", h.process_id},
+                         // Host tensors' bytes since the session began: copied through the process's arena, or
+                         // read and written in place (the application's shared tensors, CreateSharedTensor).
+                         {"bytes_copied", isolated->bytes_copied()}, {"bytes_in_place", isolated->bytes_in_place()}};
       // Isolation auto: why this plugin was isolated ("isolated: crashed in process at ... in compute").
       if (!isolated->settings().reason.empty()) jp["isolation"]["reason"] = isolated->settings().reason;
       // Its values in its device's memory: the buffers the host holds ids of, and whether the session

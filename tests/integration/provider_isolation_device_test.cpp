@@ -208,6 +208,60 @@ TEST_P(ProviderIsolationDevice, CrashInComputeFailsOneRunNamingThePluginAndTheCa
   EXPECT_EQ(journal()[process_of(isolated)]["copy_to_device"], 2 + 2 * 2) << "initializers again, then two runs";
 }
 
+// Shared tensors (CreateSharedTensor) go to and come from the isolated device without the arena: the
+// provider host uploads the inputs from them and downloads the bound outputs into them. The outputs are
+// the copying path's bit for bit, with the same copies on the device, and the host copies no byte.
+TEST_P(ProviderIsolationDevice, SharedTensorsCrossToTheDeviceInPlace) {
+  Ephost::Session in_process(*env_, model_.data(), model_.size(), options("in_process"));
+  Ephost::Session isolated(*env_, model_.data(), model_.size(), options("process"));
+  auto counter = [&](const char* name) {
+    return json::parse(isolated.partition_report_json())["providers"][0]["isolation"].value(name, uint64_t{0});
+  };
+  const std::vector<float> x = input_values(4), z = input_values(4 + 7);
+  const uint64_t bytes = x.size() * sizeof(float);
+  auto shared_copy = [](const std::vector<float>& v) {
+    Ephost::Tensor t = Ephost::Tensor::shared(EPHOST_ELEMENT_FLOAT, {kRows, kCols});
+    std::copy(v.begin(), v.end(), t.data<float>());
+    return t;
+  };
+  const auto want = run(in_process, 4);
+  const uint64_t copied = counter("bytes_copied");
+  EXPECT_EQ(run(isolated, 4), want);
+  EXPECT_EQ(counter("bytes_copied") - copied, 4 * bytes) << "the copying path: x, z in, y1, y2 out";
+
+  Ephost::Tensor xs = shared_copy(x), zs = shared_copy(z);
+  Ephost::Tensor y1 = Ephost::Tensor::shared(EPHOST_ELEMENT_FLOAT, {kRows, kCols});
+  Ephost::Tensor y2 = Ephost::Tensor::shared(EPHOST_ELEMENT_FLOAT, {kRows, kCols});
+  Ephost::Session::IoBinding binding(isolated);
+  binding.bind_input("x", xs).bind_input("z", zs).bind_output("y1", y1).bind_output("y2", y2);
+  const long pid = process_of(isolated);
+  const auto before = journal()[pid];
+  constexpr int kRuns = 3;
+  for (int r = 0; r < kRuns; ++r) {
+    const uint64_t copied_before = counter("bytes_copied"), in_place_before = counter("bytes_in_place");
+    binding.run();
+    expect_same_floats(y1.to_vector<float>(), want[0], "y1, run " + std::to_string(r));
+    expect_same_floats(y2.to_vector<float>(), want[1], "y2, run " + std::to_string(r));
+    EXPECT_EQ(counter("bytes_copied") - copied_before, 0u) << "run " << r;
+    EXPECT_EQ(counter("bytes_in_place") - in_place_before, 4 * bytes) << "run " << r;
+  }
+  auto counts = journal()[pid];
+  EXPECT_EQ(counts["copy_to_device"] - before.at("copy_to_device"), 2 * kRuns) << "x and z, one copy each per run";
+  EXPECT_EQ(counts["copy_to_host"] - before.at("copy_to_host"), 2 * kRuns) << "y1 and y2 likewise";
+
+  // Killed between runs: the tensors stay valid, and the next process maps them again.
+  kill_provider_host(isolated);
+  try {
+    binding.run();
+  } catch (const Ephost::Exception& e) {
+    EXPECT_EQ(e.code(), EPHOST_EP_FAIL) << e.message();
+  }
+  binding.run();
+  expect_same_floats(y1.to_vector<float>(), want[0], "y1 after a restart");
+  expect_same_floats(y2.to_vector<float>(), want[1], "y2 after a restart");
+  EXPECT_TRUE(xs.to_vector<float>() == x);
+}
+
 // Tensors larger than a chunk of the shared memory (1 MiB) cross in pieces, sent without waiting for each
 // reply (each way), and their uploads are only queued on the run's stream: the outputs are the in-process ones bit
 // for bit, also with a second session's runs (another stream) in the same provider host in between.

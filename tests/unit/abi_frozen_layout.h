@@ -363,6 +363,10 @@
   X(SessionGetProviderState, EphostStatus* (*)(const EphostSession*, size_t, EphostProviderState*))             \
   X(SetProviderStateCallback, EphostStatus* (*)(EphostSessionOptions*, EphostProviderStateCallback, void*))
 
+#define EPHOST_FROZEN_APP_API_6(X)                                                                                \
+  X(CreateSharedTensor, EphostStatus* (*)(EphostElementType, const int64_t*, size_t, EphostTensor**))            \
+  X(TensorIsShared, EphostStatus* (*)(const EphostTensor*, int32_t*))
+
 #define EPHOST_FROZEN_PROVIDER_STATE_API_5(X) \
   X(struct_size, uint32_t)                    \
   X(provider, const char*)                    \

@@ -71,6 +71,10 @@ struct FrozenApiV5 {
   EPHOST_FROZEN_APP_API_1(EPHOST_MIRROR) EPHOST_FROZEN_APP_API_2(EPHOST_MIRROR) EPHOST_FROZEN_APP_API_3(EPHOST_MIRROR)
   EPHOST_FROZEN_APP_API_4(EPHOST_MIRROR) EPHOST_FROZEN_APP_API_5(EPHOST_MIRROR)
 };
+struct FrozenApiV6 {
+  EPHOST_FROZEN_APP_API_1(EPHOST_MIRROR) EPHOST_FROZEN_APP_API_2(EPHOST_MIRROR) EPHOST_FROZEN_APP_API_3(EPHOST_MIRROR)
+  EPHOST_FROZEN_APP_API_4(EPHOST_MIRROR) EPHOST_FROZEN_APP_API_5(EPHOST_MIRROR) EPHOST_FROZEN_APP_API_6(EPHOST_MIRROR)
+};
 
 // ---- compile time: members, enum values, entry points -------------------------------------------------
 
@@ -101,7 +105,7 @@ struct FrozenApiV5 {
 #define EPHOST_CHECK_DEVICE_REPORT(name, ...) EPHOST_CHECK_FROZEN(EphostDeviceReport, FrozenDeviceReport, name)
 #define EPHOST_CHECK_NEGOTIATION(name, ...) EPHOST_CHECK_FROZEN(EphostPluginNegotiation, FrozenNegotiation, name)
 #define EPHOST_CHECK_PLUGIN_REPORT(name, ...) EPHOST_CHECK_FROZEN(EphostPluginReport, FrozenPluginReport, name)
-#define EPHOST_CHECK_APP_API(name, ...) EPHOST_CHECK_FROZEN(EphostApi, FrozenApiV5, name)
+#define EPHOST_CHECK_APP_API(name, ...) EPHOST_CHECK_FROZEN(EphostApi, FrozenApiV6, name)
 #define EPHOST_CHECK_PROVIDER_STATE(name, ...) EPHOST_CHECK_FROZEN(EphostProviderState, FrozenProviderState, name)
 
 EPHOST_FROZEN_TENSOR_VIEW_ABI_1(EPHOST_CHECK_TENSOR_VIEW)
@@ -135,7 +139,8 @@ EPHOST_FROZEN_APP_API_2(EPHOST_CHECK_APP_API)
 EPHOST_FROZEN_APP_API_3(EPHOST_CHECK_APP_API)
 EPHOST_FROZEN_APP_API_4(EPHOST_CHECK_APP_API)
 EPHOST_FROZEN_APP_API_5(EPHOST_CHECK_APP_API)
-EPHOST_CHECK_ALL_FROZEN(EphostApi, FrozenApiV5)
+EPHOST_FROZEN_APP_API_6(EPHOST_CHECK_APP_API)
+EPHOST_CHECK_ALL_FROZEN(EphostApi, FrozenApiV6)
 EPHOST_FROZEN_PROVIDER_STATE_API_5(EPHOST_CHECK_PROVIDER_STATE)
 EPHOST_CHECK_ALL_FROZEN(EphostProviderState, FrozenProviderState)
 EPHOST_FROZEN_DEVICE_REPORT_API_3(EPHOST_CHECK_DEVICE_REPORT)
@@ -170,7 +175,7 @@ static_assert(std::is_same_v<decltype(&EphostGetVersionString), const char* (*)(
               "EphostGetVersionString's type is frozen");
 
 // A new version must be frozen here before it ships; dropping a version breaks its plugins.
-static_assert(EPHOST_PLUGIN_ABI_VERSION == 4u && EPHOST_API_VERSION == 5u,
+static_assert(EPHOST_PLUGIN_ABI_VERSION == 4u && EPHOST_API_VERSION == 6u,
               "a new ABI version: freeze its layout in abi_frozen_layout.h (plugin_api/ABI_VERSIONING.md)");
 static_assert(EPHOST_PLUGIN_ABI_MIN_VERSION == 1u, "the host must keep accepting ABI 1 plugins");
 
@@ -264,7 +269,8 @@ const std::vector<FrozenStruct>& frozen_structs() {
         {EPHOST_FROZEN_APP_API_2(EPHOST_NAME)},
         {EPHOST_FROZEN_APP_API_3(EPHOST_NAME)},
         {EPHOST_FROZEN_APP_API_4(EPHOST_NAME)},
-        {EPHOST_FROZEN_APP_API_5(EPHOST_NAME)}}},
+        {EPHOST_FROZEN_APP_API_5(EPHOST_NAME)},
+        {EPHOST_FROZEN_APP_API_6(EPHOST_NAME)}}},
       {"ephost_c_api.h", "EphostDeviceReport", {{}, {}, {EPHOST_FROZEN_DEVICE_REPORT_API_3(EPHOST_NAME)}}},
       {"ephost_c_api.h", "EphostProviderState", {{}, {}, {}, {}, {EPHOST_FROZEN_PROVIDER_STATE_API_5(EPHOST_NAME)}}},
   };
@@ -368,6 +374,7 @@ TEST(AbiLayout, EachVersionsSizeEndsWithItsLastMember) {
   EXPECT_EQ(EphostApiSize(3), sizeof(FrozenApiV3));
   EXPECT_EQ(EphostApiSize(4), sizeof(FrozenApiV4));
   EXPECT_EQ(EphostApiSize(5), sizeof(FrozenApiV5));
+  EXPECT_EQ(EphostApiSize(6), sizeof(FrozenApiV6));
   for (uint32_t unknown : {0u, EPHOST_PLUGIN_ABI_VERSION + 1}) {
     EXPECT_EQ(EphostHostApiSize(unknown), 0u) << unknown;
     EXPECT_EQ(EphostPluginSize(unknown), 0u) << unknown;

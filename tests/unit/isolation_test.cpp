@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "isolation/isolation_options.h"
 #include "isolation/shared_arena.h"
+#include "isolation/shared_region.h"
 #include "isolation/wire.h"
 #include "saved_env.h"
 
@@ -99,6 +100,69 @@ TEST(IsolationWire, FramesSentBackToBackAreReadOneByOne) {
   }
   close(fds[0]);
   close(fds[1]);
+}
+
+// A shared region's memfd goes with a frame (SCM_RIGHTS) to a reader that asks for descriptors; a reader
+// that does not (the host reading a provider host's replies) never gets one.
+TEST(IsolationWire, DescriptorPassedWithAFrameArrivesWithIt) {
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+  auto region = isolation::SharedRegion::create(100);
+  std::strcpy(region->base(), "passed");
+  const auto soon = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  ASSERT_TRUE(isolation::write_frame(fds[0], "first", region->fd()));
+  ASSERT_TRUE(isolation::write_frame(fds[0], "second"));
+  ASSERT_TRUE(isolation::write_frame(fds[0], "third", region->fd()));
+  std::string payload;
+  int received = -1;
+  ASSERT_EQ(isolation::read_frame_until(fds[1], soon, payload, nullptr, nullptr, &received), isolation::ReadResult::kFrame);
+  EXPECT_EQ(payload, "first");
+  ASSERT_GE(received, 0);
+  isolation::ServedRegions served;
+  served.attach(7, received, region->size());
+  EXPECT_STREQ(served.span(7, 0, 7), "passed");
+  received = -1;
+  ASSERT_EQ(isolation::read_frame_until(fds[1], soon, payload, nullptr, nullptr, &received), isolation::ReadResult::kFrame);
+  EXPECT_EQ(payload, "second");
+  EXPECT_EQ(received, -1) << "no descriptor came with the second frame";
+  ASSERT_EQ(isolation::read_frame_until(fds[1], soon, payload, nullptr, nullptr), isolation::ReadResult::kFrame);
+  EXPECT_EQ(payload, "third") << "a reader that takes no descriptor reads the frame, the descriptor dropped";
+  close(fds[0]);
+  close(fds[1]);
+}
+
+// Shared tensor memory: found by any pointer into it, sealed at its size, spans checked on both sides.
+TEST(IsolationSharedRegion, FoundByPointersIntoItAndSealedAtItsSize) {
+  auto region = isolation::SharedRegion::create(5000);
+  EXPECT_EQ(region->size(), 8192u) << "whole pages";
+  auto found = isolation::find_shared_region(region->base() + 100, 400);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->region.get(), region.get());
+  EXPECT_EQ(found->offset, 100u);
+  EXPECT_FALSE(isolation::find_shared_region(&found, sizeof found).has_value()) << "ordinary memory";
+  EXPECT_FALSE(isolation::find_shared_region(region->base(), 0).has_value());
+  try {
+    isolation::find_shared_region(region->base() + 8000, 400);
+    FAIL() << "a span past the region's end was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), EPHOST_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("runs past its end"), std::string::npos) << e.what();
+  }
+  // Neither side can shrink or grow it: a mapping here never reaches past its end.
+  EXPECT_NE(ftruncate(region->fd(), 4096), 0);
+  EXPECT_NE(ftruncate(region->fd(), 1 << 20), 0);
+  const uint64_t id = region->id();
+  EXPECT_TRUE(isolation::SharedRegion::alive(id));
+  isolation::ServedRegions served;
+  served.attach(id, dup(region->fd()), region->size());
+  EXPECT_THROW(served.span(id, 8000, 400), Error);
+  EXPECT_THROW(served.span(id + 1, 0, 1), Error);
+  EXPECT_THROW(served.attach(id + 1, dup(region->fd()), region->size() * 2), Error) << "larger than the memfd";
+  char* base = region->base();
+  found.reset();  // it holds the region too
+  region.reset();
+  EXPECT_FALSE(isolation::SharedRegion::alive(id));
+  EXPECT_FALSE(isolation::find_shared_region(base, 1).has_value()) << "released";
 }
 
 TEST(IsolationArena, TwoMappingsSeeOneMemoryAndFollowItsGrowth) {

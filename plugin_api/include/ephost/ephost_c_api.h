@@ -33,8 +33,10 @@ extern "C" {
  * (CreateEnvWithOptions); version 4 run options that terminate a run in progress, the model's
  * metadata, the default log level, initializers the application supplies (AddInitializer) and run
  * deadlines (RunOptionsSetTimeout); version 5 the state of a session's providers that run in a provider
- * host process, and a callback on its changes (SessionGetProviderState, SetProviderStateCallback). */
-#define EPHOST_API_VERSION 5u
+ * host process, and a callback on its changes (SessionGetProviderState, SetProviderStateCallback);
+ * version 6 tensors in shared memory, which providers in a provider host process read and write in
+ * place (CreateSharedTensor). */
+#define EPHOST_API_VERSION 6u
 
 typedef struct EphostEnv EphostEnv;
 typedef struct EphostSessionOptions EphostSessionOptions;
@@ -432,6 +434,40 @@ typedef struct EphostApi {
    * stay valid as long as such sessions live. */
   EphostStatus* (*SetProviderStateCallback)(EphostSessionOptions* options, EphostProviderStateCallback callback,
                                             void* user);
+
+  /* ---- since API 6: tensors in shared memory ----
+   * A provider in a provider host process (session.provider_isolation=process) reads and writes host
+   * tensors through memory shared with that process. An ordinary host tensor is copied into it for each
+   * run and the outputs are copied out of it; a shared tensor already is such memory, so it crosses in
+   * place, as ONNX Runtime's IoBinding keeps a device's inputs where they are:
+   *  - given to Run/RunWithOptions or BindInput, the provider reads it where it is (a copy to an
+   *    isolated device goes straight from it);
+   *  - bound with BindOutput to an output of its element type and shape, the provider writes the output
+   *    into it (a copy from an isolated device goes straight into it); IoBindingGetOutput returns it.
+   * The partition report's providers[].isolation counts both ways ("bytes_copied", "bytes_in_place").
+   * For providers in process a shared tensor is an ordinary host tensor. */
+  /* A host tensor of `elem_type` (not string) and `shape`, zero-filled, whose memory is shared (a sealed
+   * memfd of its own, whole pages; Linux). Not tied to an env or session: any session of the process
+   * may use it, and it may outlive them. Read and write its elements through TensorGetData; release it
+   * with ReleaseTensor.
+   * Ownership and lifetime: the caller owns the tensor. Its memory lives as long as the tensor and as
+   * long as anything the library holds that uses it (a binding it is bound in, a run in progress, an
+   * output handed back), so releasing the tensor while it is bound is safe. A CreateTensorWithData
+   * tensor over part of a shared tensor's memory crosses in place too, while that memory lives (it must
+   * outlive the tensor made over it, as any buffer given to CreateTensorWithData); one whose data runs
+   * past the shared tensor's end is refused there with INVALID_ARGUMENT.
+   * A provider host process only maps the memory: one that crashes, is killed or restarts mid-run never
+   * unmaps it here, so the tensor stays valid and readable (that run fails with EP_FAIL, and an output
+   * tensor's elements are then unspecified); the next process maps it again when a run uses it. While
+   * it serves a run that uses the tensor, the provider host can change its elements, as a plugin in
+   * process can; it can never shrink it or make the library read past it (the memory is sealed at its
+   * size, and every offset a provider host names is checked).
+   * FAIL when the system refuses the memory; INVALID_ARGUMENT for a string type or a bad shape. */
+  EphostStatus* (*CreateSharedTensor)(EphostElementType elem_type, const int64_t* shape, size_t rank,
+                                      EphostTensor** out_tensor);
+  /* `*out_shared` = 1 when the elements of `tensor` lie in shared memory (a shared tensor, or a
+   * CreateTensorWithData tensor over part of one), else 0. INVALID_ARGUMENT for a sequence or none. */
+  EphostStatus* (*TensorIsShared)(const EphostTensor* tensor, int32_t* out_shared);
 } EphostApi;
 
 /* The size of the function table as each version defines it: the struct_size of the table
@@ -445,6 +481,7 @@ static inline uint32_t EphostApiSize(uint32_t version) {
     case 3: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, CreateEnvWithOptions);
     case 4: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, RunOptionsSetTimeout);
     case 5: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, SetProviderStateCallback);
+    case 6: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostApi, TensorIsShared);
     default: return 0;
   }
 }

@@ -84,6 +84,13 @@ class Tensor {
     check(api().CreateTensor(type, shape.data(), shape.size(), &t));
     return Tensor(t);
   }
+  // A zero-filled host tensor in shared memory, which providers in a provider host process read and
+  // write in place (CreateSharedTensor; API version 6: ownership and lifetime are described there).
+  static Tensor shared(EphostElementType type, const std::vector<int64_t>& shape) {
+    EphostTensor* t = nullptr;
+    check(api().CreateSharedTensor(type, shape.data(), shape.size(), &t));
+    return Tensor(t);
+  }
   // A sequence of copies of `elements` (all of element type `type`).
   static Tensor sequence(EphostElementType type, const std::vector<Tensor>& elements) {
     std::vector<const EphostTensor*> raw;
@@ -136,6 +143,12 @@ class Tensor {
     EphostMemoryLocation location = EPHOST_LOCATION_HOST;
     check(api().TensorGetLocation(t_.get(), &location, nullptr, nullptr));
     return location == EPHOST_LOCATION_DEVICE;
+  }
+  // Whether the elements lie in shared memory (TensorIsShared; API version 6).
+  bool is_shared() const {
+    int32_t shared = 0;
+    check(api().TensorIsShared(t_.get(), &shared));
+    return shared != 0;
   }
   // Copy `source`'s elements into this tensor, whatever the two locations (CopyTensor; API version 3).
   void copy_from(const Tensor& source) { check(api().CopyTensor(source.get(), t_.get())); }
