@@ -160,4 +160,22 @@ Tensor Tensor::clone() const {
   return t;
 }
 
+void Tensor::release_data(std::shared_ptr<TensorRestorer> restorer) {
+  if (device_ || elem_type_ == EPHOST_ELEMENT_STRING || !restorer)
+    fail(EPHOST_INVALID_ARGUMENT, "only host tensors of numbers can give their bytes back (internal error)");
+  holder_.reset();
+  data_ = nullptr;
+  restorer_ = std::move(restorer);
+}
+
+void Tensor::adopt_data(Tensor&& source) {
+  if (source.elem_type_ != elem_type_ || source.shape_ != shape_ || source.device_ || device_)
+    fail(EPHOST_INVALID_ARGUMENT, "restored bytes are a {} {}, the tensor a {} {}", element_type_name(source.elem_type_),
+         shape_to_string(source.shape_), element_type_name(elem_type_), shape_to_string(shape_));
+  data_ = source.data_;
+  holder_ = std::move(source.holder_);
+  string_store_ = std::move(source.string_store_);
+  restorer_.reset();
+}
+
 }  // namespace ephost

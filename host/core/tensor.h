@@ -39,6 +39,16 @@ std::string shape_to_string(const std::vector<int64_t>& shape);
 // unset: no limit).
 std::shared_ptr<void> allocate_aligned(size_t bytes);
 
+// Gives the bytes of released tensors back (model/initializer_release.h does it for a session's
+// initializers read from a model file).
+class TensorRestorer {
+ public:
+  virtual ~TensorRestorer() = default;
+  // Puts the bytes back into every tensor it released (Tensor::adopt_data), or throws saying why it
+  // cannot (never leaves other bytes in one).
+  virtual void restore_all() = 0;
+};
+
 class Tensor {
  public:
   Tensor() = default;
@@ -84,6 +94,19 @@ class Tensor {
   const std::shared_ptr<void>& holder() const { return holder_; }
 
   EphostTensorView view() const { return EphostTensorView{elem_type_, shape_.size(), shape_.data(), data_}; }
+
+  // Released bytes (initializers every reader is done with): a host tensor gives its buffer back and
+  // keeps its type and shape; data() is null until `restorer` puts the bytes back (adopt_data). Copies
+  // made before keep their own reference to the buffer. Called by the restorer, under its lock.
+  void release_data(std::shared_ptr<TensorRestorer> restorer);
+  // Takes `source`'s buffer (the same type and shape, checked: INVALID_ARGUMENT) and ends the release.
+  void adopt_data(Tensor&& source);
+  bool data_released() const { return restorer_ != nullptr; }
+  // A released tensor gets its bytes back (its restorer's restore_all, which throws when it cannot);
+  // nothing happens to any other. Every reader that may meet a released initializer calls it first.
+  void ensure_data() {
+    if (std::shared_ptr<TensorRestorer> restorer = restorer_) restorer->restore_all();
+  }
   // A deep copy with its own buffer, in the same place (host, or the same device: a synchronous copy).
   Tensor clone() const;
 
@@ -97,6 +120,8 @@ class Tensor {
   EphostDeviceBuffer buffer_{};
   // String tensors keep their characters here; data_ is an array of pointers into it.
   std::shared_ptr<std::vector<std::unique_ptr<std::string>>> string_store_;
+  // Set while the bytes are released (release_data).
+  std::shared_ptr<TensorRestorer> restorer_;
 };
 
 }  // namespace ephost

@@ -22,7 +22,9 @@ GraphExecutor::GraphExecutor(std::unique_ptr<CompiledGraph> compiled, GraphPlan 
   initializer_index_.assign(graph_.values.size(), -1);
   for (const Value* v : graph_.initializers) {
     initializer_index_[v->index] = static_cast<int32_t>(initializer_values_.size());
-    initializer_values_.emplace_back(*v->initializer);
+    // A freed initializer (every step reading it is done with it: model/initializer_release.h) is
+    // bound to nothing; a read of it fails (lookup_value).
+    initializer_values_.emplace_back(v->initializer->data_released() ? RuntimeValue() : RuntimeValue(*v->initializer));
   }
   output_position_.assign(graph_.values.size(), -1);
   for (size_t i = 0; i < graph_.outputs.size(); ++i)
@@ -33,6 +35,7 @@ GraphExecutor::GraphExecutor(std::unique_ptr<CompiledGraph> compiled, GraphPlan 
     if (c.step >= 0) continue;
     const Value& v = *graph_.values[static_cast<size_t>(c.source)];
     const Device& device = *plan_.devices[static_cast<size_t>(c.device)];
+    v.initializer->ensure_data();
     const Tensor& host = *v.initializer;
     Tensor on_device = Tensor::allocate_on_device(device, host.elem_type(), host.shape(), "initializer '" + v.name + "'");
     copy_tensor(host, on_device, nullptr, "initializer '" + v.name + "'");
@@ -41,6 +44,21 @@ GraphExecutor::GraphExecutor(std::unique_ptr<CompiledGraph> compiled, GraphPlan 
 }
 
 GraphExecutor::~GraphExecutor() = default;
+
+void GraphExecutor::forget_freed_initializers() {
+  for (const Value* v : graph_.initializers)
+    if (v->initializer->data_released()) initializer_values_[static_cast<size_t>(initializer_index_[v->index])] = {};
+}
+
+const RuntimeValue& GraphExecutor::bound_initializer(const Value& v) const {
+  const RuntimeValue& value = initializer_value(v);
+  if (!value.is_set())
+    fail(EPHOST_FAIL,
+         "a step read initializer '{}', whose bytes the host freed because every provider reading it said it was "
+         "done with them (value_initializer_done) (internal error: the plan has a reader that was not asked)",
+         v.name);
+  return value;
+}
 
 size_t GraphExecutor::memory_patterns_recorded() const { return patterns_.size(); }
 
@@ -309,13 +327,13 @@ void GraphExecutor::run_copy(Frame& frame, const PlannedCopy& copy) const {
 const RuntimeValue* lookup_value(const Frame& frame, const Value* v) {
   const RuntimeValue& slot = frame.slots[v->index];
   if (slot.is_set()) return &slot;
-  if (v->initializer) return &frame.executor->initializer_value(*v);
+  if (v->initializer) return &frame.executor->bound_initializer(*v);
   for (const Frame* f = frame.parent; f; f = f->parent) {
     const Value* outer = f->graph->find(v->name);
     if (!outer) continue;
     const RuntimeValue& s = f->slots[outer->index];
     if (s.is_set()) return &s;
-    if (outer->initializer) return &f->executor->initializer_value(*outer);
+    if (outer->initializer) return &f->executor->bound_initializer(*outer);
   }
   return nullptr;
 }

@@ -122,6 +122,11 @@ class GraphExecutor {
   const RuntimeValue& initializer_value(const Value& v) const {
     return initializer_values_[static_cast<size_t>(initializer_index_[v.index])];
   }
+  // initializer_value, or a clear error when its bytes were freed (no step may read it then).
+  const RuntimeValue& bound_initializer(const Value& v) const;
+  // Drops this executor's references to initializers whose bytes were freed after it was made
+  // (session/initializer_freeing.h), so that the memory really goes. Before the executor runs.
+  void forget_freed_initializers();
   // A constant initializer uploaded to a device (plan value `id` of a copy without a step), or null.
   const RuntimeValue* uploaded_initializer(int id) const;
 

@@ -11,6 +11,7 @@
 #include "ort_ep/graph_handles.h"
 #include "ort_ep/kernel_context.h"
 #include "ort_ep/kernel_registry.h"
+#include "model/initializer_release.h"
 #include "model/tensor_proto.h"
 
 namespace ephost::ort_ep::api {
@@ -291,6 +292,11 @@ OrtStatus* KernelInfoGetConstantInput_tensor(const OrtKernelInfo* info, size_t i
       held = std::make_unique<OrtValue>();
       held->tensor = v->initializer.get();  // borrowed: the graph keeps its initializers for the session
     }
+    // Freed once the kernels reading it pre-packed it (model/initializer_release.h): read back, and
+    // this reader holds a view again.
+    v->initializer->ensure_data();
+    if (InitializerRelease* release = initializer_release_of(*v))
+      release->note_handout(v->initializer.get(), {current_initializer_reader(), current_initializer_step()});
     *is_constant = 1;
     *out = held.get();
     return nullptr;

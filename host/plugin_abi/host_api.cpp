@@ -21,6 +21,7 @@
 #include "core/log.h"
 #include "core/plugin_fault.h"
 #include "core/status.h"
+#include "model/initializer_release.h"
 
 namespace ephost {
 namespace {
@@ -340,11 +341,25 @@ EphostStatus* value_initializer_data(const EphostValueInfo* v, EphostTensorView*
     return make_status(EPHOST_INVALID_ARGUMENT, "value '" + value->name + "' is not a constant initializer");
   const Tensor* data = nullptr;
   try {
-    data = value->constant_data();  // a precomputed value is computed by the first request
+    // A precomputed value is computed by the first request; a freed initializer is read back.
+    data = value->constant_data();
   } catch (const std::exception& e) {
     return make_status(EPHOST_FAIL, "value '" + value->name + "': computing it from constants failed: " + e.what());
   }
+  if (InitializerRelease* release = initializer_release_of(*value))
+    release->note_handout(data, {current_initializer_reader(), current_initializer_step()});
   *out = data->view();
+  return nullptr;
+}
+EphostStatus* value_initializer_done(EphostProvider* provider, const EphostValueInfo* v) {
+  const Value* value = checked<const Value>(v, __func__, "a value info");
+  if (!value) return refuse(__func__, "not a value info handle");
+  if (!provider) return refuse(__func__, "NULL provider");
+  if (!value->is_constant_initializer()) return nullptr;  // a hint: nothing of the host's to free
+  if (InitializerRelease* release = initializer_release_of(*value))
+    // Inside the provider's own compile or kernel_create: done for that step; elsewhere: for all of them.
+    const void* step = current_initializer_reader() == provider ? current_initializer_step() : nullptr;
+    release->note_done(value->initializer.get(), {provider, step});
   return nullptr;
 }
 
@@ -944,6 +959,7 @@ EphostHostApi make_host_api(uint32_t abi_version) {
   t.kernel_profile_clock_ns = &kernel_profile_clock_ns;
   t.kernel_profile_span = &kernel_profile_span;
   t.kernel_run_check = &kernel_run_check;
+  t.value_initializer_done = &value_initializer_done;
   return cut_to_version_size(t, EphostHostApiSize(abi_version), "host table for a plugin ABI version");
 }
 

@@ -47,6 +47,8 @@ class OrtEpProvider final : public Provider {
   std::unique_ptr<ComputeUnit> load_context(const Node& context_node, const void* blob,
                                             size_t blob_size) const override;
   std::string compiled_model_compatibility_info() const override { return compatibility_info_; }
+  // Itself: its kernels that pre-pack a weight (PrePack's is_packed) are done with it.
+  const void* initializer_reader() const override { return this; }
 
  private:
   class Unit;

@@ -129,6 +129,12 @@ class Provider {
   virtual std::unique_ptr<ComputeUnit> load_context(const Node& context_node, const void* blob,
                                                     size_t blob_size) const = 0;
 
+  // ---- initializers (plugin ABI 5, model/initializer_release.h) ------------------------------------------
+  // The name this provider's reads of initializers go by, as it says "done with this initializer"
+  // (value_initializer_done); null for a provider that cannot say so (its steps then keep every
+  // initializer they read).
+  virtual const void* initializer_reader() const { return nullptr; }
+
  protected:
   Provider(const PluginRecord& record, const Device* device);
 
