@@ -218,6 +218,10 @@ Profiler::Span GraphExecutor::profile_step(const Frame& frame, const CompiledSte
   const auto& reads = plan_.step_inputs[index];
   for (size_t i = 0; i < reads.size(); ++i) {
     const Value* v = step.inputs[i];
+    if (v && v->initializer && v->initializer->data_released()) {  // freed: its shape is known all the same
+      shapes += (i ? ";" : "") + shape_to_string(v->initializer->shape());
+      continue;
+    }
     const RuntimeValue* value = v ? lookup_value(frame, v) : nullptr;
     if (reads[i] != static_cast<int>(v ? v->index : 0) && reads[i] >= 0 &&
         frame.slots[static_cast<size_t>(reads[i])].is_set())

@@ -10,7 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 
@@ -141,7 +143,7 @@ TEST_F(InitializerReleaseFallback, ThePlanAfterAFallbackReadsTheFreedWeightsBack
   for (const auto& [node, provider] : node_providers(json::parse(s->partition_report_json())))
     EXPECT_EQ(provider, "cpu") << node;
   freed = freed_of(*s);
-  EXPECT_EQ(freed["read_back"], 1) << freed.dump() << ": the new plan's int8 group packed w_q again from the file";
+  EXPECT_GE(freed["read_back"], 1) << freed.dump() << ": w_q read back from the file (a new provider host's snapshot, or the new plan's int8 group)";
   EXPECT_EQ(freed["count"], 1) << freed.dump() << ": and was done with it again";
 }
 

@@ -289,6 +289,11 @@ TEST_F(OrtKernelEp, ConstantWeightsArePrePackedOnceAndEqualWeightsShared) {
   ASSERT_EQ(shared.size(), 3u) << read_text(log);
   EXPECT_EQ(shared.at("mm1"), shared.at("mm2"));  // W packed twice, kept once
   EXPECT_NE(shared.at("mm1"), shared.at("mm3"));
+  // PrePack's is_packed, for every kernel reading them: W and V are freed (plugin ABI 5's
+  // value_initializer_done, for the adapter's kernels), as ONNX Runtime frees them.
+  const auto freed = nlohmann::json::parse(s.partition_report_json())["freed_initializers"];
+  EXPECT_EQ(freed["count"], 2) << freed.dump();
+  EXPECT_EQ(freed["bytes"], 2 * 12 * sizeof(float)) << freed.dump();
   expect_prepack_outputs(s);  // computed from the packed copies
   expect_prepack_outputs(s);
   EXPECT_EQ(lines_of(log).size(), lines.size());  // packing is done when the session is made, not per run
@@ -325,6 +330,8 @@ TEST_F(OrtKernelEp, DisablePrepackingLeavesTheWeightsToCompute) {
   Ephost::Session s(*env_, prepack_model().save(models_), options);
   EXPECT_EQ(nodes_of(s)["mm1"]["provider"], "ortkern");
   EXPECT_TRUE(lines_of(log).empty()) << read_text(log);  // PrePackWeight never called
+  EXPECT_EQ(nlohmann::json::parse(s.partition_report_json())["freed_initializers"]["count"], 0)
+      << "the kernels read their weights in Compute: nothing may be freed";
   expect_prepack_outputs(s);  // B read from the input in Compute
 }
 
