@@ -356,10 +356,11 @@ EphostStatus* value_initializer_done(EphostProvider* provider, const EphostValue
   if (!value) return refuse(__func__, "not a value info handle");
   if (!provider) return refuse(__func__, "NULL provider");
   if (!value->is_constant_initializer()) return nullptr;  // a hint: nothing of the host's to free
-  if (InitializerRelease* release = initializer_release_of(*value))
-    // Inside the provider's own compile or kernel_create: done for that step; elsewhere: for all of them.
-    const void* step = current_initializer_reader() == provider ? current_initializer_step() : nullptr;
-    release->note_done(value->initializer.get(), {provider, step});
+  InitializerRelease* release = initializer_release_of(*value);
+  if (!release) return nullptr;
+  // Inside the provider's own compile or kernel_create: done for that step; elsewhere: for all of them.
+  const void* step = current_initializer_reader() == provider ? current_initializer_step() : nullptr;
+  release->note_done(value->initializer.get(), {provider, step});
   return nullptr;
 }
 
