@@ -13,6 +13,13 @@
 // and divided by the run's requests to the provider host, per call. FAKEDEV_UNPROTECTED=1 is set, so
 // the plugin's own mprotect calls are not measured.
 //
+// Then det-sized tensors on the device (`device` too): PP-OCRv4 det at 960x960 takes an 11 MB input and gives
+// a 3.7 MB output. Here x [3, 921600] (11.06 MB) crosses in and y = ReduceMax over its rows [1, 921600]
+// (3.69 MB) crosses out (one cheap pass, so the copies dominate), through fakedev isolated against in
+// process, runs alternating between the two, with the overhead (from the minimums) split into its parts: the host's memcpy into and out of the shared memory (timed alone on a memfd mapping), the
+// requests' round trips (the small-tensor rows' cost per request times the requests), and the rest (the
+// provider host's copy no longer overlapping the host's work, waiting).
+//
 // Then ONNX Runtime plugin EPs (the adapter in the provider host): the compiling EP ortadd takes the chain
 // as one fused group (one Compute per run), the kernel-registry EP ortkern as three single-node kernels
 // (three OrtKernelImpl::Compute per run): their isolated cost per run, and per call.
@@ -23,13 +30,15 @@
 // partition, compile and planning included), and the per-run latency before (fakedev isolated) and
 // after (the CPU plugin), beside a session on the CPU plugin alone.
 //
-//   ephost_isolation_bench [RUNS] [device|ort|fallback]   default 2000 runs per width and mode; `device`: the
-//                                                         device memory section only; `ort`: the ONNX Runtime
+//   ephost_isolation_bench [RUNS] [device|det|ort|fallback]   default 2000 runs per width and mode; `device`:
+//                                                         the device memory section only; `det`: its 16-float
+//                                                         and det-sized rows only; `ort`: the ONNX Runtime
 //                                                         plugin EPs only; `fallback`: the fallback only
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <functional>
@@ -37,15 +46,18 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "ephost/ephost_cxx_api.h"
 
 namespace {
 
-std::string chain_model(int64_t width) {
+std::string chain_model(int64_t width, int64_t rows = 1) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(13);
@@ -55,7 +67,7 @@ std::string chain_model(int64_t width) {
     v->set_name(name);
     auto* t = v->mutable_type()->mutable_tensor_type();
     t->set_elem_type(onnx::TensorProto::FLOAT);
-    t->mutable_shape()->add_dim()->set_dim_value(1);
+    t->mutable_shape()->add_dim()->set_dim_value(name == "x" ? rows : 1);
     t->mutable_shape()->add_dim()->set_dim_value(width);
   };
   set_type(g->add_input(), "x");
@@ -72,9 +84,17 @@ std::string chain_model(int64_t width) {
     for (auto& i : in) n->add_input(i);
     n->add_output(out);
   };
-  node("Add", {"x", "c"}, "a");
-  node("Mul", {"a", "c"}, "m");
-  node("Relu", {"m"}, "y");
+  if (rows > 1) {  // y: the maximum over x's rows, smaller than x (one cheap pass: the copies dominate)
+    node("ReduceMax", {"x"}, "y");
+    auto* axes = g->mutable_node(g->node_size() - 1)->add_attribute();
+    axes->set_name("axes");
+    axes->set_type(onnx::AttributeProto::INTS);
+    axes->add_ints(0);
+  } else {
+    node("Add", {"x", "c"}, "a");
+    node("Mul", {"a", "c"}, "m");
+    node("Relu", {"m"}, "y");
+  }
   std::string s;
   m.SerializeToString(&s);
   return s;
@@ -109,14 +129,18 @@ struct Timing {
 
 // Per-run times over `runs` runs (after 50 warm-up runs).
 Timing time_runs(Ephost::Env& env, const std::string& model, int64_t width, const char* mode, int runs,
-                 const char* provider = "faulty") {
+                 const char* provider = "faulty", int64_t rows = 1) {
   Ephost::SessionOptions o;
   o.set_threads(1);
   o.add_config("session.provider_isolation", mode);
   o.append_provider(provider);
-  if (std::string(provider) == "fakedev") o.add_config("ep.fakedev.mode", "fused");
+  if (std::string(provider) == "fakedev") {
+    o.add_config("ep.fakedev.mode", "fused");
+    o.add_config("ep.fakedev.claim", "Add,Mul,Relu,ReduceMax");
+  }
   Ephost::Session s(env, model.data(), model.size(), o);
-  std::vector<float> x(static_cast<size_t>(width), 0.25f);
+  std::vector<float> x(static_cast<size_t>(width * rows), 0.25f);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 97) * 0.125f - 4.0f;
   std::vector<double> times;
   long host = -1;
   double cpu0 = 0;
@@ -127,7 +151,7 @@ Timing time_runs(Ephost::Env& env, const std::string& model, int64_t width, cons
       cpu0 = self_cpu_s() + process_cpu_s(host);
     }
     const auto t0 = std::chrono::steady_clock::now();
-    auto y = s.run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {1, width}, x.data(), x.size())}, {"y"});
+    auto y = s.run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {rows, width}, x.data(), x.size())}, {"y"});
     const auto t1 = std::chrono::steady_clock::now();
     if (i >= 50) times.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
   }
@@ -139,6 +163,48 @@ Timing time_runs(Ephost::Env& env, const std::string& model, int64_t width, cons
   return t;
 }
 
+// fakedev in process and isolated on `model` (x [rows, width]), runs alternating between the two sessions
+// so that both see the same machine load (after 5 warm-up runs each): {in process, isolated}.
+std::pair<Timing, Timing> time_alternating(Ephost::Env& env, const std::string& model, int64_t rows, int64_t width,
+                                           int runs) {
+  std::unique_ptr<Ephost::Session> sessions[2];
+  const char* modes[2] = {"in_process", "process"};
+  long hosts[2] = {-1, -1};
+  for (int k = 0; k < 2; ++k) {
+    Ephost::SessionOptions o;
+    o.set_threads(1);
+    o.add_config("session.provider_isolation", modes[k]);
+    o.append_provider("fakedev");
+    o.add_config("ep.fakedev.mode", "fused");
+    o.add_config("ep.fakedev.claim", "Add,Mul,Relu,ReduceMax");
+    sessions[k] = std::make_unique<Ephost::Session>(env, model.data(), model.size(), o);
+    const nlohmann::json report = nlohmann::json::parse(sessions[k]->partition_report_json());
+    hosts[k] = report["providers"][0]["isolation"].value("process_id", -1L);
+  }
+  std::vector<float> x(static_cast<size_t>(width * rows));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 97) * 0.125f - 4.0f;
+  std::vector<double> times[2];
+  double cpu[2] = {0, 0};
+  for (int i = 0; i < runs + 5; ++i)
+    for (int k = 0; k < 2; ++k) {
+      const double cpu0 = self_cpu_s() + process_cpu_s(hosts[k]);
+      const auto t0 = std::chrono::steady_clock::now();
+      sessions[k]->run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {rows, width}, x.data(), x.size())}, {"y"});
+      const auto t1 = std::chrono::steady_clock::now();
+      if (i < 5) continue;
+      times[k].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+      cpu[k] += self_cpu_s() + process_cpu_s(hosts[k]) - cpu0;
+    }
+  Timing t[2];
+  for (int k = 0; k < 2; ++k) {
+    std::sort(times[k].begin(), times[k].end());
+    t[k].median_us = times[k][times[k].size() / 2];
+    t[k].min_us = times[k].front();
+    t[k].cpu_us = cpu[k] * 1e6 / runs;
+  }
+  return {t[0], t[1]};
+}
+
 double median_run_us(const std::function<void()>& run, int runs) {
   std::vector<double> times;
   for (int i = 0; i < runs; ++i) {
@@ -148,6 +214,26 @@ double median_run_us(const std::function<void()>& run, int runs) {
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
+}
+
+// Microseconds (median of `runs`) of the host's two memcpy of an isolated run with `in` bytes in and `out`
+// bytes out: into a warm memfd mapping (the shared memory) and out of it.
+double arena_memcpy_us(size_t in, size_t out, int runs) {
+  const int fd = memfd_create("bench-arena", MFD_CLOEXEC);
+  if (fd < 0 || ftruncate(fd, static_cast<off_t>(in + out)) != 0) return -1;
+  void* p = mmap(nullptr, in + out, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) return -1;
+  auto* arena = static_cast<char*>(p);
+  std::vector<char> src(in, 1), dst(out, 0);
+  const double us = median_run_us(
+      [&] {
+        std::memcpy(arena, src.data(), in);
+        std::memcpy(dst.data(), arena + in, out);
+      },
+      runs);
+  munmap(p, in + out);
+  close(fd);
+  return us;
 }
 
 // fakedev (in `env`) isolated on a chain of `width` floats, crashed three times; then on the CPU plugin.
@@ -198,7 +284,7 @@ void fallback_timing(Ephost::Env& env, const std::string& folder, int64_t width,
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 2000;
   const std::string section = argc > 2 ? argv[2] : "";
-  const bool device_only = section == "device" || section == "fallback";
+  const bool device_only = section == "device" || section == "det" || section == "fallback";
   Ephost::Env env(EPHOST_LOG_ERROR, std::vector<std::string>{});
   env.register_plugin(EPHOST_FAULTY_PLUGIN);
   if (section.empty() || section == "ort") {
@@ -256,7 +342,9 @@ int main(int argc, char** argv) {
       std::printf("\ndevice memory (fakedev, one fused group; %g requests per isolated run)\n", kCallsPerRun);
       std::printf("%-9s %11s %11s %11s | %11s %11s %11s | %10s %9s %9s\n", "floats", "in_median", "in_min", "in_cpu",
                   "iso_median", "iso_min", "iso_cpu", "cpu_extra", "cpu_ratio", "us/call");
+      double per_request_us = 0;
       for (int64_t width : {16, 1024, 65536, 1048576}) {
+        if (section == "det" && width > 16) break;  // the small row only: the cost of a request
         const std::string model = chain_model(width);
         const int n = width >= 1048576 ? std::max(20, runs / 20) : runs;
         const Timing in = time_runs(device_env, model, width, "in_process", n, "fakedev");
@@ -265,7 +353,28 @@ int main(int argc, char** argv) {
                     static_cast<long long>(width), in.median_us, in.min_us, in.cpu_us, out.median_us, out.min_us,
                     out.cpu_us, out.cpu_us - in.cpu_us, out.cpu_us / in.cpu_us,
                     (out.median_us - in.median_us) / kCallsPerRun);
+        if (width == 16) per_request_us = (out.median_us - in.median_us) / kCallsPerRun;
       }
+      // det-sized: 11.06 MB in, 3.69 MB out.
+      constexpr int64_t kDetRows = 3, kDetWidth = 921600;
+      const size_t in_bytes = kDetRows * kDetWidth * sizeof(float), out_bytes = kDetWidth * sizeof(float);
+      const std::string det = chain_model(kDetWidth, kDetRows);
+      const int n = std::max(20, runs / 10);
+      const auto [in, out] = time_alternating(device_env, det, kDetRows, kDetWidth, n);
+      const double memcpy_us = arena_memcpy_us(in_bytes, out_bytes, n);
+      const double overhead = out.min_us - in.min_us;
+      const double round_trips = per_request_us * kCallsPerRun;
+      std::printf("\ndet-sized device I/O (fakedev, one ReduceMax; %.2f MB in, %.2f MB out; %d alternating runs): "
+                  "per run, microseconds\n", in_bytes / 1e6, out_bytes / 1e6, n);
+      std::printf("%10s %10s %10s %10s | %10s %10s %9s | %10s %10s %10s\n", "in_min", "iso_min", "in_median",
+                  "iso_median", "in_cpu", "iso_cpu", "cpu_ratio", "arena_copy", "round_trip", "rest");
+      std::printf("%10.1f %10.1f %10.1f %10.1f | %10.1f %10.1f %9.2f | %10.1f %10.1f %10.1f\n", in.min_us, out.min_us,
+                  in.median_us, out.median_us, in.cpu_us, out.cpu_us, out.cpu_us / in.cpu_us, memcpy_us, round_trips,
+                  overhead - memcpy_us - round_trips);
+      std::printf("(overhead split from the minimums, iso_min - in_min = arena_copy + round_trip + rest; arena_copy: "
+                  "the host's memcpy of the bytes into and out of a memfd mapping, timed alone; round_trip: %g "
+                  "requests at the 16-float row's median cost; rest: the provider host's copies where they do not "
+                  "overlap the host's, and waiting)\n", kCallsPerRun);
     }
   }
   unlink(link.c_str());

@@ -10,8 +10,12 @@
 // OpenCL device (PoCL's CPU device included), with the CPU plugin after it: its values live in device
 // memory, which stays in the provider host process when isolated (isolation/isolated_device.h).
 //
-//   ephost_ocr_isolation_bench [RUNS] [THREADS] [CACHE_DIR] [PLUGIN]
-//   defaults: 20 runs, 1 thread, ~/.cache/ephost, cpu_module
+// DET_SIDE runs det on a DET_SIDE x DET_SIDE page instead of the cached 640 x 640 input (960: the size
+// whose 11 MB input and 3.7 MB output the isolation costs were measured at on a GPU), filled with the same
+// pattern as model_bench.py's ((i * 7919) % 1000) / 1000 - 0.5.
+//
+//   ephost_ocr_isolation_bench [RUNS] [THREADS] [CACHE_DIR] [PLUGIN] [DET_SIDE]
+//   defaults: 20 runs, 1 thread, ~/.cache/ephost, cpu_module, the cached input
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -81,6 +85,17 @@ std::vector<Input> read_inputs(const std::string& dir) {
   return out;
 }
 
+// A [1, 3, side, side] input filled like model_bench.py's OCR inputs.
+Input page_input(const std::string& name, int64_t side) {
+  Input in;
+  in.name = name;
+  in.shape = {1, 3, side, side};
+  in.data.resize(static_cast<size_t>(3 * side * side));
+  for (size_t i = 0; i < in.data.size(); ++i)
+    in.data[i] = static_cast<float>((static_cast<int64_t>(i) * 7919) % 1000) / 1000.0f - 0.5f;
+  return in;
+}
+
 struct Mode {
   const char* name = "";
   std::unique_ptr<Ephost::Session> session;
@@ -130,9 +145,11 @@ int main(int argc, char** argv) try {
   std::printf("%-4s %-11s %10s %10s %12s | %s\n", "case", "mode", "wall_med", "wall_min", "cpu_per_run", "nodes");
   const std::pair<const char*, const char*> cases[] = {{"cls", "ch_ppocr_mobile_v2.0_cls_infer.onnx"},
                                                        {"det", "ch_PP-OCRv4_det_infer.onnx"}};
+  const int64_t det_side = argc > 5 ? std::atoll(argv[5]) : 0;
   for (const auto& [name, file] : cases) {
     const std::string dir = cache + "/bench-models/" + name;
-    const std::vector<Input> inputs = read_inputs(dir);
+    std::vector<Input> inputs = read_inputs(dir);
+    if (det_side > 0 && std::string(name) == "det") inputs = {page_input(inputs.at(0).name, det_side)};
     Mode modes[2];
     modes[0].name = "in_process";
     modes[1].name = "process";

@@ -33,7 +33,7 @@ std::unique_ptr<CompiledGraph> compile_graph(const Graph& graph, GraphPartition 
   auto compiled = std::make_unique<CompiledGraph>(graph, std::move(partition));
   for (PartitionGroup& group : compiled->partition_.groups) {
     auto step = std::make_unique<CompiledStep>();
-    step->provider = providers.at(group.provider);
+    step->provider = group.runner ? group.runner : providers.at(group.provider);
     step->name = group.name;
     step->node = group.nodes.front();
     // Registered before the plugin call, so that a failure releases what this step got already

@@ -175,31 +175,11 @@ class ContextResolver {
     rejected_.emplace_back(n.index, rejected_by);
   }
 
-  // The source model a rejected node falls back to, and how it was found (for errors).
-  std::pair<std::string, std::string> source_model_of(const Node& n) const {
-    if (!settings_.source_model_path.empty()) return {settings_.source_model_path, "ep.context_source_model_path"};
-    const std::string filename = context_attribute(n, epctx::kModelFilename);
-    if (filename.empty())
-      fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' cannot be used and records no onnx_model_filename to fall "
-           "back to; set ep.context_source_model_path to the source model", n.name);
-    if (base_dir_.empty())
-      fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' cannot be used, and the fallback to its source model '{}' "
-           "needs the ctx model's folder: set ep.context_file_path (model from a buffer) or "
-           "ep.context_source_model_path", n.name, filename);
-    return {confine_path(base_dir_, filename, fmt::format("EPContext node '{}' onnx_model_filename", n.name)),
-            "onnx_model_filename, beside the ctx model"};
-  }
-
   // The source model at `path`, loaded once: checked, not shape-inferred (the nodes taken from it are
   // typed where they are spliced in).
-  const onnx::ModelProto& source_model(const std::string& path, const std::string& how, const Node& n) {
+  const onnx::ModelProto& source_model(const std::string& path) {
     auto it = sources_.find(path);
     if (it == sources_.end()) {
-      boost::system::error_code ec;
-      if (!fs::exists(path, ec))
-        fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' cannot be used and its source model '{}' ({}) does not "
-             "exist, so there is nothing to fall back to; put the source model there or set "
-             "ep.context_source_model_path", n.name, path, how);
       LoadOptions load = settings_.source_load;
       load.infer_shapes = false;
       it = sources_.emplace(path, load_model_from_file(path, load)).first;
@@ -210,8 +190,10 @@ class ContextResolver {
   // Replaces rejected node `n` by its original partition, taken from its source model.
   void fall_back(GraphEditor& editor, Node& n, size_t rejected_by) {
     const std::string node = n.name;
-    const auto [path, how] = source_model_of(n);
-    const onnx::ModelProto& source = source_model(path, how, n);
+    const ContextSourceModel found = find_context_source_model(n, model_, settings_);
+    if (found.path.empty()) fail(EPHOST_INVALID_GRAPH, "EPContext node '{}' cannot be used and {}", n.name, found.missing);
+    const std::string& path = found.path;
+    const onnx::ModelProto& source = source_model(path);
     std::vector<std::string> inserted =
         splice_source_partition(editor, model_, n, cut_source_partition(n, source, path), source);
     for (const std::string& name : inserted)
@@ -247,6 +229,45 @@ ContextLoadSettings read_context_load_settings(const EpContextOptions& options, 
   s.share = options.share;
   s.source_load = load;
   return s;
+}
+
+ContextSourceModel find_context_source_model(const Node& n, const Model& model, const ContextLoadSettings& settings) {
+  ContextSourceModel found;
+  if (!settings.source_model_path.empty()) {
+    found.path = settings.source_model_path;
+    found.how = "ep.context_source_model_path";
+  } else {
+    const std::string filename = context_attribute(n, epctx::kModelFilename);
+    const std::string base_dir = context_base_dir(model, settings);
+    if (filename.empty()) {
+      found.missing = "records no onnx_model_filename to fall back to; set ep.context_source_model_path to the "
+                      "source model";
+      return found;
+    }
+    if (base_dir.empty()) {
+      found.missing = fmt::format("the fallback to its source model '{}' needs the ctx model's folder: set "
+                                  "ep.context_file_path (model from a buffer) or ep.context_source_model_path",
+                                  filename);
+      return found;
+    }
+    try {
+      found.path = confine_path(base_dir, filename, fmt::format("EPContext node '{}' onnx_model_filename", n.name));
+    } catch (const Error& e) {
+      // A path out of the ctx model's folder names no source model: said when a fallback needs one.
+      found.missing = fmt::format("names a source model it may not use ({}); set ep.context_source_model_path",
+                                  e.what());
+      return found;
+    }
+    found.how = "onnx_model_filename, beside the ctx model";
+  }
+  boost::system::error_code ec;
+  if (!fs::exists(found.path, ec)) {
+    found.missing = fmt::format("its source model '{}' ({}) does not exist, so there is nothing to fall back to; put "
+                                "the source model there or set ep.context_source_model_path",
+                                found.path, found.how);
+    found.path.clear();
+  }
+  return found;
 }
 
 ContextResolution resolve_contexts(Model& model, Graph& main, const std::vector<std::unique_ptr<Provider>>& providers,

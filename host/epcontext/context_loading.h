@@ -67,6 +67,16 @@ struct ContextLoadSettings {
 // The loading settings from the session's EPContext options; `load` is how a source model is loaded.
 ContextLoadSettings read_context_load_settings(const EpContextOptions& options, const LoadOptions& load);
 
+// Where the source model of EPContext node `n` (of `model`'s IR) is, for a fallback to its nodes:
+// ep.context_source_model_path, or the node's onnx_model_filename beside the ctx model (confined to
+// its folder). Nothing is loaded.
+struct ContextSourceModel {
+  std::string path;     // "" when there is none
+  std::string how;      // how it was found, for messages
+  std::string missing;  // when there is none: why, and what to do (a phrase after the node's name)
+};
+ContextSourceModel find_context_source_model(const Node& n, const Model& model, const ContextLoadSettings& settings);
+
 // Resolves the EPContext nodes of `main`, the main graph of `model`'s IR (not frozen): loads what can
 // be loaded and replaces the rejected nodes by their original nodes in the IR (edited, typed where the
 // nodes go in: neither rebuilt nor inferred again). model.proto keeps the ctx model's nodes; it gains

@@ -1,5 +1,6 @@
 #include "isolation/fallback_group.h"
 
+#include <algorithm>
 #include <map>
 
 #include "core/error.h"
@@ -15,8 +16,9 @@ namespace {
 class NodeContext final : public EphostKernelContext {
  public:
   NodeContext(EphostKernelContext& step, const GraphView& group, const Node& node,
-              std::map<const Value*, RuntimeValue>& values)
-      : step_(step), group_(group), node_(node), values_(values), outputs_(node.outputs.size()) {}
+              std::map<const Value*, RuntimeValue>& values, const std::map<const Value*, RuntimeValue>& constants)
+      : step_(step), group_(group), node_(node), values_(values), constants_(constants),
+        outputs_(node.outputs.size()) {}
 
   size_t num_inputs() const override { return node_.inputs.size(); }
   const RuntimeValue* input(size_t index) const override {
@@ -26,7 +28,9 @@ class NodeContext final : public EphostKernelContext {
     for (size_t i = 0; i < group_.inputs.size(); ++i)
       if (group_.inputs[i] == v) return step_.input(i);
     auto it = values_.find(v);
-    return it == values_.end() ? nullptr : &it->second;
+    if (it != values_.end()) return &it->second;
+    auto constant = constants_.find(v);
+    return constant == constants_.end() ? nullptr : &constant->second;
   }
   size_t num_outputs() const override { return node_.outputs.size(); }
   Tensor& allocate_output(size_t index, int32_t elem_type, std::vector<int64_t> shape) override {
@@ -82,6 +86,7 @@ class NodeContext final : public EphostKernelContext {
   const GraphView& group_;
   const Node& node_;
   std::map<const Value*, RuntimeValue>& values_;
+  const std::map<const Value*, RuntimeValue>& constants_;
   std::vector<RuntimeValue> outputs_;
 };
 
@@ -93,13 +98,24 @@ FallbackGroup::FallbackGroup(const Provider& fallback, const Graph& graph, const
   for (const Node* node : view_->nodes) kernels_.push_back(fallback_.create_kernel(*node));
 }
 
+FallbackGroup::FallbackGroup(const Provider& fallback, std::unique_ptr<GraphView> view)
+    : fallback_(fallback), fused_(true), view_(std::move(view)) {
+  for (const Node* node : view_->nodes) {
+    kernels_.push_back(fallback_.create_kernel(*node));
+    for (const Value* v : node->inputs)
+      if (v && v->is_constant_initializer() &&
+          std::find(view_->inputs.begin(), view_->inputs.end(), v) == view_->inputs.end())
+        constants_.emplace(v, RuntimeValue(*v->initializer));
+  }
+}
+
 FallbackGroup::~FallbackGroup() = default;
 
 void FallbackGroup::compute(EphostKernelContext* context) const {
   if (!fused_) return fallback_.compute(*kernels_.front(), context);
   std::map<const Value*, RuntimeValue> values;
   for (size_t i = 0; i < kernels_.size(); ++i) {
-    NodeContext node(*context, *view_, *view_->nodes[i], values);
+    NodeContext node(*context, *view_, *view_->nodes[i], values, constants_);
     fallback_.compute(*kernels_[i], &node);
     node.keep_outputs();
   }

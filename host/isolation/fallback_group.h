@@ -5,9 +5,11 @@
 // compiles only the groups it claimed itself.)
 #pragma once
 
+#include <map>
 #include <memory>
 #include <vector>
 
+#include "core/runtime_value.h"
 #include "plugin_abi/handles.h"
 #include "graph/graph.h"
 #include "provider/provider.h"
@@ -21,6 +23,11 @@ class FallbackGroup {
   // error when it has no kernel for a node.
   FallbackGroup(const Provider& fallback, const Graph& graph, const std::vector<const Node*>& nodes, bool fused,
                 const std::string& name);
+  // Kernels of `fallback` for the nodes of `view`, a fused group whose inputs and outputs are the step's,
+  // in the step's order. The constant initializers its nodes read that are not among its inputs come
+  // from the view's graph (the source nodes of an EPContext node, whose node reads no such constant:
+  // session/context_source_fallback.h).
+  FallbackGroup(const Provider& fallback, std::unique_ptr<GraphView> view);
   ~FallbackGroup();
 
   // Runs the nodes on `context` (the step's), from any thread.
@@ -31,6 +38,7 @@ class FallbackGroup {
   bool fused_;
   std::unique_ptr<GraphView> view_;  // the group's inputs and outputs, in the step's order
   std::vector<std::unique_ptr<ComputeUnit>> kernels_;  // one per view_->nodes entry
+  std::map<const Value*, RuntimeValue> constants_;     // read by the nodes, not among the view's inputs
 };
 
 }  // namespace ephost

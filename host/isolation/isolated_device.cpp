@@ -21,6 +21,19 @@ std::atomic<uint64_t> next_id{1};
 
 uint64_t id_of(EphostStream* stream) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(stream)); }
 
+// A copy between host and device memory goes in chunks: the provider host uploads one while the host
+// writes the next into the arena (or copies one into the arena while the host reads the last one out), so
+// the two copies overlap instead of adding up. At most kMaxChunks of at least kMinChunk bytes: each chunk
+// is a request (a wake-up of the other process), and the part that cannot overlap is one chunk.
+constexpr uint64_t kMinChunk = uint64_t{1} << 20;
+constexpr uint64_t kMaxChunks = 4;
+
+uint64_t transfer_chunk(uint64_t bytes) {
+  const uint64_t quarter = (bytes + kMaxChunks - 1) / kMaxChunks;
+  return std::max(kMinChunk, (quarter + 65535) & ~uint64_t{65535});
+}
+
+
 }  // namespace
 
 IsolatedDevice::IsolatedDevice(const IsolatedProvider& owner, const std::string& plugin_name,
@@ -59,7 +72,7 @@ EphostDeviceBuffer IsolatedDevice::allocate(uint64_t bytes, const std::string& w
   MessageWriter m;
   m.u32(static_cast<uint32_t>(Op::kDeviceAllocate)).u64(owner_.client_).u64(id).u64(index()).u64(asked);
   owner_.request_locked(m.data(), call, owner_.settings_.call_timeout);
-  buffers_[id] = Buffer{asked, owner_.generation_, nullptr};
+  buffers_[id] = Buffer{asked, owner_.generation_, nullptr, false, {}};
   return handle(id);
 }
 
@@ -120,12 +133,13 @@ void IsolatedDevice::revive_locked(uint64_t id, Buffer& b) const {
   owner_.request_locked(m.data(), call, owner_.settings_.call_timeout);
   b.generation = owner_.generation_;
   if (b.contents) {
+    owner_.settle_uploads_locked();
     SharedArena& arena = owner_.process_->arena();
     arena.reserve(b.contents->size());
     std::memcpy(arena.base(), b.contents->data(), b.contents->size());
     MessageWriter copy;
     copy.u32(static_cast<uint32_t>(Op::kCopyToDevice)).u64(owner_.client_).u64(0).u64(id).u64(0)
-        .u64(b.contents->size()).u64(arena.size());
+        .u64(b.contents->size()).u64(arena.size()).u64(0);
     owner_.request_locked(copy.data(), "copy_to_device (contents uploaded again in a new provider host process)",
                           owner_.settings_.call_timeout);
   }
@@ -151,7 +165,7 @@ uint64_t IsolatedDevice::stream_id_locked(EphostStream* stream) const {
 }
 
 void IsolatedDevice::adopt_locked(uint64_t id, uint64_t bytes) const {
-  buffers_[id] = Buffer{bytes, owner_.generation_, nullptr};
+  buffers_[id] = Buffer{bytes, owner_.generation_, nullptr, false, {}};
 }
 
 void IsolatedDevice::copy_to_device(EphostStream* stream, const void* src, EphostDeviceBuffer dst, uint64_t bytes,
@@ -162,14 +176,23 @@ void IsolatedDevice::copy_to_device(EphostStream* stream, const void* src, Ephos
   owner_.ensure_process_locked(call);
   const uint64_t id = buffer_id_locked(dst, bytes, false);
   const uint64_t stream_id = stream_id_locked(stream);
+  const size_t at = owner_.upload_room_locked(stream_id, bytes);
   SharedArena& arena = owner_.process_->arena();
-  arena.reserve(bytes);
-  std::memcpy(arena.base(), src, bytes);
-  MessageWriter m;
-  m.u32(static_cast<uint32_t>(Op::kCopyToDevice)).u64(owner_.client_).u64(stream_id).u64(id).u64(dst.offset)
-      .u64(bytes).u64(arena.size());
-  owner_.request_locked(m.data(), call, owner_.settings_.call_timeout);
-  if (stream_id) idle_streams_.insert(stream_id);  // the provider host finished the stream (see the header)
+  const auto* from = static_cast<const char*>(src);
+  const uint64_t chunk = transfer_chunk(bytes);
+  owner_.pipelined_requests_locked(
+      static_cast<size_t>((bytes + chunk - 1) / chunk),
+      [&](size_t i) {
+        const uint64_t begin = i * chunk, n = std::min(chunk, bytes - begin);
+        std::memcpy(arena.base() + at + begin, from + begin, n);
+        MessageWriter m;
+        m.u32(static_cast<uint32_t>(Op::kCopyToDevice)).u64(owner_.client_).u64(stream_id).u64(id)
+            .u64(dst.offset + begin).u64(n).u64(arena.size()).u64(at + begin);
+        return m.data();
+      },
+      call, owner_.settings_.call_timeout);
+  // On a stream the upload is only queued: its bytes stay untouched until the stream is finished.
+  if (stream_id) owner_.process_->pending_uploads() = {stream_id, SharedArena::align(at + bytes)};
   Buffer& b = buffers_.at(id);
   // The whole buffer from host memory in one synchronous copy (a constant initializer's upload): kept,
   // for a new process to have it too. Anything else written into a buffer makes a kept copy stale.
@@ -188,18 +211,34 @@ void IsolatedDevice::copy_to_host(EphostStream* stream, EphostDeviceBuffer src, 
   const uint64_t id = buffer_id_locked(src, bytes, true);
   const uint64_t stream_id = stream_id_locked(stream);
   SharedArena& arena = owner_.process_->arena();
-  MessageWriter m;
-  m.u32(static_cast<uint32_t>(Op::kCopyToHost)).u64(owner_.client_).u64(stream_id).u64(id).u64(src.offset)
-      .u64(bytes).u64(arena.size());
-  const std::string reply = owner_.request_locked(m.data(), call, owner_.settings_.call_timeout);
+  // In chunks, like a copy in: the host reads one out of the arena while the provider host copies the
+  // next in. The first waits for the stream's work; each is finished before its reply.
+  arena.reserve(bytes);
+  auto* to = static_cast<char*>(dst);
+  const uint64_t size = transfer_chunk(bytes);
+  auto chunk = [&](size_t i) { return std::make_pair(i * size, std::min(size, bytes - i * size)); };
+  owner_.pipelined_requests_locked(
+      static_cast<size_t>((bytes + size - 1) / size),
+      [&](size_t i) {
+        const auto [begin, n] = chunk(i);
+        MessageWriter m;
+        m.u32(static_cast<uint32_t>(Op::kCopyToHost)).u64(owner_.client_).u64(stream_id).u64(id)
+            .u64(src.offset + begin).u64(n).u64(arena.size()).u64(begin);
+        return m.data();
+      },
+      call, owner_.settings_.call_timeout,
+      [&](size_t i, const std::string& reply) {
+        const auto [begin, n] = chunk(i);
+        MessageReader in(reply);
+        in.u32();
+        arena.follow(in.u64());
+        if (begin > arena.size() || n > arena.size() - begin)
+          fail(EPHOST_EP_FAIL, "provider '{}' device {}: {}: the provider host answered with less shared memory than "
+               "the copy", plugin_name(), index(), call);
+        std::memcpy(to + begin, arena.base() + begin, n);
+      });
   if (stream_id) idle_streams_.insert(stream_id);  // the provider host finished the stream (see the header)
-  MessageReader in(reply);
-  in.u32();
-  arena.follow(in.u64());
-  if (bytes > arena.size())
-    fail(EPHOST_EP_FAIL, "provider '{}' device {}: {}: the provider host answered with less shared memory than the "
-         "copy", plugin_name(), index(), call);
-  std::memcpy(dst, arena.base(), bytes);
+  owner_.process_->pending_uploads() = {};  // and, before it wrote the arena, every queued upload
 }
 
 void IsolatedDevice::copy_to(const Device& dst_device, EphostStream* stream, EphostDeviceBuffer src,
@@ -254,6 +293,7 @@ void IsolatedDevice::synchronize_id(EphostStream* stream, const std::string& cal
   m.u32(static_cast<uint32_t>(Op::kStreamSynchronize)).u64(owner_.client_).u64(id_of(stream));
   owner_.request_locked(m.data(), call, owner_.settings_.call_timeout);
   idle_streams_.insert(it->first);
+  if (owner_.process_->pending_uploads().stream == it->first) owner_.process_->pending_uploads() = {};
 }
 
 void IsolatedDevice::synchronize(EphostStream* stream, const std::string& what) const {
@@ -272,6 +312,9 @@ void IsolatedDevice::release_stream(EphostStream* stream) const noexcept {
     if (it == streams_.end()) return;
     const uint64_t generation = it->second;
     idle_streams_.erase(it->first);
+    // The provider host finishes a stream's queued uploads before it releases it.
+    if (owner_.process_ && owner_.process_->pending_uploads().stream == it->first)
+      owner_.process_->pending_uploads() = {};
     streams_.erase(it);
     if (generation != owner_.generation_ || !owner_.process_ || !owner_.process_->alive() ||
         owner_.created_generation_ != owner_.generation_)

@@ -3,7 +3,9 @@
 // (the EphostDeviceBuffer handle, the EphostStream pointer): the plugin's buffers and streams exist only
 // in the provider host (served_device_memory.h), and each call below is one request to it over the
 // isolated provider's socket, serialized with its other calls. Copies between host and device memory go
-// through the shared arena; copies between two devices of the same provider host stay in it.
+// through the shared arena; copies between two devices of the same provider host stay in it. A copy to
+// the device is sent in chunks without waiting for each reply: the provider host uploads a chunk while
+// the host writes the next one into the arena.
 //
 // When the provider host process is lost, its buffers and streams die with it. The ids outlive it:
 // each is made again in the next process when a request next names it (a stream empty, a buffer with
@@ -102,9 +104,11 @@ class IsolatedDevice final : public Device {
   std::atomic<bool> copies_between_devices_{false};
   mutable std::unordered_map<uint64_t, Buffer> buffers_;
   mutable std::unordered_map<uint64_t, uint64_t> streams_;  // id -> the generation it exists in
-  // Streams with nothing queued since the provider host last finished them: a copy to or from host
-  // memory finishes its stream there (the shared memory is reused by the next request), so the
+  // Streams with nothing queued since the provider host last finished them: a copy to host memory
+  // finishes its stream there (the host reads the shared memory once the reply is in), so the
   // synchronization a run ends with, after its outputs were copied to the host, needs no request.
+  // A copy to the device on a stream is only queued (its arena bytes are kept until the stream is
+  // finished: ProviderProcess::PendingUploads), so the compute after it is sent at once, as in process.
   mutable std::unordered_set<uint64_t> idle_streams_;
 };
 

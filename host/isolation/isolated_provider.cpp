@@ -13,6 +13,7 @@
 #include "core/runtime_value.h"
 #include "core/tensor.h"
 #include "discovery/plugin_record.h"
+#include "isolation/crossing_values.h"
 #include "isolation/fallback_group.h"
 #include "isolation/graph_snapshot.h"
 #include "isolation/restart_context.h"
@@ -258,26 +259,90 @@ std::string IsolatedProvider::request_locked(const std::string& message, const s
   return reply;
 }
 
-std::string IsolatedProvider::batch_request_locked(const std::string& message, const std::string& what,
-                                                   Clock::duration timeout,
-                                                   const std::function<bool()>& should_stop) const {
+std::string IsolatedProvider::batch_frame_locked(const std::string& message) const {
   MessageWriter batch = request(Op::kBatch, client_);
   batch.u64(posted_.size());
   for (const std::string& ahead : posted_) batch.bytes(ahead);
   batch.bytes(message);
   posted_.clear();
-  // A crash or hang may have been in the calls sent ahead: the error names them too.
-  const std::string reply =
-      request_locked(batch.data(), what + " (after on_run_start/on_run_end sent ahead)", timeout, should_stop);
+  return batch.data();
+}
+
+std::string IsolatedProvider::batch_inner_reply_locked(const std::string& reply, const std::string& what) const {
   MessageReader in(reply);
-  in.u32();
+  if (in.u32() != isolation::kReplyOk) return reply;  // the batch failed as a whole: its error is the reply
   for (uint64_t n = in.u64(); n > 0; --n)
     log_warning(fmt::format("provider '{}' on_run_end (sent ahead of {}): {}", name(), what, in.str()));
-  const std::string inner(in.bytes());
+  return std::string(in.bytes());
+}
+
+std::string IsolatedProvider::batch_request_locked(const std::string& message, const std::string& what,
+                                                   Clock::duration timeout,
+                                                   const std::function<bool()>& should_stop) const {
+  const std::string batch = batch_frame_locked(message);
+  // A crash or hang may have been in the calls sent ahead: the error names them too.
+  const std::string reply =
+      request_locked(batch, what + " (after on_run_start/on_run_end sent ahead)", timeout, should_stop);
+  const std::string inner = batch_inner_reply_locked(reply, what);
   MessageReader inner_in(inner);
   const uint32_t status = inner_in.u32();
   if (status != isolation::kReplyOk) throw Error(static_cast<EphostStatusCode>(status), inner_in.str());
   return inner;
+}
+
+void IsolatedProvider::pipelined_requests_locked(size_t count, const std::function<std::string(size_t)>& make,
+                                                 const std::string& what, Clock::duration timeout,
+                                                 const std::function<void(size_t, const std::string&)>& on_reply) const {
+  const auto deadline = Clock::now() + timeout;
+  const bool batched = !posted_.empty();
+  std::optional<Error> first_error;
+  try {
+    for (size_t i = 0; i < count; ++i) {
+      const std::string message = make(i);
+      process_->send(i == 0 && batched ? batch_frame_locked(message) : message);
+    }
+    for (size_t i = 0; i < count; ++i) {
+      std::string reply = process_->receive(deadline, {}, timeout);
+      if (i == 0 && batched) reply = batch_inner_reply_locked(reply, what);
+      MessageReader in(reply);
+      const uint32_t status = in.u32();
+      if (status != isolation::kReplyOk) {
+        if (!first_error) first_error.emplace(static_cast<EphostStatusCode>(status), in.str());
+      } else if (on_reply && !first_error) {
+        try {
+          on_reply(i, reply);
+        } catch (const Error& e) {
+          first_error.emplace(e);  // the replies after it are read all the same
+        }
+      }
+    }
+  } catch (const ProcessLost& lost) {
+    lose_process_locked(what, lost);
+  }
+  if (first_error) throw *first_error;
+}
+
+size_t IsolatedProvider::upload_room_locked(uint64_t stream, size_t bytes) const {
+  isolation::ProviderProcess::PendingUploads& pending = process_->pending_uploads();
+  isolation::SharedArena& arena = process_->arena();
+  if (stream && pending.stream == stream) {
+    // Behind the uploads still queued on this stream: the provider host finishes them before it maps a
+    // grown arena again (provider_host_server.cpp), so growing here is safe.
+    arena.reserve(pending.end + bytes);
+    return pending.end;
+  }
+  settle_uploads_locked();
+  arena.reserve(bytes);
+  return 0;
+}
+
+void IsolatedProvider::settle_uploads_locked() const {
+  isolation::ProviderProcess::PendingUploads& pending = process_->pending_uploads();
+  if (!pending.stream) return;
+  MessageWriter m = request(Op::kStreamSynchronize, client_);
+  m.u64(pending.stream);
+  request_locked(m.data(), "stream_synchronize (uploads still reading the shared memory)", settings_.call_timeout);
+  pending = {};
 }
 
 void IsolatedProvider::post_locked(Op op) const { post_request_locked(request(op, client_).data()); }
@@ -302,7 +367,15 @@ void IsolatedProvider::lose_process_locked(const std::string& what, const Proces
     recent_failures_.push_back(now);
     while (!recent_failures_.empty() && now - recent_failures_.front() > settings_.failure_window)
       recent_failures_.pop_front();
-    if (static_cast<int>(recent_failures_.size()) >= settings_.max_failures) {
+    const bool too_many = static_cast<int>(recent_failures_.size()) >= settings_.max_failures;
+    if (too_many && !fallback_blocked_.empty()) {
+      health_.state = IsolatedProviderState::kRestarting;
+      consequence = fmt::format("that is {} failures within {} s, but its work cannot go to other providers: {}; so "
+                                "the next call starts a new provider host process",
+                                recent_failures_.size(),
+                                std::chrono::duration_cast<std::chrono::seconds>(settings_.failure_window).count(),
+                                fallback_blocked_);
+    } else if (too_many) {
       health_.state = IsolatedProviderState::kFallenBack;
       std::string to = "no other provider (none is left)";
       if (fallback_ && isolated_device_)
@@ -329,6 +402,11 @@ void IsolatedProvider::lose_process_locked(const std::string& what, const Proces
   posted_.clear();  // they were for the process that is gone
   notify_outside_lock(snapshot);
   throw ProcessLostError(EPHOST_EP_FAIL, message);
+}
+
+void IsolatedProvider::set_fallback_blocked(std::string why) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  fallback_blocked_ = std::move(why);
 }
 
 IsolatedProvider::GraphRecord& IsolatedProvider::graph_record_locked(const Graph& graph) const {
@@ -416,8 +494,10 @@ std::unique_ptr<ComputeUnit> IsolatedProvider::make_unit(std::unique_ptr<Unit> u
       ensure_unit_locked(*unit);
       return unit;
     } catch (const ProcessLostError&) {
-      // Tried again in a new process, until the failures make the provider fall back.
+      // Tried again in a new process, until the failures make the provider fall back (or would have, for one
+      // that cannot fall back).
       if (health_.state == IsolatedProviderState::kFallenBack && (!fallback_ || isolated_device_)) throw;
+      if (!fallback_blocked_.empty() && static_cast<int>(recent_failures_.size()) >= settings_.max_failures) throw;
     }
   }
 }
@@ -478,6 +558,7 @@ std::vector<EphostCapability::Claim> IsolatedProvider::claims(const GraphView& v
              index, view.graph->nodes.size());
       claim.nodes.push_back(view.graph->nodes[index].get());
     }
+    if (claim.refused.empty()) claim.refused = isolation::why_claim_cannot_cross(claim.nodes, name());
   }
   return claims;
 }
@@ -548,6 +629,7 @@ void IsolatedProvider::compute_remote_locked(Unit& unit, EphostKernelContext* co
                                         : fmt::format("compute of {}", unit.what);
   ensure_process_locked(what);
   ensure_unit_locked(unit);
+  settle_uploads_locked();
   isolation::SharedArena& arena = process_->arena();
   // The inputs go to the arena, and room for the outputs is kept after them (as much as last time).
   // A group loaded from its context reads its node's inputs: the group's, less the constant initializers.
@@ -729,8 +811,9 @@ void IsolatedProvider::compute_fallback(Unit& unit, EphostKernelContext* context
              "provider to take its work (session.disable_cpu_ep_fallback=1?); last failure: {}", name(), unit.what,
              health_.failures, health_.last_failure);
       if (!unit.ir_graph)
-        fail(EPHOST_EP_FAIL, "provider '{}' {}: the provider fell back, and a cached EPContext node cannot be run by "
-             "provider '{}'; last failure: {}", name(), unit.what, fallback_->name(), health_.last_failure);
+        fail(EPHOST_EP_FAIL, "provider '{}' {}: the provider fell back, and its cached EPContext node cannot be run "
+             "by provider '{}' (the session runs the source model's nodes instead from its next run on); last "
+             "failure: {}", name(), unit.what, fallback_->name(), health_.last_failure);
       unit.fallback = std::make_unique<FallbackGroup>(*fallback_, *unit.ir_graph, unit.nodes, unit.fused(), unit.name());
     }
     fallback = unit.fallback.get();

@@ -21,8 +21,11 @@
 // restart_context.h), instead of compiling it again. A compile that dies is tried again in a new process. After
 // `max_failures` failures within `failure_window`, the provider falls back: its compute units are
 // compiled by the fallback provider (the session's CPU plugin) on first use, and it never starts a
-// process again. Its state (running, restarting, fallen back) and failures can be read at any time,
-// and a callback hears every change (a failure, and the new process that takes over).
+// process again (a unit loaded from an EPContext node has no nodes to compile: the session plans again,
+// running its source model's nodes: session/context_source_fallback.h). A provider told it cannot fall
+// back (set_fallback_blocked: such a node has no source model) is restarted instead, each time. Its
+// state (running, restarting, fallen back) and failures can be read at any time, and a callback hears
+// every change (a failure, and the new process that takes over).
 //
 // One process per provider and env (shared_provider_host.h; a library with several providers, an ONNX Runtime
 // plugin EP's factories, runs one process for each): the env's sessions' providers of the plugin
@@ -85,6 +88,11 @@ class IsolatedProvider final : public Provider {
   // provider reads): the session plans again without this provider, and this one names the fallback in
   // its messages only.
   void set_fallback(Provider* fallback) { fallback_ = fallback; }
+  // Says why this provider's work cannot go to other providers (an EPContext node it loaded whose
+  // source model is unknown: session/context_source_fallback.h): after too many failures it is then
+  // restarted, not fallen back, and the failure that would have made it fall back says `why`.
+  // Empty: it falls back as usual.
+  void set_fallback_blocked(std::string why);
   // Whether the provider's values live in its device's memory, in the provider host process
   // (isolated_device.h): then a fallback needs the session's placement planned again.
   bool values_on_device() const { return isolated_device_ != nullptr; }
@@ -140,6 +148,26 @@ class IsolatedProvider final : public Provider {
   // request_locked with the posted requests sent ahead of `request` in one frame (Op::kBatch).
   std::string batch_request_locked(const std::string& request, const std::string& what, Clock::duration timeout,
                                    const std::function<bool()>& should_stop) const;
+  // The Op::kBatch frame carrying the posted requests ahead of `request` (posted_ is emptied), and the
+  // inner reply of its reply (failed on_run_end logged), or an error status with `error` filled.
+  std::string batch_frame_locked(const std::string& request) const;
+  std::string batch_inner_reply_locked(const std::string& reply, const std::string& what) const;
+  // `count` requests, each made by `make(i)` right before it is sent (it may write the arena: a chunk of
+  // a copy in), sent one after the other without waiting for the replies in between; then every reply
+  // is read, each successful one handed to `on_reply(i, reply)` as it comes (may be empty; a chunk of a
+  // copy out is read from the arena there while the provider host copies the next). The first error
+  // among them is thrown once all replies are in, so the socket stays in step. `make` must not throw.
+  // The posted requests go ahead of the first.
+  void pipelined_requests_locked(size_t count, const std::function<std::string(size_t)>& make,
+                                 const std::string& what, Clock::duration timeout,
+                                 const std::function<void(size_t, const std::string&)>& on_reply = {}) const;
+  // Where in the arena a copy of `bytes` to the device on stream `stream` (0: none) may put its bytes,
+  // the arena grown to hold them: after the uploads still queued on the same stream, else at 0 once
+  // those of another stream are finished (ProviderProcess::PendingUploads).
+  size_t upload_room_locked(uint64_t stream, size_t bytes) const;
+  // Has the provider host finish the stream whose uploads still read the arena, before the arena's
+  // first bytes are written again (a host-memory compute, a synchronous copy, another stream's copy).
+  void settle_uploads_locked() const;
   // Posts on_run_start or on_run_end: sent ahead of the next request (see run_start).
   void post_locked(isolation::Op op) const;
   // Posts `request` (one that answers nothing: on_run_*, a device free, a stream release) likewise.
@@ -178,6 +206,7 @@ class IsolatedProvider final : public Provider {
   mutable std::string compatibility_info_;  // guarded by mutex_
   mutable std::atomic<bool> observes_runs_{false};
   Provider* fallback_ = nullptr;
+  std::string fallback_blocked_;  // guarded by mutex_: set_fallback_blocked
 
   // The shared host's: its lock guards this provider's state below too.
   std::mutex& mutex_;

@@ -268,7 +268,7 @@ class Server {
 
   void compute(MessageReader& in, MessageWriter& out) {
     ComputeUnit& u = unit(in.u64());
-    arena_.follow(in.u64());
+    follow_arena(in.u64());
     const auto threads = static_cast<int32_t>(in.i64());
     const int64_t device_index = in.i64();  // the memory device's index, -1: host memory
     const uint64_t stream = in.u64();
@@ -284,18 +284,31 @@ class Server {
     context->write_outputs(out);
   }
 
+  // Maps the arena again when the host grew it to `size`; queued uploads that read the old mapping are
+  // finished first.
+  void follow_arena(uint64_t size) {
+    if (size != arena_.size()) memory_.settle_uploads();
+    arena_.follow(size);
+  }
+
   void copy_to_device(MessageReader& in) {
     const uint64_t stream = in.u64(), id = in.u64(), offset = in.u64(), bytes = in.u64();
-    arena_.follow(in.u64());
-    if (bytes > arena_.size()) fail(EPHOST_EP_FAIL, "provider host: a copy of {} bytes is larger than the shared memory", bytes);
-    memory_.copy_to_device(stream, id, offset, arena_.base(), bytes);
+    follow_arena(in.u64());
+    const uint64_t at = in.u64();
+    if (at > arena_.size() || bytes > arena_.size() - at)
+      fail(EPHOST_EP_FAIL, "provider host: a copy of {} bytes at offset {} lies outside the shared memory ({} bytes)",
+           bytes, at, arena_.size());
+    memory_.copy_to_device(stream, id, offset, arena_.base() + at, bytes, at + bytes);
   }
 
   void copy_to_host(MessageReader& in, MessageWriter& out) {
     const uint64_t stream = in.u64(), id = in.u64(), offset = in.u64(), bytes = in.u64();
-    arena_.follow(in.u64());
-    arena_.reserve(bytes);
-    memory_.copy_to_host(stream, id, offset, arena_.base(), bytes);
+    follow_arena(in.u64());
+    const uint64_t at = in.u64();
+    if (at > arena_.size() || bytes > arena_.size() - at)
+      fail(EPHOST_EP_FAIL, "provider host: a copy of {} bytes at offset {} lies outside the shared memory ({} bytes)",
+           bytes, at, arena_.size());
+    memory_.copy_to_host(stream, id, offset, arena_.base() + at, bytes);
     out.u64(arena_.size());
   }
 

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -105,15 +106,27 @@ std::string ProviderProcess::call(const std::string& request, Clock::duration ti
                                   const std::function<bool()>& should_stop) {
   if (!alive_) throw ProcessLost("was gone already", false);
   const auto deadline = Clock::now() + timeout;
-  const auto budget = std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count();
+  send(request);
+  return receive(deadline, should_stop, timeout);
+}
+
+void ProviderProcess::send(const std::string& request) {
+  if (alive_ && !send_failed_ && !write_frame(socket_, request)) send_failed_ = true;
+}
+
+std::string ProviderProcess::receive(Clock::time_point deadline, const std::function<bool()>& should_stop,
+                                     Clock::duration timeout) {
+  if (!alive_) throw ProcessLost("was gone already", false);
+  const Clock::duration whole = timeout > Clock::duration::zero() ? timeout : deadline - Clock::now();
+  const auto budget = std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(whole).count());
   std::string reply;
+  // A peer that closed its socket while requests went out still has its replies to the earlier ones
+  // (or its end) to read: the socket says which.
   ReadResult result = ReadResult::kClosed;
-  if (write_frame(socket_, request)) {
-    if (should_stop)
-      result = read_frame(socket_, deadline, reply, should_stop);
-    else
-      result = read_frame_until(socket_, deadline, reply, nullptr, nullptr);
-  }
+  if (should_stop)
+    result = read_frame(socket_, deadline, reply, should_stop);
+  else
+    result = read_frame_until(socket_, deadline, reply, nullptr, nullptr);
   switch (result) {
     case ReadResult::kFrame: return reply;
     case ReadResult::kClosed: throw ProcessLost(reap(), false);

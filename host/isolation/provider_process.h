@@ -49,6 +49,14 @@ class ProviderProcess {
   // stop: the process is then killed. Not thread-safe: the owner serializes calls.
   std::string call(const std::string& request, Clock::duration timeout,
                    const std::function<bool()>& should_stop = {});
+  // call() in two halves, for requests sent one after the other without waiting for each reply (a copy
+  // in chunks: the provider host uploads one chunk while the host writes the next into the arena). The
+  // process answers in order, so each receive() returns the reply to the oldest request not answered yet.
+  // send() never throws: a peer that is gone is found by the receive() after it.
+  void send(const std::string& request);
+  // `timeout` is the whole call's (the error names it); zero: what was left of it at this receive().
+  std::string receive(Clock::time_point deadline, const std::function<bool()>& should_stop = {},
+                      Clock::duration timeout = Clock::duration::zero());
 
   bool alive() const { return alive_; }
   // Whether the process ended since the last call (reaped now, saying how in `how`): a process that
@@ -56,6 +64,17 @@ class ProviderProcess {
   bool ended_between_calls(std::string& how);
   pid_t pid() const { return pid_; }
   SharedArena& arena() { return arena_; }
+
+  // Arena bytes [0, end) that copies to the device queued on stream `stream` still read in the provider
+  // host (stream 0: none). A copy on a stream is only queued there, and its reply does not wait for it
+  // (plugin ABI 3's stream semantics: the work after it on the stream runs after it), so until the
+  // stream is synchronized those bytes must not be written; the host writes after them (a later copy
+  // on the same stream) or has the stream synchronized first (isolated_device.h).
+  struct PendingUploads {
+    uint64_t stream = 0;
+    size_t end = 0;
+  };
+  PendingUploads& pending_uploads() { return pending_; }
 
  private:
   // Kills the process and says how it ended.
@@ -66,7 +85,9 @@ class ProviderProcess {
   pid_t pid_ = -1;
   int socket_ = -1;
   bool alive_ = false;
+  bool send_failed_ = false;  // a send() found the peer gone: the next receive() says how
   SharedArena arena_;
+  PendingUploads pending_;
 };
 
 }  // namespace ephost::isolation

@@ -59,7 +59,12 @@ void ServedContext::read_inputs(MessageReader& in) {
 
 void ServedContext::write_outputs(MessageWriter& out) {
   // Outputs made outside the arena (it was full) are copied in now: the compute is over, so growing and
-  // mapping the arena again moves no tensor a kernel still writes.
+  // mapping the arena again moves no tensor a kernel still writes. Uploads still queued from the arena
+  // are finished before it is written or mapped again.
+  bool writes_arena = false;
+  for (const Output& o : outputs_)
+    writes_arena = writes_arena || (o.value.is_set() && !o.in_arena && !o.value.tensor("output").on_device());
+  if (writes_arena && memory_) memory_->settle_uploads();
   for (Output& o : outputs_) {
     if (!o.value.is_set() || o.in_arena || o.value.tensor("output").on_device()) continue;
     const Tensor& t = o.value.tensor("output");

@@ -1,5 +1,6 @@
 #include "isolation/served_device_memory.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "core/device.h"
@@ -68,17 +69,38 @@ void ServedDeviceMemory::adopt(uint64_t id, const Tensor& tensor) {
 }
 
 void ServedDeviceMemory::finish(uint64_t stream, const char* what) {
-  if (stream) streams_.at(stream).device->synchronize(streams_.at(stream).stream, what);
+  if (!stream) return;
+  streams_.at(stream).device->synchronize(streams_.at(stream).stream, what);
+  if (stream == pending_stream_) {
+    pending_stream_ = 0;
+    pending_end_ = 0;
+  }
 }
 
-void ServedDeviceMemory::copy_to_device(uint64_t stream, uint64_t id, uint64_t offset, const void* src, uint64_t bytes) {
+void ServedDeviceMemory::settle_uploads() {
+  if (!pending_stream_) return;
+  const uint64_t stream = pending_stream_;
+  pending_stream_ = 0;
+  pending_end_ = 0;
+  finish(stream, "uploads from the host's shared memory");
+}
+
+void ServedDeviceMemory::copy_to_device(uint64_t stream, uint64_t id, uint64_t offset, const void* src, uint64_t bytes,
+                                        size_t arena_end) {
   const Buffer& b = buffer(id, offset, bytes);
+  // One stream's uploads are pending at a time (the host settles the others first; so does this).
+  if (pending_stream_ && pending_stream_ != stream) settle_uploads();
   b.device->copy_to_device(this->stream(stream), src, at(b, offset), bytes, "a tensor from the host");
-  finish(stream, "a copy from the host's shared memory");
+  if (!stream) return;  // done already
+  pending_stream_ = stream;
+  pending_end_ = std::max(pending_end_, arena_end);
 }
 
 void ServedDeviceMemory::copy_to_host(uint64_t stream, uint64_t id, uint64_t offset, void* dst, uint64_t bytes) {
   const Buffer& b = buffer(id, offset, bytes);
+  // The arena is written next: another stream's queued uploads finish first; this stream's run before
+  // the copy anyway (plugin ABI 3: in order on a stream), and are finished with it below.
+  if (pending_stream_ != stream) settle_uploads();
   b.device->copy_to_host(this->stream(stream), at(b, offset), dst, bytes, "a tensor for the host");
   finish(stream, "a copy into the host's shared memory");
 }
@@ -101,11 +123,16 @@ void ServedDeviceMemory::synchronize(uint64_t id) {
   auto it = streams_.find(id);
   if (it == streams_.end()) fail(EPHOST_EP_FAIL, "provider host: stream {} does not exist", id);
   it->second.device->synchronize(it->second.stream, "the host waits for the stream");
+  if (id == pending_stream_) {
+    pending_stream_ = 0;
+    pending_end_ = 0;
+  }
 }
 
 void ServedDeviceMemory::release_stream(uint64_t id) {
   auto it = streams_.find(id);
   if (it == streams_.end()) return;
+  if (id == pending_stream_) settle_uploads();  // a stream is released synchronized
   it->second.device->release_stream(it->second.stream);
   streams_.erase(it);
 }

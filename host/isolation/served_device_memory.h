@@ -3,9 +3,12 @@
 // are allocated through the plugin's devices in this process and never leave it: the host holds only
 // the ids. A compute's device outputs are adopted here under ids the host reserved for them.
 //
-// Copies between host memory and a device go through the shared arena's first bytes. A copy given a
-// stream is enqueued on it and the stream is synchronized before the reply, since the arena is reused
-// by the next request (the host may read or reuse the bytes at once; it would have waited anyway).
+// Copies between host memory and a device go through the shared arena. A copy to the device given a
+// stream is only enqueued on it (plugin ABI 3: the work enqueued after it on that stream runs after
+// it), and its arena bytes are pending until the stream is finished: settle_uploads() finishes it, and
+// the server calls it before anything else writes the arena or maps it again. A copy to the host is
+// enqueued after the uploads of its own stream (settling another stream's first) and finishes its
+// stream before the reply, since the host reads the bytes then.
 #pragma once
 
 #include <cstdint>
@@ -41,10 +44,17 @@ class ServedDeviceMemory {
   // Keeps a compute's device output `tensor` as buffer `id` (its allocation lives until freed).
   void adopt(uint64_t id, const Tensor& tensor);
 
-  void copy_to_device(uint64_t stream, uint64_t id, uint64_t offset, const void* src, uint64_t bytes);
+  // `src` is arena memory, up to `arena_end` (the arena offset after it).
+  void copy_to_device(uint64_t stream, uint64_t id, uint64_t offset, const void* src, uint64_t bytes,
+                      size_t arena_end);
   void copy_to_host(uint64_t stream, uint64_t id, uint64_t offset, void* dst, uint64_t bytes);
   void copy_on_device(uint64_t stream, uint64_t src, uint64_t src_offset, uint64_t dst, uint64_t dst_offset,
                       uint64_t bytes);
+
+  // Finishes the stream whose queued uploads still read the arena (none: nothing to do).
+  void settle_uploads();
+  // The arena offset after the bytes queued uploads still read (0: none).
+  size_t pending_arena_end() const { return pending_stream_ ? pending_end_ : 0; }
 
   void create_stream(uint64_t id, uint64_t device_index);
   void synchronize(uint64_t id);
@@ -78,6 +88,8 @@ class ServedDeviceMemory {
   const PluginRecord* record_ = nullptr;
   std::map<uint64_t, Buffer> buffers_;
   std::map<uint64_t, Stream> streams_;
+  uint64_t pending_stream_ = 0;  // the stream with uploads queued from the arena, up to pending_end_
+  size_t pending_end_ = 0;
 };
 
 }  // namespace ephost::isolation

@@ -1,6 +1,8 @@
 #include "isolation/shared_arena.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,11 +14,17 @@
 namespace ephost::isolation {
 
 SharedArena SharedArena::create(size_t size) {
-  const int fd = ::memfd_create("ephost-provider-arena", MFD_CLOEXEC);
+  const int fd = ::memfd_create("ephost-provider-arena", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) fail(EPHOST_EP_FAIL, "isolated provider: memfd_create failed: {}", std::strerror(errno));
   SharedArena arena;
   arena.fd_ = fd;
   arena.reserve(size);
+  // The provider host may grow the memfd, never shrink it: a mapping past its end would fault (SIGBUS)
+  // in the host. No further seal can be added either (one that stopped growth would fail calls, not
+  // crash, but nothing needs it).
+  if (::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) != 0)
+    fail(EPHOST_EP_FAIL, "isolated provider: cannot seal the shared tensor memory against shrinking: {}",
+         std::strerror(errno));
   return arena;
 }
 
@@ -56,7 +64,13 @@ void SharedArena::reserve(size_t bytes) {
 }
 
 void SharedArena::follow(size_t size) {
-  if (size != size_) map(size);
+  if (size == size_) return;
+  // The size comes from the other process: mapping past the memfd's end would make a later read fault.
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || st.st_size < 0 || static_cast<uint64_t>(st.st_size) < size)
+    fail(EPHOST_EP_FAIL, "isolated provider: the other side says the shared tensor memory has {} bytes, but it has "
+         "{} (a confused or hostile provider host)", size, static_cast<long long>(st.st_size));
+  map(size);
 }
 
 void SharedArena::map(size_t size) {

@@ -27,7 +27,8 @@ class SharedArena {
 
   // Grows the memfd to at least `bytes` (rounded up) and maps it again. Throws EP_FAIL when refused.
   void reserve(size_t bytes);
-  // Maps again when the other side grew the memfd to `size`.
+  // Maps again when the other side grew the memfd to `size`. Throws EP_FAIL when the memfd is smaller
+  // than `size` (the memfd the host made is sealed against shrinking, so a checked size stays mapped).
   void follow(size_t size);
 
   // Offsets are aligned for any element type and for vector loads.

@@ -33,13 +33,16 @@ ReadResult wait_readable(int fd, std::chrono::steady_clock::time_point deadline,
 }
 
 // Reads up to `n` bytes (at least one) unless the peer closes, the deadline passes or the caller stops
-// waiting; says how many in `got`. It waits first: an answer is rarely there already, and a recv that
-// only says EAGAIN is a system call spent on every frame.
+// waiting; says how many in `got`. With `wait_first` it waits before the first recv: an answer is rarely
+// there already, and a recv that only says EAGAIN is a system call spent on every frame. Without, it
+// tries first (the rest of a frame whose length just came).
 ReadResult read_some(int fd, char* out, size_t n, std::chrono::steady_clock::time_point deadline,
-                     bool (*should_stop)(const void*), const void* stop_arg, size_t& got) {
-  for (;;) {
-    const ReadResult w = wait_readable(fd, deadline, should_stop, stop_arg);
-    if (w != ReadResult::kFrame) return w;
+                     bool (*should_stop)(const void*), const void* stop_arg, size_t& got, bool wait_first) {
+  for (bool wait = wait_first;; wait = true) {
+    if (wait) {
+      const ReadResult w = wait_readable(fd, deadline, should_stop, stop_arg);
+      if (w != ReadResult::kFrame) return w;
+    }
     const ssize_t r = ::recv(fd, out, n, MSG_DONTWAIT);
     if (r > 0) {
       got = static_cast<size_t>(r);
@@ -48,6 +51,20 @@ ReadResult read_some(int fd, char* out, size_t n, std::chrono::steady_clock::tim
     if (r == 0) return ReadResult::kClosed;
     if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) return ReadResult::kClosed;
   }
+}
+
+// Reads exactly `n` bytes (see read_some).
+ReadResult read_exact(int fd, char* out, size_t n, std::chrono::steady_clock::time_point deadline,
+                      bool (*should_stop)(const void*), const void* stop_arg, bool wait_first) {
+  size_t filled = 0;
+  while (filled < n) {
+    size_t got = 0;
+    const ReadResult r = read_some(fd, out + filled, n - filled, deadline, should_stop, stop_arg, got,
+                                   wait_first || filled > 0);
+    if (r != ReadResult::kFrame) return r;
+    filled += got;
+  }
+  return ReadResult::kFrame;
 }
 
 }  // namespace
@@ -100,29 +117,14 @@ bool write_frame(int fd, const std::string& payload) {
 
 ReadResult read_frame_until(int fd, std::chrono::steady_clock::time_point deadline, std::string& payload,
                             bool (*should_stop)(const void*), const void* stop_arg) {
-  // One request or reply is in flight at a time, so whatever arrives belongs to this frame: the length
-  // and the start of the payload are read together, into a buffer big enough for most frames.
-  char head[4096];
-  size_t have = 0;
-  while (have < sizeof(uint64_t)) {
-    size_t got = 0;
-    const ReadResult r = read_some(fd, head + have, sizeof head - have, deadline, should_stop, stop_arg, got);
-    if (r != ReadResult::kFrame) return r;
-    have += got;
-  }
+  // Exactly one frame is read, never a byte of the next: requests may be sent several at a time without
+  // waiting for each reply (a copy in chunks), and their replies come back as many frames.
   uint64_t size = 0;
-  std::memcpy(&size, head, sizeof size);
-  if (size > kMaxFrameBytes || have - sizeof size > size) return ReadResult::kClosed;
+  ReadResult r = read_exact(fd, reinterpret_cast<char*>(&size), sizeof size, deadline, should_stop, stop_arg, true);
+  if (r != ReadResult::kFrame) return r;
+  if (size > kMaxFrameBytes) return ReadResult::kClosed;
   payload.resize(size);
-  std::memcpy(payload.data(), head + sizeof size, have - sizeof size);
-  size_t filled = have - sizeof size;
-  while (filled < size) {
-    size_t got = 0;
-    const ReadResult r = read_some(fd, payload.data() + filled, size - filled, deadline, should_stop, stop_arg, got);
-    if (r != ReadResult::kFrame) return r;
-    filled += got;
-  }
-  return ReadResult::kFrame;
+  return read_exact(fd, payload.data(), size, deadline, should_stop, stop_arg, false);
 }
 
 }  // namespace ephost::isolation

@@ -11,7 +11,7 @@
 
 namespace ephost::isolation {
 
-inline constexpr int kProtocolVersion = 4;
+inline constexpr int kProtocolVersion = 5;
 
 // Requests the host sends; the provider host answers each with one reply frame. Every request starts
 // with its op (u32) and its client (u64): the host's provider it is for, as several sessions' providers
@@ -47,8 +47,13 @@ enum class Op : uint32_t {
   // sent ahead (kBatch): they have nothing to answer.
   kDeviceAllocate,  // buffer id, bytes
   kDeviceFree,      // buffer id (unknown ids are ignored: their process is gone)
-  kCopyToDevice,    // stream id (0: none), buffer id, offset, bytes; the bytes at the arena's start
-  kCopyToHost,      // stream id, buffer id, offset, bytes -> the bytes at the arena's start, arena size
+  // stream id (0: none), buffer id, offset, bytes, arena size, arena offset of the bytes. On a stream the
+  // upload is only queued and the reply does not wait for it: the provider host keeps those arena bytes
+  // unwritten (and the arena unmapped never) until the stream is finished (served_device_memory.h).
+  kCopyToDevice,
+  // stream id, buffer id, offset, bytes, arena size, arena offset -> arena size; the bytes are at that
+  // offset, the stream finished (after another stream's queued uploads, which are finished first).
+  kCopyToHost,
   kCopyOnDevice,    // stream id, source buffer id, offset, destination buffer id, offset, bytes
   kStreamCreate,    // stream id
   kStreamSynchronize,  // stream id

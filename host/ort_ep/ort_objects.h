@@ -43,6 +43,8 @@ enum class Magic : uint32_t {
   kKernelInfo = 0x4b494e46,
   kPrePackedCache = 0x50504b43,
   kIncompatibilityDetails = 0x49434444,
+  kOpSchema = 0x4f505343,
+  kOpSchemaTypeConstraint = 0x4f505443,
 };
 
 // What an OrtStatus* means to the host: the code and message, read and released once.

@@ -17,6 +17,7 @@ namespace ephost {
 // before partitioning (Provider::load_context). Opaque to the partitioner, which only passes it on to
 // the compiled step; the last owner gives it back to its provider.
 class ComputeUnit;
+class Provider;
 
 // One unit of execution: a single node run by a provider's kernel, or a fused group it compiles (or
 // loaded from a cached context: `preloaded`).
@@ -24,6 +25,10 @@ struct PartitionGroup {
   size_t provider = 0;
   bool fused = false;
   std::shared_ptr<ComputeUnit> preloaded;  // EPContext nodes: what context_load made
+  // Runs `preloaded` in place of the provider at index `provider` (whose device it shares): the source
+  // nodes of an EPContext node whose provider fell back (session/context_source_fallback.h). Null: that
+  // provider runs the group.
+  const Provider* runner = nullptr;
   std::vector<const Node*> nodes;   // topological order
   std::string name;                 // fused groups: "<provider>_fused_<graph>_<k>"; singles: node name
   std::unique_ptr<GraphView> view;  // fused groups: what compile receives
@@ -60,6 +65,7 @@ struct PartitionOptions {
     const Node* node = nullptr;
     size_t provider = 0;
     std::shared_ptr<ComputeUnit> compute;
+    const Provider* runner = nullptr;  // PartitionGroup::runner
   };
   std::vector<Preassigned> preassigned;
   // Claims a provider may not make: the original nodes of a cached context that provider rejected

@@ -48,6 +48,7 @@ class Partitioner {
     g.nodes = {node};
     g.name = node->name;
     g.preloaded = p.compute;
+    g.runner = p.runner;
     auto view = std::make_unique<GraphView>();
     view->name = node->name;
     view->graph = &graph_;

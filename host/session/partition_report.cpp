@@ -83,11 +83,11 @@ std::string Session::partition_report_json() const {
       if (!isolated->settings().reason.empty()) jp["isolation"]["reason"] = isolated->settings().reason;
       // Its values in its device's memory: the buffers the host holds ids of, and whether the session
       // planned again without it after it fell back (session/provider_fallback.h).
-      if (isolated->values_on_device()) {
-        jp["isolation"]["device_buffers"] = isolated->device_buffers_held();
-        jp["isolation"]["left_out_of_plan"] =
-            index < current->left_out.size() && !current->left_out[index].empty();
-      }
+      // A host-memory provider is planned again without too when it held EPContext nodes
+      // (session/context_source_fallback.h): then it is said as well.
+      const bool left_out = index < current->left_out.size() && !current->left_out[index].empty();
+      if (isolated->values_on_device()) jp["isolation"]["device_buffers"] = isolated->device_buffers_held();
+      if (isolated->values_on_device() || left_out) jp["isolation"]["left_out_of_plan"] = left_out;
     } else {
       jp["isolation"] = {{"mode", "in_process"}};
     }

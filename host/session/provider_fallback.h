@@ -9,6 +9,10 @@
 // that start once the fallback is known wait for the new plan and run on it. The old plan, and with it
 // the device buffers it held, goes when its last run returns.
 //
+// A host-memory provider that loaded an EPContext node is planned again likewise: the node's context is
+// the plugin's own, so its partition runs from the source model's nodes instead
+// (session/context_source_fallback.h), which a new plan places.
+//
 // This class notices the fallback through each such provider's state callback (the application's own
 // callback, when it set one, is still called) and decides when to plan again: at the start of the next
 // run, once per fallback. Thread-safe.
@@ -18,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,6 +37,10 @@ class ProviderFallback {
   // and for a device provider, a note of its fallback first.
   void watch(const ProviderSet& providers, const IsolatedProvider::HealthCallback& application);
 
+  // Also plans again when `provider` (an isolated provider of the set watched, in host memory) falls back:
+  // it loaded an EPContext node. Call before its first run.
+  void plan_again_for(const IsolatedProvider* provider);
+
   // Whether a device provider fell back since the plan was last made (an atomic read: every run asks).
   bool pending() const { return seen_.load(std::memory_order_acquire) != handled_.load(std::memory_order_acquire); }
 
@@ -42,12 +51,16 @@ class ProviderFallback {
                              const std::function<void(const std::vector<std::string>& left_out)>& replan);
 
   // The providers left out so far, by index, each with why ("" for the others).
-  static std::vector<std::string> fallen_device_providers(const ProviderSet& providers);
+  std::vector<std::string> fallen_providers(const ProviderSet& providers) const;
 
  private:
   std::atomic<uint64_t> seen_{0};     // fallbacks noticed
   std::atomic<uint64_t> handled_{0};  // fallbacks the current plan takes into account
   std::mutex mutex_;                  // one replan at a time
+  // Whether a provider that fell back is planned again without: a device provider, or one of these.
+  bool plans_again_for(const IsolatedProvider& provider) const;
+  mutable std::mutex also_mutex_;
+  std::set<const IsolatedProvider*> also_;  // plan_again_for
 };
 
 }  // namespace ephost

@@ -163,6 +163,10 @@ void Session::initialize(std::unique_ptr<Model> model) {
   {
     auto span = profile(p, "session", "resolve EPContext nodes");
     contexts_ = resolve_ep_contexts(*model_, *graph_, providers_, config_, trusted_model_, env_.context_share());
+    if (!contexts_.loaded.empty())
+      context_sources_ = std::make_unique<ContextSourceFallback>(
+          *model_, *graph_, providers_, contexts_,
+          read_context_load_settings(config_.ep_context, model_load_options(config_, trusted_model_)), fallback_);
   }
   deadline.check("resolve EPContext nodes");
   {
@@ -239,7 +243,7 @@ std::shared_ptr<SessionPlan> Session::make_first_plan(std::vector<GraphPartition
   fallback_.plan_again_if_pending(providers_, [&](const std::vector<std::string>& left_out) {
     auto span = profile(profiler_.get(), "session", "plan again after a provider fell back");
     try {
-      plan = make_plan(partition_graphs(*graph_, providers_, contexts_, generation, left_out), progress, deadline);
+      plan = make_plan(partition_without(left_out, generation), progress, deadline);
     } catch (const std::exception& e) {
       fail(EPHOST_EP_FAIL, "{}; planning the session without it failed: {}", left_out_summary(left_out), e.what());
     }
@@ -255,13 +259,20 @@ std::shared_ptr<const SessionPlan> Session::plan() const {
   return plan_;
 }
 
+std::vector<GraphPartition> Session::partition_without(const std::vector<std::string>& left_out,
+                                                       const GenerationSettings& generation) const {
+  std::vector<PartitionOptions::Preassigned> replacing;
+  if (context_sources_) replacing = context_sources_->replacements(left_out);
+  return partition_graphs(*graph_, providers_, contexts_, generation, left_out, replacing);
+}
+
 void Session::plan_again_without(const std::vector<std::string>& left_out) const {
   const auto started = std::chrono::steady_clock::now();
   std::shared_ptr<SessionPlan> next;
   try {
     auto span = profile(profiler_.get(), "session", "plan again after a provider fell back");
     // No progress reports: the application's callback belongs to the session's creation.
-    std::vector<GraphPartition> partitions = partition_graphs(*graph_, providers_, contexts_, GenerationSettings{}, left_out);
+    std::vector<GraphPartition> partitions = partition_without(left_out, GenerationSettings{});
     drop_precomputed_steps(*graph_, partitions);  // those whose outputs became initializers at creation
     next = make_plan(std::move(partitions), {}, {});
     free_done_initializers(*graph_, *next);  // what the providers now reading them packed again

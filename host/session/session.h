@@ -18,6 +18,7 @@
 #include "graph/graph.h"
 #include "model/creation_counts.h"
 #include "session/context_rebuild.h"
+#include "session/context_source_fallback.h"
 #include "session/provider_fallback.h"
 #include "session/session_plan.h"
 #include "env/env.h"
@@ -97,6 +98,9 @@ class Session {
                                          const CreationDeadline& deadline) const;
   // A device provider fell back (provider_fallback.h): partitions again without it and swaps the new plan in.
   void plan_again_without(const std::vector<std::string>& left_out) const;
+  // partition_graphs without the providers `left_out`, their EPContext nodes replaced by source nodes.
+  std::vector<GraphPartition> partition_without(const std::vector<std::string>& left_out,
+                                                const GenerationSettings& generation) const;
   // make_plan at creation. When it fails because a device provider fell back meanwhile (its provider host
   // lost on every try of a compile), the graphs are partitioned again without that provider and the plan
   // made from that, as a run after a fallback does: the session is created on the providers after it.
@@ -115,6 +119,9 @@ class Session {
   mutable ProviderFallback fallback_;
   SessionProviders providers_;
   ContextResolution contexts_;    // the EPContext nodes loaded (a new plan gets them again); no diagnostics
+  // The source nodes of EPContext nodes whose isolated provider falls back (null: none loaded by one).
+  // Before plan_: its steps' runner outlives them.
+  std::unique_ptr<ContextSourceFallback> context_sources_;
   mutable std::mutex plan_mutex_;
   // Releases kernels and compiled groups: destroyed before providers_. Swapped under plan_mutex_.
   mutable std::shared_ptr<const SessionPlan> plan_;

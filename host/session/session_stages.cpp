@@ -1,6 +1,7 @@
 #include "session/session_stages.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <onnx/onnx_pb.h>
 
 #include "core/device.h"
@@ -72,7 +73,8 @@ void partition_subgraphs(const Graph& graph, const std::vector<std::string>& nam
 
 std::vector<GraphPartition> partition_graphs(const Graph& main, const SessionProviders& providers,
                                              const ContextResolution& contexts, const GenerationSettings& generation,
-                                             const std::vector<std::string>& left_out) {
+                                             const std::vector<std::string>& left_out,
+                                             const std::vector<PartitionOptions::Preassigned>& replacing) {
   auto is_left_out = [&left_out](size_t provider) { return provider < left_out.size() && !left_out[provider].empty(); };
   const CapabilityQuery query = capability_query(providers);
   PartitionOptions common;
@@ -86,6 +88,12 @@ std::vector<GraphPartition> partition_graphs(const Graph& main, const SessionPro
   if (generation.enabled) main_options.fused_name_prefix = generation.node_prefix + generation.model_name + "_";
   for (const auto& n : main.nodes) {
     if (n->op_type != epctx::kOpType) continue;
+    auto replaced = std::find_if(replacing.begin(), replacing.end(),
+                                 [&](const PartitionOptions::Preassigned& r) { return r.node == n.get(); });
+    if (replaced != replacing.end()) {
+      main_options.preassigned.push_back(*replaced);
+      continue;
+    }
     auto it = contexts.loaded.find(n->name);
     const bool usable = it != contexts.loaded.end() && !is_left_out(it->second.provider);
     if (usable) main_options.preassigned.push_back({n.get(), it->second.provider, it->second.compute});

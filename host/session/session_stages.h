@@ -60,10 +60,13 @@ void transform_graph(Graph& main, const SessionConfig& config, Env& env, const C
 // nodes of rejected contexts kept from the providers that rejected them, fused groups named for
 // EPContext generation) and every subgraph. Main graph first. Providers with a reason in `left_out`
 // (indexed by provider; "" or past the end: asked) are not asked, and get no EPContext node either: the
-// session plans again without an isolated device provider that fell back (session/provider_fallback.h).
+// session plans again without an isolated provider that fell back (session/provider_fallback.h).
+// `replacing`: EPContext nodes preassigned as given instead (those of a provider left out, as their
+// source nodes: session/context_source_fallback.h).
 std::vector<GraphPartition> partition_graphs(const Graph& main, const SessionProviders& providers,
                                              const ContextResolution& contexts, const GenerationSettings& generation,
-                                             const std::vector<std::string>& left_out = {});
+                                             const std::vector<std::string>& left_out = {},
+                                             const std::vector<PartitionOptions::Preassigned>& replacing = {});
 
 // `progress` (may be empty) is called after each step is compiled: (done, total) over all graphs.
 // `deadline` is checked after each step: past it, what was compiled is released and it throws.

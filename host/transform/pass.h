@@ -93,6 +93,11 @@ std::unique_ptr<GraphPass> make_shape_source_rewrite_pass();
 // graphs around it). DequantizeLinear of constants, and what reads it, is precomputed and kept
 // (GraphEditor::precompute) for QDQ fusion. The one constant folding: plugins see the folded graph.
 std::unique_ptr<GraphPass> make_constant_folding_pass();
+// Level 1: a DequantizeLinear of a non-constant input whose readers belong to several operators gets a
+// copy per further operator (ONNX Runtime's EnsureUniqueDQForNodeUnit; readers of one decomposed operator,
+// which reach each other within a few nodes, keep sharing one), so a provider can fuse each operator with
+// its own DequantizeLinear and read the bytes. Main graph only.
+std::unique_ptr<GraphPass> make_unique_dequantize_pass();
 // Removes initializers (not graph inputs) that no node, graph output or subgraph reads, in every graph.
 std::unique_ptr<GraphPass> make_unused_initializer_elimination_pass();
 // Level 2: Conv followed by inference BatchNormalization becomes one Conv with folded weights.

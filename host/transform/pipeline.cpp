@@ -41,6 +41,7 @@ PassPipeline default_pipeline() {
   p.add(make_shape_source_rewrite_pass());
   p.add(make_constant_folding_pass());
   p.add(make_conv_batchnorm_fusion_pass());
+  p.add(make_unique_dequantize_pass());
   p.add(make_unused_initializer_elimination_pass());
   return p;
 }

@@ -169,7 +169,8 @@ class ChainGroup : public sdk::CompiledGroup {
     threads = math::effective_threads(threads, adaptive_);
     const float* px = x.data<float>();
     const int64_t blocks = (n + kBlock - 1) / kBlock;
-    math::parallel_for(blocks, threads, std::max<int64_t>(1, math::kElementwiseGrain / kBlock),
+    // Each block reads the input and writes or reads a float value per step.
+    math::parallel_for(blocks, threads, math::pass_grain(kBlock * static_cast<int64_t>(sizeof(float)) * static_cast<int64_t>(1 + steps_.size())),
                        [&](int64_t b0, int64_t b1) { run_blocks(px, out, n, b0, b1); });
     math::note_team_end(threads);
   }

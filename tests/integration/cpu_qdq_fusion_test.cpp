@@ -122,9 +122,9 @@ Ephost::Session op_by_op_session(const std::string& bytes) {
 }
 
 // Runs the model fused and op by op; the dequantized outputs must be within 2 steps of out.scale, and
-// the fused session must hold a group of exactly `expect`'s op types.
+// the fused session must hold `count` groups of exactly `expect`'s op types (none unless expect_fused).
 void check_qdq(QdqModel& q, const std::vector<int64_t>& x_shape, const std::string& expect, uint32_t seed = 1,
-               bool expect_fused = true, double max_steps = 2.0) {
+               bool expect_fused = true, double max_steps = 2.0, size_t count = 1) {
   const std::string bytes = q.m.bytes();
   Ephost::Session fused = fused_session(bytes);
   Ephost::Session plain = op_by_op_session(bytes);
@@ -132,7 +132,7 @@ void check_qdq(QdqModel& q, const std::vector<int64_t>& x_shape, const std::stri
   const std::multiset<std::string> groups = fused_groups(fused);
   std::string all;
   for (const auto& g : groups) all += "[" + g + "] ";
-  EXPECT_EQ(groups.count(expect), expect_fused ? 1u : 0u) << "fused groups: " << all;
+  EXPECT_EQ(groups.count(expect), expect_fused ? count : 0u) << "fused groups: " << all;
   for (const std::string& g : fused_groups(plain)) EXPECT_NE(g, expect) << "fuse_patterns=0 still fused " << g;
 
   size_t n = 1;
@@ -155,6 +155,16 @@ void check_qdq(QdqModel& q, const std::vector<int64_t>& x_shape, const std::stri
   // Not a vacuous comparison: the outputs span many quantization levels.
   std::set<float> levels(want.begin(), want.end());
   EXPECT_GT(levels.size(), 20u);
+}
+
+// A constant quantized operand: `values` as u8 bytes with scale and zero point, through its own
+// DequantizeLinear named `y`.
+void add_constant_operand(QdqModel& q, const std::string& y, const std::vector<int64_t>& dims,
+                          const std::vector<uint8_t>& values, float scale, int zero_point) {
+  typed_initializer<uint8_t>(q.m, y + "_q", onnx::TensorProto::UINT8, dims, values);
+  q.m.initializer(y + "_s", {}, {scale});
+  typed_initializer<uint8_t>(q.m, y + "_z", onnx::TensorProto::UINT8, {}, {static_cast<uint8_t>(zero_point)});
+  q.m.node("DequantizeLinear", {y + "_q", y + "_s", y + "_z"}, {y}, y + "_dequantize");
 }
 
 }  // namespace
@@ -255,6 +265,36 @@ TEST(CpuQdqFusion, SharedInputDequantizeStaysOutside) {
   q.add_quant_pair("biased", q.out, "mid", "m");
   q.m.node("Add", {"m", "a"}, {"y"}, "residual");
   check_qdq(q, {9, 40}, "DequantizeLinear+MatMul+Add+QuantizeLinear", 7);
+}
+
+TEST(CpuQdqFusion, MatMulsSharingOneDequantizeEachReadTheBytes) {
+  // BERT's query, key and value projections read one LayerNorm output's DequantizeLinear. The host gives
+  // each MatMul a copy (host/transform/unique_dequantize.cpp), so each group takes its own and reads the
+  // bytes: three groups with their activation's DequantizeLinear, no DequantizeLinear left on its own.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {2, 5, 32}).output("y", onnx::TensorProto::FLOAT, {2, 5, 24});
+  q.add_quant_pair("x", q.in, "in", "a");
+  std::vector<std::string> outs;
+  for (int i = 0; i < 3; ++i) {
+    const std::string k = std::to_string(i);
+    std::mt19937 gen(90 + i);
+    std::uniform_int_distribution<int> d(-64, 64);
+    std::vector<int8_t> w(32 * 24);
+    for (int8_t& v : w) v = static_cast<int8_t>(d(gen));
+    typed_initializer<int8_t>(q.m, "w" + k + "_q", onnx::TensorProto::INT8, {32, 24}, w);
+    q.m.initializer("w" + k + "_s", {24}, channel_scales(24));
+    auto& dq = q.m.node("DequantizeLinear", {"w" + k + "_q", "w" + k + "_s"}, {"w" + k}, "w" + k + "_dequantize");
+    ephost_test::attr_int(dq, "axis", 1);
+    q.m.node("MatMul", {"a", "w" + k}, {"mm" + k}, "matmul" + k);
+    q.add_quant_pair("mm" + k, {0.06f, 128, false}, "p" + k, "d" + k);
+    outs.push_back("d" + k);
+  }
+  q.m.node("Add", {outs[0], outs[1]}, {"s01"}, "sum01");
+  q.add_quant_pair("s01", {0.08f, 128, false}, "s01", "e01");
+  q.m.node("Add", {"e01", outs[2]}, {"s"}, "sum");
+  q.out = {0.1f, 128, false};
+  q.add_quant_pair("s", q.out, "out", "y");
+  check_qdq(q, {2, 5, 32}, "DequantizeLinear+DequantizeLinear+MatMul+QuantizeLinear", 93, true, 2.0, 3);
 }
 
 TEST(CpuQdqFusion, FullRangeWeightsFuseOnlyWhereExact) {
@@ -453,8 +493,9 @@ TEST(CpuQdqFusion, ChainsOfElementwiseStepsAsOneTable) {
 }
 
 TEST(CpuQdqFusion, ChainFromASharedDequantizeReadsItsFloatOutput) {
-  // BERT's GELU: x's DequantizeLinear feeds Div(sqrt 2) -> Erf -> Q and the Mul by that Q/DQ's output.
-  // The chain's group reads the float x and quantizes it back (exact); the DequantizeLinear stays.
+  // x's DequantizeLinear feeds Div(sqrt 2) -> Erf -> Q, the Mul by that Q/DQ's output, and an Add of the
+  // product (three readers of one operator: the host keeps them on one DequantizeLinear). The chain's
+  // group reads the float x and quantizes it back (exact); the DequantizeLinear stays.
   QdqModel q;
   q.m.input("x", onnx::TensorProto::FLOAT, {4, 64}).output("y", onnx::TensorProto::FLOAT, {4, 64});
   q.add_quant_pair("x", q.in, "in", "a");
@@ -463,9 +504,42 @@ TEST(CpuQdqFusion, ChainFromASharedDequantizeReadsItsFloatOutput) {
   q.m.node("Erf", {"d"}, {"e"}, "erf");
   q.add_quant_pair("e", {0.008f, 128, false}, "eq", "ed");
   q.m.node("Mul", {"a", "ed"}, {"p"}, "mul");
+  q.m.node("Add", {"a", "p"}, {"s"}, "add");
   q.out = {0.012f, 128, false};
-  q.add_quant_pair("p", q.out, "out", "y");
+  q.add_quant_pair("s", q.out, "out", "y");
   check_qdq(q, {4, 64}, "Div+Erf+QuantizeLinear", 61, true, 0.0);
+}
+
+TEST(CpuQdqFusion, QuantizedGeluAsOneTable) {
+  // BERT's GELU as a static quantizer writes it (Add and Mul quantized, Div and Erf left float):
+  //   a = DQ(x_q); e = Q/DQ(Erf(a / sqrt 2)); g = Q/DQ(e + DQ(1)); p = Q/DQ(a * g); y = Q(p * DQ(0.5))
+  // x's DequantizeLinear has two readers (Div and the Mul), both inside the pattern: one table over x's
+  // byte, bit for bit the op-by-op graph. Before, the DequantizeLinear ran on its own and four groups
+  // read its float output or each other's bytes.
+  for (const bool x_first : {true, false}) {
+    QdqModel q;
+    q.in = {0.03f, 140, false};
+    q.m.input("x", onnx::TensorProto::FLOAT, {2, 6, 40}).output("y", onnx::TensorProto::FLOAT, {2, 6, 40});
+    q.add_quant_pair("x", q.in, "in", "a");
+    q.m.initializer("sqrt2", {}, {1.41421356f});
+    q.m.node("Div", {"a", "sqrt2"}, {"d"}, "div");
+    q.m.node("Erf", {"d"}, {"e"}, "erf");
+    q.add_quant_pair("e", {2.f / 255, 128, false}, "eq", "ed");
+    add_constant_operand(q, "one", {}, {255}, 1.f / 255, 0);
+    q.m.node("Add", {"ed", "one"}, {"g"}, "add_one");
+    q.add_quant_pair("g", {2.f / 255, 0, false}, "gq", "gd");
+    q.m.node("Mul", x_first ? std::vector<std::string>{"a", "gd"} : std::vector<std::string>{"gd", "a"}, {"p"}, "mul");
+    q.add_quant_pair("p", {0.02f, 20, false}, "pq", "pd");
+    add_constant_operand(q, "half", {}, {128}, 0.5f / 128, 0);
+    q.m.node("Mul", {"pd", "half"}, {"h"}, "mul_half");
+    q.out = {0.012f, 16, false};
+    q.add_quant_pair("h", q.out, "out", "y");
+    SCOPED_TRACE(x_first);
+    check_qdq(q, {2, 6, 40},
+              "DequantizeLinear+Div+Erf+QuantizeLinear+DequantizeLinear+Add+QuantizeLinear+DequantizeLinear+Mul+"
+              "QuantizeLinear+DequantizeLinear+Mul+QuantizeLinear",
+              x_first ? 81 : 82, true, 0.0);
+  }
 }
 
 TEST(CpuQdqFusion, ReshapeAndTransposeBetweenEqualQuantPairsMoveBytes) {
@@ -707,16 +781,6 @@ TEST(CpuQdqFusion, MaxPoolOnTheBytes) {
 
 // ---- DQ, DQ -> Add / Mul -> Q (qdq_binary.cpp): the op-by-op arithmetic in blocks, so bit for bit --------
 
-// A constant quantized operand: `values` as u8 bytes with scale and zero point, through its own
-// DequantizeLinear named `y`.
-void add_constant_operand(QdqModel& q, const std::string& y, const std::vector<int64_t>& dims,
-                          const std::vector<uint8_t>& values, float scale, int zero_point) {
-  typed_initializer<uint8_t>(q.m, y + "_q", onnx::TensorProto::UINT8, dims, values);
-  q.m.initializer(y + "_s", {}, {scale});
-  typed_initializer<uint8_t>(q.m, y + "_z", onnx::TensorProto::UINT8, {}, {static_cast<uint8_t>(zero_point)});
-  q.m.node("DequantizeLinear", {y + "_q", y + "_s", y + "_z"}, {y}, y + "_dequantize");
-}
-
 TEST(CpuQdqFusion, AddOfTwoQuantizedTensorsOfOneShape) {
   QdqModel q;
   q.m.input("x", onnx::TensorProto::FLOAT, {2, 3, 17, 19}).output("y", onnx::TensorProto::FLOAT, {2, 3, 17, 19});
@@ -757,6 +821,44 @@ TEST(CpuQdqFusion, SignedBiasAddWithAConstantFirstOperand) {
   // The constant's DequantizeLinear joins the group (the plugin folds nothing; the host precomputes
   // it): the group reads its float output as a constant.
   check_qdq(q, {2, 5, 24}, "DequantizeLinear+DequantizeLinear+Add+QuantizeLinear", 31, true, 0.0);
+}
+
+TEST(CpuQdqFusion, MatMulWithItsQuantizedBiasAddAsOneGroup) {
+  // A transformer's Linear as a static quantizer writes it (ours; ONNX Runtime's for MatMul + Add): the
+  // product quantized on its own, then DQ(product) + DQ(bias constant) -> Q. The bias Add joins the int8
+  // MatMul's group, which rounds the product with its Q/DQ before adding the bias, as the graph does.
+  struct Case {
+    Quant product, out;
+    bool bias_first, relu;
+  };
+  const Case cases[] = {{{0.04f, 131, false}, {0.05f, 120, false}, false, false},
+                        {{0.035f, -4, true}, {0.03f, 0, false}, true, true}};
+  uint32_t seed = 71;
+  for (const Case& c : cases) {
+    QdqModel q;
+    q.m.input("x", onnx::TensorProto::FLOAT, {2, 9, 48}).output("y", onnx::TensorProto::FLOAT, {2, 9, 40});
+    q.add_quant_pair("x", q.in, "in", "a");
+    q.add_weights(48, 40, false, 64, seed);
+    q.m.node("MatMul", {"a", "w"}, {"mm"}, "matmul");
+    q.add_quant_pair("mm", c.product, "product", "p");
+    std::vector<uint8_t> bias(40);
+    for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<uint8_t>((i * 53 + seed) % 256);
+    add_constant_operand(q, "bias", {40}, bias, 0.012f, 140);
+    q.m.node("Add", c.bias_first ? std::vector<std::string>{"bias", "p"} : std::vector<std::string>{"p", "bias"},
+             {"s"}, "add");
+    std::string last = "s", ops = "Add+";
+    if (c.relu) {
+      q.m.node("Relu", {"s"}, {"r"}, "relu");
+      last = "r";
+      ops += "Relu+";
+    }
+    q.out = c.out;
+    q.add_quant_pair(last, q.out, "out", "y");
+    SCOPED_TRACE(seed);
+    check_qdq(q, {2, 9, 48},
+              "DequantizeLinear+DequantizeLinear+MatMul+QuantizeLinear+DequantizeLinear+" + ops + "QuantizeLinear",
+              seed++);
+  }
 }
 
 TEST(CpuQdqFusion, MulBroadcastingBothWays) {
@@ -1015,6 +1117,17 @@ TEST(CpuQdqFusion, ConvChainEndsWithTheResidualAddOfItsOwnInput) {
   q.add_quant_pair("x", q.in, "in", "a");
   add_bottleneck(q, 16, 16, "a", 331);
   check_qdq(q, {2, 16, 9, 11}, std::string("DequantizeLinear+") + kBottleneck, 53);
+}
+
+TEST(CpuQdqFusion, ConvChainResidualAddOverPartialChannelTilesAndLongPlanes) {
+  // The residual Add transposes the last link's NHWC bytes in tiles of 16 channels of one image and
+  // evaluates them in pieces of 2048 elements: 40 channels end in a partial tile, and a tile of 16
+  // channels of 13x17 pixels (3536 elements) spans two pieces, over two images.
+  QdqModel q;
+  q.m.input("x", onnx::TensorProto::FLOAT, {2, 40, 13, 17}).output("y", onnx::TensorProto::FLOAT, {2, 40, 13, 17});
+  q.add_quant_pair("x", q.in, "in", "a");
+  add_bottleneck(q, 40, 40, "a", 337);
+  check_qdq(q, {2, 40, 13, 17}, std::string("DequantizeLinear+") + kBottleneck, 57);
 }
 
 TEST(CpuQdqFusion, ConvChainEndsWithTheResidualAddOfAProjection) {

@@ -60,6 +60,7 @@ class ProviderIsolationDevice : public ::testing::TestWithParam<std::string> {
     env_.reset();
     ::unsetenv("FAKEDEV_JOURNAL");
     ::unsetenv("FAKEDEV_CRASH_FILE");
+    ::unsetenv("FAKEDEV_CRASH_CALL");
   }
 
   Ephost::SessionOptions options(const std::string& isolation) const {
@@ -163,10 +164,10 @@ TEST_P(ProviderIsolationDevice, RunsInTheProviderHostWithTheInProcessOutputsAndC
   EXPECT_EQ(counts["copy_to_device"], 2 + 2 * kRuns) << "one copy in per graph input per run; initializers once";
   EXPECT_EQ(counts["copy_to_host"], 2 * kRuns) << "one copy out per graph output per run";
   EXPECT_EQ(counts["compute"], kernels_per_run * kRuns);
-  // The provider host finishes the stream after each copy to or from host memory (its shared memory is
-  // reused by the next request): the synchronization that ends a run, after y1 and y2 came back, asks
-  // for nothing more (isolated_device.h).
-  EXPECT_EQ(counts["stream_synchronize"], 4 * kRuns) << "one per copy in or out per run, none at the run's end";
+  // A copy in is only queued on the run's stream (its shared memory is kept until the stream is
+  // finished), as in process; the provider host finishes the stream after each copy out, so the
+  // synchronization that ends a run, after y1 and y2 came back, asks for nothing more (isolated_device.h).
+  EXPECT_EQ(counts["stream_synchronize"], 2 * kRuns) << "one per copy out per run, none per copy in or at the end";
   EXPECT_EQ(process_of(isolated), pid) << "the same provider host serves every run";
 }
 
@@ -205,6 +206,83 @@ TEST_P(ProviderIsolationDevice, CrashInComputeFailsOneRunNamingThePluginAndTheCa
   }
   for (int seed = 3; seed < 5; ++seed) expect_run_matches(isolated, in_process, seed);
   EXPECT_EQ(journal()[process_of(isolated)]["copy_to_device"], 2 + 2 * 2) << "initializers again, then two runs";
+}
+
+// Tensors larger than a chunk of the shared memory (1 MiB) cross in pieces, sent without waiting for each
+// reply (each way), and their uploads are only queued on the run's stream: the outputs are the in-process ones bit
+// for bit, also with a second session's runs (another stream) in the same provider host in between.
+TEST_P(ProviderIsolationDevice, LargeTensorsCrossInChunksWithTheInProcessOutputs) {
+  constexpr int64_t kBigRows = 131072;  // 2.5 MiB per input: three chunks each
+  const std::string big = device_chain_model(kBigRows).bytes();
+  Ephost::Session in_process(*env_, big.data(), big.size(), options("in_process"));
+  Ephost::Session isolated(*env_, big.data(), big.size(), options("process"));
+  Ephost::Session other(*env_, big.data(), big.size(), options("process"));
+  const long pid = process_of(isolated);
+  ASSERT_GT(pid, 0);
+  ASSERT_EQ(process_of(other), pid) << "the sessions of one env share the provider host";
+  auto run_big = [&](const Ephost::Session& s, int seed) {
+    std::vector<float> x = input_values(seed, kBigRows), z = input_values(seed + 7, kBigRows);
+    std::vector<std::vector<float>> out;
+    for (const auto& t : s.run({"x", "z"}, {host_tensor(x, kBigRows), host_tensor(z, kBigRows)}, {"y1", "y2"}))
+      out.push_back(t.to_vector<float>());
+    return out;
+  };
+  // A first run each: the shared memory grows to its size then (the provider host finishes the queued
+  // uploads before it maps the grown memory again, a synchronization counted once).
+  run_big(isolated, 0);
+  run_big(other, 0);
+  const auto before = journal()[pid];
+  constexpr int kRuns = 3;
+  for (int r = 0; r < kRuns; ++r) {
+    const auto want = run_big(in_process, r);
+    const auto got = run_big(isolated, r);
+    const auto got_other = run_big(other, r + 1);
+    const auto want_other = run_big(in_process, r + 1);
+    ASSERT_EQ(got.size(), 2u);
+    ASSERT_EQ(got_other.size(), 2u);
+    for (size_t o = 0; o < 2; ++o) {
+      EXPECT_TRUE(got[o] == want[o]) << "output " << o << ", run " << r;
+      EXPECT_TRUE(got_other[o] == want_other[o]) << "output " << o << ", run " << r << " of the other session";
+    }
+  }
+  auto counts = journal()[pid];
+  auto since = [&](const char* call) { return counts[call] - (before.count(call) ? before.at(call) : 0); };
+  EXPECT_EQ(since("copy_to_device"), 2 * kRuns * 2 * 3) << "x and z in three chunks each, per run of each session";
+  EXPECT_EQ(since("copy_to_host"), 2 * kRuns * 2 * 3) << "y1 and y2 likewise";
+  EXPECT_EQ(since("stream_synchronize"), 2 * kRuns * 2 * 3)
+      << "one per chunk out (before its reply): the chunks in wait on the run's stream";
+}
+
+// A provider host that dies while a tensor crosses (in its copy_to_device, with more chunks on their
+// way) costs that run, which fails with EP_FAIL naming the plugin, the call and the signal; the host
+// writes nothing outside its shared memory, and the next runs are correct in a new process.
+TEST_P(ProviderIsolationDevice, CrashWhileATensorCrossesFailsOneRunAndTheNextAreCorrect) {
+  constexpr int64_t kBigRows = 131072;
+  const std::string big = device_chain_model(kBigRows).bytes();
+  ::setenv("FAKEDEV_CRASH_CALL", "copy_to_device", 1);
+  Ephost::Session in_process(*env_, big.data(), big.size(), options("in_process"));
+  Ephost::Session isolated(*env_, big.data(), big.size(), options("process"));
+  auto run_big = [&](const Ephost::Session& s, int seed) {
+    std::vector<float> x = input_values(seed, kBigRows), z = input_values(seed + 7, kBigRows);
+    std::vector<std::vector<float>> out;
+    for (const auto& t : s.run({"x", "z"}, {host_tensor(x, kBigRows), host_tensor(z, kBigRows)}, {"y1", "y2"}))
+      out.push_back(t.to_vector<float>());
+    return out;
+  };
+  EXPECT_TRUE(run_big(isolated, 1) == run_big(in_process, 1));
+  const long first = process_of(isolated);
+  std::ofstream(crash_file_) << "crash";
+  try {
+    run_big(isolated, 2);
+    ADD_FAILURE() << "the run whose copy crashed succeeded";
+  } catch (const Ephost::Exception& e) {
+    EXPECT_EQ(e.code(), EPHOST_EP_FAIL) << e.message();
+    EXPECT_NE(e.message().find("provider 'fakedev' copy_to_device"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("SIGABRT"), std::string::npos) << e.message();
+  }
+  ::unsetenv("FAKEDEV_CRASH_CALL");
+  for (int seed = 3; seed < 5; ++seed) EXPECT_TRUE(run_big(isolated, seed) == run_big(in_process, seed)) << seed;
+  EXPECT_NE(process_of(isolated), first);
 }
 
 TEST_P(ProviderIsolationDevice, ConcurrentRunsOfOneSessionAreCorrect) {

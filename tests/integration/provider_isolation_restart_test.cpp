@@ -13,38 +13,14 @@
 #include <nlohmann/json.hpp>
 
 #include "ephost/ephost_cxx_api.h"
+#include "example_isolated_test.h"
 #include "test_support.h"
 #include "provider_host_kill.h"
 
 namespace {
 
-class ProviderIsolationRestart : public ::testing::Test {
+class ProviderIsolationRestart : public ephost_test::ExampleIsolatedTest {
  protected:
-  void SetUp() override {
-    ephost_test::install_plugins(dir_, {"ephost_test_example_sdk1"});
-    journal_ = dir_.file("calls.txt");
-    ::setenv("EPHOST_TEST_CALL_JOURNAL", journal_.c_str(), 1);
-    env_ = std::make_unique<Ephost::Env>(EPHOST_LOG_FATAL, std::vector<std::string>{dir_.path()});
-    model_ = ephost_test::chain_model(2, 3).save(dir_);
-  }
-  void TearDown() override { ::unsetenv("EPHOST_TEST_CALL_JOURNAL"); }
-
-  Ephost::SessionOptions isolated() const {
-    Ephost::SessionOptions o;
-    o.add_config("session.provider_isolation", "process");
-    o.append_provider("example");
-    return o;
-  }
-
-  // How often the example plugin's `function` was called so far, in every process.
-  int calls(const std::string& function) const {
-    std::ifstream in(journal_);
-    std::string line;
-    int n = 0;
-    while (std::getline(in, line)) n += line == "example " + function;
-    return n;
-  }
-
   void expect_correct(const Ephost::Session& s) {
     std::vector<float> y = s.run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {2, 3}, x_.data(), 6)}, {"y"})[0]
                                .to_vector<float>();
@@ -55,11 +31,6 @@ class ProviderIsolationRestart : public ::testing::Test {
 
   static long process_of(const Ephost::Session& s) { return ephost_test::provider_host_pid(s); }
   static void kill_provider_host(const Ephost::Session& s) { ephost_test::kill_provider_host(s); }
-
-  ephost_test::TempDir dir_;
-  std::string journal_, model_;
-  std::unique_ptr<Ephost::Env> env_;
-  std::vector<float> x_ = {-1.0f, -0.5f, 0.0f, 0.25f, 0.5f, 1.0f};
 };
 
 TEST_F(ProviderIsolationRestart, RestartLoadsTheContextTheSessionGenerated) {

@@ -298,7 +298,10 @@ TEST(CompileDeadline, StopsConstantFoldingsKernelAndFailsTheCreation) {
             std::string::npos) << message;
   EXPECT_NE(message.find("constant folding of node 'pool' (MaxPool)"), std::string::npos) << message;
   std::printf("[ measured ] a creation with a 100 ms compile timeout failed after %.2f ms\n", elapsed);
-  EXPECT_LE(elapsed, 400.0) << "100 ms + a piece of the folded kernel's work (1/64 of it)";
+  // 100 ms + a piece of the folded kernel's work (1/64 of it, ~40 ms quiet). The bound leaves room for a
+  // loaded 2-core CI machine (409 ms was seen against an earlier 400 ms bound under load 12) and still
+  // fails when the deadline does not stop the fold: the whole fold takes seconds.
+  EXPECT_LE(elapsed, 1000.0) << "100 ms + a piece of the folded kernel's work (1/64 of it)";
 }
 
 TEST(CompileDeadline, AGenerousDeadlineLetsTheSessionBeCreatedAndItsValueIsChecked) {

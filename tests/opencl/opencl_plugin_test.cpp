@@ -386,6 +386,39 @@ TEST_F(Opencl, IsolatedProviderKilledThreeTimesFallsBackToTheCpuPlugin) {
   EXPECT_EQ(states[0].state, EPHOST_PROVIDER_FALLEN_BACK);
 }
 
+// The same with the ctx model: the EPContext node is OpenCL's own, which no other provider runs, so
+// after the third loss the session plans again with the node's partition cut from the source model
+// (cls.onnx beside the ctx model, its onnx_model_filename) and run on the CPU plugin: the outputs are
+// the CPU plugin's. Without the source model the failure says what to do and OpenCL is restarted.
+TEST_F(Opencl, IsolatedCtxModelKilledThreeTimesFallsBackToTheSourceNodes) {
+  Ephost::SessionOptions o = opencl_options();
+  o.add_config("session.provider_isolation", "process");
+  Ephost::Session s(env(), c().ctx("cls"), o);
+  json report = json::parse(s.partition_report_json());
+  ASSERT_EQ(report["providers"][0]["name"], "opencl") << report["providers"].dump(2);
+  ASSERT_EQ(report["providers"][0]["device"]["memory"], "device") << report["providers"].dump(2);
+  EXPECT_EQ(run(s, "cls"), c().compiled.at("cls"));
+  int failed_runs = 0;
+  for (int kill = 1; kill <= 3; ++kill) {
+    ASSERT_NO_FATAL_FAILURE(ephost_test::kill_provider_host(s)) << "kill " << kill;
+    try {
+      EXPECT_EQ(run(s, "cls"), c().compiled.at("cls")) << "after kill " << kill;
+    } catch (const Ephost::Exception& e) {
+      ++failed_runs;
+      EXPECT_EQ(kill, 3) << "a run failed after kill " << kill << ": " << e.message();
+      EXPECT_EQ(e.code(), EPHOST_EP_FAIL) << e.message();
+    }
+  }
+  EXPECT_LE(failed_runs, 1);
+  for (int i = 0; i < 2; ++i)
+    EXPECT_EQ(mismatches(run(s, "cls"), c().cpu.at("cls")), "") << "run " << i << " after the fallback";
+  report = json::parse(s.partition_report_json());
+  for (const auto& n : report["graphs"][0]["nodes"]) EXPECT_EQ(n["provider"], "cpu") << n.dump();
+  EXPECT_EQ(report["providers"][0]["isolation"]["state"], "fallen_back");
+  EXPECT_EQ(report["providers"][0]["isolation"]["left_out_of_plan"], true);
+  EXPECT_EQ(report["providers"][0]["isolation"]["device_buffers"], 0);
+}
+
 TEST_F(Opencl, EditedHardwareArchitectureIsRefusedAndServedByTheFallback) {
   onnx::ModelProto m = read_model(c().ctx("cls"));
   attribute(context_node(m), "hardware_architecture").set_s("pthread-x86_64-pc-linux-gnu-some-other-cpu");

@@ -3,10 +3,13 @@
 // injects faults so tests can see how the host reports them: "fail_compute" (the kernel returns an
 // error), "skip_output" (the kernel returns success without writing its output), "fail_capability"
 // (get_capability fails), "fail_create_kernel" (kernel creation fails), "fail_run_start" (on_run_start
-// fails); default "none". Option `rendezvous` (rendezvous.hpp) makes concurrent computes observable.
+// fails); default "none". Option `identity`: "1" claims every Identity node too, whatever the type of its
+// value (a sequence, a string tensor), though its kernel copies float tensors only: what a provider host
+// process can and cannot take is then up to the host. Option `rendezvous` (rendezvous.hpp) makes concurrent computes observable.
 // It records what the host does to it (recording_plugin.hpp). Variants built from this file (ABI 1 only)
 // set their own EPHOST_TEST_PLUGIN_NAME (CMakeLists.txt). EPHOST_TEST_ALPHA_WRONG_MUL builds the variant
 // that adds where it should multiply: the conformance kit's numerical section must catch it.
+#include <algorithm>
 #include <memory>
 
 #include "elementwise.hpp"
@@ -46,16 +49,28 @@ class BinaryKernel : public Kernel {
   std::shared_ptr<Rendezvous> rendezvous_;  // shared by the provider's kernels
 };
 
+// Identity of a float tensor (alpha claims Identity of any value with option `identity`).
+class IdentityKernel : public Kernel {
+ public:
+  void compute(KernelContext& ctx) override {
+    Tensor a = ctx.input(0);
+    const float* in = ephost_test::float_data(a, "input");
+    float* out = ctx.output<float>(0, a.shape());
+    std::copy(in, in + a.size(), out);
+  }
+};
+
 class AlphaProvider : public Provider {
  public:
-  AlphaProvider(bool claim, std::string misbehave, std::shared_ptr<Rendezvous> rendezvous)
-      : claim_(claim), misbehave_(std::move(misbehave)), rendezvous_(std::move(rendezvous)) {}
+  AlphaProvider(bool claim, std::string misbehave, std::shared_ptr<Rendezvous> rendezvous, bool identity)
+      : claim_(claim), misbehave_(std::move(misbehave)), rendezvous_(std::move(rendezvous)), identity_(identity) {}
   void get_capability(const Graph& graph, Capability& capability) override {
     if (misbehave_ == "fail_capability") fail(EPHOST_EP_FAIL, "alpha: injected get_capability failure");
     if (!claim_) return;
     for (const Node& node : graph.nodes()) {
       std::string op = node.op_type();
       if ((op == "Add" || op == "Mul") && ephost_test::is_float_node(node, 2)) capability.add_node(node);
+      if (identity_ && op == "Identity" && node.num_inputs() == 1 && node.num_outputs() == 1) capability.add_node(node);
     }
   }
   std::unique_ptr<Kernel> create_kernel(const Node& node) override {
@@ -67,6 +82,7 @@ class AlphaProvider : public Provider {
 #else
     if (op == "Mul") return std::make_unique<BinaryKernel>(BinaryOp::kMul, misbehave_, rendezvous_);
 #endif
+    if (op == "Identity" && identity_) return std::make_unique<IdentityKernel>();
     fail(EPHOST_NOT_IMPLEMENTED, "alpha has no kernel for " + op + " node '" + node.name() + "'");
   }
   void on_run_start() override {
@@ -77,6 +93,7 @@ class AlphaProvider : public Provider {
   bool claim_;
   std::string misbehave_;
   std::shared_ptr<Rendezvous> rendezvous_;
+  bool identity_;
 };
 
 struct AlphaDescribe {
@@ -101,7 +118,7 @@ struct AlphaCreate {
         misbehave != "fail_capability" && misbehave != "fail_create_kernel" && misbehave != "fail_run_start")
       fail(EPHOST_INVALID_ARGUMENT, "alpha: unknown misbehave value '" + misbehave + "'");
     return std::make_unique<AlphaProvider>(ephost_test::claims_anything(options), misbehave,
-                                           ephost_test::rendezvous_option(options));
+                                           ephost_test::rendezvous_option(options), option(options, "identity", "0") == "1");
   }
 };
 

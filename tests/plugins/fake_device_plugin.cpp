@@ -13,7 +13,8 @@
 // synchronizes that stream (in queue order). A host that reads a device-to-host copy before
 // synchronizing reads stale bytes; one that frees memory under queued work gets a test failure.
 //
-// Provider options: `claim` — comma-separated ops it takes among Add, Mul, Relu (default all);
+// Provider options: `claim` — comma-separated ops it takes among Add, Mul, Relu (default these three) and
+// ReduceMax (over axis 0 with keepdims only; for benchmarks whose output is smaller than their input);
 // `mode` — "kernels" (one kernel per node, default) or "fused" (connected claimed nodes as fused
 // groups). Float32 tensors; Add and Mul broadcast like numpy.
 //
@@ -28,7 +29,8 @@
 // For runs in a provider host process, where the tests cannot reach the hooks: FAKEDEV_JOURNAL names a
 // file that every successful copy_to_device, copy_to_host, device_allocate, stream_synchronize and compute
 // (kernel or fused) appends a line to ("fakedev <call> <pid>"), from every process; and a compute that finds the file
-// FAKEDEV_CRASH_FILE names removes it and aborts its process (a crash in compute, once). The provider
+// FAKEDEV_CRASH_FILE names removes it and aborts its process (a crash in compute, once; in copy_to_device
+// instead when FAKEDEV_CRASH_CALL=copy_to_device: a crash while a tensor crosses). The provider
 // options `fault` and `fault_while` inject a fault of injected_fault.hpp into provider_create,
 // get_capability or compile, on every call while they hold ("compile" is create_kernel in mode
 // "kernels", compile in mode "fused").
@@ -36,6 +38,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -93,8 +96,11 @@ void journal(const char* call) {
   ::close(fd);
 }
 
-void maybe_crash() {
+// In `call` ("compute", or what FAKEDEV_CRASH_CALL names: "copy_to_device"), once per crash file.
+void maybe_crash(const char* call = "compute") {
   const char* path = std::getenv("FAKEDEV_CRASH_FILE");
+  const char* when = std::getenv("FAKEDEV_CRASH_CALL");
+  if (std::string(when && *when ? when : "compute") != call) return;
   if (path && *path && ::unlink(path) == 0) std::abort();
 }
 
@@ -232,6 +238,7 @@ class FakeDevices : public Devices {
   void copy_to_device(uint32_t device, EphostStream* stream, const void* src, DeviceBuffer dst,
                       uint64_t bytes) override {
     maybe_fail("copy_to_device");
+    maybe_crash("copy_to_device");
     run_or_queue(stream, [=] { std::memcpy(Memory::instance().address(device, dst), src, bytes); });
     journal("copy_to_device");
   }
@@ -272,12 +279,13 @@ class FakeDevices : public Devices {
 
 // ---- kernels: elementwise float ops on device buffers ----------------------------------------------
 
-enum class Op { kAdd, kMul, kRelu };
+enum class Op { kAdd, kMul, kRelu, kReduceMax };
 
 bool op_of(const std::string& name, Op* op) {
   if (name == "Add") *op = Op::kAdd;
   else if (name == "Mul") *op = Op::kMul;
   else if (name == "Relu") *op = Op::kRelu;
+  else if (name == "ReduceMax") *op = Op::kReduceMax;
   else return false;
   return true;
 }
@@ -297,12 +305,33 @@ void apply(Op op, const std::vector<const float*>& in, const std::vector<std::ve
     ephost_test::unary(ephost_test::UnaryOp::kRelu, in[0], elements(out_shape), out);
     return;
   }
+  if (op == Op::kReduceMax) {  // over axis 0, kept as a dimension of 1
+    const int64_t row = elements(out_shape), rows = in_shapes[0].empty() ? 1 : in_shapes[0][0];
+    std::memcpy(out, in[0], static_cast<size_t>(row) * sizeof(float));
+    for (int64_t r = 1; r < rows; ++r)
+      for (int64_t i = 0; i < row; ++i) out[i] = std::max(out[i], in[0][r * row + i]);
+    return;
+  }
   ephost_test::broadcast_binary(op == Op::kAdd ? BinaryOp::kAdd : BinaryOp::kMul, in[0], in_shapes[0], in[1],
                                 in_shapes[1], out, out_shape);
 }
 
 std::vector<int64_t> output_shape(Op op, const std::vector<std::vector<int64_t>>& in_shapes) {
+  if (op == Op::kReduceMax) {
+    std::vector<int64_t> shape = in_shapes[0];
+    if (!shape.empty()) shape[0] = 1;
+    return shape;
+  }
   return op == Op::kRelu ? in_shapes[0] : ephost_test::broadcast_shape(in_shapes[0], in_shapes[1]);
+}
+
+size_t input_count(Op op) { return op == Op::kRelu || op == Op::kReduceMax ? 1 : 2; }
+
+// ReduceMax is taken over axis 0 with keepdims only (opset 13's attributes), in float.
+bool takes(const Node& node, Op op) {
+  if (op == Op::kReduceMax && (node.attr_ints("axes") != std::vector<int64_t>{0} || node.attr_int("keepdims", 1) != 1))
+    return false;
+  return ephost_test::is_float_node(node, input_count(op));
 }
 
 class NodeKernel : public Kernel {
@@ -312,7 +341,7 @@ class NodeKernel : public Kernel {
     maybe_fail("compute");
     maybe_crash();
     journal("compute");
-    const size_t n = op_ == Op::kRelu ? 1 : 2;
+    const size_t n = input_count(op_);
     std::vector<EphostTensorMemory> in;
     std::vector<std::vector<int64_t>> shapes;
     for (size_t i = 0; i < n; ++i) {
@@ -420,8 +449,7 @@ class FakeProvider : public Provider {
     for (size_t i = 0; i < wanted.size(); ++i) {
       const Node& node = dependencies.nodes()[i];
       Op op;
-      const size_t inputs = node.op_type() == "Relu" ? 1 : 2;
-      wanted[i] = claim_.count(node.op_type()) && op_of(node.op_type(), &op) && ephost_test::is_float_node(node, inputs);
+      wanted[i] = claim_.count(node.op_type()) && op_of(node.op_type(), &op) && takes(node, op);
     }
     if (!fused_) {
       for (size_t i = 0; i < wanted.size(); ++i)

@@ -1,8 +1,10 @@
-// How many OpenMP teams a run of fused int8 (QDQ) groups wakes at 2 threads. Waking a team whose
-// workers sleep between regions costs tens of microseconds (more in a VM), so a small int8
-// convolution, and the layout copies around it, must run on the calling thread: at 2 threads int8
-// MobileNetV3-small woke 53 teams per run and ran slower than at 1 thread (issue 27). A large one must
-// still get its team. Checked without timing: this executable interposes libgomp's GOMP_parallel (the
+// How many OpenMP teams a run of int8 (QDQ) steps wakes at 2 threads. Waking a team whose workers
+// sleep between regions costs tens of microseconds (more in a VM), so a small int8 convolution, and
+// the layout copies around it, must run on the calling thread: at 2 threads int8 MobileNetV3-small
+// woke 53 teams per run and ran slower than at 1 thread (issue 27). So must the per-element steps
+// between the int8 groups (a standalone DequantizeLinear, a GlobalAveragePool, the QDQ Mul/Add group):
+// int8 EfficientNet-B0 spent 2.4x as long in them at 2 threads as at 1. A large one must still get its
+// team. Checked without timing: this executable interposes libgomp's GOMP_parallel (the
 // entry every `#pragma omp parallel`, the plugin's and oneDNN's, calls) and counts the teams of more
 // than one thread that the runs start.
 #include <gtest/gtest.h>
@@ -12,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ephost/ephost_cxx_api.h"
@@ -61,47 +64,159 @@ std::string int8_conv_model(int64_t C, int64_t S, int64_t k) {
   return m.bytes();
 }
 
+// x_q [1, C, S, S] u8 -> DequantizeLinear -> y (float): the plain kernel, as int8 EfficientNet-B0 runs
+// it before each squeeze-excite pool.
+std::string dequantize_model(int64_t C, int64_t S) {
+  ModelBuilder m(13);
+  m.input("x", onnx::TensorProto::UINT8, {1, C, S, S});
+  m.output("y", onnx::TensorProto::FLOAT, {1, C, S, S});
+  ephost_test::add_quant_params(m, "in", {0.02f, 128, false});
+  m.node("DequantizeLinear", {"x", "in_s", "in_z"}, {"y"}, "in_dequantize");
+  return m.bytes();
+}
+
+// x [1, C, S, S] float -> GlobalAveragePool -> y [1, C, 1, 1].
+std::string global_average_pool_model(int64_t C, int64_t S) {
+  ModelBuilder m(13);
+  m.input("x", onnx::TensorProto::FLOAT, {1, C, S, S});
+  m.output("y", onnx::TensorProto::FLOAT, {1, C, 1, 1});
+  m.node("GlobalAveragePool", {"x"}, {"y"}, "pool");
+  return m.bytes();
+}
+
+// DQ(x_q [1, C, S, S]) * DQ(g_q [1, C, 1, 1]) -> Q -> y_q: a squeeze-excite scale as one fused int8 Mul.
+std::string excite_mul_model(int64_t C, int64_t S) {
+  ModelBuilder m(13);
+  m.input("x", onnx::TensorProto::UINT8, {1, C, S, S});
+  m.input("g", onnx::TensorProto::UINT8, {1, C, 1, 1});
+  m.output("y", onnx::TensorProto::UINT8, {1, C, S, S});
+  ephost_test::add_quant_params(m, "x", {0.03f, 120, false});
+  ephost_test::add_quant_params(m, "g", {1.f / 255, 0, false});
+  ephost_test::add_quant_params(m, "y", {0.025f, 110, false});
+  m.node("DequantizeLinear", {"x", "x_s", "x_z"}, {"xf"}, "x_dequantize");
+  m.node("DequantizeLinear", {"g", "g_s", "g_z"}, {"gf"}, "g_dequantize");
+  m.node("Mul", {"xf", "gf"}, {"p"}, "excite");
+  m.node("QuantizeLinear", {"p", "y_s", "y_z"}, {"y"}, "y_quantize");
+  return m.bytes();
+}
+
+// One input of a model: its bytes (patterned, so that no value is special) and element type.
+struct Input {
+  std::string name;
+  EphostElementType type;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+
+  Input(std::string n, EphostElementType t, std::vector<int64_t> s) : name(std::move(n)), type(t), shape(std::move(s)) {
+    int64_t count = 1;
+    for (int64_t d : shape) count *= d;
+    if (type == EPHOST_ELEMENT_FLOAT) {
+      std::vector<float> v(static_cast<size_t>(count));
+      for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i * 29 % 251) * 0.01f - 1.2f;
+      bytes.assign(reinterpret_cast<const uint8_t*>(v.data()), reinterpret_cast<const uint8_t*>(v.data() + v.size()));
+    } else {
+      bytes.resize(static_cast<size_t>(count));
+      for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 29 % 251);
+    }
+  }
+};
+
 struct Teams {
-  long per_run = 0;  // teams of more than one thread one steady run woke
-  bool fused = false;  // the convolution ran as a fused int8 group
+  long per_run = 0;                 // teams of more than one thread one steady run woke
+  std::vector<std::string> groups;  // the fused groups of the session
+  bool fused(const std::string& op) const {
+    for (const std::string& g : groups)
+      if (g.find(op) != std::string::npos && g.find("QuantizeLinear") != std::string::npos) return true;
+    return false;
+  }
 };
 
 // Runs the model at 2 threads (the machine's load ignored: adaptive_threads=0) three times and counts
 // the teams of the last run.
-Teams teams_of(const std::string& model, int64_t C, int64_t S) {
+Teams teams_of(const std::string& model, std::vector<Input> inputs) {
   Ephost::SessionOptions options;
   options.set_threads(2);
   options.append_provider("cpu", {{"adaptive_threads", "0"}});
   Ephost::Session session(ephost_test::cpu_env(), model.data(), model.size(), options);
   Teams out;
-  for (const std::string& g : ephost_test::fused_groups(session))
-    if (g.find("Conv") != std::string::npos && g.find("QuantizeLinear") != std::string::npos) out.fused = true;
-  std::vector<uint8_t> x(static_cast<size_t>(C * S * S));
-  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>(i * 29 % 251);
-  Ephost::Tensor in = Ephost::Tensor::wrap(EPHOST_ELEMENT_UINT8, {1, C, S, S}, x.data(), x.size());
+  for (const std::string& g : ephost_test::fused_groups(session)) out.groups.push_back(g);
+  std::vector<std::string> names;
+  std::vector<Ephost::Tensor> tensors;
+  for (Input& in : inputs) {
+    names.push_back(in.name);
+    tensors.push_back(Ephost::Tensor::wrap(in.type, in.shape, in.bytes.data(), in.bytes.size()));
+  }
   for (int r = 0; r < 3; ++r) {
     const long before = g_teams.load();
-    session.run({"x"}, {in}, {"y"});
+    session.run(names, tensors, {"y"});
     out.per_run = g_teams.load() - before;
   }
   return out;
+}
+
+Teams conv_teams(int64_t C, int64_t S, int64_t k) {
+  return teams_of(int8_conv_model(C, S, k), {Input("x", EPHOST_ELEMENT_UINT8, {1, C, S, S})});
 }
 
 // MobileNetV3-small's 1x1 convolutions are this size (~15 MOP). It used to get a 2-thread oneDNN team,
 // and its NCHW -> NHWC copy and output transpose (75 KB each) a team each.
 TEST(CpuInt8Teams, SmallConvolutionWakesNoTeamAtTwoThreads) {
   const int64_t C = 96, S = 28;
-  const Teams t = teams_of(int8_conv_model(C, S, 1), C, S);
-  ASSERT_TRUE(t.fused) << "the int8 convolution did not fuse: this test checks the fused group";
+  const Teams t = conv_teams(C, S, 1);
+  ASSERT_TRUE(t.fused("Conv")) << "the int8 convolution did not fuse: this test checks the fused group";
   EXPECT_EQ(t.per_run, 0) << "a small int8 convolution at 2 threads woke " << t.per_run << " teams in one run";
 }
 
 // A ResNet-50-sized 3x3 convolution (~470 MOP) still runs on 2 threads.
 TEST(CpuInt8Teams, LargeConvolutionGetsItsTeam) {
   const int64_t C = 64, S = 56;
-  const Teams t = teams_of(int8_conv_model(C, S, 3), C, S);
-  ASSERT_TRUE(t.fused) << "the int8 convolution did not fuse: this test checks the fused group";
+  const Teams t = conv_teams(C, S, 3);
+  ASSERT_TRUE(t.fused("Conv")) << "the int8 convolution did not fuse: this test checks the fused group";
   EXPECT_GE(t.per_run, 1) << "a large int8 convolution at 2 threads ran on one thread";
+}
+
+// The per-element steps around the int8 groups, at the sizes int8 EfficientNet-B0 and MobileNetV3
+// run them (a 96 x 56 x 56 activation: 1.5 MB read and written), start no team at 2 threads; each
+// used to start one (kElementwiseGrain: 32768 elements per thread).
+TEST(CpuInt8Teams, SmallDequantizeLinearWakesNoTeamAtTwoThreads) {
+  const int64_t C = 96, S = 56;
+  const Teams t = teams_of(dequantize_model(C, S), {Input("x", EPHOST_ELEMENT_UINT8, {1, C, S, S})});
+  EXPECT_EQ(t.per_run, 0) << "a small DequantizeLinear at 2 threads woke " << t.per_run << " teams in one run";
+}
+
+TEST(CpuInt8Teams, SmallGlobalAveragePoolWakesNoTeamAtTwoThreads) {
+  const int64_t C = 96, S = 28;
+  const Teams t = teams_of(global_average_pool_model(C, S), {Input("x", EPHOST_ELEMENT_FLOAT, {1, C, S, S})});
+  EXPECT_EQ(t.per_run, 0) << "a small GlobalAveragePool at 2 threads woke " << t.per_run << " teams in one run";
+}
+
+TEST(CpuInt8Teams, SmallInt8MulWakesNoTeamAtTwoThreads) {
+  const int64_t C = 96, S = 28;
+  const Teams t = teams_of(excite_mul_model(C, S), {Input("x", EPHOST_ELEMENT_UINT8, {1, C, S, S}),
+                                                    Input("g", EPHOST_ELEMENT_UINT8, {1, C, 1, 1})});
+  ASSERT_TRUE(t.fused("Mul")) << "the int8 Mul did not fuse: this test checks the fused group";
+  EXPECT_EQ(t.per_run, 0) << "a small int8 Mul at 2 threads woke " << t.per_run << " teams in one run";
+}
+
+// Large enough (several MB per thread) that a second thread pays for its wake-up: they keep their team.
+TEST(CpuInt8Teams, LargeDequantizeLinearGetsItsTeam) {
+  const int64_t C = 64, S = 224;
+  const Teams t = teams_of(dequantize_model(C, S), {Input("x", EPHOST_ELEMENT_UINT8, {1, C, S, S})});
+  EXPECT_GE(t.per_run, 1) << "a large DequantizeLinear at 2 threads ran on one thread";
+}
+
+TEST(CpuInt8Teams, LargeGlobalAveragePoolGetsItsTeam) {
+  const int64_t C = 512, S = 56;
+  const Teams t = teams_of(global_average_pool_model(C, S), {Input("x", EPHOST_ELEMENT_FLOAT, {1, C, S, S})});
+  EXPECT_GE(t.per_run, 1) << "a large GlobalAveragePool at 2 threads ran on one thread";
+}
+
+TEST(CpuInt8Teams, LargeInt8MulGetsItsTeam) {
+  const int64_t C = 256, S = 112;
+  const Teams t = teams_of(excite_mul_model(C, S), {Input("x", EPHOST_ELEMENT_UINT8, {1, C, S, S}),
+                                                    Input("g", EPHOST_ELEMENT_UINT8, {1, C, 1, 1})});
+  ASSERT_TRUE(t.fused("Mul")) << "the int8 Mul did not fuse: this test checks the fused group";
+  EXPECT_GE(t.per_run, 1) << "a large int8 Mul at 2 threads ran on one thread";
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "math/byte_table.h"
@@ -161,6 +162,63 @@ TEST_P(CpuDequantizeLinear, Int8MatchesTheReferenceBitForBit) { check_dequantize
 TEST_P(CpuDequantizeLinear, Uint16MatchesTheReferenceBitForBit) { check_dequantize<uint16_t>(13); }
 TEST_P(CpuDequantizeLinear, Int16MatchesTheReferenceBitForBit) { check_dequantize<int16_t>(14); }
 TEST_P(CpuDequantizeLinear, Int32MatchesTheReferenceBitForBit) { check_dequantize<int32_t>(15); }
+
+// The int8 residual Add's one pass (fusion/qdq_conv.cpp) against DequantizeLinear, a float add, Relu and
+// QuantizeLinear evaluated one after another, bit for bit: random bytes, every tail length up to 40,
+// scales that make sums land on halves and saturate at both ends.
+template <typename A, typename B, typename Y>
+void check_add_then_quantize(uint32_t seed) {
+  const size_t count = 300;
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_real_distribution<float> wide(-40.f, 40.f);
+  std::vector<A> a(count);
+  std::vector<B> b(count);
+  for (A& v : a) v = static_cast<A>(byte(gen));
+  for (B& v : b) v = std::is_same_v<B, float> ? static_cast<B>(wide(gen)) : static_cast<B>(byte(gen));
+  b[0] = std::is_same_v<B, float> ? static_cast<B>(std::numeric_limits<float>::quiet_NaN()) : b[0];
+  const A za = static_cast<A>(seed % 2 ? 3 : -5);
+  const B zb = static_cast<B>(std::is_same_v<B, float> ? 0 : 7);
+  for (size_t n = 0; n <= count; n = n < 40 ? n + 1 : count) {
+    for (bool relu : {false, true}) {
+      for (float sy : {0.125f, 0.05f, 0.003f}) {
+        const float sa = 0.25f, sb = 0.0625f;
+        const Y zy = static_cast<Y>(std::is_same_v<Y, uint8_t> ? 17 : -9);
+        std::vector<Y> y(n + 1, Y{42});
+        m::add_dequantized_then_quantize(a.data(), sa, za, b.data(), sb, zb, relu, sy, zy, y.data(),
+                                         static_cast<int64_t>(n));
+        for (size_t i = 0; i < n; ++i) {
+          float fb = 0.f;
+          if constexpr (std::is_same_v<B, float>)
+            fb = b[i];
+          else
+            fb = reference_dequantize<B>(b[i], sb, zb);
+          float v = reference_dequantize<A>(a[i], sa, za) + fb;
+          if (relu) v = v > 0.f ? v : 0.f;
+          ASSERT_EQ(+y[i], +reference_quantize<Y>(v, sy, zy))
+              << "n " << n << " at " << i << ": a=" << +a[i] << " b=" << +b[i] << " relu " << relu << " sy " << sy;
+        }
+        ASSERT_EQ(y[n], Y{42}) << "wrote past the end, n " << n;
+      }
+    }
+    if (n == count) break;
+  }
+}
+
+class CpuAddDequantizedThenQuantize : public IsaTierTest {};
+EPHOST_INSTANTIATE_FOR_EVERY_ISA(CpuAddDequantizedThenQuantize);
+
+TEST_P(CpuAddDequantizedThenQuantize, Uint8BytesMatchTheOpsBitForBit) {
+  check_add_then_quantize<uint8_t, uint8_t, uint8_t>(21);
+}
+TEST_P(CpuAddDequantizedThenQuantize, SignedAndMixedBytesMatchTheOpsBitForBit) {
+  check_add_then_quantize<int8_t, uint8_t, int8_t>(22);
+  check_add_then_quantize<uint8_t, int8_t, int8_t>(23);
+}
+TEST_P(CpuAddDequantizedThenQuantize, FloatOperandMatchesTheOpsBitForBit) {
+  check_add_then_quantize<uint8_t, float, uint8_t>(24);
+  check_add_then_quantize<int8_t, float, uint8_t>(25);
+}
 
 // The int8 activation tables (fusion/qdq_unary.cpp): every byte value, lengths around the 64-byte
 // vector and its masked tail, against the element loop.

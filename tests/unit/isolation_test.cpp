@@ -1,6 +1,6 @@
 // The isolation layer's pieces, tested directly: the options (session, provider, environment), the wire
 // format's frames over a socketpair (a dead peer is an answer, never SIGPIPE; a silent one a timeout),
-// and the shared arena seen by two mappings.
+// and the shared arena seen by two mappings (sealed against shrinking, never mapped past its end).
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -79,6 +79,28 @@ TEST(IsolationWire, FramesCrossAndADeadPeerIsAnAnswer) {
   close(fds[0]);
 }
 
+// Requests sent one after the other without waiting for each reply (a copy in chunks) arrive together:
+// each read takes exactly one frame, never a byte of the next.
+TEST(IsolationWire, FramesSentBackToBackAreReadOneByOne) {
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+  const std::vector<std::string> sent = {"a", std::string(10000, 'b'), "", "dd"};
+  for (const std::string& s : sent) {
+    isolation::MessageWriter w;
+    w.bytes(s);
+    ASSERT_TRUE(isolation::write_frame(fds[0], w.data()));
+  }
+  const auto soon = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (const std::string& s : sent) {
+    std::string payload;
+    ASSERT_EQ(isolation::read_frame_until(fds[1], soon, payload, nullptr, nullptr), isolation::ReadResult::kFrame);
+    isolation::MessageReader r(payload);
+    EXPECT_EQ(r.str(), s);
+  }
+  close(fds[0]);
+  close(fds[1]);
+}
+
 TEST(IsolationArena, TwoMappingsSeeOneMemoryAndFollowItsGrowth) {
   isolation::SharedArena host = isolation::SharedArena::create(100);
   isolation::SharedArena other = isolation::SharedArena::adopt(dup(host.fd()), host.size());
@@ -90,6 +112,25 @@ TEST(IsolationArena, TwoMappingsSeeOneMemoryAndFollowItsGrowth) {
   host.base()[host.size() - 1] = 'z';
   EXPECT_EQ(other.base()[other.size() - 1], 'z');
   EXPECT_EQ(isolation::SharedArena::align(1), 64u);
+}
+
+// A hostile or confused provider host can neither shrink the memory under the host's mapping nor make
+// the host map past its end: either would fault (SIGBUS) in the host when it reads the bytes.
+TEST(IsolationArena, TheOtherSideCanNeitherShrinkItNorSayItIsLarger) {
+  isolation::SharedArena host = isolation::SharedArena::create(100);
+  isolation::SharedArena other = isolation::SharedArena::adopt(dup(host.fd()), host.size());
+  EXPECT_NE(::ftruncate(other.fd(), 4096), 0) << "the memfd is sealed against shrinking";
+  other.reserve(host.size() * 2);  // growing stays allowed
+  try {
+    host.follow(other.size() * 4);
+    FAIL() << "mapped past the memfd's end";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), EPHOST_EP_FAIL);
+    EXPECT_NE(std::string(e.what()).find("hostile provider host"), std::string::npos) << e.what();
+  }
+  host.follow(other.size());
+  host.base()[host.size() - 1] = 'q';
+  EXPECT_EQ(other.base()[other.size() - 1], 'q');
 }
 
 }  // namespace

@@ -241,8 +241,29 @@ TEST(OrtAbiLayout, ImplementedOrtEpApiEntries) {
   EXPECT_EQ(slot(offsetof(OrtEpApi, EpGraphSupportInfo_LookUpKernel)), 41u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, SharedPrePackedWeightCache_StoreWeightData)), 42u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, KernelInfo_GetEp)), 43u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, DeviceEpIncompatibilityDetails_SetDetails)), 44u);
+  // Control-flow kernels the host makes (API 24).
+  EXPECT_EQ(slot(offsetof(OrtEpApi, CreateIfKernel)), 45u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, CreateLoopKernel)), 46u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, CreateScanKernel)), 47u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, ReleaseKernelImpl)), 48u);
   EXPECT_EQ(slot(offsetof(OrtEpApi, GetEnvConfigEntries)), 49u);
+  // Operator schemas (API 25).
+  EXPECT_EQ(slot(offsetof(OrtEpApi, GetOpSchema)), 50u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, ReleaseOpSchema)), 51u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, OpSchema_GetSinceVersion)), 52u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, OpSchema_GetNumInputs)), 53u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, OpSchema_GetInputName)), 54u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, OpSchema_GetInputTypeConstraint)), 55u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, OpSchema_GetNumOutputs)), 56u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, OpSchema_GetOutputName)), 57u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, OpSchema_GetOutputTypeConstraint)), 58u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, OpSchema_GetTypeConstraintCount)), 59u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, OpSchema_GetTypeConstraint)), 60u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, OpSchemaTypeConstraint_GetTypeParamName)), 61u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, OpSchemaTypeConstraint_GetAllowedTypes)), 62u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, OpSchemaTypeConstraint_GetInputIndices)), 63u);
+  EXPECT_EQ(slot(offsetof(OrtEpApi, OpSchemaTypeConstraint_GetOutputIndices)), 64u);
 }
 
 TEST(OrtAbiLayout, ImplementedModelEditorEntries) {
@@ -294,6 +315,13 @@ TEST(OrtAbiLayout, PluginStructs) {
   EXPECT_EQ(slot(offsetof(OrtKernelImpl, PrePackWeight)), 3u);
   EXPECT_EQ(slot(offsetof(OrtKernelImpl, SetSharedPrePackedWeight)), 4u);
   EXPECT_EQ(sizeof(OrtKernelImpl), 5 * sizeof(void*));
+  // The helpers an EP hands the host's Loop and Scan kernels (API 24).
+  EXPECT_EQ(slot(offsetof(OrtLoopKernelHelper, Release)), 1u);
+  EXPECT_EQ(slot(offsetof(OrtLoopKernelHelper, ConcatOutput)), 2u);
+  EXPECT_EQ(sizeof(OrtLoopKernelHelper), 3 * sizeof(void*));
+  EXPECT_EQ(slot(offsetof(OrtScanKernelHelper, Release)), 1u);
+  EXPECT_EQ(slot(offsetof(OrtScanKernelHelper, Transpose)), 2u);
+  EXPECT_EQ(sizeof(OrtScanKernelHelper), 3 * sizeof(void*));
   EXPECT_EQ(slot(offsetof(OrtAllocator, Alloc)), 1u);
   EXPECT_EQ(slot(offsetof(OrtAllocator, Info)), 3u);
 }
@@ -317,7 +345,7 @@ TEST(OrtAbiLayout, CountsOfImplementedEntries) {
   EXPECT_EQ(c.ep_api_total, 74u);
   EXPECT_EQ(c.editor_total, 20u);
   EXPECT_EQ(c.api, 151u);
-  EXPECT_EQ(c.ep_api, 43u);
+  EXPECT_EQ(c.ep_api, 61u);
   EXPECT_EQ(c.editor, 1u);
 }
 

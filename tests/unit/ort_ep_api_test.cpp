@@ -9,6 +9,7 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <string>
@@ -120,10 +121,12 @@ TEST(OrtEpApiTables, EverySlotIsFilledAndStubsNameTheirFunction) {
   EXPECT_EQ(reinterpret_cast<GetTrainingApiFn>(api()->GetTrainingApi)(30), nullptr);
   using ClearFn = void (*)(void*);
   reinterpret_cast<ClearFn>(api()->ClearBoundInputs)(nullptr);
-  using CreateIfKernelFn = OrtStatus* (*)(const OrtKernelInfo*, OrtKernelImpl**);
-  OrtKernelImpl* kernel = nullptr;
-  expect_fails(reinterpret_cast<CreateIfKernelFn>(ep_api()->CreateIfKernel)(nullptr, &kernel), ORT_NOT_IMPLEMENTED,
-               "OrtEpApi::CreateIfKernel");
+  using WeightlessFn = OrtStatus* (*)(const OrtSessionOptions*, const void**, size_t*);
+  const void* data = nullptr;
+  size_t size = 0;
+  expect_fails(reinterpret_cast<WeightlessFn>(ep_api()->SessionOptionsGetWeightlessSourceModelBuffer)(nullptr, &data,
+                                                                                                       &size),
+               ORT_NOT_IMPLEMENTED, "OrtEpApi::SessionOptionsGetWeightlessSourceModelBuffer");
 }
 
 TEST(OrtEpApiObjects, Statuses) {
@@ -1290,3 +1293,134 @@ TEST(OrtEpApiKernels, SharedPrePackedWeightsAreStoredAndSharedByContent) {
 }
 
 }  // namespace
+
+namespace {
+
+// The allowed types of `c`, as GetAllowedTypes hands them out.
+std::vector<std::string> allowed_types(const OrtOpSchemaTypeConstraint* c) {
+  const char* const* types = nullptr;
+  size_t n = 0;
+  EXPECT_OK(ep_api()->OpSchemaTypeConstraint_GetAllowedTypes(c, &types, &n));
+  return std::vector<std::string>(types, types + n);
+}
+
+std::vector<size_t> indices_of(const OrtOpSchemaTypeConstraint* c, bool inputs) {
+  const size_t* p = nullptr;
+  size_t n = 0;
+  EXPECT_OK(inputs ? ep_api()->OpSchemaTypeConstraint_GetInputIndices(c, &p, &n)
+                   : ep_api()->OpSchemaTypeConstraint_GetOutputIndices(c, &p, &n));
+  return std::vector<size_t>(p, p + n);
+}
+
+}  // namespace
+
+TEST(OrtEpApiSchemas, AnOperatorsSchemaItsFormalsAndTypeConstraints) {
+  OrtOpSchema* add = nullptr;
+  EXPECT_OK(ep_api()->GetOpSchema("Add", 16, "", &add));
+  ASSERT_NE(add, nullptr);
+  int since = 0;
+  EXPECT_OK(ep_api()->OpSchema_GetSinceVersion(add, &since));
+  EXPECT_EQ(since, 14);  // the newest Add at or below 16
+  size_t n = 0;
+  EXPECT_OK(ep_api()->OpSchema_GetNumInputs(add, &n));
+  EXPECT_EQ(n, 2u);
+  EXPECT_OK(ep_api()->OpSchema_GetNumOutputs(add, &n));
+  EXPECT_EQ(n, 1u);
+  const char* name = nullptr;
+  EXPECT_OK(ep_api()->OpSchema_GetInputName(add, 1, &name));
+  EXPECT_STREQ(name, "B");
+  EXPECT_OK(ep_api()->OpSchema_GetOutputName(add, 0, &name));
+  EXPECT_STREQ(name, "C");
+  expect_fails(ep_api()->OpSchema_GetInputName(add, 2, &name), ORT_INVALID_ARGUMENT, "input index 2 out of range");
+  EXPECT_OK(ep_api()->OpSchema_GetTypeConstraintCount(add, &n));
+  ASSERT_EQ(n, 1u);
+  const OrtOpSchemaTypeConstraint* t = nullptr;
+  EXPECT_OK(ep_api()->OpSchema_GetTypeConstraint(add, 0, &t));
+  expect_fails(ep_api()->OpSchema_GetTypeConstraint(add, 1, &t), ORT_INVALID_ARGUMENT, "out of range");
+  EXPECT_OK(ep_api()->OpSchemaTypeConstraint_GetTypeParamName(t, &name));
+  EXPECT_STREQ(name, "T");
+  const std::vector<std::string> types = allowed_types(t);
+  EXPECT_NE(std::find(types.begin(), types.end(), "tensor(float)"), types.end());
+  EXPECT_NE(std::find(types.begin(), types.end(), "tensor(uint8)"), types.end());  // added in Add-14
+  EXPECT_EQ(indices_of(t, true), (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(indices_of(t, false), (std::vector<size_t>{0}));
+  const OrtOpSchemaTypeConstraint* of_input = nullptr;
+  EXPECT_OK(ep_api()->OpSchema_GetInputTypeConstraint(add, 1, &of_input));
+  EXPECT_EQ(of_input, t);
+  EXPECT_OK(ep_api()->OpSchema_GetOutputTypeConstraint(add, 0, &of_input));
+  EXPECT_EQ(of_input, t);
+  ep_api()->ReleaseOpSchema(add);
+
+  // An older version, the domain spelled "ai.onnx"; an input of a fixed type has no constraint.
+  OrtOpSchema* reshape = nullptr;
+  EXPECT_OK(ep_api()->GetOpSchema("Reshape", 13, "ai.onnx", &reshape));
+  ASSERT_NE(reshape, nullptr);
+  EXPECT_OK(ep_api()->OpSchema_GetSinceVersion(reshape, &since));
+  EXPECT_EQ(since, 13);
+  const OrtOpSchemaTypeConstraint* shape_constraint = t;
+  EXPECT_OK(ep_api()->OpSchema_GetInputTypeConstraint(reshape, 1, &shape_constraint));
+  EXPECT_EQ(shape_constraint, nullptr) << "Reshape's shape is tensor(int64), no type parameter";
+  ep_api()->ReleaseOpSchema(reshape);
+
+  // A schema ephost registers itself (onnx 1.12 stops at opset 17).
+  OrtOpSchema* bitwise = nullptr;
+  EXPECT_OK(ep_api()->GetOpSchema("BitwiseAnd", 21, "", &bitwise));
+  ASSERT_NE(bitwise, nullptr);
+  EXPECT_OK(ep_api()->OpSchema_GetSinceVersion(bitwise, &since));
+  EXPECT_EQ(since, 18);
+  ep_api()->ReleaseOpSchema(bitwise);
+
+  // None: NULL without an error; below the first version; bad arguments.
+  OrtOpSchema* none = add;
+  EXPECT_OK(ep_api()->GetOpSchema("NoSuchOperator", 21, "", &none));
+  EXPECT_EQ(none, nullptr);
+  none = add;
+  EXPECT_OK(ep_api()->GetOpSchema("BitwiseAnd", 17, "", &none));
+  EXPECT_EQ(none, nullptr);
+  expect_fails(ep_api()->GetOpSchema(nullptr, 13, "", &none), ORT_INVALID_ARGUMENT, "GetOpSchema");
+  expect_fails(ep_api()->OpSchema_GetSinceVersion(reinterpret_cast<const OrtOpSchema*>(&since), &since),
+               ORT_INVALID_ARGUMENT, "OpSchema_GetSinceVersion");
+  ep_api()->ReleaseOpSchema(nullptr);
+}
+
+namespace {
+OrtStatus* no_concat(OrtLoopKernelHelper*, void*, const OrtValue* const*, size_t, void*, size_t) { return nullptr; }
+OrtStatus* no_transpose(OrtScanKernelHelper*, const size_t*, size_t, const OrtValue*, OrtSyncStream*, OrtValue*) {
+  return nullptr;
+}
+int helpers_released = 0;
+void release_loop_helper(OrtLoopKernelHelper*) { ++helpers_released; }
+void release_scan_helper(OrtScanKernelHelper*) { ++helpers_released; }
+}  // namespace
+
+// The host makes If / Loop / Scan kernels for a node of that operator; it takes the EP's helper with the kernel
+// and releases it with it. A wrong node, a helper without its function, Scan-8: refused, the helper left to
+// the EP. (Running them: tests/integration/ort_plugin_ep_control_flow_test.cpp.)
+TEST(OrtEpApiKernels, ControlFlowKernelsAreMadeForTheirOperatorsOnly) {
+  BuiltGraph b = build_graph();  // an If whose branches read an outer value, a Transpose, ...
+  const Node* if_node = b.node("if");
+  const Node* other = b.node("transpose");
+  ASSERT_NE(if_node, nullptr);
+  ASSERT_NE(other, nullptr);
+  OrtKernelInfo info;
+  info.node = if_node;
+  info.since_version = ort_ep::node_since_version(*if_node);
+  OrtKernelImpl* kernel = nullptr;
+  EXPECT_OK(ep_api()->CreateIfKernel(&info, &kernel));
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_NE(kernel->Compute, nullptr);
+  ep_api()->ReleaseKernelImpl(kernel);
+
+  OrtLoopKernelHelper loop_helper{30, release_loop_helper, no_concat};
+  expect_fails(ep_api()->CreateLoopKernel(&info, &loop_helper, &kernel), ORT_INVALID_ARGUMENT, "not an ai.onnx Loop");
+  OrtLoopKernelHelper no_function{30, release_loop_helper, nullptr};
+  expect_fails(ep_api()->CreateLoopKernel(&info, &no_function, &kernel), ORT_INVALID_ARGUMENT,
+               "with Release and ConcatOutput");
+  OrtScanKernelHelper scan_helper{30, release_scan_helper, no_transpose};
+  expect_fails(ep_api()->CreateScanKernel(&info, &scan_helper, &kernel), ORT_INVALID_ARGUMENT, "not an ai.onnx Scan");
+  EXPECT_EQ(helpers_released, 0) << "a refused helper stays the EP's";
+  OrtKernelInfo not_if = info;
+  not_if.node = other;
+  expect_fails(ep_api()->CreateIfKernel(&not_if, &kernel), ORT_INVALID_ARGUMENT, "not an ai.onnx If");
+  expect_fails(ep_api()->CreateIfKernel(nullptr, &kernel), ORT_INVALID_ARGUMENT, "OrtEpApi::CreateIfKernel");
+}

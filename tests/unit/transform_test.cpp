@@ -375,6 +375,69 @@ TEST(ShapeSourceRewrite, OtherProducersAndOuterValuesAreLeft) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// One DequantizeLinear per operator
+
+TEST(UniqueDequantize, ReadersOfSeparateOperatorsGetTheirOwnCopy) {
+  // d = DQ(X) feeds two MatMuls and a residual Add far downstream (separate operators: the Add and the
+  // second MatMul get copies); e = DQ(Y) feeds ReduceMean and Sub of one LayerNorm (kept shared);
+  // f = DQ(Z) feeds three Slices (one Split: kept shared); a DQ of a constant is never copied.
+  constexpr int32_t kUint8 = onnx::TensorProto::UINT8;
+  auto m = make_model(13);
+  auto* g = m.mutable_graph();
+  add_input(g, "X", kUint8, {2, 4});
+  add_input(g, "Y", kUint8, {2, 4});
+  add_input(g, "Z", kUint8, {6});
+  add_initializer(g, float_tensor("scale", {}, {0.5f}));
+  add_initializer(g, float_tensor("W", {4, 4}, std::vector<float>(16, 0.25f)));
+  add_node(g, "DequantizeLinear", {"X", "scale"}, {"d"}, "dq_x");
+  add_node(g, "MatMul", {"d", "W"}, {"m1"}, "mm1");
+  add_node(g, "MatMul", {"d", "W"}, {"m2"}, "mm2");
+  std::string v = "m1";
+  for (int i = 0; i < 12; ++i) {  // a block longer than any decomposed operator
+    add_node(g, "Relu", {v}, {"r" + std::to_string(i)}, "relu" + std::to_string(i));
+    v = "r" + std::to_string(i);
+  }
+  add_node(g, "Add", {v, "d"}, {"A"}, "residual");
+  add_node(g, "DequantizeLinear", {"Y", "scale"}, {"e"}, "dq_y");
+  attr_ints(add_node(g, "ReduceMean", {"e"}, {"mean"}, "mean"), "axes", {-1});
+  add_node(g, "Sub", {"e", "mean"}, {"D"}, "sub");
+  add_node(g, "DequantizeLinear", {"Z", "scale"}, {"f"}, "dq_z");
+  for (int i = 0; i < 3; ++i) {
+    const std::string k = std::to_string(i);
+    add_initializer(g, int64_tensor("s" + k, {1}, {2 * i}));
+    add_initializer(g, int64_tensor("e" + k, {1}, {2 * i + 2}));
+    add_node(g, "Slice", {"f", "s" + k, "e" + k}, {"S" + k}, "slice" + k);
+  }
+  add_output(g, "A", kFloat, {2, 4});
+  add_output(g, "m2", kFloat, {2, 4});
+  add_output(g, "D", kFloat, {2, 4});
+  for (int i = 0; i < 3; ++i) add_output(g, "S" + std::to_string(i), kFloat, {2});
+  m = loaded(m);
+
+  auto pass = make_unique_dequantize_pass();
+  EXPECT_EQ(pass->min_level(), 1);
+  EXPECT_EQ(run_pass(*pass, m), 2u);
+  const std::string mm2_in = find_node(m.graph(), "mm2")->input(0), add_in = find_node(m.graph(), "residual")->input(1);
+  EXPECT_EQ(find_node(m.graph(), "mm1")->input(0), "d");
+  EXPECT_NE(mm2_in, "d");
+  EXPECT_NE(add_in, "d");
+  EXPECT_NE(mm2_in, add_in);
+  int dq_of_x = 0;
+  for (const auto& n : m.graph().node())
+    if (n.op_type() == "DequantizeLinear" && n.input(0) == "X") {
+      ++dq_of_x;
+      EXPECT_TRUE(n.output(0) == "d" || n.output(0) == mm2_in || n.output(0) == add_in) << n.output(0);
+    }
+  EXPECT_EQ(dq_of_x, 3);
+  EXPECT_EQ(find_node(m.graph(), "sub")->input(0), "e");
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(find_node(m.graph(), "slice" + std::to_string(i))->input(0), "f");
+  expect_valid(m);
+
+  // Each operator has its own now.
+  EXPECT_EQ(run_pass(*pass, m), 0u);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Constant folding
 
 namespace {
@@ -777,15 +840,17 @@ TEST(PassPipeline, DefaultPipelineRepeatsUntilSettled) {
   TransformContext ctx;  // no evaluator
   ctx.level = 1;
   auto results = run_pipeline(default_pipeline(), m, ctx);
-  ASSERT_EQ(results.size(), 4u);
+  ASSERT_EQ(results.size(), 5u);
   EXPECT_EQ(results[0].pass, "NoopElimination");
   EXPECT_EQ(results[0].rewrites, 2u);
   EXPECT_EQ(results[1].pass, "ShapeSourceRewrite");
   EXPECT_EQ(results[1].rewrites, 0u);
   EXPECT_EQ(results[2].pass, "ConstantFolding");
   EXPECT_EQ(results[2].rewrites, 1u);
-  EXPECT_EQ(results[3].pass, "UnusedInitializerElimination");
-  EXPECT_EQ(results[3].rewrites, 1u);
+  EXPECT_EQ(results[3].pass, "UniqueDequantize");
+  EXPECT_EQ(results[3].rewrites, 0u);
+  EXPECT_EQ(results[4].pass, "UnusedInitializerElimination");
+  EXPECT_EQ(results[4].rewrites, 1u);
   EXPECT_EQ(op_types(m.graph()), (std::vector<std::string>{"Relu"}));
   EXPECT_EQ(m.graph().node(0).input(0), "X");
   EXPECT_EQ(m.graph().initializer_size(), 0);

@@ -118,7 +118,7 @@ class LayerNormGroup : public sdk::CompiledGroup {
     if (threads <= 0) threads = default_threads_;
     threads = math::effective_threads(threads, adaptive_);
     const float eps = eps_;
-    math::parallel_for(rows, threads, std::max<int64_t>(1, math::kElementwiseGrain / C), [&](int64_t r0, int64_t r1) {
+    math::parallel_for(rows, threads, math::pass_grain(2 * static_cast<int64_t>(sizeof(float)) * C), [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) math::layer_norm_f32(px + r * C, y + r * C, C, g, b, eps);
     });
     math::note_team_end(threads);
@@ -189,7 +189,7 @@ class GeluGroup : public sdk::CompiledGroup {
     if (threads <= 0) threads = default_threads_;
     threads = math::effective_threads(threads, adaptive_);
     const float* px = x.data<float>();
-    math::parallel_for(x.size(), threads, math::kElementwiseGrain,
+    math::parallel_for(x.size(), threads, math::pass_grain(2 * sizeof(float)),
                        [&](int64_t i0, int64_t i1) { math::gelu_erf_f32(px + i0, y + i0, i1 - i0); });
     math::note_team_end(threads);
   }

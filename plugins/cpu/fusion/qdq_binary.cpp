@@ -200,9 +200,10 @@ class QdqBinaryGroup : public sdk::CompiledGroup {
     threads = math::effective_threads(threads, adaptive_);
     const int64_t blocks_per_row = (w.inner + kBlock - 1) / kBlock;
     // Grain in blocks of the elements they really hold: a broadcast row (a squeeze-excite scale over
-    // a 14x14 plane) makes blocks of 196 elements, not kBlock.
+    // a 14x14 plane) makes blocks of 196 elements, not kBlock. Each element is worked in float (two
+    // operands and the result) between its quantized bytes.
     const int64_t block_elements = std::min(kBlock, w.inner);
-    math::parallel_for(w.outer * blocks_per_row, threads, std::max<int64_t>(1, math::kElementwiseGrain / block_elements),
+    math::parallel_for(w.outer * blocks_per_row, threads, math::pass_grain(block_elements * 3 * static_cast<int64_t>(sizeof(float))),
                        [&](int64_t b0, int64_t b1) {
       float* a = static_cast<float*>(math::thread_buffer(4, 2 * kBlock * sizeof(float)));
       float* b = a + kBlock;

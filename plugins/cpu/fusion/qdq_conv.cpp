@@ -36,6 +36,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -716,44 +717,64 @@ class QdqConvChainGroup : public sdk::CompiledGroup {
   static constexpr int kChainSlot0 = 6;
 
   // Y = Q([Relu](DQ(A) + B)) for the last link's NHWC bytes A and B in NCHW (bytes, dequantized, or
-  // floats), into NCHW Y: A is transposed into Y first (whole planes of pixels, as a link's NCHW
-  // output is), then Y is rewritten in place in blocks of kBlock elements with the ops' own loops
-  // (math/quantize.h), as the op-by-op graph computes them (per-channel rows of a deep layer's 49
-  // pixels made the calls cost more than their work).
+  // floats), into NCHW Y, in one pass: a tile of kTileChannels channels of one image's pixels is
+  // transposed from A into a thread's tile (in NCHW order: the elements of a contiguous range of Y
+  // and B), and math::add_dequantized_then_quantize evaluates the ops' own arithmetic on it in
+  // registers, bit for bit the op-by-op graph's, writing Y once. (Before, A was transposed into all of
+  // Y, which was then dequantized, added and quantized through float buffers: Y went through memory
+  // three times.)
   void add_residual(const uint8_t* a, const Shape& shape, const void* b, uint8_t* y, int threads) const {
-    constexpr int64_t kBlock = 2048;
+    constexpr int64_t kTileChannels = 16;  // the byte transpose's tile width
     const int64_t N = shape[0], M = shape[1], P = shape[2] * shape[3];
-    math::parallel_for(N * P, threads, std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(M, 1)),
-                       [&](int64_t r0, int64_t r1) {
-      for (int64_t b0 = r0; b0 < r1;) {
-        const int64_t n = b0 / P, p0 = b0 % P, count = std::min(r1 - b0, P - p0);
-        math::transpose_2d(a + b0 * M, M, y + n * M * P + p0, P, count, M);
-        b0 += count;
-      }
-    });
-    const ResidualAdd& r = residual_;
-    const int64_t total = N * M * P, blocks = (total + kBlock - 1) / kBlock;
-    math::parallel_for(blocks, threads, std::max<int64_t>(1, math::kElementwiseGrain / kBlock), [&](int64_t k0, int64_t k1) {
-      float* fa = static_cast<float*>(math::thread_buffer(4, 2 * kBlock * sizeof(float)));
-      float* fb = fa + kBlock;
-      for (int64_t k = k0; k < k1; ++k) {
-        const int64_t at = k * kBlock, count = std::min(kBlock, total - at);
-        dequantize(y + at, r.a, fa, count);
-        const float* pb = fb;
-        if (r.b_from == ResidualAdd::Operand::kFloat)
-          pb = static_cast<const float*>(b) + at;
-        else
-          dequantize(static_cast<const uint8_t*>(b) + at, r.b, fb, count);
-        for (int64_t i = 0; i < count; ++i) fa[i] += pb[i];
-        if (r.relu.valid())
-          for (int64_t i = 0; i < count; ++i) fa[i] = fa[i] > 0.f ? fa[i] : 0.f;
-        if (r.y.type == EPHOST_ELEMENT_UINT8)
-          quantize_row(fa, r.y, y + at, count);
-        else
-          quantize_row(fa, r.y, reinterpret_cast<int8_t*>(y + at), count);
+    const int64_t tiles_per_image = (M + kTileChannels - 1) / kTileChannels;
+    const int64_t tile_elems = std::min(kTileChannels, M) * P;
+    math::parallel_for(N * tiles_per_image, threads,
+                       std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(tile_elems, 1)),
+                       [&](int64_t t0, int64_t t1) {
+      uint8_t* tile = static_cast<uint8_t*>(math::thread_buffer(4, static_cast<size_t>(tile_elems)));
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t n = t / tiles_per_image, c0 = (t % tiles_per_image) * kTileChannels;
+        const int64_t channels = std::min(kTileChannels, M - c0);
+        math::transpose_2d(a + n * P * M + c0, M, tile, P, P, channels);
+        const int64_t at = (n * M + c0) * P;
+        add_residual_tile(tile, b, at, y + at, channels * P);
       }
     });
     math::note_team_end(threads);
+  }
+
+  // add_residual's arithmetic on n elements: A's `a`, B's from element `at` on, into `y`.
+  void add_residual_tile(const uint8_t* a, const void* b, int64_t at, uint8_t* y, int64_t n) const {
+    const ResidualAdd& r = residual_;
+    with_byte_type(r.a.type, a, [&](const auto* qa) {
+      using A = std::remove_cv_t<std::remove_pointer_t<decltype(qa)>>;
+      with_byte_type(r.y.type, y, [&](auto* qy) {
+        using Y = std::remove_pointer_t<decltype(qy)>;
+        const auto za = static_cast<A>(r.a.zero_point);
+        const auto zy = static_cast<Y>(r.y.zero_point);
+        const bool relu = r.relu.valid();
+        if (r.b_from == ResidualAdd::Operand::kFloat) {
+          math::add_dequantized_then_quantize(qa, r.a.scale, za, static_cast<const float*>(b) + at, 1.f, 0.f, relu,
+                                              r.y.scale, zy, qy, n);
+          return;
+        }
+        with_byte_type(r.b.type, static_cast<const uint8_t*>(b) + at, [&](const auto* qb) {
+          using B = std::remove_cv_t<std::remove_pointer_t<decltype(qb)>>;
+          math::add_dequantized_then_quantize(qa, r.a.scale, za, qb, r.b.scale, static_cast<B>(r.b.zero_point), relu,
+                                              r.y.scale, zy, qy, n);
+        });
+      });
+    });
+  }
+
+  // f(p) with the bytes p as uint8_t or int8_t, by ONNX element type (constness kept).
+  template <typename Byte, typename F>
+  static void with_byte_type(int32_t type, Byte* p, F&& f) {
+    using S = std::conditional_t<std::is_const_v<Byte>, const int8_t, int8_t>;
+    if (type == EPHOST_ELEMENT_UINT8)
+      f(p);
+    else
+      f(reinterpret_cast<S*>(p));
   }
 
   // The MaxPool on the last link's NHWC bytes x: the maximum in X's type, the byte table, then into
@@ -776,13 +797,6 @@ class QdqConvChainGroup : public sdk::CompiledGroup {
       }
     });
     math::note_team_end(threads);
-  }
-
-  static void dequantize(const uint8_t* q, const ScalarQuant& s, float* out, int64_t n) {
-    if (s.type == EPHOST_ELEMENT_UINT8)
-      math::dequantize_linear(q, s.scale, static_cast<uint8_t>(s.zero_point), out, n);
-    else
-      math::dequantize_linear(reinterpret_cast<const int8_t*>(q), s.scale, static_cast<int8_t>(s.zero_point), out, n);
   }
 
   void plan_at_compile(const Shape& x_shape) {

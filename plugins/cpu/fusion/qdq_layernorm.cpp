@@ -201,7 +201,8 @@ class QdqLayerNormGroup : public sdk::CompiledGroup {
     const uint8_t* px = static_cast<const uint8_t*>(x.raw());
     const int64_t in_bytes = m_.float_input ? static_cast<int64_t>(sizeof(float)) : 1;
     uint8_t* py = static_cast<uint8_t*>(y);
-    math::parallel_for(rows, threads, std::max<int64_t>(1, 8192 / n), [&](int64_t r0, int64_t r1) {
+    // Each row is worked as a float row (read and written), whatever its bytes' width.
+    math::parallel_for(rows, threads, math::pass_grain(2 * static_cast<int64_t>(sizeof(float)) * n), [&](int64_t r0, int64_t r1) {
       thread_local std::vector<float> buffer;
       thread_local std::vector<uint8_t> bytes;
       if (buffer.size() < static_cast<size_t>(2 * n)) buffer.resize(static_cast<size_t>(2 * n));

@@ -117,7 +117,8 @@ class QdqSoftmaxGroup : public sdk::CompiledGroup {
     threads = math::effective_threads(threads, adaptive_);
     const uint8_t* px = static_cast<const uint8_t*>(x.raw());
     const float* pm = mask.present() ? mask.data<float>() : nullptr;
-    math::parallel_for(rows, threads, std::max<int64_t>(1, 8192 / n), [&](int64_t r0, int64_t r1) {
+    // Each row is worked as a float row (read and written), whatever its bytes' width.
+    math::parallel_for(rows, threads, math::pass_grain(2 * static_cast<int64_t>(sizeof(float)) * n), [&](int64_t r0, int64_t r1) {
       thread_local std::vector<float> buffer;
       if (buffer.size() < static_cast<size_t>(n)) buffer.resize(static_cast<size_t>(n));
       float* row = buffer.data();

@@ -21,12 +21,19 @@
 //   DequantizeLinear(X_q) ─┬─ gate ─ QuantizeLinear(., sg, zg) ─ DequantizeLinear(., sg', zg') ─┐
 //                          └──────────────────────────────────────────────────────────────────── Mul ─ QuantizeLinear ─ Y_q
 //
-// where the gate is one unary activation (Sigmoid, HardSigmoid, ...). That too is one function of X_q's
+// where the gate is a chain of steps, QuantizeLinear -> DequantizeLinear pairs between them (Sigmoid,
+// HardSigmoid, ...; BERT's GELU: x * DQ(Q(DQ(Q(Erf(x / sqrt 2))) + 1))). That too is one function of X_q's
 // byte (ONNX Runtime runs it as QLinearSigmoid then QLinearMul): its table evaluates the gate, its
-// QuantizeLinear and DequantizeLinear, the float product and the last QuantizeLinear, op by op.
+// QuantizeLinear and DequantizeLinear, the float product and the last QuantizeLinear, op by op. X's
+// DequantizeLinear then has the gate and the Mul as its readers, both in the group, which reads X_q.
+//
+// A chain also goes on through a QuantizeLinear -> DequantizeLinear pair that its output alone feeds, into
+// further steps (GELU's DQ -> Mul 0.5 -> Q after the product): every pair is evaluated as its two nodes
+// would, so one table replaces several, one pass over the bytes instead of one per table.
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 
 #include "constant_lookup.h"
 #include "graph_match.h"
@@ -43,9 +50,14 @@ namespace {
 
 // One elementwise float step of a chain.
 struct Step {
-  enum Kind { kActivation, kErf, kSqrt, kAdd, kMul, kSub, kReverseSub, kDiv, kReverseDiv } kind = kActivation;
+  enum Kind {
+    kActivation, kErf, kSqrt, kAdd, kMul, kSub, kReverseSub, kDiv, kReverseDiv,
+    kRequantize,   // a QuantizeLinear (q) then a DequantizeLinear (dq) of its bytes
+    kTimesInput    // the gated form's product: the chain's input x times the value
+  } kind = kActivation;
   Activation act;  // kActivation
   float c = 0.f;   // the scalar constant of the binary kinds (kReverse*: c - x, c / x)
+  ScalarQuant q, dq;  // kRequantize
 };
 
 struct QdqUnaryMatch {
@@ -53,10 +65,7 @@ struct QdqUnaryMatch {
   bool float_input = false;  // the group reads DQ's float output (the DequantizeLinear is shared)
   ScalarQuant x, y;
   std::vector<Step> steps;
-  // The gated form: y = Q(x * DQ(Q(act(x), gate_q), gate_dq)).
-  bool gated = false;
-  Activation act;  // the gate
-  ScalarQuant gate_q, gate_dq;
+  bool gated = false;  // the gated form: the steps hold the gate, a kTimesInput, then what follows the product
   std::vector<sdk::Node> nodes;
 };
 
@@ -100,10 +109,11 @@ bool next_step(const sdk::Value& v, const Available& ok, Step* step, std::vector
   return cons.size() == 2 && match_activation(v, ok, &step->act, nodes, out);
 }
 
-// Applies the steps to 256 values in place.
-void apply_steps(const std::vector<Step>& steps, std::array<float, 256>* values) {
+// Applies the steps to the 256 values v, dequantized from the bytes into x.
+void apply_steps(const std::vector<Step>& steps, const std::array<float, 256>& x, std::array<float, 256>* values) {
   float* v = values->data();
   std::array<float, 256> tmp{};
+  std::array<uint8_t, 256> bytes{};
   for (const Step& s : steps) {
     switch (s.kind) {
       case Step::kActivation: apply_activation(s.act, v, 256); break;
@@ -118,53 +128,109 @@ void apply_steps(const std::vector<Step>& steps, std::array<float, 256>* values)
       case Step::kReverseSub: for (int i = 0; i < 256; ++i) v[i] = s.c - v[i]; break;
       case Step::kDiv: for (int i = 0; i < 256; ++i) v[i] = v[i] / s.c; break;
       case Step::kReverseDiv: for (int i = 0; i < 256; ++i) v[i] = s.c / v[i]; break;
+      case Step::kRequantize:
+        quantize_row(v, s.q, bytes.data(), 256);
+        dequantize_row(bytes.data(), s.dq, v, 256);
+        break;
+      case Step::kTimesInput: for (int i = 0; i < 256; ++i) v[i] = x[static_cast<size_t>(i)] * v[i]; break;
     }
   }
 }
 
-// The gated form from X's float value v (two consumers: the gate and the Mul); appends the nodes after
-// the anchor and sets *out to the Mul's output.
+// The QuantizeLinear -> DequantizeLinear pair that v alone feeds, as a step; appends its nodes and sets *out.
+bool requantize_step(const sdk::Value& v, const Available& ok, Step* step, std::vector<sdk::Node>* nodes,
+                     sdk::Value* out) {
+  sdk::Node q, dq;
+  if (!match_requantize(v, ok, &q, &dq, &step->q, &step->dq)) return false;
+  step->kind = Step::kRequantize;
+  nodes->push_back(q);
+  nodes->push_back(dq);
+  *out = dq.output(0);
+  return true;
+}
+
+// The gated form from X's float value v (two readers: the gate's first step and the Mul): the gate's steps
+// and pairs up to the DequantizeLinear that the Mul alone reads beside v. Appends the nodes and steps
+// (ending with kTimesInput) and sets *out to the Mul's output.
 bool match_quantized_gate(const sdk::Value& v, const Available& ok, QdqUnaryMatch* m, sdk::Value* out) {
   const std::vector<sdk::Node> cons = inner_consumers(v);
   if (cons.size() != 2) return false;
   for (int first = 0; first < 2; ++first) {
     const sdk::Node gate = cons[first], mul = cons[1 - first];
-    if (!ok(gate) || !ok(mul) || !unary_activation(gate, &m->act) || gate.input(0).name() != v.name()) continue;
-    sdk::Node q, dq;
-    if (!match_requantize(gate.output(0), ok, &q, &dq, &m->gate_q, &m->gate_dq)) continue;
-    const sdk::Node c = sole_consumer(dq.output(0));
-    if (!c.valid() || c.id() != mul.id() || !is_op(mul, "Mul") || mul.num_inputs() != 2 || !is_float(mul.output(0)))
-      continue;
-    const std::string a = mul.input(0).name(), b = mul.input(1).name();
-    const std::string g = dq.output(0).name();
-    if (!((a == v.name() && b == g) || (a == g && b == v.name()))) continue;
+    if (!ok(mul) || !is_op(mul, "Mul") || mul.num_inputs() != 2 || !is_float(mul.output(0))) continue;
+    const int k = other_input(mul, v.name());
+    if (k < 0) continue;
+    const std::string gate_out = mul.input(static_cast<size_t>(k)).name();
+    std::vector<sdk::Node> nodes;
+    std::vector<Step> steps;
+    Step step;
+    if (!ok(gate) || !single_node_step(gate, v.name(), &step)) continue;
+    nodes.push_back(gate);
+    steps.push_back(step);
+    sdk::Value w = gate.output(0);
+    bool reached = false;
+    for (int guard = 0; guard < 16 && !reached; ++guard) {
+      sdk::Value next;
+      if (requantize_step(w, ok, &step, &nodes, &next)) {
+        steps.push_back(step);
+        w = next;
+        reached = w.name() == gate_out && sole_consumer(w).valid() && sole_consumer(w).id() == mul.id();
+        continue;
+      }
+      if (!next_step(w, ok, &step, &nodes, &next)) break;
+      steps.push_back(step);
+      w = next;
+    }
+    // The gate's value reaches the Mul through a pair: its rounding is what the table must reproduce.
+    if (!reached) continue;
     m->gated = true;
-    m->nodes.insert(m->nodes.end(), {gate, q, dq, mul});
+    nodes.push_back(mul);
+    steps.push_back(Step{Step::kTimesInput});
+    m->nodes.insert(m->nodes.end(), nodes.begin(), nodes.end());
+    m->steps.insert(m->steps.end(), steps.begin(), steps.end());
     *out = mul.output(0);
     return true;
   }
   return false;
 }
 
-// A chain of steps from v (at least one) to the QuantizeLinear that ends it.
+// A chain of steps from v (at least one) to the QuantizeLinear that ends it, on through each
+// QuantizeLinear -> DequantizeLinear pair that leads into more steps and another QuantizeLinear.
 bool match_steps_then_quantize(sdk::Value v, const Available& ok, QdqUnaryMatch* m) {
-  for (int guard = 0; guard < 16; ++guard) {
+  struct End {
+    sdk::Node q;
+    ScalarQuant y;
+    size_t nodes = 0, steps = 0;  // m's nodes and steps before the QuantizeLinear
+  };
+  std::optional<End> end;  // the last QuantizeLinear that ends a chain
+  for (int guard = 0; guard < 32; ++guard) {
     if (is_quant_op(sole_consumer(v), "QuantizeLinear")) {
-      if (m->steps.empty() && !m->gated) return false;
-      const sdk::Node q = output_quantize(v, ok, &m->y);
-      if (!q.valid()) return false;
-      m->q = q;
-      m->nodes.push_back(q);
-      return true;
+      if (m->steps.empty()) return false;
+      ScalarQuant y;
+      const sdk::Node q = output_quantize(v, ok, &y);
+      if (!q.valid()) break;
+      end = End{q, y, m->nodes.size(), m->steps.size()};
+      Step pair;
+      sdk::Value past;
+      if (!requantize_step(v, ok, &pair, &m->nodes, &past)) break;
+      m->steps.push_back(pair);
+      v = past;
+      continue;
     }
-    if (m->gated) return false;
     Step step;
     sdk::Value out;
-    if (!next_step(v, ok, &step, &m->nodes, &out)) return false;
+    if (!next_step(v, ok, &step, &m->nodes, &out)) break;
     m->steps.push_back(step);
     v = out;
   }
-  return false;
+  if (!end) return false;
+  // What came after the last QuantizeLinear led to no other: the chain ends there.
+  m->nodes.resize(end->nodes);
+  m->nodes.push_back(end->q);
+  m->steps.resize(end->steps);
+  m->q = end->q;
+  m->y = end->y;
+  return true;
 }
 
 bool match_qdq_unary(const sdk::Node& anchor, const Available& ok, QdqUnaryMatch* m) {
@@ -209,14 +275,7 @@ class QdqUnaryGroup : public sdk::CompiledGroup {
     std::array<float, 256> x{}, v{};
     dequantize_row(bytes.data(), m.x, x.data(), 256);
     v = x;
-    if (m.gated) apply_activation(m.act, x.data(), v.data(), 256);
-    else apply_steps(m.steps, &v);
-    if (m.gated) {
-      std::array<uint8_t, 256> gate{};
-      quantize_row(v.data(), m.gate_q, gate.data(), 256);
-      dequantize_row(gate.data(), m.gate_dq, v.data(), 256);
-      for (int b = 0; b < 256; ++b) v[b] = x[b] * v[b];
-    }
+    apply_steps(m.steps, x, &v);
     quantize_row(v.data(), m.y, table_.data(), 256);
   }
 
@@ -233,7 +292,7 @@ class QdqUnaryGroup : public sdk::CompiledGroup {
       // X's bytes again, a block at a time (it stays in L1), then the table.
       const float* px = x.data<float>();
       const ScalarQuant xq = m_.x;
-      math::parallel_for(x.size(), threads, math::kElementwiseGrain, [table, px, y, xq](int64_t i0, int64_t i1) {
+      math::parallel_for(x.size(), threads, math::pass_grain(sizeof(float) + 1), [table, px, y, xq](int64_t i0, int64_t i1) {
         constexpr int64_t kBlock = 2048;
         uint8_t bytes[kBlock];
         for (int64_t b = i0; b < i1; b += kBlock) {

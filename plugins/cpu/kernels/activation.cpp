@@ -43,8 +43,9 @@ class UnaryKernel : public CpuKernel {
       T* y = ctx.output<T>(0, x.shape());
       const Op& op = op_;
       if constexpr (std::is_same_v<T, float> && has_f32<Op>::value) {
-        // A contiguous loop in math/vec.h (AVX2 where the CPU has it), same values.
-        math::parallel_for(x.size(), threads, math::kElementwiseGrain,
+        // A contiguous loop in math/vec.h (AVX2 where the CPU has it), same values; fast enough per
+        // byte to count as a pass (math::pass_grain). The scalar loops below keep the element grain.
+        math::parallel_for(x.size(), threads, math::pass_grain(2 * sizeof(float)),
                            [&](int64_t i0, int64_t i1) { call_f32(op, px + i0, y + i0, i1 - i0); });
         return;
       }
@@ -310,7 +311,7 @@ class ClipKernel : public CpuKernel {
       const T* px = x.data<T>();
       T* y = ctx.output<T>(0, x.shape());
       if constexpr (std::is_same_v<T, float>) {
-        math::parallel_for(x.size(), threads, math::kElementwiseGrain,
+        math::parallel_for(x.size(), threads, math::pass_grain(2 * sizeof(float)),
                            [&](int64_t i0, int64_t i1) { math::clip_f32(px + i0, lo, hi, y + i0, i1 - i0); });
         return;
       }

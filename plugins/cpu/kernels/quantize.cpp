@@ -36,24 +36,25 @@ class QuantizeKernel : public CpuKernel {
     if (zp.present() && zp.size() != scale.size()) fail("zero point and scale must have the same number of values");
     const float* s = scale.data<float>();
     const int64_t rows = outer * n;
-    const int64_t grain = std::max<int64_t>(1, math::kElementwiseGrain / std::max<int64_t>(inner, 1));
+    // A thread's share: kPassGrainBytes of the float side plus the quantized side.
+    const int64_t element_bytes = static_cast<int64_t>(sizeof(float) + sdk::element_size(quantize_ ? out_type(zp) : x.elem_type()));
+    const int64_t grain = math::pass_grain(element_bytes * std::max<int64_t>(inner, 1));
     if (quantize_) {
       expect_type(x, {EPHOST_ELEMENT_FLOAT}, "x");
-      const int32_t out_type = zp.present() ? zp.elem_type() : EPHOST_ELEMENT_UINT8;
-      const bool ok = dispatch(Types<uint8_t, int8_t>{}, out_type, [&](auto tag) {
+      const bool ok = dispatch(Types<uint8_t, int8_t>{}, out_type(zp), [&](auto tag) {
         using Q = decltype(tag);
         const Q* z = zp.present() ? zp.data<Q>() : nullptr;
         Q* y = ctx.output<Q>(0, xs);
         const float* px = x.data<float>();
         if (inner == 1 && n > 1) {
           // Quantized along the last axis: one scale per element of each row.
-          math::parallel_for(outer, threads, std::max<int64_t>(1, math::kElementwiseGrain / n), [&](int64_t o0, int64_t o1) {
+          math::parallel_for(outer, threads, math::pass_grain(element_bytes * n), [&](int64_t o0, int64_t o1) {
             for (int64_t o = o0; o < o1; ++o) math::quantize_linear_each(px + o * n, s, z, y + o * n, n);
           });
           return;
         }
         if (rows == 1) {  // per-tensor: split the elements
-          math::parallel_for(inner, threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
+          math::parallel_for(inner, threads, math::pass_grain(element_bytes), [&](int64_t i0, int64_t i1) {
             math::quantize_linear(px + i0, s[0], z ? z[0] : Q{0}, y + i0, i1 - i0);
           });
           return;
@@ -65,7 +66,7 @@ class QuantizeKernel : public CpuKernel {
           }
         });
       });
-      if (!ok) fail(std::string("unsupported output type ") + type_name(out_type));
+      if (!ok) fail(std::string("unsupported output type ") + type_name(out_type(zp)));
       return;
     }
     if (zp.present() && zp.elem_type() != x.elem_type()) fail("x and x_zero_point must have the same type");
@@ -75,13 +76,13 @@ class QuantizeKernel : public CpuKernel {
       const Q* px = x.data<Q>();
       float* y = ctx.output<float>(0, xs);
       if (inner == 1 && n > 1) {
-        math::parallel_for(outer, threads, std::max<int64_t>(1, math::kElementwiseGrain / n), [&](int64_t o0, int64_t o1) {
+        math::parallel_for(outer, threads, math::pass_grain(element_bytes * n), [&](int64_t o0, int64_t o1) {
           for (int64_t o = o0; o < o1; ++o) math::dequantize_linear_each(px + o * n, s, z, y + o * n, n);
         });
         return;
       }
       if (rows == 1) {
-        math::parallel_for(inner, threads, math::kElementwiseGrain, [&](int64_t i0, int64_t i1) {
+        math::parallel_for(inner, threads, math::pass_grain(element_bytes), [&](int64_t i0, int64_t i1) {
           math::dequantize_linear(px + i0, s[0], z ? z[0] : Q{0}, y + i0, i1 - i0);
         });
         return;
@@ -97,6 +98,9 @@ class QuantizeKernel : public CpuKernel {
   }
 
  private:
+  // QuantizeLinear's output type: its zero point's, uint8 without one.
+  static int32_t out_type(const sdk::Tensor& zp) { return zp.present() ? zp.elem_type() : EPHOST_ELEMENT_UINT8; }
+
   bool quantize_;
   int64_t axis_;
 };

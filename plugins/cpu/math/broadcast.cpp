@@ -105,7 +105,7 @@ void broadcast_arith_f32(BinOp op, const float* a, const Shape& a_shape, const f
   if ((na == n || na == 1) && (nb == n || nb == 1) && (na == n || nb == n)) {
     // Same shape, or one side a single value.
     const bool av = na == n, bv = nb == n;
-    parallel_for(n, threads, kElementwiseGrain, [&](int64_t i0, int64_t i1) {
+    parallel_for(n, threads, pass_grain(3 * sizeof(float)), [&](int64_t i0, int64_t i1) {
       binary_f32(op, av ? a + i0 : a, av, bv ? b + i0 : b, bv, out + i0, i1 - i0);
     });
     return;
@@ -113,7 +113,7 @@ void broadcast_arith_f32(BinOp op, const float* a, const Shape& a_shape, const f
   const BroadcastPlan plan = plan_broadcast({a_shape, b_shape}, out_shape);
   const int64_t inner = plan.inner(), rows = plan.rows();
   const int64_t sa = plan.strides[0].back(), sb = plan.strides[1].back();
-  const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / inner);
+  const int64_t grain = pass_grain(3 * static_cast<int64_t>(sizeof(float)) * inner);
   if (sa > 1 || sb > 1 || (sa == 0 && sb == 0)) {
     // Strided inner rows (rare): the generic driver.
     switch (op) {

@@ -123,12 +123,30 @@ inline int threads_for_work(double flops, int threads) {
 // Elements per thread below which elementwise loops stay single-threaded.
 constexpr int64_t kElementwiseGrain = 1 << 15;
 
-// Bytes per thread below which a pass that does almost nothing per byte (a layout copy or transpose
-// of int8 data, a byte table lookup) stays on one thread. Such a pass moves several GB/s on one core,
-// so kElementwiseGrain bytes take a few microseconds: less than waking a team whose workers sleep
-// between regions (limit_openmp_spinning; tens of microseconds in a VM). At 2 threads int8
-// MobileNetV3-small forked 53 teams per run, 45 of them for such passes, and ran slower than at 1.
-constexpr int64_t kByteGrain = int64_t{1} << 18;
+// Bytes (read plus written) a thread's share of a per-element pass must reach before a team is worth
+// waking: a dequantization, quantization, table lookup or layout copy, a sum (a global pool), an
+// activation, a softmax or normalization row. A team costs the wake-up of workers that sleep between
+// regions (limit_openmp_spinning): ~7 us at best on a 2-core Xeon VM, tens of us on an EPYC VM (int8
+// EfficientNet-B0's 19 standalone DequantizeLinear nodes, ~20 us each on one thread, took 2.4x as long
+// with a team). The plugin's vectorised passes move 17-45 bytes per ns on one core (AVX-512; the
+// transcendental ones, softmax and sigmoid, at the slow end), so 2 MiB is 45-120 us of one thread's
+// work: a second thread then saves more than a slow wake-up costs. Swept with
+// benchmarks/team_threshold_sweep.cpp (2t/1t stays above 1 below ~2 MiB in total even at the best of
+// a loaded machine's samples); count a pass's float working row when it computes in float between
+// narrower inputs and outputs (an int8 softmax moves 2 bytes per element but works like 8).
+constexpr int64_t kPassGrainBytes = int64_t{1} << 21;
+
+// parallel_for's grain (items per thread) for a per-element pass whose items each read and write
+// `bytes_per_item` bytes: a second thread only once each has kPassGrainBytes.
+inline int64_t pass_grain(int64_t bytes_per_item) {
+  return std::max<int64_t>(1, kPassGrainBytes / std::max<int64_t>(bytes_per_item, 1));
+}
+
+// Source bytes per thread below which a pass that does almost nothing per byte (a layout copy or
+// transpose of int8 data, a byte table lookup) stays on one thread: kPassGrainBytes of reads plus
+// writes. At 2 threads int8 MobileNetV3-small forked 53 teams per run, 45 of them for such passes, and
+// ran slower than at 1.
+constexpr int64_t kByteGrain = kPassGrainBytes / 2;
 
 // Threads worth waking for an int8 product of `ops` (2 x its multiply-accumulates). With VNNI a core
 // does 4 u8*s8 products per 32-bit lane and instruction where f32 does one FMA (AMX many more), so

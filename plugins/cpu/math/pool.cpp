@@ -275,8 +275,7 @@ void average_pool(const float* x, const PoolGeometry& g, float* y, bool count_in
 }
 
 void global_average_pool(const float* x, int64_t planes, int64_t size, float* y, int threads) {
-  parallel_for(planes, threads, std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(size, 1)),
-               [&](int64_t p0, int64_t p1) {
+  parallel_for(planes, threads, pass_grain(static_cast<int64_t>(sizeof(float)) * (size + 1)), [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       const double sum = sum_f32(x + p * size, size);
       y[p] = size > 0 ? static_cast<float>(sum / static_cast<double>(size)) : 0.f;
@@ -285,8 +284,7 @@ void global_average_pool(const float* x, int64_t planes, int64_t size, float* y,
 }
 
 void global_max_pool(const float* x, int64_t planes, int64_t size, float* y, int threads) {
-  parallel_for(planes, threads, std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(size, 1)),
-               [&](int64_t p0, int64_t p1) {
+  parallel_for(planes, threads, pass_grain(static_cast<int64_t>(sizeof(float)) * (size + 1)), [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       const float* xp = x + p * size;
       float m = -std::numeric_limits<float>::infinity();

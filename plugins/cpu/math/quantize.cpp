@@ -65,6 +65,26 @@ void dequantize_each_base(const Q* x, const float* s, const Q* z, float* y, int6
   for (int64_t i = 0; i < n; ++i) y[i] = dequantize_one<Q>(x[i], z ? z[i] : Q{0}, s[i]);
 }
 
+// B of the fused residual Add: the float operand as it is, or a byte dequantized.
+template <typename B>
+inline float operand_one(B b, B zb, float sb) {
+  if constexpr (std::is_same_v<B, float>)
+    return b;
+  else
+    return dequantize_one<B>(b, zb, sb);
+}
+
+template <typename A, typename B, typename Y>
+void add_quantize_base(const A* a, float sa, A za, const B* b, float sb, B zb, bool relu, float sy, Y zy, Y* y,
+                       int64_t n) {
+  const float zf = static_cast<float>(zy);
+  for (int64_t i = 0; i < n; ++i) {
+    float v = dequantize_one<A>(a[i], za, sa) + operand_one<B>(b[i], zb, sb);
+    if (relu) v = v > 0.f ? v : 0.f;
+    y[i] = saturate_rounded<Y>(v / sy, zf);
+  }
+}
+
 #if EPHOST_QUANT_X86
 
 // ----- AVX2 tier: 8 lanes, the tail in the baseline expression (bit-identical) -----------------------
@@ -153,6 +173,31 @@ EPHOST_QUANT_AVX2 void dequantize_each_avx2(const Q* x, const float* s, const Q*
     }
   }
   dequantize_each_base(x + i, s + i, z ? z + i : nullptr, y + i, n - i);
+}
+
+// Eight elements of B of the fused residual Add (avx2 has no FMA: the add that follows stays an add).
+template <typename B>
+EPHOST_QUANT_AVX2_INLINE __m256 operand8(const B* b, __m256i zb, __m256 sb) {
+  if constexpr (std::is_same_v<B, float>)
+    return _mm256_loadu_ps(b);
+  else
+    return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(load8_i32(b), zb)), sb);
+}
+
+template <typename A, typename B, typename Y>
+EPHOST_QUANT_AVX2 void add_quantize_avx2(const A* a, float sa, A za, const B* b, float sb, B zb, bool relu, float sy,
+                                         Y zy, Y* y, int64_t n) {
+  const __m256 vsa = _mm256_set1_ps(sa), vsb = _mm256_set1_ps(sb), vsy = _mm256_set1_ps(sy);
+  const __m256 vzy = _mm256_set1_ps(static_cast<float>(zy)), zero = _mm256_setzero_ps();
+  const __m256i vza = _mm256_set1_epi32(static_cast<int32_t>(za)), vzb = _mm256_set1_epi32(static_cast<int32_t>(zb));
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 da = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(load8_i32(a + i), vza)), vsa);
+    __m256 v = _mm256_add_ps(da, operand8<B>(b + i, vzb, vsb));
+    if (relu) v = _mm256_max_ps(v, zero);  // NaN and -0 become +0, as x > 0 ? x : 0
+    store8(y + i, quantize8<Y>(v, vsy, vzy));
+  }
+  add_quantize_base(a + i, sa, za, b + i, sb, zb, relu, sy, zy, y + i, n - i);
 }
 
 // ----- AVX-512 tier: 16 lanes, masked tails ----------------------------------------------------------
@@ -245,6 +290,32 @@ EPHOST_QUANT_AVX512 void dequantize_each_avx512(const Q* x, const float* s, cons
   }
 }
 
+// Sixteen elements of B of the fused residual Add (masked-off lanes read nothing).
+template <typename B>
+EPHOST_QUANT_AVX512_INLINE __m512 operand16(const B* b, __mmask16 m, __m512i zb, __m512 sb) {
+  if constexpr (std::is_same_v<B, float>)
+    return _mm512_maskz_loadu_ps(m, b);
+  else
+    return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(load16_i32(b, m), zb)), sb);
+}
+
+template <typename A, typename B, typename Y>
+EPHOST_QUANT_AVX512 void add_quantize_avx512(const A* a, float sa, A za, const B* b, float sb, B zb, bool relu,
+                                             float sy, Y zy, Y* y, int64_t n) {
+  const __m512 vsa = _mm512_set1_ps(sa), vsb = _mm512_set1_ps(sb), vsy = _mm512_set1_ps(sy);
+  const __m512 vzy = _mm512_set1_ps(static_cast<float>(zy)), zero = _mm512_setzero_ps();
+  const __m512i vza = _mm512_set1_epi32(static_cast<int32_t>(za)), vzb = _mm512_set1_epi32(static_cast<int32_t>(zb));
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = tail_mask(n - i);
+    const __m512 da = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(load16_i32(a + i, m), vza)), vsa);
+    // The rounding form is a builtin, which the compiler does not contract with the products into an
+    // FMA (the plain one is a vector `+` it may, under GCC's default -ffp-contract=fast).
+    __m512 v = _mm512_add_round_ps(da, operand16<B>(b + i, m, vzb, vsb), _MM_FROUND_CUR_DIRECTION);
+    if (relu) v = _mm512_max_ps(v, zero);  // NaN and -0 become +0, as x > 0 ? x : 0
+    store16(y + i, m, quantize16<Y>(v, vsy, vzy));
+  }
+}
+
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
@@ -301,6 +372,18 @@ void dequantize_each(const Q* x, const float* s, const Q* z, float* y, int64_t n
   dequantize_each_base(x, s, z, y, n);
 }
 
+template <typename A, typename B, typename Y>
+void add_quantize(const A* a, float sa, A za, const B* b, float sb, B zb, bool relu, float sy, Y zy, Y* y, int64_t n) {
+#if EPHOST_QUANT_X86
+  switch (active_isa()) {
+    case Isa::kAvx512: return add_quantize_avx512(a, sa, za, b, sb, zb, relu, sy, zy, y, n);
+    case Isa::kAvx2: return add_quantize_avx2(a, sa, za, b, sb, zb, relu, sy, zy, y, n);
+    case Isa::kScalar: break;
+  }
+#endif
+  add_quantize_base(a, sa, za, b, sb, zb, relu, sy, zy, y, n);
+}
+
 }  // namespace
 
 #define EPHOST_QUANTIZE_TYPE(Q)                                                                      \
@@ -327,5 +410,21 @@ EPHOST_DEQUANTIZE_TYPE(int8_t)
 EPHOST_DEQUANTIZE_TYPE(uint16_t)
 EPHOST_DEQUANTIZE_TYPE(int16_t)
 EPHOST_DEQUANTIZE_TYPE(int32_t)
+
+template <typename A, typename B, typename Y>
+void add_dequantized_then_quantize(const A* a, float sa, A za, const B* b, float sb, B zb, bool relu, float sy,
+                                   Y zy, Y* y, int64_t n) {
+  add_quantize<A, B, Y>(a, sa, za, b, sb, zb, relu, sy, zy, y, n);
+}
+
+#define EPHOST_ADD_QUANTIZE(A, B, Y)                                                                              \
+  template void add_dequantized_then_quantize<A, B, Y>(const A*, float, A, const B*, float, B, bool, float, Y, Y*, \
+                                                       int64_t);
+#define EPHOST_ADD_QUANTIZE_B(A, Y) \
+  EPHOST_ADD_QUANTIZE(A, uint8_t, Y) EPHOST_ADD_QUANTIZE(A, int8_t, Y) EPHOST_ADD_QUANTIZE(A, float, Y)
+EPHOST_ADD_QUANTIZE_B(uint8_t, uint8_t)
+EPHOST_ADD_QUANTIZE_B(uint8_t, int8_t)
+EPHOST_ADD_QUANTIZE_B(int8_t, uint8_t)
+EPHOST_ADD_QUANTIZE_B(int8_t, int8_t)
 
 }  // namespace ephost::cpu::math

@@ -46,4 +46,15 @@ void dequantize_linear_each(const uint16_t* x, const float* scale, const uint16_
 void dequantize_linear_each(const int16_t* x, const float* scale, const int16_t* zero_point, float* y, int64_t n);
 void dequantize_linear_each(const int32_t* x, const float* scale, const int32_t* zero_point, float* y, int64_t n);
 
+// The residual Add of int8 graphs in one pass over the elements:
+//   y = QuantizeLinear([Relu](DequantizeLinear(a, sa, za) + B), sy, zy)
+// where B is DequantizeLinear(b, sb, zb) for bytes b, or b itself for floats (then sb and zb are not
+// read). Bit for bit the ops evaluated one after another with the loops above, then a float add and
+// Relu as x > 0 ? x : 0: the sum is never contracted with a product into an FMA. A and Y are uint8_t
+// or int8_t, B uint8_t, int8_t or float. a, b and y must be valid for n elements; y must not overlap
+// a or b.
+template <typename A, typename B, typename Y>
+void add_dequantized_then_quantize(const A* a, float sa, A za, const B* b, float sb, B zb, bool relu, float sy,
+                                   Y zy, Y* y, int64_t n);
+
 }  // namespace ephost::cpu::math

@@ -15,12 +15,12 @@ void softmax(const float* x, float* y, int64_t outer, int64_t n, int64_t inner, 
   if (outer * n * inner == 0) return;
   if (inner == 1) {
     if (!log) {
-      parallel_for(outer, threads, std::max<int64_t>(1, 8192 / n), [&](int64_t r0, int64_t r1) {
+      parallel_for(outer, threads, pass_grain(2 * static_cast<int64_t>(sizeof(float)) * n), [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) softmax_row_f32(x + r * n, 1.f, nullptr, y + r * n, n);
       });
       return;
     }
-    parallel_for(outer, threads, std::max<int64_t>(1, 8192 / n), [&](int64_t r0, int64_t r1) {
+    parallel_for(outer, threads, pass_grain(2 * static_cast<int64_t>(sizeof(float)) * n), [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         const float* xr = x + r * n;
         float* yr = y + r * n;

@@ -34,8 +34,20 @@
  *   prepack_log  a file PrePackWeight appends "prepack node=<name> input=<i> cache=<0|1>" to, and
  *             SetSharedPrePackedWeight "shared node=<name> input=<i> buffer=<address>"
  *
+ *   schema_log  a file GetCapability appends one line to for each node it claims: the node's ONNX schema as
+ *             the host's OrtEpApi::GetOpSchema answers it ("schema node=<name> op=<type> since=<n>
+ *             inputs=<names> outputs=<names>" then " <param>{<allowed types>}in[<indices>]out[<indices>]" for
+ *             each type constraint, and "fixed=<formal inputs with no constraint>")
+ *   cf_log    a file the Loop and Scan helpers append each call to ("concat node=<name> parts=<n>
+ *             bytes=<size>", "transpose node=<name> perm=<p0,p1,...> dims=<input dims>")
+ *
  * Several libraries are built from this file (tests/plugins/ort_ep/CMakeLists.txt):
  *   ORT_TEST_KERNEL_CREATE_FAILS   the create function of Relu fails with a status of its own
+ *   ORT_TEST_CONTROL_FLOW          ("ortkern" too, library kernels_cf) the registry also has If (since-versions
+ *             1..25, cond in CPU memory), Loop (1..25, M and cond in CPU memory) and Scan (9..25), V in {float},
+ *             whose create functions ask the host for its kernel (OrtEpApi::CreateIfKernel, CreateLoopKernel,
+ *             CreateScanKernel), handing Loop an OrtLoopKernelHelper (ConcatOutput: the per-iteration outputs
+ *             copied one after another) and Scan an OrtScanKernelHelper (Transpose: any permutation)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +73,7 @@ static OrtStatus* error(const char* message) { return api->CreateStatus(ORT_EP_F
     if (s_) return s_;             \
   } while (0)
 
-enum { OP_ADD = 1, OP_MUL, OP_RELU, OP_LEAKY_RELU, OP_MATMUL, OP_IDENTITY, NUM_OPS = OP_IDENTITY };
+enum { OP_ADD = 1, OP_MUL, OP_RELU, OP_LEAKY_RELU, OP_MATMUL, OP_IDENTITY, OP_IF, OP_LOOP, OP_SCAN, NUM_OPS = OP_SCAN };
 
 /* ---- the EP ---- */
 
@@ -82,6 +94,8 @@ typedef struct KernelEp {
   OrtInjectedFault fault; /* options fault, fault_while */
   char prepack_log[512];
   char compute_log[512];
+  char schema_log[512];
+  char cf_log[512];
 } KernelEp;
 
 static const char* ep_get_name(const OrtEp* ep) {
@@ -112,6 +126,131 @@ static OrtStatus* matmul_b_is_constant_2d(const OrtNode* node, int* yes) {
 static int claimable_by_type(const char* op_type) {
   return strcmp(op_type, "Add") == 0 || strcmp(op_type, "Mul") == 0 || strcmp(op_type, "Relu") == 0 ||
          strcmp(op_type, "LeakyRelu") == 0 || strcmp(op_type, "Sub") == 0;
+}
+
+/* Appends `text` to `line` (of `size` bytes), cutting it short rather than overflowing. */
+static void append(char* line, size_t size, const char* text) {
+  size_t used = strlen(line);
+  if (used + 1 < size) snprintf(line + used, size - used, "%s", text);
+}
+
+/* " <first>,<second>,..." of `count` indices. */
+static void append_indices(char* line, size_t size, const size_t* indices, size_t count) {
+  char piece[32];
+  size_t i;
+  for (i = 0; i < count; ++i) {
+    snprintf(piece, sizeof piece, "%s%zu", i ? "," : "", indices[i]);
+    append(line, size, piece);
+  }
+}
+
+/* The formal inputs' or outputs' names of `schema`, comma-separated. */
+static OrtStatus* append_formals(const OrtOpSchema* schema, int inputs, char* line, size_t size) {
+  size_t count = 0, i;
+  RETURN_IF(inputs ? ep_api->OpSchema_GetNumInputs(schema, &count) : ep_api->OpSchema_GetNumOutputs(schema, &count));
+  for (i = 0; i < count; ++i) {
+    const char* name = NULL;
+    RETURN_IF(inputs ? ep_api->OpSchema_GetInputName(schema, i, &name) : ep_api->OpSchema_GetOutputName(schema, i, &name));
+    if (i) append(line, size, ",");
+    append(line, size, name);
+  }
+  return NULL;
+}
+
+/* Each type constraint: " T{tensor(float),...}in[0,1]out[0]"; a constraint must be the one its formals name. */
+static OrtStatus* append_constraints(const OrtOpSchema* schema, char* line, size_t size) {
+  size_t count = 0, i, j;
+  RETURN_IF(ep_api->OpSchema_GetTypeConstraintCount(schema, &count));
+  for (i = 0; i < count; ++i) {
+    const OrtOpSchemaTypeConstraint* c = NULL;
+    const char* param = NULL;
+    const char* const* types = NULL;
+    const size_t* in = NULL;
+    const size_t* out = NULL;
+    size_t num_types = 0, num_in = 0, num_out = 0;
+    RETURN_IF(ep_api->OpSchema_GetTypeConstraint(schema, i, &c));
+    RETURN_IF(ep_api->OpSchemaTypeConstraint_GetTypeParamName(c, &param));
+    RETURN_IF(ep_api->OpSchemaTypeConstraint_GetAllowedTypes(c, &types, &num_types));
+    RETURN_IF(ep_api->OpSchemaTypeConstraint_GetInputIndices(c, &in, &num_in));
+    RETURN_IF(ep_api->OpSchemaTypeConstraint_GetOutputIndices(c, &out, &num_out));
+    for (j = 0; j < num_in; ++j) {
+      const OrtOpSchemaTypeConstraint* back = NULL;
+      RETURN_IF(ep_api->OpSchema_GetInputTypeConstraint(schema, in[j], &back));
+      if (back != c) return error("OpSchema_GetInputTypeConstraint disagrees with the constraint's input indices");
+    }
+    for (j = 0; j < num_out; ++j) {
+      const OrtOpSchemaTypeConstraint* back = NULL;
+      RETURN_IF(ep_api->OpSchema_GetOutputTypeConstraint(schema, out[j], &back));
+      if (back != c) return error("OpSchema_GetOutputTypeConstraint disagrees with the constraint's output indices");
+    }
+    append(line, size, " ");
+    append(line, size, param);
+    append(line, size, "{");
+    for (j = 0; j < num_types; ++j) {
+      if (j) append(line, size, ",");
+      append(line, size, types[j]);
+    }
+    append(line, size, "}in[");
+    append_indices(line, size, in, num_in);
+    append(line, size, "]out[");
+    append_indices(line, size, out, num_out);
+    append(line, size, "]");
+  }
+  return NULL;
+}
+
+/* The formal inputs bound to no type constraint (a fixed type): " fixed=<i>,<j>". */
+static OrtStatus* append_fixed_inputs(const OrtOpSchema* schema, char* line, size_t size) {
+  size_t count = 0, i, fixed = 0;
+  char piece[32];
+  RETURN_IF(ep_api->OpSchema_GetNumInputs(schema, &count));
+  append(line, size, " fixed=");
+  for (i = 0; i < count; ++i) {
+    const OrtOpSchemaTypeConstraint* c = NULL;
+    RETURN_IF(ep_api->OpSchema_GetInputTypeConstraint(schema, i, &c));
+    if (c) continue;
+    snprintf(piece, sizeof piece, "%s%zu", fixed++ ? "," : "", i);
+    append(line, size, piece);
+  }
+  return NULL;
+}
+
+/* One line for `node` in the schema log: its schema as GetOpSchema answers it for the node's opset. */
+static OrtStatus* log_schema(const KernelEp* ep, const OrtNode* node) {
+  const char* name = NULL;
+  const char* op_type = NULL;
+  const char* domain = NULL;
+  int since = 0, schema_since = 0;
+  OrtOpSchema* schema = NULL;
+  OrtStatus* status;
+  char line[8192], piece[512];
+  FILE* f;
+  RETURN_IF(api->Node_GetName(node, &name));
+  RETURN_IF(api->Node_GetOperatorType(node, &op_type));
+  RETURN_IF(api->Node_GetDomain(node, &domain));
+  RETURN_IF(api->Node_GetSinceVersion(node, &since));
+  RETURN_IF(ep_api->GetOpSchema(op_type, since, domain, &schema));
+  if (!schema) return error("GetOpSchema found no schema for a node the host runs");
+  status = ep_api->OpSchema_GetSinceVersion(schema, &schema_since);
+  if (!status) {
+    snprintf(piece, sizeof piece, "schema node=%s op=%s since=%d inputs=", name, op_type, schema_since);
+    line[0] = '\0';
+    append(line, sizeof line, piece);
+    status = append_formals(schema, 1, line, sizeof line);
+  }
+  if (!status) {
+    append(line, sizeof line, " outputs=");
+    status = append_formals(schema, 0, line, sizeof line);
+  }
+  if (!status) status = append_constraints(schema, line, sizeof line);
+  if (!status) status = append_fixed_inputs(schema, line, sizeof line);
+  ep_api->ReleaseOpSchema(schema);
+  if (status) return status;
+  f = fopen(ep->schema_log, "a");
+  if (!f) return error("cannot open the schema log");
+  fprintf(f, "%s\n", line);
+  fclose(f);
+  return NULL;
 }
 
 static OrtStatus* ep_get_capability(OrtEp* this_ptr, const OrtGraph* graph, OrtEpGraphSupportInfo* info) {
@@ -148,7 +287,8 @@ static OrtStatus* ep_get_capability(OrtEp* this_ptr, const OrtGraph* graph, OrtE
       status = error("EpGraphSupportInfo_LookUpKernel answered a kernel definition for another operator or EP");
       break;
     }
-    status = ep_api->EpGraphSupportInfo_AddSingleNode(info, nodes[i]);
+    if (ep->schema_log[0]) status = log_schema(ep, nodes[i]);
+    if (!status) status = ep_api->EpGraphSupportInfo_AddSingleNode(info, nodes[i]);
   }
   free(nodes);
   return status;
@@ -424,12 +564,6 @@ static OrtStatus* kernel_set_shared(OrtKernelImpl* this_ptr, const void* const* 
 
 /* ---- what the kernel info says, logged for the tests ---- */
 
-/* Appends `text` to `line` (of `size` bytes), cutting it short rather than overflowing. */
-static void append(char* line, size_t size, const char* text) {
-  size_t used = strlen(line);
-  if (used + 1 < size) snprintf(line + used, size - used, "%s", text);
-}
-
 /* Reads a text getter the way ONNX Runtime's C++ wrapper does: the size first, then the text. */
 typedef OrtStatus* (*TextGetter)(const OrtKernelInfo* info, char* out, size_t* size);
 static OrtStatus* read_text(TextGetter get, const OrtKernelInfo* info, char* out, size_t room) {
@@ -502,10 +636,145 @@ static OrtStatus* log_kernel_info(const KernelEp* ep, const TestKernel* k, const
   return NULL;
 }
 
+/* ---- control flow: kernels the host makes, helpers the EP gives them ---- */
+
+static void log_line(const char* path, const char* line) {
+  FILE* f;
+  if (!path || !path[0]) return;
+  f = fopen(path, "a");
+  if (!f) return;
+  fprintf(f, "%s\n", line);
+  fclose(f);
+}
+
+/* What ConcatOutput and Transpose need of the node and the EP: its name and the log. */
+typedef struct FlowHelper {
+  union {
+    OrtLoopKernelHelper loop;
+    OrtScanKernelHelper scan;
+  } base;
+  char node[128];
+  const char* cf_log;
+} FlowHelper;
+
+static void helper_release_loop(OrtLoopKernelHelper* this_ptr) { free(this_ptr); }
+static void helper_release_scan(OrtScanKernelHelper* this_ptr) { free(this_ptr); }
+
+static size_t element_size(enum ONNXTensorElementDataType e) {
+  switch (e) {
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT64: return 8;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT32: return 4;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT16: return 2;
+    default: return 1;
+  }
+}
+
+/* The Loop's scan outputs of every iteration, one after another, into the host's output buffer (the EP's
+ * memory is the host's here: a plain copy). */
+static OrtStatus* helper_concat(OrtLoopKernelHelper* this_ptr, void* stream_handle, const OrtValue* const* parts,
+                                size_t num_parts, void* output, size_t output_size) {
+  const FlowHelper* h = (const FlowHelper*)this_ptr;
+  size_t offset = 0, i;
+  char line[256];
+  (void)stream_handle;
+  for (i = 0; i < num_parts; ++i) {
+    Shape s;
+    const void* data = NULL;
+    size_t bytes;
+    RETURN_IF(shape_of(parts[i], &s));
+    RETURN_IF(api->GetTensorData(parts[i], &data));
+    bytes = s.count * element_size(s.elem);
+    if (offset + bytes > output_size) return error("ConcatOutput: the parts do not fit the output");
+    memcpy((char*)output + offset, data, bytes);
+    offset += bytes;
+  }
+  if (offset != output_size) return error("ConcatOutput: the parts do not fill the output");
+  snprintf(line, sizeof line, "concat node=%s parts=%zu bytes=%zu", h->node, num_parts, output_size);
+  log_line(h->cf_log, line);
+  return NULL;
+}
+
+/* output = input with its axes permuted (output axis i is input axis permutation[i]). */
+static OrtStatus* helper_transpose(OrtScanKernelHelper* this_ptr, const size_t* permutation, size_t rank,
+                                   const OrtValue* input, OrtSyncStream* stream, OrtValue* output) {
+  const FlowHelper* h = (const FlowHelper*)this_ptr;
+  Shape in, out;
+  const char* src = NULL;
+  char* dst = NULL;
+  size_t in_strides[8], j, a, esize;
+  char line[256], piece[32];
+  (void)stream;
+  RETURN_IF(shape_of(input, &in));
+  RETURN_IF(shape_of(output, &out));
+  if (in.rank != rank || out.rank != rank || in.count != out.count || in.elem != out.elem)
+    return error("Transpose: input and output do not fit the permutation");
+  for (a = 0; a < rank; ++a)
+    if (permutation[a] >= rank || out.dims[a] != in.dims[permutation[a]])
+      return error("Transpose: the output's shape is not the permuted input's");
+  RETURN_IF(api->GetTensorData(input, (const void**)&src));
+  RETURN_IF(api->GetTensorMutableData(output, (void**)&dst));
+  esize = element_size(in.elem);
+  for (a = rank; a-- > 0;) in_strides[a] = a + 1 == rank ? 1 : in_strides[a + 1] * (size_t)in.dims[a + 1];
+  for (j = 0; j < out.count; ++j) {
+    size_t rest = j, from = 0;
+    for (a = rank; a-- > 0;) {
+      size_t d = (size_t)out.dims[a];
+      from += (rest % d) * in_strides[permutation[a]];
+      rest /= d;
+    }
+    memcpy(dst + j * esize, src + from * esize, esize);
+  }
+  snprintf(line, sizeof line, "transpose node=%s perm=", h->node);
+  for (a = 0; a < rank; ++a) {
+    snprintf(piece, sizeof piece, "%s%zu", a ? "," : "", permutation[a]);
+    append(line, sizeof line, piece);
+  }
+  append(line, sizeof line, " dims=");
+  for (a = 0; a < rank; ++a) {
+    snprintf(piece, sizeof piece, "%s%lld", a ? "," : "", (long long)in.dims[a]);
+    append(line, sizeof line, piece);
+  }
+  log_line(h->cf_log, line);
+  return NULL;
+}
+
+/* If, Loop and Scan: the host makes the kernel; Loop and Scan get a helper, which the host owns once the
+ * kernel is made (and releases with it). */
+static OrtStatus* create_control_flow_kernel(const KernelState* s, const OrtKernelInfo* info, OrtKernelImpl** out) {
+  FlowHelper* h;
+  OrtStatus* status;
+  if (s->op == OP_IF) return ep_api->CreateIfKernel(info, out);
+  h = (FlowHelper*)calloc(1, sizeof *h);
+  if (!h) return error("out of memory");
+  h->cf_log = s->ep->cf_log;
+  status = read_text(api->KernelInfo_GetNodeName, info, h->node, sizeof h->node);
+  if (!status && s->op == OP_LOOP) {
+    h->base.loop.ort_version_supported = API_VERSION;
+    h->base.loop.Release = helper_release_loop;
+    h->base.loop.ConcatOutput = helper_concat;
+    status = ep_api->CreateLoopKernel(info, &h->base.loop, out);
+  } else if (!status) {
+    h->base.scan.ort_version_supported = API_VERSION;
+    h->base.scan.Release = helper_release_scan;
+    h->base.scan.Transpose = helper_transpose;
+    status = ep_api->CreateScanKernel(info, &h->base.scan, out);
+  }
+  if (status) free(h); /* not taken: still ours */
+  return status;
+}
+
 static OrtStatus* create_kernel(void* state, const OrtKernelInfo* info, OrtKernelImpl** out) {
   const KernelState* s = (const KernelState*)state;
   TestKernel* k;
   OrtStatus* status = NULL;
+  if (s->op == OP_IF || s->op == OP_LOOP || s->op == OP_SCAN) return create_control_flow_kernel(s, info, out);
 #ifdef ORT_TEST_KERNEL_CREATE_FAILS
   if (s->op == OP_RELU) return api->CreateStatus(ORT_EP_FAIL, "ortkern refuses to create its Relu kernel (a broken variant)");
 #endif
@@ -548,6 +817,44 @@ static OrtStatus* create_kernel(void* state, const OrtKernelInfo* info, OrtKerne
 /* How output 0 relates to input 0 in a kernel definition. */
 enum Aliasing { NO_ALIAS, ALIAS, MAY_INPLACE };
 
+#ifdef ORT_TEST_CONTROL_FLOW
+/* A control-flow kernel definition: V (the values) in `floats`, and for If / Loop the condition B in {bool} and
+ * Loop's trip count I in {int64}, those inputs in CPU memory (as ONNX Runtime requires). */
+static OrtStatus* add_control_flow_kernel(KernelEp* ep, const char* op_type, int op, int since_start, int since_end) {
+  OrtKernelDefBuilder* builder = NULL;
+  OrtKernelDef* def = NULL;
+  const OrtDataType* f = NULL;
+  const OrtDataType* b = NULL;
+  const OrtDataType* i64 = NULL;
+  OrtStatus* status;
+  KernelState* state = &ep->states[op - 1];
+  state->op = op;
+  state->ep = ep;
+  RETURN_IF(ep_api->GetTensorDataType(ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &f));
+  RETURN_IF(ep_api->GetTensorDataType(ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL, &b));
+  RETURN_IF(ep_api->GetTensorDataType(ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64, &i64));
+  RETURN_IF(ep_api->CreateKernelDefBuilder(&builder));
+  status = ep_api->KernelDefBuilder_SetOperatorType(builder, op_type);
+  if (!status) status = ep_api->KernelDefBuilder_SetDomain(builder, "");
+  if (!status) status = ep_api->KernelDefBuilder_SetSinceVersion(builder, since_start, since_end);
+  if (!status) status = ep_api->KernelDefBuilder_SetExecutionProvider(builder, EP_NAME);
+  if (!status) status = ep_api->KernelDefBuilder_AddTypeConstraint(builder, "V", &f, 1);
+  if (!status && op != OP_SCAN) {
+    status = ep_api->KernelDefBuilder_AddTypeConstraint(builder, "B", &b, 1);
+    if (!status) status = ep_api->KernelDefBuilder_SetInputMemType(builder, op == OP_IF ? 0 : 1, OrtMemTypeCPUInput);
+  }
+  if (!status && op == OP_LOOP) {
+    status = ep_api->KernelDefBuilder_AddTypeConstraint(builder, "I", &i64, 1);
+    if (!status) status = ep_api->KernelDefBuilder_SetInputMemType(builder, 0, OrtMemTypeCPUInput);
+  }
+  if (!status) status = ep_api->KernelDefBuilder_Build(builder, &def);
+  ep_api->ReleaseKernelDefBuilder(builder);
+  if (!status) status = ep_api->KernelRegistry_AddKernel(ep->registry, def, create_kernel, state);
+  if (def) ep_api->ReleaseKernelDef(def);
+  return status;
+}
+#endif
+
 static OrtStatus* add_kernel(KernelEp* ep, const char* op_type, int op, int since_start, int since_end,
                              const enum ONNXTensorElementDataType* types, size_t num_types, enum Aliasing aliasing) {
   static const int zero[1] = {0};
@@ -589,6 +896,11 @@ static OrtStatus* build_registry(KernelEp* ep) {
   RETURN_IF(add_kernel(ep, "LeakyRelu", OP_LEAKY_RELU, 6, 16, floats, 1, MAY_INPLACE));
   RETURN_IF(add_kernel(ep, "MatMul", OP_MATMUL, 1, 13, floats, 1, NO_ALIAS));
   RETURN_IF(add_kernel(ep, "Identity", OP_IDENTITY, 13, 13, floats, 1, ALIAS));
+#ifdef ORT_TEST_CONTROL_FLOW
+  RETURN_IF(add_control_flow_kernel(ep, "If", OP_IF, 1, 25));
+  RETURN_IF(add_control_flow_kernel(ep, "Loop", OP_LOOP, 1, 25));
+  RETURN_IF(add_control_flow_kernel(ep, "Scan", OP_SCAN, 9, 25));
+#endif
   return NULL;
 }
 
@@ -680,6 +992,8 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
   if (!status) status = read_option(options, "registry", registry, sizeof registry);
   if (!status) status = read_option(options, "prepack_log", ep->prepack_log, sizeof ep->prepack_log);
   if (!status) status = read_option(options, "compute_log", ep->compute_log, sizeof ep->compute_log);
+  if (!status) status = read_option(options, "schema_log", ep->schema_log, sizeof ep->schema_log);
+  if (!status) status = read_option(options, "cf_log", ep->cf_log, sizeof ep->cf_log);
   if (!status) status = read_injected_fault(api, options, EP_NAME, &ep->fault);
   if (!status) injected_fault_at(&ep->fault, "create_ep");
   if (!status) {

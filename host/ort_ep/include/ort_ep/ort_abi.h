@@ -190,6 +190,14 @@ typedef struct OrtSharedPrePackedWeightCache OrtSharedPrePackedWeightCache;
 typedef struct OrtDeviceEpIncompatibilityDetails OrtDeviceEpIncompatibilityDetails;
 typedef OrtStatus* (*OrtKernelCreateFunc)(void* kernel_create_func_state, const OrtKernelInfo* info,
                                           OrtKernelImpl** kernel_out);
+/* API 24: the helpers an EP hands the host's Loop and Scan kernels (CreateLoopKernel / CreateScanKernel), which
+ * work on the EP's device memory for them (defined below). */
+typedef struct OrtLoopKernelHelper OrtLoopKernelHelper;
+typedef struct OrtScanKernelHelper OrtScanKernelHelper;
+/* API 25: an ONNX operator schema as the host's schema registry knows it (GetOpSchema), and one of its type
+ * constraints. */
+typedef struct OrtOpSchema OrtOpSchema;
+typedef struct OrtOpSchemaTypeConstraint OrtOpSchemaTypeConstraint;
 
 typedef struct OrtApi OrtApi;
 typedef struct OrtEpApi OrtEpApi;
@@ -332,6 +340,29 @@ struct OrtKernelImpl {
                               bool* is_packed);
   OrtStatus* (*SetSharedPrePackedWeight)(OrtKernelImpl* this_ptr, const void* const* buffer_data_ptrs,
                                          const size_t* buffer_data_sizes, size_t num_buffers, int input_index);
+};
+
+/* API 24: what an EP gives the host's Loop kernel (CreateLoopKernel; the host releases it with the kernel).
+ * ConcatOutput writes the scan outputs of every iteration (`per_iteration_outputs`, all of one shape, in
+ * iteration order) one after another into `output` (`output_size_in_bytes` bytes, in the EP's memory; the
+ * host allocated it as the Loop's output). `stream_handle` is the run's native stream, or NULL. */
+struct OrtLoopKernelHelper {
+  uint32_t ort_version_supported;
+  void (*Release)(OrtLoopKernelHelper* this_ptr);
+  OrtStatus* (*ConcatOutput)(OrtLoopKernelHelper* this_ptr, void* stream_handle,
+                             const OrtValue* const* per_iteration_outputs, size_t num_per_iteration_outputs,
+                             void* output, size_t output_size_in_bytes);
+};
+
+/* API 24: what an EP gives the host's Scan kernel (CreateScanKernel; the host releases it with the kernel).
+ * Transpose writes `input` with its axes permuted (output axis i is input axis permutation[i]) into `output`,
+ * which the host made with the permuted shape and still owns. Called for a scan input or output whose axis
+ * (scan_input_axes / scan_output_axes) is not 0. `stream` is the run's stream, or NULL. */
+struct OrtScanKernelHelper {
+  uint32_t ort_version_supported;
+  void (*Release)(OrtScanKernelHelper* this_ptr);
+  OrtStatus* (*Transpose)(OrtScanKernelHelper* this_ptr, const size_t* permutation, size_t num_permutation_elems,
+                          const OrtValue* input, OrtSyncStream* stream, OrtValue* output);
 };
 
 /* An EP instance (one session). Members by the API version that added them. */
