@@ -161,11 +161,12 @@ Tensor Tensor::clone() const {
 }
 
 void Tensor::release_data(std::shared_ptr<TensorRestorer> restorer) {
-  if (device_ || elem_type_ == EPHOST_ELEMENT_STRING || !restorer)
-    fail(EPHOST_INVALID_ARGUMENT, "only host tensors of numbers can give their bytes back (internal error)");
+  if (device_ || elem_type_ == EPHOST_ELEMENT_STRING || !restorer || (restorer_ && restorer_ != restorer))
+    fail(EPHOST_INVALID_ARGUMENT, "only host tensors of numbers can give their bytes back, to one restorer (internal error)");
+  if (!restorer_) restorer_ = std::move(restorer);  // before the flag: a reader that sees it set uses it
   holder_.reset();
   data_ = nullptr;
-  restorer_ = std::move(restorer);
+  released_.set(true);
 }
 
 void Tensor::adopt_data(Tensor&& source) {
@@ -175,7 +176,7 @@ void Tensor::adopt_data(Tensor&& source) {
   data_ = source.data_;
   holder_ = std::move(source.holder_);
   string_store_ = std::move(source.string_store_);
-  restorer_.reset();
+  released_.set(false);  // after the bytes: a reader that sees it clear sees them
 }
 
 }  // namespace ephost

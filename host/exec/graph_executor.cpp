@@ -9,6 +9,7 @@
 #include "core/log.h"
 #include "core/tensor_copy.h"
 #include "exec/step_context.h"  // lookup_value, StepContext
+#include "model/initializer_release.h"
 
 namespace ephost {
 
@@ -23,8 +24,12 @@ GraphExecutor::GraphExecutor(std::unique_ptr<CompiledGraph> compiled, GraphPlan 
   for (const Value* v : graph_.initializers) {
     initializer_index_[v->index] = static_cast<int32_t>(initializer_values_.size());
     // A freed initializer (every step reading it is done with it: model/initializer_release.h) is
-    // bound to nothing; a read of it fails (lookup_value).
-    initializer_values_.emplace_back(v->initializer->data_released() ? RuntimeValue() : RuntimeValue(*v->initializer));
+    // bound to nothing (bound_initializer reads it back should a step read it all the same). One that
+    // may be freed or read back on another thread meanwhile is copied under that lock.
+    const InitializerRelease* release = initializer_release_of(*v);
+    Tensor held = release ? release->copy_if_held(*v->initializer) : *v->initializer;
+    initializer_values_.emplace_back(held.empty() && v->initializer->data_released() ? RuntimeValue()
+                                                                                     : RuntimeValue(std::move(held)));
   }
   output_position_.assign(graph_.values.size(), -1);
   for (size_t i = 0; i < graph_.outputs.size(); ++i)
@@ -52,12 +57,27 @@ void GraphExecutor::forget_freed_initializers() {
 
 const RuntimeValue& GraphExecutor::bound_initializer(const Value& v) const {
   const RuntimeValue& value = initializer_value(v);
-  if (!value.is_set())
-    fail(EPHOST_FAIL,
-         "a step read initializer '{}', whose bytes the host freed because every provider reading it said it was "
-         "done with them (value_initializer_done) (internal error: the plan has a reader that was not asked)",
+  if (value.is_set()) return value;
+  const InitializerRelease* release = initializer_release_of(v);
+  if (!release)
+    fail(EPHOST_FAIL, "initializer '{}' has no bytes (internal error: freed without a model file to read it from)",
          v.name);
-  return value;
+  std::lock_guard<std::mutex> lock(read_back_mutex_);
+  std::unique_ptr<RuntimeValue>& slot = read_back_[&v];
+  if (slot) return *slot;
+  log_warning(fmt::format(
+      "a step read initializer '{}' after every provider reading it had said it was done with it "
+      "(value_initializer_done), so the host had freed it: a provider broke its word (a plugin bug; tell its "
+      "vendor). The host reads it back from the model file and keeps it for this plan",
+      v.name));
+  Tensor held;
+  for (int attempt = 0; attempt < 2 && held.empty(); ++attempt) {  // once more should it be freed meanwhile
+    v.initializer->ensure_data();  // a model file that changed throws here, naming the initializer
+    held = release->copy_if_held(*v.initializer);
+  }
+  if (held.empty()) fail(EPHOST_FAIL, "initializer '{}' could not be read back from the model file", v.name);
+  slot = std::make_unique<RuntimeValue>(std::move(held));
+  return *slot;
 }
 
 size_t GraphExecutor::memory_patterns_recorded() const { return patterns_.size(); }

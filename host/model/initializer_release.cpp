@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
@@ -29,7 +31,36 @@ bool done_with_something(const std::vector<InitializerReader>& done, const void*
   return false;
 }
 
+std::mutex& live_readers_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::unordered_set<const void*>& live_readers() {
+  static std::unordered_set<const void*> s;
+  return s;
+}
+
+std::string absolute_path(const std::string& path) {
+  if (path.empty()) return path;
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::absolute(path, ec);
+  return ec ? path : p.string();
+}
+
 }  // namespace
+
+void add_live_initializer_reader(const void* provider) {
+  std::lock_guard<std::mutex> lock(live_readers_mutex());
+  live_readers().insert(provider);
+}
+void remove_live_initializer_reader(const void* provider) {
+  std::lock_guard<std::mutex> lock(live_readers_mutex());
+  live_readers().erase(provider);
+}
+bool is_live_initializer_reader(const void* provider) {
+  std::lock_guard<std::mutex> lock(live_readers_mutex());
+  return live_readers().count(provider) > 0;
+}
 
 InitializerReaderScope::InitializerReaderScope(const void* reader) : outer_(g_current_reader) {
   g_current_reader = reader;
@@ -56,7 +87,7 @@ uint64_t initializer_hash(const void* data, size_t bytes) {
 }
 
 InitializerRelease::InitializerRelease(std::string path, LoadOptions options)
-    : path_(std::move(path)), options_(std::move(options)) {
+    : path_(absolute_path(path)), options_(std::move(options)) {
   options_.run_checker = false;
   options_.infer_shapes = false;
 }
@@ -110,7 +141,7 @@ size_t InitializerRelease::release_if_done(const Tensor* tensor, const std::vect
   std::shared_ptr<Tensor> t = e.tensor.lock();
   if (!t || e.released || t->data_released() || e.done_by.empty() || !t->data()) return 0;
   for (const InitializerReader& r : step_readers)
-    if (!r.provider || !covers(e.done_by, r)) return 0;
+    if (!r.provider || !covers(e.done_by, r) || !contains(e.handed_to, r.provider)) return 0;
   for (const void* provider : e.handed_to)
     if (!provider || !done_with_something(e.done_by, provider)) return 0;
   e.bytes = t->byte_size();
@@ -118,6 +149,11 @@ size_t InitializerRelease::release_if_done(const Tensor* tensor, const std::vect
   t->release_data(shared_from_this());
   e.released = true;
   return e.bytes;
+}
+
+Tensor InitializerRelease::copy_if_held(const Tensor& tensor) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return tensor.data_released() ? Tensor() : tensor;
 }
 
 void InitializerRelease::restore_all() {

@@ -59,6 +59,14 @@ class InitializerStepScope {
 // Null when no step is being made on this thread.
 const void* current_initializer_step();
 
+// The providers that may name themselves in value_initializer_done: a native provider is one from
+// its creation until just before its plugin releases it. A handle the host never made, or one of a
+// provider already released (a plugin calling after its session ended), is refused without reading
+// anything through it.
+void add_live_initializer_reader(const void* provider);
+void remove_live_initializer_reader(const void* provider);
+bool is_live_initializer_reader(const void* provider);
+
 // A reader of an initializer: a provider, and the step of that provider (null: all of its steps).
 struct InitializerReader {
   const void* provider = nullptr;
@@ -71,8 +79,9 @@ uint64_t initializer_hash(const void* data, size_t bytes);
 
 class InitializerRelease : public TensorRestorer, public std::enable_shared_from_this<InitializerRelease> {
  public:
-  // For the model file at `path`, read again with `options` (checker and inference off). An empty
-  // path (a model from a buffer) frees nothing.
+  // For the model file at `path` (made absolute now: the application may change its working folder),
+  // read again with `options` (checker and inference off). An empty path (a model from a buffer) frees
+  // nothing.
   InitializerRelease(std::string path, LoadOptions options);
 
   // Main-graph initializer `name` holds the bytes the model file gives it: a candidate.
@@ -86,8 +95,14 @@ class InitializerRelease : public TensorRestorer, public std::enable_shared_from
   bool note_done(const Tensor* tensor, InitializerReader reader);
   // Frees `tensor`'s bytes when it is a candidate still holding them, something is done with it,
   // every reader in `step_readers` (the steps that read it; a null provider: a reader that cannot say)
-  // is done, and every provider it was handed to is done with something. Returns the bytes freed (0: kept).
+  // is done and was handed its data (a provider that says it is done with bytes it never asked for
+  // reads them through its step's inputs, if at all: they stay), and every provider it was handed to
+  // is done with something. Returns the bytes freed (0: kept).
   size_t release_if_done(const Tensor* tensor, const std::vector<InitializerReader>& step_readers);
+
+  // A copy of `tensor` sharing its bytes, made under the lock that restoring takes (so never torn by a
+  // restore on another thread); an empty Tensor when its bytes are freed now.
+  Tensor copy_if_held(const Tensor& tensor) const;
 
   // Reads the model file once and gives every freed initializer its bytes back. Throws FAIL naming the
   // initializer when the file cannot be read or no longer holds the same bytes (that one stays freed).

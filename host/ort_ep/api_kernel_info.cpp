@@ -294,9 +294,10 @@ OrtStatus* KernelInfoGetConstantInput_tensor(const OrtKernelInfo* info, size_t i
     }
     // Freed once the kernels reading it pre-packed it (model/initializer_release.h): read back, and
     // this reader holds a view again.
-    v->initializer->ensure_data();
+    // Noted first, so that no freeing on another thread takes the bytes again.
     if (InitializerRelease* release = initializer_release_of(*v))
       release->note_handout(v->initializer.get(), {current_initializer_reader(), current_initializer_step()});
+    v->initializer->ensure_data();
     *is_constant = 1;
     *out = held.get();
     return nullptr;

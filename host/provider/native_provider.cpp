@@ -62,10 +62,12 @@ NativeProvider::NativeProvider(const PluginRecord& record,
   }
   if (!handle) fail(EPHOST_EP_FAIL, "provider '{}': provider_create succeeded but returned no provider", name());
   handle_ = handle;
+  add_live_initializer_reader(handle_);  // it may say it is done with initializers until released
 }
 
 NativeProvider::~NativeProvider() {
   if (!handle_) return;
+  remove_live_initializer_reader(handle_);
   run_plugin_release(name().c_str(), library_path(), "provider_release", [&] { plugin_->provider_release(handle_); });
 }
 

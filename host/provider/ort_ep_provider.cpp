@@ -291,10 +291,10 @@ void OrtEpProvider::prepack_constant_inputs(KernelUnit& unit, const Node& node) 
     const Value* v = node.inputs[i];
     if (!v || !v->is_constant_initializer()) continue;
     OrtValue weight;
-    v->initializer->ensure_data();  // freed after an earlier plan's kernels packed it: read back
     weight.tensor = v->initializer.get();  // borrowed for the call ("do not cache in the kernel")
     InitializerRelease* release = initializer_release_of(*v);
     if (release) release->note_handout(weight.tensor, {this, &node});
+    v->initializer->ensure_data();  // freed after an earlier plan's kernels packed it: read back
     std::optional<OrtSharedPrePackedWeightCache> cache;
     if (share_prepacked_weights_) cache.emplace(allocator);
     bool is_packed = false;

@@ -151,7 +151,8 @@ void Session::initialize(std::unique_ptr<Model> model) {
     graph_ = build_graph(*model_);
     std::vector<std::string> added;
     for (const auto& [name, tensor] : options_.initializers) added.push_back(name);
-    track_initializers_from_file(*model_, *graph_, model_load_options(config_, trusted_model_), added);
+    if (!config_.keep_initializers)
+      track_initializers_from_file(*model_, *graph_, model_load_options(config_, trusted_model_), added);
   }
   deadline.check("build graph");
   {

@@ -66,6 +66,22 @@ void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
 
+// `model` with initializer `name`'s bytes moved to the file `data_file` beside it (external data).
+std::string with_external_initializer(const std::string& model, const std::string& name, const std::string& data_file) {
+  onnx::ModelProto proto;
+  EXPECT_TRUE(proto.ParseFromString(model));
+  for (auto& t : *proto.mutable_graph()->mutable_initializer()) {
+    if (t.name() != name) continue;
+    write_file(data_file, t.raw_data());
+    t.clear_raw_data();
+    t.set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* location = t.add_external_data();
+    location->set_key("location");
+    location->set_value(std::string(std::strrchr(data_file.c_str(), '/') + 1));
+  }
+  return proto.SerializeAsString();
+}
+
 // What every test compares with: the model from a buffer, where nothing can be freed.
 std::vector<float> reference(const std::string& bytes, int seed) {
   Ephost::SessionOptions o;
@@ -90,6 +106,21 @@ TEST(InitializerRelease, TheCpuPluginsPackedInt8WeightsAreFreedForAModelFile) {
   EXPECT_EQ(freed["read_back"], 0) << freed.dump();
   for (int seed = 0; seed < 3; ++seed) expect_bit_identical(run_model(s, seed), reference(bytes, seed), "run");
   EXPECT_EQ(freed_of(s)["read_back"], 0) << "the runs never needed the freed bytes";
+}
+
+TEST(InitializerRelease, KeepInitializersKeepsEveryByte) {
+  TempDir dir;
+  const std::string bytes = int8_matmul_model(3);
+  const std::string path = dir.file("int8_matmul.onnx");
+  write_file(path, bytes);
+  Ephost::SessionOptions o;
+  o.append_provider("cpu");
+  o.add_config("session.keep_initializers", "1");
+  Ephost::Session s(cpu_env(), path, o);
+  ASSERT_EQ(fused_groups(s).size(), 1u);
+  EXPECT_EQ(freed_of(s)["count"], 0) << freed_of(s).dump();
+  write_file(path, int8_matmul_model(4));  // nothing is ever read from the file again
+  expect_bit_identical(run_model(s, 0), reference(bytes, 0), "run");
 }
 
 class InitializerReleaseFallback : public ::testing::Test {
@@ -155,6 +186,33 @@ TEST_F(InitializerReleaseFallback, AModelFileThatChangedIsAClearErrorNeverOtherW
   try {
     run_model(*s, 2);
     ADD_FAILURE() << "the plan after the fallback read weights the model file no longer holds";
+  } catch (const Ephost::Exception& e) {
+    EXPECT_NE(e.message().find("'w_q'"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("no longer holds the same bytes"), std::string::npos) << e.message();
+  }
+}
+
+TEST_F(InitializerReleaseFallback, ExternalDataIsFreedAndReadBackFromItsOwnFile) {
+  const std::string data_file = dir_.file("w_q.bin");
+  write_file(path_, with_external_initializer(bytes_, "w_q", data_file));
+  auto s = session();
+  ASSERT_EQ(freed_of(*s)["count"], 1) << freed_of(*s).dump();
+  expect_bit_identical(run_model(*s, 1), reference(bytes_, 1), "before the fallback");
+  crash_three_times(*s);
+  for (int seed = 2; seed < 4; ++seed) expect_bit_identical(run_model(*s, seed), reference(bytes_, seed), "after it");
+  EXPECT_GE(freed_of(*s)["read_back"], 1) << freed_of(*s).dump();
+}
+
+TEST_F(InitializerReleaseFallback, ExternalDataThatChangedIsAClearError) {
+  const std::string data_file = dir_.file("w_q.bin");
+  write_file(path_, with_external_initializer(bytes_, "w_q", data_file));
+  auto s = session();
+  ASSERT_EQ(freed_of(*s)["count"], 1) << freed_of(*s).dump();
+  write_file(data_file, std::string(kWeightBytes, '\x07'));  // the same size, other bytes
+  crash_three_times(*s);
+  try {
+    run_model(*s, 2);
+    ADD_FAILURE() << "the plan after the fallback read weights the data file no longer holds";
   } catch (const Ephost::Exception& e) {
     EXPECT_NE(e.message().find("'w_q'"), std::string::npos) << e.message();
     EXPECT_NE(e.message().find("no longer holds the same bytes"), std::string::npos) << e.message();

@@ -624,11 +624,21 @@ typedef struct EphostHostApi {
    * bytes. A provider that asks again after this call holds a view with the ABI 1 lifetime again,
    * until it calls this again.
    *
-   * Call it from compile or kernel_create (or later), with `provider` the provider the host passed to
-   * that call and `value` any EphostValueInfo of the initializer (the group's or the main graph's).
+   * Only a provider that was handed the data (value_initializer_data) can be done with it: "done"
+   * with bytes a provider never asked for frees nothing (its step may read them as an input).
+   *
+   * Call it from compile or kernel_create (or later, from any thread, while the provider lives), with
+   * `provider` the provider the host passed to that call and `value` any EphostValueInfo of the
+   * initializer (the group's or the main graph's). Inside compile or kernel_create it counts for that
+   * fused group or kernel; elsewhere for every step of the provider. Calling it again is harmless.
    * A hint, not a transfer: nothing changes hands, and the call is cheap (no data is read). Returns
    * NULL also when the host keeps the bytes (a value that is not a constant initializer, a model from
-   * a buffer, another reader); EPHOST_INVALID_ARGUMENT for a NULL or foreign handle. Thread-safe. */
+   * a buffer, another reader); EPHOST_INVALID_ARGUMENT for a NULL or foreign handle: a provider the
+   * host did not create or already released (nothing is read through `value` then), another
+   * provider than the one whose call is running, a value that is no value info. Thread-safe.
+   *
+   * A compute that reads the value as an input after its provider said it was done gets the bytes
+   * read back from the model file (a warning in the log: a plugin bug), never a crash. */
   EphostStatus* (*value_initializer_done)(EphostProvider* provider, const EphostValueInfo* value);
 } EphostHostApi;
 
