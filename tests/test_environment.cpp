@@ -13,7 +13,11 @@
 #include <string>
 #include <system_error>
 
+#include "test_paths.h"
+
 namespace {
+
+namespace paths = ephost_test::build_paths;
 
 std::set<std::string> split_commas(const char* text) {
   std::set<std::string> names;
@@ -28,23 +32,21 @@ class TestEnvironment {
  public:
   TestEnvironment() {
     const std::set<std::string> keep = split_commas(getenv("EPHOST_TEST_KEEP_ENVIRONMENT"));
-    for (const std::string& name : split_commas(EPHOST_TEST_USER_ENVIRONMENT))
+    for (const std::string& name : split_commas(paths::user_environment))
       if (!keep.count(name)) unsetenv(name.c_str());
     std::error_code ec;
-    std::filesystem::create_directories(EPHOST_TEST_SCRATCH_ROOT, ec);
-    std::string pattern = std::string(EPHOST_TEST_SCRATCH_ROOT) + "/process-XXXXXX";
+    std::filesystem::create_directories(paths::test_scratch_root, ec);
+    std::string pattern = std::string(paths::test_scratch_root) + "/process-XXXXXX";
     if (mkdtemp(pattern.data()) != nullptr) private_dir_ = pattern;
     else private_dir_ = std::filesystem::temp_directory_path(ec).string() + "/ephost-test-" + std::to_string(getpid());
     owner_ = getpid();
     if (!keep.count("EPHOST_PLUGIN_REGISTRY"))
       setenv("EPHOST_PLUGIN_REGISTRY", (private_dir_ + "/plugin-registry.json").c_str(), 1);
     if (!keep.count("XDG_CACHE_HOME")) setenv("XDG_CACHE_HOME", (private_dir_ + "/cache").c_str(), 1);
-    setenv("EPHOST_MODEL_CACHE", EPHOST_TEST_DATA_CACHE "/models", 0);
-    setenv("EPHOST_TEST_CACHE", EPHOST_TEST_DATA_CACHE, 0);
-#ifdef EPHOST_TEST_PLUGIN_SCANNER
+    setenv("EPHOST_MODEL_CACHE", (std::string(paths::test_data_cache) + "/models").c_str(), 0);
+    setenv("EPHOST_TEST_CACHE", paths::test_data_cache, 0);
     // The unit tests link the host statically, so they cannot find the scanner beside libephost.
-    setenv("EPHOST_PLUGIN_SCANNER", EPHOST_TEST_PLUGIN_SCANNER, 0);
-#endif
+    if (paths::plugin_scanner[0] != '\0') setenv("EPHOST_PLUGIN_SCANNER", paths::plugin_scanner, 0);
   }
   ~TestEnvironment() {
     // Only the process that made it (a forked child that returns through exit() must not remove it).

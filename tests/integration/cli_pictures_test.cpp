@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "test_support.h"
+#include "test_paths.h"
 
 namespace {
 

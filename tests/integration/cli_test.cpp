@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "test_support.h"
+#include "test_paths.h"
 
 namespace {
 

@@ -9,6 +9,7 @@
 
 #include "device_support.h"
 #include "ephost/ephost_session_options_keys.h"
+#include "test_paths.h"
 
 namespace {
 

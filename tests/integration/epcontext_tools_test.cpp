@@ -16,6 +16,7 @@
 #include <set>
 
 #include "test_support.h"
+#include "test_paths.h"
 
 namespace {
 

@@ -25,6 +25,7 @@
 #include "plugin_call_record.h"
 #include "chain_check.h"
 #include "test_support.h"
+#include "test_paths.h"
 
 namespace {
 

@@ -14,6 +14,7 @@
 #include "chain_check.h"
 #include "ephost/ephost_cxx_api.h"
 #include "test_support.h"
+#include "test_paths.h"
 
 using json = nlohmann::json;
 using ephost_test::TempDir;

@@ -28,6 +28,7 @@
 #include "ort_test_plugins.h"
 #include "provider_host_kill.h"
 #include "test_support.h"
+#include "test_paths.h"
 
 using json = nlohmann::json;
 using ephost_test::TempDir;

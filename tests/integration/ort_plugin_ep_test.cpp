@@ -17,6 +17,7 @@
 #include "ephost/ephost_env_options_keys.h"
 #include "ort_test_plugins.h"
 #include "test_support.h"
+#include "test_paths.h"
 
 using json = nlohmann::json;
 using ephost_test::TempDir;

@@ -10,6 +10,7 @@
 #include "ephost/ephost_cxx_api.h"
 #include "ephost/ephost_session_options_keys.h"
 #include "test_support.h"
+#include "test_paths.h"
 
 namespace {
 

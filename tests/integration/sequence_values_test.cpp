@@ -11,6 +11,7 @@
 
 #include "ephost/ephost_cxx_api.h"
 #include "test_support.h"
+#include "test_paths.h"
 
 namespace {
 

@@ -26,6 +26,7 @@
 #include "context_edit.h"
 #include "ephost/ephost_cxx_api.h"
 #include "ephost/ephost_session_options_keys.h"
+#include "test_paths.h"
 
 extern char** environ;
 
@@ -175,7 +176,7 @@ struct Compiled {
       return;
     }
     int status = 0;
-    std::string folder = run_command("bash '" EPHOST_SOURCE_DIR "/tests/models/fetch_models.sh' 2>/dev/null", &status);
+    std::string folder = run_command("bash '" + std::string(EPHOST_SOURCE_DIR) + "/tests/models/fetch_models.sh' 2>/dev/null", &status);
     while (!folder.empty() && (folder.back() == '\n' || folder.back() == '\r')) folder.pop_back();
     if (status != 0 || folder.empty()) {
       skip = "the PP-OCR models are unavailable (tests/models/fetch_models.sh exit " + std::to_string(WEXITSTATUS(status)) + ")";
@@ -261,8 +262,8 @@ TEST(OpenclWithoutPlatform, SessionsListingItRunOnTheNextProvider) {
     write_model(m, model.string());
   }
   int status = 0;
-  const std::string out = run_command("OCL_ICD_VENDORS='" + empty.string() + "' EPHOST_PLUGIN_PATH='" EPHOST_OPENCL_PLUGIN_DIR
-                                      "' '" EPHOST_CLI_PATH "' run '" + model.string() +
+  const std::string out = run_command("OCL_ICD_VENDORS='" + empty.string() + "' EPHOST_PLUGIN_PATH='" + EPHOST_OPENCL_PLUGIN_DIR +
+                                      "' '" + EPHOST_CLI_PATH + "' run '" + model.string() +
                                       "' --providers opencl,cpu --option ep.opencl.device_types=all --report 2>&1",
                                       &status);
   boost::system::error_code ec;
@@ -575,7 +576,7 @@ TEST_F(Opencl, AProcessKilledDuringARebuildLeavesTheOldCacheUsable) {
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   // The drivers' own kernel caches off (PoCL's, NVIDIA's), so that the build takes long enough to be killed in.
-  std::vector<std::string> env_strings = {"EPHOST_PLUGIN_PATH=" EPHOST_OPENCL_PLUGIN_DIR, "POCL_KERNEL_CACHE=0",
+  std::vector<std::string> env_strings = {"EPHOST_PLUGIN_PATH=" + std::string(EPHOST_OPENCL_PLUGIN_DIR), "POCL_KERNEL_CACHE=0",
                                           "CUDA_CACHE_DISABLE=1"};
   for (char** e = environ; *e; ++e)
     if (std::strncmp(*e, "EPHOST_PLUGIN_PATH=", 19) != 0 && std::strncmp(*e, "POCL_KERNEL_CACHE=", 18) != 0 &&

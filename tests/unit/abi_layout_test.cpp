@@ -24,6 +24,7 @@
 #include "abi_frozen_layout.h"
 #include "ephost/ephost_c_api.h"
 #include "ephost/ephost_plugin.h"
+#include "test_paths.h"
 
 namespace {
 

@@ -23,6 +23,7 @@
 #include "discovery/plugin_registry.h"
 #include "discovery/search_path.h"
 #include "plugin_dir.h"
+#include "test_paths.h"
 
 
 namespace ephost {

@@ -26,6 +26,7 @@
 #include "provider/provider.h"
 #include "env/env.h"
 #include "session/session.h"
+#include "test_paths.h"
 
 namespace epctx_test {
 

@@ -12,10 +12,7 @@
 #include <string>
 
 #include "discovery/plugin_registry.h"
-
-#ifndef EPHOST_TEST_PLUGIN_DIR
-#error "EPHOST_TEST_PLUGIN_DIR must name the directory the test plugins are built into"
-#endif
+#include "test_paths.h"
 
 namespace ephost {
 

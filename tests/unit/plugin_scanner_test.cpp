@@ -27,6 +27,7 @@
 #include "discovery/scan_settings.h"
 #include "plugin_dir.h"
 #include "saved_env.h"
+#include "test_paths.h"
 
 namespace ephost {
 namespace {

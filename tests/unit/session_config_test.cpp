@@ -16,6 +16,7 @@
 #include "options/option_keys.h"
 #include "provider_selection/provider_setup.h"
 #include "options/session_config.h"
+#include "test_paths.h"
 
 using namespace ephost;
 using namespace ephost_test;

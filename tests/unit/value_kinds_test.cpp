@@ -15,6 +15,7 @@
 #include "model_builders.h"
 #include "partition/partition.h"
 #include "session/session.h"
+#include "test_paths.h"
 
 using namespace ephost;
 using namespace ephost_test;
