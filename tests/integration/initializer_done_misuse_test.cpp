@@ -45,11 +45,15 @@ class InitializerDoneMisuse : public ::testing::Test {
     Ephost::SessionOptions o;
     more.emplace_back("pack_constants", pack);
     o.append_provider("alpha", more);
+    // Alone: a CPU plugin that read a constant in its get_capability and is never done with it would
+    // keep it (a provider handed the bytes may hold a view).
+    o.add_config("session.disable_cpu_ep_fallback", "1");
     return std::make_unique<Ephost::Session>(*env_, path_, o);
   }
   static json freed_of(const Ephost::Session& s) { return json::parse(s.partition_report_json())["freed_initializers"]; }
   static std::string provider_of_add(const Ephost::Session& s) {
-    for (const auto& n : json::parse(s.partition_report_json())["graphs"][0]["nodes"])
+    const json report = json::parse(s.partition_report_json());
+    for (const auto& n : report["graphs"][0]["nodes"])
       if (n["node"] == "add") return n["provider"];
     return "";
   }
@@ -165,6 +169,7 @@ TEST_F(InitializerDoneMisuse, AModelFromABufferKeepsItsBytes) {
   const std::string bytes = add_weight_model();
   Ephost::SessionOptions o;
   o.append_provider("alpha", {{"pack_constants", "done"}});
+  o.add_config("session.disable_cpu_ep_fallback", "1");
   Ephost::Session s(*env_, bytes.data(), bytes.size(), o);
   ASSERT_EQ(provider_of_add(s), "alpha");
   EXPECT_EQ(freed_of(s)["count"], 0) << "no file to read them back from";
@@ -176,6 +181,7 @@ TEST_F(InitializerDoneMisuse, AnIsolatedProviderKeepsItsBytesOnTheHostSide) {
   // from a buffer; the application's process keeps the bytes it may have to send again.
   Ephost::SessionOptions o;
   o.append_provider("alpha", {{"pack_constants", "done"}});
+  o.add_config("session.disable_cpu_ep_fallback", "1");
   o.add_config("session.provider_isolation", "process");
   Ephost::Session s(*env_, path_, o);
   ASSERT_EQ(provider_of_add(s), "alpha");
