@@ -4,14 +4,16 @@
 //
 //   ephost_model_runner --model M.onnx --inputs INPUTS.json [--threads N] [--warmup W]
 //                       [--min-runs R] [--max-runs R] [--min-seconds S] [--background] [--provider-option K=V]...
-//                       [--partition-json FILE] [--dump-outputs FILE] [--verbose]
+//                       [--config K=V]... [--partition-json FILE] [--dump-outputs FILE] [--verbose]
 //
 // INPUTS.json: [{"name": ..., "dtype": "float32" | "int64" | "int32" | "bool", "shape": [...],
 //                "file": "raw little-endian data, relative to INPUTS.json"}, ...]
 //
 // Measured: session creation, the first run, then steady runs (after W untimed warm-up runs) until at
 // least R runs and S seconds have passed; peak RSS is the process's VmHWM minus its VmRSS just before
-// the session was created (inputs already loaded); cpu_plugin_architecture is the built-in CPU plugin's
+// the session was created (inputs already loaded), steady RSS its VmRSS after the timed runs minus that
+// baseline (what the session holds for good: the initializers it kept, packed weights, buffers);
+// --config sets session configuration entries (session.keep_initializers=1); cpu_plugin_architecture is the built-in CPU plugin's
 // "machine/ISA tier". --background: after the warm-up prints
 // {"ready": true} and keeps running until stdin closes (the second worker of a side-by-side pair).
 #include <ephost/ephost_c_api.h>
@@ -125,6 +127,7 @@ int main(int argc, char** argv) {
   std::string partition_out, dump_out;
   std::vector<std::pair<std::string, std::string>> provider_options;
   std::vector<std::pair<std::string, std::string>> free_dims;  // --free-dim NAME=VALUE
+  std::vector<std::pair<std::string, std::string>> config;     // --config KEY=VALUE
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -147,6 +150,11 @@ int main(int argc, char** argv) {
       size_t eq = kv.find('=');
       if (eq == std::string::npos) die("--provider-option wants KEY=VALUE");
       provider_options.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+    } else if (a == "--config") {
+      std::string kv = next();
+      size_t eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) die("--config wants KEY=VALUE");
+      config.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
     } else if (a == "--free-dim") {
       std::string kv = next();
       size_t eq = kv.find('=');
@@ -190,6 +198,8 @@ int main(int argc, char** argv) {
     check(api->AddSessionConfigEntry(options, (kEphostSessionOptionsFreeDimensionOverridePrefix + name).c_str(),
                                      value.c_str()),
           "--free-dim");
+  for (auto& [key, value] : config)
+    check(api->AddSessionConfigEntry(options, key.c_str(), value.c_str()), "--config");
   if (!provider_options.empty()) {
     std::vector<const char*> keys, values;
     for (auto& kv : provider_options) {
@@ -294,6 +304,7 @@ int main(int argc, char** argv) {
   const size_t n = sorted.size();
   const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   const long hwm = status_kb("VmHWM");
+  const long rss_steady = status_kb("VmRSS");
   std::sort(cpu.begin(), cpu.end());
   const double cpu_median = n % 2 ? cpu[n / 2] : (cpu[n / 2 - 1] + cpu[n / 2]) / 2;
 
@@ -314,6 +325,7 @@ int main(int argc, char** argv) {
   out["runs"] = n;
   out["rss_baseline_mb"] = rss_base / 1024.0;
   out["peak_rss_mb"] = (hwm - rss_base) / 1024.0;
+  out["steady_rss_mb"] = (rss_steady - rss_base) / 1024.0;
   std::cout << out.dump() << std::endl;
 
   api->ReleaseSession(session);

@@ -160,4 +160,23 @@ Tensor Tensor::clone() const {
   return t;
 }
 
+void Tensor::release_data(std::shared_ptr<TensorRestorer> restorer) {
+  if (device_ || elem_type_ == EPHOST_ELEMENT_STRING || !restorer || (restorer_ && restorer_ != restorer))
+    fail(EPHOST_INVALID_ARGUMENT, "only host tensors of numbers can give their bytes back, to one restorer (internal error)");
+  if (!restorer_) restorer_ = std::move(restorer);  // before the flag: a reader that sees it set uses it
+  holder_.reset();
+  data_ = nullptr;
+  released_.set(true);
+}
+
+void Tensor::adopt_data(Tensor&& source) {
+  if (source.elem_type_ != elem_type_ || source.shape_ != shape_ || source.device_ || device_)
+    fail(EPHOST_INVALID_ARGUMENT, "restored bytes are a {} {}, the tensor a {} {}", element_type_name(source.elem_type_),
+         shape_to_string(source.shape_), element_type_name(elem_type_), shape_to_string(shape_));
+  data_ = source.data_;
+  holder_ = std::move(source.holder_);
+  string_store_ = std::move(source.string_store_);
+  released_.set(false);  // after the bytes: a reader that sees it clear sees them
+}
+
 }  // namespace ephost

@@ -3,6 +3,7 @@
 // ABI 3) in a device's memory: then data() is null and only the device's plugin reaches the elements.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -38,6 +39,16 @@ std::string shape_to_string(const std::vector<int64_t>& shape);
 // the allocation fails or `bytes` exceeds EPHOST_TENSOR_BYTES_LIMIT (an environment variable, 0 or
 // unset: no limit).
 std::shared_ptr<void> allocate_aligned(size_t bytes);
+
+// Gives the bytes of released tensors back (model/initializer_release.h does it for a session's
+// initializers read from a model file).
+class TensorRestorer {
+ public:
+  virtual ~TensorRestorer() = default;
+  // Puts the bytes back into every tensor it released (Tensor::adopt_data), or throws saying why it
+  // cannot (never leaves other bytes in one).
+  virtual void restore_all() = 0;
+};
 
 class Tensor {
  public:
@@ -84,6 +95,22 @@ class Tensor {
   const std::shared_ptr<void>& holder() const { return holder_; }
 
   EphostTensorView view() const { return EphostTensorView{elem_type_, shape_.size(), shape_.data(), data_}; }
+
+  // Released bytes (initializers every reader is done with): a host tensor gives its buffer back and
+  // keeps its type and shape; data() is null until `restorer` puts the bytes back (adopt_data). Copies
+  // made before keep their own reference to the buffer. Called by the restorer, under its lock; the
+  // first call keeps `restorer` for the tensor's life (later ones must pass the same).
+  void release_data(std::shared_ptr<TensorRestorer> restorer);
+  // Takes `source`'s buffer (the same type and shape, checked: INVALID_ARGUMENT) and ends the release.
+  void adopt_data(Tensor&& source);
+  // Whether the bytes are released now. Safe while another thread releases or restores them: the
+  // bytes a restore put back are visible to a thread that reads false here.
+  bool data_released() const { return released_.get(); }
+  // A released tensor gets its bytes back (its restorer's restore_all, which throws when it cannot);
+  // nothing happens to any other. Every reader that may meet a released initializer calls it first.
+  void ensure_data() {
+    if (released_.get()) restorer_->restore_all();
+  }
   // A deep copy with its own buffer, in the same place (host, or the same device: a synchronous copy).
   Tensor clone() const;
 
@@ -97,6 +124,26 @@ class Tensor {
   EphostDeviceBuffer buffer_{};
   // String tensors keep their characters here; data_ is an array of pointers into it.
   std::shared_ptr<std::vector<std::unique_ptr<std::string>>> string_store_;
+  // Whether the bytes are released (release_data), readable from any thread; copyable, so that a
+  // Tensor stays a value type (a copy takes the flag as it is then).
+  class ReleasedFlag {
+   public:
+    ReleasedFlag() = default;
+    ReleasedFlag(const ReleasedFlag& o) : v_(o.get()) {}
+    ReleasedFlag& operator=(const ReleasedFlag& o) {
+      v_.store(o.get(), std::memory_order_relaxed);
+      return *this;
+    }
+    bool get() const { return v_.load(std::memory_order_acquire); }
+    void set(bool v) { v_.store(v, std::memory_order_release); }
+
+   private:
+    std::atomic<bool> v_{false};
+  };
+  // Who puts released bytes back: set by the first release_data, never changed after (so that a
+  // thread that saw released_ set reads it without a lock).
+  std::shared_ptr<TensorRestorer> restorer_;
+  ReleasedFlag released_;
 };
 
 }  // namespace ephost

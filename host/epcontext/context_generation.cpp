@@ -59,7 +59,10 @@ void restore_subgraph_initializers(onnx::NodeProto& node, const Node& ir_node);
 void restore_graph(onnx::GraphProto& g, const Graph& ir) {
   for (auto& init : *g.mutable_initializer()) {
     const Value* v = ir.find(init.name());
-    if (v && v->initializer) tensor_to_proto(*v->initializer, init.name(), &init);
+    if (v && v->initializer) {
+      v->initializer->ensure_data();  // freed once its readers packed it: read back for the file
+      tensor_to_proto(*v->initializer, init.name(), &init);
+    }
   }
   for (int i = 0; i < g.node_size() && static_cast<size_t>(i) < ir.nodes.size(); ++i)
     restore_subgraph_initializers(*g.mutable_node(i), *ir.nodes[static_cast<size_t>(i)]);
@@ -428,7 +431,10 @@ class ContextModelGeneration {
     for (const Value* v : graph_.outputs)
       if (v->initializer) needed_initializers_.insert(v);
     for (const Value* v : graph_.initializers)
-      if (needed_initializers_.count(v)) tensor_to_proto(*v->initializer, v->name, g_->add_initializer());
+      if (needed_initializers_.count(v)) {
+        v->initializer->ensure_data();
+        tensor_to_proto(*v->initializer, v->name, g_->add_initializer());
+      }
   }
 
   // ONNX Runtime 1.23's compatibility info, one key per provider that cached something.

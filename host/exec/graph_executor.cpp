@@ -9,6 +9,7 @@
 #include "core/log.h"
 #include "core/tensor_copy.h"
 #include "exec/step_context.h"  // lookup_value, StepContext
+#include "model/initializer_release.h"
 
 namespace ephost {
 
@@ -22,7 +23,13 @@ GraphExecutor::GraphExecutor(std::unique_ptr<CompiledGraph> compiled, GraphPlan 
   initializer_index_.assign(graph_.values.size(), -1);
   for (const Value* v : graph_.initializers) {
     initializer_index_[v->index] = static_cast<int32_t>(initializer_values_.size());
-    initializer_values_.emplace_back(*v->initializer);
+    // A freed initializer (every step reading it is done with it: model/initializer_release.h) is
+    // bound to nothing (bound_initializer reads it back should a step read it all the same). One that
+    // may be freed or read back on another thread meanwhile is copied under that lock.
+    const InitializerRelease* release = initializer_release_of(*v);
+    Tensor held = release ? release->copy_if_held(*v->initializer) : *v->initializer;
+    initializer_values_.emplace_back(held.empty() && v->initializer->data_released() ? RuntimeValue()
+                                                                                     : RuntimeValue(std::move(held)));
   }
   output_position_.assign(graph_.values.size(), -1);
   for (size_t i = 0; i < graph_.outputs.size(); ++i)
@@ -33,6 +40,7 @@ GraphExecutor::GraphExecutor(std::unique_ptr<CompiledGraph> compiled, GraphPlan 
     if (c.step >= 0) continue;
     const Value& v = *graph_.values[static_cast<size_t>(c.source)];
     const Device& device = *plan_.devices[static_cast<size_t>(c.device)];
+    v.initializer->ensure_data();
     const Tensor& host = *v.initializer;
     Tensor on_device = Tensor::allocate_on_device(device, host.elem_type(), host.shape(), "initializer '" + v.name + "'");
     copy_tensor(host, on_device, nullptr, "initializer '" + v.name + "'");
@@ -41,6 +49,36 @@ GraphExecutor::GraphExecutor(std::unique_ptr<CompiledGraph> compiled, GraphPlan 
 }
 
 GraphExecutor::~GraphExecutor() = default;
+
+void GraphExecutor::forget_freed_initializers() {
+  for (const Value* v : graph_.initializers)
+    if (v->initializer->data_released()) initializer_values_[static_cast<size_t>(initializer_index_[v->index])] = {};
+}
+
+const RuntimeValue& GraphExecutor::bound_initializer(const Value& v) const {
+  const RuntimeValue& value = initializer_value(v);
+  if (value.is_set()) return value;
+  const InitializerRelease* release = initializer_release_of(v);
+  if (!release)
+    fail(EPHOST_FAIL, "initializer '{}' has no bytes (internal error: freed without a model file to read it from)",
+         v.name);
+  std::lock_guard<std::mutex> lock(read_back_mutex_);
+  std::unique_ptr<RuntimeValue>& slot = read_back_[&v];
+  if (slot) return *slot;
+  log_warning(fmt::format(
+      "a step read initializer '{}' after every provider reading it had said it was done with it "
+      "(value_initializer_done), so the host had freed it: a provider broke its word (a plugin bug; tell its "
+      "vendor). The host reads it back from the model file and keeps it for this plan",
+      v.name));
+  Tensor held;
+  for (int attempt = 0; attempt < 2 && held.empty(); ++attempt) {  // once more should it be freed meanwhile
+    v.initializer->ensure_data();  // a model file that changed throws here, naming the initializer
+    held = release->copy_if_held(*v.initializer);
+  }
+  if (held.empty()) fail(EPHOST_FAIL, "initializer '{}' could not be read back from the model file", v.name);
+  slot = std::make_unique<RuntimeValue>(std::move(held));
+  return *slot;
+}
 
 size_t GraphExecutor::memory_patterns_recorded() const { return patterns_.size(); }
 
@@ -200,6 +238,10 @@ Profiler::Span GraphExecutor::profile_step(const Frame& frame, const CompiledSte
   const auto& reads = plan_.step_inputs[index];
   for (size_t i = 0; i < reads.size(); ++i) {
     const Value* v = step.inputs[i];
+    if (v && v->initializer && v->initializer->data_released()) {  // freed: its shape is known all the same
+      shapes += (i ? ";" : "") + shape_to_string(v->initializer->shape());
+      continue;
+    }
     const RuntimeValue* value = v ? lookup_value(frame, v) : nullptr;
     if (reads[i] != static_cast<int>(v ? v->index : 0) && reads[i] >= 0 &&
         frame.slots[static_cast<size_t>(reads[i])].is_set())
@@ -309,13 +351,13 @@ void GraphExecutor::run_copy(Frame& frame, const PlannedCopy& copy) const {
 const RuntimeValue* lookup_value(const Frame& frame, const Value* v) {
   const RuntimeValue& slot = frame.slots[v->index];
   if (slot.is_set()) return &slot;
-  if (v->initializer) return &frame.executor->initializer_value(*v);
+  if (v->initializer) return &frame.executor->bound_initializer(*v);
   for (const Frame* f = frame.parent; f; f = f->parent) {
     const Value* outer = f->graph->find(v->name);
     if (!outer) continue;
     const RuntimeValue& s = f->slots[outer->index];
     if (s.is_set()) return &s;
-    if (outer->initializer) return &f->executor->initializer_value(*outer);
+    if (outer->initializer) return &f->executor->bound_initializer(*outer);
   }
   return nullptr;
 }

@@ -122,6 +122,13 @@ class GraphExecutor {
   const RuntimeValue& initializer_value(const Value& v) const {
     return initializer_values_[static_cast<size_t>(initializer_index_[v.index])];
   }
+  // initializer_value; when its bytes were freed after every provider reading it said it was done with
+  // them and a step reads it all the same (a provider that broke its word), the bytes read back from
+  // the model file (a warning; a clear error when the file changed), kept for this executor's life.
+  const RuntimeValue& bound_initializer(const Value& v) const;
+  // Drops this executor's references to initializers whose bytes were freed after it was made
+  // (session/initializer_freeing.h), so that the memory really goes. Before the executor runs.
+  void forget_freed_initializers();
   // A constant initializer uploaded to a device (plan value `id` of a copy without a step), or null.
   const RuntimeValue* uploaded_initializer(int id) const;
 
@@ -149,6 +156,9 @@ class GraphExecutor {
   // initializers, found through initializer_index_ (per value, -1 for the others).
   std::vector<RuntimeValue> initializer_values_;
   std::vector<int32_t> initializer_index_;
+  // Freed initializers a step read all the same (bound_initializer), read back once.
+  mutable std::mutex read_back_mutex_;
+  mutable std::unordered_map<const Value*, std::unique_ptr<RuntimeValue>> read_back_;
   // Per plan value: the upload of a constant initializer to a device, unset for the others.
   std::vector<RuntimeValue> uploaded_;
   std::vector<int> output_position_;  // per IR value

@@ -41,4 +41,8 @@ std::unique_ptr<GraphView> make_full_view(const Graph& graph) {
   return view;
 }
 
+InitializerRelease* initializer_release_of(const Value& v) {
+  return v.owner && v.owner->model ? v.owner->model->initializer_release.get() : nullptr;
+}
+
 }  // namespace ephost

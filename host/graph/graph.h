@@ -86,8 +86,12 @@ class Value {
   bool is_constant() const { return is_constant_initializer() || precomputed != nullptr; }
   // Its data when it is a constant, null otherwise. A precomputed value is computed by the first call
   // (which throws when that fails); the data then lives as long as the value.
+  // A constant initializer whose bytes were freed (model/initializer_release.h) reads them back first.
   const Tensor* constant_data() const {
-    if (is_constant_initializer()) return initializer.get();
+    if (is_constant_initializer()) {
+      initializer->ensure_data();
+      return initializer.get();
+    }
     return precomputed ? precomputed->data().get() : nullptr;
   }
 };
@@ -170,6 +174,10 @@ struct GraphView {
   std::vector<const Value*> initializers;
   const Node* parent_node = nullptr;
 };
+
+// The record of the initializers of v's model that may be freed once their readers are done
+// (model/initializer_release.h), or null when the session keeps every byte.
+InitializerRelease* initializer_release_of(const Value& v);
 
 // Main-graph initializer tensors by name: what a rebuilt IR of the same model may share.
 using InitializerTensors = std::unordered_map<std::string, std::shared_ptr<Tensor>>;

@@ -20,7 +20,10 @@ void write_graph_proto(const Graph& graph, onnx::GraphProto* out) {
   // A precomputed value that became an initializer after partitioning keeps its producer: written as
   // what the node makes, so that every name is defined once (the model as loaded).
   for (const Value* v : graph.initializers)
-    if (!v->producer) tensor_to_proto(*v->initializer, v->name, out->add_initializer());
+    if (!v->producer) {
+      v->initializer->ensure_data();
+      tensor_to_proto(*v->initializer, v->name, out->add_initializer());
+    }
   for (const auto& node : graph.nodes) {
     onnx::NodeProto& copy = *out->add_node();
     if (node->proto) copy = *node->proto;

@@ -105,7 +105,7 @@ FallbackGroup::FallbackGroup(const Provider& fallback, std::unique_ptr<GraphView
     for (const Value* v : node->inputs)
       if (v && v->is_constant_initializer() &&
           std::find(view_->inputs.begin(), view_->inputs.end(), v) == view_->inputs.end())
-        constants_.emplace(v, RuntimeValue(*v->initializer));
+        constants_.emplace(v, RuntimeValue(*v->constant_data()));  // read back, were it freed
   }
 }
 

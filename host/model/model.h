@@ -17,6 +17,8 @@ class ModelProto;
 
 namespace ephost {
 
+class InitializerRelease;
+
 class Model {
  public:
   Model();
@@ -31,6 +33,9 @@ class Model {
   std::map<std::string, int64_t> opsets;  // domain ("" for ai.onnx) -> version
   // Graph input dimensions session.free_dimension_override* fixed at load (messages name the key).
   std::vector<OverriddenDimension> overridden_dimensions;
+  // Which initializers may be freed once their readers are done, and how they are read back
+  // (model/initializer_release.h); null until the session sets it up (then it lives as long as the Model).
+  std::shared_ptr<InitializerRelease> initializer_release;
 
   // The opset of `domain` ("" or "ai.onnx" for the default domain), -1 when not imported.
   int64_t opset(const std::string& domain) const;

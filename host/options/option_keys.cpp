@@ -11,6 +11,7 @@ const std::vector<OptionKey>& known_option_keys() {
   static const std::vector<OptionKey> keys = {
       {kEphostSessionOptionsDisableCpuEpFallback, OptionKind::kFlag},
       {kEphostSessionOptionsModelExternalInitializersFileFolderPath, OptionKind::kPath},
+      {kEphostSessionOptionsKeepInitializers, OptionKind::kFlag},
       {kEphostSessionOptionsEnableMemPattern, OptionKind::kFlag},
       {kEphostSessionOptionsEnableMemReuse, OptionKind::kFlag},
       {kEphostSessionOptionsGraphOptimizationLevel, OptionKind::kInteger},

@@ -145,6 +145,7 @@ SessionConfig parse_session_config(const SessionOptions& options) {
   SessionConfig c;
   c.cpu_fallback = !r.flag(kEphostSessionOptionsDisableCpuEpFallback, false);
   c.external_data_folder = r.string(kEphostSessionOptionsModelExternalInitializersFileFolderPath);
+  c.keep_initializers = r.flag(kEphostSessionOptionsKeepInitializers, false);
   c.mem_pattern = r.flag(kEphostSessionOptionsEnableMemPattern, true);
   c.mem_reuse = r.flag(kEphostSessionOptionsEnableMemReuse, true);
   c.optimization_level = parse_level(r, options.optimization_level);

@@ -19,6 +19,7 @@ const char* selection_policy_name(SelectionPolicy policy);
 
 struct SessionConfig {
   bool cpu_fallback = true;               // !session.disable_cpu_ep_fallback
+  bool keep_initializers = false;         // session.keep_initializers: free no packed initializer
   std::string external_data_folder;       // session.model_external_initializers_file_folder_path
   bool mem_pattern = true;                // session.enable_mem_pattern
   bool mem_reuse = true;                  // session.enable_mem_reuse

@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "model/initializer_release.h"
 #include "ort_ep/api_impl.h"
 #include "ort_ep/call_arena.h"
 #include "ort_ep/graph_handles.h"
@@ -419,6 +420,10 @@ OrtStatus* ValueInfo_GetInitializerValue(const OrtValueInfo* value_info, const O
   }
   try {
     auto value = std::make_unique<OrtValue>();
+    // Noted before reading back, so that no freeing on another thread takes the bytes again.
+    if (InitializerRelease* release = initializer_release_of(*source))
+      release->note_handout(source->initializer.get(), {current_initializer_reader(), current_initializer_step()});
+    source->initializer->ensure_data();  // freed once its readers were done (model/initializer_release.h)
     value->tensor = source->initializer.get();  // the graph's: alive as long as the graph
     *initializer_value = CallArena::keep(std::move(value));
     return nullptr;

@@ -11,6 +11,7 @@
 #include "ort_ep/graph_handles.h"
 #include "ort_ep/kernel_context.h"
 #include "ort_ep/kernel_registry.h"
+#include "model/initializer_release.h"
 #include "model/tensor_proto.h"
 
 namespace ephost::ort_ep::api {
@@ -291,6 +292,12 @@ OrtStatus* KernelInfoGetConstantInput_tensor(const OrtKernelInfo* info, size_t i
       held = std::make_unique<OrtValue>();
       held->tensor = v->initializer.get();  // borrowed: the graph keeps its initializers for the session
     }
+    // Freed once the kernels reading it pre-packed it (model/initializer_release.h): read back, and
+    // this reader holds a view again.
+    // Noted first, so that no freeing on another thread takes the bytes again.
+    if (InitializerRelease* release = initializer_release_of(*v))
+      release->note_handout(v->initializer.get(), {current_initializer_reader(), current_initializer_step()});
+    v->initializer->ensure_data();
     *is_constant = 1;
     *out = held.get();
     return nullptr;

@@ -21,6 +21,7 @@
 #include "core/log.h"
 #include "core/plugin_fault.h"
 #include "core/status.h"
+#include "model/initializer_release.h"
 
 namespace ephost {
 namespace {
@@ -338,13 +339,44 @@ EphostStatus* value_initializer_data(const EphostValueInfo* v, EphostTensorView*
   if (!out) return refuse(__func__, "NULL output pointer");
   if (!value->is_constant())
     return make_status(EPHOST_INVALID_ARGUMENT, "value '" + value->name + "' is not a constant initializer");
+  // Noted before the bytes are read back: from here on, what this provider said it was done with no
+  // longer counts, so that no later freeing (a plan made again on another thread) takes them again.
+  if (InitializerRelease* release = value->is_constant_initializer() ? initializer_release_of(*value) : nullptr)
+    release->note_handout(value->initializer.get(), {current_initializer_reader(), current_initializer_step()});
   const Tensor* data = nullptr;
   try {
-    data = value->constant_data();  // a precomputed value is computed by the first request
+    // A precomputed value is computed by the first request; a freed initializer is read back.
+    data = value->constant_data();
+  } catch (const Error& e) {
+    if (value->is_constant_initializer()) return make_status(e.code(), "value '" + value->name + "': " + e.what());
+    return make_status(EPHOST_FAIL, "value '" + value->name + "': computing it from constants failed: " + e.what());
   } catch (const std::exception& e) {
     return make_status(EPHOST_FAIL, "value '" + value->name + "': computing it from constants failed: " + e.what());
   }
   *out = data->view();
+  return nullptr;
+}
+EphostStatus* value_initializer_done(EphostProvider* provider, const EphostValueInfo* v) {
+  // The provider first: after its release (a plugin calling once its session ended) the value handle
+  // may point at freed memory, and nothing may be read through it.
+  if (!provider) return refuse(__func__, "NULL provider");
+  if (!is_live_initializer_reader(provider)) {
+    report_misuse(__func__, "given a provider the host did not create, or one already released");
+    return refuse(__func__, "not a live provider of this host (one the host created and has not released yet)");
+  }
+  const void* in_call = current_initializer_reader();
+  if (in_call && in_call != provider) {
+    report_misuse(__func__, "given another provider than the one whose call is running");
+    return refuse(__func__, "called inside one provider's call naming another provider");
+  }
+  const Value* value = checked<const Value>(v, __func__, "a value info");
+  if (!value) return refuse(__func__, "not a value info handle");
+  if (!value->is_constant_initializer()) return nullptr;  // a hint: nothing of the host's to free
+  InitializerRelease* release = initializer_release_of(*value);
+  if (!release) return nullptr;
+  // Inside the provider's own compile or kernel_create: done for that step; elsewhere: for all of them.
+  const void* step = in_call == provider ? current_initializer_step() : nullptr;
+  release->note_done(value->initializer.get(), {provider, step});
   return nullptr;
 }
 
@@ -944,6 +976,7 @@ EphostHostApi make_host_api(uint32_t abi_version) {
   t.kernel_profile_clock_ns = &kernel_profile_clock_ns;
   t.kernel_profile_span = &kernel_profile_span;
   t.kernel_run_check = &kernel_run_check;
+  t.value_initializer_done = &value_initializer_done;
   return cut_to_version_size(t, EphostHostApiSize(abi_version), "host table for a plugin ABI version");
 }
 

@@ -62,10 +62,12 @@ NativeProvider::NativeProvider(const PluginRecord& record,
   }
   if (!handle) fail(EPHOST_EP_FAIL, "provider '{}': provider_create succeeded but returned no provider", name());
   handle_ = handle;
+  add_live_initializer_reader(handle_);  // it may say it is done with initializers until released
 }
 
 NativeProvider::~NativeProvider() {
   if (!handle_) return;
+  remove_live_initializer_reader(handle_);
   run_plugin_release(name().c_str(), library_path(), "provider_release", [&] { plugin_->provider_release(handle_); });
 }
 
@@ -108,6 +110,7 @@ std::unique_ptr<ComputeUnit> NativeProvider::create_kernel(const Node& node) con
          node.name);
   const std::string what = fmt::format("kernel_create for node '{}' ({})", node.name, node.op_type);
   EphostKernel* kernel = nullptr;
+  InitializerStepScope step(&node);  // what it says it is done with here, it is done with for this step
   call(what.c_str(), [&] { return plugin_->kernel_create(handle_, to_handle(&node), &kernel); });
   return std::make_unique<Unit>(*this, &node, kernel);
 }
@@ -118,6 +121,7 @@ std::unique_ptr<ComputeUnit> NativeProvider::compile(const GraphView& group, con
   const std::string what = fmt::format("compile of fused group '{}' ({} nodes)", fused_name, group.nodes.size());
   EphostComputeInfo info{};
   info.struct_size = sizeof(EphostComputeInfo);
+  InitializerStepScope step(&group);  // what it says it is done with here, it is done with for this step
   call(what.c_str(), [&] { return plugin_->compile(handle_, to_handle(&group), fused_name.c_str(), &info); });
   // Owned from here: a unit without a compute function is still given back to the plugin.
   auto unit = std::make_unique<Unit>(*this, fused_name, info);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/plugin_call.h"
+#include "model/initializer_release.h"
 #include "provider/provider.h"
 
 namespace ephost {
@@ -32,6 +33,8 @@ class NativeProvider final : public Provider {
                                                 size_t blob_size) const override;
   std::unique_ptr<ComputeUnit> load_context(const Node& context_node, const void* blob,
                                             size_t blob_size) const override;
+  // The handle the plugin gets as EphostProvider*: what it names itself with in value_initializer_done.
+  const void* initializer_reader() const override { return handle_; }
 
  private:
   class Unit;
@@ -41,6 +44,7 @@ class NativeProvider final : public Provider {
   // "provider '<name>' <what>: ...".
   template <typename Fn>
   void call(const char* what, Fn&& fn) const {
+    InitializerReaderScope reader(handle_);  // the initializers it is handed are noted under its name
     if (auto failure = run_plugin_call(name().c_str(), library_path(), what, std::forward<Fn>(fn)))
       throw_failure(what, *failure);
   }
@@ -48,6 +52,7 @@ class NativeProvider final : public Provider {
   // the hot path (compute) formats nothing.
   template <typename Describe, typename Fn>
   void call_described(const char* marker, Describe&& describe, Fn&& fn) const {
+    InitializerReaderScope reader(handle_);
     if (auto failure = run_plugin_call(name().c_str(), library_path(), marker, std::forward<Fn>(fn)))
       throw_failure(describe(), *failure);
   }

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "discovery/plugin_registry.h"
+#include "model/initializer_release.h"
 #include "model/model.h"
 #include "ort_ep/call_arena.h"
 #include "ort_ep/graph_handles.h"
@@ -96,6 +97,7 @@ class OrtEpProvider::KernelUnit final : public ComputeUnit {
 
 template <typename Describe, typename Fn>
 void OrtEpProvider::call(const char* what, Describe&& describe, Fn&& fn) const {
+  InitializerReaderScope reader(this);  // the initializers it is handed are noted under its name
   if (auto failure = ort_ep::call_plugin(name().c_str(), library_path(), what, std::forward<Fn>(fn)))
     throw Error(ephost_code(failure->code), fmt::format("provider '{}' {}: {} ({})", name(), describe(),
                                                         failure->message, ort_ep::error_code_name(failure->code)));
@@ -264,6 +266,7 @@ std::unique_ptr<ComputeUnit> OrtEpProvider::create_kernel(const Node& node) cons
   unit->info.default_allocator = device_allocator();
   for (const Value* v : node.outputs) unit->output_elem_types.push_back(v ? v->type.elem_type : 0);
   OrtKernelImpl* kernel = nullptr;
+  InitializerStepScope step(&node);  // what its kernel pre-packs, this step is done with
   call("kernel create function",
        [&] { return fmt::format("kernel create function (KernelRegistry_AddKernel) for node '{}' ({})", node.name,
                                 node.op_type); },
@@ -308,6 +311,9 @@ void OrtEpProvider::prepack_constant_inputs(KernelUnit& unit, const Node& node) 
     if (!v || !v->is_constant_initializer()) continue;
     OrtValue weight;
     weight.tensor = v->initializer.get();  // borrowed for the call ("do not cache in the kernel")
+    InitializerRelease* release = initializer_release_of(*v);
+    if (release) release->note_handout(weight.tensor, {this, &node});
+    v->initializer->ensure_data();  // freed after an earlier plan's kernels packed it: read back
     std::optional<OrtSharedPrePackedWeightCache> cache;
     if (share_prepacked_weights_) cache.emplace(allocator);
     bool is_packed = false;
@@ -315,6 +321,9 @@ void OrtEpProvider::prepack_constant_inputs(KernelUnit& unit, const Node& node) 
     call("OrtKernelImpl::PrePackWeight",
          [&] { return fmt::format("PrePackWeight of node '{}' ({}) input {} '{}'", node.name, node.op_type, i, v->name); },
          [&] { return kernel->PrePackWeight(kernel, &weight, index, allocator, cache ? &*cache : nullptr, &is_packed); });
+    // PrePack's is_packed: this kernel keeps its own form and never reads the weight again (ONNX
+    // Runtime's rule), so this step is done with it (plugin ABI 5's value_initializer_done, for it).
+    if (is_packed && release) release->note_done(weight.tensor, {this, &node});
     if (!is_packed || !cache || cache->buffers.empty()) continue;  // not packed (buffers freed), or packed unshared
     if (!kernel->SetSharedPrePackedWeight)
       fail(EPHOST_EP_FAIL, "provider '{}': the kernel of node '{}' ({}) stored a packed weight to share "

@@ -58,6 +58,8 @@ class OrtEpProvider final : public Provider {
   // ("session", "node", "kernel", "api") with their names, times and arguments, plus "provider".
   void start_profiling(Profiler& profiler) const override;
   void end_profiling() const override;
+  // Itself: its kernels that pre-pack a weight (PrePack's is_packed) are done with it.
+  const void* initializer_reader() const override { return this; }
 
  private:
   class Unit;

@@ -139,6 +139,12 @@ class Provider {
   // profiling ends (later work is not reported by it, as in ONNX Runtime). Nothing when not started.
   virtual void end_profiling() const {}
 
+  // ---- initializers (plugin ABI 5, model/initializer_release.h) ------------------------------------------
+  // The name this provider's reads of initializers go by, as it says "done with this initializer"
+  // (value_initializer_done); null for a provider that cannot say so (its steps then keep every
+  // initializer they read).
+  virtual const void* initializer_reader() const { return nullptr; }
+
  protected:
   Provider(const PluginRecord& record, const Device* device);
 

@@ -6,6 +6,7 @@
 #include "core/device.h"
 #include "discovery/plugin_registry.h"
 #include "isolation/isolated_provider.h"
+#include "model/initializer_release.h"
 #include "session/context_source_fallback.h"
 #include "session/session_plan.h"
 #include "session/session.h"
@@ -245,6 +246,13 @@ std::string Session::partition_report_json() const {
   report["copies_planned"] = copies_total;
   report["creation"] = {{"ir_builds", creation_counts_.ir_builds},
                         {"shape_inferences", creation_counts_.shape_inferences}};
+  // Initializers whose bytes went once every provider reading them had packed them (plugin ABI 5), and
+  // how often freed ones were read back from the model file.
+  json freed = {{"count", 0}, {"bytes", 0}, {"read_back", 0}};
+  if (const InitializerRelease* release = model_->initializer_release.get())
+    freed = {{"count", release->released_count()}, {"bytes", release->released_bytes()},
+             {"read_back", release->restores()}};
+  report["freed_initializers"] = freed;
   return report.dump(2);
 }
 

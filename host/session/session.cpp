@@ -12,6 +12,7 @@
 #include "model/loader.h"
 #include "model/tensor_proto.h"
 #include "partition/precomputed_steps.h"
+#include "session/initializer_freeing.h"
 #include "session/run_inputs.h"
 #include "session/session_stages.h"
 
@@ -154,6 +155,10 @@ void Session::initialize(std::unique_ptr<Model> model) {
   {
     auto span = profile(p, "session", "build graph");
     graph_ = build_graph(*model_);
+    std::vector<std::string> added;
+    for (const auto& [name, tensor] : options_.initializers) added.push_back(name);
+    if (!config_.keep_initializers)
+      track_initializers_from_file(*model_, *graph_, model_load_options(config_, trusted_model_), added);
   }
   deadline.check("build graph");
   {
@@ -195,13 +200,16 @@ void Session::initialize(std::unique_ptr<Model> model) {
   std::function<void(size_t, size_t)> progress;
   if (options_.progress)
     progress = [this](size_t done, size_t total) { options_.progress("compile", done, total, options_.progress_user); };
-  plan_ = make_first_plan(std::move(partitions), generation, progress, deadline);
+  std::shared_ptr<SessionPlan> first_plan = make_first_plan(std::move(partitions), generation, progress, deadline);
+  plan_ = first_plan;
   context_diagnostics_ = std::move(contexts_.diagnostics);
   contexts_.diagnostics.clear();
   if (generation.enabled) {
     auto span = profile(p, "session", "generate EPContext model");
     generate_context_model(generation, *model_, main_executor(), providers_.instances, env_.context_share());
   }
+  // After the EPContext model was written from them: no writing in flight needs the bytes.
+  free_done_initializers(*graph_, *first_plan);
   if (config_.ep_context.rebuild) start_context_rebuild();
   log_verbose(fmt::format("session creation: {} IR build(s), {} whole-model shape inference(s)",
                         creation_counts_.ir_builds, creation_counts_.shape_inferences));
@@ -277,6 +285,7 @@ void Session::plan_again_without(const std::vector<std::string>& left_out) const
     auto span = profile(profiler_.get(), "session", "plan again after a provider fell back");
     // No progress reports: the application's callback belongs to the session's creation.
     next = make_plan(partition_without(left_out, GenerationSettings{}), {}, {});
+    free_done_initializers(*graph_, *next);  // what the providers now reading them packed again
   } catch (const std::exception& e) {
     fail(EPHOST_EP_FAIL, "{}; planning the session again without it failed: {}", left_out_summary(left_out), e.what());
   }

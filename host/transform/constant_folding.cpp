@@ -251,7 +251,10 @@ class ConstantFolding : public GraphPass {
       if (!in) {
         inputs.emplace_back();
       } else if (v && v->is_constant_initializer()) {
-        inputs.emplace_back([t = v->initializer] { return t; });
+        inputs.emplace_back([t = v->initializer] {
+          t->ensure_data();  // freed once the steps reading it packed it: read back
+          return t;
+        });
       } else if (v && v->precomputed) {
         inputs.emplace_back([p = v->precomputed] { return p->data(); });
       } else {

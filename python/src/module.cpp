@@ -34,6 +34,7 @@ py::dict documented_config_keys() {
   py::dict keys;
   keys["DisableCpuEpFallback"] = kEphostSessionOptionsDisableCpuEpFallback;
   keys["ModelExternalInitializersFileFolderPath"] = kEphostSessionOptionsModelExternalInitializersFileFolderPath;
+  keys["KeepInitializers"] = kEphostSessionOptionsKeepInitializers;
   keys["EnableMemPattern"] = kEphostSessionOptionsEnableMemPattern;
   keys["EnableMemReuse"] = kEphostSessionOptionsEnableMemReuse;
   keys["GraphOptimizationLevel"] = kEphostSessionOptionsGraphOptimizationLevel;

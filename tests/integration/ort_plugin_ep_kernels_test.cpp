@@ -289,6 +289,11 @@ TEST_F(OrtKernelEp, ConstantWeightsArePrePackedOnceAndEqualWeightsShared) {
   ASSERT_EQ(shared.size(), 3u) << read_text(log);
   EXPECT_EQ(shared.at("mm1"), shared.at("mm2"));  // W packed twice, kept once
   EXPECT_NE(shared.at("mm1"), shared.at("mm3"));
+  // PrePack's is_packed for every kernel reading them, but the CPU plugin (mm4's) read W and V in its
+  // get_capability and never said it was done with them: it may hold a view, so they stay.
+  // (ConstantWeightsPrePackedByEveryReaderAreFreed: without it they go.)
+  const auto freed = nlohmann::json::parse(s.partition_report_json())["freed_initializers"];
+  EXPECT_EQ(freed["count"], 0) << freed.dump();
   expect_prepack_outputs(s);  // computed from the packed copies
   expect_prepack_outputs(s);
   EXPECT_EQ(lines_of(log).size(), lines.size());  // packing is done when the session is made, not per run
@@ -318,6 +323,39 @@ TEST_F(OrtKernelEp, WithoutSharingEachKernelKeepsItsOwnPackedWeight) {
   expect_prepack_outputs(s);
 }
 
+TEST_F(OrtKernelEp, ConstantWeightsPrePackedByEveryReaderAreFreed) {
+  // PrePack's is_packed, for every kernel reading them and no other provider: W and V are freed
+  // (plugin ABI 5's value_initializer_done, for the adapter's kernels), as ONNX Runtime frees them.
+  ModelBuilder m = prepack_model();
+  auto* graph = m.proto().mutable_graph();
+  graph->mutable_node()->RemoveLast();  // mm4 (the CPU plugin's)
+  graph->mutable_output()->RemoveLast();
+  Ephost::SessionOptions options;
+  options.add_config("session.disable_cpu_ep_fallback", "1");
+  Ephost::Session s(*env_, m.save(models_), options);
+  auto nodes = nodes_of(s);
+  for (const char* n : {"mm1", "mm2", "mm3"}) ASSERT_EQ(nodes[n]["provider"], "ortkern") << n;
+  const auto freed = nlohmann::json::parse(s.partition_report_json())["freed_initializers"];
+  EXPECT_EQ(freed["count"], 2) << freed.dump();
+  EXPECT_EQ(freed["bytes"], 2 * 12 * sizeof(float)) << freed.dump();
+  std::vector<float> x = {1, -2, 0.5f, 3, 0.25f, -1}, z = {2, 0, -1, 1, 1, 0.5f};
+  const std::vector<float> w = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  const std::vector<float> v = {-1, 0.5f, 0, 2, 1, 1, -3, 0.25f, 2, -2, 4, 1};
+  std::vector<float> t(6, 1.0f);  // read by nothing now (mm4 is gone), fed all the same
+  auto out = s.run({"x", "z", "t"},
+                   {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {2, 3}, x.data(), x.size()),
+                    Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {2, 3}, z.data(), z.size()),
+                    Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {3, 2}, t.data(), t.size())},
+                   {"y1", "y2", "y3"});
+  const std::vector<std::vector<float>> want = {matmul(x, w, 2, 3, 4), matmul(z, w, 2, 3, 4), matmul(x, v, 2, 3, 4)};
+  for (size_t i = 0; i < want.size(); ++i) {
+    const std::vector<float> got = out.at(i).to_vector<float>();
+    ASSERT_EQ(got.size(), want[i].size()) << i;
+    for (size_t j = 0; j < got.size(); ++j) EXPECT_FLOAT_EQ(got[j], want[i][j]) << "y" << i + 1 << " element " << j;
+  }
+  EXPECT_EQ(nlohmann::json::parse(s.partition_report_json())["freed_initializers"]["read_back"], 0);
+}
+
 TEST_F(OrtKernelEp, DisablePrepackingLeavesTheWeightsToCompute) {
   const std::string log = models_.file("prepack.txt");
   Ephost::SessionOptions options;
@@ -325,6 +363,8 @@ TEST_F(OrtKernelEp, DisablePrepackingLeavesTheWeightsToCompute) {
   Ephost::Session s(*env_, prepack_model().save(models_), options);
   EXPECT_EQ(nodes_of(s)["mm1"]["provider"], "ortkern");
   EXPECT_TRUE(lines_of(log).empty()) << read_text(log);  // PrePackWeight never called
+  EXPECT_EQ(nlohmann::json::parse(s.partition_report_json())["freed_initializers"]["count"], 0)
+      << "the kernels read their weights in Compute: nothing may be freed";
   expect_prepack_outputs(s);  // B read from the input in Compute
 }
 

@@ -190,6 +190,9 @@
   X(kernel_profile_span, EphostStatus* (*)(EphostKernelContext*, const EphostProfileSpan*))      \
   X(kernel_run_check, EphostStatus* (*)(const EphostKernelContext*))
 
+#define EPHOST_FROZEN_HOST_API_ABI_5(X) \
+  X(value_initializer_done, EphostStatus* (*)(EphostProvider*, const EphostValueInfo*))
+
 #define EPHOST_FROZEN_PROFILE_SPAN_ABI_4(X) \
   X(struct_size, uint32_t)                  \
   X(start_ns, int64_t)                      \

@@ -48,6 +48,11 @@ struct FrozenHostApiAbi4 {
   EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_MIRROR) EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_MIRROR)
   EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_MIRROR) EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_MIRROR)
 };
+struct FrozenHostApiAbi5 {
+  EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_MIRROR) EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_MIRROR)
+  EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_MIRROR) EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_MIRROR)
+  EPHOST_FROZEN_HOST_API_ABI_5(EPHOST_MIRROR)
+};
 struct FrozenPlugin { EPHOST_FROZEN_PLUGIN_ABI_1(EPHOST_MIRROR) };
 struct FrozenPluginAbi3 { EPHOST_FROZEN_PLUGIN_ABI_1(EPHOST_MIRROR) EPHOST_FROZEN_PLUGIN_ABI_3(EPHOST_MIRROR) };
 struct FrozenDeviceBuffer { EPHOST_FROZEN_DEVICE_BUFFER_ABI_3(EPHOST_MIRROR) };
@@ -96,7 +101,7 @@ struct FrozenApiV6 {
 #define EPHOST_CHECK_TENSOR_VIEW(name, ...) EPHOST_CHECK_FROZEN(EphostTensorView, FrozenTensorView, name)
 #define EPHOST_CHECK_COMPUTE_INFO(name, ...) EPHOST_CHECK_FROZEN(EphostComputeInfo, FrozenComputeInfo, name)
 #define EPHOST_CHECK_PLUGIN_INFO(name, ...) EPHOST_CHECK_FROZEN(EphostPluginInfo, FrozenPluginInfo, name)
-#define EPHOST_CHECK_HOST_API(name, ...) EPHOST_CHECK_FROZEN(EphostHostApi, FrozenHostApiAbi4, name)
+#define EPHOST_CHECK_HOST_API(name, ...) EPHOST_CHECK_FROZEN(EphostHostApi, FrozenHostApiAbi5, name)
 #define EPHOST_CHECK_PLUGIN(name, ...) EPHOST_CHECK_FROZEN(EphostPlugin, FrozenPluginAbi3, name)
 #define EPHOST_CHECK_DEVICE_BUFFER(name, ...) EPHOST_CHECK_FROZEN(EphostDeviceBuffer, FrozenDeviceBuffer, name)
 #define EPHOST_CHECK_DEVICE_INFO(name, ...) EPHOST_CHECK_FROZEN(EphostDeviceInfo, FrozenDeviceInfo, name)
@@ -118,7 +123,8 @@ EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_CHECK_HOST_API)
 EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_CHECK_HOST_API)
 EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_CHECK_HOST_API)
 EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_CHECK_HOST_API)
-EPHOST_CHECK_ALL_FROZEN(EphostHostApi, FrozenHostApiAbi4)
+EPHOST_FROZEN_HOST_API_ABI_5(EPHOST_CHECK_HOST_API)
+EPHOST_CHECK_ALL_FROZEN(EphostHostApi, FrozenHostApiAbi5)
 EPHOST_FROZEN_PLUGIN_ABI_1(EPHOST_CHECK_PLUGIN)
 EPHOST_FROZEN_PLUGIN_ABI_3(EPHOST_CHECK_PLUGIN)
 EPHOST_CHECK_ALL_FROZEN(EphostPlugin, FrozenPluginAbi3)
@@ -175,7 +181,7 @@ static_assert(std::is_same_v<decltype(&EphostGetVersionString), const char* (*)(
               "EphostGetVersionString's type is frozen");
 
 // A new version must be frozen here before it ships; dropping a version breaks its plugins.
-static_assert(EPHOST_PLUGIN_ABI_VERSION == 4u && EPHOST_API_VERSION == 6u,
+static_assert(EPHOST_PLUGIN_ABI_VERSION == 5u && EPHOST_API_VERSION == 6u,
               "a new ABI version: freeze its layout in abi_frozen_layout.h (plugin_api/ABI_VERSIONING.md)");
 static_assert(EPHOST_PLUGIN_ABI_MIN_VERSION == 1u, "the host must keep accepting ABI 1 plugins");
 
@@ -255,7 +261,8 @@ const std::vector<FrozenStruct>& frozen_structs() {
        {{EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_NAME)},
         {EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_NAME)},
         {EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_NAME)},
-        {EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_NAME)}}},
+        {EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_NAME)},
+        {EPHOST_FROZEN_HOST_API_ABI_5(EPHOST_NAME)}}},
       {"ephost_plugin.h", "EphostPlugin",
        {{EPHOST_FROZEN_PLUGIN_ABI_1(EPHOST_NAME)}, {}, {EPHOST_FROZEN_PLUGIN_ABI_3(EPHOST_NAME)}}},
       {"ephost_plugin.h", "EphostDeviceBuffer", {{}, {}, {EPHOST_FROZEN_DEVICE_BUFFER_ABI_3(EPHOST_NAME)}}},
@@ -369,6 +376,8 @@ TEST(AbiLayout, EachVersionsSizeEndsWithItsLastMember) {
   EXPECT_EQ(EphostPluginSize(3), sizeof(FrozenPluginAbi3));
   EXPECT_EQ(EphostHostApiSize(4), sizeof(FrozenHostApiAbi4));
   EXPECT_EQ(EphostPluginSize(4), sizeof(FrozenPluginAbi3)) << "EphostPlugin did not grow in ABI 4";
+  EXPECT_EQ(EphostHostApiSize(5), sizeof(FrozenHostApiAbi5));
+  EXPECT_EQ(EphostPluginSize(5), sizeof(FrozenPluginAbi3)) << "EphostPlugin did not grow in ABI 5";
   EXPECT_EQ(EphostApiSize(1), sizeof(FrozenApiV1));
   EXPECT_EQ(EphostApiSize(2), sizeof(FrozenApiV2));
   EXPECT_EQ(EphostApiSize(3), sizeof(FrozenApiV3));
@@ -400,6 +409,7 @@ TEST(AbiLayout, HostGivesEachNegotiatedVersionATableOfThatVersion) {
   EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_EXPECT_NOT_IN_V1)
   EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_EXPECT_NOT_IN_V1)
   EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_EXPECT_NOT_IN_V1)
+  EPHOST_FROZEN_HOST_API_ABI_5(EPHOST_EXPECT_NOT_IN_V1)
 
   const EphostHostApi v2 = ephost::make_host_api(2);
   EXPECT_EQ(v2.abi_version, 2u);
@@ -411,6 +421,7 @@ TEST(AbiLayout, HostGivesEachNegotiatedVersionATableOfThatVersion) {
 #define EPHOST_EXPECT_NOT_IN_V2(name, ...) EXPECT_FALSE(present(v2.name)) << #name " is past an ABI 2 table's end";
   EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_EXPECT_NOT_IN_V2)
   EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_EXPECT_NOT_IN_V2)
+  EPHOST_FROZEN_HOST_API_ABI_5(EPHOST_EXPECT_NOT_IN_V2)
 
   const EphostHostApi v3 = ephost::make_host_api(3);
   EXPECT_EQ(v3.abi_version, 3u);
@@ -421,6 +432,7 @@ TEST(AbiLayout, HostGivesEachNegotiatedVersionATableOfThatVersion) {
   EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_EXPECT_IN_V3)
 #define EPHOST_EXPECT_NOT_IN_V3(name, ...) EXPECT_FALSE(present(v3.name)) << #name " is past an ABI 3 table's end";
   EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_EXPECT_NOT_IN_V3)
+  EPHOST_FROZEN_HOST_API_ABI_5(EPHOST_EXPECT_NOT_IN_V3)
 
   const EphostHostApi v4 = ephost::make_host_api(4);
   EXPECT_EQ(v4.abi_version, 4u);
@@ -430,6 +442,18 @@ TEST(AbiLayout, HostGivesEachNegotiatedVersionATableOfThatVersion) {
   EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_EXPECT_IN_V4)
   EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_EXPECT_IN_V4)
   EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_EXPECT_IN_V4)
+#define EPHOST_EXPECT_NOT_IN_V4(name, ...) EXPECT_FALSE(present(v4.name)) << #name " is past an ABI 4 table's end";
+  EPHOST_FROZEN_HOST_API_ABI_5(EPHOST_EXPECT_NOT_IN_V4)
+
+  const EphostHostApi v5 = ephost::make_host_api(5);
+  EXPECT_EQ(v5.abi_version, 5u);
+  EXPECT_EQ(v5.struct_size, EphostHostApiSize(5));
+#define EPHOST_EXPECT_IN_V5(name, ...) EXPECT_TRUE(present(v5.name)) << #name;
+  EPHOST_FROZEN_HOST_API_ABI_1(EPHOST_EXPECT_IN_V5)
+  EPHOST_FROZEN_HOST_API_ABI_2(EPHOST_EXPECT_IN_V5)
+  EPHOST_FROZEN_HOST_API_ABI_3(EPHOST_EXPECT_IN_V5)
+  EPHOST_FROZEN_HOST_API_ABI_4(EPHOST_EXPECT_IN_V5)
+  EPHOST_FROZEN_HOST_API_ABI_5(EPHOST_EXPECT_IN_V5)
 
   EXPECT_THROW(ephost::make_host_api(EPHOST_PLUGIN_ABI_VERSION + 1), std::logic_error);
 }

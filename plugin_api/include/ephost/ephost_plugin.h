@@ -44,8 +44,10 @@ extern "C" {
  * inside a step: a compute may report what it spent its time on, per operator (EphostProfileSpan),
  * and run control: a compute may ask whether its run should stop (kernel_run_check); both are the
  * ABI 4 block of EphostHostApi. A plugin speaking 3 reports nothing, is stopped only between steps,
- * and loses nothing else. */
-#define EPHOST_PLUGIN_ABI_VERSION 4u
+ * and loses nothing else. ABI 5 adds value_initializer_done: a provider that packed a constant
+ * initializer may tell the host it is done with it, so that the host frees the original bytes (the
+ * ABI 5 block of EphostHostApi). A plugin speaking 4 never says so and the host keeps every byte. */
+#define EPHOST_PLUGIN_ABI_VERSION 5u
 /* The oldest plugin ABI version a host built from this header still accepts. */
 #define EPHOST_PLUGIN_ABI_MIN_VERSION 1u
 
@@ -54,6 +56,7 @@ extern "C" {
 #define EPHOST_PLUGIN_ABI_DEVICES 3u           /* devices, device memory, copies, streams */
 #define EPHOST_PLUGIN_ABI_PROFILE_SPANS 4u     /* spans inside a step (kernel_profile_span) */
 #define EPHOST_PLUGIN_ABI_RUN_CONTROL 4u       /* kernel_run_check: stop a run early (cancel, deadline) */
+#define EPHOST_PLUGIN_ABI_INITIALIZER_RELEASE 5u /* value_initializer_done: the host may free packed weights */
 
 /*
  * The one version check of the plugin ABI: 1 when plugin ABI `version` includes what plugin ABI
@@ -593,6 +596,50 @@ typedef struct EphostHostApi {
    * compute may call it while compute is in progress. `context` is the compute's kernel context
    * (single node or fused group); it is never valid after compute returns. */
   EphostStatus* (*kernel_run_check)(const EphostKernelContext* context);
+
+  /* ==============================================================================================
+   * since ABI 5: giving constant initializers back (EPHOST_PLUGIN_ABI_INITIALIZER_RELEASE). Present
+   * when EphostPluginAbiIncludes(abi_version, EPHOST_PLUGIN_ABI_INITIALIZER_RELEASE).
+   *
+   * A provider that packs weights into a form of its own (reordered for a GEMM, a device upload)
+   * keeps two copies of them in the process: its own and the host's. As ONNX Runtime frees an
+   * initializer once every kernel reading it pre-packed it (PrePack's is_packed), a provider may say
+   * it is done with a constant initializer; the host then gives that initializer's memory back to the
+   * system once nothing else needs it.
+   * ============================================================================================ */
+
+  /* --- since ABI 5: constant initializers: done with one --- */
+  /* Tells the host that `provider` will not read the data of constant initializer `value` again: it
+   * holds everything it needs (a packed copy), for every input shape and thread count it may run
+   * with, also when it would build another packed form later. From this call on, every view this
+   * provider got from value_initializer_data for `value` may become invalid (the ABI 1 promise, "valid
+   * as long as the session", is lifted for this provider and this value only).
+   *
+   * The host frees the bytes only when every provider whose kernels or fused groups read `value`, and
+   * every provider that was handed its data, said it is done; when it is not a graph input or output;
+   * and when it can read them back from the model file (a model loaded from a buffer keeps them). A
+   * later need (the session plans again after a provider fell back, a provider asks
+   * value_initializer_data again) reads them back from the file and checks them against what was
+   * freed, or fails with a status naming the initializer; a freed initializer never reads as other
+   * bytes. A provider that asks again after this call holds a view with the ABI 1 lifetime again,
+   * until it calls this again.
+   *
+   * Only a provider that was handed the data (value_initializer_data) can be done with it: "done"
+   * with bytes a provider never asked for frees nothing (its step may read them as an input).
+   *
+   * Call it from compile or kernel_create (or later, from any thread, while the provider lives), with
+   * `provider` the provider the host passed to that call and `value` any EphostValueInfo of the
+   * initializer (the group's or the main graph's). Inside compile or kernel_create it counts for that
+   * fused group or kernel; elsewhere for every step of the provider. Calling it again is harmless.
+   * A hint, not a transfer: nothing changes hands, and the call is cheap (no data is read). Returns
+   * NULL also when the host keeps the bytes (a value that is not a constant initializer, a model from
+   * a buffer, another reader); EPHOST_INVALID_ARGUMENT for a NULL or foreign handle: a provider the
+   * host did not create or already released (nothing is read through `value` then), another
+   * provider than the one whose call is running, a value that is no value info. Thread-safe.
+   *
+   * A compute that reads the value as an input after its provider said it was done gets the bytes
+   * read back from the model file (a warning in the log: a plugin bug), never a crash. */
+  EphostStatus* (*value_initializer_done)(EphostProvider* provider, const EphostValueInfo* value);
 } EphostHostApi;
 
 /* ------------------------------------------------------------------------------------------------
@@ -781,18 +828,20 @@ static inline uint32_t EphostHostApiSize(uint32_t abi_version) {
     case 2: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostHostApi, value_create_tensor);
     case 3: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostHostApi, kernel_stream);
     case 4: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostHostApi, kernel_run_check);
+    case 5: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostHostApi, value_initializer_done);
     default: return 0;
   }
 }
 
 /* EphostPlugin did not grow in ABI 2: both versions end with context_load. ABI 3 appends devices.
- * ABI 4 grows the host's table only: ABI 3 and 4 plugin tables end with stream_release. */
+ * ABI 4 and 5 grow the host's table only: ABI 3, 4 and 5 plugin tables end with stream_release. */
 static inline uint32_t EphostPluginSize(uint32_t abi_version) {
   switch (abi_version) {
     case 1:
     case 2: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostPlugin, context_load);
     case 3:
-    case 4: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostPlugin, stream_release);
+    case 4:
+    case 5: return (uint32_t)EPHOST_STRUCT_SIZE_THROUGH(EphostPlugin, stream_release);
     default: return 0;
   }
 }

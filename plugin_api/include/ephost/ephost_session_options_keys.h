@@ -29,6 +29,13 @@
  * Since API 1. */
 static const char* const kEphostSessionOptionsDisableCpuEpFallback = "session.disable_cpu_ep_fallback";
 
+/* flag, default "0". "1": the session keeps the bytes of every initializer of its model file, also those
+ * that every provider reading them packed and said it was done with (plugin ABI 5,
+ * value_initializer_done), which are otherwise freed and read back from the file when needed again.
+ * For a model file that may change or go while the session lives, or to compare memory use. ephost
+ * addition. Since API 5. */
+static const char* const kEphostSessionOptionsKeepInitializers = "session.keep_initializers";
+
 /* path. Folder holding the external data files of a model loaded from a buffer (a model loaded from a
  * file resolves them against its own folder). Since API 1. */
 static const char* const kEphostSessionOptionsModelExternalInitializersFileFolderPath =

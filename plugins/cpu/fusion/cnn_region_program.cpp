@@ -83,6 +83,19 @@ void compose_linear(std::vector<Activation>& acts) {
 }
 }  // namespace
 
+const float* weights_of(Step& st) {
+  if (st.w == nullptr && st.w_value.valid()) {
+    st.w = constant_of(st.w_value).data<float>();
+    st.w_asked_again = true;
+  }
+  return st.w;
+}
+
+void give_weights_back(Step& st) {
+  if (st.w == nullptr || st.w_asked_again || !st.w_value.valid()) return;
+  if (st.w_value.initializer_done()) st.w = nullptr;
+}
+
 std::vector<float> folded_weights(const Step& st) {
   std::vector<float> w(st.w, st.w + st.w_count);
   if (st.w_mul.empty()) return w;
@@ -206,6 +219,7 @@ void Program::add_node(const sdk::Node& node) {
     const sdk::Tensor w = constant_of(node.input(1));
     s.w_shape = w.shape();
     s.w = w.data<float>();
+    s.w_value = node.input(1);
     s.w_count = w.size();
     if (node.has_input(2)) {
       const sdk::Tensor b = constant_of(node.input(2));

@@ -43,7 +43,11 @@ struct Step {
   // Conv / ConvTranspose
   math::ConvParams conv;
   Shape w_shape;
-  const float* w = nullptr;       // the ONNX weights (the constant initializer, valid for the session)
+  // The ONNX weights (the constant initializer): null once the region gave them back to the host
+  // (plugin ABI 5) after packing; weights_of asks for them again.
+  const float* w = nullptr;
+  sdk::Value w_value;             // the weights' value, to say done with it or to ask again
+  bool w_asked_again = false;     // asked for after they were given back: kept from then on
   int64_t w_count = 0;
   std::vector<float> w_mul;       // per output channel factor folded affines add (empty: none)
   std::vector<float> bias;        // per output channel, folded affines included
@@ -82,6 +86,12 @@ const char* op_name(Op op);
 
 // A step's weights with the folded per-output-channel factors applied (ONNX layout), for packing.
 std::vector<float> folded_weights(const Step& st);
+// A conv step's ONNX weights, asked from the host again when the region gave them back (a layout the
+// compile did not pack: a run on another thread count). Under st.mu.
+const float* weights_of(Step& st);
+// Says the region is done with a conv step's ONNX weights (every shape it runs with is packed), so
+// that the host may free them (plugin ABI 5); nothing against an older host. Under st.mu.
+void give_weights_back(Step& st);
 
 // Built from a group of nodes find_cnn_regions could return; refuses (EPHOST_NOT_IMPLEMENTED) any other.
 class Program {

@@ -141,8 +141,15 @@ class RegionGroup : public sdk::CompiledGroup {
         for (const StepPlan& sp : plan->steps) scratch = std::max(scratch, sp.scratch);
         std::memset(math::thread_buffer(2, scratch), 0, scratch);
         std::unique_ptr<Bound> b = bind(*plan);
-        std::lock_guard<std::mutex> lock(plan->mu);
-        plan->bound.push_back(std::move(b));
+        {
+          std::lock_guard<std::mutex> lock(plan->mu);
+          plan->bound.push_back(std::move(b));
+        }
+        // Every conv's weights are packed for the shapes the region runs with: the host's copies can go.
+        for (auto& step : prog_.steps) {
+          std::lock_guard<std::mutex> lock(step->mu);
+          give_weights_back(*step);
+        }
       } catch (const std::exception& e) {
         sdk::log(EPHOST_LOG_VERBOSE, "cpu region " + prog_.name + ": no plan at compile time: " + e.what());
       }
@@ -485,6 +492,7 @@ void RegionGroup::plan_step(const Step& st, size_t index, RunPlan& plan, int thr
       if (!sp.w) {
         // The ONNX weights are read in place unless factors are folded into them (a copy of a
         // large model's weights costs about as much as the packing, in page faults).
+        weights_of(ms);
         math::WeightsMemory packed;
         if (!t && G == 1 && is_winograd_layout(want)) {
           packed = pack_winograd_weights(st.w, st.w_mul.empty() ? nullptr : st.w_mul.data(), OCg, ICg, want,
@@ -621,6 +629,7 @@ void RegionGroup::plan_deconv_gemm(const Step& st, StepPlan& sp, const math::Con
     if (d == want) sp.w = m.memory;
   if (!sp.w) {
     // ONNX W [C, M, kh, kw] as [C, (i, j, m)].
+    weights_of(ms);
     const std::vector<float> folded = folded_weights(st);
     std::vector<float> wt(static_cast<size_t>(C * cols));
     for (int64_t c = 0; c < C; ++c)

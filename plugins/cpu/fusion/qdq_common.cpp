@@ -178,12 +178,33 @@ bool int8_product_exact(const sdk::Tensor& w) {
   return true;
 }
 
+HostWeights::HostWeights(const sdk::Value& value) : value_(value) {
+  const sdk::Tensor w = constant_of(value);
+  data_ = w.data<int8_t>();
+}
+
+const void* HostWeights::for_packing() {
+  if (data_ != nullptr) return data_;
+  // A layout the compile did not plan (a run on another thread count): the host reads them back.
+  sdk::log(EPHOST_LOG_VERBOSE, "int8 weights '" + value_.name() + "': packing another layout after they were given "
+                               "back; the host reads them back and the group keeps them");
+  data_ = constant_of(value_).data<int8_t>();
+  return data_;
+}
+
+void HostWeights::done() {
+  if (given_back_ || data_ == nullptr) return;
+  if (!value_.initializer_done()) return;  // an older host: keep the view
+  given_back_ = true;
+  data_ = nullptr;
+}
+
 #if defined(EPHOST_WITH_DNNL)
 dnnl::memory PackedWeights::in_layout(const dnnl::memory::desc& want, const dnnl::memory::desc& user,
-                                      const void* data) {
+                                      HostWeights& weights) {
   for (const auto& [layout, packed] : packed_)
     if (layout == want) return packed.memory;
-  dnnl::memory source(user, math::cpu_engine(), const_cast<void*>(data));
+  dnnl::memory source(user, math::cpu_engine(), const_cast<void*>(weights.for_packing()));
   math::WeightsMemory packed = math::weights_memory(want);
   dnnl::stream& s = math::thread_stream();
   dnnl::reorder(source, packed.memory).execute(s, source, packed.memory);

@@ -79,15 +79,37 @@ bool int8_product_exact(const sdk::Tensor& weights);
 // Whether it is exact for any s8 weights (int32 accumulation: VNNI) in this process.
 bool int8_full_range_product_exact();
 
+// A fused group's int8 weights as the host holds them (a constant initializer): read while the group
+// is made and where it packs a layout, and given back to the host once the group has packed what it
+// runs with (plugin ABI 5, value_initializer_done), as ONNX Runtime frees a weight its kernels
+// pre-packed. Not synchronized: the group calls it under the lock that guards its plans.
+class HostWeights {
+ public:
+  explicit HostWeights(const sdk::Value& value);
+  // The bytes, while the group holds the host's view; null once it gave them back.
+  const int8_t* data() const { return data_; }
+  // The bytes for packing a layout not packed yet. After done() they are asked for again: the host
+  // reads them back, and the group keeps that view (it does not give them back a second time).
+  const void* for_packing();
+  // Says the group will not read them again (every shape it runs with is planned and packed); against
+  // a host older than ABI 5 nothing happens.
+  void done();
+
+ private:
+  sdk::Value value_;
+  const int8_t* data_ = nullptr;
+  bool given_back_ = false;
+};
+
 #if defined(EPHOST_WITH_DNNL)
 // A fused group's int8 weights, reordered once per layout a primitive asks for (oneDNN picks the
 // layout per shape and ISA, so a group planned for several input shapes may need several). Not
 // synchronized: the group calls it under the lock that guards its plans.
 class PackedWeights {
  public:
-  // The weights in layout `want`, reordering `data` (described by `user`, kept alive by the caller)
-  // the first time that layout is asked for.
-  dnnl::memory in_layout(const dnnl::memory::desc& want, const dnnl::memory::desc& user, const void* data);
+  // The weights in layout `want`, reordering `source` (described by `user`) the first time that
+  // layout is asked for.
+  dnnl::memory in_layout(const dnnl::memory::desc& want, const dnnl::memory::desc& user, HostWeights& source);
 
  private:
   std::vector<std::pair<dnnl::memory::desc, math::WeightsMemory>> packed_;  // huge pages for large weights

@@ -267,10 +267,10 @@ class ConvLink {
  public:
   ConvLink(const QdqConvMatch& m, std::string group_name, const KernelConfig& config)
       : name_(std::move(group_name)), m_(m), params_(conv_attributes(m.conv)), default_threads_(config.default_threads),
-        exact_requantize_(config.int8_exact_requantize) {
+        exact_requantize_(config.int8_exact_requantize), host_w_(m.dq_w.input(0)) {
     const sdk::Tensor w = constant_of(m.dq_w.input(0));
     w_shape_ = w.shape();
-    w_ = w.data<int8_t>();
+    const int8_t* w_ = host_w_.data();
     std::vector<float> w_scales;
     channel_weight_quant(m.dq_w, 4, 0, m.M, &w_scales);
     const int64_t per_channel = m.M == 0 ? 0 : w.size() / m.M;
@@ -380,6 +380,11 @@ class ConvLink {
       const int64_t Hp = H + g.pad_begin[0] + g.pad_end[0], Wp = W + g.pad_begin[1] + g.pad_end[1];
       const int team = team_for(g, std::max(1, default_threads_));
       std::shared_ptr<Plan> plan = plan_for(g, Hp, Wp, team);
+      {
+        // Packed for the shape it runs with: the host's copy can go (plugin ABI 5).
+        std::lock_guard<std::mutex> lock(mu_);
+        host_w_.done();
+      }
       const int64_t pixels = N * g.out_spatial[0] * g.out_spatial[1];
       math::touch_thread_buffer(0, static_cast<size_t>(N * Hp * Wp * C));
       math::touch_thread_buffer(1, static_cast<size_t>(pixels * m_.M) * sizeof(int32_t));
@@ -532,7 +537,7 @@ class ConvLink {
       const auto& pd = *requantizing;
       plan->prim = dnnl::convolution_forward(pd);
       plan->scratch = pd.scratchpad_desc().get_size();
-      plan->w = weights_.in_layout(pd.weights_desc(), w_user, w_);
+      plan->w = weights_.in_layout(pd.weights_desc(), w_user, host_w_);
       if (plans_.size() >= 64) plans_.erase(plans_.begin());
       plans_.emplace(key, plan);
       return plan;
@@ -542,7 +547,7 @@ class ConvLink {
     auto pd = dnnl::convolution_forward::primitive_desc(desc, attr, math::cpu_engine());
     plan->prim = dnnl::convolution_forward(pd);
     plan->scratch = pd.scratchpad_desc().get_size();
-    plan->w = weights_.in_layout(pd.weights_desc(), w_user, w_);
+    plan->w = weights_.in_layout(pd.weights_desc(), w_user, host_w_);
     if (plans_.size() >= 64) plans_.erase(plans_.begin());
     plans_.emplace(key, plan);
     return plan;
@@ -606,7 +611,7 @@ class ConvLink {
   int default_threads_;
   bool exact_requantize_ = false;
   Shape w_shape_;
-  const int8_t* w_ = nullptr;  // the constant W_q (valid for the session, as every initializer), packed per layout
+  HostWeights host_w_;  // the constant W_q, packed per layout, given back once the compile packed it
   std::vector<float> scale_, bias_;
   std::vector<int32_t> offset_;
   std::mutex mu_;

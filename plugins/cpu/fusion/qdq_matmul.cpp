@@ -161,7 +161,8 @@ struct Plan {
 class QdqMatMulGroup : public sdk::CompiledGroup {
  public:
   QdqMatMulGroup(const QdqMatMulMatch& m, const sdk::Graph& group, const KernelConfig& config)
-      : name_(group.name()), m_(m), default_threads_(config.default_threads), adaptive_(config.adaptive_threads) {
+      : name_(group.name()), m_(m), default_threads_(config.default_threads), adaptive_(config.adaptive_threads),
+        host_w_(m.dq_w.input(0)) {
     in_index_ = group_input(group, m.a_quantized_input ? m.dq_a.input(0).name() : m.dq_a.output(0).name());
     out_index_ = group_output(group, m.q.output(0).name());
     if (in_index_ < 0 || out_index_ < 0 || group.num_outputs() != 1)
@@ -169,8 +170,7 @@ class QdqMatMulGroup : public sdk::CompiledGroup {
     int64_t K = 0, N = 0;
     std::vector<float> w_scales;
     weight_quant(m.dq_w, m.trans_b, &K, &N, &w_scales);
-    const sdk::Tensor w = constant_of(m.dq_w.input(0));
-    w_ = w.data<int8_t>();
+    const int8_t* w_ = host_w_.data();
     // Per column: sa * sw[n], and za * sum_k W_q[k, n] (the zero point's share of the int32 product).
     scale_.resize(static_cast<size_t>(N));
     offset_.assign(static_cast<size_t>(N), 0);
@@ -274,6 +274,11 @@ class QdqMatMulGroup : public sdk::CompiledGroup {
     const int64_t rows = math::numel(a_shape) / m_.K;
     try {
       std::shared_ptr<Plan> plan = plan_for(rows, team_for(rows, std::max(1, default_threads_)));
+      {
+        // Packed for the shape it runs with: the host's copy can go (plugin ABI 5).
+        std::lock_guard<std::mutex> lock(mu_);
+        host_w_.done();
+      }
       if (!m_.a_quantized_input) math::touch_thread_buffer(0, static_cast<size_t>(rows * m_.K));
       math::touch_thread_buffer(1, static_cast<size_t>(rows * m_.N) * sizeof(int32_t));
       math::touch_thread_buffer(2, plan->scratch);
@@ -334,7 +339,7 @@ class QdqMatMulGroup : public sdk::CompiledGroup {
     auto pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(plan->a, w_any, plan->acc), attr, math::cpu_engine());
     plan->prim = dnnl::matmul(pd);
     plan->scratch = pd.scratchpad_desc().get_size();
-    plan->w = weights_.in_layout(pd.weights_desc(), w_user, w_);
+    plan->w = weights_.in_layout(pd.weights_desc(), w_user, host_w_);
     if (plans_.size() >= 64) plans_.erase(plans_.begin());
     plans_.emplace(key, plan);
     return plan;
@@ -345,7 +350,7 @@ class QdqMatMulGroup : public sdk::CompiledGroup {
   int default_threads_;
   bool adaptive_ = true;
   int in_index_ = -1, out_index_ = -1;
-  const int8_t* w_ = nullptr;  // the constant W_q (valid for the session, as every initializer), packed per layout
+  HostWeights host_w_;  // the constant W_q, packed per layout, given back once the compile packed it
   std::vector<float> scale_, bias_;
   std::vector<float> bias_after_rounding_;  // the quantized bias Add's constant (requantized_product)
   std::vector<int32_t> offset_;

@@ -152,6 +152,7 @@ struct PluginGlue {
   }
   static EphostStatus* kernel_create(EphostProvider* p, const EphostNode* node, EphostKernel** out) {
     return guard([&] {
+      CurrentProviderScope current(p);
       std::unique_ptr<Kernel> k = provider(p)->create_kernel(Node(node));
       *out = reinterpret_cast<EphostKernel*>(k.release());
     });
@@ -194,7 +195,10 @@ struct PluginGlue {
     out->release = &compiled_release;
   }
   static EphostStatus* compile(EphostProvider* p, const EphostGraph* g, const char* name, EphostComputeInfo* out) {
-    return guard([&] { export_group(provider(p)->compile(Graph(g), name), std::string("compile of ") + name, out); });
+    return guard([&] {
+      CurrentProviderScope current(p);
+      export_group(provider(p)->compile(Graph(g), name), std::string("compile of ") + name, out);
+    });
   }
   static EphostStatus* on_run_start(EphostProvider* p) { return guard([&] { provider(p)->on_run_start(); }); }
   static EphostStatus* on_run_end(EphostProvider* p) { return guard([&] { provider(p)->on_run_end(); }); }
@@ -282,7 +286,7 @@ struct PluginGlue {
   // The table for ABI `version` (the functions are the same; the table says which ABI it speaks and
   // ends with that version's last member).
   static const EphostPlugin* table(uint32_t version) {
-    static const EphostPlugin tables[] = {make_table(1), make_table(2), make_table(3), make_table(4)};
+    static const EphostPlugin tables[] = {make_table(1), make_table(2), make_table(3), make_table(4), make_table(5)};
     static_assert(sizeof(tables) / sizeof(tables[0]) == EPHOST_PLUGIN_ABI_VERSION, "one table per plugin ABI version");
     return &tables[version - 1];
   }

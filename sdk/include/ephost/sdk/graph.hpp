@@ -56,6 +56,17 @@ class Value {
   }
   Node producer() const;
   std::vector<Node> consumers() const;
+  // Tells the host that the provider compiling on this thread (inside compile or create_kernel) will
+  // never read this constant's data again, not even to pack it anew (plugin ABI 5,
+  // value_initializer_done): the host may then free it. Every Tensor this provider got from
+  // constant() for it may become invalid. Returns false and does nothing against an older host or
+  // outside compile/create_kernel.
+  bool initializer_done() const {
+    EphostProvider* provider = current_provider_slot();
+    if (!host_has_initializer_release() || provider == nullptr) return false;
+    check(host().value_initializer_done(provider, v_));
+    return true;
+  }
 
  private:
   const EphostValueInfo* v_;

@@ -48,4 +48,29 @@ inline bool host_has_run_control() {
   return EphostPluginAbiIncludes(negotiated_abi_version(), EPHOST_PLUGIN_ABI_RUN_CONTROL);
 }
 
+// True when the host takes "done with this initializer" (plugin ABI 5: value_initializer_done).
+// Against an older host the host keeps every initializer, as it did before.
+inline bool host_has_initializer_release() {
+  return EphostPluginAbiIncludes(negotiated_abi_version(), EPHOST_PLUGIN_ABI_INITIALIZER_RELEASE);
+}
+
+// The provider whose compile or kernel_create runs on this thread (the SDK's glue sets it around those
+// calls), or NULL: what initializer_done (graph.hpp) names as the provider that is done.
+inline EphostProvider*& current_provider_slot() {
+  thread_local EphostProvider* provider = nullptr;
+  return provider;
+}
+class CurrentProviderScope {
+ public:
+  explicit CurrentProviderScope(EphostProvider* provider) : outer_(current_provider_slot()) {
+    current_provider_slot() = provider;
+  }
+  ~CurrentProviderScope() { current_provider_slot() = outer_; }
+  CurrentProviderScope(const CurrentProviderScope&) = delete;
+  CurrentProviderScope& operator=(const CurrentProviderScope&) = delete;
+
+ private:
+  EphostProvider* outer_;
+};
+
 }  // namespace ephost::sdk
