@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <future>
 #include <mutex>
 #include <thread>
 
@@ -123,16 +124,22 @@ void limit_openmp_spinning() {
     const char* spin = std::getenv("GOMP_SPINCOUNT");
     if (policy != nullptr || spin != nullptr) return;  // the user chose
     const int n = std::max(2, available_cpus());
-    std::thread([n] {
+    // Returns once the team is parked, so that libgomp is set before the first kernel runs and no team
+    // of this set-up is opened while a run is under way.
+    std::promise<void> parked;
+    std::future<void> done = parked.get_future();
+    std::thread([n, parked = std::move(parked)]() mutable {
 #pragma omp parallel num_threads(n)
       {
         (void)omp_get_thread_num();
       }
+      parked.set_value();
       std::mutex mu;
       std::condition_variable cv;
       std::unique_lock<std::mutex> lock(mu);
       cv.wait(lock, [] { return false; });
     }).detach();
+    done.wait();
   });
 #endif
 }
