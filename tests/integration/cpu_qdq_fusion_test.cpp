@@ -1065,18 +1065,7 @@ void check_outputs(QdqModel& q, const std::vector<int64_t>& x_shape, const std::
   for (float& v : x) v = d(gen);
   std::vector<std::string> names;
   for (const auto& [name, step] : steps) names.push_back(name);
-  auto run_all = [&](const Ephost::Session& s) {
-    std::vector<Ephost::Tensor> in;
-    in.push_back(Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, x_shape, x.data(), x.size()));
-    std::vector<Ephost::Tensor> out = s.run({"x"}, in, names);
-    std::vector<std::vector<float>> values;
-    for (const Ephost::Tensor& t : out) {
-      const float* p = static_cast<const float*>(Ephost::api().TensorGetData(t.get()));
-      values.emplace_back(p, p + Ephost::api().TensorGetElementCount(t.get()));
-    }
-    return values;
-  };
-  const auto got = run_all(fused), want = run_all(plain);
+  const auto got = run_outputs(fused, x_shape, x, names), want = run_outputs(plain, x_shape, x, names);
   ASSERT_EQ(got.size(), names.size());
   for (size_t o = 0; o < names.size(); ++o) {
     ASSERT_EQ(got[o].size(), want[o].size()) << names[o];
