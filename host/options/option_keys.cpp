@@ -16,6 +16,7 @@ const std::vector<OptionKey>& known_option_keys() {
       {kEphostSessionOptionsEnableMemReuse, OptionKind::kFlag},
       {kEphostSessionOptionsGraphOptimizationLevel, OptionKind::kInteger},
       {kEphostSessionOptionsIntraOpNumThreads, OptionKind::kInteger},
+      {kEphostSessionOptionsIntraOpAllowSpinning, OptionKind::kFlag},
       {kEphostSessionOptionsEpSelectionPolicy, OptionKind::kString},
       {kEphostSessionOptionsEnableProfiling, OptionKind::kFlag},
       {kEphostSessionOptionsProfileFilePrefix, OptionKind::kPath},

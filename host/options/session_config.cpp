@@ -150,6 +150,7 @@ SessionConfig parse_session_config(const SessionOptions& options) {
   c.mem_reuse = r.flag(kEphostSessionOptionsEnableMemReuse, true);
   c.optimization_level = parse_level(r, options.optimization_level);
   c.threads = parse_threads(r, options.intra_op_threads);
+  c.allow_spinning = r.flag(kEphostSessionOptionsIntraOpAllowSpinning, true);
   c.selection_policy = parse_policy(r);
   c.profiling = r.flag(kEphostSessionOptionsEnableProfiling, false);
   c.profile_prefix = r.string(kEphostSessionOptionsProfileFilePrefix, c.profile_prefix);

@@ -25,6 +25,7 @@ struct SessionConfig {
   bool mem_reuse = true;                  // session.enable_mem_reuse
   int optimization_level = 99;            // session.graph_optimization_level, else SetGraphOptimizationLevel
   int32_t threads = 1;                    // session.intra_op_num_threads, else SetIntraOpNumThreads; 0 -> cores
+  bool allow_spinning = true;             // session.intra_op.allow_spinning
   SelectionPolicy selection_policy = SelectionPolicy::kNone;  // session.ep_selection_policy
   bool profiling = false;                           // session.enable_profiling
   std::string profile_prefix = "ephost_profile";    // session.profile_file_prefix

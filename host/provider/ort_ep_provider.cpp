@@ -119,6 +119,7 @@ OrtEpProvider::OrtEpProvider(const PluginRecord& record,
   const std::string prefix = std::string(ORT_EP_OPTION_PREFIX) + lowercase(ep_name_) + ".";
   for (const auto& [key, value] : options) {
     if (key == "intra_op_num_threads") session_options_.config.set("session.intra_op_num_threads", value);
+    else if (key == "allow_spinning") session_options_.config.set("session.intra_op.allow_spinning", value);
     else if (key == "disable_prepacking") session_options_.config.set("session.disable_prepacking", value);
     else if (key == "share_prepacked_weights") share_prepacked_weights_ = value != "0";
     else if (key == kOrtWeightlessSourceModelOption) load_weightless_source_model(value);

@@ -229,6 +229,8 @@ std::vector<std::pair<std::string, std::string>> provider_options(const SessionC
   for (const auto& e : config.provider_entries)
     if (lowercase(e.provider) == lowercase(name)) opts.emplace_back(e.key, e.value);
   opts.emplace_back("intra_op_num_threads", std::to_string(config.threads));
+  // Only when not the default, so that a plugin that refuses options it does not know is untouched.
+  if (!config.allow_spinning) opts.emplace_back("allow_spinning", "0");
   return opts;
 }
 

@@ -53,7 +53,11 @@ CpuProvider::CpuProvider(const sdk::Options& options) {
               "cpu provider: option intra_op_num_threads must be >= 0, found " + std::to_string(n));
   // 0 means "as many as the machine has", as in ONNX Runtime.
   config_.default_threads = n == 0 ? std::max(1u, std::thread::hardware_concurrency()) : n;
-  if (config_.default_threads > 1) math::limit_openmp_spinning();
+  const std::string spinning = sdk::option(options, "allow_spinning", "1");
+  if (spinning != "0" && spinning != "1")
+    sdk::fail(EPHOST_INVALID_ARGUMENT,
+              "cpu provider: option allow_spinning must be 0 or 1, found '" + spinning + "'");
+  if (config_.default_threads > 1 && spinning == "0") math::limit_openmp_spinning();
   const std::string fuse = sdk::option(options, "fuse_elementwise", "1");
   if (fuse != "0" && fuse != "1")
     sdk::fail(EPHOST_INVALID_ARGUMENT, "cpu provider: option fuse_elementwise must be 0 or 1, found '" + fuse + "'");

@@ -220,3 +220,49 @@ TEST(CpuInt8Teams, LargeInt8MulGetsItsTeam) {
 }
 
 }  // namespace
+
+namespace {
+
+// Teams the creation of a 2-thread session on a tiny model starts (none of its kernels' own: the model
+// has no static work worth a team), with `config` as session entries.
+long teams_at_creation(const std::vector<std::pair<std::string, std::string>>& config) {
+  const std::string model = dequantize_model(2, 4);
+  Ephost::SessionOptions options;
+  options.set_threads(2);
+  for (const auto& [key, value] : config) options.add_config(key, value);
+  const long before = g_teams.load();
+  Ephost::Session session(ephost_test::cpu_env(), model.data(), model.size(), options);
+  return g_teams.load() - before;
+}
+
+// By default (session.intra_op.allow_spinning=1, as ONNX Runtime) libgomp's idle workers spin before
+// they sleep, so back-to-back kernels start without a wake-up: nothing parks a team to shorten their
+// spinning (that made int8 BERT at 2 threads slower than at 1). "0", given as the session entry (the
+// host forwards it to the CPU plugin as allow_spinning=0) or as ep.cpu.allow_spinning, parks one team,
+// once per process.
+TEST(CpuSpinning, OnlyAllowSpinningZeroParksATeamAndOncePerProcess) {
+  EXPECT_EQ(teams_at_creation({}), 0) << "a default session shortened libgomp's spinning";
+  EXPECT_EQ(teams_at_creation({{"session.intra_op.allow_spinning", "1"}}), 0);
+  EXPECT_EQ(teams_at_creation({{"session.intra_op.allow_spinning", "0"}}), 1)
+      << "session.intra_op.allow_spinning=0 did not reach the CPU plugin";
+  EXPECT_EQ(teams_at_creation({{"session.intra_op.allow_spinning", "0"}}), 0) << "parked a second team";
+  EXPECT_EQ(teams_at_creation({{"ep.cpu.allow_spinning", "0"}}), 0);
+}
+
+TEST(CpuSpinning, AllowSpinningTakesOnlyZeroOrOne) {
+  const std::string model = dequantize_model(2, 4);
+  for (const char* key : {"session.intra_op.allow_spinning", "ep.cpu.allow_spinning"}) {
+    Ephost::SessionOptions options;
+    options.set_threads(2);
+    try {
+      options.add_config(key, "yes");
+      Ephost::Session session(ephost_test::cpu_env(), model.data(), model.size(), options);
+      ADD_FAILURE() << key << "=yes was accepted";
+    } catch (const Ephost::Exception& e) {
+      EXPECT_EQ(e.code(), EPHOST_INVALID_ARGUMENT) << key << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find("allow_spinning"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace

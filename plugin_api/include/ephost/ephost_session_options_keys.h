@@ -57,6 +57,14 @@ static const char* const kEphostSessionOptionsGraphOptimizationLevel = "session.
  * Since API 1. */
 static const char* const kEphostSessionOptionsIntraOpNumThreads = "session.intra_op_num_threads";
 
+/* flag, default "1" (ONNX Runtime's key and default). "1": the threads of a kernel's team wait for the
+ * next kernel by spinning a few milliseconds before they sleep, so that back-to-back kernels start
+ * without a wake-up. "0": they spin only microseconds, which costs each kernel a wake-up (tens of
+ * microseconds on a VM) but leaves idle CPUs to whatever else the machine runs. Forwarded to providers
+ * as their option "allow_spinning" when "0". The CPU plugin's OpenMP threads are per process: one
+ * session with "0" shortens the spinning of every session in the process. Since API 6. */
+static const char* const kEphostSessionOptionsIntraOpAllowSpinning = "session.intra_op.allow_spinning";
+
 /* "prefer_cpu", "prefer_gpu", "prefer_npu" or "max_coverage"; default "" (none). How providers are
  * ordered when the session lists none (AppendProvider), and which device of a multi-device plugin a
  * bare plugin name means:

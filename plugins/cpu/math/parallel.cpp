@@ -76,10 +76,31 @@ bool adaptive_enabled() {
   return m == 1;
 }
 
-// Sampling period of the machine's load, and how long after a team ends its workers may still be
-// spinning (and counted as runnable).
+// Sampling period of the machine's load.
 constexpr int64_t kSamplePeriodNs = 1'000'000;
-constexpr int64_t kSpinWindowNs = 300'000;
+
+// How long after a team ends its idle workers may still be spinning, and so counted as runnable by
+// the kernel: libgomp's default spins ~300000 iterations, measured at ~6 ms on a 2-core Xeon VM (a
+// worker's CPU time in the 200 ms after one region); a limited spin (limit_openmp_spinning, or
+// GOMP_SPINCOUNT/OMP_WAIT_POLICY=passive) ends within tens of microseconds; OMP_WAIT_POLICY=active
+// never ends. Counting our own spinning workers as other tasks would make the next kernel see a busy
+// machine and drop to one thread while its idle worker spins on: a 2-thread run no faster than 1.
+std::atomic<int64_t> g_spin_window_ns{-1};
+
+int64_t spin_window_ns() {
+  int64_t w = g_spin_window_ns.load(std::memory_order_relaxed);
+  if (w >= 0) return w;
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  const char* spin = std::getenv("GOMP_SPINCOUNT");
+  if (policy != nullptr && (policy[0] == 'a' || policy[0] == 'A'))
+    w = INT64_MAX;
+  else if ((policy != nullptr && (policy[0] == 'p' || policy[0] == 'P')) || spin != nullptr)
+    w = 300'000;  // passive spins not at all; a user's GOMP_SPINCOUNT: assume short
+  else
+    w = 50'000'000;
+  g_spin_window_ns.store(w, std::memory_order_relaxed);
+  return w;
+}
 
 }  // namespace
 
@@ -95,7 +116,7 @@ int effective_threads(int requested, bool adaptive) {
     if (running > 0) {
       // Ours: the caller, and the workers of a team that ended a moment ago (they spin before sleeping).
       int ours = 1;
-      if (now - g_team_end.load(std::memory_order_relaxed) < kSpinWindowNs)
+      if (now - g_team_end.load(std::memory_order_relaxed) < spin_window_ns())
         ours += g_team_threads.load(std::memory_order_relaxed) - 1;
       g_others.store(std::max(0, running - ours), std::memory_order_relaxed);
     }
@@ -115,14 +136,17 @@ void limit_openmp_spinning() {
   // libgomp lets idle team threads spin GOMP_SPINCOUNT (300000 by default, milliseconds) iterations
   // before they sleep, unless it manages more threads than the process has CPUs: then only 1000
   // (microseconds). A spinning thread takes a CPU from whatever else the machine runs (a second worker,
-  // the compiler...), and a team that waits for a descheduled member stalls. One parked team of
-  // available_cpus() threads makes libgomp count itself oversubscribed, so every wait is short; the
-  // parked threads sleep (futex) and cost no CPU. Other OpenMP runtimes simply ignore this.
+  // the compiler...). One parked team of available_cpus() threads makes libgomp count itself
+  // oversubscribed, so every wait is short; the parked threads sleep (futex) and cost no CPU. Other
+  // OpenMP runtimes simply ignore this. Only on request (allow_spinning=0): every kernel's team then
+  // has to wake sleeping workers, which made int8 models at 2 threads slower than at 1 (BERT int8
+  // 8.9 ms against 6.2; with libgomp's own spinning 5.4).
   static std::once_flag once;
   std::call_once(once, [] {
     const char* policy = std::getenv("OMP_WAIT_POLICY");
     const char* spin = std::getenv("GOMP_SPINCOUNT");
     if (policy != nullptr || spin != nullptr) return;  // the user chose
+    g_spin_window_ns.store(300'000, std::memory_order_relaxed);
     const int n = std::max(2, available_cpus());
     // Returns once the team is parked, so that libgomp is set before the first kernel runs and no team
     // of this set-up is opened while a run is under way.

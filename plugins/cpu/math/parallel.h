@@ -109,7 +109,8 @@ int effective_threads(int requested, bool adaptive = true);
 // Records that a kernel using `threads` threads just ended (its idle workers may still spin).
 void note_team_end(int threads);
 // Makes libgomp's idle threads sleep after a short spin instead of milliseconds (see parallel.cpp);
-// once per process, and only when the user set neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT.
+// once per process, and only when the user set neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT. The CPU
+// provider calls it for allow_spinning=0 (session.intra_op.allow_spinning).
 void limit_openmp_spinning();
 
 // Threads worth waking for `flops` of work out of `threads` available: a second thread costs a wake-up

@@ -1,5 +1,6 @@
 #include "vec.h"
 
+#include "denormals.h"
 #include "fast_math.h"
 #include "isa.h"
 
@@ -432,6 +433,7 @@ void layer_norm_f32(const float* x, float* y, int64_t n, const float* gamma, con
   table().layer_norm(x, y, n, gamma, beta, eps);
 }
 void softmax_row_f32(const float* x, float scale, const float* mask, float* y, int64_t n) {
+  const DenormalsFlushed flushed;  // masked-out scores would otherwise make every later step slow
   table().softmax_row(x, scale, mask, y, n);
 }
 double sum_f32(const float* x, int64_t n) { return table().sum(x, n); }
