@@ -1,12 +1,13 @@
 // Where a second thread starts to pay off for the CPU plugin's cheap per-element passes: the sweep
 // behind math::kStreamGrainBytes (math/parallel.h).
 //
-//   ephost_team_threshold_sweep [repeats]
+//   ephost_team_threshold_sweep [repeats] [spin|short]
 //
 // For each pass and size it times the pass on the calling thread alone and split over a 2-thread team,
-// in the condition a model run meets it: the team's workers asleep (libgomp's short spin, as the plugin
-// sets it with limit_openmp_spinning) because the step before ran on one thread (here ~200 us of busy
-// work on the calling thread before each timed pass). Prints, per size, the bytes the pass reads and
+// in the condition a model run meets it: the step before ran on one thread (here ~200 us of busy work
+// on the calling thread before each timed pass), so the team's worker is still spinning (`spin`, the
+// plugin's default: libgomp spins milliseconds) or asleep (`short`: libgomp's short spin, as the plugin
+// sets it with limit_openmp_spinning for allow_spinning=0). Prints, per size, the bytes the pass reads and
 // writes, the fastest and the median times at 1 and 2 threads, and 2t/1t of each: the threshold
 // belongs where 2t/1t falls clearly below 1 (the wake-up of a sleeping worker, tens of microseconds in
 // a VM, is the cost it must beat). On a machine other jobs load, read the fastest times (the moments
@@ -71,7 +72,9 @@ Times time_pass(const Pass& p, int64_t items, int threads, int repeats) {
 
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::max(3, std::atoi(argv[1])) : 41;
-  m::limit_openmp_spinning();
+  const bool short_spin = argc > 2 && std::string(argv[2]) == "short";
+  if (short_spin) m::limit_openmp_spinning();
+  std::printf("workers between passes: %s\n", short_spin ? "asleep (short spin)" : "spinning (libgomp's default)");
   const int64_t max_elems = int64_t{1} << 22;
   std::vector<uint8_t> q(static_cast<size_t>(max_elems), 7);
   std::vector<float> f(static_cast<size_t>(max_elems), 0.25f), g(static_cast<size_t>(max_elems));

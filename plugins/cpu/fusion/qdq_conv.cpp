@@ -347,7 +347,7 @@ class ConvLink {
     if (plan->requantizes) {
       // acc holds Y_q as NHWC bytes: only the layout is left.
       const uint8_t* yq = static_cast<const uint8_t*>(acc);
-      math::parallel_for(N * pixels, threads, std::max<int64_t>(1, math::kByteGrain / std::max<int64_t>(M, 1)),
+      math::parallel_for(N * pixels, threads, std::max<int64_t>(1, math::byte_grain() / std::max<int64_t>(M, 1)),
                          [&](int64_t r0, int64_t r1) {
         for (int64_t b0 = r0; b0 < r1;) {
           const int64_t n = b0 / pixels, p0 = b0 % pixels, count = std::min(r1 - b0, pixels - p0);
@@ -437,10 +437,10 @@ class ConvLink {
         padded ? static_cast<uint8_t*>(math::thread_buffer(3, static_cast<size_t>(std::max<int64_t>(N * HW * C, 1))))
                : dst;
     // Blocks of whole 16-pixel tiles, about kElementwiseGrain bytes each; a thread takes at least
-    // kByteGrain bytes of them.
+    // byte_grain() bytes of them.
     const int64_t block = std::max<int64_t>(16, math::kElementwiseGrain / std::max<int64_t>(C, 1) / 16 * 16);
     const int64_t blocks = (HW + block - 1) / block;
-    const int64_t block_grain = std::max<int64_t>(1, math::kByteGrain / std::max<int64_t>(block * C, 1));
+    const int64_t block_grain = std::max<int64_t>(1, math::byte_grain() / std::max<int64_t>(block * C, 1));
     math::parallel_for(N * blocks, threads, block_grain, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) {
         const int64_t n = b / blocks, p0 = b % blocks * block, count = std::min(block, HW - p0);
@@ -458,7 +458,7 @@ class ConvLink {
     const int64_t top = g.pad_begin[0], left = g.pad_begin[1];
     const uint8_t zero = static_cast<uint8_t>(m_.x.zero_point);  // the byte of u8 or s8 zx
     math::parallel_for(g.batch * Hp, threads,
-                       std::max<int64_t>(1, math::kByteGrain / std::max<int64_t>(Wp * C, 1)),
+                       std::max<int64_t>(1, math::byte_grain() / std::max<int64_t>(Wp * C, 1)),
                        [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r) {
         const int64_t n = r / Hp, h = r % Hp - top;

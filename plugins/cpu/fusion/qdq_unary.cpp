@@ -303,7 +303,7 @@ class QdqUnaryGroup : public sdk::CompiledGroup {
       });
     } else {
       const uint8_t* px = static_cast<const uint8_t*>(x.raw());
-      math::parallel_for(x.size(), threads, math::kByteGrain,
+      math::parallel_for(x.size(), threads, math::byte_grain(),
                          [table, px, y](int64_t i0, int64_t i1) { math::lookup_bytes(table, px + i0, y + i0, i1 - i0); });
     }
     math::note_team_end(threads);

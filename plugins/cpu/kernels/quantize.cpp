@@ -36,7 +36,7 @@ class QuantizeKernel : public CpuKernel {
     if (zp.present() && zp.size() != scale.size()) fail("zero point and scale must have the same number of values");
     const float* s = scale.data<float>();
     const int64_t rows = outer * n;
-    // A thread's share: kPassGrainBytes of the float side plus the quantized side.
+    // A thread's share: pass_grain_bytes() of the float side plus the quantized side.
     const int64_t element_bytes = static_cast<int64_t>(sizeof(float) + sdk::element_size(quantize_ ? out_type(zp) : x.elem_type()));
     const int64_t grain = math::pass_grain(element_bytes * std::max<int64_t>(inner, 1));
     if (quantize_) {

@@ -113,10 +113,14 @@ void note_team_end(int threads);
 // provider calls it for allow_spinning=0 (session.intra_op.allow_spinning).
 void limit_openmp_spinning();
 
+// FLOPs each thread of a team must have (threads_for_work).
+double f32_flops_per_thread();
+
 // Threads worth waking for `flops` of work out of `threads` available: a second thread costs a wake-up
-// and a barrier (tens of microseconds on a busy machine), so each one needs a few MFLOP of its own.
+// and a barrier (tens of microseconds on a busy machine when workers sleep), so each one needs a few
+// MFLOP of its own; while workers spin (workers_spin) a team starts in microseconds, and 0.5 MFLOP do.
 inline int threads_for_work(double flops, int threads) {
-  const double per_thread = 2e6;
+  const double per_thread = f32_flops_per_thread();
   const int want = static_cast<int>(flops / per_thread);
   return want < 1 ? 1 : (want < threads ? want : threads);
 }
@@ -137,25 +141,41 @@ constexpr int64_t kElementwiseGrain = 1 << 15;
 // narrower inputs and outputs (an int8 softmax moves 2 bytes per element but works like 8).
 constexpr int64_t kPassGrainBytes = int64_t{1} << 21;
 
+// The same while the team's idle workers spin between kernels (libgomp's default, and the plugin's
+// unless allow_spinning=0): starting a team is then a few microseconds, not a wake-up. The sweep
+// (benchmarks/team_threshold_sweep.cpp `spin`, 2-core Xeon VM) puts 2t/1t at 0.84 for 128 KiB in all
+// and 0.71 for 256 KiB, for every pass from dequantization to softmax rows.
+constexpr int64_t kSpinningPassGrainBytes = int64_t{1} << 16;
+
+// Whether a team's idle workers spin between kernels (true unless limit_openmp_spinning ran or the
+// user chose OMP_WAIT_POLICY=passive or a GOMP_SPINCOUNT), which decides what a team costs to start.
+bool workers_spin();
+
+// kSpinningPassGrainBytes or kPassGrainBytes, as workers_spin() says.
+int64_t pass_grain_bytes();
+
 // parallel_for's grain (items per thread) for a per-element pass whose items each read and write
 // `bytes_per_item` bytes: a second thread only once each has kPassGrainBytes.
 inline int64_t pass_grain(int64_t bytes_per_item) {
-  return std::max<int64_t>(1, kPassGrainBytes / std::max<int64_t>(bytes_per_item, 1));
+  return std::max<int64_t>(1, pass_grain_bytes() / std::max<int64_t>(bytes_per_item, 1));
 }
 
 // Source bytes per thread below which a pass that does almost nothing per byte (a layout copy or
 // transpose of int8 data, a byte table lookup) stays on one thread: kPassGrainBytes of reads plus
 // writes. At 2 threads int8 MobileNetV3-small forked 53 teams per run, 45 of them for such passes, and
 // ran slower than at 1.
-constexpr int64_t kByteGrain = kPassGrainBytes / 2;
+inline int64_t byte_grain() { return pass_grain_bytes() / 2; }
+
+// Ops of an int8 product each thread of a team must have (threads_for_int8_work).
+double int8_ops_per_thread();
 
 // Threads worth waking for an int8 product of `ops` (2 x its multiply-accumulates). With VNNI a core
 // does 4 u8*s8 products per 32-bit lane and instruction where f32 does one FMA (AMX many more), so
 // threads_for_work's f32 threshold gave 2-thread teams to int8 convolutions of ~5 us per thread at
 // the peak. 8 MOP per thread is ~17 us at the VNNI peak of a 3.6 GHz core, and small convolutions
-// run well below the peak.
+// run well below the peak: the threshold while workers sleep. While they spin, 1 MOP (parallel.cpp).
 inline int threads_for_int8_work(double ops, int threads) {
-  const double per_thread = 8e6;
+  const double per_thread = int8_ops_per_thread();
   const int want = static_cast<int>(ops / per_thread);
   return want < 1 ? 1 : (want < threads ? want : threads);
 }
