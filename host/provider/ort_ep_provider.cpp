@@ -425,6 +425,13 @@ void OrtEpProvider::run_end() const {
 
 bool OrtEpProvider::observes_runs() const { return ep_->OnRunStart != nullptr || ep_->OnRunEnd != nullptr; }
 
+bool OrtEpProvider::syncs() const { return ep_has(25) && ep_->Sync != nullptr; }
+
+void OrtEpProvider::sync(const char* why) const {
+  if (!syncs()) return;
+  call("OrtEp::Sync", [&] { return fmt::format("Sync ({})", why); }, [&] { return ep_->Sync(ep_); });
+}
+
 bool OrtEpProvider::keep_context_node(const std::string& fused_name, OrtNode* context_node) const {
   std::unique_ptr<OrtEditorNode> made(ort_ep::editor_node_of(context_node));
   if (!made) return false;

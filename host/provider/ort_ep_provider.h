@@ -46,6 +46,9 @@ class OrtEpProvider final : public Provider {
   void run_start() const override;
   void run_end() const override;
   bool observes_runs() const override;
+  // OrtEp::Sync (API 25), when the EP has it.
+  void sync(const char* why) const override;
+  bool syncs() const override;
   bool emits_contexts() const override;
   void emit_context(const std::string& fused_name, EphostContextSink& sink) const override;
   std::optional<ContextJudgement> judge_context(const Node& context_node, const void* blob,

@@ -6,6 +6,8 @@
  * The compiling EP ("ortadd"): claims float Add, Mul and Relu, fused into chains (a node joins the
  * current group when every input a node produces comes from the group), compiles each group to a list
  * of steps and computes them on host memory. Add and Mul broadcast as numpy does.
+ * Its OrtEp::Sync (API 25) appends "sync" to the file option "ep.ortadd.sync_log" names, and fails when
+ * "ep.ortadd.fail_sync" is set (any value).
  * Option "ep.ortadd.skip_op" (read in CreateEp) names an op type it leaves alone; "ep.ortadd.fail_create"
  * (any value) makes CreateEp fail, as an EP whose device is gone does; "ep.ortadd.fault" and
  * "ep.ortadd.fault_while" crash, abort or hang it in CreateEp, GetCapability, Compile or Compute
@@ -100,6 +102,8 @@ typedef struct TestEp {
   char target[32];       /* option target: what it compiles for, recorded in the compatibility info */
   char compatibility[96];
   char env_log[512]; /* option env_log (ORT_TEST_VIRTUAL_DEVICE): what the environment answered */
+  char sync_log[512]; /* option sync_log: a file Sync appends "sync" to, per call */
+  int fail_sync;      /* option fail_sync: Sync fails */
   const OrtLogger* logger;
   /* The EPContext configuration (experimental functions, API 28), extracted in CreateEp as ONNX Runtime
    * asks, released in ReleaseEp. */
@@ -686,6 +690,18 @@ static OrtStatus* ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, const Ort
   return NULL;
 }
 
+/* Its work is done when Compute returns: Sync only records that it was asked (or fails, when told to). */
+static OrtStatus* ep_sync(OrtEp* this_ptr) {
+  TestEp* ep = (TestEp*)this_ptr;
+  FILE* f;
+  if (ep->sync_log[0] && (f = fopen(ep->sync_log, "a")) != NULL) {
+    fprintf(f, "sync\n");
+    fclose(f);
+  }
+  if (ep->fail_sync) return api->CreateStatus(ORT_EP_FAIL, "Sync: asked to fail (option fail_sync)");
+  return NULL;
+}
+
 /* "ortadd;version=1.2.3;target=<target>": what ValidateCompiledModelCompatibilityInfo reads back. */
 static const char* ep_compatibility_info(OrtEp* this_ptr, const OrtGraph* graph) {
   TestEp* ep = (TestEp*)this_ptr;
@@ -841,6 +857,7 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
   ep->base.Compile = ep_compile;
   ep->base.ReleaseNodeComputeInfos = ep_release_infos;
   ep->base.GetCompiledModelCompatibilityInfo = ep_compatibility_info;
+  ep->base.Sync = ep_sync;
 #ifdef ORT_TEST_PROFILER
   ep->base.CreateProfiler = ep_create_profiler;
 #endif
@@ -865,6 +882,15 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
     size = sizeof ep->compile_log;
     RETURN_IF(api->GetSessionConfigEntry(options, key, ep->compile_log, &size));
   }
+  snprintf(key, sizeof key, "ep.%s.sync_log", ep->name);
+  RETURN_IF(api->HasSessionConfigEntry(options, key, &has));
+  if (has) {
+    size = sizeof ep->sync_log;
+    RETURN_IF(api->GetSessionConfigEntry(options, key, ep->sync_log, &size));
+  }
+  snprintf(key, sizeof key, "ep.%s.fail_sync", ep->name);
+  RETURN_IF(api->HasSessionConfigEntry(options, key, &has));
+  ep->fail_sync = has;
   snprintf(key, sizeof key, "ep.%s.fail_create", ep->name);
   RETURN_IF(api->HasSessionConfigEntry(options, key, &has));
   if (has) {
