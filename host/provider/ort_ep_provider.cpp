@@ -122,6 +122,7 @@ OrtEpProvider::OrtEpProvider(const PluginRecord& record,
     else if (key == "disable_prepacking") session_options_.config.set("session.disable_prepacking", value);
     else if (key == "share_prepacked_weights") share_prepacked_weights_ = value != "0";
     else if (key == kOrtWeightlessSourceModelOption) load_weightless_source_model(value);
+    else if (key == "enable_weightless_mode") take_weightless_mode(value);
     else session_options_.config.set(prefix + key, value);
   }
   const std::string* no_prepacking = session_options_.config.find("session.disable_prepacking");
@@ -353,6 +354,7 @@ std::unique_ptr<ComputeUnit> OrtEpProvider::compile(const GraphView& group, cons
     fused.outputs.push_back(const_cast<Value*>(v));
     unit->output_elem_types.push_back(v->type.elem_type);
   }
+  check_weightless_support();
   const OrtGraph* graph = ort_ep::to_ort(&group);
   const OrtNode* fused_handle = ort_ep::to_ort(&fused);
   OrtNodeComputeInfo* info = nullptr;

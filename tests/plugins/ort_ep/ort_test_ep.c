@@ -103,6 +103,8 @@ typedef struct TestEp {
   char compatibility[96];
   char env_log[512]; /* option env_log (ORT_TEST_VIRTUAL_DEVICE): what the environment answered */
   char sync_log[512]; /* option sync_log: a file Sync appends "sync" to, per call */
+  int weightless_support; /* option weightless_support: what GetWeightlessSupport answers (default 2, ALL) */
+  char weightless_seen[64]; /* the weightless entries CreateEp saw, added to compile_log at each Compile when set */
   int fail_sync;      /* option fail_sync: Sync fails */
   const OrtLogger* logger;
   /* The EPContext configuration (experimental functions, API 28), extracted in CreateEp as ONNX Runtime
@@ -679,6 +681,7 @@ static OrtStatus* ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, const Ort
     if (!status) status = context ? load_context(only, &c) : compile_one(graphs[i], fused_nodes[i], &c);
     if (status) return status;
     log_compile(ep, context ? "context" : "graph");
+    if (strcmp(ep->weightless_seen, "weightless mode=- enabled=-") != 0) log_compile(ep, ep->weightless_seen);
     c->fault = &ep->fault;
     infos[i] = &c->base;
     /* Contexts are asked for (ep_context_nodes given) when generating: one per compiled group. */
@@ -687,6 +690,13 @@ static OrtStatus* ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, const Ort
       if (status) return status;
     }
   }
+  return NULL;
+}
+
+static OrtStatus* ep_weightless_support(const OrtEp* this_ptr, OrtWeightlessSupport* support) {
+  const TestEp* ep = (const TestEp*)this_ptr;
+  if (!support) return api->CreateStatus(ORT_INVALID_ARGUMENT, "GetWeightlessSupport: support is NULL");
+  *support = (OrtWeightlessSupport)ep->weightless_support;
   return NULL;
 }
 
@@ -787,6 +797,9 @@ static OrtStatus* factory_supported_devices(OrtEpFactory* f, const OrtHardwareDe
     api->CreateKeyValuePairs(&metadata);
     api->CreateKeyValuePairs(&options);
     api->AddKeyValuePair(metadata, "version", "1.2.3");
+    /* Weightless EPContext (API 29): what GetWeightlessSupport answers unless option weightless_support says
+     * otherwise. */
+    api->AddKeyValuePair(metadata, "weightless_support", "all");
     api->AddKeyValuePair(options, "skip_op", "");
     status = ep_api->CreateEpDevice(f, devices[i], metadata, options, &d);
     api->ReleaseKeyValuePairs(metadata);
@@ -858,6 +871,7 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
   ep->base.ReleaseNodeComputeInfos = ep_release_infos;
   ep->base.GetCompiledModelCompatibilityInfo = ep_compatibility_info;
   ep->base.Sync = ep_sync;
+  ep->base.GetWeightlessSupport = ep_weightless_support;
 #ifdef ORT_TEST_PROFILER
   ep->base.CreateProfiler = ep_create_profiler;
 #endif
@@ -891,6 +905,26 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
   snprintf(key, sizeof key, "ep.%s.fail_sync", ep->name);
   RETURN_IF(api->HasSessionConfigEntry(options, key, &has));
   ep->fail_sync = has;
+  ep->weightless_support = OrtWeightlessSupport_ALL;
+  snprintf(key, sizeof key, "ep.%s.weightless_support", ep->name);
+  RETURN_IF(api->HasSessionConfigEntry(options, key, &has));
+  if (has) {
+    size = sizeof value;
+    RETURN_IF(api->GetSessionConfigEntry(options, key, value, &size));
+    ep->weightless_support = atoi(value);
+  }
+  {
+    /* What ONNX Runtime hands an EP of a session that wants a weightless mode: the mode, and the deprecated
+     * switch for EPs that know only it. */
+    char mode[8] = "-", enabled[8] = "-";
+    size = sizeof mode;
+    RETURN_IF(api->HasSessionConfigEntry(options, "ep.enable_weightless_mode", &has));
+    if (has) RETURN_IF(api->GetSessionConfigEntry(options, "ep.enable_weightless_mode", mode, &size));
+    size = sizeof enabled;
+    RETURN_IF(api->HasSessionConfigEntry(options, "ep.enable_weightless", &has));
+    if (has) RETURN_IF(api->GetSessionConfigEntry(options, "ep.enable_weightless", enabled, &size));
+    snprintf(ep->weightless_seen, sizeof ep->weightless_seen, "weightless mode=%s enabled=%s", mode, enabled);
+  }
   snprintf(key, sizeof key, "ep.%s.fail_create", ep->name);
   RETURN_IF(api->HasSessionConfigEntry(options, key, &has));
   if (has) {
