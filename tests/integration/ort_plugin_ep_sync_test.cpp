@@ -7,6 +7,8 @@
 // the file their option sync_log names, and fail Sync with option fail_sync.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
