@@ -54,7 +54,7 @@ void expect_output(const Ephost::Tensor& y) {
 
 Ephost::Tensor run_once(const Ephost::Session& s) {
   std::vector<float> x = input_values();
-  auto out = s.run({"x"}, {Ephost::Tensor::wrap(EPHOST_FLOAT, {kRows, kCols}, x.data(), x.size())}, {"y"});
+  auto out = s.run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {kRows, kCols}, x.data(), x.size())}, {"y"});
   return out.at(0);
 }
 
@@ -151,8 +151,8 @@ TEST_F(OrtPluginEpSync, ADeviceWithoutStreamsIsSyncedAlsoBeforeARunReadingTheApp
   EXPECT_EQ(syncs_in(log()), 1u);
 
   std::vector<float> x = input_values();
-  Ephost::Tensor on_device = env_->device_tensor("ortdev", 0, EPHOST_FLOAT, {kRows, kCols});
-  on_device.copy_from(Ephost::Tensor::wrap(EPHOST_FLOAT, {kRows, kCols}, x.data(), x.size()));
+  Ephost::Tensor on_device = env_->device_tensor("ortdev", 0, EPHOST_ELEMENT_FLOAT, {kRows, kCols});
+  on_device.copy_from(Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {kRows, kCols}, x.data(), x.size()));
   Ephost::Session::IoBinding binding(s);
   binding.bind_input("x", on_device).bind_output_to_device("y", "", 0);
   binding.run();
