@@ -38,6 +38,9 @@ std::string quoted(const std::string& s) {
 
 Profiler::Profiler(std::string file_prefix) : prefix_(std::move(file_prefix)) {}
 
+Profiler::Profiler(std::string file_prefix, Clock::time_point origin)
+    : prefix_(std::move(file_prefix)), origin_(origin) {}
+
 Profiler::Span::Span(Profiler* profiler, const char* category, std::string name, Args args)
     : profiler_(profiler),
       category_(category),
@@ -100,6 +103,18 @@ void Profiler::record(const char* category, std::string name, Clock::time_point 
 size_t Profiler::event_count() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return events_.size();
+}
+
+std::vector<Profiler::Recorded> Profiler::take_recorded() {
+  std::vector<Event> events;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    events.swap(events_);
+  }
+  std::vector<Recorded> out;
+  out.reserve(events.size());
+  for (Event& e : events) out.push_back(Recorded{e.category, std::move(e.name), e.start_us, e.duration_us, std::move(e.args)});
+  return out;
 }
 
 std::string Profiler::write() {

@@ -22,6 +22,10 @@ class Profiler {
 
   // Traces go to "<file_prefix>_<date>_<time>.json" (ONNX Runtime's naming).
   explicit Profiler(std::string file_prefix);
+  // A profile that counts from `origin` instead of now: a provider host process's, which collects what an
+  // isolated provider's plugin reports inside the host's profile (the steady clock is one in every process
+  // of the machine, so times agree with the host's).
+  Profiler(std::string file_prefix, Clock::time_point origin);
 
   // A span from construction to destruction (or end()).
   class Span {
@@ -53,6 +57,17 @@ class Profiler {
   void record(const char* category, std::string name, Clock::time_point start, Clock::time_point end, Args args,
               uint32_t thread = 0);
   size_t event_count() const;
+  // An event as recorded: its category, name, start and duration (microseconds since origin()) and arguments.
+  struct Recorded {
+    std::string category;
+    std::string name;
+    int64_t start_us = 0;
+    int64_t duration_us = 0;
+    Args args;
+  };
+  // The events recorded so far, taken out of the profile (they will not be written): what a provider host
+  // sends back to the host.
+  std::vector<Recorded> take_recorded();
   // When the profile began: event times are counted from here (what a plugin keeping a profile of its own
   // counts its timestamps from).
   Clock::time_point origin() const { return origin_; }

@@ -243,6 +243,7 @@ void IsolatedProvider::ensure_process_locked(const std::string& what) const {
   // provider made in a new process has compiled nothing yet.
   if (flags & isolation::kCreatedEmitsContexts) emits_contexts_ = true;
   observes_runs_ = flags & isolation::kCreatedObservesRuns;
+  syncs_ = flags & isolation::kCreatedSyncs;
   if (isolated_device_)
     isolated_device_->set_capabilities(flags & isolation::kCreatedDeviceHasStreams,
                                        flags & isolation::kCreatedDeviceCopiesBetweenDevices);
@@ -938,6 +939,14 @@ void IsolatedProvider::run_end() const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (health_.state == IsolatedProviderState::kFallenBack || !observes_runs_ || !process_ || !process_->alive()) return;
   post_locked(Op::kRunEnd);
+}
+
+void IsolatedProvider::sync(const char* why) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (health_.state == IsolatedProviderState::kFallenBack || !syncs_ || !process_ || !process_->alive()) return;
+  MessageWriter m = request(Op::kSync, client_);
+  m.bytes(why);
+  request_locked(m.data(), fmt::format("Sync ({})", why), settings_.call_timeout);
 }
 
 void IsolatedProvider::emit_context(const std::string& fused_name, EphostContextSink& sink) const {

@@ -117,6 +117,14 @@ class IsolatedProvider final : public Provider {
   void run_start() const override;
   void run_end() const override;
   bool observes_runs() const override { return observes_runs_; }
+  // The plugin's sync in its provider host (a round trip), when it has one.
+  void sync(const char* why) const override;
+  bool syncs() const override { return syncs_; }
+  // The plugin's own profile (an ONNX Runtime plugin EP's profiler) kept in the provider host, counting from
+  // the host profile's origin; its events come back into `profiler` at end_profiling. Failures, and a
+  // process lost meanwhile (its events with it), are logged, never thrown.
+  void start_profiling(Profiler& profiler) const override;
+  void end_profiling() const override;
   bool emits_contexts() const override { return emits_contexts_; }
   void emit_context(const std::string& fused_name, EphostContextSink& sink) const override;
   // What the plugin said about the model it compiled (an ONNX Runtime plugin EP's
@@ -227,6 +235,8 @@ class IsolatedProvider final : public Provider {
   mutable std::atomic<bool> emits_contexts_{false};  // set at a process start or a unit reply
   mutable std::string compatibility_info_;  // guarded by mutex_
   mutable std::atomic<bool> observes_runs_{false};
+  mutable std::atomic<bool> syncs_{false};
+  mutable Profiler* profiler_ = nullptr;  // guarded by mutex_: the session's profile while the plugin profiles
   Provider* fallback_ = nullptr;
   std::string fallback_blocked_;  // guarded by mutex_: set_fallback_blocked
 

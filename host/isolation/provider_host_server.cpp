@@ -14,6 +14,7 @@
 
 #include "plugin_abi/handles.h"
 #include "core/error.h"
+#include "core/profiler.h"
 #include "core/runtime_value.h"
 #include "core/tensor.h"
 #include "discovery/plugin_registry.h"
@@ -97,6 +98,9 @@ class Server {
         memory_.settle_uploads();
         return regions_.detach(in.u64());
       }
+      case Op::kSync: return provider().sync(in.str().c_str());
+      case Op::kStartProfiling: return start_profiling(in);
+      case Op::kEndProfiling: return end_profiling(out);
     }
     fail(EPHOST_EP_FAIL, "provider host: unknown request {}", static_cast<uint32_t>(op));
   }
@@ -114,6 +118,29 @@ class Server {
     for (auto it = graphs_.begin(); it != graphs_.end();)
       it = it->first.first == client_ ? graphs_.erase(it) : std::next(it);
     providers_.erase(client_);
+    profiles_.erase(client_);  // after its provider, which files events in it
+  }
+
+  // The client's provider profiles into a profile of this process that counts from the host's origin; its
+  // events go back to the host at kEndProfiling.
+  void start_profiling(MessageReader& in) {
+    const Profiler::Clock::time_point origin{std::chrono::nanoseconds(in.i64())};
+    Provider& p = provider();
+    auto& profile = profiles_[client_];
+    if (!profile) profile = std::make_unique<Profiler>("", origin);
+    p.start_profiling(*profile);
+  }
+
+  void end_profiling(MessageWriter& out) {
+    provider().end_profiling();
+    auto it = profiles_.find(client_);
+    const std::vector<Profiler::Recorded> events =
+        it == profiles_.end() ? std::vector<Profiler::Recorded>() : it->second->take_recorded();
+    out.u64(events.size());
+    for (const Profiler::Recorded& e : events) {
+      out.bytes(e.category).bytes(e.name).i64(e.start_us).i64(e.duration_us).u64(e.args.size());
+      for (const auto& [key, value] : e.args) out.bytes(key).bytes(value);
+    }
   }
 
   void create(MessageReader& in, MessageWriter& out) {
@@ -137,6 +164,7 @@ class Server {
                      (provider->observes_runs() ? kCreatedObservesRuns : 0u);
     if (device && device->has_streams()) flags |= kCreatedDeviceHasStreams;
     if (device && device->has_device_to_device_copy()) flags |= kCreatedDeviceCopiesBetweenDevices;
+    if (provider->syncs()) flags |= kCreatedSyncs;
     out.u32(flags);
     providers_[client_] = std::move(provider);
   }
@@ -379,6 +407,7 @@ class Server {
   // Declared after the registry: released before it.
   ServedDeviceMemory memory_;  // released after the units (declared before them)
   std::map<uint64_t, std::unique_ptr<Provider>> providers_;  // by client
+  std::map<uint64_t, std::unique_ptr<Profiler>> profiles_;    // by client, while its provider profiles
   std::map<std::pair<uint64_t, uint64_t>, ServedGraph> graphs_;  // by client and graph id
   std::map<uint64_t, ServedUnit> units_;  // released before the providers
   uint64_t next_unit_ = 1;

@@ -11,7 +11,7 @@
 
 namespace ephost::isolation {
 
-inline constexpr int kProtocolVersion = 6;
+inline constexpr int kProtocolVersion = 7;
 
 // Requests the host sends; the provider host answers each with one reply frame. Every request starts
 // with its op (u32) and its client (u64): the host's provider it is for, as several sessions' providers
@@ -67,6 +67,16 @@ enum class Op : uint32_t {
   // passed with the frame (SCM_RIGHTS). Detach (may be sent ahead): region id; unknown ids are ignored.
   kAttachRegion,
   kDetachRegion,
+  // The provider's device work is waited for (Provider::sync: an ONNX Runtime plugin EP's OrtEp::Sync):
+  // why it is asked (text) -> nothing.
+  kSync,
+  // The session's profile began at `origin` (i64: steady-clock nanoseconds since the clock's epoch, one
+  // clock for every process of the machine): the provider starts its own profile (Provider::start_profiling)
+  // -> nothing.
+  kStartProfiling,
+  // The provider's own events go into the host's profile (Provider::end_profiling) -> count, then each
+  // event's category, name, start and duration (i64 microseconds since origin), argument count, (key, value)*.
+  kEndProfiling,
 };
 
 // kCreate's reply flags.
@@ -74,6 +84,7 @@ inline constexpr uint32_t kCreatedEmitsContexts = 1;
 inline constexpr uint32_t kCreatedObservesRuns = 2;
 inline constexpr uint32_t kCreatedDeviceHasStreams = 4;
 inline constexpr uint32_t kCreatedDeviceCopiesBetweenDevices = 8;
+inline constexpr uint32_t kCreatedSyncs = 16;
 
 // Where a compute's input or output slot lives: absent, in the shared arena (host memory), in a device
 // buffer of the provider host (by id and offset), or in a shared region the application holds (by

@@ -201,9 +201,9 @@ void ReleaseHardwareDevice(OrtHardwareDevice* input) noexcept {
   delete d;
 }
 
-// The source model of a weightless EPContext model: what the session's ep.context_source_model_path names
-// (the host reads it for the EP when the provider is created), or NULL and 0 when it names none, as ONNX
-// Runtime answers when the application set no buffer.
+// The source model of a weightless EPContext model: the buffer SessionOptionsSetWeightlessSourceModelBuffer set,
+// else what the session's ep.context_source_model_path names (the host reads it for the EP when the provider
+// is created), or NULL and 0 when there is neither, as ONNX Runtime answers.
 OrtStatus* SessionOptionsGetWeightlessSourceModelBuffer(const OrtSessionOptions* session_options,
                                                         const void** source_model_data,
                                                         size_t* source_model_data_length) noexcept {
@@ -212,6 +212,11 @@ OrtStatus* SessionOptionsGetWeightlessSourceModelBuffer(const OrtSessionOptions*
                          "the host handed CreateEp");
   if (!source_model_data || !source_model_data_length)
     return invalid("SessionOptionsGetWeightlessSourceModelBuffer", "source_model_data or source_model_data_length is NULL");
+  if (o->weightless_buffer) {  // set with SessionOptionsSetWeightlessSourceModelBuffer: it comes first
+    *source_model_data = o->weightless_buffer;
+    *source_model_data_length = o->weightless_buffer_size;
+    return nullptr;
+  }
   *source_model_data = o->weightless_source_model.empty() ? nullptr : o->weightless_source_model.data();
   *source_model_data_length = o->weightless_source_model.size();
   return nullptr;

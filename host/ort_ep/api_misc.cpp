@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <memory>
 
 #include "core/log.h"
 #include "ort_ep/api_impl.h"
@@ -160,6 +161,59 @@ OrtStatus* GetSessionOptionsConfigEntries(const OrtSessionOptions* options, OrtK
   } catch (const std::exception& e) {
     return make_status(ORT_FAIL, e.what());
   }
+}
+
+// Session options a plugin makes itself, as an application does (nothing of ephost's reads them: a plugin
+// hands them to its own code).
+OrtStatus* CreateSessionOptions(OrtSessionOptions** options) noexcept {
+  if (!options) return invalid("CreateSessionOptions", "options (the out pointer) is NULL");
+  try {
+    auto made = std::make_unique<OrtSessionOptions>();
+    made->made_by_plugin = true;
+    *options = made.release();
+    return nullptr;
+  } catch (const std::exception& e) {
+    return make_status(ORT_FAIL, e.what());
+  }
+}
+
+// Frees only options CreateSessionOptions made: those the host hands CreateEp are the host's.
+void ReleaseSessionOptions(OrtSessionOptions* input) noexcept {
+  OrtSessionOptions* o = checked_mut<OrtSessionOptions>(input, Magic::kSessionOptions);
+  if (!o || !o->made_by_plugin) return;
+  o->magic = Magic{};
+  delete o;
+}
+
+OrtStatus* AddSessionConfigEntry(OrtSessionOptions* options, const char* config_key, const char* config_value) noexcept {
+  OrtSessionOptions* o = checked_mut<OrtSessionOptions>(options, Magic::kSessionOptions);
+  if (!o || !config_key || !*config_key || !config_value)
+    return invalid("AddSessionConfigEntry", "bad session options, an empty key or a NULL value");
+  if (!o->made_by_plugin)
+    return invalid("AddSessionConfigEntry", "these session options are the host's (handed to CreateEp): make your "
+                   "own with CreateSessionOptions");
+  try {
+    o->config.set(config_key, config_value);
+    return nullptr;
+  } catch (const std::exception& e) {
+    return make_status(ORT_FAIL, e.what());
+  }
+}
+
+// The source model of weightless EPContext models, as bytes instead of the file ep.context_source_model_path
+// names (ONNX Runtime looks for it in that order). Borrowed: the bytes must outlive the options. Options the
+// host handed CreateEp may be given one too: the EP's later SessionOptionsGetWeightlessSourceModelBuffer
+// answers it.
+OrtStatus* SessionOptionsSetWeightlessSourceModelBuffer(OrtSessionOptions* options, const void* source_model_data,
+                                                        size_t source_model_data_length) noexcept {
+  static const char* const kName = "SessionOptionsSetWeightlessSourceModelBuffer";
+  OrtSessionOptions* o = checked_mut<OrtSessionOptions>(options, Magic::kSessionOptions);
+  if (!o) return invalid(kName, "options is not an OrtSessionOptions (CreateSessionOptions, or CreateEp's)");
+  if (!source_model_data || source_model_data_length == 0)
+    return invalid(kName, "source_model_data is NULL or source_model_data_length is 0: give the model's bytes");
+  o->weightless_buffer = source_model_data;
+  o->weightless_buffer_size = source_model_data_length;
+  return nullptr;
 }
 
 // ---- hardware and EP devices ----

@@ -120,7 +120,8 @@ struct OrtLogger {
 };
 
 // Session options as a plugin sees them in CreateEp: config entries ("ep.<name>.<key>" and the
-// session's own keys), read with GetSessionConfigEntry and GetSessionOptionsConfigEntries.
+// session's own keys), read with GetSessionConfigEntry and GetSessionOptionsConfigEntries. Code inside a
+// plugin may also make its own (CreateSessionOptions, AddSessionConfigEntry), as an application does.
 struct OrtSessionOptions {
   ephost::ort_ep::Magic magic = ephost::ort_ep::Magic::kSessionOptions;
   OrtKeyValuePairs config;
@@ -128,6 +129,13 @@ struct OrtSessionOptions {
   // bytes of the file the session's ep.context_source_model_path names, read when the provider is created;
   // empty when the session names none.
   std::string weightless_source_model;
+  // What OrtApi::SessionOptionsSetWeightlessSourceModelBuffer set (API 29): the caller's bytes, borrowed
+  // (they must outlive the options, as in ONNX Runtime); answered ahead of weightless_source_model.
+  const void* weightless_buffer = nullptr;
+  size_t weightless_buffer_size = 0;
+  // Made by OrtApi::CreateSessionOptions (freed by ReleaseSessionOptions); the host's own are never freed
+  // by a plugin.
+  bool made_by_plugin = false;
 };
 
 struct OrtHardwareDevice {

@@ -123,6 +123,7 @@ OrtEpProvider::OrtEpProvider(const PluginRecord& record,
     else if (key == "disable_prepacking") session_options_.config.set("session.disable_prepacking", value);
     else if (key == "share_prepacked_weights") share_prepacked_weights_ = value != "0";
     else if (key == kOrtWeightlessSourceModelOption) load_weightless_source_model(value);
+    else if (key == "enable_weightless_mode") take_weightless_mode(value);
     else session_options_.config.set(prefix + key, value);
   }
   const std::string* no_prepacking = session_options_.config.find("session.disable_prepacking");
@@ -354,6 +355,7 @@ std::unique_ptr<ComputeUnit> OrtEpProvider::compile(const GraphView& group, cons
     fused.outputs.push_back(const_cast<Value*>(v));
     unit->output_elem_types.push_back(v->type.elem_type);
   }
+  check_weightless_support();
   const OrtGraph* graph = ort_ep::to_ort(&group);
   const OrtNode* fused_handle = ort_ep::to_ort(&fused);
   OrtNodeComputeInfo* info = nullptr;
@@ -425,6 +427,13 @@ void OrtEpProvider::run_end() const {
 }
 
 bool OrtEpProvider::observes_runs() const { return ep_->OnRunStart != nullptr || ep_->OnRunEnd != nullptr; }
+
+bool OrtEpProvider::syncs() const { return ep_has(25) && ep_->Sync != nullptr; }
+
+void OrtEpProvider::sync(const char* why) const {
+  if (!syncs()) return;
+  call("OrtEp::Sync", [&] { return fmt::format("Sync ({})", why); }, [&] { return ep_->Sync(ep_); });
+}
 
 bool OrtEpProvider::keep_context_node(const std::string& fused_name, OrtNode* context_node) const {
   std::unique_ptr<OrtEditorNode> made(ort_ep::editor_node_of(context_node));

@@ -46,6 +46,9 @@ class OrtEpProvider final : public Provider {
   void run_start() const override;
   void run_end() const override;
   bool observes_runs() const override;
+  // OrtEp::Sync (API 25), when the EP has it.
+  void sync(const char* why) const override;
+  bool syncs() const override;
   bool emits_contexts() const override;
   void emit_context(const std::string& fused_name, EphostContextSink& sink) const override;
   std::optional<ContextJudgement> judge_context(const Node& context_node, const void* blob,
@@ -71,6 +74,13 @@ class OrtEpProvider final : public Provider {
   template <typename Describe, typename Fn>
   void call(const char* what, Describe&& describe, Fn&& fn) const;
   void take_kernel_registry();
+  // ep.<name>.enable_weightless_mode (ONNX Runtime's "ep.enable_weightless_mode"): "0", "1" (EXTERNAL_ONLY)
+  // or "2" (ALL), else INVALID_ARGUMENT; a mode the EP device's metadata does not list fails with EP_FAIL
+  // before the EP is created. The EP sees the mode and the deprecated "ep.enable_weightless" switch.
+  void take_weightless_mode(const std::string& value);
+  // Before each Compile for a session that wants a weightless mode: the EP's GetWeightlessSupport (API 29)
+  // must include it (EP_FAIL naming what it answered; NOT_IMPLEMENTED without the function).
+  void check_weightless_support() const;
   void load_weightless_source_model(const std::string& path);
   // One compute, without profiling.
   void run_compute(const ComputeUnit& unit, EphostKernelContext* context) const;
@@ -115,6 +125,8 @@ class OrtEpProvider final : public Provider {
   // Pre-packing of kernel-registry EPs' weights: on unless "disable_prepacking=1" (ONNX Runtime's
   // session.disable_prepacking); shared across kernels and sessions unless "share_prepacked_weights=0".
   bool prepack_weights_ = true;
+  // The weightless EPContext mode the session asked of the EP (OrtWeightlessSupport NONE, EXTERNAL_ONLY or ALL).
+  OrtWeightlessSupport weightless_mode_ = OrtWeightlessSupport_NONE;
   bool share_prepacked_weights_ = true;
   OrtEp* ep_ = nullptr;
   // The EP's kernel registry (OrtEp::GetKernelRegistry, API 24), null for a compiling EP. The EP's.

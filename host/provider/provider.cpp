@@ -24,7 +24,11 @@ std::unique_ptr<Provider> create_provider(const PluginRecord& record,
   // An ONNX Runtime plugin EP is served through the adapter; every other plugin is a native ephost
   // plugin. Both run in process.
   if (record.ort) return std::make_unique<OrtEpProvider>(record, options, device);
-  return std::make_unique<NativeProvider>(record, options, device);
+  // The weightless source model is the adapter's option (the session adds it before it knows the kind).
+  std::vector<std::pair<std::string, std::string>> native_options;
+  for (const auto& option : options)
+    if (option.first != kOrtWeightlessSourceModelOption) native_options.push_back(option);
+  return std::make_unique<NativeProvider>(record, native_options, device);
 }
 
 }  // namespace ephost

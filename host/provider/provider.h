@@ -111,6 +111,16 @@ class Provider {
   // Whether run_start or run_end reach the plugin (it has on_run_start or on_run_end): a provider in
   // another process skips the round trip when neither does.
   virtual bool observes_runs() const = 0;
+  // Waits until every piece of work the provider queued on its device is done, device-wide (ONNX Runtime
+  // plugin EPs: OrtEp::Sync, API 25). The session calls it where an ONNX Runtime application calls
+  // SynchronizeBoundInputs / SynchronizeBoundOutputs, which ephost's runs do for it: before a run, for the
+  // providers reading an input the application handed as a device tensor, and after the run, before its
+  // outputs are handed over, for the providers that produced them. `why` (static text) is named in errors.
+  // Nothing for a provider whose plugin has no such function. Throws the plugin's failure naming it.
+  virtual void sync(const char* why) const { (void)why; }
+  // Whether sync reaches the plugin: the session skips the call (and an isolated provider the round trip)
+  // otherwise.
+  virtual bool syncs() const { return false; }
 
   // ---- EPContext (context_emit, context_judge, context_load) ----------------------------------------------
   // Whether emit_context can cache what the provider compiles.

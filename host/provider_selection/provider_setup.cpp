@@ -181,6 +181,13 @@ bool make_candidate(const PluginRegistry& registry, const SessionConfig& config,
                     int64_t requested, std::vector<std::pair<std::string, std::string>> options, Candidate& c) {
   c = Candidate{rec, nullptr, std::move(options), {}, -1};
   c.isolation = take_isolation_settings(c.options, config.provider_isolation, rec->name);
+  // An ONNX Runtime plugin EP, in process or in its provider host, reads the source model of a weightless
+  // EPContext model from its session options (OrtEpApi::SessionOptionsGetWeightlessSourceModelBuffer): the
+  // adapter loads what ep.context_source_model_path names (ort_ep_provider.h). Whether the record is one may
+  // not be known before it is loaded (lazy loading, isolation): create_provider leaves the option out for a
+  // native plugin.
+  if (!rec->builtin && !config.ep_context.source_model_path.empty())
+    c.options.emplace_back(kOrtWeightlessSourceModelOption, config.ep_context.source_model_path);
   const bool remembered =
       !rec->builtin && c.isolation.mode == IsolationMode::kAuto && remember_faults(registry, *rec, c.isolation);
   if (!rec->builtin && c.isolation.mode == IsolationMode::kProcess) {
@@ -196,11 +203,6 @@ bool make_candidate(const PluginRegistry& registry, const SessionConfig& config,
   }
   if (!registry.ensure_loaded(*rec)) return false;
   c.device = choose_device(*rec, requested, config.selection_policy);
-  // An ONNX Runtime plugin EP in process reads the source model of a weightless EPContext model from its
-  // session options (OrtEpApi::SessionOptionsGetWeightlessSourceModelBuffer): the adapter loads what
-  // ep.context_source_model_path names (ort_ep_provider.h).
-  if (rec->ort && !config.ep_context.source_model_path.empty())
-    c.options.emplace_back(kOrtWeightlessSourceModelOption, config.ep_context.source_model_path);
   return true;
 }
 

@@ -13,6 +13,7 @@
 #include "model/tensor_proto.h"
 #include "partition/precomputed_steps.h"
 #include "session/initializer_freeing.h"
+#include "session/provider_sync.h"
 #include "session/run_inputs.h"
 #include "session/session_stages.h"
 
@@ -376,7 +377,12 @@ std::vector<RuntimeValue> Session::run(const std::vector<std::string>& input_nam
   std::vector<RuntimeValue> all;
   try {
     for (; started < providers.size(); ++started) providers[started]->run_start();
-    all = plan->executor(*graph_).run(feeds, nullptr, by_output, stats, limits);
+    const GraphExecutor& executor = plan->executor(*graph_);
+    sync_device_input_readers(executor, feeds);
+    all = executor.run(feeds, nullptr, by_output, stats, limits);
+    std::vector<const Value*> handed_over;
+    for (size_t i : picks) handed_over.push_back(graph_->outputs[i]);
+    sync_output_writers(executor, handed_over);
   } catch (...) {
     end_started(false);
     throw;

@@ -59,6 +59,9 @@ class OrtPluginEpEnv : public ::testing::Test {
     return options;
   }
   std::string env_log() const { return models_.file("env.log"); }
+  // Runs the model twice with the session profiling (and `isolation`), and checks the EP's own events in the
+  // trace against the host's.
+  void expect_eps_events_in_profile(const std::string& isolation);
 
   TempDir plugins_, models_;
   std::unique_ptr<Ephost::Env> env_;
@@ -120,11 +123,35 @@ std::vector<json> events_of(const json& trace, const std::string& category) {
   return out;
 }
 
-TEST_F(OrtPluginEpEnv, ItsProfilersEventsAppearInTheSessionsProfile) {
+TEST_F(OrtPluginEpEnv, TheSourceModelReachesAnIsolatedEpToo) {
   Ephost::SessionOptions options = on_virtual_gpu();
+  options.add_config(kEphostSessionOptionsEpContextSourceModelPath, model_path_)
+      .add_config("session.provider_isolation", "process");
+  Ephost::Session s(*env_, model_path_, options);
+  bool isolated = false;
+  for (const auto& p : s.provider_states())
+    if (p.provider == "ortvirt") isolated = p.state != EPHOST_PROVIDER_IN_PROCESS;
+  ASSERT_TRUE(isolated) << "ortvirt should run in a provider host";
+  const auto size = boost::filesystem::file_size(model_path_);
+  const std::string log = read_text(env_log());
+  EXPECT_NE(log.find("weightless bytes=" + std::to_string(size) + "\n"), std::string::npos) << log;
+}
+
+TEST_F(OrtPluginEpEnv, ItsProfilersEventsAppearInTheSessionsProfile) { expect_eps_events_in_profile(""); }
+
+// In a provider host the EP's profiler is asked the same, and its events come back into the host's profile.
+TEST_F(OrtPluginEpEnv, AnIsolatedEpsProfilerEventsAppearInTheSessionsProfile) {
+  expect_eps_events_in_profile("process");
+}
+
+void OrtPluginEpEnv::expect_eps_events_in_profile(const std::string& isolation) {
+  Ephost::SessionOptions options = on_virtual_gpu();
+  if (!isolation.empty()) options.add_config("session.provider_isolation", isolation);
   options.add_config(kEphostSessionOptionsEnableProfiling, "1")
       .add_config(kEphostSessionOptionsProfileFilePrefix, models_.file("trace"));
   Ephost::Session s(*env_, model_path_, options);
+  for (const auto& p : s.provider_states())
+    if (p.provider == "ortvirt") EXPECT_EQ(p.state != EPHOST_PROVIDER_IN_PROCESS, !isolation.empty());
   ephost_test::expect_chain_output(s, 4, 6);
   ephost_test::expect_chain_output(s, 4, 6);
   std::ifstream in(s.end_profiling());

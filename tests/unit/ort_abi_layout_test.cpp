@@ -105,6 +105,11 @@ TEST(OrtAbiLayout, ImplementedOrtApiEntries) {
   EXPECT_EQ(slot(offsetof(OrtApi, GetNumHardwareDevices)), 397u);
   EXPECT_EQ(slot(offsetof(OrtApi, GetHardwareDevices)), 398u);
   EXPECT_EQ(slot(offsetof(OrtApi, GetHardwareDeviceEpIncompatibilityDetails)), 399u);
+  // Session options a plugin makes itself, and the weightless source model's buffer (API 29).
+  EXPECT_EQ(slot(offsetof(OrtApi, CreateSessionOptions)), 10u);
+  EXPECT_EQ(slot(offsetof(OrtApi, ReleaseSessionOptions)), 100u);
+  EXPECT_EQ(slot(offsetof(OrtApi, AddSessionConfigEntry)), 130u);
+  EXPECT_EQ(slot(offsetof(OrtApi, SessionOptionsSetWeightlessSourceModelBuffer)), 424u);
   EXPECT_EQ(slot(offsetof(OrtApi, HardwareDevice_VendorId)), 308u);
   EXPECT_EQ(slot(offsetof(OrtApi, HardwareDevice_Vendor)), 309u);
   EXPECT_EQ(slot(offsetof(OrtApi, HardwareDevice_DeviceId)), 310u);
@@ -303,7 +308,8 @@ TEST(OrtAbiLayout, PluginStructs) {
   EXPECT_EQ(slot(offsetof(OrtEp, IsConcurrentRunSupported)), 14u);
   EXPECT_EQ(slot(offsetof(OrtEp, Sync)), 15u);  // API 25
   EXPECT_EQ(slot(offsetof(OrtEp, CreateProfiler)), 16u);
-  EXPECT_EQ(sizeof(OrtEp), 17 * sizeof(void*));
+  EXPECT_EQ(slot(offsetof(OrtEp, GetWeightlessSupport)), 25u);  // API 29, after 26's five and 27's three
+  EXPECT_EQ(sizeof(OrtEp), 26 * sizeof(void*));
   EXPECT_EQ(slot(offsetof(OrtEpProfilerImpl, Release)), 1u);
   EXPECT_EQ(slot(offsetof(OrtEpProfilerImpl, StartProfiling)), 2u);
   EXPECT_EQ(slot(offsetof(OrtEpProfilerImpl, StartEvent)), 3u);
@@ -374,7 +380,7 @@ TEST(OrtAbiLayout, CountsOfImplementedEntries) {
   EXPECT_EQ(c.api_total, 426u);
   EXPECT_EQ(c.ep_api_total, 74u);
   EXPECT_EQ(c.editor_total, 20u);
-  EXPECT_EQ(c.api, 156u);
+  EXPECT_EQ(c.api, 160u);
   EXPECT_EQ(c.ep_api, 74u);
   EXPECT_EQ(c.editor, 1u);
 }

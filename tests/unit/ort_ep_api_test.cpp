@@ -1552,6 +1552,46 @@ TEST(OrtEpApiSessionOptions, TheWeightlessSourceModelIsWhatTheSessionNamed) {
                ORT_INVALID_ARGUMENT, "NULL");
 }
 
+// OrtApi 424: a buffer set on the options comes ahead of the file the session named; options a plugin
+// makes itself take entries and are its own to free, the host's are neither.
+TEST(OrtEpApiSessionOptions, ABufferSetOnTheOptionsIsTheWeightlessSourceModel) {
+  OrtSessionOptions host_made;
+  host_made.weightless_source_model = "file bytes";
+  static const char kBuffer[] = "buffer bytes";
+  const void* data = nullptr;
+  size_t size = 0;
+  EXPECT_OK(api()->SessionOptionsSetWeightlessSourceModelBuffer(&host_made, kBuffer, 12));
+  EXPECT_OK(ep_api()->SessionOptionsGetWeightlessSourceModelBuffer(&host_made, &data, &size));
+  EXPECT_EQ(data, kBuffer);  // borrowed, not copied
+  EXPECT_EQ(size, 12u);
+  expect_fails(api()->SessionOptionsSetWeightlessSourceModelBuffer(&host_made, nullptr, 12), ORT_INVALID_ARGUMENT,
+               "source_model_data");
+  expect_fails(api()->SessionOptionsSetWeightlessSourceModelBuffer(&host_made, kBuffer, 0), ORT_INVALID_ARGUMENT,
+               "source_model_data_length is 0");
+  expect_fails(api()->SessionOptionsSetWeightlessSourceModelBuffer(nullptr, kBuffer, 12), ORT_INVALID_ARGUMENT,
+               "options");
+  expect_fails(api()->AddSessionConfigEntry(&host_made, "k", "v"), ORT_INVALID_ARGUMENT, "CreateSessionOptions");
+  api()->ReleaseSessionOptions(&host_made);  // the host's: left alone
+  EXPECT_OK(ep_api()->SessionOptionsGetWeightlessSourceModelBuffer(&host_made, &data, &size));
+
+  OrtSessionOptions* own = nullptr;
+  EXPECT_OK(api()->CreateSessionOptions(&own));
+  ASSERT_NE(own, nullptr);
+  EXPECT_OK(api()->AddSessionConfigEntry(own, "ep.enable_weightless_mode", "2"));
+  int has = 0;
+  EXPECT_OK(api()->HasSessionConfigEntry(own, "ep.enable_weightless_mode", &has));
+  EXPECT_EQ(has, 1);
+  EXPECT_OK(ep_api()->SessionOptionsGetWeightlessSourceModelBuffer(own, &data, &size));
+  EXPECT_EQ(data, nullptr);
+  EXPECT_EQ(size, 0u);
+  EXPECT_OK(api()->SessionOptionsSetWeightlessSourceModelBuffer(own, kBuffer, sizeof kBuffer));
+  EXPECT_OK(ep_api()->SessionOptionsGetWeightlessSourceModelBuffer(own, &data, &size));
+  EXPECT_EQ(data, kBuffer);
+  EXPECT_EQ(size, sizeof kBuffer);
+  api()->ReleaseSessionOptions(own);
+  expect_fails(api()->CreateSessionOptions(nullptr), ORT_INVALID_ARGUMENT, "NULL");
+}
+
 // A factory made in this test: "envtest", no device supported; it says why for CPUs only when `explains`.
 struct EnvTestFactory {
   OrtEpFactory base{};

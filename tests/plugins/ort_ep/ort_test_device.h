@@ -7,7 +7,8 @@
  * memory device of vendor 0xE9) is added to each EP device with EpDevice_AddAllocatorInfo, so the host
  * must keep the EP's values there: Compute fails when an input or output is anywhere else, when the host
  * says a value lives elsewhere (Value_GetMemoryDevice, GetTensorMemoryInfo), or when the run's stream
- * (KernelContext_GetSyncStream) is not one of its streams.
+ * (KernelContext_GetSyncStream) is not one of its streams. Built with ORT_TEST_NO_STREAMS, the factory is not
+ * stream aware and Compute expects no stream.
  *
  * Data transfer copies with memcpy, checking that the device side of every copy is its memory. When the
  * environment variable ORT_TEST_COPY_LOG names a file, each copy appends "to_device" or "to_host" to it;
@@ -206,9 +207,14 @@ static OrtStatus* stream_run_end(OrtSyncStreamImpl* this_ptr) {
   return NULL;
 }
 
+/* ORT_TEST_NO_STREAMS: a device whose work the host cannot wait for through streams (OrtEp::Sync must do). */
 static bool device_is_stream_aware(const OrtEpFactory* f) {
   (void)f;
+#ifdef ORT_TEST_NO_STREAMS
+  return false;
+#else
   return true;
+#endif
 }
 
 static OrtStatus* device_create_stream(OrtEpFactory* f, const OrtMemoryDevice* memory_device,
@@ -260,6 +266,10 @@ static OrtStatus* device_check_stream(const OrtKernelContext* context) {
   OrtStatus* status = api->KernelContext_GetSyncStream(context, &stream);
   if (!status) status = api->KernelContext_GetGPUComputeStream(context, &handle);
   if (status) return status;
+#ifdef ORT_TEST_NO_STREAMS
+  if (stream || handle) return api->CreateStatus(ORT_EP_FAIL, "ortdev: Compute: a stream, and it is not stream aware");
+  return NULL;
+#endif
   impl = stream ? ep_api->SyncStream_GetImpl(stream) : NULL;
   if (!impl || impl->GetHandle != stream_handle || api->SyncStream_GetHandle(stream) != handle ||
       handle != &((const DeviceStream*)impl)->tag)

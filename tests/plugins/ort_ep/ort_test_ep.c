@@ -6,6 +6,8 @@
  * The compiling EP ("ortadd"): claims float Add, Mul and Relu, fused into chains (a node joins the
  * current group when every input a node produces comes from the group), compiles each group to a list
  * of steps and computes them on host memory. Add and Mul broadcast as numpy does.
+ * Its OrtEp::Sync (API 25) appends "sync" to the file option "ep.ortadd.sync_log" names, and fails when
+ * "ep.ortadd.fail_sync" is set (any value).
  * Option "ep.ortadd.skip_op" (read in CreateEp) names an op type it leaves alone; "ep.ortadd.fail_create"
  * (any value) makes CreateEp fail, as an EP whose device is gone does; "ep.ortadd.fault" and
  * "ep.ortadd.fault_while" crash, abort or hang it in CreateEp, GetCapability, Compile or Compute
@@ -100,6 +102,10 @@ typedef struct TestEp {
   char target[32];       /* option target: what it compiles for, recorded in the compatibility info */
   char compatibility[96];
   char env_log[512]; /* option env_log (ORT_TEST_VIRTUAL_DEVICE): what the environment answered */
+  char sync_log[512]; /* option sync_log: a file Sync appends "sync" to, per call */
+  int weightless_support; /* option weightless_support: what GetWeightlessSupport answers (default 2, ALL) */
+  char weightless_seen[64]; /* the weightless entries CreateEp saw, added to compile_log at each Compile when set */
+  int fail_sync;      /* option fail_sync: Sync fails */
   const OrtLogger* logger;
   /* The EPContext configuration (experimental functions, API 28), extracted in CreateEp as ONNX Runtime
    * asks, released in ReleaseEp. */
@@ -675,6 +681,7 @@ static OrtStatus* ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, const Ort
     if (!status) status = context ? load_context(only, &c) : compile_one(graphs[i], fused_nodes[i], &c);
     if (status) return status;
     log_compile(ep, context ? "context" : "graph");
+    if (strcmp(ep->weightless_seen, "weightless mode=- enabled=-") != 0) log_compile(ep, ep->weightless_seen);
     c->fault = &ep->fault;
     infos[i] = &c->base;
     /* Contexts are asked for (ep_context_nodes given) when generating: one per compiled group. */
@@ -683,6 +690,25 @@ static OrtStatus* ep_compile(OrtEp* this_ptr, const OrtGraph** graphs, const Ort
       if (status) return status;
     }
   }
+  return NULL;
+}
+
+static OrtStatus* ep_weightless_support(const OrtEp* this_ptr, OrtWeightlessSupport* support) {
+  const TestEp* ep = (const TestEp*)this_ptr;
+  if (!support) return api->CreateStatus(ORT_INVALID_ARGUMENT, "GetWeightlessSupport: support is NULL");
+  *support = (OrtWeightlessSupport)ep->weightless_support;
+  return NULL;
+}
+
+/* Its work is done when Compute returns: Sync only records that it was asked (or fails, when told to). */
+static OrtStatus* ep_sync(OrtEp* this_ptr) {
+  TestEp* ep = (TestEp*)this_ptr;
+  FILE* f;
+  if (ep->sync_log[0] && (f = fopen(ep->sync_log, "a")) != NULL) {
+    fprintf(f, "sync\n");
+    fclose(f);
+  }
+  if (ep->fail_sync) return api->CreateStatus(ORT_EP_FAIL, "Sync: asked to fail (option fail_sync)");
   return NULL;
 }
 
@@ -771,6 +797,9 @@ static OrtStatus* factory_supported_devices(OrtEpFactory* f, const OrtHardwareDe
     api->CreateKeyValuePairs(&metadata);
     api->CreateKeyValuePairs(&options);
     api->AddKeyValuePair(metadata, "version", "1.2.3");
+    /* Weightless EPContext (API 29): what GetWeightlessSupport answers unless option weightless_support says
+     * otherwise. */
+    api->AddKeyValuePair(metadata, "weightless_support", "all");
     api->AddKeyValuePair(options, "skip_op", "");
     status = ep_api->CreateEpDevice(f, devices[i], metadata, options, &d);
     api->ReleaseKeyValuePairs(metadata);
@@ -841,6 +870,8 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
   ep->base.Compile = ep_compile;
   ep->base.ReleaseNodeComputeInfos = ep_release_infos;
   ep->base.GetCompiledModelCompatibilityInfo = ep_compatibility_info;
+  ep->base.Sync = ep_sync;
+  ep->base.GetWeightlessSupport = ep_weightless_support;
 #ifdef ORT_TEST_PROFILER
   ep->base.CreateProfiler = ep_create_profiler;
 #endif
@@ -864,6 +895,35 @@ static OrtStatus* factory_create_ep(OrtEpFactory* f, const OrtHardwareDevice* co
   if (has) {
     size = sizeof ep->compile_log;
     RETURN_IF(api->GetSessionConfigEntry(options, key, ep->compile_log, &size));
+  }
+  snprintf(key, sizeof key, "ep.%s.sync_log", ep->name);
+  RETURN_IF(api->HasSessionConfigEntry(options, key, &has));
+  if (has) {
+    size = sizeof ep->sync_log;
+    RETURN_IF(api->GetSessionConfigEntry(options, key, ep->sync_log, &size));
+  }
+  snprintf(key, sizeof key, "ep.%s.fail_sync", ep->name);
+  RETURN_IF(api->HasSessionConfigEntry(options, key, &has));
+  ep->fail_sync = has;
+  ep->weightless_support = OrtWeightlessSupport_ALL;
+  snprintf(key, sizeof key, "ep.%s.weightless_support", ep->name);
+  RETURN_IF(api->HasSessionConfigEntry(options, key, &has));
+  if (has) {
+    size = sizeof value;
+    RETURN_IF(api->GetSessionConfigEntry(options, key, value, &size));
+    ep->weightless_support = atoi(value);
+  }
+  {
+    /* What ONNX Runtime hands an EP of a session that wants a weightless mode: the mode, and the deprecated
+     * switch for EPs that know only it. */
+    char mode[8] = "-", enabled[8] = "-";
+    size = sizeof mode;
+    RETURN_IF(api->HasSessionConfigEntry(options, "ep.enable_weightless_mode", &has));
+    if (has) RETURN_IF(api->GetSessionConfigEntry(options, "ep.enable_weightless_mode", mode, &size));
+    size = sizeof enabled;
+    RETURN_IF(api->HasSessionConfigEntry(options, "ep.enable_weightless", &has));
+    if (has) RETURN_IF(api->GetSessionConfigEntry(options, "ep.enable_weightless", enabled, &size));
+    snprintf(ep->weightless_seen, sizeof ep->weightless_seen, "weightless mode=%s enabled=%s", mode, enabled);
   }
   snprintf(key, sizeof key, "ep.%s.fail_create", ep->name);
   RETURN_IF(api->HasSessionConfigEntry(options, key, &has));

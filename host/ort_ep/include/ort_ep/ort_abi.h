@@ -393,6 +393,22 @@ struct OrtEpProfilerImpl {
   OrtStatus* (*EndProfiling)(OrtEpProfilerImpl* this_ptr, OrtProfilingEventsContainer* events_container);
 };
 
+/* API 29: which weightless EPContext modes an EP supports (OrtEp::GetWeightlessSupport). EXTERNAL_ONLY: the
+ * initializers stored outside the ONNX file (external data) are not copied into the EP's context; ALL: none
+ * is (the source model must be at hand when the context is loaded). Later versions describe an EP supporting
+ * both as 3 (ALL_OR_EXTERNAL_ONLY); a session asks for one mode, never 3. */
+typedef enum OrtWeightlessSupport {
+  OrtWeightlessSupport_NONE = 0,
+  OrtWeightlessSupport_EXTERNAL_ONLY = 1,
+  OrtWeightlessSupport_ALL = 2,
+  OrtWeightlessSupport_ALL_OR_EXTERNAL_ONLY = 3,
+} OrtWeightlessSupport;
+
+/* Types of OrtEp members the host never calls, declared only for the layout: an enum (its underlying int)
+ * and a struct seen through a pointer. */
+typedef int32_t OrtGraphCaptureNodeAssignmentPolicy;
+typedef struct OrtResourceCount OrtResourceCount;
+
 /* An EP instance (one session). Members by the API version that added them. */
 typedef struct OrtEp {
   uint32_t ort_version_supported;
@@ -420,6 +436,18 @@ typedef struct OrtEp {
   /* 25 */
   OrtStatus* (*Sync)(struct OrtEp* this_ptr);
   OrtStatus* (*CreateProfiler)(struct OrtEp* this_ptr, OrtEpProfilerImpl** profiler);
+  /* 26: graph capture and replay, the resources left to the EP (not called by ephost) */
+  bool (*IsGraphCaptureEnabled)(const struct OrtEp* this_ptr);
+  bool (*IsGraphCaptured)(const struct OrtEp* this_ptr, int graph_annotation_id);
+  OrtStatus* (*ReplayGraph)(struct OrtEp* this_ptr, int graph_annotation_id);
+  OrtGraphCaptureNodeAssignmentPolicy (*GetGraphCaptureNodeAssignmentPolicy)(const struct OrtEp* this_ptr);
+  OrtStatus* (*GetAvailableResource)(const struct OrtEp* this_ptr, OrtResourceCount* available);
+  /* 27 (not called by ephost) */
+  OrtStatus* (*OnSessionInitializationEnd)(struct OrtEp* this_ptr);
+  OrtStatus* (*GetDefaultMemoryDevice)(const struct OrtEp* this_ptr, const OrtMemoryDevice** device);
+  OrtStatus* (*ReleaseCapturedGraph)(struct OrtEp* this_ptr, int graph_annotation_id);
+  /* 29: the weightless modes it supports, asked when it compiles for a session that wants one */
+  OrtStatus* (*GetWeightlessSupport)(const struct OrtEp* this_ptr, OrtWeightlessSupport* support);
 } OrtEp;
 
 /* A factory: what CreateEpFactories hands the host. Members by the API version that added them. */
