@@ -201,56 +201,6 @@ EPHOST_QUANT_AVX2 void add_quantize_avx2(const A* a, float sa, A za, const B* b,
   add_quantize_base(a + i, sa, za, b + i, sb, zb, relu, sy, zy, y + i, n - i);
 }
 
-// The residual Add with x / sy as Markstein's corrected product (quantize.h). The tier is AVX2 with
-// FMA; the two dequantized operands are made opaque before their sum, so that the compiler cannot
-// contract a product and the add into an FMA (-ffp-contract=fast), which would change the sum.
-#define EPHOST_QUANT_FMA __attribute__((target("avx2,fma")))
-#define EPHOST_QUANT_FMA_INLINE inline __attribute__((always_inline, target("avx2,fma")))
-
-EPHOST_QUANT_FMA_INLINE __m256 opaque8(__m256 v) {
-  asm("" : "+x"(v));
-  return v;
-}
-
-// x / s as q + e * r, e = x - q * s exact (an FMA), q = x * r.
-EPHOST_QUANT_FMA_INLINE __m256 divide8_by_reciprocal(__m256 x, __m256 s, __m256 r) {
-  const __m256 q = _mm256_mul_ps(x, r);
-  const __m256 e = _mm256_fnmadd_ps(q, s, x);
-  return _mm256_fmadd_ps(e, r, opaque8(q));
-}
-
-template <typename A, typename B, typename Y>
-EPHOST_QUANT_FMA void add_quantize_reciprocal_avx2(const A* a, float sa, A za, const B* b, float sb, B zb, bool relu,
-                                                   float sy, Y zy, Y* y, int64_t n) {
-  const __m256 vsa = _mm256_set1_ps(sa), vsb = _mm256_set1_ps(sb), vsy = _mm256_set1_ps(sy);
-  const __m256 vr = _mm256_set1_ps(1.f / sy);
-  const __m256 vzy = _mm256_set1_ps(static_cast<float>(zy)), zero = _mm256_setzero_ps();
-  const __m256 lo = _mm256_set1_ps(kLowest<Y>), hi = _mm256_set1_ps(kHighest<Y>);
-  const __m256i vza = _mm256_set1_epi32(static_cast<int32_t>(za)), vzb = _mm256_set1_epi32(static_cast<int32_t>(zb));
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256 da = opaque8(_mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(load8_i32(a + i), vza)), vsa));
-    const __m256 db = opaque8(_mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(load8_i32(b + i), vzb)), vsb));
-    __m256 v = _mm256_add_ps(da, db);
-    if (relu) v = _mm256_max_ps(v, zero);
-    v = _mm256_round_ps(divide8_by_reciprocal(v, vsy, vr), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    v = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, vzy), lo), hi);
-    store8(y + i, _mm256_cvtps_epi32(v));
-  }
-  // The tail through an 8-element copy, so that it too takes the reciprocal form checked.
-  if (i < n) {
-    A ta[8] = {};
-    B tb[8] = {};
-    Y ty[8];
-    for (int64_t k = i; k < n; ++k) {
-      ta[k - i] = a[k];
-      tb[k - i] = b[k];
-    }
-    add_quantize_reciprocal_avx2(ta, sa, za, tb, sb, zb, relu, sy, zy, ty, 8);
-    for (int64_t k = i; k < n; ++k) y[k] = ty[k - i];
-  }
-}
-
 // ----- AVX-512 tier: 16 lanes, masked tails ----------------------------------------------------------
 
 // GCC 12's AVX-512 headers pass _mm512_undefined_*() as the unused source of the unmasked intrinsics,
@@ -367,29 +317,56 @@ EPHOST_QUANT_AVX512 void add_quantize_avx512(const A* a, float sa, A za, const B
   }
 }
 
-// The residual Add with x / sy as Markstein's corrected product (quantize.h; the AVX2 form's steps).
 #define EPHOST_QUANT_AVX512_FMA __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma")))
+#define EPHOST_QUANT_AVX512_FMA_INLINE \
+  inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma")))
+
+// The residual Add with x / sy as Markstein's corrected product (quantize.h): q = x * r,
+// e = fma(-q, sy, x) exact, x / sy = fma(e, r, q). Sixteen elements into int32 lanes: round_half_to_even(x / sy) + zy, the quotient first limited to
+// +-2^22 (beyond it every byte type saturates anyway), so that the saturating packs below clamp.
+template <typename A, typename B, typename Y>
+EPHOST_QUANT_AVX512_FMA_INLINE __m512i add_quotient16(const A* a, const B* b, __mmask16 m, __m512 vsa, __m512i vza,
+                                                      __m512 vsb, __m512i vzb, bool relu, __m512 vsy, __m512 vr,
+                                                      __m512i vzy) {
+  const __m512 da = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(load16_i32(a, m), vza)), vsa);
+  const __m512 db = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(load16_i32(b, m), vzb)), vsb);
+  // The rounding forms are builtins the compiler never contracts into an FMA.
+  __m512 v = _mm512_add_round_ps(da, db, _MM_FROUND_CUR_DIRECTION);
+  if (relu) v = _mm512_max_ps(v, _mm512_setzero_ps());
+  const __m512 q = _mm512_mul_round_ps(v, vr, _MM_FROUND_CUR_DIRECTION);
+  const __m512 e = _mm512_fnmadd_ps(q, vsy, v);
+  const __m512 limit = _mm512_set1_ps(4194304.f);
+  __m512 x = _mm512_fmadd_ps(e, vr, q);
+  x = _mm512_min_ps(_mm512_max_ps(x, _mm512_sub_ps(_mm512_setzero_ps(), limit)), limit);
+  return _mm512_add_epi32(_mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vzy);
+}
 
 template <typename A, typename B, typename Y>
 EPHOST_QUANT_AVX512_FMA void add_quantize_reciprocal_avx512(
     const A* a, float sa, A za, const B* b, float sb, B zb, bool relu, float sy, Y zy, Y* y, int64_t n) {
   const __m512 vsa = _mm512_set1_ps(sa), vsb = _mm512_set1_ps(sb), vsy = _mm512_set1_ps(sy);
   const __m512 vr = _mm512_set1_ps(1.f / sy);
-  const __m512 vzy = _mm512_set1_ps(static_cast<float>(zy)), zero = _mm512_setzero_ps();
-  const __m512 lo = _mm512_set1_ps(kLowest<Y>), hi = _mm512_set1_ps(kHighest<Y>);
   const __m512i vza = _mm512_set1_epi32(static_cast<int32_t>(za)), vzb = _mm512_set1_epi32(static_cast<int32_t>(zb));
-  for (int64_t i = 0; i < n; i += 16) {
+  const __m512i vzy = _mm512_set1_epi32(static_cast<int32_t>(zy));
+  const __mmask16 all = 0xFFFF;
+  // 64 elements a step: four int32 vectors packed with saturation into one store of 64 bytes (the
+  // packs work within 128-bit lanes; the permutation puts the 4-byte groups back in order).
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    __m512i q[4];
+    for (int k = 0; k < 4; ++k)
+      q[k] = add_quotient16<A, B, Y>(a + i + 16 * k, b + i + 16 * k, all, vsa, vza, vsb, vzb, relu, vsy, vr, vzy);
+    const __m512i w0 = _mm512_packs_epi32(q[0], q[1]), w1 = _mm512_packs_epi32(q[2], q[3]);
+    const __m512i bytes = std::is_same_v<Y, uint8_t> ? _mm512_packus_epi16(w0, w1) : _mm512_packs_epi16(w0, w1);
+    _mm512_storeu_si512(y + i, _mm512_permutexvar_epi32(order, bytes));
+  }
+  const __m512i lo = _mm512_set1_epi32(static_cast<int32_t>(kLowest<Y>));
+  const __m512i hi = _mm512_set1_epi32(static_cast<int32_t>(kHighest<Y>));
+  for (; i < n; i += 16) {
     const __mmask16 m = tail_mask(n - i);
-    const __m512 da = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(load16_i32(a + i, m), vza)), vsa);
-    const __m512 db = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(load16_i32(b + i, m), vzb)), vsb);
-    // The rounding forms are builtins the compiler never contracts into an FMA.
-    __m512 v = _mm512_add_round_ps(da, db, _MM_FROUND_CUR_DIRECTION);
-    if (relu) v = _mm512_max_ps(v, zero);
-    const __m512 q = _mm512_mul_round_ps(v, vr, _MM_FROUND_CUR_DIRECTION);
-    const __m512 e = _mm512_fnmadd_ps(q, vsy, v);
-    v = _mm512_roundscale_ps(_mm512_fmadd_ps(e, vr, q), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, vzy), lo), hi);
-    store16(y + i, m, _mm512_cvtps_epi32(v));
+    const __m512i q = add_quotient16<A, B, Y>(a + i, b + i, m, vsa, vza, vsb, vzb, relu, vsy, vr, vzy);
+    store16(y + i, m, _mm512_min_epi32(_mm512_max_epi32(q, lo), hi));
   }
 }
 
@@ -467,18 +444,17 @@ void add_quantize_by_reciprocal(const A* a, float sa, A za, const B* b, float sb
 #if EPHOST_QUANT_X86
   switch (active_isa()) {
     case Isa::kAvx512: return add_quantize_reciprocal_avx512(a, sa, za, b, sb, zb, relu, sy, zy, y, n);
-    case Isa::kAvx2: return add_quantize_reciprocal_avx2(a, sa, za, b, sb, zb, relu, sy, zy, y, n);
+    case Isa::kAvx2:  // an AVX2 form of it measured slower than the AVX2 division (Xeon, AVX-512 capped)
     case Isa::kScalar: break;
   }
 #endif
-  add_quantize_base(a, sa, za, b, sb, zb, relu, sy, zy, y, n);
+  add_quantize(a, sa, za, b, sb, zb, relu, sy, zy, y, n);
 }
 
 template <typename A, typename B, typename Y>
 bool reciprocal_exact(float sa, A za, float sb, B zb, bool relu, float sy, Y zy) {
 #if EPHOST_QUANT_X86
-  const Isa widest = hardware_isa();
-  if (widest == Isa::kScalar) return false;
+  if (hardware_isa() != Isa::kAvx512) return false;
   constexpr int64_t kPairs = 256 * 256;
   std::vector<A> a(kPairs);
   std::vector<B> b(kPairs);
@@ -488,10 +464,7 @@ bool reciprocal_exact(float sa, A za, float sb, B zb, bool relu, float sy, Y zy)
   }
   std::vector<Y> by_division(kPairs), by_reciprocal(kPairs);
   add_quantize_base(a.data(), sa, za, b.data(), sb, zb, relu, sy, zy, by_division.data(), kPairs);
-  if (widest == Isa::kAvx512)
-    add_quantize_reciprocal_avx512(a.data(), sa, za, b.data(), sb, zb, relu, sy, zy, by_reciprocal.data(), kPairs);
-  else
-    add_quantize_reciprocal_avx2(a.data(), sa, za, b.data(), sb, zb, relu, sy, zy, by_reciprocal.data(), kPairs);
+  add_quantize_reciprocal_avx512(a.data(), sa, za, b.data(), sb, zb, relu, sy, zy, by_reciprocal.data(), kPairs);
   return by_division == by_reciprocal;
 #else
   (void)sa, (void)za, (void)sb, (void)zb, (void)relu, (void)sy, (void)zy;
