@@ -739,7 +739,9 @@ struct QdqConvChainRunner::Impl {
   // registers, bit for bit the op-by-op graph's, writing Y once. (Before, A was transposed into all of
   // Y, which was then dequantized, added and quantized through float buffers: Y went through memory
   // three times.) With B or Y in NHWC (inside a trunk) the same arithmetic runs on NHWC order: B
-  // transposed into it first where it is NCHW, Y transposed out of it where it is NCHW.
+  // transposed into it first where it is NCHW, Y transposed out of it where it is NCHW. With B in
+  // bytes the division by sy is a corrected product with 1 / sy where the compile-time check of all
+  // byte pairs found it gives the same bytes (residual_by_reciprocal): ~25% of the pass on AVX-512.
   void add_residual(const uint8_t* a, const Shape& shape, const ChainOperand& b, uint8_t* y, bool y_nhwc,
                     int threads) const {
     const int64_t N = shape[0], M = shape[1], P = shape[2] * shape[3];
