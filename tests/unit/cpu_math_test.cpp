@@ -590,6 +590,56 @@ TEST(CpuPool, MatchesReference) {
   EXPECT_EQ(m::pool_geometry(pp({2}, {2}, {0, 1}, true), {1, 1, 4}).out_spatial, (Shape{2}));
 }
 
+// max_pool_nhwc (the int8 convolution chains' pool on channels-last bytes) against max_pool on the
+// same bytes in NCHW, on every ISA tier: channel counts around each tier's vector (full blocks and
+// tails), the stem's 3x3 stride-2 window with padding, dilation, asymmetric pads, ceil mode.
+class CpuMaxPoolNhwc : public IsaTierTest {};
+EPHOST_INSTANTIATE_FOR_EVERY_ISA(CpuMaxPoolNhwc);
+
+template <typename T>
+void check_max_pool_nhwc(const m::PoolParams& p, int64_t C, uint32_t seed) {
+  const Shape x_shape{2, C, 9, 11};
+  const m::PoolGeometry g = m::pool_geometry(p, x_shape);
+  const int64_t H = 9, W = 11, OH = g.out_spatial[0], OW = g.out_spatial[1];
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<T> nchw(static_cast<size_t>(m::numel(x_shape))), nhwc(nchw.size());
+  for (T& v : nchw) v = static_cast<T>(byte(gen));
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t i = 0; i < H * W; ++i) nhwc[(n * H * W + i) * C + c] = nchw[(n * C + c) * H * W + i];
+  std::vector<T> want(static_cast<size_t>(2 * C * OH * OW)), got(want.size() + 1, T{42});
+  m::max_pool(nchw.data(), g, want.data(), nullptr, false, 1);
+  m::max_pool_nhwc(nhwc.data(), g, got.data(), 2);
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t i = 0; i < OH * OW; ++i)
+        ASSERT_EQ(+got[(n * OH * OW + i) * C + c], +want[(n * C + c) * OH * OW + i])
+            << "C " << C << " channel " << c << " pixel " << i << " image " << n;
+  ASSERT_EQ(got.back(), T{42}) << "wrote past the end, C " << C;
+}
+
+TEST_P(CpuMaxPoolNhwc, MatchesTheNchwPoolOnBytes) {
+  auto pp = [](Shape k, Shape s, Shape pads, bool ceil, Shape dil = {}) {
+    m::PoolParams p;
+    p.kernel_shape = std::move(k);
+    p.strides = std::move(s);
+    p.pads = std::move(pads);
+    p.ceil_mode = ceil;
+    p.dilations = std::move(dil);
+    return p;
+  };
+  const std::vector<m::PoolParams> pools = {pp({3, 3}, {2, 2}, {1, 1, 1, 1}, false), pp({2, 2}, {2, 2}, {}, true),
+                                            pp({2, 3}, {1, 2}, {1, 0, 0, 2}, false, {2, 1}),
+                                            pp({3, 3}, {1, 1}, {2, 2, 2, 2}, false)};
+  uint32_t seed = 900;
+  for (const m::PoolParams& p : pools)
+    for (int64_t C : {1, 17, 32, 63, 64, 70, 131}) {
+      check_max_pool_nhwc<uint8_t>(p, C, seed++);
+      check_max_pool_nhwc<int8_t>(p, C, seed++);
+    }
+}
+
 TEST(CpuPool, GlobalPools) {
   const auto x = random_vec(2 * 3 * 50, 33);
   std::vector<float> avg(6), mx(6);

@@ -4,6 +4,7 @@
 // every tail length, every element type, one scale per run and one scale per element.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -218,6 +219,55 @@ TEST_P(CpuAddDequantizedThenQuantize, SignedAndMixedBytesMatchTheOpsBitForBit) {
 TEST_P(CpuAddDequantizedThenQuantize, FloatOperandMatchesTheOpsBitForBit) {
   check_add_then_quantize<uint8_t, float, uint8_t>(24);
   check_add_then_quantize<int8_t, float, uint8_t>(25);
+}
+
+// The residual Add's division-free form (x / sy as a product with 1 / sy and one FMA correction) on
+// every pair of bytes, for random scales and zero points over a wide range of magnitudes: the check
+// accepts every one (Markstein's step rounds as the division does), and where it does, every byte
+// the form writes on this tier (all tail lengths, through the vector body and its tail) is the op-by-
+// op reference's.
+template <typename A, typename B, typename Y>
+void check_add_by_reciprocal(uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> exponent(-12.f, 2.f);
+  std::uniform_int_distribution<int> byte(0, 255);
+  constexpr int64_t kPairs = 256 * 256;
+  std::vector<A> a(kPairs);
+  std::vector<B> b(kPairs);
+  for (int64_t i = 0; i < kPairs; ++i) {
+    a[i] = static_cast<A>(static_cast<uint8_t>(i & 255));
+    b[i] = static_cast<B>(static_cast<uint8_t>(i >> 8));
+  }
+  for (int round = 0; round < 12; ++round) {
+    const float sa = std::exp2(exponent(gen)), sb = std::exp2(exponent(gen));
+    // sy near the operands' scales (as a calibrated model has it), sometimes far below or above.
+    const float sy = std::max(sa, sb) * std::exp2(exponent(gen) / 4.f + (round % 4 == 3 ? 3.f : 0.f));
+    const auto za = static_cast<A>(byte(gen)), zb = static_cast<B>(byte(gen));
+    const auto zy = static_cast<Y>(byte(gen));
+    const bool relu = round % 2 == 1;
+    ASSERT_TRUE(m::add_quantize_by_reciprocal_exact(sa, za, sb, zb, relu, sy, zy))
+        << "sa " << sa << " sb " << sb << " sy " << sy << " relu " << relu;
+    std::vector<Y> y(kPairs + 1, Y{42});
+    for (int64_t n : {kPairs, int64_t{0}, int64_t{1}, int64_t{7}, int64_t{17}, int64_t{64}, int64_t{100}, int64_t{129}}) {
+      std::fill(y.begin(), y.end(), Y{42});
+      m::add_dequantized_then_quantize_by_reciprocal(a.data(), sa, za, b.data(), sb, zb, relu, sy, zy, y.data(), n);
+      for (int64_t i = 0; i < n; ++i) {
+        float v = reference_dequantize<A>(a[i], sa, za) + reference_dequantize<B>(b[i], sb, zb);
+        if (relu) v = v > 0.f ? v : 0.f;
+        ASSERT_EQ(+y[i], +reference_quantize<Y>(v, sy, zy))
+            << "n " << n << " a=" << +a[i] << " b=" << +b[i] << " sa " << sa << " sb " << sb << " sy " << sy;
+      }
+      ASSERT_EQ(y[n], Y{42}) << "wrote past the end, n " << n;
+    }
+  }
+}
+
+TEST_P(CpuAddDequantizedThenQuantize, ByReciprocalMatchesTheOpsOnEveryPairOfBytes) {
+  if (m::hardware_isa() != m::Isa::kAvx512) GTEST_SKIP() << "this CPU has no AVX-512, where the check says no";
+  check_add_by_reciprocal<uint8_t, uint8_t, uint8_t>(31);
+  check_add_by_reciprocal<int8_t, uint8_t, int8_t>(32);
+  check_add_by_reciprocal<uint8_t, int8_t, uint8_t>(33);
+  check_add_by_reciprocal<int8_t, int8_t, int8_t>(34);
 }
 
 // The int8 activation tables (fusion/qdq_unary.cpp): every byte value, lengths around the 64-byte

@@ -204,34 +204,7 @@ template void max_pool<float>(const float*, const PoolGeometry&, float*, int64_t
 template void max_pool<int8_t>(const int8_t*, const PoolGeometry&, int8_t*, int64_t*, bool, int);
 template void max_pool<uint8_t>(const uint8_t*, const PoolGeometry&, uint8_t*, int64_t*, bool, int);
 
-template <typename T>
-void max_pool_nhwc(const T* x, const PoolGeometry& g, T* y, int threads) {
-  const int64_t N = g.batch, C = g.channels, H = g.in_spatial[0], W = g.in_spatial[1];
-  const int64_t OH = g.out_spatial[0], OW = g.out_spatial[1];
-  parallel_for(N * OH, threads, std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(OW * C, 1)),
-               [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const int64_t n = r / OH, oh = r % OH;
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        T* out = y + (r * OW + ow) * C;
-        std::fill(out, out + C, std::numeric_limits<T>::lowest());
-        for (int64_t kh = 0; kh < g.kernel[0]; ++kh) {
-          const int64_t ih = oh * g.strides[0] - g.pad_begin[0] + kh * g.dilations[0];
-          if (ih < 0 || ih >= H) continue;
-          for (int64_t kw = 0; kw < g.kernel[1]; ++kw) {
-            const int64_t iw = ow * g.strides[1] - g.pad_begin[1] + kw * g.dilations[1];
-            if (iw < 0 || iw >= W) continue;
-            const T* in = x + ((n * H + ih) * W + iw) * C;
-            for (int64_t c = 0; c < C; ++c) out[c] = std::max(out[c], in[c]);
-          }
-        }
-      }
-    }
-  });
-}
-
-template void max_pool_nhwc<int8_t>(const int8_t*, const PoolGeometry&, int8_t*, int);
-template void max_pool_nhwc<uint8_t>(const uint8_t*, const PoolGeometry&, uint8_t*, int);
+// max_pool_nhwc: pool_nhwc.cpp.
 
 void average_pool(const float* x, const PoolGeometry& g, float* y, bool count_include_pad, int threads) {
   const Spatial3 D = to_spatial3(g);

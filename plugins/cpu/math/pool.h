@@ -28,8 +28,9 @@ PoolGeometry pool_geometry(const PoolParams& params, const Shape& x);
 template <typename T>
 void max_pool(const T* x, const PoolGeometry& g, T* y, int64_t* indices, bool column_major, int threads);
 // max_pool of 2-D pools on channels-last x ([N, H, W, C]) into channels-last y ([N, OH, OW, C]): each
-// output pixel is the byte-wise maximum of its window's pixel rows, a vector loop over the channels.
-// Padding takes no part; every window must hold at least one input pixel. For int8_t and uint8_t.
+// output pixel is the byte-wise maximum of its window's pixel rows, in vector registers of the active
+// ISA tier (pool_nhwc.cpp). Padding takes no part; every window must hold at least one input pixel.
+// For int8_t and uint8_t.
 template <typename T>
 void max_pool_nhwc(const T* x, const PoolGeometry& g, T* y, int threads);
 void average_pool(const float* x, const PoolGeometry& g, float* y, bool count_include_pad, int threads);

@@ -57,4 +57,22 @@ template <typename A, typename B, typename Y>
 void add_dequantized_then_quantize(const A* a, float sa, A za, const B* b, float sb, B zb, bool relu, float sy,
                                    Y zy, Y* y, int64_t n);
 
+// add_dequantized_then_quantize of two byte operands with the division by sy replaced by a product
+// with r = 1 / sy and one correction step: q = x * r, e = fma(-q, sy, x) (exact), x / sy ~ fma(e, r, q)
+// (Markstein's step, which rounds as the division does when r is 1 / sy rounded to nearest), and 64
+// elements packed into one store: about 25% faster than the division on AVX-512. The AVX2 and scalar
+// tiers divide (an AVX2 form of it measured slower than the division).
+// Call it only for parameters add_quantize_by_reciprocal_exact accepted: then every byte it writes is
+// the one add_dequantized_then_quantize writes. A, B and Y are uint8_t or int8_t.
+template <typename A, typename B, typename Y>
+void add_dequantized_then_quantize_by_reciprocal(const A* a, float sa, A za, const B* b, float sb, B zb, bool relu,
+                                                 float sy, Y zy, Y* y, int64_t n);
+
+// Whether add_dequantized_then_quantize_by_reciprocal gives add_dequantized_then_quantize's bytes for
+// these parameters: both evaluated on all 65,536 pairs of bytes (a, b), the reciprocal form on
+// AVX-512, the division as the scalar loop. False where the processor has no AVX-512 (the form is
+// then never taken). About 0.1 ms: call it once per fused Add, when it is compiled.
+template <typename A, typename B, typename Y>
+bool add_quantize_by_reciprocal_exact(float sa, A za, float sb, B zb, bool relu, float sy, Y zy);
+
 }  // namespace ephost::cpu::math
