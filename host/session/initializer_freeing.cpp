@@ -37,21 +37,26 @@ void track_initializers_from_file(Model& model, const Graph& main, const LoadOpt
   model.initializer_release = std::move(release);
 }
 
-namespace {
-
-// The constant initializers whose bytes computing `v` still needs: v itself, or, for a precomputed value
-// not computed yet (a QDQ model's dequantized weight, made on first request), those of its producer's
-// inputs, recursively.
-void initializers_behind(const Value* v, std::unordered_set<const Value*>& out, int depth = 0) {
+void FreeingWhileCompiling::initializers_behind(const Value* v, std::unordered_set<const Value*>& out,
+                                                std::vector<const Value*>& computing, int depth) {
   if (!v || depth > 64) return;
   if (v->is_constant_initializer()) {
     out.insert(v);
+    for (const Value* p : computing) needed_by_[v].push_back(p);
   } else if (v->precomputed && !v->precomputed->computed() && v->producer) {
-    for (const Value* in : v->producer->inputs) initializers_behind(in, out, depth + 1);
+    computing.push_back(v);
+    for (const Value* in : v->producer->inputs) initializers_behind(in, out, computing, depth + 1);
+    computing.pop_back();
   }
 }
 
-}  // namespace
+bool FreeingWhileCompiling::still_needed(const Value* v) const {
+  auto found = needed_by_.find(v);
+  if (found == needed_by_.end()) return false;
+  for (const Value* p : found->second)
+    if (!p->precomputed->computed()) return true;
+  return false;
+}
 
 FreeingWhileCompiling::FreeingWhileCompiling(const Graph& main, const std::vector<GraphPartition>& partitions)
     : main_(main), release_(main.model ? main.model->initializer_release.get() : nullptr) {
@@ -67,7 +72,8 @@ FreeingWhileCompiling::FreeingWhileCompiling(const Graph& main, const std::vecto
     for (const Node* node : group.nodes) {
       for (const Value* v : node->inputs) {
         if (v && v->is_constant_initializer()) reads.direct.insert(v);
-        initializers_behind(v, needed);
+        std::vector<const Value*> computing;
+        initializers_behind(v, needed, computing);
       }
       if (!node->subgraphs.empty()) {  // its bodies read values as outer-scope values
         for (const Value* v : node->inputs) kept.insert(v);
@@ -92,8 +98,11 @@ void FreeingWhileCompiling::step_compiled(const Graph& graph, const CompiledStep
   for (const Value* v : group->second.waits) {
     auto left = steps_left_.find(v);
     if (left == steps_left_.end() || left->second == 0 || --left->second > 0) continue;
-    // Its last reader is made: free it now if every step reading it packed it (a step that computes a
-    // precomputed value from it never was handed it, so it does not block: the value holds its own bytes).
+    // Its last reader is made: free it now if every step reading it packed it. A step that read a
+    // precomputed value made from it was never handed it, so it does not block, once the value holds its
+    // own bytes; one its steps did not compute yet (the executors or a run will) keeps it till the plan
+    // is made, when free_done_initializers judges it again.
+    if (still_needed(v)) continue;
     const size_t bytes = release_->release_if_done(v->initializer.get(), readers_[v]);
     freed_bytes_ += bytes;
     freed_count_ += bytes > 0 ? 1 : 0;

@@ -54,8 +54,17 @@ class FreeingWhileCompiling {
     std::unordered_set<const Value*> direct;  // constant initializers its nodes read: the step reads them
     std::vector<const Value*> waits;  // also those behind precomputed values it reads: freed after it
   };
+  // Adds to `out` the constant initializers computing `v` needs: v itself, or, for a precomputed value
+  // not computed yet (a QDQ model's dequantized weight, made on first request), those its producer's
+  // inputs need, recursively; notes in needed_by_ the precomputed values on the way (`computing`).
+  void initializers_behind(const Value* v, std::unordered_set<const Value*>& out,
+                           std::vector<const Value*>& computing, int depth = 0);
+  // Whether a precomputed value made from `v` is not computed yet.
+  bool still_needed(const Value* v) const;
+
   const Graph& main_;
   InitializerRelease* release_ = nullptr;
+  std::unordered_map<const Value*, std::vector<const Value*>> needed_by_;  // initializer -> precomputed values
   std::unordered_map<const Node*, GroupReads> groups_;
   std::unordered_map<const Value*, size_t> steps_left_;  // per candidate: steps not made yet that need it
   std::unordered_map<const Value*, std::vector<InitializerReader>> readers_;  // the steps made that read it
