@@ -71,10 +71,6 @@ const void* current_initializer_reader() { return g_current_reader; }
 InitializerStepScope::InitializerStepScope(const void* step) : outer_(g_current_step) { g_current_step = step; }
 InitializerStepScope::~InitializerStepScope() { g_current_step = outer_; }
 const void* current_initializer_step() { return g_current_step; }
-const void* initializer_claiming_step() {
-  static const char claiming = 0;  // an address no node or group view has
-  return &claiming;
-}
 
 uint64_t initializer_hash(const void* data, size_t bytes) {
   const auto* p = static_cast<const unsigned char*>(data);

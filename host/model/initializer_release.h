@@ -58,10 +58,6 @@ class InitializerStepScope {
 };
 // Null when no step is being made on this thread.
 const void* current_initializer_step();
-// The step get_capability stands for (InitializerStepScope around it): what a provider says it is done
-// with there, it is done with for what it read while claiming, not for the steps it makes later (a
-// kernel of its may read the bytes as an input at run time).
-const void* initializer_claiming_step();
 
 // The providers that may name themselves in value_initializer_done: a native provider is one from
 // its creation until just before its plugin releases it. A handle the host never made, or one of a

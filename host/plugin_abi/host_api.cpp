@@ -374,8 +374,7 @@ EphostStatus* value_initializer_done(EphostProvider* provider, const EphostValue
   if (!value->is_constant_initializer()) return nullptr;  // a hint: nothing of the host's to free
   InitializerRelease* release = initializer_release_of(*value);
   if (!release) return nullptr;
-  // Inside the provider's own compile or kernel_create: done for that step; inside its get_capability:
-  // for what it read there (initializer_claiming_step); elsewhere: for all of its steps.
+  // Inside the provider's own compile or kernel_create: done for that step; elsewhere: for all of them.
   const void* step = in_call == provider ? current_initializer_step() : nullptr;
   release->note_done(value->initializer.get(), {provider, step});
   return nullptr;

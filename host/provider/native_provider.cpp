@@ -100,8 +100,6 @@ std::vector<EphostCapability::Claim> NativeProvider::claims(const GraphView& gra
   // Plugins that speak ABI 1 cannot read sequence or optional values: their claims on such nodes are refused.
   capability.non_tensor_values = EphostPluginAbiIncludes(record().abi_version, EPHOST_PLUGIN_ABI_NON_TENSOR_VALUES);
   const std::string what = occasion ? fmt::format("get_capability ({})", occasion) : std::string("get_capability");
-  // What it says it is done with here, it is done with for what it read while claiming only.
-  InitializerStepScope step(initializer_claiming_step());
   call(what.c_str(), [&] { return plugin_->get_capability(handle_, to_handle(&graph), &capability); });
   return std::move(capability.claims);
 }

@@ -109,24 +109,6 @@ std::vector<std::string> names_of(std::vector<sdk::Node> nodes) {
   return names;
 }
 
-// The patterns read constants (weights, scales, zero points) to decide what to claim and keep no view of
-// them: the provider says it is done with what it read here (plugin ABI 5), so that a weight another
-// provider takes and packs can go. Its own groups and kernels read them again and say so themselves.
-void done_with_constants_read_while_claiming(const std::vector<sdk::Node>& nodes) {
-  std::unordered_set<const EphostValueInfo*> said;
-  for (const sdk::Node& node : nodes)
-    for (size_t i = 0; i < node.num_inputs(); ++i) {
-      if (!node.has_input(i)) continue;
-      const sdk::Value v = node.input(i);
-      if (!v.is_constant() || !said.insert(v.get()).second) continue;
-      try {
-        v.initializer_done();
-      } catch (const std::exception& e) {  // a hint: the claims stand without it
-        sdk::log(EPHOST_LOG_VERBOSE, "cpu: done with '" + v.name() + "' refused: " + e.what());
-      }
-    }
-}
-
 }  // namespace
 
 void CpuProvider::claim_int8_trunks(const sdk::Graph& graph, const std::vector<std::vector<sdk::Node>>& chains,
@@ -251,7 +233,6 @@ void CpuProvider::get_capability(const sdk::Graph& graph, sdk::Capability& capab
                                        node.domain() + "', opset " + std::to_string(node.opset()) + ")");
     }
   }
-  done_with_constants_read_while_claiming(nodes);
 }
 
 std::unique_ptr<sdk::Kernel> CpuProvider::create_kernel(const sdk::Node& node) {

@@ -1,7 +1,6 @@
 // Plugin ABI 5's value_initializer_done as a careless or hostile vendor might call it: twice, from a
 // thread of its own, with handles the host never made, for bytes it never asked for, after its session
-// ended, in get_capability (done with what claiming read, not with its kernels), or saying done and
-// reading the bytes all the same. The host refuses what it must refuse
+// ended, or saying done and reading the bytes all the same. The host refuses what it must refuse
 // without reading through a bad handle, never frees what a step may still read, and a plugin that broke
 // its word gets the bytes read back from the model file (a warning), never other bytes and never a
 // crash. The test plugin is alpha with option `pack_constants` (tests/plugins/alpha_plugin.cpp).
@@ -129,16 +128,6 @@ TEST_F(InitializerDoneMisuse, APluginThatReadsWhatItSaidItWasDoneWithGetsTheByte
   const json freed = freed_of(*s);
   EXPECT_EQ(freed["read_back"], 1) << freed.dump();
   EXPECT_EQ(freed["count"], 0) << freed.dump() << ": kept from then on";
-}
-
-TEST_F(InitializerDoneMisuse, DoneInGetCapabilityIsDoneWithWhatClaimingReadNotWithTheKernels) {
-  // alpha reads w in get_capability and says done there; its kernel then reads w as its input in
-  // compute, never having said done for itself: the host must keep the bytes.
-  auto s = session("done_at_claim");
-  ASSERT_EQ(provider_of_add(*s), "alpha");
-  EXPECT_EQ(freed_of(*s)["count"], 0) << freed_of(*s).dump() << ": the kernel reads w in compute";
-  for (int i = 0; i < 2; ++i) expect_right_output(*s, "done at claim");
-  EXPECT_EQ(freed_of(*s)["read_back"], 0) << freed_of(*s).dump() << ": never freed, never read back";
 }
 
 TEST_F(InitializerDoneMisuse, APluginThatBrokeItsWordMeetsAChangedFileWithAClearError) {

@@ -289,15 +289,13 @@ TEST_F(OrtKernelEp, ConstantWeightsArePrePackedOnceAndEqualWeightsShared) {
   ASSERT_EQ(shared.size(), 3u) << read_text(log);
   EXPECT_EQ(shared.at("mm1"), shared.at("mm2"));  // W packed twice, kept once
   EXPECT_NE(shared.at("mm1"), shared.at("mm3"));
-  // PrePack's is_packed for every kernel reading them; the CPU plugin (mm4's) read W and V in its
-  // get_capability and said there it was done with what it read: they go, as without it
-  // (ConstantWeightsPrePackedByEveryReaderAreFreed).
+  // PrePack's is_packed for every kernel reading them, but the CPU plugin (mm4's) read W and V in its
+  // get_capability and never said it was done with them: it may hold a view, so they stay.
+  // (ConstantWeightsPrePackedByEveryReaderAreFreed: without it they go.)
   const auto freed = nlohmann::json::parse(s.partition_report_json())["freed_initializers"];
-  EXPECT_EQ(freed["count"], 2) << freed.dump();
-  EXPECT_EQ(freed["bytes"], 2 * 12 * sizeof(float)) << freed.dump();
+  EXPECT_EQ(freed["count"], 0) << freed.dump();
   expect_prepack_outputs(s);  // computed from the packed copies
   expect_prepack_outputs(s);
-  EXPECT_EQ(nlohmann::json::parse(s.partition_report_json())["freed_initializers"]["read_back"], 0);
   EXPECT_EQ(lines_of(log).size(), lines.size());  // packing is done when the session is made, not per run
 
   // Another session of the same weights, alive at the same time: the same packed copy.

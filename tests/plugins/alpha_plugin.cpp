@@ -14,8 +14,7 @@
 // and reads the host's bytes in compute all the same), "done_unread" (says done with bytes it never
 // asked for and reads them in compute), "done_after_release" (says done from its provider's release,
 // after its session ended, and writes the status code it got, or "accepted", to the file named by
-// option `pack_log`), "done_at_claim" (reads B in get_capability and says done there, then reads it as
-// its input in compute: done with what claiming read only); default "none".
+// option `pack_log`); default "none".
 // It records what the host does to it (recording_plugin.hpp). Variants built from this file (ABI 1 only)
 // set their own EPHOST_TEST_PLUGIN_NAME (CMakeLists.txt). EPHOST_TEST_ALPHA_WRONG_MUL builds the variant
 // that adds where it should multiply: the conformance kit's numerical section must catch it.
@@ -116,10 +115,7 @@ class AlphaProvider : public Provider {
     if (!claim_) return;
     for (const Node& node : graph.nodes()) {
       std::string op = node.op_type();
-      if ((op == "Add" || op == "Mul") && ephost_test::is_float_node(node, 2)) {
-        capability.add_node(node);
-        if (pack_ == "done_at_claim") peek_and_give_back(node);
-      }
+      if ((op == "Add" || op == "Mul") && ephost_test::is_float_node(node, 2)) capability.add_node(node);
       if (identity_ && op == "Identity" && node.num_inputs() == 1 && node.num_outputs() == 1) capability.add_node(node);
     }
   }
@@ -143,7 +139,7 @@ class AlphaProvider : public Provider {
   // pack_constants: input B copied when it is a constant initializer, and the host told (or not) that
   // the kernel is done with its bytes. Null: the kernel reads B in compute.
   std::shared_ptr<const PackedInput> pack(const Node& node) {
-    if (pack_ == "none" || pack_ == "done_at_claim" || node.num_inputs() < 2) return nullptr;
+    if (pack_ == "none" || node.num_inputs() < 2) return nullptr;
     const Value b = node.input(1);
     if (!b.valid() || !b.is_constant()) return nullptr;
     if (pack_ == "done_unread") {
@@ -171,15 +167,6 @@ class AlphaProvider : public Provider {
     }
     if (pack_ == "done_then_read") return nullptr;  // reads the host's bytes all the same
     return packed;
-  }
-  // done_at_claim: B's bytes read while claiming (as a provider deciding from a weight would), and
-  // given back there.
-  static void peek_and_give_back(const Node& node) {
-    const Value b = node.input(1);
-    if (!b.valid() || !b.is_constant()) return;
-    (void)ephost_test::float_data(b.constant(), "constant B");
-    if (!b.initializer_done() && host_has_initializer_release())
-      fail(EPHOST_EP_FAIL, "alpha: initializer_done in get_capability did nothing (no provider on this thread?)");
   }
   // Handles the host must refuse (INVALID_ARGUMENT), never read through.
   static void misuse(EphostProvider* provider, const Value& b) {

@@ -629,8 +629,8 @@ typedef struct EphostHostApi {
    *
    * Call it from compile or kernel_create (or later, from any thread, while the provider lives), with
    * `provider` the provider the host passed to that call and `value` any EphostValueInfo of the
-   * initializer (the group's or the main graph's). In compile or kernel_create it counts for that step, in
-   * get_capability for what that call read, elsewhere for every step of the provider. Calling it again is harmless.
+   * initializer (the group's or the main graph's). Inside compile or kernel_create it counts for that
+   * fused group or kernel; elsewhere for every step of the provider. Calling it again is harmless.
    * A hint, not a transfer: nothing changes hands, and the call is cheap (no data is read). Returns
    * NULL also when the host keeps the bytes (a value that is not a constant initializer, a model from
    * a buffer, another reader); EPHOST_INVALID_ARGUMENT for a NULL or foreign handle: a provider the

@@ -146,7 +146,6 @@ struct PluginGlue {
   static void provider_release(EphostProvider* p) { delete box(p); }
   static EphostStatus* get_capability(EphostProvider* p, const EphostGraph* g, EphostCapability* c) {
     return guard([&] {
-      CurrentProviderScope current(p);  // initializer_done here: done with what claiming read
       Capability cap(c);
       provider(p)->get_capability(Graph(g), cap);
     });

@@ -59,8 +59,8 @@ class Value {
   // Tells the host that the provider compiling on this thread (inside compile or create_kernel) will
   // never read this constant's data again, not even to pack it anew (plugin ABI 5,
   // value_initializer_done): the host may then free it. Every Tensor this provider got from
-  // constant() for it may become invalid; in get_capability: done with what claiming read. Returns false and
-  // does nothing against an older host or outside get_capability/compile/create_kernel.
+  // constant() for it may become invalid. Returns false and does nothing against an older host or
+  // outside compile/create_kernel.
   bool initializer_done() const {
     EphostProvider* provider = current_provider_slot();
     if (!host_has_initializer_release() || provider == nullptr) return false;

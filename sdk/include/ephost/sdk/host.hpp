@@ -54,8 +54,8 @@ inline bool host_has_initializer_release() {
   return EphostPluginAbiIncludes(negotiated_abi_version(), EPHOST_PLUGIN_ABI_INITIALIZER_RELEASE);
 }
 
-// The provider whose get_capability, compile or kernel_create runs on this thread (the SDK's glue sets
-// it around those calls), or NULL: what initializer_done (graph.hpp) names as the provider that is done.
+// The provider whose compile or kernel_create runs on this thread (the SDK's glue sets it around those
+// calls), or NULL: what initializer_done (graph.hpp) names as the provider that is done.
 inline EphostProvider*& current_provider_slot() {
   thread_local EphostProvider* provider = nullptr;
   return provider;
