@@ -69,9 +69,13 @@ FreeingWhileCompiling::FreeingWhileCompiling(const Graph& main, const std::vecto
   for (const PartitionGroup& group : mine->groups) {
     GroupReads& reads = groups_[group.nodes.front()];
     std::unordered_set<const Value*> needed;
+    const std::unordered_set<const Node*> members(group.nodes.begin(), group.nodes.end());
     for (const Node* node : group.nodes) {
       for (const Value* v : node->inputs) {
         if (v && v->is_constant_initializer()) reads.direct.insert(v);
+        // A precomputed value made inside the group (an int8 group's dequantized weight) is no input
+        // of its step: the group reads the producer's inputs, which this loop meets as its own.
+        if (!v || (v->precomputed && members.count(v->producer))) continue;
         std::vector<const Value*> computing;
         initializers_behind(v, needed, computing);
       }
