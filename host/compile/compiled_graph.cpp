@@ -29,7 +29,7 @@ CompiledGraph::~CompiledGraph() {
 
 std::unique_ptr<CompiledGraph> compile_graph(const Graph& graph, GraphPartition partition,
                                              const std::vector<Provider*>& providers,
-                                             const std::function<void()>& step_done) {
+                                             const std::function<void(const CompiledStep&)>& step_done) {
   auto compiled = std::make_unique<CompiledGraph>(graph, std::move(partition));
   for (PartitionGroup& group : compiled->partition_.groups) {
     auto step = std::make_unique<CompiledStep>();
@@ -44,7 +44,7 @@ std::unique_ptr<CompiledGraph> compile_graph(const Graph& graph, GraphPartition 
       compile_group(s, group);
     else
       create_kernel(s, group);
-    if (step_done) step_done();
+    if (step_done) step_done(s);
   }
   return compiled;
 }

@@ -47,7 +47,7 @@ class CompiledGraph {
  private:
   friend std::unique_ptr<CompiledGraph> compile_graph(const Graph&, GraphPartition,
                                                       const std::vector<Provider*>&,
-                                                      const std::function<void()>&);
+                                                      const std::function<void(const CompiledStep&)>&);
   const Graph& graph_;
   GraphPartition partition_;
   std::vector<std::unique_ptr<CompiledStep>> steps_;
@@ -55,10 +55,10 @@ class CompiledGraph {
 
 // Compiles one graph's partition (not its subgraphs: the session compiles each graph). `providers`
 // are indexed like the partition's provider indices. `step_done` (may be empty) is called after each
-// step. Throws EP_FAIL naming the provider and the node or group when a plugin fails (what was
+// step is made, with it. Throws EP_FAIL naming the provider and the node or group when a plugin fails (what was
 // created so far is released).
 std::unique_ptr<CompiledGraph> compile_graph(const Graph& graph, GraphPartition partition,
                                              const std::vector<Provider*>& providers,
-                                             const std::function<void()>& step_done = {});
+                                             const std::function<void(const CompiledStep&)>& step_done = {});
 
 }  // namespace ephost

@@ -248,10 +248,12 @@ std::string Session::partition_report_json() const {
                         {"shape_inferences", creation_counts_.shape_inferences}};
   // Initializers whose bytes went once every provider reading them had packed them (plugin ABI 5), and
   // how often freed ones were read back from the model file.
-  json freed = {{"count", 0}, {"bytes", 0}, {"read_back", 0}};
+  // while_compiling: how many of those the current plan freed while it was compiled (each once its last
+  // reader was made, so that the host's bytes and the packed copies are never all alive at once).
+  json freed = {{"count", 0}, {"bytes", 0}, {"read_back", 0}, {"while_compiling", 0}};
   if (const InitializerRelease* release = model_->initializer_release.get())
     freed = {{"count", release->released_count()}, {"bytes", release->released_bytes()},
-             {"read_back", release->restores()}};
+             {"read_back", release->restores()}, {"while_compiling", current->initializers_freed_while_compiling}};
   report["freed_initializers"] = freed;
   return report.dump(2);
 }

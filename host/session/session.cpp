@@ -1,6 +1,7 @@
 #include "session/session.h"
 
 #include <chrono>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
 
@@ -218,12 +219,24 @@ void Session::initialize(std::unique_ptr<Model> model) {
 
 std::shared_ptr<SessionPlan> Session::make_plan(std::vector<GraphPartition> partitions,
                                                const std::function<void(size_t, size_t)>& progress,
-                                               const CreationDeadline& deadline) const {
+                                               const CreationDeadline& deadline, bool free_while_compiling) const {
   Profiler* p = profiler_.get();
   std::vector<std::unique_ptr<CompiledGraph>> compiled;
+  size_t freed_while_compiling = 0;
   {
     auto span = profile(p, "session", "compile");
-    compiled = compile_graphs(std::move(partitions), providers_, progress, deadline);
+    std::optional<FreeingWhileCompiling> freeing;
+    std::function<void(const Graph&, const CompiledStep&)> step_compiled;
+    if (free_while_compiling) {
+      freeing.emplace(*graph_, partitions);
+      step_compiled = [&](const Graph& graph, const CompiledStep& step) { freeing->step_compiled(graph, step); };
+    }
+    compiled = compile_graphs(std::move(partitions), providers_, progress, deadline, step_compiled);
+    if (freeing && freeing->freed_count() > 0) {
+      freed_while_compiling = freeing->freed_count();
+      log_info(fmt::format("freed {} initializer(s), {:.1f} MB, while compiling, as the steps reading them packed them",
+                           freed_while_compiling, static_cast<double>(freeing->freed_bytes()) / (1024.0 * 1024.0)));
+    }
   }
   std::vector<GraphPlan> plans;
   {
@@ -236,6 +249,7 @@ std::shared_ptr<SessionPlan> Session::make_plan(std::vector<GraphPartition> part
     auto span = profile(p, "session", "create executors");
     create_executors(std::move(compiled), std::move(plans), config_, p, plan->executors);
   }
+  plan->initializers_freed_while_compiling = freed_while_compiling;
   return plan;
 }
 
@@ -244,7 +258,8 @@ std::shared_ptr<SessionPlan> Session::make_first_plan(std::vector<GraphPartition
                                                      const std::function<void(size_t, size_t)>& progress,
                                                      const CreationDeadline& deadline) {
   try {
-    return make_plan(std::move(partitions), progress, deadline);
+    // An EPContext model is written from this plan's initializers: they are freed after that.
+    return make_plan(std::move(partitions), progress, deadline, !generation.enabled);
   } catch (const std::exception&) {
     // Any other failure is the session's: a device provider that fell back is left out instead.
     if (!fallback_.pending()) throw;
@@ -253,7 +268,7 @@ std::shared_ptr<SessionPlan> Session::make_first_plan(std::vector<GraphPartition
   fallback_.plan_again_if_pending(providers_, [&](const std::vector<std::string>& left_out) {
     auto span = profile(profiler_.get(), "session", "plan again after a provider fell back");
     try {
-      plan = make_plan(partition_without(left_out, generation), progress, deadline);
+      plan = make_plan(partition_without(left_out, generation), progress, deadline, !generation.enabled);
     } catch (const std::exception& e) {
       fail(EPHOST_EP_FAIL, "{}; planning the session without it failed: {}", left_out_summary(left_out), e.what());
     }
@@ -285,7 +300,8 @@ void Session::plan_again_without(const std::vector<std::string>& left_out) const
   try {
     auto span = profile(profiler_.get(), "session", "plan again after a provider fell back");
     // No progress reports: the application's callback belongs to the session's creation.
-    next = make_plan(partition_without(left_out, GenerationSettings{}), {}, {});
+    // Freed after the plan, as before: this is a run-time re-plan (the peak that matters is creation's).
+    next = make_plan(partition_without(left_out, GenerationSettings{}), {}, {}, false);
     free_done_initializers(*graph_, *next);  // what the providers now reading them packed again
   } catch (const std::exception& e) {
     fail(EPHOST_EP_FAIL, "{}; planning the session again without it failed: {}", left_out_summary(left_out), e.what());

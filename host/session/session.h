@@ -92,10 +92,12 @@ class Session {
   // ep.context_rebuild=1 and some cached contexts were rejected: recompile them in the background.
   void start_context_rebuild();
   // Compiles the partitions, plans them and makes their executors (the stages after partitioning);
-  // `progress` (may be empty) hears each compiled step.
+  // `progress` (may be empty) hears each compiled step. With `free_while_compiling` (no EPContext
+  // model is written from this plan), initializers every reader packed are freed as their last reader
+  // is compiled (session/initializer_freeing.h).
   std::shared_ptr<SessionPlan> make_plan(std::vector<GraphPartition> partitions,
                                          const std::function<void(size_t, size_t)>& progress,
-                                         const CreationDeadline& deadline) const;
+                                         const CreationDeadline& deadline, bool free_while_compiling) const;
   // Providers whose plugins keep a profile of their own file their events in profiler_ (Provider::end_profiling).
   void file_provider_profiles() const;
   // A device provider fell back (provider_fallback.h): partitions again without it and swaps the new plan in.

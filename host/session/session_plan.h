@@ -5,6 +5,7 @@
 // the runs in flight end on the old one, which goes when the last of them returns.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@ struct SessionPlan {
   ExecutorMap executors;  // per graph, main graph included (the executors keep a reference to the map)
   // The providers this plan leaves out and why, by provider index ("": taking part); empty: none.
   std::vector<std::string> left_out;
+  // Initializers freed while this plan was compiled (session/initializer_freeing.h), for the report.
+  size_t initializers_freed_while_compiling = 0;
 
   const GraphExecutor& executor(const Graph& graph) const { return *executors.at(&graph); }
 };

@@ -116,10 +116,10 @@ std::vector<GraphPartition> partition_graphs(const Graph& main, const SessionPro
   return partitions;
 }
 
-std::vector<std::unique_ptr<CompiledGraph>> compile_graphs(std::vector<GraphPartition> partitions,
-                                                           const SessionProviders& providers,
-                                                           const std::function<void(size_t, size_t)>& progress,
-                                                           const CreationDeadline& deadline) {
+std::vector<std::unique_ptr<CompiledGraph>> compile_graphs(
+    std::vector<GraphPartition> partitions, const SessionProviders& providers,
+    const std::function<void(size_t, size_t)>& progress, const CreationDeadline& deadline,
+    const std::function<void(const Graph&, const CompiledStep&)>& step_compiled) {
   const std::vector<Provider*> instances = providers.pointers();
   size_t total = 0, done = 0;
   for (const GraphPartition& p : partitions) total += p.groups.size();
@@ -135,7 +135,13 @@ std::vector<std::unique_ptr<CompiledGraph>> compile_graphs(std::vector<GraphPart
   std::vector<std::unique_ptr<CompiledGraph>> compiled;
   for (GraphPartition& p : partitions) {
     const Graph& graph = *p.graph;
-    compiled.push_back(compile_graph(graph, std::move(p), instances, step_done));
+    std::function<void(const CompiledStep&)> after_step;
+    if (step_done || step_compiled)
+      after_step = [&](const CompiledStep& step) {
+        if (step_compiled) step_compiled(graph, step);
+        if (step_done) step_done();
+      };
+    compiled.push_back(compile_graph(graph, std::move(p), instances, after_step));
   }
   return compiled;
 }

@@ -70,10 +70,11 @@ std::vector<GraphPartition> partition_graphs(const Graph& main, const SessionPro
 
 // `progress` (may be empty) is called after each step is compiled: (done, total) over all graphs.
 // `deadline` is checked after each step: past it, what was compiled is released and it throws.
-std::vector<std::unique_ptr<CompiledGraph>> compile_graphs(std::vector<GraphPartition> partitions,
-                                                           const SessionProviders& providers,
-                                                           const std::function<void(size_t, size_t)>& progress = {},
-                                                           const CreationDeadline& deadline = {});
+// `compiled` (may be empty) is called with each step once it is made, and its graph.
+std::vector<std::unique_ptr<CompiledGraph>> compile_graphs(
+    std::vector<GraphPartition> partitions, const SessionProviders& providers,
+    const std::function<void(size_t, size_t)>& progress = {}, const CreationDeadline& deadline = {},
+    const std::function<void(const Graph&, const CompiledStep&)>& compiled = {});
 
 std::vector<GraphPlan> plan_graphs(const std::vector<std::unique_ptr<CompiledGraph>>& compiled,
                                    const SessionConfig& config);

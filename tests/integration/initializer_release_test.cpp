@@ -48,6 +48,31 @@ std::string int8_matmul_model(uint32_t seed) {
   return m.bytes();
 }
 
+// x [4, 64] -> Q/DQ -> MatMul(DQ(w1_q [64, 64])) -> Q/DQ -> MatMul(DQ(w2_q [64, 32])) -> Q/DQ -> Relu -> y:
+// two int8 MatMul groups, each reading (and packing) its own weights.
+std::string two_int8_matmuls_model(uint32_t seed) {
+  ModelBuilder m(13);
+  m.input("x", onnx::TensorProto::FLOAT, {kBatch, kK}).output("y", onnx::TensorProto::FLOAT, {kBatch, kN});
+  add_quant_pair(m, "x", Quant{0.02f, 128, false}, "in", "a");
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> d(-60, 60);
+  auto weight = [&](const std::string& name, int64_t n, const std::string& in, const std::string& out) {
+    std::vector<int8_t> w(static_cast<size_t>(kK * n));
+    for (int8_t& v : w) v = static_cast<int8_t>(d(gen));
+    typed_initializer<int8_t>(m, name + "_q", onnx::TensorProto::INT8, {kK, n}, w);
+    m.initializer(name + "_s", {n}, channel_scales(n));
+    typed_initializer<int8_t>(m, name + "_z", onnx::TensorProto::INT8, {n}, std::vector<int8_t>(static_cast<size_t>(n), 0));
+    attr_int(m.node("DequantizeLinear", {name + "_q", name + "_s", name + "_z"}, {name}, name + "_dequantize"), "axis", 1);
+    m.node("MatMul", {in, name}, {out}, name + "_matmul");
+  };
+  weight("w1", kK, "a", "mm1");
+  add_quant_pair(m, "mm1", Quant{0.05f, 120, false}, "mid", "b");
+  weight("w2", kN, "b", "mm2");
+  add_quant_pair(m, "mm2", Quant{0.05f, 120, false}, "out", "r");
+  m.node("Relu", {"r"}, {"y"}, "relu");
+  return m.bytes();
+}
+
 std::vector<float> run_model(const Ephost::Session& s, int seed) {
   std::vector<float> x = ramp(static_cast<size_t>(kBatch * kK), 0.031f + 0.01f * static_cast<float>(seed), -1.3f);
   auto out = s.run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {kBatch, kK}, x.data(), x.size())}, {"y"});
@@ -106,6 +131,43 @@ TEST(InitializerRelease, TheCpuPluginsPackedInt8WeightsAreFreedForAModelFile) {
   EXPECT_EQ(freed["read_back"], 0) << freed.dump();
   for (int seed = 0; seed < 3; ++seed) expect_bit_identical(run_model(s, seed), reference(bytes, seed), "run");
   EXPECT_EQ(freed_of(s)["read_back"], 0) << "the runs never needed the freed bytes";
+}
+
+TEST(InitializerRelease, EachWeightIsFreedWhileCompilingOnceItsLastReaderPackedIt) {
+  // So that the host's bytes and the packed copies are never all alive at once: the peak of session
+  // creation drops, not only what the session keeps.
+  TempDir dir;
+  const std::string bytes = two_int8_matmuls_model(7);
+  const std::string path = dir.file("two_int8_matmuls.onnx");
+  write_file(path, bytes);
+  Ephost::SessionOptions o;
+  o.append_provider("cpu");
+  Ephost::Session s(cpu_env(), path, o);
+  ASSERT_EQ(fused_groups(s).size(), 2u) << "two int8 MatMul groups";
+  const json freed = freed_of(s);
+  EXPECT_EQ(freed["count"], 2) << freed.dump() << ": w1_q and w2_q";
+  EXPECT_EQ(freed["bytes"], kK * kK + kK * kN) << freed.dump();
+  EXPECT_EQ(freed["while_compiling"], 2) << freed.dump() << ": each as its group was compiled, not after the plan";
+  EXPECT_EQ(freed["read_back"], 0) << freed.dump() << ": no later step needed them";
+  for (int seed = 0; seed < 3; ++seed) expect_bit_identical(run_model(s, seed), reference(bytes, seed), "run");
+  EXPECT_EQ(freed_of(s)["read_back"], 0);
+}
+
+TEST(InitializerRelease, WritingAnEpContextModelFreesAfterItNotWhileCompiling) {
+  // The EPContext model is written from the plan's initializers after compiling: they stay till then.
+  TempDir dir;
+  const std::string bytes = two_int8_matmuls_model(7);
+  const std::string path = dir.file("two_int8_matmuls.onnx");
+  write_file(path, bytes);
+  Ephost::SessionOptions o;
+  o.append_provider("cpu");
+  o.add_config("ep.context_enable", "1");
+  Ephost::Session s(cpu_env(), path, o);
+  const json freed = freed_of(s);
+  EXPECT_EQ(freed["while_compiling"], 0) << freed.dump();
+  EXPECT_EQ(freed["count"], 2) << freed.dump() << ": freed once the context model was written";
+  EXPECT_EQ(freed["read_back"], 0) << freed.dump();
+  expect_bit_identical(run_model(s, 1), reference(bytes, 1), "run");
 }
 
 TEST(InitializerRelease, KeepInitializersKeepsEveryByte) {
