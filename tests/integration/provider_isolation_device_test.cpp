@@ -307,8 +307,11 @@ TEST_P(ProviderIsolationDevice, LargeTensorsCrossInChunksWithTheInProcessOutputs
   constexpr int64_t kBigRows = 131072;  // 2.5 MiB per input: three chunks each
   const std::string big = device_chain_model(kBigRows).bytes();
   Ephost::Session in_process(*env_, big.data(), big.size(), options("in_process"));
-  Ephost::Session isolated(*env_, big.data(), big.size(), options("process"));
-  Ephost::Session other(*env_, big.data(), big.size(), options("process"));
+  // Outputs copied out through the arena (in chunks), not into shared memory: the chunked path is tested.
+  Ephost::SessionOptions chunked = options("process");
+  chunked.add_config("ep.fakedev.isolation_shared_outputs", "0");
+  Ephost::Session isolated(*env_, big.data(), big.size(), chunked);
+  Ephost::Session other(*env_, big.data(), big.size(), chunked);
   const long pid = process_of(isolated);
   ASSERT_GT(pid, 0);
   ASSERT_EQ(process_of(other), pid) << "the sessions of one env share the provider host";
