@@ -3,7 +3,10 @@
 // in a provider host process. The model is one Add-Mul-Relu chain, which the plugin takes as one fused
 // group: one compute call per run, so the difference per run is the isolation's cost per call (the
 // request, the reply, and the copy of the input into the shared arena and of the output out of it).
-// Widths from 16 floats (the fixed cost) to 1 M floats (4 MiB each way: the copies' share).
+// Widths from 16 floats (the fixed cost) to 1 M floats (4 MiB each way: the copies' share). From 1024
+// floats y stays in shared memory the host allocated (isolation_shared_outputs, the default), so only x
+// is copied: a third session with isolation_shared_outputs=0 shows the cost of copying y out too, with
+// the bytes copied per run of each (the report's isolation.bytes_copied).
 //
 // Then device memory (plugin ABI 3): the fakedev test plugin (fake device memory in its own process,
 // streams) runs the same chain as one fused group with its buffers in the provider host, the host
@@ -31,7 +34,8 @@
 // partition, compile and planning included), and the per-run latency before (fakedev isolated) and
 // after (the CPU plugin), beside a session on the CPU plugin alone.
 //
-//   ephost_isolation_bench [RUNS] [device|det|ort|fallback]   default 2000 runs per width and mode; `device`:
+//   ephost_isolation_bench [RUNS] [host|device|det|ort|fallback]   default 2000 runs per width and mode; `host`:
+//                                                         the host memory section only; `device`:
 //                                                         the device memory section only; `det`: its 16-float
 //                                                         and det-sized rows only; `ort`: the ONNX Runtime
 //                                                         plugin EPs only; `fallback`: the fallback only
@@ -126,15 +130,21 @@ struct Timing {
   double median_us = 0;  // wall, per run
   double min_us = 0;     // wall, per run
   double cpu_us = 0;     // CPU per run: this process, plus the provider host when isolated
+  double copied_bytes = 0;  // per run: bytes the host copied across (the report's isolation.bytes_copied)
 };
 
-// Per-run times over `runs` runs (after 50 warm-up runs).
+// Per-run times over `runs` runs (after 50 warm-up runs). `shared_outputs` false: the provider's outputs
+// are copied out of the arena (ep.<provider>.isolation_shared_outputs=0), as before outputs stayed in
+// shared memory.
 Timing time_runs(Ephost::Env& env, const std::string& model, int64_t width, const char* mode, int runs,
-                 const char* provider = "faulty", int64_t rows = 1) {
+                 const char* provider = "faulty", int64_t rows = 1, bool shared_outputs = true) {
   Ephost::SessionOptions o;
   o.set_threads(1);
   o.add_config("session.provider_isolation", mode);
-  o.append_provider(provider);
+  if (shared_outputs)
+    o.append_provider(provider);
+  else
+    o.append_provider(provider, {{"isolation_shared_outputs", "0"}});
   if (std::string(provider) == "fakedev") {
     o.add_config("ep.fakedev.mode", "fused");
     o.add_config("ep.fakedev.claim", "Add,Mul,Relu,ReduceMax");
@@ -145,11 +155,17 @@ Timing time_runs(Ephost::Env& env, const std::string& model, int64_t width, cons
   std::vector<double> times;
   long host = -1;
   double cpu0 = 0;
+  uint64_t copied0 = 0;
+  auto copied = [&s] {
+    const nlohmann::json report = nlohmann::json::parse(s.partition_report_json());
+    return report["providers"][0].value("isolation", nlohmann::json::object()).value("bytes_copied", uint64_t{0});
+  };
   for (int i = 0; i < runs + 50; ++i) {
     if (i == 50) {
       const nlohmann::json report = nlohmann::json::parse(s.partition_report_json());
       host = report["providers"][0]["isolation"].value("process_id", -1L);
       cpu0 = self_cpu_s() + process_cpu_s(host);
+      copied0 = copied();
     }
     const auto t0 = std::chrono::steady_clock::now();
     auto y = s.run({"x"}, {Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {rows, width}, x.data(), x.size())}, {"y"});
@@ -158,6 +174,7 @@ Timing time_runs(Ephost::Env& env, const std::string& model, int64_t width, cons
   }
   Timing t;
   t.cpu_us = (self_cpu_s() + process_cpu_s(host) - cpu0) * 1e6 / runs;
+  t.copied_bytes = static_cast<double>(copied() - copied0) / runs;
   std::sort(times.begin(), times.end());
   t.median_us = times[times.size() / 2];
   t.min_us = times.front();
@@ -322,19 +339,25 @@ int main(int argc, char** argv) {
     if (section == "ort") return 0;
     std::printf("\n");
   }
-  std::printf("per run, microseconds: wall median and min; CPU of this process plus the provider host\n");
-  std::printf("%-9s %11s %11s %11s | %11s %11s %11s | %10s %9s\n", "floats", "in_median", "in_min", "in_cpu",
-              "iso_median", "iso_min", "iso_cpu", "cpu_extra", "cpu_ratio");
+  std::printf("per run, microseconds: wall median and min; CPU of this process plus the provider host; "
+              "copied: bytes the host copied across per run\n");
+  std::printf("%-9s %11s %11s %11s | %11s %11s %11s | %10s %9s %10s | %11s %9s %10s\n", "floats", "in_median",
+              "in_min", "in_cpu", "iso_median", "iso_min", "iso_cpu", "cpu_extra", "cpu_ratio", "copied",
+              "copy_cpu", "cpu_ratio", "copied");
   for (int64_t width : {16, 1024, 65536, 1048576}) {
     if (device_only) break;
     const std::string model = chain_model(width);
     const int n = width >= 1048576 ? std::max(20, runs / 20) : runs;
     const Timing in = time_runs(env, model, width, "in_process", n);
     const Timing out = time_runs(env, model, width, "process", n);
-    std::printf("%-9lld %11.2f %11.2f %11.2f | %11.2f %11.2f %11.2f | %10.2f %9.2f\n", static_cast<long long>(width),
-                in.median_us, in.min_us, in.cpu_us, out.median_us, out.min_us, out.cpu_us, out.cpu_us - in.cpu_us,
-                out.cpu_us / in.cpu_us);
+    // The same isolated session with its outputs copied out of the arena (isolation_shared_outputs=0).
+    const Timing copying = time_runs(env, model, width, "process", n, "faulty", 1, false);
+    std::printf("%-9lld %11.2f %11.2f %11.2f | %11.2f %11.2f %11.2f | %10.2f %9.2f %10.0f | %11.2f %9.2f %10.0f\n",
+                static_cast<long long>(width), in.median_us, in.min_us, in.cpu_us, out.median_us, out.min_us,
+                out.cpu_us, out.cpu_us - in.cpu_us, out.cpu_us / in.cpu_us, out.copied_bytes, copying.cpu_us,
+                copying.cpu_us / in.cpu_us, copying.copied_bytes);
   }
+  if (section == "host") return 0;
 
   // Device memory: fakedev alone in a plugin folder, probed by the scanner (so an isolated session has
   // its device), in process against isolated.

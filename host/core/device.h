@@ -68,6 +68,12 @@ class Device {
                            const std::string& after_name) const;
   virtual void release_stream(EphostStream* stream) const noexcept;
 
+  // Host memory of at least `bytes` for a graph output that is copied from this device and then read by
+  // the application alone: memory this device's copy_to_host fills best (an isolated device: shared
+  // memory its provider host writes straight into, isolated_device.h). The pointer is the memory's
+  // first byte and holds it. Null (the default): ordinary host memory is as good.
+  virtual std::shared_ptr<void> host_memory_for_output(uint64_t /*bytes*/) const { return nullptr; }
+
  private:
   template <typename Describe, typename Fn>
   void call(const char* marker, Describe&& describe, Fn&& fn) const;

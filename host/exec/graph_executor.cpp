@@ -34,6 +34,7 @@ GraphExecutor::GraphExecutor(std::unique_ptr<CompiledGraph> compiled, GraphPlan 
   output_position_.assign(graph_.values.size(), -1);
   for (size_t i = 0; i < graph_.outputs.size(); ++i)
     if (output_position_[graph_.outputs[i]->index] < 0) output_position_[graph_.outputs[i]->index] = static_cast<int>(i);
+  find_values_read_only_by_producer();
   // Constant initializers that device steps read go to their devices once, now.
   uploaded_.resize(plan_.graph.values.size());
   for (const PlannedCopy& c : plan_.copies) {
@@ -49,6 +50,25 @@ GraphExecutor::GraphExecutor(std::unique_ptr<CompiledGraph> compiled, GraphPlan 
 }
 
 GraphExecutor::~GraphExecutor() = default;
+
+void GraphExecutor::find_values_read_only_by_producer() {
+  read_only_by_producer_.assign(graph_.values.size(), 0);
+  const auto& groups = partition().groups;
+  if (groups.size() != steps().size()) return;  // unknown: nothing qualifies
+  // The provider of each node's step (single nodes and fused groups alike).
+  std::vector<const Provider*> provider_of(graph_.nodes.size(), nullptr);
+  for (size_t i = 0; i < groups.size(); ++i)
+    for (const Node* n : groups[i].nodes)
+      if (n->index < provider_of.size()) provider_of[n->index] = steps()[i]->provider;
+  for (const auto& step : steps())
+    for (const Value* v : step->outputs) {
+      if (!v || v->index >= read_only_by_producer_.size()) continue;
+      bool only = true;
+      for (const Node* reader : v->consumers)
+        only = only && reader->index < provider_of.size() && provider_of[reader->index] == step->provider;
+      read_only_by_producer_[v->index] = only ? 1 : 0;
+    }
+}
 
 void GraphExecutor::forget_freed_initializers() {
   for (const Value* v : graph_.initializers)
@@ -299,7 +319,7 @@ RuntimeValue GraphExecutor::hand_out(Frame& frame, const Value& v, const OutputR
                                 {"from", t.device() ? t.device()->label() : "host"},
                                 {"to", location ? location->label() : "host"}});
   Tensor out = location ? Tensor::allocate_on_device(*location, t.elem_type(), t.shape(), "output '" + v.name + "'")
-                        : Tensor::allocate(t.elem_type(), t.shape());
+                        : host_output_from_device(frame, t);
   const Device* copier = copying_device(t, out);
   EphostStream* stream = copier ? frame.streams->stream(*copier, "output", v.name) : nullptr;
   copy_tensor(t, out, stream, "output '" + v.name + "'");
@@ -311,6 +331,15 @@ RuntimeValue GraphExecutor::hand_out(Frame& frame, const Value& v, const OutputR
   else
     ++frame.copies->between_devices;
   return out;
+}
+
+Tensor GraphExecutor::host_output_from_device(const Frame& frame, const Tensor& t) const {
+  // Only the application reads a top-level run's output (a subgraph's goes to the kernel that ran it),
+  // so it may lie in memory the device's copy fills best (Device::host_memory_for_output).
+  if (!frame.parent && t.on_device() && t.elem_type() != EPHOST_ELEMENT_STRING)
+    if (std::shared_ptr<void> memory = t.device()->host_memory_for_output(t.byte_size()))
+      return Tensor::borrow(t.elem_type(), t.shape(), memory.get(), memory);
+  return Tensor::allocate(t.elem_type(), t.shape());
 }
 
 void GraphExecutor::run_copy(Frame& frame, const PlannedCopy& copy) const {

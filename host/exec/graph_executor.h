@@ -117,6 +117,9 @@ class GraphExecutor {
                                 const RunLimits* limits = nullptr) const;
   // The position among the graph outputs of IR value `index`, -1 for a value that is not an output.
   int output_position(size_t index) const { return output_position_[index]; }
+  // Whether IR value `index` is made by a step and read only by steps of that step's provider (or by
+  // nothing) in this graph: no other provider's kernel, no subgraph, no copy to another location.
+  bool read_only_by_producer(size_t index) const { return index < read_only_by_producer_.size() && read_only_by_producer_[index]; }
 
   // The value of initializer `v` of this graph (shares the IR's buffer).
   const RuntimeValue& initializer_value(const Value& v) const {
@@ -139,7 +142,10 @@ class GraphExecutor {
   friend class StepContext;
   std::vector<RuntimeValue> run_steps(Frame& frame) const;
   void run_copy(Frame& frame, const PlannedCopy& copy) const;
+  void find_values_read_only_by_producer();
   RuntimeValue hand_out(Frame& frame, const Value& v, const OutputRequest& request) const;
+  // A host tensor for graph output `t` (on a device) to be copied into.
+  Tensor host_output_from_device(const Frame& frame, const Tensor& t) const;
   Profiler::Span profile_step(const Frame& frame, const CompiledStep& step, size_t index) const;
   Profiler::Span profile_copy(const PlannedCopy& copy) const;
 
@@ -162,6 +168,7 @@ class GraphExecutor {
   // Per plan value: the upload of a constant initializer to a device, unset for the others.
   std::vector<RuntimeValue> uploaded_;
   std::vector<int> output_position_;  // per IR value
+  std::vector<char> read_only_by_producer_;  // per IR value (read_only_by_producer)
 };
 
 }  // namespace ephost

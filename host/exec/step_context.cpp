@@ -171,6 +171,14 @@ const Tensor* StepContext::output_destination(size_t index) const {
   return dst.empty() ? nullptr : &dst;
 }
 
+bool StepContext::output_read_only_by_provider(size_t index) const {
+  if (index >= step_.outputs.size() || !step_.outputs[index]) return false;
+  const Value* v = step_.outputs[index];
+  if (!executor_.read_only_by_producer(v->index)) return false;
+  // A subgraph's outputs are read by the control-flow kernel that ran it.
+  return executor_.output_position(v->index) < 0 || frame_.parent == nullptr;
+}
+
 Tensor StepContext::place_value(const GraphExecutor& executor, Frame& frame, int id, int32_t elem_type,
                                 std::vector<int64_t> shape) {
   const GraphPlan& plan = executor.plan();

@@ -44,6 +44,7 @@ class StepContext final : public EphostKernelContext {
   void record_span(const EphostProfileSpan& span) override;
   const RunLimits* run_limits() const override { return frame_.limits; }
   const Tensor* output_destination(size_t index) const override;
+  bool output_read_only_by_provider(size_t index) const override;
 
   // Throws when the plugin returned success without writing a required output, or left an element
   // of a sequence output unwritten.

@@ -13,6 +13,7 @@
 #include "discovery/probed_device_info.h"
 #include "isolation/isolated_provider.h"
 #include "isolation/shared_region.h"
+#include "isolation/shared_region_pool.h"
 #include "isolation/wire.h"
 
 namespace ephost::isolation {
@@ -218,6 +219,18 @@ void IsolatedDevice::copy_to_device(EphostStream* stream, const void* src, Ephos
     b.contents = std::make_shared<const std::string>(static_cast<const char*>(src), bytes);
   else
     b.contents.reset();
+}
+
+std::shared_ptr<void> IsolatedDevice::host_memory_for_output(uint64_t bytes) const {
+  if (bytes < kSharedOutputMinBytes || !owner_.settings().shared_outputs) return nullptr;
+  std::shared_ptr<SharedRegion> region;
+  {
+    std::lock_guard<std::mutex> lock(output_regions_mutex_);
+    region = output_regions_.take(bytes);
+  }
+  if (!region) return nullptr;
+  char* first = region->base();
+  return std::shared_ptr<void>(region, first);  // the first byte, holding the region
 }
 
 void IsolatedDevice::copy_to_host(EphostStream* stream, EphostDeviceBuffer src, void* dst, uint64_t bytes,

@@ -23,6 +23,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include "core/device.h"
+#include "isolation/shared_region_pool.h"
 
 namespace ephost {
 
@@ -67,6 +69,10 @@ class IsolatedDevice final : public Device {
   void synchronize(EphostStream* stream, const char* why, const char* after_kind,
                    const std::string& after_name) const override;
   void release_stream(EphostStream* stream) const noexcept override;
+  // Shared memory (a region of a small pool, reused once nothing holds the output that lay there), so
+  // that the copy of the output goes straight from the device into it; null below 4 KiB, when the
+  // provider's isolation_shared_outputs is 0, or when every region of the pool still holds an output.
+  std::shared_ptr<void> host_memory_for_output(uint64_t bytes) const override;
 
   // ---- for the isolated provider's compute (its lock held) ----
   // The id of `buffer` in the current process, made there again first when it was made in an earlier one.
@@ -114,6 +120,9 @@ class IsolatedDevice final : public Device {
   // A copy to the device on a stream is only queued (its arena bytes are kept until the stream is
   // finished: ProviderProcess::PendingUploads), so the compute after it is sent at once, as in process.
   mutable std::unordered_set<uint64_t> idle_streams_;
+  // host_memory_for_output's regions (their own lock: handed out outside the provider's).
+  mutable std::mutex output_regions_mutex_;
+  mutable SharedRegionPool output_regions_{8};
 };
 
 }  // namespace isolation

@@ -22,6 +22,7 @@
 #include "model/model.h"
 #include "isolation/served_context.h"
 #include "isolation/shared_provider_host.h"
+#include "isolation/shared_region_pool.h"
 #include "partition/partition.h"
 
 namespace ephost {
@@ -109,6 +110,13 @@ class IsolatedProvider::Unit final : public ComputeUnit {
     std::shared_ptr<isolation::SharedRegion> region;
   };
   std::map<size_t, ConstantCopy> constants;
+  // Per output: shared memory the host allocated for it (isolation_shared_outputs), reused by a later
+  // compute once nothing holds the value that lay there, and the most bytes the output took so far.
+  struct OutputPool {
+    size_t bytes = 0;
+    isolation::SharedRegionPool regions{kPooledOutputRegions};
+  };
+  std::vector<OutputPool> output_pools;
 };
 
 IsolatedProvider::IsolatedProvider(const void* env, const PluginRecord& record,
@@ -664,7 +672,7 @@ void IsolatedProvider::compute_remote_locked(Unit& unit, EphostKernelContext* co
     if (!shared[i]) shared[i] = constant_in_shared_memory_locked(unit, read[i], *inputs[i]);
     if (!shared[i]) bytes = isolation::SharedArena::align(bytes + inputs[i]->byte_size());
   }
-  const std::vector<OutputPlace> places = output_places_locked(context, what);
+  const std::vector<OutputPlace> places = output_places_locked(unit, context, what);
   arena.reserve(bytes + unit.output_bytes);
   MessageWriter m = request(Op::kCompute, client_);
   // Host memory: no device (-1), no stream (0), no device outputs (0).
@@ -685,9 +693,14 @@ void IsolatedProvider::compute_remote_locked(Unit& unit, EphostKernelContext* co
   }
   m.u64(context->num_outputs()).u64(places.size());
   for (const OutputPlace& p : places) {
-    m.u64(p.index).u64(p.span.region->id()).u64(p.span.offset).i64(p.destination->elem_type())
-        .u64(p.destination->shape().size());
+    m.u64(p.index).u64(p.span.region->id()).u64(p.span.offset);
+    if (!p.destination) {  // memory of the host's for the output: any type and shape that fits
+      m.i64(EPHOST_ELEMENT_UNDEFINED).u64(0).u64(p.capacity);
+      continue;
+    }
+    m.i64(p.destination->elem_type()).u64(p.destination->shape().size());
     for (int64_t d : p.destination->shape()) m.i64(d);
+    m.u64(p.capacity);
   }
   const RunLimits* limits = context->run_limits();
   std::function<bool()> stop;
@@ -712,16 +725,24 @@ void IsolatedProvider::compute_remote_locked(Unit& unit, EphostKernelContext* co
     std::vector<int64_t> shape(in.u64());
     for (int64_t& d : shape) d = in.i64();
     const size_t size = byte_count(elem_type, shape);
+    if (i < unit.output_pools.size()) unit.output_pools[i].bytes = std::max(unit.output_pools[i].bytes, size);
     const char* from = nullptr;
     if (place == isolation::SlotPlace::kRegion) {
       // Only where the host asked: a provider host names no other memory of the application.
       const uint64_t region = in.u64(), at = in.u64();
       auto asked = std::find_if(places.begin(), places.end(), [&](const OutputPlace& p) { return p.index == i; });
       if (asked == places.end() || asked->span.region->id() != region || asked->span.offset != at ||
-          size > asked->span.region->size() - at)
+          size > asked->capacity)
         fail(EPHOST_EP_FAIL, "provider '{}' {}: output {} was placed in shared memory the host did not offer", name(),
              what, i);
       from = asked->span.region->base() + at;
+      if (!asked->destination) {
+        // The host's memory for this output: the value stays there, held by whoever reads it.
+        std::shared_ptr<void> holder = std::const_pointer_cast<isolation::SharedRegion>(asked->span.region);
+        context->set_output(i, Tensor::borrow(elem_type, std::move(shape), const_cast<char*>(from), std::move(holder)));
+        bytes_in_place_ += size;
+        continue;
+      }
     } else {
       const uint64_t at = in.u64();
       if (place != isolation::SlotPlace::kArena || at > arena.size() || size > arena.size() - at)
@@ -756,18 +777,40 @@ std::optional<isolation::RegionSpan> IsolatedProvider::constant_in_shared_memory
   return isolation::RegionSpan{copy.region, 0};
 }
 
-std::vector<IsolatedProvider::OutputPlace> IsolatedProvider::output_places_locked(EphostKernelContext* context,
+std::vector<IsolatedProvider::OutputPlace> IsolatedProvider::output_places_locked(Unit& unit,
+                                                                                   EphostKernelContext* context,
                                                                                    const std::string& what) const {
   std::vector<OutputPlace> places;
+  unit.output_pools.resize(context->num_outputs());
   for (size_t i = 0; i < context->num_outputs(); ++i) {
     const Tensor* dst = context->output_destination(i);
-    if (!dst || dst->device() || dst->elem_type() == EPHOST_ELEMENT_STRING) continue;
+    if (!dst) {
+      if (std::shared_ptr<isolation::SharedRegion> region = pooled_output_region_locked(unit, context, i)) {
+        region_in_process_locked(*region, what);
+        const uint64_t capacity = region->size();
+        places.push_back(OutputPlace{i, isolation::RegionSpan{std::move(region), 0}, nullptr, capacity});
+      }
+      continue;
+    }
+    if (dst->device() || dst->elem_type() == EPHOST_ELEMENT_STRING) continue;
     std::optional<isolation::RegionSpan> span = isolation::find_shared_region(dst->data(), dst->byte_size());
     if (!span) continue;
     region_in_process_locked(*span->region, what);
-    places.push_back(OutputPlace{i, std::move(*span), dst});
+    places.push_back(OutputPlace{i, std::move(*span), dst, dst->byte_size()});
   }
   return places;
+}
+
+std::shared_ptr<isolation::SharedRegion> IsolatedProvider::pooled_output_region_locked(
+    Unit& unit, EphostKernelContext* context, size_t index) const {
+  Unit::OutputPool& pool = unit.output_pools[index];
+  // Before the output's first compute its size is unknown (pool.bytes 0): that compute goes through the arena.
+  if (!settings_.shared_outputs || pool.bytes < isolation::kSharedOutputMinBytes ||
+      !context->output_read_only_by_provider(index))
+    return nullptr;
+  // Every region still holding a value (the application keeps outputs, or runs overlap): null, and the
+  // output is copied through the arena, as without shared outputs.
+  return pool.regions.take(pool.bytes);
 }
 
 uint64_t IsolatedProvider::region_in_process_locked(const isolation::SharedRegion& region,

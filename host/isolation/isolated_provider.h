@@ -203,18 +203,31 @@ class IsolatedProvider final : public Provider {
   // Makes a unit in the process, trying again in a new process after a loss, until it falls back.
   std::unique_ptr<ComputeUnit> make_unit(std::unique_ptr<Unit> unit) const;
   void compute_remote_locked(Unit& unit, EphostKernelContext* context) const;
-  // An output the run wants written into a shared tensor of the application (bound to it): where it is.
+  // Where the host wants an output written in place: a shared tensor of the application it is bound to
+  // (`destination`, of its type and shape), or shared memory the host allocated for it (no destination:
+  // any type and shape of up to `capacity` bytes; the value then stays there).
   struct OutputPlace {
     size_t index = 0;
     isolation::RegionSpan span;
     const Tensor* destination = nullptr;
+    uint64_t capacity = 0;
   };
+  // At most this many regions of shared memory per output (pooled_output_region_locked).
+  static constexpr size_t kPooledOutputRegions = 4;
   // Input `index` of `unit` in shared memory when it is one of the compiled group's constant initializers
   // (copied there on first use, again only when its bytes moved); nullopt for any other input.
   std::optional<isolation::RegionSpan> constant_in_shared_memory_locked(Unit& unit, size_t index,
                                                                         const Tensor& input) const;
-  // The compute's outputs bound to shared tensors, each region mapped in the current process.
-  std::vector<OutputPlace> output_places_locked(EphostKernelContext* context, const std::string& what) const;
+  // The compute's outputs that go to shared memory, each region mapped in the current process: those
+  // bound to shared tensors, and those that may stay in shared memory of the host's (pooled_output_region).
+  std::vector<OutputPlace> output_places_locked(Unit& unit, EphostKernelContext* context,
+                                                const std::string& what) const;
+  // Shared memory for output `index` of `unit` when it is read only by the application and this provider's
+  // steps (so no kernel of this process sees it change) and took at least kSharedOutputMinBytes before: a
+  // region of the unit's pool that no value occupies any more, or a new one; null when the output should
+  // go through the arena (isolation_shared_outputs=0, small, unknown size, or every region in use).
+  std::shared_ptr<isolation::SharedRegion> pooled_output_region_locked(Unit& unit, EphostKernelContext* context,
+                                                                       size_t index) const;
   // A compute on the isolated device: inputs and outputs are device buffers named by id.
   void compute_on_device(Unit& unit, EphostKernelContext* context) const;
   void compute_fallback(Unit& unit, EphostKernelContext* context) const;

@@ -16,6 +16,12 @@ std::chrono::milliseconds parse_timeout(const std::string& value, const std::str
   return std::chrono::milliseconds(ms);
 }
 
+bool parse_switch(const std::string& value, const std::string& where) {
+  if (value == "1") return true;
+  if (value == "0") return false;
+  fail(EPHOST_INVALID_ARGUMENT, "{} must be 1 or 0, not '{}'", where, value);
+}
+
 }  // namespace
 
 const char* isolation_mode_name(IsolationMode mode) {
@@ -52,6 +58,8 @@ IsolationSettings take_isolation_settings(std::vector<std::pair<std::string, std
       s.call_timeout = parse_timeout(value, where);
     else if (key == "isolation_compile_timeout_ms")
       s.compile_timeout = parse_timeout(value, where);
+    else if (key == "isolation_shared_outputs")
+      s.shared_outputs = parse_switch(value, where);
     else
       kept.emplace_back(std::move(key), std::move(value));
   }

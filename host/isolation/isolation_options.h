@@ -3,6 +3,9 @@
 //   ep.<name>.isolation        = in_process | process | auto   (one provider; wins over the session's)
 //   ep.<name>.isolation_timeout_ms          a call's deadline out of process (default 60000)
 //   ep.<name>.isolation_compile_timeout_ms  compile's and context_load's deadline (default 300000)
+//   ep.<name>.isolation_shared_outputs      1 (default): outputs only the application and the provider's
+//                                           own steps read stay in shared memory the host allocates
+//                                           (isolated_provider.h); 0: they are copied out of the arena
 // EPHOST_PROVIDER_ISOLATION is the default of session.provider_isolation for applications and tools
 // that set no option. auto (the default) isolates the plugins that crashed or hung in process before.
 #pragma once
@@ -26,6 +29,7 @@ struct IsolationSettings {
   IsolationMode mode = IsolationMode::kAuto;
   std::chrono::milliseconds call_timeout{60000};
   std::chrono::milliseconds compile_timeout{300000};
+  bool shared_outputs = true;  // ep.<name>.isolation_shared_outputs
   // The provider's work goes to the next providers after this many failures within the window.
   int max_failures = 3;
   std::chrono::milliseconds failure_window{60000};

@@ -75,8 +75,11 @@ void ServedContext::read_inputs(MessageReader& in) {
     p.elem_type = static_cast<int32_t>(in.i64());
     p.shape.resize(in.u64());
     for (int64_t& d : p.shape) d = in.i64();
+    p.capacity = in.u64();
     if (index >= outputs_.size()) fail(EPHOST_EP_FAIL, "provider host: a place for output {} of {}", index, outputs_.size());
-    regions_.span(p.region, p.offset, byte_count(p.elem_type, p.shape));  // checked now: it lies in the region
+    if (p.elem_type != EPHOST_ELEMENT_UNDEFINED && p.capacity != byte_count(p.elem_type, p.shape))
+      fail(EPHOST_EP_FAIL, "provider host: the place for output {} holds {} bytes, not its shape's", index, p.capacity);
+    regions_.span(p.region, p.offset, p.capacity);  // checked now: it lies in the region
     outputs_[index].place = std::move(p);
   }
 }
@@ -143,8 +146,12 @@ Tensor& ServedContext::allocate_output(size_t index, int32_t elem_type, std::vec
     return o.value.tensor("output");
   }
   const size_t bytes = byte_count(elem_type, shape);
-  if (o.place && o.place->elem_type == elem_type && o.place->shape == shape) {
-    // Where the host wants it: the kernel writes the application's shared tensor in place.
+  const bool fits_place = o.place && (o.place->elem_type == EPHOST_ELEMENT_UNDEFINED
+                                          ? bytes <= o.place->capacity
+                                          : o.place->elem_type == elem_type && o.place->shape == shape);
+  if (fits_place) {
+    // Where the host wants it: the kernel writes the application's shared tensor, or the shared memory
+    // the host allocated for this output, in place.
     o.value = Tensor::borrow(elem_type, std::move(shape), regions_.span(o.place->region, o.place->offset, bytes));
     o.in_place = true;
     return o.value.tensor("output");

@@ -6,8 +6,9 @@
 // by id (served_device_memory.h), outputs are allocated on the device and kept under the ids the host
 // reserved for them, and the kernel gets the stream the host named.
 // Inputs in shared tensor memory of the application are read where they are (shared_region.h), and an
-// output the host placed in such memory (a shared tensor it is bound to) is allocated there when its
-// element type and shape are the ones the host named, so the kernel writes it in place.
+// output the host placed in such memory is allocated there, so the kernel writes it in place: a shared
+// tensor it is bound to, when its element type and shape are the ones the host named; shared memory the
+// host allocated for it, when it fits.
 // Tensors only: sequences, optionals and subgraphs do not cross (yet).
 #pragma once
 
@@ -64,12 +65,15 @@ class ServedContext final : public EphostKernelContext {
   const RunLimits* run_limits() const override { return nullptr; }
 
  private:
-  // Where the host asked for an output: shared region `region` at `offset`, for this type and shape.
+  // Where the host asked for an output: shared region `region` at `offset`, for this type and shape
+  // (a shared tensor it is bound to), or for any output of up to `capacity` bytes (element type 0: memory
+  // the host allocated for the output).
   struct Place {
     uint64_t region = 0;
     uint64_t offset = 0;
     int32_t elem_type = 0;
     std::vector<int64_t> shape;
+    uint64_t capacity = 0;
   };
   struct Output {
     RuntimeValue value;

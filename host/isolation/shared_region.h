@@ -24,6 +24,11 @@
 
 namespace ephost::isolation {
 
+// Outputs left in shared memory the host allocates for them (isolated_provider.h, isolated_device.h)
+// are no smaller than this: below a page the copy through the arena costs less than a mapping and a
+// descriptor of their own.
+inline constexpr size_t kSharedOutputMinBytes = 4096;
+
 class SharedRegion {
  public:
   // A new zero-filled region of at least `bytes` (whole pages), registered so that find_shared_region

@@ -30,8 +30,10 @@ enum class Op : uint32_t {
   kCreateState,    // unit id
   // unit id, arena size, threads, stream id, first output buffer id, input slots (in the arena, a shared
   // region or device buffers), output count, output places (count; each output index, region id, offset,
-  // element type, shape: where the host wants that output, a shared tensor it is bound to) -> arena size,
-  // output slots (in the arena, at the place asked for, or in new device buffers)
+  // element type, shape, capacity: where the host wants that output: a shared tensor it is bound to, of
+  // that type and shape; or, element type 0 and no shape, shared memory the host allocated for it, which
+  // takes an output of any type and shape up to `capacity` bytes) -> arena size, output slots (in the
+  // arena, at the place asked for, or in new device buffers)
   kCompute,
   kRunStart,
   kRunEnd,

@@ -63,6 +63,12 @@ struct EphostKernelContext {
   // its type and shape, IoBinding), which allocate_output of that type and shape returns; null when none.
   // Lets a provider that makes its outputs elsewhere (a provider host process) write them there in place.
   virtual const ephost::Tensor* output_destination(size_t /*index*/) const { return nullptr; }
+  // Whether output `index` is read by nothing in this process but steps of the computing step's own
+  // provider and the application (a graph output of the run itself, not of a subgraph): then it may stay
+  // in memory that provider's host process can still write after the compute (shared memory the host
+  // allocates, isolated_provider.h), since no kernel here reads it and could see it change between two
+  // reads. False when unknown.
+  virtual bool output_read_only_by_provider(size_t /*index*/) const { return false; }
 };
 
 // EphostValue: a value the host hands a plugin (subgraph results, a kernel input, a copy the plugin

@@ -98,7 +98,8 @@ std::string Session::partition_report_json() const {
       jp["isolation"] = {{"mode", "process"}, {"state", isolated_provider_state_name(h.state)},
                          {"failures", h.failures}, {"last_failure", h.last_failure}, {"process_id", h.process_id},
                          // Host tensors' bytes since the session began: copied through the process's arena, or
-                         // read and written in place (the application's shared tensors, CreateSharedTensor).
+                         // read and written in place (the application's shared tensors, CreateSharedTensor, and
+                         // outputs left in shared memory the host allocated).
                          {"bytes_copied", isolated->bytes_copied()}, {"bytes_in_place", isolated->bytes_in_place()}};
       // Isolation auto: why this plugin was isolated ("isolated: crashed in process at ... in compute").
       if (!isolated->settings().reason.empty()) jp["isolation"]["reason"] = isolated->settings().reason;

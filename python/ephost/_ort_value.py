@@ -1,7 +1,13 @@
 """OrtValue, as onnxruntime's: a tensor in host memory or in a device's (application API 3's device
 tensors), made from a numpy array or allocated, and read back as a numpy array. device_type is
 "cpu" (host memory), a provider's name (its device `device_id`), or "cuda"/"gpu" ("npu") for the
-`device_id`-th GPU (NPU) the loaded plugins drive."""
+`device_id`-th GPU (NPU) the loaded plugins drive.
+
+shared=True (an ephost addition) makes a host tensor in shared memory (application API 6's shared
+tensors): a provider running in a provider host process (session.provider_isolation=process) reads it
+as an input, and writes it as an output bound to it (IOBinding.bind_ortvalue_output), where it is,
+instead of the host copying the bytes across for each run. numpy() is a view of that memory. In
+process it is an ordinary host tensor."""
 from . import _ephost
 from ._env import default_env, device_type_name, resolve_device
 
@@ -20,19 +26,26 @@ class OrtValue:
         self._value = value
 
     @staticmethod
-    def ortvalue_from_numpy(numpy_obj, device_type="cpu", device_id=0):
+    def ortvalue_from_numpy(numpy_obj, device_type="cpu", device_id=0, *, shared=False):
         """A tensor holding `numpy_obj`'s elements: on the host it shares the array's buffer (the
         array is kept alive; a copy is made only when it is not C-contiguous), on a device it is a
-        copy."""
-        device = resolve_device(device_type, device_id)
-        return OrtValue(_ephost.Value.from_numpy(default_env(), numpy_obj, device))
+        copy. shared=True: a copy in a new shared tensor (host memory; see the module's note)."""
+        device = _host_for_shared(device_type) if shared else resolve_device(device_type, device_id)
+        return OrtValue(_ephost.Value.from_numpy(default_env(), numpy_obj, device, bool(shared)))
 
     @staticmethod
-    def ortvalue_from_shape_and_type(shape, element_type, device_type="cpu", device_id=0):
+    def ortvalue_from_shape_and_type(shape, element_type, device_type="cpu", device_id=0, *, shared=False):
         """A tensor of `shape` and numpy `element_type` (e.g. numpy.float32): zero-filled on the host,
-        uninitialized on a device."""
-        device = resolve_device(device_type, device_id)
-        return OrtValue(_ephost.Value.allocate(default_env(), [int(d) for d in shape], element_type, device))
+        uninitialized on a device. shared=True: a zero-filled shared tensor (host memory, numbers only;
+        see the module's note), to fill through numpy() and bind as an input or an output."""
+        device = _host_for_shared(device_type) if shared else resolve_device(device_type, device_id)
+        return OrtValue(_ephost.Value.allocate(default_env(), [int(d) for d in shape], element_type, device,
+                                               bool(shared)))
+
+    def is_shared(self):
+        """Whether the tensor's elements lie in shared memory: made with shared=True, or an output an
+        isolated provider left in shared memory the host allocated for it (ephost addition)."""
+        return self._value.is_shared()
 
     def numpy(self):
         """The elements as a numpy array (a view of a host tensor's buffer; a copy from a device); a
@@ -83,6 +96,15 @@ class OrtValue:
         if self.is_tensor():
             return f"OrtValue({self.data_type()}, shape={self.shape()}, device={self.device_name()!r})"
         return f"OrtValue({self.data_type()})"
+
+
+def _host_for_shared(device_type):
+    """Host memory, where shared tensors live; a device's memory never is shared."""
+    if not isinstance(device_type, str) or device_type.lower() != "cpu":
+        raise _ephost.InvalidArgument(
+            f"shared=True makes a tensor in shared host memory, not on device {device_type!r}: use "
+            f"device_type='cpu' (a provider host process copies it to its device straight from there)")
+    return _ephost.DeviceName()
 
 
 def native_value(value, what):

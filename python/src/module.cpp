@@ -130,9 +130,11 @@ PYBIND11_MODULE(_ephost, m) {
           py::arg("timeout_ms"));
 
   py::class_<PyValue>(m, "Value")
-      .def_static("from_numpy", &PyValue::from_numpy, py::arg("env"), py::arg("array"), py::arg("device"))
+      .def_static("from_numpy", &PyValue::from_numpy, py::arg("env"), py::arg("array"), py::arg("device"),
+                  py::arg("shared") = false)
       .def_static("allocate", &PyValue::allocate, py::arg("env"), py::arg("shape"), py::arg("dtype"),
-                  py::arg("device"))
+                  py::arg("device"), py::arg("shared") = false)
+      .def("is_shared", &PyValue::is_shared)
       .def("kind", &PyValue::kind)
       .def("shape", &PyValue::shape)
       .def("elem_type", &PyValue::elem_type)

@@ -22,11 +22,27 @@ int32_t elem_type_of_object(py::handle dtype) {
   return type;
 }
 
+// Shared tensors are host memory (a provider host maps it); a device's memory never is.
+void check_shared_location(const DeviceName& device) {
+  if (!device.provider.empty())
+    invalid_argument("shared=True makes a tensor in shared host memory, not on device '" + device.provider +
+                     "': use device_type='cpu' (a provider host process copies it to its device straight from there)");
+}
+
 }  // namespace
 
-PyValue PyValue::from_numpy(const Ephost::Env& env, py::handle array, const DeviceName& device) {
+PyValue PyValue::from_numpy(const Ephost::Env& env, py::handle array, const DeviceName& device, bool shared) {
   auto buffers = std::make_shared<InputBuffers>();
   Ephost::Tensor host = buffers->any_tensor(array);
+  if (shared) {
+    check_shared_location(device);
+    if (host.type() == EPHOST_ELEMENT_STRING)
+      invalid_argument("a string tensor cannot be shared (shared memory holds numbers only): leave shared=False");
+    Ephost::Tensor placed = Ephost::Tensor::shared(host.type(), host.shape());
+    py::gil_scoped_release unlocked;
+    placed.copy_from(host);
+    return PyValue(std::move(placed));
+  }
   if (device.provider.empty()) return PyValue(std::move(host), std::move(buffers));
   if (host.type() == EPHOST_ELEMENT_STRING)
     invalid_argument("a string tensor cannot live on device '" + device.provider + "': use device_type='cpu'");
@@ -39,8 +55,12 @@ PyValue PyValue::from_numpy(const Ephost::Env& env, py::handle array, const Devi
 }
 
 PyValue PyValue::allocate(const Ephost::Env& env, const std::vector<int64_t>& shape, py::handle dtype,
-                          const DeviceName& device) {
+                          const DeviceName& device, bool shared) {
   const auto type = static_cast<EphostElementType>(elem_type_of_object(dtype));
+  if (shared) {
+    check_shared_location(device);
+    return PyValue(Ephost::Tensor::shared(type, shape));
+  }
   if (device.provider.empty()) return PyValue(Ephost::Tensor::allocate(type, shape));
   return PyValue(env.device_tensor(device.provider, device.index, type, shape));
 }
@@ -111,6 +131,10 @@ void PyValue::update_inplace(py::handle object) {
 uintptr_t PyValue::data_ptr() const {
   if (kind() != EPHOST_VALUE_TENSOR) invalid_argument("the value is no tensor: it has no data pointer");
   return reinterpret_cast<uintptr_t>(tensor_.data<void>());
+}
+
+bool PyValue::is_shared() const {
+  return kind() == EPHOST_VALUE_TENSOR && tensor_.is_shared();
 }
 
 void PyIoBinding::bind_input(const std::string& name, const PyValue& value) {

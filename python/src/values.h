@@ -29,11 +29,14 @@ class PyValue {
       : tensor_(std::move(tensor)), buffers_(std::move(buffers)) {}
 
   // Over the array's buffer (no copy when it is C-contiguous) on the host; copied to the device
-  // otherwise.
-  static PyValue from_numpy(const Ephost::Env& env, pybind11::handle array, const DeviceName& device);
-  // Allocated: zero-filled on the host, uninitialized on a device.
+  // otherwise. `shared`: copied into a new shared tensor (host memory only).
+  static PyValue from_numpy(const Ephost::Env& env, pybind11::handle array, const DeviceName& device,
+                            bool shared = false);
+  // Allocated: zero-filled on the host, uninitialized on a device. `shared`: a shared tensor (API 6,
+  // CreateSharedTensor: host memory that a provider in a provider host process reads and writes in
+  // place); InvalidArgument on a device or for strings.
   static PyValue allocate(const Ephost::Env& env, const std::vector<int64_t>& shape, pybind11::handle dtype,
-                          const DeviceName& device);
+                          const DeviceName& device, bool shared = false);
 
   const Ephost::Tensor& tensor() const { return tensor_; }
   EphostValueKind kind() const { return tensor_ ? tensor_.kind() : EPHOST_VALUE_UNDEFINED; }
@@ -47,6 +50,8 @@ class PyValue {
   // Copies the array's elements into the value (same element type and element count).
   void update_inplace(pybind11::handle array);
   uintptr_t data_ptr() const;
+  // Whether a tensor's elements lie in shared memory (TensorIsShared); false for other kinds.
+  bool is_shared() const;
   const std::shared_ptr<InputBuffers>& buffers() const { return buffers_; }
 
  private:

@@ -137,6 +137,44 @@ class ProviderIsolationDevice : public ::testing::TestWithParam<std::string> {
 
 INSTANTIATE_TEST_SUITE_P(Modes, ProviderIsolationDevice, ::testing::Values("kernels", "fused"));
 
+// Outputs the application did not bind, copied from the isolated device to host memory, are downloaded
+// straight into shared memory the host allocated (a small pool, reused), not through the arena: the
+// host copies only the inputs, and the outputs are ordinary tensors in shared memory with the in-process
+// values. ep.fakedev.isolation_shared_outputs=0 copies them through the arena, as before.
+TEST_P(ProviderIsolationDevice, UnboundOutputsComeFromTheDeviceIntoSharedMemory) {
+  constexpr int64_t kTall = 256;  // 5 KiB per tensor: above the 4 KiB where shared outputs begin
+  const std::string model = device_chain_model(kTall).bytes();
+  const uint64_t bytes = kTall * kCols * sizeof(float);
+  Ephost::Session in_process(*env_, model.data(), model.size(), options("in_process"));
+  auto run_tall = [&](const Ephost::Session& s, int seed) {
+    std::vector<float> x = input_values(seed, kTall), z = input_values(seed + 7, kTall);
+    return s.run({"x", "z"}, {host_tensor(x, kTall), host_tensor(z, kTall)}, {"y1", "y2"});
+  };
+  for (const char* shared_outputs : {"1", "0"}) {
+    SCOPED_TRACE(std::string("isolation_shared_outputs=") + shared_outputs);
+    Ephost::Session isolated(*env_, model.data(), model.size(),
+                             options_with({"fakedev"}, {{"ep.fakedev.mode", GetParam()},
+                                                        {"session.provider_isolation", "process"},
+                                                        {"session.disable_cpu_ep_fallback", "1"},
+                                                        {"ep.fakedev.isolation_shared_outputs", shared_outputs}}));
+    auto counter = [&](const char* name) {
+      return json::parse(isolated.partition_report_json())["providers"][0]["isolation"].value(name, uint64_t{0});
+    };
+    const bool on = std::string(shared_outputs) == "1";
+    for (int seed = 1; seed < 4; ++seed) {
+      const uint64_t copied = counter("bytes_copied"), in_place = counter("bytes_in_place");
+      const auto want = run_tall(in_process, seed);
+      const auto got = run_tall(isolated, seed);
+      for (size_t i = 0; i < 2; ++i) {
+        expect_same_floats(got[i].to_vector<float>(), want[i].to_vector<float>(), "output " + std::to_string(i));
+        EXPECT_EQ(got[i].is_shared(), on) << "output " << i << ", seed " << seed;
+      }
+      EXPECT_EQ(counter("bytes_copied") - copied, (on ? 2 : 4) * bytes) << "x and z in; y1 and y2 out unless shared";
+      EXPECT_EQ(counter("bytes_in_place") - in_place, on ? 2 * bytes : 0) << "seed " << seed;
+    }
+  }
+}
+
 TEST_P(ProviderIsolationDevice, RunsInTheProviderHostWithTheInProcessOutputsAndCopies) {
   Ephost::Session in_process(*env_, model_.data(), model_.size(), options("in_process"));
   const int uploads_in_process = calls("copy_to_device");  // this process's, journaled too
@@ -269,8 +307,11 @@ TEST_P(ProviderIsolationDevice, LargeTensorsCrossInChunksWithTheInProcessOutputs
   constexpr int64_t kBigRows = 131072;  // 2.5 MiB per input: three chunks each
   const std::string big = device_chain_model(kBigRows).bytes();
   Ephost::Session in_process(*env_, big.data(), big.size(), options("in_process"));
-  Ephost::Session isolated(*env_, big.data(), big.size(), options("process"));
-  Ephost::Session other(*env_, big.data(), big.size(), options("process"));
+  // Outputs copied out through the arena (in chunks), not into shared memory: the chunked path is tested.
+  Ephost::SessionOptions chunked = options("process");
+  chunked.add_config("ep.fakedev.isolation_shared_outputs", "0");
+  Ephost::Session isolated(*env_, big.data(), big.size(), chunked);
+  Ephost::Session other(*env_, big.data(), big.size(), chunked);
   const long pid = process_of(isolated);
   ASSERT_GT(pid, 0);
   ASSERT_EQ(process_of(other), pid) << "the sessions of one env share the provider host";

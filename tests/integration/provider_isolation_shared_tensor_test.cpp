@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -103,8 +104,8 @@ TEST_F(ProviderIsolationSharedTensor, SharedInputAndBoundOutputCrossInPlaceWithT
   before = after;
   EXPECT_EQ(copied_run(*isolated), want);
   after = counters(*isolated);
-  EXPECT_EQ(after.copied - before.copied, 2 * kBytes) << "x copied in, y copied out";
-  EXPECT_EQ(after.in_place - before.in_place, kConstantBytes) << "the constants in place";
+  EXPECT_EQ(after.copied - before.copied, kBytes) << "x copied in; y, unbound, left in the host's shared memory";
+  EXPECT_EQ(after.in_place - before.in_place, kBytes + kConstantBytes) << "y and the constants in place";
 
   Ephost::Tensor x = shared_x(), y = Ephost::Tensor::shared(EPHOST_ELEMENT_FLOAT, {kRows, kCols});
   EXPECT_TRUE(x.is_shared());
@@ -122,12 +123,12 @@ TEST_F(ProviderIsolationSharedTensor, SharedInputAndBoundOutputCrossInPlaceWithT
     EXPECT_EQ(after.in_place - before.in_place, 2 * kBytes + kConstantBytes) << "run " << r;
   }
 
-  // A plain run with a shared input: only the output is copied.
+  // A plain run with a shared input: nothing is copied (the output stays in the host's shared memory).
   before = counters(*isolated);
   EXPECT_EQ(isolated->run({"x"}, {x}, {"y"})[0].to_vector<float>(), want);
   after = counters(*isolated);
-  EXPECT_EQ(after.copied - before.copied, kBytes);
-  EXPECT_EQ(after.in_place - before.in_place, kBytes + kConstantBytes);
+  EXPECT_EQ(after.copied - before.copied, 0u);
+  EXPECT_EQ(after.in_place - before.in_place, 2 * kBytes + kConstantBytes);
 
   // In process a shared tensor is an ordinary host tensor.
   Ephost::Session::IoBinding local(*in_process);
@@ -161,9 +162,101 @@ TEST_F(ProviderIsolationSharedTensor, OneSharedTensorServesSessionsOfOtherEnvsAn
     EXPECT_EQ(a.output("y").to_vector<float>(), want);
     EXPECT_EQ(b.output("y").to_vector<float>(), want);
   }
-  EXPECT_EQ(counters(second).in_place, 2 * (kBytes + kConstantBytes))
-      << "x read in place in the second env's provider host too";
-  EXPECT_EQ(counters(second).copied, kConstantBytes + 2 * kBytes) << "the constants once, y out twice";
+  EXPECT_EQ(counters(second).in_place, 2 * (kBytes + kConstantBytes) + kBytes)
+      << "x read in place in the second env's provider host too, and y left in shared memory at the second run";
+  EXPECT_EQ(counters(second).copied, kConstantBytes + kBytes) << "the constants once, y out at the first run";
+}
+
+// Outputs the application did not bind stay in shared memory the host allocates for them (after the
+// first compute, which tells their size): handed over as ordinary tensors in shared memory, reused once
+// released, valid after their provider host died, and at most 4 per output are held (then copied).
+TEST_F(ProviderIsolationSharedTensor, UnboundOutputsStayInTheHostsSharedMemory) {
+  auto isolated = session("process");
+  const std::vector<float> want = copied_run(*session("in_process"));
+  Ephost::Tensor x = Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {kRows, kCols}, x_.data(), x_.size());
+  EXPECT_EQ(isolated->run({"x"}, {x}, {"y"})[0].to_vector<float>(), want);  // learns y's size
+  std::vector<Ephost::Tensor> kept;
+  for (int r = 0; r < 5; ++r) {
+    const Counters before = counters(*isolated);
+    kept.push_back(isolated->run({"x"}, {x}, {"y"})[0]);
+    const Counters after = counters(*isolated);
+    EXPECT_EQ(kept.back().to_vector<float>(), want) << "run " << r;
+    EXPECT_EQ(kept.back().is_shared(), r < 4) << "run " << r;
+    EXPECT_EQ(after.copied - before.copied, (r < 4 ? 1 : 2) * kBytes) << "run " << r << ": x in; y only past 4 kept";
+  }
+  std::vector<const float*> regions;
+  for (size_t i = 0; i < 4; ++i) regions.push_back(kept[i].data<float>());
+  for (size_t i = 1; i < 4; ++i) EXPECT_NE(regions[i], regions[i - 1]) << "a region each";
+  kept.clear();
+  Ephost::Tensor again = isolated->run({"x"}, {x}, {"y"})[0];
+  EXPECT_TRUE(again.is_shared());
+  EXPECT_EQ(again.to_vector<float>(), want);
+  EXPECT_NE(std::find(regions.begin(), regions.end(), again.data<float>()), regions.end())
+      << "a released region serves the next run";
+
+  // The provider host dies: the output the application holds stays valid, and the next run maps the
+  // regions in a new process.
+  ASSERT_NO_FATAL_FAILURE(ephost_test::kill_provider_host(*isolated));
+  EXPECT_EQ(again.to_vector<float>(), want);
+  EXPECT_EQ(isolated->run({"x"}, {x}, {"y"})[0].to_vector<float>(), want);
+  const Counters before = counters(*isolated);
+  EXPECT_EQ(isolated->run({"x"}, {x}, {"y"})[0].to_vector<float>(), want);
+  EXPECT_EQ(counters(*isolated).copied - before.copied, kBytes) << "in place in the new process too";
+
+  auto copying = session("process", {{"isolation_shared_outputs", "0"}});
+  for (int r = 0; r < 2; ++r) {
+    const Counters b = counters(*copying);
+    Ephost::Tensor y = copying->run({"x"}, {x}, {"y"})[0];
+    EXPECT_EQ(y.to_vector<float>(), want);
+    EXPECT_FALSE(y.is_shared());
+    EXPECT_EQ(counters(*copying).copied - b.copied, 2 * kBytes + (r == 0 ? kConstantBytes : 0))
+        << "isolation_shared_outputs=0: y copied out (and the constants into shared memory at the first run)";
+  }
+}
+
+// A value passed between two steps of one isolated provider (alpha's single-node Add and Mul) stays in
+// shared memory: written there by the first, read there by the second. One that a kernel of another
+// provider reads too (the CPU plugin's Relu) is copied out, so that no kernel of the application's
+// process reads memory a provider host can still change.
+TEST(ProviderIsolationSharedOutputs, ValuesBetweenStepsOfOneIsolatedProviderAreNotCopied) {
+  ephost_test::TempDir dir;
+  ephost_test::install_plugins(dir, {"ephost_test_alpha"});
+  Ephost::Env env(EPHOST_LOG_FATAL, std::vector<std::string>{dir.path()});
+  auto model = [](bool cpu_reads_a) {
+    ephost_test::ModelBuilder m;
+    m.input("x", onnx::TensorProto::FLOAT, {kRows, kCols}).output("y", onnx::TensorProto::FLOAT, {kRows, kCols});
+    m.node("Add", {"x", "x"}, {"a"}, "add");
+    m.node("Mul", {"a", "a"}, {"y"}, "mul");
+    if (cpu_reads_a) {
+      m.output("r", onnx::TensorProto::FLOAT, {kRows, kCols});
+      m.node("Relu", {"a"}, {"r"}, "relu");
+    }
+    return m.bytes();
+  };
+  std::vector<float> x(kRows * kCols);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(0.21f * static_cast<float>(i)) * 2.0f;
+  std::vector<float> want(x.size());
+  for (size_t i = 0; i < x.size(); ++i) want[i] = (x[i] + x[i]) * (x[i] + x[i]);
+  for (bool cpu_reads_a : {false, true}) {
+    SCOPED_TRACE(cpu_reads_a ? "a read by the CPU plugin too" : "a read by alpha only");
+    const std::string bytes = model(cpu_reads_a);
+    Ephost::SessionOptions o;
+    o.add_config("session.provider_isolation", "process");
+    o.append_provider("alpha");
+    Ephost::Session s(env, bytes.data(), bytes.size(), o);
+    Ephost::Tensor in = Ephost::Tensor::wrap(EPHOST_ELEMENT_FLOAT, {kRows, kCols}, x.data(), x.size());
+    EXPECT_EQ(s.run({"x"}, {in}, {"y"})[0].to_vector<float>(), want);  // learns the sizes
+    const Counters before = counters(s);
+    EXPECT_EQ(s.run({"x"}, {in}, {"y"})[0].to_vector<float>(), want);
+    const Counters after = counters(s);
+    if (!cpu_reads_a) {
+      EXPECT_EQ(after.copied - before.copied, 2 * kBytes) << "x in, twice (Add reads it twice): nothing else";
+      EXPECT_EQ(after.in_place - before.in_place, 4 * kBytes) << "a out, a in twice, y out";
+    } else {
+      EXPECT_EQ(after.copied - before.copied, 5 * kBytes) << "x in twice, a out, a in twice";
+      EXPECT_EQ(after.in_place - before.in_place, kBytes) << "y out";
+    }
+  }
 }
 
 // A provider host that crashes (SIGSEGV in compute) or is killed from outside (SIGKILL while it hangs in

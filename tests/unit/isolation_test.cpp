@@ -11,6 +11,7 @@
 #include "isolation/isolation_options.h"
 #include "isolation/shared_arena.h"
 #include "isolation/shared_region.h"
+#include "isolation/shared_region_pool.h"
 #include "isolation/wire.h"
 #include "saved_env.h"
 
@@ -54,6 +55,12 @@ TEST(IsolationOptions, BadValuesNameTheirSourceAndTheChoices) {
   unsetenv(kProviderIsolationEnv);
   Options bad_timeout = {{"isolation_compile_timeout_ms", "soon"}};
   EXPECT_THROW(take_isolation_settings(bad_timeout, "", "x"), Error);
+  Options shared_outputs = {{"isolation_shared_outputs", "0"}, {"kept", "1"}};
+  EXPECT_TRUE(take_isolation_settings(none, "", "x").shared_outputs) << "on by default";
+  EXPECT_FALSE(take_isolation_settings(shared_outputs, "", "x").shared_outputs);
+  EXPECT_EQ(shared_outputs, (Options{{"kept", "1"}})) << "taken out of the plugin's options";
+  Options bad_switch = {{"isolation_shared_outputs", "yes"}};
+  EXPECT_THROW(take_isolation_settings(bad_switch, "", "x"), Error);
 }
 
 TEST(IsolationWire, FramesCrossAndADeadPeerIsAnAnswer) {
@@ -163,6 +170,34 @@ TEST(IsolationSharedRegion, FoundByPointersIntoItAndSealedAtItsSize) {
   region.reset();
   EXPECT_FALSE(isolation::SharedRegion::alive(id));
   EXPECT_FALSE(isolation::find_shared_region(base, 1).has_value()) << "released";
+}
+
+// A region is handed out again only once nothing but the pool holds it, of a fitting size, and the pool
+// never holds more than its maximum.
+TEST(IsolationSharedRegionPool, ReusesOnlyRegionsNobodyHoldsAndStopsAtItsMaximum) {
+  isolation::SharedRegionPool pool(2);
+  std::shared_ptr<isolation::SharedRegion> a = pool.take(8192);
+  ASSERT_TRUE(a);
+  EXPECT_GE(a->size(), 8192u);
+  std::shared_ptr<isolation::SharedRegion> b = pool.take(8192);
+  ASSERT_TRUE(b);
+  EXPECT_NE(a, b) << "a is still held";
+  EXPECT_FALSE(pool.take(8192)) << "both held, and the pool is at its maximum";
+  const uint64_t a_id = a->id();
+  a.reset();
+  std::shared_ptr<isolation::SharedRegion> again = pool.take(8000);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->id(), a_id) << "released: handed out again";
+  again.reset();
+  std::shared_ptr<isolation::SharedRegion> larger = pool.take(3 * 8192);
+  ASSERT_TRUE(larger);
+  EXPECT_NE(larger->id(), a_id) << "too small: let go, and a new one made";
+  EXPECT_FALSE(isolation::SharedRegion::alive(a_id));
+  EXPECT_GE(larger->size(), 3 * 8192u);
+  larger.reset();
+  std::shared_ptr<isolation::SharedRegion> smaller = pool.take(4096);
+  ASSERT_TRUE(smaller);
+  EXPECT_LT(smaller->size(), 3 * 8192u) << "far too large for the value: let go too";
 }
 
 TEST(IsolationArena, TwoMappingsSeeOneMemoryAndFollowItsGrowth) {

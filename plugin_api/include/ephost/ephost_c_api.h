@@ -445,6 +445,10 @@ typedef struct EphostApi {
    *  - bound with BindOutput to an output of its element type and shape, the provider writes the output
    *    into it (a copy from an isolated device goes straight into it); IoBindingGetOutput returns it.
    * The partition report's providers[].isolation counts both ways ("bytes_copied", "bytes_in_place").
+   * An output such a provider makes that is not bound, and that nothing but the application and that
+   * provider's own steps reads, may be handed back in shared memory the library allocated for it (after
+   * the output's first compute, from 4 KiB; "ep.<provider>.isolation_shared_outputs" = "0" turns it off):
+   * an ordinary output tensor the caller owns and releases as any other, for which TensorIsShared says 1.
    * For providers in process a shared tensor is an ordinary host tensor. */
   /* A host tensor of `elem_type` (not string) and `shape`, zero-filled, whose memory is shared (a sealed
    * memfd of its own, whole pages; Linux). Not tied to an env or session: any session of the process

@@ -103,7 +103,9 @@ static const char* const kEphostSessionOptionsCompileTimeoutMs = "session.compil
  * EP_FAIL, the process is started again, and after 3 failures within a minute the provider's work goes
  * to the CPU plugin) or "auto" (in process). "ep.<provider>.isolation" sets it for one provider, and
  * "ep.<provider>.isolation_timeout_ms" (default 60000) and "ep.<provider>.isolation_compile_timeout_ms"
- * (default 300000) bound its calls out of process; the plugin never sees these three. The built-in CPU
+ * (default 300000) bound its calls out of process; "ep.<provider>.isolation_shared_outputs" = "0" has
+ * outputs that stay in shared memory by default (API 6's shared tensors) copied out instead; the plugin
+ * never sees these four. The built-in CPU
  * plugin always runs in process. ephost addition. Since API 4. */
 static const char* const kEphostSessionOptionsProviderIsolation = "session.provider_isolation";
 
