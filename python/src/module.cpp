@@ -39,6 +39,7 @@ py::dict documented_config_keys() {
   keys["EnableMemReuse"] = kEphostSessionOptionsEnableMemReuse;
   keys["GraphOptimizationLevel"] = kEphostSessionOptionsGraphOptimizationLevel;
   keys["IntraOpNumThreads"] = kEphostSessionOptionsIntraOpNumThreads;
+  keys["IntraOpAllowSpinning"] = kEphostSessionOptionsIntraOpAllowSpinning;
   keys["EpSelectionPolicy"] = kEphostSessionOptionsEpSelectionPolicy;
   keys["EnableProfiling"] = kEphostSessionOptionsEnableProfiling;
   keys["ProfileFilePrefix"] = kEphostSessionOptionsProfileFilePrefix;
